@@ -1,0 +1,205 @@
+"""The ``arena`` command: a thin layer over functions the tests call directly."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+import engine
+from arena.check import check_bot
+from arena.clock import parse_time_control
+from arena.config import ConfigError, load_config
+from arena.match import elo_difference, match_config, play_match
+from arena.ratings import compute_standings
+from arena.records import GameRecord
+from arena.standings import FORMATS, render_standings
+from arena.store import ResultsConflict, ResultsStore, StoreBusy
+from arena.tournament import RunSummary, run_tournament
+
+app = typer.Typer(
+    help="Totem Arena: play OXONO and YOXII bots against each other and rank them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _leader(records: list[GameRecord], bots: list[str]) -> str:
+    if not records:
+        return ""
+    best = compute_standings(records, bots).bots[0]
+    return f"leader: {best.name} ({best.rating:.1f})"
+
+
+@app.command()
+def run(
+    file: Path = typer.Argument(..., help="The tournament file (YAML)."),
+    concurrency: int = typer.Option(None, "--concurrency", "-j", min=1, help="Games at once (default: the file's, else the number of cores)."),
+    fmt: str = typer.Option("plain", "--format", "-f", help=f"Standings format at the end: {', '.join(FORMATS)}."),
+) -> None:
+    """Play a tournament, resuming from the results already in its output directory."""
+    try:
+        config = load_config(file)
+    except ConfigError as exc:
+        fail(str(exc))
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    names = [bot.name for bot in config.bots]
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"),
+        console=err, transient=False,
+    )
+    task = None
+    last_leader_update = 0.0
+
+    def on_start(summary: RunSummary) -> None:
+        nonlocal task
+        for warning in summary.warnings:
+            err.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        if summary.resumed:
+            err.print(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}", highlight=False)
+        progress.start()
+        task = progress.add_task(config.name, total=summary.total, completed=summary.resumed, leader=_leader(summary.records, names))
+
+    def on_record(record: GameRecord, summary: RunSummary) -> None:
+        nonlocal last_leader_update
+        fields = {}
+        # Rating every game again is O(games); once a second is plenty for a display.
+        if time.monotonic() - last_leader_update > 1.0 or summary.played + summary.resumed == summary.total:
+            fields["leader"] = _leader(summary.records, names)
+            last_leader_update = time.monotonic()
+        progress.update(task, advance=1, **fields)
+
+    try:
+        summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record)
+    except (ResultsConflict, StoreBusy) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        progress.stop()
+        kept = len(ResultsStore(config.output).load().records)
+        fail(f"interrupted; {kept} finished games are kept in {config.output}. Run the same command to resume.", 130)
+    finally:
+        progress.stop()
+    out.print(render_standings(compute_standings(summary.records, names), fmt), highlight=False, soft_wrap=True)
+    err.print(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", highlight=False)
+
+
+@app.command()
+def standings(
+    directory: Path = typer.Argument(..., help="A results directory, or a tournament file (its output directory is used)."),
+    fmt: str = typer.Option("plain", "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
+) -> None:
+    """Rank the bots of a results directory with TrueSkill (works during a run too)."""
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if directory.is_file():
+        try:
+            directory = load_config(directory).output
+        except ConfigError as exc:
+            fail(str(exc))
+    store = ResultsStore(directory)
+    if not store.games_path.exists():
+        fail(f"no results in {directory} (no {store.games_path.name})")
+    loaded = store.load()
+    for warning in loaded.warnings:
+        err.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    meta = store.read_meta() or {}
+    names = [bot["name"] for bot in meta.get("bots", [])]
+    out.print(render_standings(compute_standings(loaded.records, names), fmt), highlight=False, soft_wrap=True)
+
+
+@app.command()
+def match(
+    cmd_a: str = typer.Argument(..., help="First bot's command, e.g. 'python -m bots.greedy'."),
+    cmd_b: str = typer.Argument(..., help="Second bot's command."),
+    game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
+    games: int = typer.Option(10, "--games", "-n", min=1, help="Number of games; colours alternate."),
+    tc: str = typer.Option("5+0.1", "--tc", help="Time control: '5+0.1' (seconds, initial+increment) or 'move 0.5'."),
+    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Games at once."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the start positions and the bots' randomness."),
+    logs: Path = typer.Option(None, "--logs", help="Directory for the bots' stderr logs (default: discarded)."),
+) -> None:
+    """Play a short match between two bot commands and print W/D/L, Elo and forfeits."""
+    try:
+        config = match_config([cmd_a, cmd_b], game, parse_time_control(tc), seed=seed, concurrency=concurrency)
+    except ValueError as exc:
+        fail(str(exc))
+    a, b = (bot.name for bot in config.bots)
+    if logs is not None:
+        logs.mkdir(parents=True, exist_ok=True)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[score]}"), console=err) as progress:
+        task = progress.add_task(f"{a} vs {b}", total=games, score="")
+        try:
+            result = play_match(config, games, logs_dir=logs, on_record=lambda r, res: progress.update(
+                task, advance=1, score=f"{res.wins}-{res.draws}-{res.losses}"))
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+    elo, margin = elo_difference(result.wins, result.draws, result.losses)
+    out.print(f"{a} vs {b}: {result.games} games of {game} at {config.time_control}", highlight=False)
+    out.print(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {100 * result.score:.1f}%", highlight=False)
+    out.print(f"  Elo difference: {elo:+.0f} ± {margin:.0f} (95%)", highlight=False)
+    if result.forfeits:
+        for name, reasons in sorted(result.forfeits.items()):
+            listed = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))
+            out.print(f"  forfeits by {name}: {listed}", highlight=False)
+        for record in result.records:
+            if record.forfeit_by is not None:
+                out.print(f"    {record.game_id}: {record.players[record.forfeit_by]} {record.reason}: {record.detail}", highlight=False)
+    else:
+        out.print("  forfeits: none", highlight=False)
+
+
+@app.command()
+def check(
+    cmd: str = typer.Argument(..., help="The bot's command, e.g. './mybot' or 'python mybot.py'."),
+    game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
+    tc: str = typer.Option("10+0.1", "--tc", help="Time control for the test games."),
+) -> None:
+    """Walk a bot through a checklist and say in plain words what is wrong."""
+    try:
+        engine.get_game(game)
+        control = parse_time_control(tc)
+    except ValueError as exc:
+        fail(str(exc))
+    try:
+        steps = check_bot(cmd, game, time_control=control)
+    except ValueError as exc:
+        fail(str(exc))
+    for step in steps:
+        mark = "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"
+        out.print(f"{mark} {step.name}" + (f": {step.detail}" if step.detail else ""), highlight=False, soft_wrap=True)
+    if all(step.ok for step in steps):
+        out.print("[green]all checks passed[/]")
+    else:
+        raise typer.Exit(1)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    # SIGTERM takes the same clean way out as Ctrl-C: workers and bots are
+    # killed, finished games stay stored.
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
+    app(prog_name="arena")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

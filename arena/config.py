@@ -1,0 +1,522 @@
+"""Tournament files: read and validate the YAML into frozen, typed objects.
+
+Every mistake is refused before anything runs, with a one-line message that
+names the file, the line and the key (``demo.yaml:7: bots[1].name: duplicate
+bot name 'greedy'``).  Nothing downstream of this module sees raw YAML.
+
+    >>> config = parse_config('''
+    ... name: example
+    ... game: oxono
+    ... time_control: 5+0.1
+    ... bots:
+    ...   - {name: a, cmd: python -m bots.random_bot}
+    ...   - {name: b, cmd: python -m bots.greedy}
+    ... ''', base_dir=Path("/tmp"))
+    >>> [bot.name for bot in config.bots], str(config.time_control), config.rounds
+    (['a', 'b'], '5+0.1', 1)
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.clock import TimeControl, parse_time_control
+
+__all__ = [
+    "BOT_KEYS",
+    "FORMATS",
+    "TOURNAMENT_KEYS",
+    "BotConfig",
+    "ConfigError",
+    "TournamentConfig",
+    "load_config",
+    "parse_config",
+    "split_command",
+]
+
+#: Every key a tournament file may hold at its top level.
+TOURNAMENT_KEYS = (
+    "name",
+    "description",
+    "game",
+    "time_control",
+    "rounds",
+    "format",
+    "concurrency",
+    "seed",
+    "output",
+    "time_margin",
+    "startup_timeout",
+    "bots",
+)
+#: Every key a bot entry may hold.
+BOT_KEYS = ("name", "cmd", "options", "cwd", "env")
+#: The pairing formats, see :mod:`arena.schedule`.
+FORMATS = ("round-robin", "gauntlet")
+
+_REQUIRED = ("game", "time_control", "bots")
+_BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
+#: Program names replaced by the arena's own interpreter.
+_PYTHONS = ("python", "python3")
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+#: A key node and its value node.
+_Pair = tuple[yaml.Node, yaml.Node]
+_DEFAULT_TIME_MARGIN_S = 0.05
+_DEFAULT_STARTUP_TIMEOUT_S = 10.0
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be used.  ``str()`` is one line:
+    ``<file>:<line>: <key path>: <what is wrong>`` (line and key left out when
+    there is none, e.g. for a file that cannot be read)."""
+
+    def __init__(self, problem: str, *, file: str = "<string>", line: int | None = None, key: str = "") -> None:
+        self.problem = " ".join(problem.split())
+        self.file = file
+        self.line = line
+        self.key = key
+        super().__init__(self.problem)
+
+    def __str__(self) -> str:
+        parts = [self.file]
+        if self.line is not None:
+            parts.append(str(self.line))
+        if self.key:
+            parts.append(f" {self.key}")
+        parts.append(f" {self.problem}")
+        return ":".join(parts)
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    """One bot entry.  ``cmd`` is the argument vector (``python``/``python3``
+    already replaced by the arena's interpreter); ``cwd`` is absolute; ``env``
+    is added to the arena's environment.  ``options`` and ``env`` are plain
+    dicts for convenience and must never be mutated."""
+
+    name: str
+    cmd: tuple[str, ...]
+    options: dict[str, Any]
+    cwd: Path
+    env: dict[str, str]
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament file.  Paths are absolute."""
+
+    name: str
+    game: str
+    time_control: TimeControl
+    rounds: int
+    format: str
+    concurrency: int
+    seed: int
+    output: Path
+    bots: tuple[BotConfig, ...]
+    time_margin_ms: int
+    startup_timeout_s: float
+    path: Path | None
+    description: str
+
+    def bot(self, name: str) -> BotConfig:
+        """The bot called ``name``; ``KeyError`` when there is none."""
+        for bot in self.bots:
+            if bot.name == name:
+                return bot
+        raise KeyError(f"no bot named {name!r}; bots: {', '.join(b.name for b in self.bots)}")
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and validate the tournament file at ``path``; relative paths in it
+    are relative to its directory.  Raises :class:`ConfigError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("no such file", file=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the file: {exc.strerror or exc}", file=str(path)) from None
+    return parse_config(text, path=path)
+
+
+def parse_config(text: str, *, path: Path | None = None, base_dir: Path | None = None) -> TournamentConfig:
+    """Validate the YAML ``text`` of a tournament file.  ``path`` is the file it
+    came from (named in errors; its stem is the default ``name``); relative
+    paths are resolved against ``base_dir``, by default the file's directory or
+    else the current directory.  Raises :class:`ConfigError`."""
+    if base_dir is None:
+        base_dir = path.parent if path is not None else Path.cwd()
+    return _Parser(str(path) if path is not None else "<string>").tournament(
+        text, path=path.resolve() if path is not None else None, base_dir=base_dir.resolve()
+    )
+
+
+def split_command(command: str | Sequence[str]) -> tuple[str, ...]:
+    """A bot command as an argument vector.  A string is split into words as a
+    POSIX shell would (:func:`shlex.split`; no shell runs, so no pipes or
+    variables); a sequence is taken word for word.  A program named exactly
+    ``python`` or ``python3`` becomes :data:`sys.executable`, so Python bots
+    run with the arena's own interpreter and packages.  Raises ``ValueError``
+    for an empty command or unbalanced quotes."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise ValueError(f"cannot split {command!r}: {exc}") from None
+    else:
+        argv = list(command)
+    if not argv or not argv[0]:
+        raise ValueError("empty command")
+    if argv[0] in _PYTHONS:
+        argv[0] = sys.executable
+    return tuple(argv)
+
+
+class _Parser:
+    """Walks the composed YAML nodes, so that every error knows its line."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.loader = yaml.SafeLoader("")
+
+    def error(self, node: yaml.Node | None, key: str, problem: str) -> ConfigError:
+        line = node.start_mark.line + 1 if node is not None else None
+        return ConfigError(problem, file=self.file, line=line, key=key)
+
+    # -- the document -----------------------------------------------------
+
+    def tournament(self, text: str, *, path: Path | None, base_dir: Path) -> TournamentConfig:
+        try:
+            root = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark is not None else None
+            problem = exc.problem or exc.context or "unreadable"
+            raise ConfigError(f"bad YAML: {problem}", file=self.file, line=line) from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"bad YAML: {exc}", file=self.file) from None
+        if root is None:
+            raise ConfigError("the file is empty; it needs at least game, time_control and bots", file=self.file)
+        if not isinstance(root, yaml.MappingNode):
+            raise self.error(root, "", "a tournament file must be a mapping of keys (game:, time_control:, bots:, ...)")
+        fields = self.mapping(root, "", TOURNAMENT_KEYS)
+        for key in _REQUIRED:
+            if key not in fields:
+                raise self.error(root, key, "required key missing")
+
+        name = self.tournament_name(root, fields, path)
+        output = self.path(fields["output"], "output") if "output" in fields else Path("results") / name
+        margin_s = self.seconds(fields.get("time_margin"), "time_margin", _DEFAULT_TIME_MARGIN_S, zero_ok=True)
+        startup_s = self.seconds(
+            fields.get("startup_timeout"), "startup_timeout", _DEFAULT_STARTUP_TIMEOUT_S, zero_ok=False
+        )
+        return TournamentConfig(
+            name=name,
+            game=self.game(fields["game"][1]),
+            time_control=self.time_control(fields["time_control"][1]),
+            rounds=self.positive_int(fields.get("rounds"), "rounds", 1),
+            format=self.format(fields.get("format")),
+            concurrency=self.positive_int(fields.get("concurrency"), "concurrency", os.cpu_count() or 1),
+            seed=self.integer(fields.get("seed"), "seed", 0),
+            output=(base_dir / output).resolve(),
+            bots=self.bots(fields["bots"][1], base_dir),
+            time_margin_ms=round(1000 * margin_s),
+            startup_timeout_s=startup_s,
+            path=path,
+            description=self.string(fields.get("description"), "description", ""),
+        )
+
+    def mapping(
+        self, node: yaml.MappingNode, where: str, known: tuple[str, ...]
+    ) -> dict[str, _Pair]:
+        """The (key node, value node) pairs of a mapping whose keys must be among ``known``."""
+        fields: dict[str, _Pair] = {}
+        for key_node, value_node in self.entries(node, where):
+            key = self.scalar(key_node, where)
+            if key not in known:
+                close = difflib.get_close_matches(str(key), known, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else f"; known keys: {', '.join(known)}"
+                raise self.error(key_node, _join(where, str(key)), f"unknown key {key!r}{hint}")
+            fields[key] = (key_node, value_node)
+        return fields
+
+    def entries(
+        self, node: yaml.MappingNode, where: str, enclosing: frozenset[int] = frozenset()
+    ) -> list[_Pair]:
+        """The key/value node pairs of a mapping, with ``<<: *anchor`` merge keys
+        resolved as YAML loading does (the mapping's own keys win, then earlier
+        merged mappings).  Duplicate keys are refused: plain YAML loading would
+        silently keep the last one."""
+        if id(node) in enclosing:
+            raise self.error(node, _join(where, "<<"), "a merge key that includes its own mapping")
+        inherited: dict[Any, _Pair] = {}
+        own: list[_Pair] = []
+        first_line: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for source in sources:
+                    if not isinstance(source, yaml.MappingNode):
+                        raise self.error(source, _join(where, "<<"), "takes a mapping or a list of mappings")
+                    for pair in self.entries(source, where, enclosing | {id(node)}):
+                        inherited.setdefault(self.scalar(pair[0], where), pair)
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise self.error(key_node, where, "a key must be a plain name, not a list or mapping")
+            key = self.scalar(key_node, where)
+            if key in first_line:
+                problem = f"duplicate key {key!r} (first on line {first_line[key]})"
+                raise self.error(key_node, _join(where, str(key)), problem)
+            first_line[key] = key_node.start_mark.line + 1
+            own.append((key_node, value_node))
+        return [pair for key, pair in inherited.items() if key not in first_line] + own
+
+    # -- top-level values ---------------------------------------------------
+
+    def tournament_name(self, root: yaml.Node, fields: dict[str, _Pair], path: Path | None) -> str:
+        if "name" not in fields:
+            if path is None:
+                raise self.error(root, "name", "required key missing (there is no file name to default to)")
+            return path.stem
+        node = fields["name"][1]
+        name = self.string(fields["name"], "name", "")
+        # The name is the default output directory, so it must be one path component.
+        if not name.strip() or name in (".", "..") or any(c in name for c in "/\\") or not name.isprintable():
+            raise self.error(node, "name", f"{name!r} is not usable as a directory name")
+        return name
+
+    def game(self, node: yaml.Node) -> str:
+        import engine  # lazily: the rules engines are only needed once a file names a game
+
+        value = self.scalar(node, "game")
+        if not isinstance(value, str) or value.strip().lower() not in engine.GAMES:
+            raise self.error(node, "game", f"unknown game {value!r}; known games: {', '.join(engine.GAMES)}")
+        return value.strip().lower()
+
+    def time_control(self, node: yaml.Node) -> TimeControl:
+        # The raw text, not the YAML value: `10` stays "10" and `1:30` is not
+        # silently read as the YAML 1.1 sexagesimal integer 90.
+        if not isinstance(node, yaml.ScalarNode):
+            raise self.error(node, "time_control", "must be a text like 5+0.1 or 'move 0.5'")
+        try:
+            return parse_time_control(node.value)
+        except ValueError as exc:
+            raise self.error(node, "time_control", str(exc)) from None
+
+    def format(self, pair: _Pair | None) -> str:
+        if pair is None:
+            return FORMATS[0]
+        value = self.scalar(pair[1], "format")
+        if value not in FORMATS:
+            raise self.error(pair[1], "format", f"unknown format {value!r}; known formats: {', '.join(FORMATS)}")
+        return value
+
+    # -- bots -----------------------------------------------------------------
+
+    def bots(self, node: yaml.Node, base_dir: Path) -> tuple[BotConfig, ...]:
+        if not isinstance(node, yaml.SequenceNode):
+            raise self.error(node, "bots", "must be a list of bots (each with name: and cmd:)")
+        if len(node.value) < 2:
+            raise self.error(node, "bots", f"a tournament needs at least 2 bots, got {len(node.value)}")
+        bots: list[BotConfig] = []
+        first_line: dict[str, int] = {}
+        for i, item in enumerate(node.value):
+            bot, name_node = self.bot(item, f"bots[{i}]", base_dir)
+            if bot.name in first_line:
+                problem = f"duplicate bot name {bot.name!r} (first on line {first_line[bot.name]})"
+                raise self.error(name_node, f"bots[{i}].name", problem)
+            first_line[bot.name] = name_node.start_mark.line + 1
+            bots.append(bot)
+        return tuple(bots)
+
+    def bot(self, node: yaml.Node, where: str, base_dir: Path) -> tuple[BotConfig, yaml.Node]:
+        """One bot entry, and the node of its name (for duplicate errors)."""
+        if not isinstance(node, yaml.MappingNode):
+            raise self.error(node, where, "a bot must be a mapping with name: and cmd:")
+        fields = self.mapping(node, where, BOT_KEYS)
+        for key in ("name", "cmd"):
+            if key not in fields:
+                raise self.error(node, f"{where}.{key}", "required key missing")
+        name_node = fields["name"][1]
+        name = self.scalar(name_node, f"{where}.name")
+        if not isinstance(name, str) or not _BOT_NAME.fullmatch(name):
+            raise self.error(
+                name_node,
+                f"{where}.name",
+                f"bad bot name {name!r}: use 1 to 64 letters, digits and _.+- , starting with a letter or digit",
+            )
+        cwd_pair = fields.get("cwd")
+        cwd = (base_dir / self.path(cwd_pair, f"{where}.cwd")).resolve() if cwd_pair else base_dir
+        if not cwd.is_dir():
+            raise self.error(cwd_pair[1] if cwd_pair else node, f"{where}.cwd", f"no such directory: {cwd}")
+        bot = BotConfig(
+            name=name,
+            cmd=self.command(fields["cmd"][1], f"{where}.cmd"),
+            options=self.options(fields.get("options"), f"{where}.options"),
+            cwd=cwd,
+            env=self.environment(fields.get("env"), f"{where}.env"),
+        )
+        return bot, name_node
+
+    def command(self, node: yaml.Node, where: str) -> tuple[str, ...]:
+        command: str | list[str]
+        if isinstance(node, yaml.SequenceNode):
+            command = []
+            for i, item in enumerate(node.value):
+                arg = self.scalar(item, f"{where}[{i}]")
+                if not isinstance(arg, str):
+                    raise self.error(item, f"{where}[{i}]", f"must be a string, got {_kind(arg)} (quote it)")
+                command.append(arg)
+        else:
+            command = self.scalar(node, where)
+            if not isinstance(command, str):
+                raise self.error(node, where, f"must be a command line or a list of strings, got {_kind(command)}")
+        try:
+            return split_command(command)
+        except ValueError as exc:
+            raise self.error(node, where, str(exc)) from None
+
+    def options(self, pair: _Pair | None, where: str) -> dict[str, Any]:
+        if pair is None:
+            return {}
+        node = pair[1]
+        if not isinstance(node, yaml.MappingNode):
+            raise self.error(node, where, "must be a mapping (it is sent to the bot as a JSON object)")
+        return self.json_value(node, where, set())
+
+    def json_value(self, node: yaml.Node, where: str, open_nodes: set[int]) -> Any:
+        """The node as a JSON-compatible value: options travel to the bot in the
+        hello message, so dates, binary and non-string keys are refused here
+        rather than breaking the tournament later."""
+        if id(node) in open_nodes:
+            raise self.error(node, where, "a recursive alias cannot be sent as JSON")
+        if isinstance(node, yaml.MappingNode):
+            open_nodes.add(id(node))
+            result: dict[str, Any] = {}
+            for key_node, value_node in self.entries(node, where):
+                key = self.scalar(key_node, where)
+                if not isinstance(key, str):
+                    raise self.error(key_node, where, f"keys must be strings, got {_kind(key)} {key!r} (quote it)")
+                result[key] = self.json_value(value_node, _join(where, key), open_nodes)
+            open_nodes.discard(id(node))
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            open_nodes.add(id(node))
+            items = [self.json_value(item, f"{where}[{i}]", open_nodes) for i, item in enumerate(node.value)]
+            open_nodes.discard(id(node))
+            return items
+        value = self.scalar(node, where)
+        if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+            return value
+        raise self.error(node, where, f"{node.value!r} ({_kind(value)}) cannot be sent to the bot as JSON (quote it)")
+
+    def environment(self, pair: _Pair | None, where: str) -> dict[str, str]:
+        if pair is None:
+            return {}
+        node = pair[1]
+        if not isinstance(node, yaml.MappingNode):
+            raise self.error(node, where, "must be a mapping of variable names to strings")
+        env: dict[str, str] = {}
+        for key_node, value_node in self.entries(node, where):
+            key = self.scalar(key_node, where)
+            if not isinstance(key, str) or not key or "=" in key or "\0" in key:
+                raise self.error(key_node, where, f"bad variable name {key!r}")
+            value = self.scalar(value_node, _join(where, str(key)))
+            if not isinstance(value, str):
+                hint = f' (quote it: "{value_node.value}")' if isinstance(value_node, yaml.ScalarNode) else ""
+                raise self.error(value_node, _join(where, key), f"must be a string, got {_kind(value)}{hint}")
+            if "\0" in value:
+                raise self.error(value_node, _join(where, key), "a NUL character cannot be passed in the environment")
+            env[key] = value
+        return env
+
+    # -- typed scalars --------------------------------------------------------
+
+    def scalar(self, node: yaml.Node, where: str) -> Any:
+        """The YAML value of a scalar node; a list or mapping node comes back
+        as an empty one, so that type checks name its kind."""
+        if not isinstance(node, yaml.ScalarNode):
+            return [] if isinstance(node, yaml.SequenceNode) else {}
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except yaml.YAMLError as exc:  # an unknown or unsafe tag such as !!python/object
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise self.error(node, where, f"bad value {node.value!r}: {problem}") from None
+
+    def string(self, pair: _Pair | None, key: str, default: str) -> str:
+        if pair is None:
+            return default
+        value = self.scalar(pair[1], key)
+        if not isinstance(value, str):
+            raise self.error(pair[1], key, f"must be a string, got {_kind(value)}")
+        return value
+
+    def path(self, pair: _Pair, key: str) -> Path:
+        text = self.string(pair, key, "")
+        if not text or "\0" in text:
+            raise self.error(pair[1], key, f"{text!r} is not a path")
+        return Path(os.path.expanduser(text))
+
+    def integer(self, pair: _Pair | None, key: str, default: int) -> int:
+        if pair is None:
+            return default
+        value = self.scalar(pair[1], key)
+        # bool is a subclass of int, but `seed: yes` is surely a mistake.
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.error(pair[1], key, f"must be an integer, got {_shown(pair[1], value)}")
+        return value
+
+    def positive_int(self, pair: _Pair | None, key: str, default: int) -> int:
+        value = self.integer(pair, key, default)
+        if value < 1:
+            raise self.error(pair[1] if pair else None, key, f"must be a positive integer, got {value}")
+        return value
+
+    def seconds(self, pair: _Pair | None, key: str, default: float, *, zero_ok: bool) -> float:
+        if pair is None:
+            return default
+        value = self.scalar(pair[1], key)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            raise self.error(pair[1], key, f"must be a number of seconds, got {_shown(pair[1], value)}")
+        if value < 0 or (value == 0 and not zero_ok):
+            bound = "not negative" if zero_ok else "positive"
+            raise self.error(pair[1], key, f"must be {bound}, got {value:g}")
+        return float(value)
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _shown(node: yaml.Node, value: Any) -> str:
+    """A value's kind and, for a scalar, the text as written: ``boolean 'yes'``."""
+    return f"{_kind(value)} {node.value!r}" if isinstance(node, yaml.ScalarNode) else _kind(value)
+
+
+def _kind(value: Any) -> str:
+    """A YAML-ish name for a value's type, for messages."""
+    if value is None:
+        return "null"
+    return {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "list",
+        dict: "mapping",
+        bytes: "binary",
+    }.get(type(value), type(value).__name__)

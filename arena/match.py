@@ -1,0 +1,145 @@
+"""A quick match between two bot commands, outside any tournament file.
+
+``arena match`` builds a two-bot tournament in memory and plays it with the
+same schedule, executor and referee as ``arena run``, so colours and start
+positions alternate exactly as in a tournament.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import engine
+from arena.clock import TimeControl
+from arena.config import BotConfig, TournamentConfig, split_command
+from arena.executor import LocalExecutor
+from arena.records import GameRecord
+from arena.schedule import make_schedule
+
+__all__ = ["MatchResult", "match_config", "play_match", "elo_difference"]
+
+
+@dataclass
+class MatchResult:
+    """The match from the first bot's point of view."""
+
+    names: tuple[str, str]
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    #: Forfeits committed, by bot then by reason.
+    forfeits: dict[str, Counter[str]] = field(default_factory=dict)
+    records: list[GameRecord] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
+
+    def add(self, record: GameRecord) -> None:
+        self.records.append(record)
+        winner = record.name_of(record.winner)
+        if winner is None:
+            self.draws += 1
+        elif winner == self.names[0]:
+            self.wins += 1
+        else:
+            self.losses += 1
+        if record.forfeit_by is not None:
+            self.forfeits.setdefault(record.players[record.forfeit_by], Counter())[record.reason] += 1
+
+
+def elo_difference(wins: int, draws: int, losses: int) -> tuple[float, float]:
+    """Elo difference implied by a score, with its 95 % error margin (the
+    usual logistic model and normal approximation, as cutechess-cli prints)."""
+    games = wins + draws + losses
+    if games == 0:
+        return 0.0, math.inf
+    score = (wins + draws / 2) / games
+    if score <= 0.0 or score >= 1.0:
+        return (math.inf if score >= 1.0 else -math.inf), math.inf
+    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
+    margin = 1.96 * math.sqrt(variance / games)
+
+    def elo(p: float) -> float:
+        p = min(max(p, 1e-9), 1 - 1e-9)
+        return -400 * math.log10(1 / p - 1)
+
+    return elo(score), (elo(score + margin) - elo(score - margin)) / 2
+
+
+def match_config(
+    commands: Sequence[str],
+    game: str,
+    time_control: TimeControl,
+    *,
+    names: Sequence[str] | None = None,
+    seed: int = 0,
+    concurrency: int = 1,
+    time_margin_ms: int = 50,
+    startup_timeout_s: float = 10.0,
+    output: Path | None = None,
+) -> TournamentConfig:
+    """A two-bot round-robin config for ``commands``.  Raises ValueError for an unknown game."""
+    engine.get_game(game)
+    names = list(names) if names else _default_names(commands)
+    bots = tuple(BotConfig(name=n, cmd=split_command(c), options={}, cwd=Path.cwd(), env={}) for n, c in zip(names, commands))
+    return TournamentConfig(
+        name="match",
+        game=game,
+        time_control=time_control,
+        rounds=1,
+        format="round-robin",
+        concurrency=concurrency,
+        seed=seed,
+        output=output or Path.cwd() / "results" / "match",
+        bots=bots,
+        time_margin_ms=time_margin_ms,
+        startup_timeout_s=startup_timeout_s,
+        path=None,
+        description="",
+    )
+
+
+def _default_names(commands: Sequence[str]) -> list[str]:
+    """Short names from the commands: the module or file name, made unique."""
+    names = []
+    for command in commands:
+        argv = split_command(command)
+        word = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else argv[-1]
+        stem = Path(word).name.rsplit(".", 1)[-1] if "-m" in argv[:-1] else Path(word).stem
+        names.append("".join(ch if ch.isalnum() or ch in "_.+-" else "_" for ch in stem)[:60] or "bot")
+    if names[0] == names[1]:
+        names = [f"{names[0]}-1", f"{names[1]}-2"]
+    return names
+
+
+def play_match(
+    config: TournamentConfig,
+    games: int,
+    *,
+    logs_dir: Path | None = None,
+    on_record: Callable[[GameRecord, MatchResult], None] | None = None,
+) -> MatchResult:
+    """Play ``games`` games between the two bots of ``config``, alternating
+    colours (and start positions, after every colour swap)."""
+    openings = engine.get_game(config.game).openings
+    per_round = 2 * openings
+    rounds = max(1, math.ceil(games / per_round))
+    schedule = make_schedule(replace(config, rounds=rounds))[:games]
+    result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
+    with closing(LocalExecutor(config, logs_dir).run(schedule)) as finished:
+        for record in finished:
+            result.add(record)
+            if on_record is not None:
+                on_record(record, result)
+    result.records.sort(key=lambda r: r.index)
+    return result

@@ -1,0 +1,203 @@
+"""A bot as the referee sees it: a protocol peer that is started on demand,
+answers moves by a deadline, and is reused from game to game.
+
+Every way a bot can misbehave surfaces here as a :class:`Forfeit` carrying one
+of the protocol's forfeit reasons and a one-line description of what the bot
+did.  The OS process itself is :class:`arena.process.BotProcess`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from arena import protocol
+from arena.config import BotConfig
+from arena.process import (
+    BotProcess,
+    LineTimeout,
+    LineTooLong,
+    ProcessExited,
+    StartError,
+    WriteTimeout,
+)
+
+__all__ = ["Forfeit", "BotPlayer", "close_all"]
+
+#: Deadline for lines the bot need not answer (new_game, game_over, quit):
+#: only a bot that stopped reading its stdin can make a write take this long.
+_NOTICE_TIMEOUT_S = 5.0
+
+
+class Forfeit(Exception):
+    """A bot lost the game by misbehaving; ``reason`` is one of ``protocol.FORFEIT_REASONS``."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        assert reason in protocol.FORFEIT_REASONS, reason
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+class BotPlayer:
+    """One bot playing one game at a time, keeping its process between games.
+
+    The process is started lazily by :meth:`start_game`.  After a forfeit that
+    leaves the conversation in an unknown state (a late or garbled answer may
+    still be in the pipe), the process is killed and a fresh one is started for
+    the next game; after a clean game it is reused.
+    """
+
+    def __init__(
+        self,
+        command: BotConfig,
+        game: str,
+        *,
+        log_path: Path | None = None,
+        startup_timeout_s: float = 10.0,
+        quit_grace_s: float = 2.0,
+    ) -> None:
+        self.command = command
+        self.game = game
+        self.log_path = log_path
+        self.startup_timeout_s = startup_timeout_s
+        self.quit_grace_s = quit_grace_s
+        self.process: BotProcess | None = None
+        #: The bot's ``ready`` message (name, version, author), once started.
+        self.ready: dict[str, Any] = {}
+        #: Processes started so far (1 when one process played every game).
+        self.starts = 0
+
+    @property
+    def name(self) -> str:
+        return self.command.name
+
+    # -- life cycle -------------------------------------------------------
+
+    def _start(self) -> BotProcess:
+        self.starts += 1
+        process = BotProcess(self.command.cmd, cwd=self.command.cwd, env=self.command.env, log_path=self.log_path)
+        try:
+            process.start()
+        except StartError as exc:
+            raise Forfeit("startup_failure", str(exc)) from None
+        deadline = time.monotonic() + self.startup_timeout_s
+        try:
+            process.send_line(protocol.encode(protocol.hello(self.game, self.name, dict(self.command.options))), deadline)
+            line = process.read_line(deadline)
+            message = protocol.decode(line, "ready")
+        except LineTimeout:
+            process.kill()
+            raise Forfeit("startup_failure", f"no 'ready' within {self.startup_timeout_s:g} s of 'hello'") from None
+        except (WriteTimeout, ProcessExited, LineTooLong, protocol.ProtocolError) as exc:
+            process.kill()
+            raise Forfeit("startup_failure", f"bad answer to 'hello': {_describe(exc)}") from None
+        if message.get("type") == "error":
+            process.kill()
+            raise Forfeit("startup_failure", f"refused to start: {message.get('message', '')!s}")
+        self.ready = message
+        self.process = process
+        return process
+
+    def ensure_started(self) -> BotProcess:
+        """The live process, started (and greeted) first if there is none."""
+        if self.process is not None and self.process.alive:
+            return self.process
+        if self.process is not None:
+            self.process.kill()
+            self.process = None
+        return self._start()
+
+    def discard_process(self) -> None:
+        """Kill the process now; the next game starts a new one."""
+        if self.process is not None:
+            self.process.kill()
+            self.process = None
+
+    def close(self) -> None:
+        """Send ``quit`` and let the process exit; kill it after the grace period."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            process.send_line(protocol.encode(protocol.QUIT), time.monotonic() + 0.5)
+        except Exception:
+            pass
+        process.stop(self.quit_grace_s)
+
+    # -- one game ---------------------------------------------------------
+
+    def start_game(self, message: dict[str, Any]) -> None:
+        """Make sure a ready process exists and send it ``new_game``."""
+        process = self.ensure_started()
+        try:
+            process.send_line(protocol.encode(message), time.monotonic() + _NOTICE_TIMEOUT_S)
+        except (ProcessExited, WriteTimeout) as exc:
+            self.discard_process()
+            raise Forfeit("crash", f"could not receive 'new_game': {_describe(exc)}") from None
+
+    def ask_move(self, message: dict[str, Any], budget_ms: float) -> tuple[str, dict[str, Any] | None, float]:
+        """Send ``turn`` and wait for the ``move``.  Returns the move string, the
+        bot's ``info`` (or None) and the thinking time in milliseconds, measured
+        from the end of writing ``turn`` to the end of reading ``move``."""
+        process = self.process
+        if process is None:
+            raise Forfeit("crash", "the process is gone")
+        data = protocol.encode(message)
+        # The write gets the same budget: a bot that does not read its input
+        # cannot answer either.  Writing is the arena's work, so not charged.
+        try:
+            process.send_line(data, time.monotonic() + budget_ms / 1000)
+        except WriteTimeout:
+            self.discard_process()
+            raise Forfeit("timeout", "did not read its input (the pipe stayed full)") from None
+        except ProcessExited as exc:
+            self.discard_process()
+            raise Forfeit("crash", _describe(exc)) from None
+        started = time.monotonic()
+        try:
+            line = process.read_line(started + budget_ms / 1000)
+        except LineTimeout:
+            self.discard_process()
+            raise Forfeit("timeout", f"no move within {budget_ms:.0f} ms") from None
+        except ProcessExited as exc:
+            self.discard_process()
+            raise Forfeit("crash", _describe(exc)) from None
+        except LineTooLong as exc:
+            self.discard_process()
+            raise Forfeit("protocol_error", _describe(exc)) from None
+        elapsed_ms = (time.monotonic() - started) * 1000
+        try:
+            answer = protocol.decode(line, "move")
+        except protocol.ProtocolError as exc:
+            self.discard_process()
+            raise Forfeit("protocol_error", str(exc)) from None
+        if answer["type"] == "error":
+            raise Forfeit("bot_error", f"gave up: {answer.get('message', '')!s}")
+        move = answer.get("move")
+        if not isinstance(move, str):
+            self.discard_process()
+            raise Forfeit("protocol_error", f"'move' is not a string: {line[:120]!r}")
+        info = answer.get("info")
+        return move, info if isinstance(info, dict) else None, elapsed_ms
+
+    def end_game(self, message: dict[str, Any]) -> None:
+        """Send ``game_over``; a bot that cannot take it is restarted next game."""
+        if self.process is None:
+            return
+        try:
+            self.process.send_line(protocol.encode(message), time.monotonic() + _NOTICE_TIMEOUT_S)
+        except (ProcessExited, WriteTimeout):
+            self.discard_process()
+
+
+def _describe(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0] if text else text
+
+
+def close_all(players: Iterable[BotPlayer]) -> None:
+    for player in players:
+        player.close()

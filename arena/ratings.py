@@ -1,0 +1,200 @@
+"""TrueSkill ratings and tallies folded from finished games.  Pure: no I/O.
+
+Games are folded in schedule order (``GameRecord.index``), never in the order
+they finished, so the same results always give the same ratings however many
+workers played them.  A draw is rated as a draw; a forfeit is rated as a loss
+for the bot that forfeited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import trueskill
+
+from arena.records import GameRecord
+
+__all__ = [
+    "INITIAL_MU",
+    "INITIAL_SIGMA",
+    "DRAW_PROBABILITY",
+    "BotStanding",
+    "Standings",
+    "rating_env",
+    "compute_standings",
+]
+
+#: TrueSkill's own defaults for a new bot's skill estimate and its uncertainty.
+INITIAL_MU = 25.0
+INITIAL_SIGMA = INITIAL_MU / 3
+#: TrueSkill's default chance of a draw between equal bots; OXONO and YOXII
+#: games can end drawn, and 10% is a fair prior for both.
+DRAW_PROBABILITY = 0.10
+
+_POINTS = {"wins": 1.0, "draws": 0.5, "losses": 0.0}
+
+
+def rating_env() -> trueskill.TrueSkill:
+    """A fresh TrueSkill environment as used for every rating here.
+
+    It keeps TrueSkill's defaults: mu = 25, sigma = 25/3, beta = sigma/2,
+    tau = sigma/100, draw probability 0.10.  The package's global environment is
+    never touched, so other users of ``trueskill`` are unaffected.
+    """
+    return trueskill.TrueSkill(mu=INITIAL_MU, sigma=INITIAL_SIGMA, draw_probability=DRAW_PROBABILITY)
+
+
+@dataclass
+class BotStanding:
+    """One bot's rating and tallies over the games it played."""
+
+    name: str
+    mu: float = INITIAL_MU
+    sigma: float = INITIAL_SIGMA
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    #: Forfeit reason -> how many games this bot lost that way.
+    forfeits: dict[str, int] = field(default_factory=dict)
+    #: Moves this bot played, and the time charged for them in total.
+    moves: int = 0
+    move_ms: float = 0.0
+
+    @property
+    def rating(self) -> float:
+        """Conservative skill estimate, mu - 3 sigma: the bot is very likely at
+        least this strong, so an unproven bot does not rank high by luck."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2
+
+    @property
+    def score_pct(self) -> float | None:
+        """Score as a percentage of games played; ``None`` with no games."""
+        return 100 * self.score / self.games if self.games else None
+
+    @property
+    def mean_move_ms(self) -> float | None:
+        """Mean time charged per move; ``None`` when the bot played no move."""
+        return self.move_ms / self.moves if self.moves else None
+
+
+@dataclass
+class Standings:
+    """Ratings and tallies of a set of games, ready for rendering."""
+
+    #: The game played (``oxono``, ``yoxii``), or ``None`` when no game was played.
+    game: str | None
+    #: Ranked by rating, then score, both descending, then name.
+    bots: list[BotStanding]
+    #: Row bot -> column bot -> (row's score against column, games between them),
+    #: for every ordered pair of distinct bots (``(0.0, 0)`` if they never met).
+    crosstable: dict[str, dict[str, tuple[float, int]]]
+    #: Colour -> {"games", "wins", "draws", "losses"} for whoever played that
+    #: colour, in seat order: this shows any first-mover advantage.
+    by_color: dict[str, dict[str, int]]
+    total_games: int
+
+
+def compute_standings(records: Iterable[GameRecord], bot_names: Sequence[str] | None = None) -> Standings:
+    """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies.
+
+    ``bot_names`` lists bots to show even if they have no game yet (they keep
+    the initial rating); bots found only in records are shown too.  Raises
+    :class:`ValueError` for records that mix games, a bot playing itself, or a
+    winner or forfeit that names no colour of the game or contradicts the other.
+    """
+    # Ties on index (which a well-formed schedule never makes) are broken by
+    # game id, so the fold order never depends on the order of the input.
+    ordered = sorted(records, key=lambda r: (r.index, r.game_id))
+    env = rating_env()
+    bots: dict[str, BotStanding] = {name: BotStanding(name) for name in bot_names or ()}
+    ratings: dict[str, trueskill.Rating] = {}
+    pair_scores: dict[tuple[str, str], float] = {}
+    pair_games: dict[tuple[str, str], int] = {}
+    by_color: dict[str, dict[str, int]] = {}
+    games = {r.game for r in ordered}
+    if len(games) > 1:
+        raise ValueError(f"records mix several games ({', '.join(sorted(games))}); rate each game apart")
+
+    for record in ordered:
+        first, second = _seats(record)
+        winner = _winner(record)
+        names = {color: record.players[color] for color in (first, second)}
+        for color in (first, second):
+            standing = bots.setdefault(names[color], BotStanding(names[color]))
+            standing.games += 1
+            tally = by_color.setdefault(color, {"games": 0, "wins": 0, "draws": 0, "losses": 0})
+            tally["games"] += 1
+            result = "draws" if winner is None else "wins" if winner == color else "losses"
+            tally[result] += 1
+            setattr(standing, result, getattr(standing, result) + 1)
+            opponent = names[second if color == first else first]
+            key = (names[color], opponent)
+            pair_games[key] = pair_games.get(key, 0) + 1
+            pair_scores[key] = pair_scores.get(key, 0.0) + _POINTS[result]
+        if record.forfeit_by is not None:
+            forfeits = bots[names[record.forfeit_by]].forfeits
+            forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
+        # Seat 0 moves first and the players alternate (neither game has a pass).
+        for ply, move in enumerate(record.moves):
+            standing = bots[names[first if ply % 2 == 0 else second]]
+            standing.moves += 1
+            standing.move_ms += move.ms
+
+        a = ratings.get(names[first], env.create_rating())
+        b = ratings.get(names[second], env.create_rating())
+        if winner == second:
+            b, a = trueskill.rate_1vs1(b, a, env=env)
+        else:
+            a, b = trueskill.rate_1vs1(a, b, drawn=winner is None, env=env)
+        ratings[names[first]], ratings[names[second]] = a, b
+
+    for name, rating in ratings.items():
+        bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
+    ranked = sorted(bots.values(), key=lambda s: (-s.rating, -s.score, s.name))
+    crosstable = {
+        row.name: {
+            col.name: (pair_scores.get((row.name, col.name), 0.0), pair_games.get((row.name, col.name), 0))
+            for col in ranked
+            if col.name != row.name
+        }
+        for row in ranked
+    }
+    return Standings(
+        game=next(iter(games), None),
+        bots=ranked,
+        crosstable=crosstable,
+        by_color=by_color,
+        total_games=len(ordered),
+    )
+
+
+def _seats(record: GameRecord) -> tuple[str, str]:
+    colors = record.colors
+    if len(colors) != 2:
+        raise ValueError(f"game {record.game_id}: expected 2 players, got {len(colors)}")
+    if record.players[colors[0]] == record.players[colors[1]]:
+        raise ValueError(f"game {record.game_id}: bot {record.players[colors[0]]!r} plays itself")
+    return colors[0], colors[1]
+
+
+def _winner(record: GameRecord) -> str | None:
+    """The winning colour, or ``None`` for a draw, after checking the record
+    agrees with itself: a forfeit always gives the game to the opponent."""
+    if record.winner is not None and record.winner not in record.players:
+        raise ValueError(f"game {record.game_id}: winner {record.winner!r} is not a colour of this game")
+    if record.forfeit_by is None:
+        return record.winner
+    if record.forfeit_by not in record.players:
+        raise ValueError(f"game {record.game_id}: forfeit_by {record.forfeit_by!r} is not a colour of this game")
+    if record.winner is None or record.winner == record.forfeit_by:
+        raise ValueError(
+            f"game {record.game_id}: {record.forfeit_by} forfeited ({record.reason}) "
+            f"but the recorded winner is {record.winner!r}"
+        )
+    return record.winner

@@ -1,0 +1,108 @@
+"""Plays one game between two bots under a time control and returns its record.
+
+The referee knows the protocol's messages and the engine's rules; it does not
+know how processes are spawned (that is :mod:`arena.process`, behind
+:class:`arena.player.BotPlayer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+
+import engine
+from arena import protocol
+from arena.clock import Clock, TimeControl
+from arena.player import BotPlayer, Forfeit
+from arena.records import GameRecord, MoveRecord
+from arena.schedule import GameSpec
+
+__all__ = ["play_game"]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def play_game(
+    spec: GameSpec,
+    players: Sequence[BotPlayer],
+    time_control: TimeControl,
+    margin_ms: int = 50,
+) -> GameRecord:
+    """Play ``spec`` with ``players[seat]`` on each seat.
+
+    A bot that misbehaves forfeits: its opponent wins, and the record names
+    the reason and what the bot did.  Both bots are sent ``game_over``.
+    """
+    game = engine.get_game(spec.game)
+    colors = game.colors
+    state = game.new_state(seed=spec.seed, opening=spec.opening)
+    record = GameRecord(
+        game_id=spec.game_id,
+        game=spec.game,
+        players={colors[seat]: players[seat].name for seat in (0, 1)},
+        seed=spec.seed,
+        opening=spec.opening,
+        time_control=time_control.to_json(),
+        index=spec.index,
+        round=spec.round,
+        started_at=_now(),
+    )
+    clock = Clock(time_control, margin_ms)
+    moves: list[str] = []
+
+    def forfeit(seat: int, exc: Forfeit) -> None:
+        record.winner = colors[1 - seat]
+        record.reason = exc.reason
+        record.forfeit_by = colors[seat]
+        record.detail = exc.detail
+
+    try:
+        for seat in (0, 1):
+            try:
+                players[seat].start_game(
+                    protocol.new_game(
+                        spec.game_id, spec.game, colors[seat], record.players,
+                        record.time_control, game.to_json(state), spec.seed,
+                    )
+                )
+            except Forfeit as exc:
+                forfeit(seat, exc)
+                break
+        while not record.reason:
+            outcome = game.outcome(state)
+            if outcome is not None:
+                record.winner = None if outcome.winner is None else colors[outcome.winner]
+                record.reason = outcome.reason
+                if outcome.scores is not None:
+                    record.scores = dict(zip(colors, outcome.scores))
+                break
+            seat = game.to_move(state)
+            legal = game.legal_moves(state)
+            message = protocol.turn(
+                spec.game_id, game.ply(state), game.to_json(state), legal,
+                moves[-1] if moves else None, clock.to_json(seat),
+            )
+            try:
+                move, info, elapsed_ms = players[seat].ask_move(message, clock.budget_ms(seat))
+                if not clock.charge(seat, elapsed_ms):
+                    raise Forfeit("timeout", f"answered after {elapsed_ms:.0f} ms, over its {clock.budget_ms(seat):.0f} ms")
+                move = move.strip()
+                if move not in legal:
+                    raise Forfeit("illegal_move", f"played {move[:80]!r}, which is not among the {len(legal)} legal moves")
+            except Forfeit as exc:
+                forfeit(seat, exc)
+                break
+            state = game.apply(state, move)
+            moves.append(move)
+            record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
+    finally:
+        record.ended_at = _now()
+        # Told even when the game ended by a forfeit, and even on the way out
+        # of an interrupted game, so every bot's conversation stays in step.
+        if record.reason:
+            over = protocol.game_over(spec.game_id, record.winner, record.reason, moves, record.scores)
+            for player in players:
+                player.end_game(over)
+    return record

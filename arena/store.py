@@ -1,0 +1,191 @@
+"""The results directory of a tournament: the only writer of ``games.jsonl``.
+
+Layout::
+
+    DIR/games.jsonl       one GameRecord per line, appended, flushed and fsync'ed as each game ends
+    DIR/tournament.json   the settings the results were made with (name, game, bots, schedule keys)
+    DIR/logs/             each bot's standard error
+    DIR/.lock             held by the one ``arena run`` writing here
+
+Resuming reads ``games.jsonl`` back: a last line torn by a crash mid-write is
+dropped with a warning (and cut off before the next append, so the file stays
+one record per line); every complete line is kept.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.config import TournamentConfig
+from arena.records import GameRecord
+from arena.schedule import GameSpec
+
+__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "LoadedResults", "tournament_meta"]
+
+GAMES_FILE = "games.jsonl"
+META_FILE = "tournament.json"
+LOGS_DIR = "logs"
+
+
+class ResultsConflict(Exception):
+    """The results in a directory were made by a different tournament than the one asked for."""
+
+
+class StoreBusy(Exception):
+    """Another ``arena run`` is writing to the same directory."""
+
+
+@dataclass
+class LoadedResults:
+    records: list[GameRecord] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    #: Byte offset where the complete lines end (a torn tail starts here).
+    good_bytes: int = 0
+
+
+def tournament_meta(config: TournamentConfig) -> dict[str, Any]:
+    """What identifies the tournament whose results a directory holds."""
+    return {
+        "name": config.name,
+        "game": config.game,
+        "time_control": config.time_control.to_json(),
+        "seed": config.seed,
+        "format": config.format,
+        "bots": [{"name": b.name, "options": b.options} for b in config.bots],
+    }
+
+
+class ResultsStore:
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.games_path = self.directory / GAMES_FILE
+        self.meta_path = self.directory / META_FILE
+        self.logs_dir = self.directory / LOGS_DIR
+        self._lock_fd: int | None = None
+        self._fd: int | None = None
+
+    # -- reading (safe at any time, also while a run is writing) -------------
+
+    def load(self) -> LoadedResults:
+        result = LoadedResults()
+        try:
+            data = self.games_path.read_bytes()
+        except FileNotFoundError:
+            return result
+        result.good_bytes = data.rfind(b"\n") + 1
+        complete, tail = data[: result.good_bytes], data[result.good_bytes :]
+        if tail.strip():
+            result.warnings.append(
+                f"{self.games_path}: dropped a torn last line ({len(tail)} bytes), left by an interrupted write"
+            )
+        for number, line in enumerate(complete.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                result.records.append(GameRecord.from_json(json.loads(line)))
+            except (ValueError, TypeError, KeyError) as exc:
+                result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({exc})")
+        return result
+
+    def read_meta(self) -> dict[str, Any] | None:
+        try:
+            return json.loads(self.meta_path.read_text())
+        except FileNotFoundError:
+            return None
+
+    # -- writing (one run at a time) ----------------------------------------
+
+    def open_for_run(self, config: TournamentConfig, schedule: Sequence[GameSpec]) -> LoadedResults:
+        """Lock the directory, check the results in it belong to this tournament,
+        cut a torn tail, and get ready to append.  Returns what is there already."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.logs_dir.mkdir(exist_ok=True)
+        self._lock()
+        loaded = self.load()
+        self._check_compatible(config, schedule, loaded.records)
+        meta = tournament_meta(config)
+        if self.read_meta() != meta:
+            _write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
+        self._fd = os.open(self.games_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        if os.fstat(self._fd).st_size != loaded.good_bytes:
+            os.ftruncate(self._fd, loaded.good_bytes)
+        return loaded
+
+    def append(self, record: GameRecord) -> None:
+        """Write one record as one line and make it durable before returning."""
+        assert self._fd is not None, "open_for_run first"
+        line = json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        view = memoryview(line)
+        while view:
+            view = view[os.write(self._fd, view):]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _lock(self) -> None:
+        fd = os.open(self.directory / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreBusy(f"another 'arena run' is writing to {self.directory}") from None
+        self._lock_fd = fd
+
+    def _check_compatible(
+        self, config: TournamentConfig, schedule: Sequence[GameSpec], records: Iterable[GameRecord]
+    ) -> None:
+        where = f"the results in {self.directory}"
+        advice = "use another output directory, or remove that one to start over"
+        meta = self.read_meta()
+        if meta is not None:
+            new = tournament_meta(config)
+            for key in ("game", "time_control", "seed", "format"):
+                if meta.get(key) != new[key]:
+                    raise ResultsConflict(
+                        f"{where} were played with {key} {_show(meta.get(key))}, the file now says {_show(new[key])}; {advice}"
+                    )
+            old_bots = {b["name"]: b.get("options", {}) for b in meta.get("bots", [])}
+            for bot in config.bots:
+                if bot.name in old_bots and old_bots[bot.name] != bot.options:
+                    raise ResultsConflict(f"{where} were played with other options for bot {bot.name!r}; {advice}")
+        by_id = {spec.game_id: spec for spec in schedule}
+        for record in records:
+            spec = by_id.get(record.game_id)
+            if spec is None or spec.index != record.index or spec.seed != record.seed or spec.opening != record.opening:
+                raise ResultsConflict(f"{where} hold game {record.game_id!r}, which this tournament file does not schedule; {advice}")
+            if tuple(record.players.values()) != spec.players:
+                raise ResultsConflict(
+                    f"{where} hold game {record.game_id!r} between {' and '.join(record.players.values())}, "
+                    f"but this file pairs {' and '.join(spec.players)} there; {advice}"
+                )
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list)) else repr(value)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)

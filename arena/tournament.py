@@ -1,0 +1,72 @@
+"""Running a whole tournament: schedule, resume, play, store.
+
+The command line calls :func:`run_tournament`; so do the tests.  Progress is
+reported through a callback so this module prints nothing itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass, field
+
+from arena.config import TournamentConfig
+from arena.executor import LocalExecutor
+from arena.records import GameRecord
+from arena.schedule import GameSpec, make_schedule
+from arena.store import ResultsStore
+
+__all__ = ["RunSummary", "run_tournament", "pending_specs"]
+
+
+@dataclass
+class RunSummary:
+    total: int
+    #: Games already in the results directory when the run started.
+    resumed: int
+    #: Games played by this run.
+    played: int = 0
+    records: list[GameRecord] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[GameSpec]:
+    done = {record.game_id for record in records}
+    return [spec for spec in schedule if spec.game_id not in done]
+
+
+def run_tournament(
+    config: TournamentConfig,
+    *,
+    concurrency: int | None = None,
+    on_start: Callable[[RunSummary], None] | None = None,
+    on_record: Callable[[GameRecord, RunSummary], None] | None = None,
+) -> RunSummary:
+    """Play every game of ``config`` that its output directory does not hold yet.
+
+    Each record is stored (fsync'ed) before ``on_record`` sees it, so an
+    interruption at any point (an exception, Ctrl-C, ``kill -9``) loses at most
+    the games in progress.  Raises ``ResultsConflict`` or ``StoreBusy`` before
+    anything is played."""
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        loaded = store.open_for_run(config, schedule)
+        summary = RunSummary(
+            total=len(schedule),
+            resumed=len({r.game_id for r in loaded.records}),
+            records=list(loaded.records),
+            warnings=list(loaded.warnings),
+        )
+        if on_start is not None:
+            on_start(summary)
+        executor = LocalExecutor(config, store.logs_dir, concurrency)
+        # closing(): an exception here (Ctrl-C included) must stop the workers
+        # and their bots now, not whenever the generator is collected.
+        with closing(executor.run(pending_specs(schedule, loaded.records))) as finished:
+            for record in finished:
+                store.append(record)
+                summary.played += 1
+                summary.records.append(record)
+                if on_record is not None:
+                    on_record(record, summary)
+    return summary

@@ -1,0 +1,138 @@
+"""Rules engines for OXONO and YOXII.
+
+Pure rules: no I/O, no processes, no randomness beyond the seed handed to
+``new_state``.  Every game has the same interface (:class:`Game`), modelled on
+OpenSpiel's game/state split: the game object is stateless and shared, states
+are immutable values that ``apply`` turns into new states.
+
+    >>> import engine
+    >>> game = engine.get_game("oxono")
+    >>> state = game.new_state(seed=0)
+    >>> len(game.legal_moves(state))
+    68
+    >>> state = game.apply(state, game.legal_moves(state)[0])
+    >>> game.to_move(state)
+    1
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+__all__ = [
+    "GAMES",
+    "Game",
+    "IllegalMove",
+    "InvalidState",
+    "Outcome",
+    "get_game",
+]
+
+
+class IllegalMove(ValueError):
+    """A move string that is malformed or not legal in the position; the message says why."""
+
+
+class InvalidState(ValueError):
+    """A state object (``from_json``) that is malformed or inconsistent; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended.
+
+    ``winner`` is the winning seat (0 or 1) or ``None`` for a draw.  ``reason`` is
+    the rule that ended it (``alignment``, ``exhausted``, ``blocked``).  ``scores``
+    holds both seats' totals in YOXII and is ``None`` in OXONO.
+    """
+
+    winner: int | None
+    reason: str
+    scores: tuple[int, int] | None = None
+
+
+S = TypeVar("S")
+
+
+class Game(ABC, Generic[S]):
+    """The interface both games implement.  States are immutable values."""
+
+    #: Short lowercase name used in tournament files and the protocol.
+    name: str
+    #: Colour names by seat; seat 0 moves first.
+    colors: tuple[str, str]
+    #: Number of distinct start positions (OXONO: 2 totem placements, YOXII: 1).
+    openings: int
+
+    @abstractmethod
+    def new_state(self, seed: int = 0, opening: int | None = None) -> S:
+        """The start position.  ``opening`` picks one of the ``openings`` start
+        positions; when it is ``None`` the seed draws it."""
+
+    @abstractmethod
+    def legal_moves(self, state: S) -> list[str]:
+        """Every legal move once, in the notation of the rules; empty when the game is over."""
+
+    @abstractmethod
+    def apply(self, state: S, move: str) -> S:
+        """The state after ``move``.  Raises :class:`IllegalMove` saying why when the
+        move is malformed, illegal, or the game is over."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """``None`` while the game runs."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> int:
+        """The seat (0 or 1) whose turn it is."""
+
+    @abstractmethod
+    def ply(self, state: S) -> int:
+        """Number of moves played so far."""
+
+    @abstractmethod
+    def to_json(self, state: S) -> dict[str, Any]:
+        """The protocol's state object."""
+
+    @abstractmethod
+    def from_json(self, data: dict[str, Any]) -> S:
+        """The inverse of :meth:`to_json`; raises :class:`InvalidState` on inconsistent input."""
+
+    @abstractmethod
+    def render(self, state: S) -> str:
+        """A readable text board for terminals and logs."""
+
+    def opening_of(self, seed: int) -> int:
+        """The start position a seed draws (a stable function of the seed)."""
+        # A multiplicative hash rather than ``seed % openings`` so that
+        # consecutive seeds do not simply alternate.
+        return ((seed * 0x9E3779B97F4A7C15) >> 32) % self.openings
+
+    def is_over(self, state: S) -> bool:
+        return self.outcome(state) is not None
+
+    def __repr__(self) -> str:
+        return f"<engine game {self.name!r}>"
+
+
+def _registry() -> dict[str, Game[Any]]:
+    from engine.oxono import Oxono
+    from engine.yoxii import Yoxii
+
+    return {"oxono": Oxono(), "yoxii": Yoxii()}
+
+
+_GAMES = _registry()
+
+#: The names :func:`get_game` accepts.
+GAMES: tuple[str, ...] = tuple(_GAMES)
+
+
+def get_game(name: str) -> Game[Any]:
+    """The game called ``name`` (case-insensitive); a clear ``ValueError`` lists the names when unknown."""
+    try:
+        return _GAMES[name.strip().lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}") from None

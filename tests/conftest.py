@@ -1,0 +1,101 @@
+"""Shared fixtures.
+
+``no_leaked_processes`` checks that a test leaves no process of its own behind.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_PR_SET_CHILD_SUBREAPER = 36
+#: How long a test's processes get to die after it ends (SIGKILL is not instant).
+LEAK_GRACE = 5.0
+
+
+def _become_subreaper() -> None:
+    # Orphans (a bot's child after the bot died) are re-parented to the nearest
+    # subreaper instead of init, so they stay visible as our descendants.
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+_become_subreaper()
+
+
+def _process_table() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, state letter) of every process we may read."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        # Fields after the command name, which may itself hold spaces and ')'.
+        state, ppid = stat.rpartition(")")[2].split()[:2]
+        table[int(entry.name)] = (int(ppid), state)
+    return table
+
+
+def _descendants() -> dict[int, str]:
+    """pid -> state of every descendant of this test process.  Processes of
+    other users of the machine are not descendants and are never counted."""
+    table = _process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _state) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found: dict[int, str] = {}
+    todo = [os.getpid()]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found[child] = table[child][1]
+                todo.append(child)
+    return found
+
+
+def _reap(pids: dict[int, str]) -> None:
+    """Reap the zombies among ``pids`` that are our own children."""
+    for pid, state in pids.items():
+        if state == "Z":
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # not ours to reap, or reaped already
+                pass
+
+
+def _describe(pid: int) -> str:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        cmdline = "?"
+    return f"{pid} ({cmdline.strip()})"
+
+
+@pytest.fixture
+def no_leaked_processes() -> Iterator[None]:
+    """Fails the test if a process it started (or one of theirs) is still
+    there ``LEAK_GRACE`` seconds after it ended.  Zombies are reaped first:
+    a dead process is not a leak."""
+    if not sys.platform.startswith("linux"):
+        yield
+        return
+    before = set(_descendants())
+    yield
+    end = time.monotonic() + LEAK_GRACE
+    while True:
+        new = {pid: state for pid, state in _descendants().items() if pid not in before}
+        _reap(new)
+        leaked = [pid for pid, state in new.items() if state != "Z"]
+        if not leaked or time.monotonic() > end:
+            break
+        time.sleep(0.05)
+    assert not leaked, "processes left behind: " + ", ".join(_describe(pid) for pid in leaked)

@@ -1,0 +1,170 @@
+"""The schedule: counts, fairness of seats and openings, ids, stable seeds."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import engine
+from arena.config import TournamentConfig, load_config, parse_config
+from arena.schedule import GameSpec, game_seed, make_schedule, pairings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def config(
+    game: str = "oxono", bots: int = 4, rounds: int = 1, format: str = "round-robin", seed: int = 0
+) -> TournamentConfig:
+    """A tournament of bots named bot0, bot1, ... in that order."""
+    entries = "".join(f"  - {{name: bot{i}, cmd: x}}\n" for i in range(bots))
+    text = f"name: t\ngame: {game}\ntime_control: 5+0.1\nrounds: {rounds}\nformat: {format}\nseed: {seed}\n"
+    return parse_config(text + "bots:\n" + entries, base_dir=ROOT)
+
+
+def expected_seed(tournament_seed: int, game_id: str) -> int:
+    """The documented formula, written out independently of the module."""
+    digest = hashlib.sha256(f"{tournament_seed}:{game_id}".encode("utf-8")).digest()
+    return (digest[0] << 24 | digest[1] << 16 | digest[2] << 8 | digest[3]) % 2**31
+
+
+@pytest.mark.parametrize("game", ["oxono", "yoxii"])
+@pytest.mark.parametrize("bots", [2, 3, 5])
+@pytest.mark.parametrize("rounds", [1, 3])
+def test_round_robin_count(game: str, bots: int, rounds: int) -> None:
+    openings = engine.get_game(game).openings
+    schedule = make_schedule(config(game, bots, rounds))
+    assert len(schedule) == rounds * bots * (bots - 1) // 2 * openings * 2
+
+
+@pytest.mark.parametrize("game", ["oxono", "yoxii"])
+@pytest.mark.parametrize("bots", [2, 4])
+def test_gauntlet_count_and_pairs(game: str, bots: int) -> None:
+    openings = engine.get_game(game).openings
+    schedule = make_schedule(config(game, bots, rounds=2, format="gauntlet"))
+    assert len(schedule) == 2 * (bots - 1) * openings * 2
+    # The first bot plays every game; the others never meet each other.
+    assert all("bot0" in spec.players for spec in schedule)
+    assert Counter(spec.players[0] if spec.players[1] == "bot0" else spec.players[1] for spec in schedule) == {
+        f"bot{j}": 2 * openings * 2 for j in range(1, bots)
+    }
+
+
+def test_openings_come_from_the_engine() -> None:
+    assert engine.get_game("oxono").openings == 2
+    assert engine.get_game("yoxii").openings == 1
+    assert {spec.opening for spec in make_schedule(config("oxono"))} == {0, 1}
+    assert {spec.opening for spec in make_schedule(config("yoxii"))} == {0}
+
+
+@pytest.mark.parametrize("format", ["round-robin", "gauntlet"])
+@pytest.mark.parametrize("game", ["oxono", "yoxii"])
+def test_every_ordered_pair_equally_often_on_each_seat_and_opening(format: str, game: str) -> None:
+    rounds = 3
+    schedule = make_schedule(config(game, 4, rounds, format))
+    pairs = pairings(4, format)
+    seen = Counter((spec.round, spec.players, spec.opening) for spec in schedule)
+    openings = engine.get_game(game).openings
+    expected = {
+        (r, (f"bot{a}", f"bot{b}"), o): 1
+        for r in range(1, rounds + 1)
+        for i, j in pairs
+        for a, b in ((i, j), (j, i))
+        for o in range(openings)
+    }
+    assert seen == expected
+
+
+def test_round_robin_pairs_every_two_bots_in_file_order() -> None:
+    assert pairings(4, "round-robin") == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    assert pairings(4, "gauntlet") == [(0, 1), (0, 2), (0, 3)]
+    with pytest.raises(ValueError):
+        pairings(4, "swiss")
+
+
+def test_order_and_ids_of_the_first_games() -> None:
+    schedule = make_schedule(config("oxono", 3, rounds=2))
+    head = [(s.game_id, s.round, s.players, s.opening) for s in schedule[:6]]
+    assert head == [
+        ("r1-p1-g1", 1, ("bot0", "bot1"), 0),
+        ("r1-p1-g2", 1, ("bot1", "bot0"), 0),
+        ("r1-p1-g3", 1, ("bot0", "bot1"), 1),
+        ("r1-p1-g4", 1, ("bot1", "bot0"), 1),
+        ("r1-p2-g1", 1, ("bot0", "bot2"), 0),
+        ("r1-p2-g2", 1, ("bot2", "bot0"), 0),
+    ]
+    # The protocol's example id: round 1, third pair (bot1 against bot2), second game.
+    spec = next(s for s in schedule if s.game_id == "r1-p3-g2")
+    assert (spec.players, spec.opening) == (("bot2", "bot1"), 0)
+    assert schedule[12].game_id == "r2-p1-g1"
+    assert [s.round for s in schedule] == sorted(s.round for s in schedule)
+
+
+def test_ids_are_unique_and_well_formed_and_indices_count_from_zero() -> None:
+    schedule = make_schedule(config("oxono", 5, rounds=3))
+    assert [spec.index for spec in schedule] == list(range(len(schedule)))
+    assert len({spec.game_id for spec in schedule}) == len(schedule)
+    for spec in schedule:
+        round_, pair, k = map(int, re.fullmatch(r"r(\d+)-p(\d+)-g(\d+)", spec.game_id).groups())
+        assert round_ == spec.round
+        assert 1 <= pair <= 10 and 1 <= k <= 4
+        assert spec.game == "oxono"
+
+
+def test_deterministic() -> None:
+    cfg = config("oxono", 4, rounds=2, seed=42)
+    assert make_schedule(cfg) == make_schedule(cfg)
+    assert make_schedule(cfg) == make_schedule(config("oxono", 4, rounds=2, seed=42))
+
+
+def test_seeds_follow_the_documented_formula() -> None:
+    for seed in (0, 1, -5, 2**40):
+        for spec in make_schedule(config("yoxii", 3, rounds=2, seed=seed)):
+            assert spec.seed == expected_seed(seed, spec.game_id)
+            assert 0 <= spec.seed < 2**31
+
+
+def test_seeds_differ_between_games_and_tournaments() -> None:
+    one = make_schedule(config("oxono", 4, rounds=2, seed=1))
+    two = make_schedule(config("oxono", 4, rounds=2, seed=2))
+    assert len({spec.seed for spec in one}) == len(one)
+    assert [s.game_id for s in one] == [s.game_id for s in two]
+    assert all(a.seed != b.seed for a, b in zip(one, two))
+
+
+def test_seeds_are_the_same_in_another_process() -> None:
+    # hash() of a str is salted per process; the schedule must not depend on it.
+    code = "from arena.schedule import game_seed; print(game_seed(7, 'r2-p3-g4'))"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+        cwd=ROOT,
+    )
+    assert int(out.stdout) == game_seed(7, "r2-p3-g4") == expected_seed(7, "r2-p3-g4")
+
+
+def test_game_spec_is_frozen() -> None:
+    spec = make_schedule(config())[0]
+    assert isinstance(spec, GameSpec)
+    with pytest.raises(AttributeError):
+        spec.seed = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("game", "games"), [("oxono", 24), ("yoxii", 12)])
+def test_demo_schedules(game: str, games: int) -> None:
+    schedule = make_schedule(load_config(ROOT / "tournaments" / f"{game}-demo.yaml"))
+    assert len(schedule) == games
+    assert Counter(name for spec in schedule for name in spec.players) == {
+        "random": games * 2 // 3,
+        "greedy": games * 2 // 3,
+        "greedy-2": games * 2 // 3,
+    }

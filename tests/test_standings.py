@@ -1,0 +1,165 @@
+"""Tests for arena.standings: the three tables in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from arena.ratings import BotStanding, Standings, compute_standings
+from arena.records import GameRecord, MoveRecord
+from arena.standings import FORMATS, render_standings
+
+
+def game(index: int, white: str, red: str, winner: str | None, *, forfeit: str | None = None) -> GameRecord:
+    """A finished YOXII game; ``forfeit`` is the reason the loser forfeited."""
+    loser = None if winner is None else ("red" if winner == "white" else "white")
+    return GameRecord(
+        game_id=f"g{index}",
+        game="yoxii",
+        players={"white": white, "red": red},
+        seed=index,
+        opening=0,
+        time_control={"initial_ms": 5000, "increment_ms": 50},
+        moves=[MoveRecord(move="d5 3e6", ms=12.0), MoveRecord(move="d6 1e5", ms=8.0)],
+        winner=winner,
+        reason=forfeit or "blocked",
+        forfeit_by=loser if forfeit else None,
+        index=index,
+    )
+
+
+@pytest.fixture
+def standings() -> Standings:
+    # "ace" scores 3.5/4 against "<b>old", which also loses twice on forfeit
+    # to "cat"; the odd name checks escaping in HTML.
+    return compute_standings(
+        [
+            game(0, "ace", "<b>old", "white"),
+            game(1, "<b>old", "ace", "red"),
+            game(2, "ace", "<b>old", None),
+            game(3, "<b>old", "ace", "red"),
+            game(4, "cat", "<b>old", "white", forfeit="timeout"),
+            game(5, "<b>old", "cat", "red", forfeit="crash"),
+            game(6, "cat", "<b>old", "white", forfeit="timeout"),
+            game(7, "ace", "cat", "white"),
+        ],
+        bot_names=["ace", "cat", "<b>old", "idle"],
+    )
+
+
+def test_plain_shows_the_three_tables(standings):
+    text = render_standings(standings)
+    assert text.startswith("YOXII standings after 8 games")
+    lines = text.splitlines()
+    ranking = lines.index("Ranking")
+    rows = [line.split() for line in lines[ranking + 3 : ranking + 7]]
+    # rank, bot, rating (mu - 3 sigma, one decimal), ... in ranking order.
+    assert [row[1] for row in rows] == [b.name for b in standings.bots]
+    ace = standings.bots[0]
+    assert ace.name == "ace"
+    assert rows[0][:3] == ["1", "ace", f"{ace.mu - 3 * ace.sigma:.1f}"]
+    assert rows[0][5:10] == ["5", "4", "1", "0", "90.0"]
+    assert "timeout 2, crash 1" in text
+    assert "Head to head (row's score against column)" in text
+    h2h = lines[lines.index("Head to head (row's score against column)") + 3].split()
+    assert h2h[:3] == ["ace", "—", "1/1"] and "3.5/4" in h2h
+    colours = text[text.index("Results by colour") :].splitlines()
+    assert colours[3].split() == ["white", "8", "4", "1", "3", "56.2"]
+    assert colours[4].split() == ["red", "8", "3", "1", "4", "43.8"]
+
+
+def test_forfeits_show_dash_when_none(standings):
+    lines = render_standings(standings).splitlines()
+    ace_row = next(line for line in lines if line.split()[1:2] == ["ace"])
+    assert ace_row.split()[10] == "-"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_names_every_bot(standings, fmt):
+    text = render_standings(standings, fmt)
+    for bot in ("ace", "cat", "idle"):
+        assert bot in text
+    assert ("&lt;b&gt;old" if fmt == "html" else "<b>old") in text
+
+
+def test_github_is_markdown(standings):
+    text = render_standings(standings, "github")
+    assert text.startswith("# YOXII standings")
+    assert "## Ranking" in text and "## Results by colour" in text
+    assert "| ace " in text
+
+
+def test_html_is_a_standalone_page(standings):
+    text = render_standings(standings, "html")
+    assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>")
+    assert text.count("<table>") == text.count("</table>") == 3
+    assert "<style>" in text and "<h2>Ranking</h2>" in text
+    assert "<b>old" not in text
+
+
+def test_json_holds_every_field(standings):
+    data = json.loads(render_standings(standings, "json"))
+    assert data["game"] == "yoxii" and data["total_games"] == 8
+    assert [b["name"] for b in data["bots"]] == [b.name for b in standings.bots]
+    first, bot = data["bots"][0], standings.bots[0]
+    assert first["rank"] == 1
+    assert first["rating"] == pytest.approx(bot.mu - 3 * bot.sigma)
+    assert (first["mu"], first["sigma"]) == (bot.mu, bot.sigma)
+    assert (first["wins"], first["draws"], first["losses"], first["score_pct"]) == (4, 1, 0, 90.0)
+    assert (first["moves"], first["move_ms"], first["mean_move_ms"]) == (5, 52.0, pytest.approx(10.4))
+    old = next(b for b in data["bots"] if b["name"] == "<b>old")
+    assert old["forfeits"] == {"timeout": 2, "crash": 1}
+    idle = next(b for b in data["bots"] if b["name"] == "idle")
+    assert idle["games"] == 0 and idle["score_pct"] is None and idle["mean_move_ms"] is None
+    assert data["crosstable"]["ace"]["<b>old"] == {"score": 3.5, "games": 4}
+    assert data["crosstable"]["<b>old"]["ace"] == {"score": 0.5, "games": 4}
+    assert data["by_color"]["white"] == {"games": 8, "wins": 4, "draws": 1, "losses": 3, "score_pct": 56.25}
+
+
+def test_csv_holds_three_tables(standings):
+    rows = list(csv.reader(io.StringIO(render_standings(standings, "csv"))))
+    sections = [[]]
+    for row in rows:
+        if row:
+            sections[-1].append(row)
+        else:
+            sections.append([])
+    titles = [s[0] for s in sections]
+    assert titles == [["Ranking"], ["Head to head (row's score against column)"], ["Results by colour"]]
+    ranking, h2h, colours = sections
+    assert ranking[1][:2] == ["#", "bot"]
+    assert [r[1] for r in ranking[2:]] == [b.name for b in standings.bots]
+    old = next(r for r in ranking[2:] if r[1] == "<b>old")
+    assert old[10] == "timeout 2, crash 1"
+    assert h2h[1] == ["bot", *(b.name for b in standings.bots)]
+    assert colours[2] == ["white", "8", "4", "1", "3", "56.2"]
+
+
+def test_unknown_format_names_the_choices(standings):
+    with pytest.raises(ValueError, match="plain, github, html, csv, json"):
+        render_standings(standings, "xlsx")
+
+
+@pytest.mark.parametrize("fmt", ["plain", "github", "html"])
+def test_no_games_gives_a_friendly_line(fmt):
+    text = render_standings(compute_standings([], bot_names=["ace", "cat"]), fmt)
+    assert "No games played yet (2 bots entered: ace, cat)." in text
+    assert "No games played yet." in render_standings(compute_standings([]), fmt)
+
+
+def test_no_games_keeps_machine_formats_parseable():
+    empty = compute_standings([], bot_names=["ace"])
+    data = json.loads(render_standings(empty, "json"))
+    assert data["total_games"] == 0 and data["game"] is None and data["bots"][0]["name"] == "ace"
+    rows = list(csv.reader(io.StringIO(render_standings(empty, "csv"))))
+    assert rows[0] == ["Ranking"] and rows[2][1] == "ace"
+
+
+def test_rating_just_below_zero_shows_no_negative_zero():
+    bot = BotStanding("ace", mu=1.0, sigma=0.35, games=1, wins=1)
+    lone = Standings(game="oxono", bots=[bot], crosstable={"ace": {}}, by_color={}, total_games=1)
+    row = next(line for line in render_standings(lone).splitlines() if " ace " in line)
+    assert row.split()[2] == "0.0"

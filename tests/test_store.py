@@ -1,0 +1,154 @@
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arena.config import parse_config
+from arena.records import GameRecord, MoveRecord
+from arena.schedule import make_schedule
+from arena.store import ResultsConflict, ResultsStore, StoreBusy
+
+TOURNAMENT = """
+name: store-test
+game: oxono
+time_control: 5+0.1
+seed: 3
+output: out
+bots:
+  - {name: a, cmd: python -m bots.random_bot}
+  - {name: b, cmd: python -m bots.random_bot}
+  - {name: c, cmd: python -m bots.random_bot}
+"""
+
+
+@pytest.fixture
+def config(tmp_path):
+    return parse_config(TOURNAMENT, base_dir=tmp_path)
+
+
+def record_for(spec, winner="pink"):
+    return GameRecord(
+        game_id=spec.game_id, game=spec.game, players={"pink": spec.players[0], "black": spec.players[1]},
+        seed=spec.seed, opening=spec.opening, time_control={"initial_ms": 5000, "increment_ms": 100},
+        moves=[MoveRecord("Xc5 c6", 1.5, {"depth": 2})], winner=winner, reason="alignment",
+        index=spec.index, round=spec.round,
+    )
+
+
+def test_append_then_load_round_trips_records(config):
+    schedule = make_schedule(config)
+    store = ResultsStore(config.output)
+    with store:
+        assert store.open_for_run(config, schedule).records == []
+        for spec in schedule[:3]:
+            store.append(record_for(spec))
+    loaded = ResultsStore(config.output).load()
+    assert loaded.warnings == []
+    assert [r.to_json() for r in loaded.records] == [record_for(s).to_json() for s in schedule[:3]]
+    lines = (config.output / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and all(json.loads(line)["game_id"] for line in lines)
+    meta = json.loads((config.output / "tournament.json").read_text())
+    assert meta["game"] == "oxono" and [b["name"] for b in meta["bots"]] == ["a", "b", "c"]
+
+
+def test_torn_last_line_is_dropped_with_a_warning_and_cut_before_appending(config):
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        store.open_for_run(config, schedule)
+        store.append(record_for(schedule[0]))
+    games = config.output / "games.jsonl"
+    whole = json.dumps(record_for(schedule[1]).to_json())
+    with open(games, "a") as handle:
+        handle.write(whole[: len(whole) // 2])  # a write cut short by kill -9
+    loaded = ResultsStore(config.output).load()
+    assert [r.game_id for r in loaded.records] == [schedule[0].game_id]
+    assert len(loaded.warnings) == 1 and "torn" in loaded.warnings[0]
+    with ResultsStore(config.output) as store:
+        store.open_for_run(config, schedule)
+        store.append(record_for(schedule[1]))
+    loaded = ResultsStore(config.output).load()
+    assert loaded.warnings == []
+    assert [r.game_id for r in loaded.records] == [schedule[0].game_id, schedule[1].game_id]
+
+
+def test_unreadable_middle_line_is_reported_and_the_rest_kept(config):
+    schedule = make_schedule(config)
+    config.output.mkdir()
+    lines = [json.dumps(record_for(schedule[0]).to_json()), "{not json", json.dumps(record_for(schedule[1]).to_json())]
+    (config.output / "games.jsonl").write_text("\n".join(lines) + "\n")
+    loaded = ResultsStore(config.output).load()
+    assert [r.game_id for r in loaded.records] == [schedule[0].game_id, schedule[1].game_id]
+    assert len(loaded.warnings) == 1 and ":2:" in loaded.warnings[0]
+
+
+def test_a_second_writer_is_refused(config):
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as first:
+        first.open_for_run(config, schedule)
+        with pytest.raises(StoreBusy, match="another 'arena run'"):
+            ResultsStore(config.output).open_for_run(config, schedule)
+    with ResultsStore(config.output) as again:  # the lock went with the first writer
+        again.open_for_run(config, schedule)
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda c: replace(c, seed=4), "seed"),
+        (lambda c: replace(c, game="yoxii"), "game"),
+        (lambda c: replace(c, format="gauntlet"), "format"),
+        (lambda c: replace(c, bots=(replace(c.bots[0], options={"depth": 3}),) + c.bots[1:]), "options for bot 'a'"),
+    ],
+)
+def test_a_conflicting_tournament_is_refused_and_nothing_is_lost(config, change, words):
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        store.open_for_run(config, schedule)
+        store.append(record_for(schedule[0]))
+    before = (config.output / "games.jsonl").read_bytes()
+    changed = change(config)
+    with ResultsStore(config.output) as store:
+        with pytest.raises(ResultsConflict, match=words):
+            store.open_for_run(changed, make_schedule(changed) if changed.game == "oxono" else schedule)
+    assert (config.output / "games.jsonl").read_bytes() == before
+
+
+def test_records_not_in_the_new_schedule_are_a_conflict(config):
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        store.open_for_run(config, schedule)
+        store.append(record_for(schedule[-1]))
+    fewer = replace(config, bots=config.bots[:2])
+    with ResultsStore(config.output) as store, pytest.raises(ResultsConflict, match=schedule[-1].game_id):
+        store.open_for_run(fewer, make_schedule(fewer))
+
+
+def test_more_rounds_extend_a_tournament_without_conflict(config):
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        store.open_for_run(config, schedule)
+        for spec in schedule:
+            store.append(record_for(spec))
+    longer = replace(config, rounds=2)
+    with ResultsStore(config.output) as store:
+        loaded = store.open_for_run(longer, make_schedule(longer))
+    assert len(loaded.records) == len(schedule)
+
+
+def test_appended_lines_are_durable_whole_lines(config, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        store.open_for_run(config, schedule)
+        store.append(record_for(schedule[0]))
+        assert synced, "append must fsync before returning"
+        assert (config.output / "games.jsonl").read_bytes().endswith(b"\n")
+
+
+def test_load_of_a_missing_directory_is_empty(tmp_path):
+    loaded = ResultsStore(tmp_path / "nowhere").load()
+    assert loaded.records == [] and loaded.warnings == []

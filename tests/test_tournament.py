@@ -1,0 +1,169 @@
+"""Whole tournaments: parallel play, resuming, interruption, determinism."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.config import load_config
+from arena.ratings import compute_standings
+from arena.schedule import make_schedule
+from arena.store import ResultsConflict, ResultsStore
+from arena.tournament import run_tournament
+
+ROOT = Path(__file__).parent.parent
+
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
+
+def write_tournament(tmp_path, *, game="oxono", rounds=1, concurrency=2, seed=5, bots=("a", "b", "c"), extra=""):
+    entries = "\n".join(f"  - {{name: {name}, cmd: python -m bots.random_bot, cwd: {ROOT}}}" for name in bots)
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        f"name: t\ngame: {game}\ntime_control: 10+0.1\nrounds: {rounds}\nconcurrency: {concurrency}\n"
+        f"seed: {seed}\noutput: out\n{extra}bots:\n{entries}\n"
+    )
+    return path
+
+
+def game_ids(directory):
+    return [json.loads(line)["game_id"] for line in (directory / "games.jsonl").read_text().splitlines()]
+
+
+def test_plays_every_scheduled_game_once_in_parallel(tmp_path):
+    config = load_config(write_tournament(tmp_path))
+    summary = run_tournament(config)
+    schedule = make_schedule(config)
+    assert summary.played == summary.total == len(schedule) == 12
+    assert sorted(game_ids(config.output)) == sorted(s.game_id for s in schedule)
+    assert all(r.forfeit_by is None for r in summary.records)
+    logs = sorted(p.name for p in (config.output / "logs").iterdir())
+    assert logs and all(name.split(".")[0] in {"a", "b", "c"} for name in logs)
+    # bots are reused within a worker: at most one log (one process) per bot and worker
+    assert len(logs) <= 3 * 2
+
+
+def test_rerun_resumes_without_replaying(tmp_path):
+    config = load_config(write_tournament(tmp_path))
+    run_tournament(config)
+    before = (config.output / "games.jsonl").read_bytes()
+    again = run_tournament(config)
+    assert again.played == 0 and again.resumed == 12
+    assert (config.output / "games.jsonl").read_bytes() == before
+
+
+def test_resume_after_partial_results_and_a_torn_line(tmp_path):
+    config = load_config(write_tournament(tmp_path))
+    run_tournament(config)
+    games = config.output / "games.jsonl"
+    lines = games.read_bytes().splitlines(keepends=True)
+    games.write_bytes(b"".join(lines[:5]) + lines[5][:40])  # as if killed mid-write of the 6th
+    summary = run_tournament(config)
+    assert summary.resumed == 5 and summary.played == 7
+    assert any("torn" in w for w in summary.warnings)
+    ids = game_ids(config.output)
+    assert len(ids) == len(set(ids)) == 12
+
+
+def test_same_seed_gives_the_same_standings_at_any_concurrency(tmp_path):
+    tables = []
+    for concurrency in (1, 2):
+        directory = tmp_path / f"c{concurrency}"
+        directory.mkdir()
+        config = load_config(write_tournament(directory, concurrency=concurrency))
+        summary = run_tournament(config)
+        ranked = compute_standings(summary.records, [b.name for b in config.bots]).bots
+        tables.append([(b.name, b.mu, b.sigma, b.wins, b.draws, b.losses) for b in ranked])
+        moves = {r.game_id: [m.move for m in r.moves] for r in summary.records}
+        tables.append(json.dumps(moves, sort_keys=True))
+    assert tables[0] == tables[2] and tables[1] == tables[3]
+
+
+def test_a_changed_file_that_conflicts_is_refused(tmp_path):
+    path = write_tournament(tmp_path)
+    run_tournament(load_config(path))
+    before = (tmp_path / "out" / "games.jsonl").read_bytes()
+    write_tournament(tmp_path, seed=6)
+    with pytest.raises(ResultsConflict, match="seed"):
+        run_tournament(load_config(path))
+    assert (tmp_path / "out" / "games.jsonl").read_bytes() == before
+
+
+def test_yoxii_gauntlet(tmp_path):
+    config = load_config(write_tournament(tmp_path, game="yoxii", bots=("a", "b", "c", "d"), extra="format: gauntlet\n"))
+    summary = run_tournament(config)
+    assert summary.played == 3 * 2
+    assert all(r.reason == "blocked" and r.scores for r in summary.records)
+    assert all("a" in r.players.values() for r in summary.records)
+
+
+def descendants_alive(pids):
+    alive = []
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        status = Path(f"/proc/{pid}/status")
+        if status.exists() and "State:\tZ" not in status.read_text():
+            alive.append(pid)
+    return alive
+
+
+def bot_pids(tag):
+    """Bots of the test tournament, found by the marker in their environment."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if f"ARENA_TEST_TAG={tag}".encode() in (entry / "environ").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
+def slow_tournament(tmp_path, tag):
+    entries = "\n".join(
+        f"  - {{name: {n}, cmd: [python, {ROOT}/tests/bots/slow.py, '0.05'], env: {{ARENA_TEST_TAG: {tag}}}}}"
+        for n in ("a", "b")
+    )
+    path = tmp_path / "slow.yaml"
+    path.write_text(f"game: oxono\ntime_control: 30+0\nrounds: 20\nconcurrency: 2\noutput: out\nbots:\n{entries}\n")
+    return path
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_interrupted_run_keeps_finished_games_kills_bots_and_resumes(tmp_path, how):
+    tag = f"{os.getpid()}-{how}"
+    path = slow_tournament(tmp_path, tag)
+    games = tmp_path / "out" / "games.jsonl"
+    arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not games.exists() or len(games.read_bytes().splitlines()) < 2):
+        time.sleep(0.1)
+    assert games.exists(), arena.stderr.read().decode() if arena.poll() is not None else "no game finished in time"
+    pids = bot_pids(tag)
+    assert pids, "the bots should be running"
+    os.kill(arena.pid, how)
+    _, stderr = arena.communicate(timeout=30)
+    if how != signal.SIGKILL:
+        assert arena.returncode == 130
+        assert b"interrupted" in stderr and b"resume" in stderr
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and descendants_alive(bot_pids(tag)):
+        time.sleep(0.1)
+    assert descendants_alive(bot_pids(tag)) == [], "bot processes outlived the arena"
+    if how == signal.SIGKILL:
+        # the workers are orphans for a moment: they notice and die with their bots
+        pass
+    kept = ResultsStore(tmp_path / "out").load()
+    assert len(kept.records) >= 2
+    ids = [r.game_id for r in kept.records]
+    assert len(ids) == len(set(ids))
