@@ -10,12 +10,13 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 import engine
 from arena.check import check_bot
 from arena.clock import parse_time_control
-from arena.config import ConfigError, load_config
+from arena.config import ConfigError, check_programs, load_config
 from arena.match import elo_difference, match_config, play_match
 from arena.ratings import compute_standings
 from arena.records import GameRecord
@@ -29,12 +30,19 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
-err = Console(stderr=True)
+# Messages quote bots' output, paths and YAML text: markup only in our own
+# literals (anything else is escaped or printed with markup=False), no emoji codes.
+out = Console(emoji=False)
+err = Console(stderr=True, emoji=False)
+
+
+def say(text: str, console: Console = out) -> None:
+    """Print text literally: no markup, no highlighting, no wrapping (pipes get whole lines)."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -70,11 +78,11 @@ def run(
     def on_start(summary: RunSummary) -> None:
         nonlocal task
         for warning in summary.warnings:
-            err.print(f"[yellow]warning:[/] {warning}", highlight=False)
+            err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
         if summary.resumed:
-            err.print(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}", highlight=False)
+            say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}", err)
         progress.start()
-        task = progress.add_task(config.name, total=summary.total, completed=summary.resumed, leader=_leader(summary.records, names))
+        task = progress.add_task(escape(config.name), total=summary.total, completed=summary.resumed, leader=_leader(summary.records, names))
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
         nonlocal last_leader_update
@@ -85,18 +93,25 @@ def run(
             last_leader_update = time.monotonic()
         progress.update(task, advance=1, **fields)
 
+    def stop_progress() -> None:
+        # Only once, and only if started: on a non-interactive console every
+        # Progress.stop() prints an empty line, even after an error message.
+        if progress.live.is_started:
+            progress.stop()
+
     try:
         summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record)
-    except (ResultsConflict, StoreBusy) as exc:
+    except (ConfigError, ResultsConflict, StoreBusy) as exc:  # ConfigError: a bot's program is missing
+        stop_progress()
         fail(str(exc))
     except KeyboardInterrupt:
-        progress.stop()
+        stop_progress()
         kept = len(ResultsStore(config.output).load().records)
         fail(f"interrupted; {kept} finished games are kept in {config.output}. Run the same command to resume.", 130)
     finally:
-        progress.stop()
-    out.print(render_standings(compute_standings(summary.records, names), fmt), highlight=False, soft_wrap=True)
-    err.print(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", highlight=False)
+        stop_progress()
+    say(render_standings(compute_standings(summary.records, names), fmt))
+    say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
 
 
 @app.command()
@@ -117,10 +132,10 @@ def standings(
         fail(f"no results in {directory} (no {store.games_path.name})")
     loaded = store.load()
     for warning in loaded.warnings:
-        err.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     meta = store.read_meta() or {}
     names = [bot["name"] for bot in meta.get("bots", [])]
-    out.print(render_standings(compute_standings(loaded.records, names), fmt), highlight=False, soft_wrap=True)
+    say(render_standings(compute_standings(loaded.records, names), fmt))
 
 
 @app.command()
@@ -137,32 +152,34 @@ def match(
     """Play a short match between two bot commands and print W/D/L, Elo and forfeits."""
     try:
         config = match_config([cmd_a, cmd_b], game, parse_time_control(tc), seed=seed, concurrency=concurrency)
-    except ValueError as exc:
+        check_programs(config)
+    except ValueError as exc:  # ConfigError included
         fail(str(exc))
     a, b = (bot.name for bot in config.bots)
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[score]}"), console=err) as progress:
-        task = progress.add_task(f"{a} vs {b}", total=games, score="")
-        try:
+    try:
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("{task.fields[score]}"), console=err) as progress:
+            task = progress.add_task(f"{a} vs {b}", total=games, score="")
             result = play_match(config, games, logs_dir=logs, on_record=lambda r, res: progress.update(
                 task, advance=1, score=f"{res.wins}-{res.draws}-{res.losses}"))
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
+    except KeyboardInterrupt:
+        # Outside the progress display, so the message comes after its last line.
+        fail("interrupted", 130)
     elo, margin = elo_difference(result.wins, result.draws, result.losses)
-    out.print(f"{a} vs {b}: {result.games} games of {game} at {config.time_control}", highlight=False)
-    out.print(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {100 * result.score:.1f}%", highlight=False)
-    out.print(f"  Elo difference: {elo:+.0f} ± {margin:.0f} (95%)", highlight=False)
+    say(f"{a} vs {b}: {result.games} game{'s' if result.games != 1 else ''} of {game} at {config.time_control}")
+    say(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {100 * result.score:.1f}%")
+    say(f"  Elo difference: {elo:+.0f} ± {margin:.0f} (95%)")
     if result.forfeits:
         for name, reasons in sorted(result.forfeits.items()):
             listed = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))
-            out.print(f"  forfeits by {name}: {listed}", highlight=False)
+            say(f"  forfeits by {name}: {listed}")
         for record in result.records:
             if record.forfeit_by is not None:
-                out.print(f"    {record.game_id}: {record.players[record.forfeit_by]} {record.reason}: {record.detail}", highlight=False)
+                say(f"    {record.game_id}: {record.players[record.forfeit_by]} {record.reason}: {record.detail}")
     else:
-        out.print("  forfeits: none", highlight=False)
+        say("  forfeits: none")
 
 
 @app.command()
@@ -170,6 +187,7 @@ def check(
     cmd: str = typer.Argument(..., help="The bot's command, e.g. './mybot' or 'python mybot.py'."),
     game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
     tc: str = typer.Option("10+0.1", "--tc", help="Time control for the test games."),
+    startup_timeout: float = typer.Option(10.0, "--startup-timeout", min=0.1, help="Seconds the bot has to answer 'hello'."),
 ) -> None:
     """Walk a bot through a checklist and say in plain words what is wrong."""
     try:
@@ -178,12 +196,12 @@ def check(
     except ValueError as exc:
         fail(str(exc))
     try:
-        steps = check_bot(cmd, game, time_control=control)
+        steps = check_bot(cmd, game, time_control=control, startup_timeout_s=startup_timeout)
     except ValueError as exc:
         fail(str(exc))
     for step in steps:
         mark = "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"
-        out.print(f"{mark} {step.name}" + (f": {step.detail}" if step.detail else ""), highlight=False, soft_wrap=True)
+        out.print(f"{mark} " + escape(step.name + (f": {step.detail}" if step.detail else "")), highlight=False, soft_wrap=True)
     if all(step.ok for step in steps):
         out.print("[green]all checks passed[/]")
     else:

@@ -23,6 +23,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ __all__ = [
     "FORMATS",
     "TOURNAMENT_KEYS",
     "BotConfig",
+    "check_programs",
     "ConfigError",
     "TournamentConfig",
     "load_config",
@@ -89,13 +91,13 @@ class ConfigError(ValueError):
         super().__init__(self.problem)
 
     def __str__(self) -> str:
-        parts = [self.file]
+        parts = [self.file] if self.file else []
         if self.line is not None:
             parts.append(str(self.line))
         if self.key:
             parts.append(f" {self.key}")
         parts.append(f" {self.problem}")
-        return ":".join(parts)
+        return ":".join(parts).lstrip()
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,30 @@ def split_command(command: str | Sequence[str]) -> tuple[str, ...]:
     if argv[0] in _PYTHONS:
         argv[0] = sys.executable
     return tuple(argv)
+
+
+def check_programs(config: TournamentConfig) -> None:
+    """Refuse a tournament whose bot programs cannot be found, before anything
+    runs: a typo in a command would otherwise forfeit every game of that bot.
+    A program with a slash is looked up relative to the bot's ``cwd``, any
+    other on the ``PATH`` (the bot's own ``env`` may set it)."""
+    for number, bot in enumerate(config.bots):
+        program = bot.cmd[0]
+        if "/" in program:
+            path = bot.cwd / program
+            if not path.is_file():
+                problem = f"no such program {program!r} (looked in {bot.cwd})"
+            elif not os.access(path, os.X_OK):
+                problem = f"{program!r} is not executable (chmod +x it, or run it through its interpreter)"
+            else:
+                continue
+        elif shutil.which(program, path=bot.env.get("PATH", os.environ.get("PATH"))) is None:
+            problem = f"no such program {program!r} on the PATH"
+        else:
+            continue
+        if config.path is None:  # a match from the command line: no file to point into
+            raise ConfigError(f"bot {bot.name!r}: {problem}", file="")
+        raise ConfigError(f"bot {bot.name!r}: {problem}", file=str(config.path), key=f"bots[{number}].cmd")
 
 
 class _Parser:

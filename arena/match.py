@@ -8,6 +8,7 @@ positions alternate exactly as in a tournament.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import closing
@@ -109,13 +110,25 @@ def match_config(
     )
 
 
+#: Programs that run a script named by their first non-option argument.
+_INTERPRETER = re.compile(r"(python|pypy|node|nodejs|deno|bun|ruby|perl|php|lua|bash|sh)[0-9.]*(\.exe)?")
+
+
 def _default_names(commands: Sequence[str]) -> list[str]:
-    """Short names from the commands: the module or file name, made unique."""
+    """Short names from the commands: the module, the script an interpreter
+    runs, or else the program (never a later argument such as ``0.05``), made unique."""
     names = []
     for command in commands:
         argv = split_command(command)
-        word = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else argv[-1]
-        stem = Path(word).name.rsplit(".", 1)[-1] if "-m" in argv[:-1] else Path(word).stem
+        stem = Path(argv[0]).stem
+        if _INTERPRETER.fullmatch(Path(argv[0]).name):
+            for i, arg in enumerate(argv[1:], start=1):
+                if arg == "-m" and i + 1 < len(argv):
+                    stem = argv[i + 1].rsplit(".", 1)[-1]
+                    break
+                if not arg.startswith("-"):
+                    stem = Path(arg).stem
+                    break
         names.append("".join(ch if ch.isalnum() or ch in "_.+-" else "_" for ch in stem)[:60] or "bot")
     if names[0] == names[1]:
         names = [f"{names[0]}-1", f"{names[1]}-2"]

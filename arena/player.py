@@ -138,18 +138,18 @@ class BotPlayer:
             self.discard_process()
             raise Forfeit("crash", f"could not receive 'new_game': {_describe(exc)}") from None
 
-    def ask_move(self, message: dict[str, Any], budget_ms: float) -> tuple[str, dict[str, Any] | None, float]:
-        """Send ``turn`` and wait for the ``move``.  Returns the move string, the
-        bot's ``info`` (or None) and the thinking time in milliseconds, measured
-        from the end of writing ``turn`` to the end of reading ``move``."""
+    def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, dict[str, Any] | None, float]:
+        """Send an encoded ``turn`` line and wait for the ``move``.  Returns the
+        move string, the bot's ``info`` (or None) and the thinking time in
+        milliseconds, measured from the end of writing ``turn`` to the end of
+        reading ``move``."""
         process = self.process
         if process is None:
             raise Forfeit("crash", "the process is gone")
-        data = protocol.encode(message)
         # The write gets the same budget: a bot that does not read its input
         # cannot answer either.  Writing is the arena's work, so not charged.
         try:
-            process.send_line(data, time.monotonic() + budget_ms / 1000)
+            process.send_line(turn_line, time.monotonic() + budget_ms / 1000)
         except WriteTimeout:
             self.discard_process()
             raise Forfeit("timeout", "did not read its input (the pipe stayed full)") from None

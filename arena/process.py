@@ -278,6 +278,7 @@ class BotProcess:
         self._exit_seen = False
         self._returncode: int | None = None
         self._killed = False
+        self._writable = self._readable = select.poll()
 
     # --- life cycle ---
 
@@ -313,6 +314,11 @@ class BotProcess:
             assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
             os.set_blocking(proc.stdin.fileno(), False)
             os.set_blocking(proc.stdout.fileno(), False)
+            # Made once: send_line and read_line run every ply.
+            self._writable = select.poll()
+            self._writable.register(proc.stdin.fileno(), select.POLLOUT)
+            self._readable = select.poll()
+            self._readable.register(proc.stdout.fileno(), select.POLLIN)
             self._proc = proc
             self._drain = _StderrDrain(proc.pid, proc.stderr, log, self.max_log_bytes)
             self._buffer = bytearray()
@@ -472,8 +478,7 @@ class BotProcess:
         fd = stdin.fileno()
         view = memoryview(data)
         sent = 0
-        poller = select.poll()
-        poller.register(fd, select.POLLOUT)
+        poller = self._writable
         while True:
             try:
                 sent += os.write(fd, view[sent:])
@@ -502,8 +507,7 @@ class BotProcess:
         if stdout is None or stdout.closed:
             raise self._exit_error("its output is already closed")
         fd = stdout.fileno()
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
+        poller = self._readable
         looked = False
         while True:
             line = self._take_line()

@@ -19,6 +19,7 @@ __all__ = [
     "hello",
     "new_game",
     "turn",
+    "encode_turn",
     "game_over",
     "QUIT",
 ]
@@ -35,8 +36,12 @@ class ProtocolError(Exception):
     """A bot's line that is not a valid message; the text says what is wrong."""
 
 
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def encode(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    """One message as one wire line (compact JSON, UTF-8, ending in a newline)."""
+    return (_dumps(message) + "\n").encode()
 
 
 def decode(line: str, expected: str) -> dict[str, Any]:
@@ -103,6 +108,27 @@ def turn(
         "last_move": last_move,
         "clock": clock,
     }
+
+
+def encode_turn(
+    game_id: str,
+    ply: int,
+    state_text: str,
+    legal_moves: list[str],
+    last_move: str | None,
+    clock: dict[str, int],
+) -> bytes:
+    """``encode(turn(...))``, byte for byte, several times faster; the referee
+    sends one every ply.  ``state_text`` is the state object already encoded
+    (``Game.to_json_text``).  Moves are the engine's notation (letters,
+    digits, one space), which JSON needs no escapes for, so they are joined
+    rather than encoded."""
+    moves = '["' + '","'.join(legal_moves) + '"]' if legal_moves else "[]"
+    last = "null" if last_move is None else '"' + last_move + '"'
+    return (
+        '{"type":"turn","game_id":' + _dumps(game_id) + ',"ply":' + str(ply) + ',"state":' + state_text
+        + ',"legal_moves":' + moves + ',"last_move":' + last + ',"clock":' + _dumps(clock) + "}\n"
+    ).encode()
 
 
 def game_over(

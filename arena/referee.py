@@ -80,12 +80,12 @@ def play_game(
                 break
             seat = game.to_move(state)
             legal = game.legal_moves(state)
-            message = protocol.turn(
-                spec.game_id, game.ply(state), game.to_json(state), legal,
+            line = protocol.encode_turn(
+                spec.game_id, game.ply(state), game.to_json_text(state), legal,
                 moves[-1] if moves else None, clock.to_json(seat),
             )
             try:
-                move, info, elapsed_ms = players[seat].ask_move(message, clock.budget_ms(seat))
+                move, info, elapsed_ms = players[seat].ask_move(line, clock.budget_ms(seat))
                 if not clock.charge(seat, elapsed_ms):
                     raise Forfeit("timeout", f"answered after {elapsed_ms:.0f} ms, over its {clock.budget_ms(seat):.0f} ms")
                 move = move.strip()

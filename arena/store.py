@@ -84,13 +84,21 @@ class ResultsStore:
             result.warnings.append(
                 f"{self.games_path}: dropped a torn last line ({len(tail)} bytes), left by an interrupted write"
             )
+        seen: set[str] = set()
         for number, line in enumerate(complete.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                result.records.append(GameRecord.from_json(json.loads(line)))
+                record = GameRecord.from_json(json.loads(line))
             except (ValueError, TypeError, KeyError) as exc:
                 result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({exc})")
+                continue
+            if record.game_id in seen:
+                # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
+                result.warnings.append(f"{self.games_path}:{number}: skipped a second record of game {record.game_id!r}")
+                continue
+            seen.add(record.game_id)
+            result.records.append(record)
         return result
 
     def read_meta(self) -> dict[str, Any] | None:

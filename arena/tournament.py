@@ -10,7 +10,7 @@ from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 
-from arena.config import TournamentConfig
+from arena.config import TournamentConfig, check_programs
 from arena.executor import LocalExecutor
 from arena.records import GameRecord
 from arena.schedule import GameSpec, make_schedule
@@ -47,13 +47,14 @@ def run_tournament(
     Each record is stored (fsync'ed) before ``on_record`` sees it, so an
     interruption at any point (an exception, Ctrl-C, ``kill -9``) loses at most
     the games in progress.  Raises ``ResultsConflict`` or ``StoreBusy`` before
-    anything is played."""
+    anything is played, and ``ConfigError`` when a bot's program cannot be found."""
+    check_programs(config)
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
         loaded = store.open_for_run(config, schedule)
         summary = RunSummary(
             total=len(schedule),
-            resumed=len({r.game_id for r in loaded.records}),
+            resumed=len(loaded.records),
             records=list(loaded.records),
             warnings=list(loaded.warnings),
         )

@@ -15,6 +15,7 @@ Prints, in one run:
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -46,10 +47,10 @@ class RecordingPlayer(BotPlayer):
     recording = False
     turns: list[bytes] = []
 
-    def ask_move(self, message, budget_ms):  # type: ignore[no-untyped-def]
+    def ask_move(self, turn_line, budget_ms):  # type: ignore[no-untyped-def]
         if self.recording:
-            self.turns.append(protocol.encode(message))
-        return super().ask_move(message, budget_ms)
+            self.turns.append(turn_line)
+        return super().ask_move(turn_line, budget_ms)
 
 
 def players(cmd_a: tuple[str, ...], cmd_b: tuple[str, ...], game: str) -> list[RecordingPlayer]:
@@ -86,18 +87,27 @@ def refereed_games(game: str, cmd: tuple[str, ...], games: int) -> tuple[float, 
 
 
 def raw_round_trips(game: str, cmd: tuple[str, ...], turns: list[bytes], seconds: float) -> float:
-    """Round trips per second of the same turn lines over a bare pipe."""
+    """Round trips per second of the same turn lines over a bare pipe: one
+    ``os.write`` and buffered ``os.read`` calls until the answer's newline."""
     bot = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     assert bot.stdin is not None and bot.stdout is not None
-    reader = bot.stdout
-    bot.stdin.write(protocol.encode(protocol.hello(game, "raw", {})))
-    reader.readline()
+    out, into = bot.stdin.fileno(), bot.stdout.fileno()
+    buffer = b""
+
+    def answer() -> None:
+        nonlocal buffer
+        while b"\n" not in buffer:
+            buffer += os.read(into, 65536)
+        buffer = buffer[buffer.index(b"\n") + 1 :]
+
+    os.write(out, protocol.encode(protocol.hello(game, "raw", {})))
+    answer()
     count = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
         for line in turns:
-            bot.stdin.write(line)
-            reader.readline()
+            os.write(out, line)
+            answer()
         count += len(turns)
     elapsed = time.perf_counter() - started
     bot.stdin.close()
@@ -123,7 +133,7 @@ def python_bot_games(game: str, games: int, reuse: bool) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=200, help="games per game type for the C bot run")
+    parser.add_argument("--games", type=int, default=1000, help="games per game type for the C bot run")
     parser.add_argument("--python-games", type=int, default=40, help="games for the Python random bot runs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,6 +1,6 @@
 """The same tournament of CPU-bound bots at concurrency 1 and 2.
 
-    python benchmarks/tournament_scaling.py [--bots 4] [--rounds 1] [--game oxono]
+    python benchmarks/tournament_scaling.py [--bots 4] [--rounds 3] [--game yoxii]
 
 Each bot is the greedy reference bot (it applies every move and every reply on
 the engine, so it keeps a core busy while it thinks).  Prints the wall time at
@@ -36,9 +36,9 @@ def tournament_file(directory: Path, game: str, bots: int, rounds: int, concurre
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default="oxono")
+    parser.add_argument("--game", default="yoxii")
     parser.add_argument("--bots", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     times = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,6 +17,7 @@ are immutable values that ``apply`` turns into new states.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -95,6 +96,12 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def to_json(self, state: S) -> dict[str, Any]:
         """The protocol's state object."""
+
+    def to_json_text(self, state: S) -> str:
+        """:meth:`to_json` as compact JSON text (``json.dumps`` with
+        ``separators=(",", ":")``).  The arena sends one every ply, so the
+        games override this with a faster equivalent built from their bitboards."""
+        return json.dumps(self.to_json(state), separators=(",", ":"))
 
     @abstractmethod
     def from_json(self, data: dict[str, Any]) -> S:

@@ -211,6 +211,23 @@ def _alignment(own: int, sym: int, place: int) -> bool:
     return False
 
 
+def _cells(state: OxonoState) -> list[str]:
+    """The protocol's cell codes of all 36 squares, ``a1`` first.  Fills only
+    the occupied squares: the referee needs this every ply."""
+    cells = [""] * N_SQUARES
+    for mask, code in (
+        (state.pink & state.xs, "PX"),
+        (state.pink & ~state.xs, "PO"),
+        (state.black & state.xs, "BX"),
+        (state.black & ~state.xs, "BO"),
+    ):
+        for sq in _bits(mask):
+            cells[sq] = code
+    cells[state.totem_x] = "TX"
+    cells[state.totem_o] = "TO"
+    return cells
+
+
 class Oxono(Game[OxonoState]):
     """OXONO: seat 0 is pink, seat 1 is black; moves look like ``Xc5 c6``."""
 
@@ -364,13 +381,26 @@ class Oxono(Game[OxonoState]):
         return ""
 
     def to_json(self, state: OxonoState) -> dict[str, Any]:
+        cells = _cells(state)
         return {
-            "board": [[self.cell(state, r * SIZE + f) for f in range(SIZE)] for r in range(SIZE)],
+            "board": [cells[r * SIZE : r * SIZE + SIZE] for r in range(SIZE)],
             "to_move": COLORS[state.ply & 1],
             "ply": state.ply,
             "totems": {"X": SQUARE_NAMES[state.totem_x], "O": SQUARE_NAMES[state.totem_o]},
             "reserve": {COLORS[seat]: self.reserve(state, seat) for seat in (0, 1)},
         }
+
+    def to_json_text(self, state: OxonoState) -> str:
+        # Cell codes, colours and square names need no JSON escapes, so the
+        # text is joined directly (several times faster than json.dumps).
+        cells = _cells(state)
+        rows = '"],["'.join(['","'.join(cells[r * SIZE : r * SIZE + SIZE]) for r in range(SIZE)])
+        pink, black = self.reserve(state, 0), self.reserve(state, 1)
+        return (
+            f'{{"board":[["{rows}"]],"to_move":"{COLORS[state.ply & 1]}","ply":{state.ply},'
+            f'"totems":{{"X":"{SQUARE_NAMES[state.totem_x]}","O":"{SQUARE_NAMES[state.totem_o]}"}},'
+            f'"reserve":{{"pink":{{"X":{pink["X"]},"O":{pink["O"]}}},"black":{{"X":{black["X"]},"O":{black["O"]}}}}}}}'
+        )
 
     def from_json(self, data: dict[str, Any]) -> OxonoState:
         if not isinstance(data, dict):

@@ -479,3 +479,30 @@ def test_documented_tournament_keys_match_the_parser() -> None:
 
 def test_documented_bot_keys_match_the_parser() -> None:
     assert sorted(documented_keys("Bot keys")) == sorted(BOT_KEYS)
+
+
+def test_check_programs_refuses_a_missing_or_unrunnable_program(tmp_path: Path) -> None:
+    from arena.config import check_programs
+
+    script = tmp_path / "bot.sh"
+    script.write_text("#!/bin/sh\n")
+    text = f"""
+        game: oxono
+        time_control: 5+0.1
+        bots:
+          - {{name: a, cmd: python -m bots.random_bot}}
+          - {{name: b, cmd: ./bot.sh}}
+    """
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(text))
+    with pytest.raises(ConfigError, match=r"bots\[1\]\.cmd: bot 'b': './bot.sh' is not executable"):
+        check_programs(load_config(path))
+    script.chmod(0o755)
+    check_programs(load_config(path))  # found and executable: accepted
+    path.write_text(textwrap.dedent(text).replace("./bot.sh", "no-such-program-xyz"))
+    with pytest.raises(ConfigError) as info:
+        check_programs(load_config(path))
+    assert str(info.value) == f"{path}: bots[1].cmd: bot 'b': no such program 'no-such-program-xyz' on the PATH"
+    path.write_text(textwrap.dedent(text).replace("./bot.sh", "./missing.sh"))
+    with pytest.raises(ConfigError, match="no such program './missing.sh'"):
+        check_programs(load_config(path))

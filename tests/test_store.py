@@ -152,3 +152,13 @@ def test_appended_lines_are_durable_whole_lines(config, monkeypatch):
 def test_load_of_a_missing_directory_is_empty(tmp_path):
     loaded = ResultsStore(tmp_path / "nowhere").load()
     assert loaded.records == [] and loaded.warnings == []
+
+
+def test_a_game_recorded_twice_is_counted_once(config):
+    schedule = make_schedule(config)
+    config.output.mkdir()
+    line = json.dumps(record_for(schedule[0]).to_json())
+    (config.output / "games.jsonl").write_text(line + "\n" + line + "\n")
+    loaded = ResultsStore(config.output).load()
+    assert len(loaded.records) == 1
+    assert len(loaded.warnings) == 1 and "second record" in loaded.warnings[0]

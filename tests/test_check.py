@@ -1,0 +1,143 @@
+"""arena/check.py: the checklist ``arena check`` walks a bot through."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.check import check_bot
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
+STEPS = {
+    "oxono": [
+        "starts and answers 'hello' with 'ready'",
+        "plays a whole game as pink against a random bot",
+        "plays a whole game as black against a random bot",
+        "plays several games in one process",
+        "exits on 'quit'",
+    ],
+    "yoxii": [
+        "starts and answers 'hello' with 'ready'",
+        "plays a whole game as white against a random bot",
+        "plays a whole game as red against a random bot",
+        "plays several games in one process",
+        "exits on 'quit'",
+    ],
+}
+
+
+@pytest.fixture(autouse=True)
+def _in_repo_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+@pytest.mark.parametrize("game", ["oxono", "yoxii"])
+def test_the_random_bot_passes_every_step(game, tmp_path):
+    steps = check_bot("python -m bots.random_bot", game, logs_dir=tmp_path)
+    assert [s.name for s in steps] == STEPS[game]
+    assert all(s.ok for s in steps), steps
+    assert steps[0].detail == "name RandomBot, version 1.0, author Totem Arena"
+    for step in steps[1:3]:
+        assert step.detail.split(" by ")[0] in {"won", "lost", "draw"}
+        assert "plies" in step.detail and "ms a move on average" in step.detail
+    assert steps[3].detail == "one process played every game"
+    assert steps[4].detail == "exit code 0"
+    # the candidate's stderr is logged: it played check-1 on seat 0, then check-2 on seat 1
+    colors = [name.split()[5] for name in STEPS[game][1:3]]
+    log = (tmp_path / "candidate.log").read_text()
+    assert f"new game check-1 as {colors[0]}" in log and f"new game check-2 as {colors[1]}" in log
+
+
+def test_the_number_of_games_is_a_parameter():
+    steps = check_bot("python -m bots.random_bot", "oxono", games=1)
+    assert [s.name for s in steps] == [STEPS["oxono"][i] for i in (0, 1, 3, 4)]
+    assert all(s.ok for s in steps)
+
+
+def test_stops_at_the_first_failed_step():
+    steps = check_bot(f"python {BOTS / 'illegal_move.py'}", "oxono")
+    assert [s.ok for s in steps] == [True, False]
+    assert steps[1].name == STEPS["oxono"][1]
+    assert steps[1].detail.startswith("illegal_move: played 'Zz9 z9', which is not among the 68 legal moves")
+    assert steps[1].detail.endswith("(move 1)")
+
+
+ILLEGAL_AS_SECOND = """\
+import json, sys
+you = None
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "new_game":
+        you = message["you"]
+    elif message["type"] == "turn":
+        move = "nonsense" if you in ("black", "red") else message["legal_moves"][0]
+        print(json.dumps({"type": "move", "move": move}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.parametrize("game", ["oxono", "yoxii"])
+def test_a_bot_that_fails_only_on_the_second_seat(tmp_path, game):
+    bot = tmp_path / "second_seat.py"
+    bot.write_text(ILLEGAL_AS_SECOND)
+    steps = check_bot(f"python {bot}", game)
+    assert [s.name for s in steps] == STEPS[game][:3]
+    assert [s.ok for s in steps] == [True, True, False]
+    assert steps[0].detail.startswith("pid ")  # no name in its ready: the pid instead
+    assert steps[2].detail.startswith("illegal_move: played 'nonsense'")
+    assert steps[2].detail.endswith("(move 2)")  # its first move, after the random bot's
+
+
+def test_no_ready_in_time():
+    steps = check_bot(f"python {BOTS / 'no_hello.py'}", "oxono", startup_timeout_s=0.5)
+    assert len(steps) == 1 and not steps[0].ok
+    assert steps[0].detail == "no 'ready' within 0.5 s of 'hello'"
+
+
+def test_a_program_that_does_not_exist():
+    steps = check_bot("no-such-program-xyz --flag", "oxono")
+    assert len(steps) == 1 and not steps[0].ok
+    assert "no-such-program-xyz" in steps[0].detail
+
+
+def test_a_crash_mid_game():
+    steps = check_bot(f"python {BOTS / 'crash_midgame.py'}", "oxono")
+    assert [s.ok for s in steps] == [True, False]
+    assert steps[1].detail == "crash: the bot exited with code 3 (move 5)"  # its 3rd move, as pink
+
+
+NO_QUIT = """\
+import json, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "stubborn"}), flush=True)
+    elif message["type"] == "turn":
+        print(json.dumps({"type": "move", "move": message["legal_moves"][-1]}), flush=True)
+while True:
+    time.sleep(3600)
+"""
+
+
+def test_a_bot_that_does_not_exit_on_quit_is_killed_and_fails(tmp_path):
+    bot = tmp_path / "no_quit.py"
+    bot.write_text(NO_QUIT)
+    steps = check_bot(f"python {bot}", "oxono", quit_grace_s=0.3)
+    assert [s.ok for s in steps] == [True, True, True, True, False]
+    assert steps[0].detail == "name stubborn"
+    assert steps[4].name == "exits on 'quit'"
+    assert steps[4].detail == "still running 0.3 s after 'quit': killed"
+
+
+def test_an_unknown_game_is_a_value_error():
+    with pytest.raises(ValueError, match="chess"):
+        check_bot("python -m bots.random_bot", "chess")

@@ -1,0 +1,524 @@
+"""The ``arena`` command end to end: run, standings, match, check.
+
+Most tests call the Typer app in-process with ``CliRunner``; Ctrl-C needs a
+real ``python -m arena.cli`` subprocess.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import arena.cli as cli
+from arena.check import check_bot
+from arena.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
+
+@pytest.fixture(autouse=True)
+def _in_repo_root(monkeypatch):
+    # Bot commands such as "python -m bots.greedy" and "python tests/bots/x.py" are relative to the repository.
+    monkeypatch.chdir(ROOT)
+
+
+def arena(*args: str):
+    """Run ``arena ARGS`` in-process; never an unexpected exception (a traceback)."""
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"arena {' '.join(map(str, args))} raised {result.exception!r}"
+    )
+    result.out = ANSI.sub("", result.stdout)
+    result.err = ANSI.sub("", result.stderr)
+    assert "Traceback" not in result.out + result.err
+    return result
+
+
+def assert_one_line_error(result, *needles: str) -> str:
+    """Exit code 2, nothing on stdout, exactly one line on stderr: ``error: ...`` naming every needle."""
+    assert result.exit_code == 2, result.out + result.err
+    assert result.out == ""
+    lines = result.err.splitlines()
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith("error: ")
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def write_tournament(directory: Path, bots=("alpha", "beta", "gamma"), *, seed=3, extra="", cmds=None) -> Path:
+    cmds = cmds or {}
+    entries = "\n".join(
+        f"  - {{name: {name}, cmd: {cmds.get(name, 'python -m bots.random_bot')}, cwd: {ROOT}}}" for name in bots
+    )
+    path = directory / "tiny.yaml"
+    path.write_text(
+        f"name: tiny\ngame: oxono\ntime_control: 10+0.1\nrounds: 1\nconcurrency: 2\nseed: {seed}\n"
+        f"output: out\n{extra}bots:\n{entries}\n"
+    )
+    return path
+
+
+def records(directory: Path) -> list[dict]:
+    return [json.loads(line) for line in (directory / "games.jsonl").read_text().splitlines()]
+
+
+# -- arena run -----------------------------------------------------------------
+
+
+def test_run_plays_prints_standings_and_resumes(tmp_path):
+    path = write_tournament(tmp_path)
+    first = arena("run", path)
+    assert first.exit_code == 0, first.err
+    for name in ("alpha", "beta", "gamma"):
+        assert re.search(rf"^\s*\d+\s+{name}\s", first.out, re.M), first.out
+    assert "OXONO standings after 12 games" in first.out
+    assert "12 games played, 0 resumed" in first.err
+    games = tmp_path / "out" / "games.jsonl"
+    played = records(tmp_path / "out")
+    # 3 bots: 3 pairs x 2 start positions x 2 colours
+    assert len(played) == 12 == len({r["game_id"] for r in played})
+    before = games.read_bytes()
+
+    again = arena("run", path)
+    assert again.exit_code == 0, again.err
+    assert "resuming: 12 of 12 games already in" in again.err
+    assert "0 games played, 12 resumed" in again.err
+    assert games.read_bytes() == before
+    assert again.out == first.out  # the same games give the same standings
+
+
+def test_run_format_json(tmp_path):
+    result = arena("run", write_tournament(tmp_path, bots=("alpha", "beta")), "--format", "json")
+    assert result.exit_code == 0, result.err
+    data = json.loads(result.stdout)
+    assert data["game"] == "oxono" and data["total_games"] == 4
+    assert sorted(bot["name"] for bot in data["bots"]) == ["alpha", "beta"]
+    assert sum(bot["games"] for bot in data["bots"]) == 8
+
+
+def test_run_missing_file(tmp_path):
+    assert_one_line_error(arena("run", tmp_path / "nope.yaml"), "nope.yaml", "no such file")
+
+
+def test_run_broken_yaml_names_the_line(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("name: t\ngame: oxono\ntime_control: 5+0.1\nrounds: 1: 2\nbots: []\n")
+    assert_one_line_error(arena("run", path), "broken.yaml:4:", "bad YAML")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needles"),
+    [
+        ("rounds: 1", "round: 1", ("tiny.yaml:4:", "unknown key 'round'", "rounds")),
+        ("game: oxono", "game: chess", ("tiny.yaml:2:", "unknown game 'chess'")),
+        ("time_control: 10+0.1", "time_control: 5-1", ("tiny.yaml:3:", "time_control", "bad time control '5-1'")),
+        ("name: beta,", "name: alpha,", ("tiny.yaml:10:", "duplicate bot name 'alpha'")),
+    ],
+    ids=["unknown-key", "unknown-game", "bad-time-control", "duplicate-bot"],
+)
+def test_run_refuses_a_bad_file(tmp_path, old, new, needles):
+    path = write_tournament(tmp_path)
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    assert_one_line_error(arena("run", path), *needles)
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_unknown_format_plays_nothing(tmp_path):
+    assert_one_line_error(arena("run", write_tournament(tmp_path), "--format", "xml"), "unknown format 'xml'", "json")
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_conflicting_rerun_is_refused_and_keeps_the_results(tmp_path):
+    path = write_tournament(tmp_path, bots=("alpha", "beta"), seed=3)
+    assert arena("run", path).exit_code == 0
+    out = tmp_path / "out"
+    games, meta = (out / "games.jsonl").read_bytes(), (out / "tournament.json").read_bytes()
+    path.write_text(path.read_text().replace("seed: 3", "seed: 4"))
+    assert_one_line_error(arena("run", path), "seed 3", "4", str(out))
+    assert (out / "games.jsonl").read_bytes() == games
+    assert (out / "tournament.json").read_bytes() == meta
+
+
+def test_run_with_a_missing_program_is_refused_before_any_game(tmp_path):
+    # The programs are looked up before the first game (docs/tournaments.md): a typo is one line.
+    path = write_tournament(tmp_path, cmds={"gamma": "no-such-program-xyz"})
+    assert_one_line_error(arena("run", path), "tiny.yaml", "bots[2].cmd", "'gamma'", "no such program 'no-such-program-xyz'")
+    assert not (tmp_path / "out" / "games.jsonl").exists()
+
+
+#: A program that exists (python) but cannot start the bot: every game of it is forfeited.
+BROKEN_START = "python no_such_script_xyz.py"
+
+
+def test_run_with_a_bot_that_cannot_start_forfeits_its_games(tmp_path):
+    path = write_tournament(tmp_path, cmds={"gamma": BROKEN_START})
+    result = arena("run", path)
+    assert result.exit_code == 0, result.err
+    played = records(tmp_path / "out")
+    assert len(played) == 12
+    ghost = [r for r in played if "gamma" in r["players"].values()]
+    assert len(ghost) == 8
+    for record in ghost:
+        assert record["reason"] == "startup_failure"
+        assert record["players"][record["forfeit_by"]] == "gamma"
+        assert record["winner"] is not None and record["winner"] != record["forfeit_by"]
+        assert "no_such_script_xyz.py" in record["detail"] and "exited with code 2" in record["detail"]
+    assert all(r["forfeit_by"] is None for r in played if r not in ghost)
+    row = next(line for line in result.out.splitlines() if re.match(r"\s*\d+\s+gamma\s", line))
+    assert "startup_failure 8" in row
+
+
+# -- arena standings -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    """A finished tournament (its file; results in ``out`` beside it)."""
+    directory = tmp_path_factory.mktemp("played")
+    path = write_tournament(directory, cmds={"gamma": BROKEN_START})
+    result = CliRunner().invoke(app, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def expected_standings(path: Path, fmt: str) -> str:
+    from arena.config import load_config
+    from arena.ratings import compute_standings
+    from arena.standings import render_standings
+    from arena.store import ResultsStore
+
+    config = load_config(path)
+    loaded = ResultsStore(config.output).load()
+    return render_standings(compute_standings(loaded.records, [b.name for b in config.bots]), fmt)
+
+
+@pytest.mark.parametrize("target", ["directory", "file"])
+@pytest.mark.parametrize("fmt", ["plain", "github", "html", "csv", "json"])
+def test_standings_every_format(played, fmt, target):
+    where = played.parent / "out" if target == "directory" else played
+    result = arena("standings", where, "--format", fmt)
+    assert result.exit_code == 0, result.err
+    assert result.err == ""
+    # printed exactly as rendered: no markup, emoji or wrapping applied by the console
+    assert result.stdout == expected_standings(played, fmt) + "\n"
+    text = result.stdout
+    if fmt == "json":
+        data = json.loads(text)
+        assert [b["name"] for b in data["bots"]][-1] == "gamma"
+        assert data["bots"][-1]["forfeits"] == {"startup_failure": 8}
+        assert data["total_games"] == 12
+    elif fmt == "csv":
+        rows = list(csv.reader(io.StringIO(text)))
+        assert rows[0] == ["Ranking"]
+        assert {row[1] for row in rows[2:5]} == {"alpha", "beta", "gamma"}
+        gamma = next(row for row in rows[2:5] if row[1] == "gamma")
+        assert gamma[rows[1].index("forfeits")] == "startup_failure 8"
+    else:
+        for name in ("alpha", "beta", "gamma"):
+            assert name in text
+        assert "startup_failure 8" in text
+        if fmt == "html":
+            assert text.startswith("<!DOCTYPE html>") and "</html>" in text
+        if fmt == "github":
+            assert text.startswith("# OXONO standings after 12 games") and "| gamma" in text
+
+
+def test_standings_default_format_is_plain(played):
+    result = arena("standings", played.parent / "out")
+    assert result.exit_code == 0
+    assert result.stdout == expected_standings(played, "plain") + "\n"
+
+
+def test_standings_errors(tmp_path, played):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_one_line_error(arena("standings", empty), "no results in", "empty")
+    assert_one_line_error(arena("standings", tmp_path / "missing"), "no results in", "missing")
+    assert_one_line_error(arena("standings", played.parent / "out", "-f", "xml"), "unknown format 'xml'")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("game: oxono\nbots: [\n")
+    assert_one_line_error(arena("standings", broken), "broken.yaml:", "bad YAML")
+
+
+# -- arena match ---------------------------------------------------------------
+
+
+def match_summary(text: str) -> tuple[int, int, int]:
+    found = re.search(r"W/D/L for \S+: (\d+)/(\d+)/(\d+)", text)
+    assert found, text
+    return tuple(int(n) for n in found.groups())
+
+
+def test_match_greedy_against_random():
+    result = arena("match", "python -m bots.greedy", "python -m bots.random_bot",
+                   "--game", "oxono", "--games", "4", "--tc", "5+0.1")
+    assert result.exit_code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == "greedy vs random_bot: 4 games of oxono at 5+0.1"
+    assert sum(match_summary(result.out)) == 4
+    assert re.search(r"^  Elo difference: [+-](\d+|inf) ± (\d+|inf) \(95%\)$", result.out, re.M), result.out
+    assert "  forfeits: none" in lines
+
+
+def test_match_reports_forfeits_by_reason(tmp_path):
+    result = arena("match", "python -m bots.random_bot", f"python {BOTS / 'illegal_move.py'}",
+                   "--games", "2", "--logs", tmp_path / "logs")
+    assert result.exit_code == 0, result.err
+    assert match_summary(result.out) == (2, 0, 0)
+    assert "  forfeits by illegal_move: illegal_move 2" in result.out.splitlines()
+    details = [line for line in result.out.splitlines() if line.startswith("    r1-")]
+    assert len(details) == 2
+    for line in details:
+        # one line per forfeit, however long, quoting the offending move
+        assert re.fullmatch(r"    r1-p1-g\d: illegal_move illegal_move: played 'Zz9 z9', which is not among the \d+ legal moves", line)
+    assert any((tmp_path / "logs").iterdir())
+
+
+def test_match_default_names_ignore_trailing_arguments():
+    slow = f"python {BOTS / 'slow.py'}"
+    result = arena("match", f"{slow} 0.001", f"{slow} 0.002", "--games", "1")
+    assert result.exit_code == 0, result.err
+    assert result.out.startswith("slow-1 vs slow-2: 1 game of oxono")
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--game", "chess"], ("unknown game 'chess'",)),
+        (["--tc", "5-1"], ("bad time control '5-1'",)),
+    ],
+)
+def test_match_bad_options(args, needles):
+    assert_one_line_error(arena("match", "python -m bots.greedy", "python -m bots.random_bot", *args), *needles)
+
+
+def test_match_empty_command():
+    assert_one_line_error(arena("match", "", "python -m bots.random_bot"), "empty command")
+
+
+# -- arena check ---------------------------------------------------------------
+
+CHECK_STEPS = 5
+
+
+def check_lines(result) -> list[str]:
+    return result.out.splitlines()
+
+
+def test_check_random_bot_passes():
+    result = arena("check", "python -m bots.random_bot", "--game", "oxono")
+    assert result.exit_code == 0, result.out
+    lines = check_lines(result)
+    assert len(lines) == CHECK_STEPS + 1
+    assert all(line.startswith("ok ") for line in lines[:-1])
+    assert lines[0] == "ok   starts and answers 'hello' with 'ready': name RandomBot, version 1.0, author Totem Arena"
+    assert lines[-2] == "ok   exits on 'quit': exit code 0"
+    assert lines[-1] == "all checks passed"
+
+
+@pytest.fixture
+def quick_check(monkeypatch):
+    """A shorter quit grace for the bot that would use it up."""
+    monkeypatch.setattr(cli, "check_bot", functools.partial(check_bot, quit_grace_s=0.5))
+
+
+@pytest.mark.parametrize(
+    ("bot", "failing", "needles"),
+    [
+        ("illegal_move", "plays a whole game as pink against a random bot",
+         ("illegal_move: played 'Zz9 z9'", "(move 1)")),
+        ("no_hello", "starts and answers 'hello' with 'ready'", ("no 'ready' within 1 s of 'hello'",)),
+        ("non_json", "plays a whole game as pink against a random bot",
+         ("protocol_error: not JSON: 'hello world'", "(move 1)")),
+        ("exit_at_start", "starts and answers 'hello' with 'ready'",
+         ("exited with code 1", "exit_at_start: missing configuration, giving up")),
+    ],
+)
+def test_check_names_the_problem(quick_check, bot, failing, needles):
+    result = arena("check", f"python {BOTS / bot}.py", "--game", "oxono", "--startup-timeout", "1")
+    assert result.exit_code == 1
+    lines = check_lines(result)
+    assert "all checks passed" not in result.out
+    # the checklist stops at the failed step, which is the last line
+    assert all(line.startswith("ok ") for line in lines[:-1])
+    assert lines[-1].startswith(f"FAIL {failing}: ")
+    for needle in needles:
+        assert needle in lines[-1]
+
+
+NO_QUIT_BOT = """\
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "turn":
+        print(json.dumps({"type": "move", "move": message["legal_moves"][0]}), flush=True)
+while True:  # 'quit' and the end of input are both ignored
+    time.sleep(3600)
+"""
+
+
+def test_check_a_bot_that_ignores_quit(tmp_path, quick_check):
+    bot = tmp_path / "no_quit.py"
+    bot.write_text(NO_QUIT_BOT)
+    result = arena("check", f"python {bot}")
+    assert result.exit_code == 1
+    lines = check_lines(result)
+    assert len(lines) == CHECK_STEPS
+    assert all(line.startswith("ok ") for line in lines[:-1])
+    assert lines[-1] == "FAIL exits on 'quit': still running 0.5 s after 'quit': killed"
+
+
+def test_check_quotes_bot_output_literally(tmp_path):
+    # rich markup in a bot's output must be shown as it is, not interpreted (nor crash)
+    bot = tmp_path / "markup.py"
+    bot.write_text(f"import sys\nsys.path.insert(0, {str(BOTS)!r})\nfrom _botlib import play\n"
+                   "play(lambda turn, count: '[/] [bold]oops[/bold]')\n")
+    result = arena("check", f"python {bot}")
+    assert result.exit_code == 1
+    assert check_lines(result)[-1].endswith("not JSON: '[/] [bold]oops[/bold]' (move 1)")
+
+
+def test_check_bad_options():
+    assert_one_line_error(arena("check", "python -m bots.random_bot", "--game", "chess"), "unknown game 'chess'")
+    assert_one_line_error(arena("check", "python -m bots.random_bot", "--tc", "fast"), "bad time control 'fast'")
+    assert_one_line_error(arena("check", ""), "empty command")
+
+
+@pytest.fixture(scope="module")
+def c_bot(tmp_path_factory) -> Path:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    binary = tmp_path_factory.mktemp("cbot") / "random_bot"
+    subprocess.run(["gcc", "-O2", "-o", str(binary), str(ROOT / "bots" / "c" / "random_bot.c")], check=True)
+    return binary
+
+
+@pytest.mark.parametrize("game", ["oxono", "yoxii"])
+def test_check_c_bot(c_bot, game):
+    result = arena("check", str(c_bot), "--game", game)
+    assert result.exit_code == 0, result.out
+    assert check_lines(result)[0].endswith("name RandomBot-C, version 1.0, author Totem Arena")
+    assert check_lines(result)[-1] == "all checks passed"
+
+
+@pytest.mark.parametrize("game", ["oxono", "yoxii"])
+def test_check_js_bot(game):
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    result = arena("check", "node bots/js/random_bot.js", "--game", game)
+    assert result.exit_code == 0, result.out
+    assert check_lines(result)[0].endswith("name RandomBot-JS, version 1.0, author Totem Arena")
+    assert check_lines(result)[-1] == "all checks passed"
+
+
+# -- Ctrl-C --------------------------------------------------------------------
+
+
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
+    entries = "\n".join(f"  - {{name: {n}, cmd: [python, {BOTS / 'slow.py'}, '0.05']}}" for n in ("a", "b"))
+    path = tmp_path / "slow.yaml"
+    path.write_text(f"game: oxono\ntime_control: 30+0\nrounds: 10\nconcurrency: 2\noutput: out\nbots:\n{entries}\n")
+    games = tmp_path / "out" / "games.jsonl"
+    command = [sys.executable, "-m", "arena.cli", "run", str(path)]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
+    arena_run = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (games.exists() and games.read_bytes().count(b"\n") >= 1):
+            assert arena_run.poll() is None, arena_run.communicate()[1]
+            assert time.monotonic() < deadline, "no game finished in time"
+            time.sleep(0.02)
+        os.kill(arena_run.pid, signal.SIGINT)
+        stdout, stderr = arena_run.communicate(timeout=30)
+    finally:
+        if arena_run.poll() is None:
+            arena_run.kill()
+            arena_run.communicate()
+    assert arena_run.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert stdout == ""  # no standings for an interrupted run
+    message = ANSI.sub("", stderr).splitlines()[-1]
+    assert re.fullmatch(r"error: interrupted; \d+ finished games are kept in .*out\. Run the same command to resume\.", message)
+    kept = int(re.search(r"(\d+) finished games", message).group(1))
+    lines = games.read_text().splitlines()
+    assert len(lines) == kept >= 1
+    stored = [json.loads(line) for line in lines]  # every line parses
+    assert kept < 40, "the interrupt came too late to test anything"
+
+    resumed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming: {kept} of 40 games already in" in resumed.stderr
+    final = records(tmp_path / "out")
+    ids = [r["game_id"] for r in final]
+    assert len(ids) == len(set(ids)) == 40
+    assert final[:kept] == stored  # the games kept are kept as they were
+
+
+def running_with(marker: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                pids.append(int(entry.name))
+        except OSError:
+            pass
+    return pids
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_stops_a_match(tmp_path):
+    marker = f"marker-{tmp_path.name}"
+    bot = f"python {BOTS / 'slow.py'} 0.05 {marker}"
+    match = subprocess.Popen([sys.executable, "-m", "arena.cli", "match", bot, bot, "--games", "20"], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(running_with(marker)) < 2:  # both bots started: the match is under way
+            assert match.poll() is None, match.communicate()[1]
+            assert time.monotonic() < deadline, "the bots did not start"
+            time.sleep(0.02)
+        os.kill(match.pid, signal.SIGINT)
+        stdout, stderr = match.communicate(timeout=30)
+    finally:
+        if match.poll() is None:
+            match.kill()
+            match.communicate()
+    assert match.returncode == 130, stderr
+    assert "Traceback" not in stderr and stdout == ""
+    assert ANSI.sub("", stderr).splitlines()[-1] == "error: interrupted"
+
+
+def test_run_refuses_a_directory_in_use(tmp_path):
+    from arena.config import load_config
+    from arena.schedule import make_schedule
+    from arena.store import ResultsStore
+
+    path = write_tournament(tmp_path, bots=("alpha", "beta"))
+    config = load_config(path)
+    with ResultsStore(config.output) as store:
+        store.open_for_run(config, make_schedule(config))
+        assert_one_line_error(arena("run", path), "another 'arena run' is writing to", str(config.output))
+    assert (config.output / "games.jsonl").read_bytes() == b""

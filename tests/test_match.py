@@ -1,0 +1,180 @@
+"""arena/match.py: Elo from a score, default bot names, the match tally, a short real match."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.clock import TimeControl
+from arena.match import MatchResult, elo_difference, match_config, play_match
+from arena.records import GameRecord
+
+ROOT = Path(__file__).resolve().parent.parent
+TC = TimeControl(initial_ms=5000, increment_ms=100)
+
+counts = st.integers(min_value=0, max_value=500)
+#: The same examples on every run, nothing written to disk.
+DETERMINISTIC = settings(derandomize=True, database=None, max_examples=300)
+
+
+def logistic_elo(p: float) -> float:
+    """The Elo difference d with expected score p = 1 / (1 + 10 ** (-d / 400))."""
+    return 400 * math.log10(p / (1 - p))
+
+
+# -- elo_difference ------------------------------------------------------------
+
+
+@DETERMINISTIC
+@given(counts, counts, counts)
+def test_elo_is_antisymmetric(wins, draws, losses):
+    elo, margin = elo_difference(wins, draws, losses)
+    flipped, flipped_margin = elo_difference(losses, draws, wins)
+    if math.isfinite(elo):
+        # (to display precision: a margin reaching past 0 % or 100 % is clamped, which rounds a little differently)
+        assert flipped == pytest.approx(-elo, rel=1e-9, abs=1e-9)
+        assert flipped_margin == pytest.approx(margin, rel=1e-6)
+    else:
+        assert flipped == -elo or (wins + draws + losses == 0 and flipped == elo == 0)
+
+
+@pytest.mark.parametrize(("wins", "draws", "losses"), [(1, 0, 1), (5, 0, 5), (0, 10, 0), (3, 4, 3), (0, 1, 0)])
+def test_an_even_score_is_zero_elo(wins, draws, losses):
+    elo, margin = elo_difference(wins, draws, losses)
+    assert elo == pytest.approx(0.0, abs=1e-9)
+    assert margin >= 0
+
+
+def test_a_known_value():
+    # 6 wins, 2 draws, 2 losses: a 70 % score
+    outcomes = [1.0] * 6 + [0.5] * 2 + [0.0] * 2
+    score = statistics.fmean(outcomes)
+    standard_error = math.sqrt(statistics.pvariance(outcomes) / len(outcomes))
+    low, high = score - 1.96 * standard_error, score + 1.96 * standard_error
+    elo, margin = elo_difference(6, 2, 2)
+    assert elo == pytest.approx(400 * math.log10(0.7 / 0.3))
+    assert elo == pytest.approx(147.19, abs=0.01)
+    assert margin == pytest.approx((logistic_elo(high) - logistic_elo(low)) / 2)
+    # the expected score of that Elo difference is the score itself
+    assert 1 / (1 + 10 ** (-elo / 400)) == pytest.approx(0.7)
+
+
+def test_a_perfect_or_null_score_is_infinite():
+    assert elo_difference(4, 0, 0) == (math.inf, math.inf)
+    assert elo_difference(0, 0, 4) == (-math.inf, math.inf)
+    assert elo_difference(0, 0, 0) == (0.0, math.inf)
+
+
+def test_the_margin_shrinks_as_games_grow():
+    margins = [elo_difference(6 * k, 2 * k, 2 * k)[1] for k in (1, 4, 16, 64)]
+    elos = {round(elo_difference(6 * k, 2 * k, 2 * k)[0], 9) for k in (1, 4, 16, 64)}
+    assert len(elos) == 1  # the same score, the same Elo
+    assert margins == sorted(margins, reverse=True) and len(set(margins)) == 4
+    # the normal approximation: four times the games, half the margin (roughly, in Elo)
+    assert margins[-1] < margins[0] / 6
+
+
+@DETERMINISTIC
+@given(st.integers(1, 200), st.integers(0, 200), st.integers(1, 200))
+def test_a_better_score_means_a_higher_elo(wins, draws, losses):
+    assert elo_difference(wins + 1, draws, losses)[0] > elo_difference(wins, draws, losses)[0]
+
+
+# -- match_config and default names ---------------------------------------------
+
+
+def names(*commands: str) -> list[str]:
+    return [bot.name for bot in match_config(list(commands), "oxono", TC).bots]
+
+
+def test_default_names_are_readable_and_distinct():
+    assert names("python -m bots.greedy", "python -m bots.random_bot") == ["greedy", "random_bot"]
+
+
+def test_the_same_command_twice_gets_two_names():
+    assert names("python -m bots.greedy", "python -m bots.greedy") == ["greedy-1", "greedy-2"]
+
+
+@pytest.mark.parametrize(
+    ("commands", "expected"),
+    [
+        (("python tests/bots/slow.py 0.05", "python -m bots.greedy"), ["slow", "greedy"]),
+        (("./mybot --depth 3", "node bots/js/random_bot.js"), ["mybot", "random_bot"]),
+        (("/tmp/build/random_bot", "python -u bots/greedy.py"), ["random_bot", "greedy"]),
+        (("python tests/bots/slow.py 0.05", "python tests/bots/slow.py 0.1"), ["slow-1", "slow-2"]),
+        (("'my bot!'", "python3 -m bots.greedy --fast"), ["my_bot_", "greedy"]),
+    ],
+)
+def test_default_names_come_from_the_program_not_its_arguments(commands, expected):
+    assert names(*commands) == expected
+
+
+def test_given_names_and_the_config():
+    config = match_config(["python -m bots.greedy", "./x"], "yoxii", TC, names=["g", "x"], seed=9, concurrency=2)
+    assert [bot.name for bot in config.bots] == ["g", "x"]
+    assert config.bots[0].cmd == (sys.executable, "-m", "bots.greedy")
+    assert config.bots[1].cmd == ("./x",)
+    assert (config.game, config.rounds, config.seed, config.concurrency, config.format) == ("yoxii", 1, 9, 2, "round-robin")
+    assert config.time_control == TC
+
+
+def test_an_unknown_game_is_a_value_error():
+    with pytest.raises(ValueError, match="chess"):
+        match_config(["a", "b"], "chess", TC)
+
+
+def test_an_empty_command_is_a_value_error():
+    with pytest.raises(ValueError, match="empty command"):
+        match_config(["", "b"], "oxono", TC)
+
+
+# -- MatchResult ------------------------------------------------------------------
+
+
+def record(index: int, pink: str, black: str, winner: str | None, reason: str = "alignment", forfeit_by: str | None = None):
+    return GameRecord(game_id=f"g{index}", game="oxono", players={"pink": pink, "black": black}, seed=index,
+                      opening=0, time_control=TC.to_json(), winner=winner, reason=reason, forfeit_by=forfeit_by,
+                      index=index)
+
+
+def test_the_tally_is_from_the_first_bots_point_of_view_whatever_its_colour():
+    result = MatchResult(names=("a", "b"))
+    result.add(record(0, "a", "b", "pink"))                      # a wins as pink
+    result.add(record(1, "b", "a", "black"))                     # a wins as black
+    result.add(record(2, "a", "b", None, "exhausted"))           # draw
+    result.add(record(3, "b", "a", "pink", "timeout", "black"))  # a loses on time as black
+    result.add(record(4, "a", "b", "pink", "illegal_move", "black"))
+    result.add(record(5, "b", "a", "black", "illegal_move", "pink"))
+    assert (result.wins, result.draws, result.losses, result.games) == (4, 1, 1, 6)
+    assert result.score == pytest.approx(4.5 / 6)
+    assert result.forfeits == {"a": Counter(timeout=1), "b": Counter(illegal_move=2)}
+    assert [r.game_id for r in result.records] == [f"g{i}" for i in range(6)]
+
+
+def test_an_empty_match_scores_zero():
+    assert MatchResult(names=("a", "b")).score == 0.0
+
+
+# -- play_match ---------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("no_leaked_processes")
+def test_a_short_match_alternates_colours_and_start_positions(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    config = match_config(["python -m bots.random_bot", "python -m bots.greedy"], "oxono", TC, output=tmp_path)
+    seen = []
+    result = play_match(config, 6, logs_dir=tmp_path / "logs", on_record=lambda r, res: seen.append(res.games))
+    assert seen == [1, 2, 3, 4, 5, 6]
+    assert result.games == 6 and not result.forfeits
+    assert [r.index for r in result.records] == list(range(6))
+    # colours alternate game by game; both start positions are played with both colours
+    assert [r.players["pink"] for r in result.records] == ["random_bot", "greedy"] * 3
+    assert [r.opening for r in result.records] == [0, 0, 1, 1, 0, 0]
+    assert sorted(p.name.split(".")[0] for p in (tmp_path / "logs").iterdir()) == ["greedy", "random_bot"]
