@@ -178,22 +178,24 @@ def _value_mask(reserve: int, seat: int) -> int:
     return mask
 
 
-def _can_jump(totem: int, own: int, empty: int) -> bool:
+def _jump_landings(totem: int, own: int, empty: int) -> int:
+    """The squares the totem can jump to over lines of ``own`` pieces."""
+    landings = 0
     for first, rest in _JUMP_RAYS[totem]:
         if first & own:
             for bit in rest:
                 if bit & own:
                     continue
                 if bit & empty:
-                    return True
+                    landings |= bit
                 break
-    return False
+    return landings
 
 
 def _blocked_outcome(white: int, red: int, codes: int, totem: int, seat: int) -> Outcome | None:
     """The result if ``seat``, to move, cannot move the totem; else ``None``."""
     empty = _EXISTS & ~(white | red) & ~(1 << totem)
-    if _NEIGH[totem] & empty or _can_jump(totem, red if seat else white, empty):
+    if _NEIGH[totem] & empty or _jump_landings(totem, red if seat else white, empty):
         return None
     totals = [0, 0]
     counts = [0, 0]
@@ -247,14 +249,7 @@ class Yoxii(Game[YoxiiState]):
         empty = free_after & ~(1 << totem)
         dests = _NEIGH[totem] & empty
         if _NEIGH[totem] & own:
-            for first, rest in _JUMP_RAYS[totem]:
-                if first & own:
-                    for bit in rest:
-                        if bit & own:
-                            continue
-                        if bit & empty:
-                            dests |= bit
-                        break
+            dests |= _jump_landings(totem, own, empty)
         values = _value_mask(state.reserve, seat)
         moves: list[str] = []
         memo = _MOVES_MEMO
