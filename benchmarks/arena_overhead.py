@@ -4,12 +4,14 @@ Prints, in one run:
 
 1. plies per second of whole games refereed between two instant bots (the C
    random bot), with the engine, clock, JSON and protocol checks included;
-2. the round-trip rate of the very same ``turn`` lines over a raw pipe to the
-   same C bot, with nothing but ``write`` and ``readline`` (the ceiling);
-3. games per second of the Python random bot with process reuse versus a new
+2. the round-trip rate of the very same ``turn`` lines over a bare pipe to the
+   same C bot, with nothing but ``os.write`` and ``os.read`` (the ceiling);
+3. the arena's own work per ply with no process at all (rules, clock, JSON),
+   the floor under any pipe;
+4. games per second of the Python random bot with process reuse versus a new
    process for every game.
 
-    python benchmarks/arena_overhead.py [--games 200]
+    python benchmarks/arena_overhead.py [--games 1000] [--python-games 40]
 """
 
 from __future__ import annotations
@@ -86,6 +88,33 @@ def refereed_games(game: str, cmd: tuple[str, ...], games: int) -> tuple[float, 
             player.close()
 
 
+class InProcessPlayer:
+    """An instant player without a process: what is left is the arena's own
+    work per ply (rules, clock, JSON), the floor under any pipe."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def start_game(self, message: dict) -> None:
+        pass
+
+    def end_game(self, message: dict) -> None:
+        pass
+
+    def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, None, float]:
+        start = turn_line.index(b'"legal_moves":["') + 16
+        return turn_line[start : turn_line.index(b'"', start)].decode(), None, 0.0
+
+
+def arena_work_per_ply(game: str, games: int) -> float:
+    seats = [InProcessPlayer("a"), InProcessPlayer("b")]
+    plies = 0
+    started = time.perf_counter()
+    for number in range(games):
+        plies += len(play_game(spec(game, number), seats, CONTROL).moves)  # type: ignore[arg-type]
+    return (time.perf_counter() - started) / plies
+
+
 def raw_round_trips(game: str, cmd: tuple[str, ...], turns: list[bytes], seconds: float) -> float:
     """Round trips per second of the same turn lines over a bare pipe: one
     ``os.write`` and buffered ``os.read`` calls until the answer's newline."""
@@ -142,9 +171,12 @@ def main() -> None:
             seconds, plies, turns = refereed_games(game, (str(binary),), args.games)
             arena_rate = plies / seconds
             raw_rate = raw_round_trips(game, (str(binary),), turns, seconds=min(3.0, max(1.0, seconds)))
+            work = arena_work_per_ply(game, args.games)
             print(f"{game}: arena {arena_rate:,.0f} plies/s ({args.games} games in {seconds:.2f} s, C random bots); "
                   f"raw pipe {raw_rate:,.0f} round trips/s with the same turn lines; "
                   f"arena/raw = {arena_rate / raw_rate:.2f}")
+            print(f"{game}:   per ply: {1e6 / arena_rate:.1f} us in the arena, {1e6 / raw_rate:.1f} us raw round trip, "
+                  f"{work * 1e6:.1f} us of it the arena's own work without any process (rules, clock, JSON)")
     for game in ("oxono", "yoxii"):
         reused = python_bot_games(game, args.python_games, reuse=True)
         fresh = python_bot_games(game, args.python_games, reuse=False)
