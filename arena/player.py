@@ -146,6 +146,8 @@ class BotPlayer:
         process = self.process
         if process is None:
             raise Forfeit("crash", "the process is gone")
+        if process.has_output():
+            self._out_of_turn(process)
         # The write gets the same budget: a bot that does not read its input
         # cannot answer either.  Writing is the arena's work, so not charged.
         try:
@@ -182,6 +184,16 @@ class BotPlayer:
             raise Forfeit("protocol_error", f"'move' is not a string: {line[:120]!r}")
         info = answer.get("info")
         return move, info if isinstance(info, dict) else None, elapsed_ms
+
+    def _out_of_turn(self, process: BotProcess) -> None:
+        """A line that arrived while no answer was due (a second move, a late
+        reply, stray output) would be taken as the answer to this turn."""
+        try:
+            line = process.read_line(time.monotonic())
+        except (LineTimeout, LineTooLong, ProcessExited):
+            line = "(part of a line)"
+        self.discard_process()
+        raise Forfeit("protocol_error", f"sent a line out of turn: {line[:120]!r}")
 
     def end_game(self, message: dict[str, Any]) -> None:
         """Send ``game_over``; a bot that cannot take it is restarted next game."""

@@ -494,6 +494,10 @@ class BotProcess:
             if not poller.poll(_poll_ms(remaining)) and self._exited():
                 raise self._exit_error()
 
+    def has_output(self) -> bool:
+        """Whether the bot has written anything not read yet (without waiting)."""
+        return bool(self._buffer) or bool(self._readable.poll(0))
+
     def read_line(self, deadline: float) -> str:
         """The next line from the bot's stdout, decoded as UTF-8 (bad bytes
         replaced), without its ``\\n`` or ``\\r\\n``.

@@ -105,6 +105,7 @@ def test_a_clean_game_reuses_both_processes(tmp_path, closing):
         ("no_hello.py", (), "startup_failure", "no 'ready'"),
         ("garbage_hello.py", (), "startup_failure", "banana"),
         ("hello_then_die.py", (), "crash", ""),
+        ("double_move.py", (), "protocol_error", "out of turn"),
         ("fork_child.py", (), "crash", ""),
     ],
 )
