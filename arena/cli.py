@@ -73,7 +73,7 @@ def run(
         console=err, transient=False,
     )
     task = None
-    last_leader_update = 0.0
+    next_leader_update = 0.0
 
     def on_start(summary: RunSummary) -> None:
         nonlocal task
@@ -85,12 +85,14 @@ def run(
         task = progress.add_task(escape(config.name), total=summary.total, completed=summary.resumed, leader=_leader(summary.records, names))
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
-        nonlocal last_leader_update
+        nonlocal next_leader_update
         fields = {}
-        # Rating every game again is O(games); once a second is plenty for a display.
-        if time.monotonic() - last_leader_update > 1.0 or summary.played + summary.resumed == summary.total:
+        # Rating every game again costs O(games): at most once a second, and
+        # never more than a tenth of the time, however long the tournament.
+        started = time.monotonic()
+        if started >= next_leader_update or summary.played + summary.resumed == summary.total:
             fields["leader"] = _leader(summary.records, names)
-            last_leader_update = time.monotonic()
+            next_leader_update = started + max(1.0, 10 * (time.monotonic() - started))
         progress.update(task, advance=1, **fields)
 
     def stop_progress() -> None:

@@ -12,6 +12,7 @@ import os
 import signal
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import multiprocess
 from multiprocess.util import Finalize
@@ -23,7 +24,15 @@ from arena.records import GameRecord
 from arena.referee import play_game
 from arena.schedule import GameSpec
 
-__all__ = ["LocalExecutor", "BotPool"]
+__all__ = ["Executor", "LocalExecutor", "BotPool"]
+
+
+class Executor(Protocol):
+    """Plays game specs and yields each record as soon as its game ends, in
+    any order.  ``LocalExecutor`` uses this machine's cores; a cluster
+    executor (Ray) plugs in with the same shape."""
+
+    def run(self, specs: Sequence[GameSpec]) -> Iterator[GameRecord]: ...
 
 
 class BotPool:

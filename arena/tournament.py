@@ -11,7 +11,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 
 from arena.config import TournamentConfig, check_programs
-from arena.executor import LocalExecutor
+from arena.executor import Executor, LocalExecutor
 from arena.records import GameRecord
 from arena.schedule import GameSpec, make_schedule
 from arena.store import ResultsStore
@@ -39,6 +39,7 @@ def run_tournament(
     config: TournamentConfig,
     *,
     concurrency: int | None = None,
+    executor: Executor | None = None,
     on_start: Callable[[RunSummary], None] | None = None,
     on_record: Callable[[GameRecord, RunSummary], None] | None = None,
 ) -> RunSummary:
@@ -60,7 +61,8 @@ def run_tournament(
         )
         if on_start is not None:
             on_start(summary)
-        executor = LocalExecutor(config, store.logs_dir, concurrency)
+        if executor is None:
+            executor = LocalExecutor(config, store.logs_dir, concurrency)
         # closing(): an exception here (Ctrl-C included) must stop the workers
         # and their bots now, not whenever the generator is collected.
         with closing(executor.run(pending_specs(schedule, loaded.records))) as finished:

@@ -167,3 +167,41 @@ def test_interrupted_run_keeps_finished_games_kills_bots_and_resumes(tmp_path, h
     assert len(kept.records) >= 2
     ids = [r.game_id for r in kept.records]
     assert len(ids) == len(set(ids))
+
+
+class ScriptedExecutor:
+    """Stands in for a cluster executor: seat 0 wins every game it is given,
+    and it can fail after a number of games, like a lost cluster."""
+
+    def __init__(self, fail_after=None):
+        self.given = []
+        self.fail_after = fail_after
+        self.closed = False
+
+    def run(self, specs):
+        from arena.records import GameRecord
+
+        self.given.extend(spec.game_id for spec in specs)
+        try:
+            for number, spec in enumerate(specs):
+                if number == self.fail_after:
+                    raise RuntimeError("cluster lost")
+                colors = ("pink", "black")
+                yield GameRecord(game_id=spec.game_id, game=spec.game, players=dict(zip(colors, spec.players)),
+                                 seed=spec.seed, opening=spec.opening, time_control={"per_move_ms": 1},
+                                 winner="pink", reason="alignment", index=spec.index, round=spec.round)
+        finally:
+            self.closed = True
+
+
+def test_another_executor_plugs_in_and_only_gets_the_missing_games(tmp_path):
+    config = load_config(write_tournament(tmp_path))
+    failing = ScriptedExecutor(fail_after=5)
+    with pytest.raises(RuntimeError, match="cluster lost"):
+        run_tournament(config, executor=failing)
+    assert failing.closed and len(game_ids(config.output)) == 5
+    second = ScriptedExecutor()
+    summary = run_tournament(config, executor=second)
+    assert len(second.given) == 7 and not set(second.given) & set(game_ids(config.output)[:5])
+    assert summary.resumed == 5 and summary.played == 7
+    assert sorted(game_ids(config.output)) == sorted(s.game_id for s in make_schedule(config))
