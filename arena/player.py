@@ -123,8 +123,8 @@ class BotPlayer:
             return
         try:
             process.send_line(protocol.encode(protocol.QUIT), time.monotonic() + 0.5)
-        except Exception:
-            pass
+        except (ProcessExited, WriteTimeout):
+            pass  # it is killed below all the same
         process.stop(self.quit_grace_s)
 
     # -- one game ---------------------------------------------------------
@@ -190,7 +190,10 @@ class BotPlayer:
         reply, stray output) would be taken as the answer to this turn."""
         try:
             line = process.read_line(time.monotonic())
-        except (LineTimeout, LineTooLong, ProcessExited):
+        except ProcessExited as exc:  # what was pending was the end of its output
+            self.discard_process()
+            raise Forfeit("crash", _describe(exc)) from None
+        except (LineTimeout, LineTooLong):
             line = "(part of a line)"
         self.discard_process()
         raise Forfeit("protocol_error", f"sent a line out of turn: {line[:120]!r}")

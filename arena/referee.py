@@ -58,51 +58,52 @@ def play_game(
         record.forfeit_by = colors[seat]
         record.detail = exc.detail
 
-    try:
-        for seat in (0, 1):
-            try:
-                players[seat].start_game(
-                    protocol.new_game(
-                        spec.game_id, spec.game, colors[seat], record.players,
-                        record.time_control, game.to_json(state), spec.seed,
-                    )
+    # Both bots are started even if the first fails, so the opponent of a bot
+    # that cannot start still sees the game begin and end.  Should both fail,
+    # seat 0's failure is the one recorded.
+    told: list[BotPlayer] = []
+    for seat in (0, 1):
+        try:
+            players[seat].start_game(
+                protocol.new_game(
+                    spec.game_id, spec.game, colors[seat], record.players,
+                    record.time_control, game.to_json(state), spec.seed,
                 )
-            except Forfeit as exc:
-                forfeit(seat, exc)
-                break
-        while not record.reason:
-            outcome = game.outcome(state)
-            if outcome is not None:
-                record.winner = None if outcome.winner is None else colors[outcome.winner]
-                record.reason = outcome.reason
-                if outcome.scores is not None:
-                    record.scores = dict(zip(colors, outcome.scores))
-                break
-            seat = game.to_move(state)
-            legal = game.legal_moves(state)
-            line = protocol.encode_turn(
-                spec.game_id, game.ply(state), game.to_json_text(state), legal,
-                moves[-1] if moves else None, clock.to_json(seat),
             )
-            try:
-                move, info, elapsed_ms = players[seat].ask_move(line, clock.budget_ms(seat))
-                if not clock.charge(seat, elapsed_ms):
-                    raise Forfeit("timeout", f"answered after {elapsed_ms:.0f} ms, over its {clock.budget_ms(seat):.0f} ms")
-                move = move.strip()
-                if move not in legal:
-                    raise Forfeit("illegal_move", f"played {move[:80]!r}, which is not among the {len(legal)} legal moves")
-            except Forfeit as exc:
+            told.append(players[seat])
+        except Forfeit as exc:
+            if not record.reason:
                 forfeit(seat, exc)
-                break
-            state = game.apply(state, move)
-            moves.append(move)
-            record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
-    finally:
-        record.ended_at = _now()
-        # Told even when the game ended by a forfeit, and even on the way out
-        # of an interrupted game, so every bot's conversation stays in step.
-        if record.reason:
-            over = protocol.game_over(spec.game_id, record.winner, record.reason, moves, record.scores)
-            for player in players:
-                player.end_game(over)
+    while not record.reason:
+        outcome = game.outcome(state)
+        if outcome is not None:
+            record.winner = None if outcome.winner is None else colors[outcome.winner]
+            record.reason = outcome.reason
+            if outcome.scores is not None:
+                record.scores = dict(zip(colors, outcome.scores))
+            break
+        seat = game.to_move(state)
+        legal = game.legal_moves(state)
+        line = protocol.encode_turn(
+            spec.game_id, game.ply(state), game.to_json_text(state), legal,
+            moves[-1] if moves else None, clock.to_json(seat),
+        )
+        try:
+            move, info, elapsed_ms = players[seat].ask_move(line, clock.budget_ms(seat))
+            if not clock.charge(seat, elapsed_ms):
+                raise Forfeit("timeout", f"answered after {elapsed_ms:.0f} ms, over its {clock.budget_ms(seat):.0f} ms")
+            move = move.strip()
+            if move not in legal:
+                raise Forfeit("illegal_move", f"played {move[:80]!r}, which is not among the {len(legal)} legal moves")
+        except Forfeit as exc:
+            forfeit(seat, exc)
+            break
+        state = game.apply(state, move)
+        moves.append(move)
+        record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
+    record.ended_at = _now()
+    # Both bots hear how it ended, the forfeiting one too: it may play again.
+    over = protocol.game_over(spec.game_id, record.winner, record.reason, moves, record.scores)
+    for player in told:
+        player.end_game(over)
     return record

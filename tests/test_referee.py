@@ -106,6 +106,7 @@ def test_a_clean_game_reuses_both_processes(tmp_path, closing):
         ("garbage_hello.py", (), "startup_failure", "banana"),
         ("hello_then_die.py", (), "crash", ""),
         ("double_move.py", (), "protocol_error", "out of turn"),
+        ("exit_after_move.py", (), "crash", "exited with code 0"),
         ("fork_child.py", (), "crash", ""),
     ],
 )
