@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+import engine
 from arena.clock import TimeControl, parse_time_control
 
 __all__ = [
@@ -326,8 +327,6 @@ class _Parser:
         return name
 
     def game(self, node: yaml.Node) -> str:
-        import engine  # lazily: the rules engines are only needed once a file names a game
-
         value = self.scalar(node, "game")
         if not isinstance(value, str) or value.strip().lower() not in engine.GAMES:
             raise self.error(node, "game", f"unknown game {value!r}; known games: {', '.join(engine.GAMES)}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+import engine
 from arena.config import TournamentConfig
 
 __all__ = ["GameSpec", "game_seed", "make_schedule", "pairings"]
@@ -58,8 +59,6 @@ def make_schedule(config: TournamentConfig) -> list[GameSpec]:
     pair; within a pair, opening by opening, first bot on seat 0 then second.
     Game ids read ``r<round>-p<pair>-g<k>``, with the pair numbered from 1 in
     pairing order and ``k`` from 1 within the pair and round."""
-    import engine  # lazily, like the config: only the number of start positions is needed
-
     openings = engine.get_game(config.game).openings
     names = [bot.name for bot in config.bots]
     specs: list[GameSpec] = []
