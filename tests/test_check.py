@@ -63,7 +63,7 @@ def test_stops_at_the_first_failed_step():
     steps = check_bot(f"python {BOTS / 'illegal_move.py'}", "oxono")
     assert [s.ok for s in steps] == [True, False]
     assert steps[1].name == STEPS["oxono"][1]
-    assert steps[1].detail.startswith("illegal_move: played 'Zz9 z9', which is not among the 68 legal moves")
+    assert steps[1].detail.startswith("illegal_move: played 'Zz9 z9', not a legal move: malformed move 'Zz9 z9'")
     assert steps[1].detail.endswith("(move 1)")
 
 

@@ -196,3 +196,30 @@ def test_record_serialises_to_one_json_object(tmp_path, closing):
     assert GameRecord.from_json(data) == record
     assert {"game_id", "game", "players", "seed", "moves", "winner", "reason", "started_at", "ended_at"} <= set(data)
     assert data["started_at"] <= data["ended_at"]
+
+
+@pytest.mark.parametrize("opening", [0, 1])
+def test_an_illegal_move_is_explained_by_the_rules(tmp_path, closing, opening):
+    bad = player(tmp_path, "unreachable_move.py", name="bad")
+    good = player(tmp_path, "echo_bot.py", name="good")
+    closing([bad, good])
+    record, _ = play([bad, good], opening=opening)
+    assert record.reason == "illegal_move" and record.forfeit_by == "pink" and record.moves == []
+    assert record.detail.startswith("played 'Xa1 a2', not a legal move: ")
+    assert "a1 is not on either" in record.detail  # the engine's own reason
+
+
+def test_a_very_long_move_string_is_refused_briefly(tmp_path, closing):
+    script = tmp_path / "long_move.py"
+    script.write_text(
+        f"import sys; sys.path.insert(0, {str(BOTS)!r})\n"
+        "from _botlib import play\n"
+        "play(lambda turn, count: {'type': 'move', 'move': 'X' * 5000})\n"
+    )
+    bad = BotPlayer(BotConfig(name="bad", cmd=(sys.executable, str(script)), options={}, cwd=ROOT, env={}), "oxono")
+    good = player(tmp_path, "echo_bot.py", name="good")
+    closing([bad, good])
+    record, _ = play([bad, good])
+    assert record.reason == "illegal_move"
+    assert record.detail.startswith("played a 5000-character string, not a move")
+    assert len(record.detail) < 120
