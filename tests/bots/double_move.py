@@ -1,12 +1,16 @@
-"""Answers every turn twice: the second line arrives out of turn."""
+"""Answers every turn twice: the second line arrives out of turn.
 
-from _botlib import send, play
+Both lines go out in one write, so the arena has the second one before it
+asks again, however the machine schedules the bot."""
+
+import json
+
+from _botlib import play
 
 
 def twice(turn, count):
-    move = {"type": "move", "move": turn["legal_moves"][0]}
-    send(move)
-    return move
+    line = json.dumps({"type": "move", "move": turn["legal_moves"][0]})
+    return f"{line}\n{line}"
 
 
 play(twice)
