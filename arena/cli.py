@@ -46,6 +46,15 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def warn(text: str) -> None:
+    err.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
 def _leader(records: list[GameRecord], bots: list[str]) -> str:
     if not records:
         return ""
@@ -64,8 +73,7 @@ def run(
         config = load_config(file)
     except ConfigError as exc:
         fail(str(exc))
-    if fmt not in FORMATS:
-        fail(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    check_format(fmt)
     names = [bot.name for bot in config.bots]
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -78,7 +86,7 @@ def run(
     def on_start(summary: RunSummary) -> None:
         nonlocal task
         for warning in summary.warnings:
-            err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+            warn(warning)
         if summary.resumed:
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}", err)
         progress.start()
@@ -122,8 +130,7 @@ def standings(
     fmt: str = typer.Option("plain", "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
 ) -> None:
     """Rank the bots of a results directory with TrueSkill (works during a run too)."""
-    if fmt not in FORMATS:
-        fail(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    check_format(fmt)
     if directory.is_file():
         try:
             directory = load_config(directory).output
@@ -134,7 +141,7 @@ def standings(
         fail(f"no results in {directory} (no {store.games_path.name})")
     loaded = store.load()
     for warning in loaded.warnings:
-        err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+        warn(warning)
     meta = store.read_meta() or {}
     names = [bot["name"] for bot in meta.get("bots", [])]
     say(render_standings(compute_standings(loaded.records, names), fmt))
