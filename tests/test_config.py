@@ -254,7 +254,7 @@ def test_demo_files_load(game: str) -> None:
     assert config.bot("random").cmd == (sys.executable, "-m", "bots.random_bot")
     assert config.bot("greedy-2").cmd == (sys.executable, "-m", "bots.greedy")
     assert config.bot("greedy-2").options == {"seed": 7}
-    assert config.rounds == 2 and config.seed == 1
+    assert config.rounds == {"oxono": 8, "yoxii": 6}[game] and config.seed == 1
     assert config.time_control == TimeControl(initial_ms=5000, increment_ms=100)
     assert config.output == ROOT / "results" / f"{game}-demo"
     # The bots run from the repository root, so `-m bots.x` finds the package.
