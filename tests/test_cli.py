@@ -436,6 +436,26 @@ def test_check_js_bot(game):
 # -- Ctrl-C --------------------------------------------------------------------
 
 
+def interrupt_when(command, ready, what, env=None):
+    """Start ``command``, wait until ``ready()``, send Ctrl-C (SIGINT) and
+    collect the output: (process, stdout, stderr)."""
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not ready():
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline, what
+            time.sleep(0.02)
+        os.kill(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return process, stdout, stderr
+
+
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     entries = "\n".join(f"  - {{name: {n}, cmd: [python, {BOTS / 'slow.py'}, '0.05']}}" for n in ("a", "b"))
     path = tmp_path / "slow.yaml"
@@ -443,20 +463,9 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     games = tmp_path / "out" / "games.jsonl"
     command = [sys.executable, "-m", "arena.cli", "run", str(path)]
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
-    arena_run = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 30
-        while not (games.exists() and games.read_bytes().count(b"\n") >= 1):
-            assert arena_run.poll() is None, arena_run.communicate()[1]
-            assert time.monotonic() < deadline, "no game finished in time"
-            time.sleep(0.02)
-        os.kill(arena_run.pid, signal.SIGINT)
-        stdout, stderr = arena_run.communicate(timeout=30)
-    finally:
-        if arena_run.poll() is None:
-            arena_run.kill()
-            arena_run.communicate()
+    arena_run, stdout, stderr = interrupt_when(
+        command, lambda: games.exists() and games.read_bytes().count(b"\n") >= 1, "no game finished in time", env=env
+    )
     assert arena_run.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert stdout == ""  # no standings for an interrupted run
@@ -492,20 +501,11 @@ def running_with(marker: str) -> list[int]:
 def test_ctrl_c_stops_a_match(tmp_path):
     marker = f"marker-{tmp_path.name}"
     bot = f"python {BOTS / 'slow.py'} 0.05 {marker}"
-    match = subprocess.Popen([sys.executable, "-m", "arena.cli", "match", bot, bot, "--games", "20"], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 30
-        while len(running_with(marker)) < 2:  # both bots started: the match is under way
-            assert match.poll() is None, match.communicate()[1]
-            assert time.monotonic() < deadline, "the bots did not start"
-            time.sleep(0.02)
-        os.kill(match.pid, signal.SIGINT)
-        stdout, stderr = match.communicate(timeout=30)
-    finally:
-        if match.poll() is None:
-            match.kill()
-            match.communicate()
+    match, stdout, stderr = interrupt_when(
+        [sys.executable, "-m", "arena.cli", "match", bot, bot, "--games", "20"],
+        lambda: len(running_with(marker)) >= 2,  # both bots started: the match is under way
+        "the bots did not start",
+    )
     assert match.returncode == 130, stderr
     assert "Traceback" not in stderr and stdout == ""
     assert ANSI.sub("", stderr).splitlines()[-1] == "error: interrupted"
