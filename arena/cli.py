@@ -17,6 +17,7 @@ import engine
 from arena.check import check_bot
 from arena.clock import parse_time_control
 from arena.config import ConfigError, check_programs, load_config
+from arena.executor import WorkerDied
 from arena.match import elo_difference, match_config, play_match
 from arena.ratings import compute_standings
 from arena.records import GameRecord
@@ -114,6 +115,9 @@ def run(
     except (ConfigError, ResultsConflict, StoreBusy) as exc:  # ConfigError: a bot's program is missing
         stop_progress()
         fail(str(exc))
+    except WorkerDied as exc:
+        stop_progress()
+        fail(f"{exc}. Run the same command to resume.", 1)
     except KeyboardInterrupt:
         stop_progress()
         kept = len(ResultsStore(config.output).load().records)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 import multiprocess
+import multiprocess.pool
 from multiprocess.util import Finalize
 
 from arena.config import TournamentConfig
@@ -24,7 +25,7 @@ from arena.records import GameRecord
 from arena.referee import play_game
 from arena.schedule import GameSpec
 
-__all__ = ["Executor", "LocalExecutor", "BotPool"]
+__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied"]
 
 
 class Executor(Protocol):
@@ -94,6 +95,20 @@ def _play(spec: GameSpec) -> GameRecord:
     return _pool.play(spec)
 
 
+#: How often a waiting executor checks that its workers are still there.
+_WATCH_INTERVAL_S = 0.5
+
+
+class WorkerDied(RuntimeError):
+    """A worker process of the local executor disappeared (killed from outside)."""
+
+
+def _worker_pids(pool: multiprocess.pool.Pool) -> set[int]:
+    # Pool keeps its processes in ``_pool`` and puts a fresh one there when
+    # one dies; there is no public way to see that.
+    return {process.pid for process in pool._pool}
+
+
 class LocalExecutor:
     """Plays specs on ``concurrency`` worker processes of this machine."""
 
@@ -113,7 +128,22 @@ class LocalExecutor:
         pool = multiprocess.Pool(workers, initializer=_init_worker, initargs=(self.config, self.logs_dir))
         finished = False
         try:
-            yield from pool.imap_unordered(_play, specs, chunksize=1)
+            results = pool.imap_unordered(_play, specs, chunksize=1)
+            # A Pool silently replaces a worker that dies (OOM killer, a stray
+            # kill) and waits forever for the game it was playing; so watch
+            # the workers' pids and stop rather than hang.
+            pids = _worker_pids(pool)
+            while True:
+                try:
+                    yield results.next(timeout=_WATCH_INTERVAL_S)
+                except StopIteration:
+                    break
+                except multiprocess.TimeoutError:
+                    if _worker_pids(pool) != pids:
+                        raise WorkerDied(
+                            "a worker process died in the middle of its work; the games it was playing are lost, "
+                            "every finished game is kept"
+                        ) from None
             finished = True
         finally:
             if finished:

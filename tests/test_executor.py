@@ -1,0 +1,55 @@
+"""The local executor: parallel games, bot reuse per worker, and no hang when a worker dies."""
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import multiprocess
+import pytest
+
+from arena.config import parse_config
+from arena.executor import LocalExecutor, WorkerDied
+from arena.schedule import make_schedule
+
+ROOT = Path(__file__).parent.parent
+
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
+
+def config(tmp_path, cmd, rounds=1):
+    return parse_config(
+        f"game: oxono\ntime_control: 30+0\nrounds: {rounds}\nconcurrency: 2\nseed: 4\n"
+        f"bots:\n  - {{name: a, cmd: {cmd}}}\n  - {{name: b, cmd: {cmd}}}\n",
+        base_dir=ROOT,
+        path=tmp_path / "t.yaml",
+    )
+
+
+def test_every_spec_comes_back_once_with_its_own_record(tmp_path):
+    cfg = config(tmp_path, "python -m bots.random_bot", rounds=3)
+    specs = make_schedule(cfg)
+    records = list(LocalExecutor(cfg, tmp_path / "logs").run(specs))
+    assert sorted(r.game_id for r in records) == sorted(s.game_id for s in specs)
+    by_id = {s.game_id: s for s in specs}
+    for record in records:
+        spec = by_id[record.game_id]
+        assert tuple(record.players.values()) == spec.players
+        assert (record.seed, record.opening, record.index) == (spec.seed, spec.opening, spec.index)
+    # one log per bot and worker: each worker kept its bot processes for all its games
+    assert len(list((tmp_path / "logs").iterdir())) <= 4
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="kills a worker by pid")
+def test_a_killed_worker_stops_the_run_instead_of_hanging(tmp_path):
+    cfg = config(tmp_path, f"[python, {ROOT / 'tests' / 'bots' / 'slow.py'}, '0.05']", rounds=5)
+    finished = LocalExecutor(cfg).run(make_schedule(cfg))
+    next(finished)  # the pool is up and playing
+    victim = multiprocess.active_children()[0]
+    os.kill(victim.pid, signal.SIGKILL)
+    started = time.monotonic()
+    with pytest.raises(WorkerDied, match="every finished game is kept"):
+        for _ in finished:
+            pass
+    assert time.monotonic() - started < 20
