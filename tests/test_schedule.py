@@ -159,7 +159,7 @@ def test_game_spec_is_frozen() -> None:
         spec.seed = 3  # type: ignore[misc]
 
 
-@pytest.mark.parametrize(("game", "games"), [("oxono", 24), ("yoxii", 12)])
+@pytest.mark.parametrize(("game", "games"), [("oxono", 96), ("yoxii", 36)])
 def test_demo_schedules(game: str, games: int) -> None:
     schedule = make_schedule(load_config(ROOT / "tournaments" / f"{game}-demo.yaml"))
     assert len(schedule) == games
