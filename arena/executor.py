@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import signal
+import traceback
+from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
 import multiprocess
-import multiprocess.pool
-from multiprocess.util import Finalize
+from multiprocess.connection import Connection, wait
 
 from arena.config import TournamentConfig
 from arena.player import BotPlayer, close_all
@@ -68,21 +69,24 @@ class BotPool:
         self.players.clear()
 
 
-# One pool per worker process, set up by the pool initializer.
-_pool: BotPool | None = None
-
-
-def _init_worker(config: TournamentConfig, logs_dir: Path | None) -> None:
-    global _pool
+def _worker_main(conn: Connection, config: TournamentConfig, logs_dir: Path | None, number: int) -> None:
+    """A worker process: play each spec the parent sends, answer with its record."""
     # Ctrl-C reaches the whole foreground process group: the parent decides
     # what to do and terminates the workers, whose bots die with them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _die)
     die_with_parent(signal.SIGTERM)
-    identity = multiprocess.current_process()._identity
-    _pool = BotPool(config, logs_dir, tag=f".w{identity[0]}" if identity else "")
-    # Runs when the worker exits normally (pool.close + join): bots get quit.
-    Finalize(_pool, _pool.close, exitpriority=10)
+    bots = BotPool(config, logs_dir, tag=f".w{number}")
+    try:
+        while (spec := conn.recv()) is not None:
+            try:
+                conn.send(("record", bots.play(spec)))
+            except Exception:  # a bug, not a bot's misbehaviour: report it whole
+                conn.send(("error", traceback.format_exc()))
+    except EOFError:  # the parent is gone
+        pass
+    finally:
+        bots.close()
 
 
 def _die(signum: int, frame: object) -> None:
@@ -90,27 +94,16 @@ def _die(signum: int, frame: object) -> None:
     os._exit(128 + signum)
 
 
-def _play(spec: GameSpec) -> GameRecord:
-    assert _pool is not None
-    return _pool.play(spec)
-
-
-#: How often a waiting executor checks that its workers are still there.
-_WATCH_INTERVAL_S = 0.5
-
-
 class WorkerDied(RuntimeError):
     """A worker process of the local executor disappeared (killed from outside)."""
 
 
-def _worker_pids(pool: multiprocess.pool.Pool) -> set[int]:
-    # Pool keeps its processes in ``_pool`` and puts a fresh one there when
-    # one dies; there is no public way to see that.
-    return {process.pid for process in pool._pool}
-
-
 class LocalExecutor:
-    """Plays specs on ``concurrency`` worker processes of this machine."""
+    """Plays specs on ``concurrency`` worker processes of this machine.
+
+    Each worker has a pipe of its own and gets one spec at a time, so a worker
+    that dies is noticed at once (its pipe closes) and nothing else waits on
+    a lock it held, which ``multiprocessing.Pool`` cannot promise."""
 
     def __init__(self, config: TournamentConfig, logs_dir: Path | None = None, concurrency: int | None = None) -> None:
         self.config = config
@@ -121,33 +114,70 @@ class LocalExecutor:
         """Yield each game's record as soon as it is finished (not in schedule order).
 
         Closing the generator early (or an exception in the caller, such as
-        Ctrl-C) terminates the workers, and with them every bot process."""
-        if not specs:
-            return
-        workers = min(self.concurrency, len(specs))
-        pool = multiprocess.Pool(workers, initializer=_init_worker, initargs=(self.config, self.logs_dir))
+        Ctrl-C) terminates the workers, and with them every bot process.
+        Raises :class:`WorkerDied` if a worker is killed from outside."""
+        todo = deque(specs)
+        workers: dict[Connection, multiprocess.Process] = {}
         finished = False
         try:
-            results = pool.imap_unordered(_play, specs, chunksize=1)
-            # A Pool silently replaces a worker that dies (OOM killer, a stray
-            # kill) and waits forever for the game it was playing; so watch
-            # the workers' pids and stop rather than hang.
-            pids = _worker_pids(pool)
-            while True:
-                try:
-                    yield results.next(timeout=_WATCH_INTERVAL_S)
-                except StopIteration:
-                    break
-                except multiprocess.TimeoutError:
-                    if _worker_pids(pool) != pids:
-                        raise WorkerDied(
-                            "a worker process died in the middle of its work; the games it was playing are lost, "
-                            "every finished game is kept"
-                        ) from None
+            for number in range(1, min(self.concurrency, len(todo)) + 1):
+                ours, theirs = multiprocess.Pipe()
+                process = multiprocess.Process(
+                    target=_worker_main, args=(theirs, self.config, self.logs_dir, number),
+                    name=f"arena-worker-{number}", daemon=True,
+                )
+                process.start()
+                theirs.close()
+                workers[ours] = process
+                ours.send(todo.popleft())
+            busy = set(workers)
+            while busy:
+                for conn in wait(list(busy)):
+                    try:
+                        kind, payload = conn.recv()
+                    except (EOFError, OSError):  # its end of the pipe closed: it is dead
+                        raise _died(workers[conn]) from None
+                    if kind == "error":
+                        raise RuntimeError(f"{workers[conn].name} failed:\n{payload}")
+                    lost = None
+                    if todo:
+                        try:
+                            conn.send(todo.popleft())
+                        except OSError:
+                            lost = _died(workers[conn])  # after handing over the record it did send
+                    else:
+                        busy.discard(conn)
+                    yield payload
+                    if lost is not None:
+                        raise lost
             finished = True
         finally:
-            if finished:
-                pool.close()
-            else:
-                pool.terminate()
-            pool.join()
+            _stop(workers, gently=finished)
+
+
+def _died(process: multiprocess.Process) -> WorkerDied:
+    process.join(1)
+    return WorkerDied(
+        f"{process.name} died (exit code {process.exitcode}) in the middle of a game; "
+        "that game is lost, every finished game is kept"
+    )
+
+
+def _stop(workers: dict[Connection, multiprocess.Process], gently: bool) -> None:
+    """End the workers: after the work, let them quit their bots and exit;
+    otherwise SIGTERM them (their handler kills their bots at once)."""
+    for conn, process in workers.items():
+        if gently:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+        elif process.is_alive():
+            process.terminate()
+    for conn, process in workers.items():
+        # A gentle stop waits for the bots' quit grace; SIGKILL is the last word.
+        process.join(10 if gently else 2)
+        if process.is_alive():
+            process.kill()
+            process.join()
+        conn.close()
