@@ -522,3 +522,41 @@ def test_run_refuses_a_directory_in_use(tmp_path):
         store.open_for_run(config, make_schedule(config))
         assert_one_line_error(arena("run", path), "another 'arena run' is writing to", str(config.output))
     assert (config.output / "games.jsonl").read_bytes() == b""
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry.name))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_killed_from_outside_ends_the_run_with_one_line(tmp_path):
+    entries = "\n".join(f"  - {{name: {n}, cmd: [python, {BOTS / 'slow.py'}, '0.05']}}" for n in ("a", "b"))
+    path = tmp_path / "slow.yaml"
+    path.write_text(f"game: oxono\ntime_control: 30+0\nrounds: 10\nconcurrency: 2\noutput: out\nbots:\n{entries}\n")
+    games = tmp_path / "out" / "games.jsonl"
+    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (games.exists() and games.read_bytes().count(b"\n") >= 1):
+            assert run.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        worker = next(pid for pid in children_of(run.pid) if b"arena.cli" in Path(f"/proc/{pid}/cmdline").read_bytes())
+        os.kill(worker, signal.SIGKILL)
+        stdout, stderr = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 1 and stdout == ""
+    message = ANSI.sub("", stderr).splitlines()[-1]
+    assert re.fullmatch(r"error: arena-worker-\d died \(exit code -9\) in the middle of a game; that game is lost, "
+                        r"every finished game is kept\. Run the same command to resume\.", message)
+    assert all(json.loads(line) for line in games.read_text().splitlines())
