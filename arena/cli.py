@@ -180,6 +180,8 @@ def match(
     except KeyboardInterrupt:
         # Outside the progress display, so the message comes after its last line.
         fail("interrupted", 130)
+    except WorkerDied as exc:
+        fail(str(exc), 1)
     elo, margin = elo_difference(result.wins, result.draws, result.losses)
     say(f"{a} vs {b}: {result.games} game{'s' if result.games != 1 else ''} of {game} at {config.time_control}")
     say(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {100 * result.score:.1f}%")

@@ -363,7 +363,7 @@ class Yoxii(Game[YoxiiState]):
         cells = _cells(state)
         rows = '"],["'.join(['","'.join(cells[rank * _SIZE : rank * _SIZE + _SIZE]) for rank in range(_SIZE)])
         reserve = ",".join(
-            f'"{color}":{{' + ",".join(f'"{v}":{(state.reserve >> _reserve_shift(seat, v)) & 15}' for v in _VALUES) + "}"
+            f'"{color}":{{' + ",".join(f'"{v}":{n}' for v, n in self.reserve(state, seat).items()) + "}"
             for seat, color in enumerate(_COLORS)
         )
         return (
@@ -406,12 +406,8 @@ def _cells(state: YoxiiState) -> list[str]:
     """The protocol's cell codes of the 7x7 grid, ``a1`` first.  Fills only
     the occupied squares of an empty board: the referee needs this every ply."""
     cells = list(_EMPTY_CELLS)
-    occupied = state.white | state.red
-    while occupied:
-        low = occupied & -occupied
-        sq = low.bit_length() - 1
+    for sq in _squares_of(state.white | state.red):
         cells[sq] = _CODE_NAMES[_code_at(state.codes, sq)]
-        occupied ^= low
     cells[state.totem] = "T"
     return cells
 
