@@ -8,7 +8,6 @@ import json
 import queue
 import random
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 import engine
+import needs
 from bots.greedy import choose_move
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,9 +96,7 @@ class Bot:
 
 @pytest.fixture(scope="session")
 def c_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc is not installed: cannot build bots/c/random_bot.c")
+    gcc = needs.program("gcc", "apt-get install gcc")
     binary = tmp_path_factory.mktemp("c_bot") / "random_bot"
     # -Werror: the bot promises to build without warnings.
     result = subprocess.run(
@@ -112,9 +110,7 @@ def c_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 @pytest.fixture(scope="session")
 def js_bot() -> list[str]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: cannot run bots/js/random_bot.js")
+    node = needs.program("node", "apt-get install nodejs")
     return [node, str(BOTS / "js" / "random_bot.js")]
 
 

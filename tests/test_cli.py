@@ -12,7 +12,6 @@ import io
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 import arena.cli as cli
+import needs
 from arena.check import check_bot
 from arena.cli import app
 
@@ -408,8 +408,7 @@ def test_check_bad_options():
 
 @pytest.fixture(scope="module")
 def c_bot(tmp_path_factory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is not installed")
+    needs.program("gcc", "apt-get install gcc")
     binary = tmp_path_factory.mktemp("cbot") / "random_bot"
     subprocess.run(["gcc", "-O2", "-o", str(binary), str(ROOT / "bots" / "c" / "random_bot.c")], check=True)
     return binary
@@ -425,8 +424,7 @@ def test_check_c_bot(c_bot, game):
 
 @pytest.mark.parametrize("game", ["oxono", "yoxii"])
 def test_check_js_bot(game):
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed")
+    needs.program("node", "apt-get install nodejs")
     result = arena("check", "node bots/js/random_bot.js", "--game", game)
     assert result.exit_code == 0, result.out
     assert check_lines(result)[0].endswith("name RandomBot-JS, version 1.0, author Totem Arena")

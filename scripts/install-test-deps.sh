@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the system packages the test suite needs: bubblewrap (the bot
+# sandbox), chromium and chromium-driver (the report's browser test), tmux
+# (terminal tests).  Only what is missing is installed; sudo is used when not
+# root.  Python packages come from pip: see the README's test command.
+set -eu
+missing=""
+command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+command -v chromedriver >/dev/null 2>&1 || missing="$missing chromium-driver"
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+echo "installing system packages:$missing"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
