@@ -34,6 +34,8 @@ import yaml
 
 import engine
 from arena.clock import TimeControl, parse_time_control
+from arena.openings import Opening, OpeningError, load_suite, random_suite
+from arena.statistics import SprtConfig
 
 __all__ = [
     "BOT_KEYS",
@@ -61,10 +63,15 @@ TOURNAMENT_KEYS = (
     "output",
     "time_margin",
     "startup_timeout",
+    "openings",
+    "sprt",
     "bots",
 )
 #: Every key a bot entry may hold.
 BOT_KEYS = ("name", "cmd", "options", "cwd", "env")
+#: The keys of ``openings:`` (either ``file`` or ``plies``/``count``) and of ``sprt:``.
+OPENINGS_KEYS = ("plies", "count", "file")
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 #: The pairing formats, see :mod:`arena.schedule`.
 FORMATS = ("round-robin", "gauntlet")
 
@@ -132,6 +139,10 @@ class TournamentConfig:
     startup_timeout_s: float
     path: Path | None
     description: str
+    #: The opening suite (see :mod:`arena.openings`); ``None``: the game's start positions.
+    openings: tuple[Opening, ...] | None = None
+    #: A sequential test between the two bots; ``None``: play every game.
+    sprt: SprtConfig | None = None
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -251,20 +262,25 @@ class _Parser:
         startup_s = self.seconds(
             fields.get("startup_timeout"), "startup_timeout", _DEFAULT_STARTUP_TIMEOUT_S, zero_ok=False
         )
+        game = self.game(fields["game"][1])
+        seed = self.integer(fields.get("seed"), "seed", 0)
+        bots = self.bots(fields["bots"][1], base_dir)
         return TournamentConfig(
             name=name,
-            game=self.game(fields["game"][1]),
+            game=game,
             time_control=self.time_control(fields["time_control"][1]),
             rounds=self.positive_int(fields.get("rounds"), "rounds", 1),
             format=self.format(fields.get("format")),
             concurrency=self.positive_int(fields.get("concurrency"), "concurrency", os.cpu_count() or 1),
-            seed=self.integer(fields.get("seed"), "seed", 0),
+            seed=seed,
             output=(base_dir / output).resolve(),
-            bots=self.bots(fields["bots"][1], base_dir),
+            bots=bots,
             time_margin_ms=round(1000 * margin_s),
             startup_timeout_s=startup_s,
             path=path,
             description=self.string(fields.get("description"), "description", ""),
+            openings=self.openings(fields.get("openings"), game, seed, base_dir),
+            sprt=self.sprt(fields.get("sprt"), len(bots)),
         )
 
     def mapping(
@@ -349,6 +365,53 @@ class _Parser:
         if value not in FORMATS:
             raise self.error(pair[1], "format", f"unknown format {value!r}; known formats: {', '.join(FORMATS)}")
         return value
+
+    def openings(self, pair: _Pair | None, game: str, seed: int, base_dir: Path) -> tuple[Opening, ...] | None:
+        if pair is None:
+            return None
+        node = pair[1]
+        if not isinstance(node, yaml.MappingNode):
+            raise self.error(node, "openings", "must be a mapping: {plies: 4, count: 50} or {file: openings.txt}")
+        fields = self.mapping(node, "openings", OPENINGS_KEYS)
+        if "file" in fields:
+            if "plies" in fields or "count" in fields:
+                raise self.error(node, "openings", "give either file or plies/count, not both")
+            path = (base_dir / self.path(fields["file"], "openings.file")).resolve()
+            try:
+                return load_suite(path, game)
+            except OpeningError as exc:
+                raise ConfigError(exc.problem, file=str(path), line=exc.line) from None
+        plies = self.integer(fields.get("plies"), "openings.plies", 4)
+        count = self.positive_int(fields.get("count"), "openings.count", 50)
+        if plies < 0:
+            raise self.error(fields["plies"][1], "openings.plies", f"must not be negative, got {plies}")
+        try:
+            return random_suite(game, plies, count, seed)
+        except OpeningError as exc:
+            raise self.error(node, "openings", exc.problem) from None
+
+    def sprt(self, pair: _Pair | None, bot_count: int) -> SprtConfig | None:
+        if pair is None:
+            return None
+        node = pair[1]
+        if not isinstance(node, yaml.MappingNode):
+            raise self.error(node, "sprt", "must be a mapping like {elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05}")
+        if bot_count != 2:
+            raise self.error(node, "sprt", f"an SPRT compares two bots; this file has {bot_count}")
+        fields = self.mapping(node, "sprt", SPRT_KEYS)
+        values = {}
+        for key, (_, value_node) in fields.items():
+            value = self.scalar(value_node, f"sprt.{key}")
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                raise self.error(value_node, f"sprt.{key}", f"must be a number, got {_shown(value_node, value)}")
+            values[key] = float(value)
+        for key in ("elo0", "elo1"):
+            if key not in values:
+                raise self.error(node, f"sprt.{key}", "required key missing")
+        try:
+            return SprtConfig(**values)
+        except ValueError as exc:
+            raise self.error(node, "sprt", str(exc)) from None
 
     # -- bots -----------------------------------------------------------------
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import traceback
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -32,9 +31,14 @@ __all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied"]
 class Executor(Protocol):
     """Plays game specs and yields each record as soon as its game ends, in
     any order.  ``LocalExecutor`` uses this machine's cores; a cluster
-    executor (Ray) plugs in with the same shape."""
+    executor (Ray) plugs in with the same shape.
 
-    def run(self, specs: Sequence[GameSpec]) -> Iterator[GameRecord]: ...
+    ``specs`` is pulled lazily, one spec each time a player is free and only
+    after the caller has taken the records already yielded: the caller ends
+    the run early (an SPRT that is decided) by ending the iterable, and the
+    games in flight still finish and are yielded."""
+
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
 
 
 class BotPool:
@@ -110,17 +114,22 @@ class LocalExecutor:
         self.logs_dir = logs_dir
         self.concurrency = max(1, concurrency or config.concurrency)
 
-    def run(self, specs: Sequence[GameSpec]) -> Iterator[GameRecord]:
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
         """Yield each game's record as soon as it is finished (not in schedule order).
 
-        Closing the generator early (or an exception in the caller, such as
-        Ctrl-C) terminates the workers, and with them every bot process.
-        Raises :class:`WorkerDied` if a worker is killed from outside."""
-        todo = deque(specs)
+        The next spec is taken from ``specs`` after the caller has taken the
+        record, so it may end ``specs`` in the light of that record.  Closing
+        the generator early (or an exception in the caller, such as Ctrl-C)
+        terminates the workers, and with them every bot process.  Raises
+        :class:`WorkerDied` if a worker is killed from outside."""
+        todo = iter(specs)
         workers: dict[Connection, multiprocess.Process] = {}
         finished = False
         try:
-            for number in range(1, min(self.concurrency, len(todo)) + 1):
+            for number in range(1, self.concurrency + 1):
+                first = next(todo, None)
+                if first is None:
+                    break
                 ours, theirs = multiprocess.Pipe()
                 process = multiprocess.Process(
                     target=_worker_main, args=(theirs, self.config, self.logs_dir, number),
@@ -129,7 +138,7 @@ class LocalExecutor:
                 process.start()
                 theirs.close()
                 workers[ours] = process
-                ours.send(todo.popleft())
+                ours.send(first)
             busy = set(workers)
             while busy:
                 for conn in wait(list(busy)):
@@ -139,17 +148,15 @@ class LocalExecutor:
                         raise _died(workers[conn]) from None
                     if kind == "error":
                         raise RuntimeError(f"{workers[conn].name} failed:\n{payload}")
-                    lost = None
-                    if todo:
-                        try:
-                            conn.send(todo.popleft())
-                        except OSError:
-                            lost = _died(workers[conn])  # after handing over the record it did send
-                    else:
-                        busy.discard(conn)
                     yield payload
-                    if lost is not None:
-                        raise lost
+                    spec = next(todo, None)
+                    if spec is None:
+                        busy.discard(conn)
+                        continue
+                    try:
+                        conn.send(spec)
+                    except OSError:
+                        raise _died(workers[conn]) from None
             finished = True
         finally:
             _stop(workers, gently=finished)

@@ -19,10 +19,13 @@ import engine
 from arena.clock import TimeControl
 from arena.config import BotConfig, TournamentConfig, split_command
 from arena.executor import LocalExecutor
+from arena.openings import Opening
 from arena.records import GameRecord
 from arena.schedule import make_schedule
+from arena.statistics import MatchStatistics, SprtConfig, SprtStatus, match_statistics, scores_of
+from arena.tournament import sprt_of, until_decided
 
-__all__ = ["MatchResult", "match_config", "play_match", "elo_difference"]
+__all__ = ["MatchResult", "match_config", "play_match"]
 
 
 @dataclass
@@ -36,6 +39,8 @@ class MatchResult:
     #: Forfeits committed, by bot then by reason.
     forfeits: dict[str, Counter[str]] = field(default_factory=dict)
     records: list[GameRecord] = field(default_factory=list)
+    #: The SPRT after the games so far, when the match has one.
+    sprt: SprtStatus | None = None
 
     @property
     def games(self) -> int:
@@ -57,24 +62,9 @@ class MatchResult:
         if record.forfeit_by is not None:
             self.forfeits.setdefault(record.players[record.forfeit_by], Counter())[record.reason] += 1
 
-
-def elo_difference(wins: int, draws: int, losses: int) -> tuple[float, float]:
-    """Elo difference implied by a score, with its 95 % error margin (the
-    usual logistic model and normal approximation, as cutechess-cli prints)."""
-    games = wins + draws + losses
-    if games == 0:
-        return 0.0, math.inf
-    score = (wins + draws / 2) / games
-    if score <= 0.0 or score >= 1.0:
-        return (math.inf if score >= 1.0 else -math.inf), math.inf
-    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
-    margin = 1.96 * math.sqrt(variance / games)
-
-    def elo(p: float) -> float:
-        p = min(max(p, 1e-9), 1 - 1e-9)
-        return -400 * math.log10(1 / p - 1)
-
-    return elo(score), (elo(score + margin) - elo(score - margin)) / 2
+    def statistics(self) -> MatchStatistics:
+        """Elo difference, LOS, draw ratio and pentanomial counts, from the first bot's side."""
+        return match_statistics(*scores_of(self.records, self.names[0]))
 
 
 def match_config(
@@ -88,6 +78,8 @@ def match_config(
     time_margin_ms: int = 50,
     startup_timeout_s: float = 10.0,
     output: Path | None = None,
+    openings: tuple[Opening, ...] | None = None,
+    sprt: SprtConfig | None = None,
 ) -> TournamentConfig:
     """A two-bot round-robin config for ``commands``.  Raises ValueError for an unknown game."""
     engine.get_game(game)
@@ -107,6 +99,8 @@ def match_config(
         startup_timeout_s=startup_timeout_s,
         path=None,
         description="",
+        openings=openings,
+        sprt=sprt,
     )
 
 
@@ -142,17 +136,20 @@ def play_match(
     logs_dir: Path | None = None,
     on_record: Callable[[GameRecord, MatchResult], None] | None = None,
 ) -> MatchResult:
-    """Play ``games`` games between the two bots of ``config``, alternating
-    colours (and start positions, after every colour swap)."""
-    openings = engine.get_game(config.game).openings
-    per_round = 2 * openings
-    rounds = max(1, math.ceil(games / per_round))
+    """Play ``games`` games between the two bots of ``config`` in game pairs
+    (each opening twice, colours swapped); with ``config.sprt``, ``games`` is
+    the limit and the match stops once the test is decided."""
+    openings = len(config.openings) if config.openings else engine.get_game(config.game).openings
+    rounds = max(1, math.ceil(games / (2 * openings)))
     schedule = make_schedule(replace(config, rounds=rounds))[:games]
     result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
-    with closing(LocalExecutor(config, logs_dir).run(schedule)) as finished:
+    specs = until_decided(schedule, lambda: result.sprt)
+    with closing(LocalExecutor(config, logs_dir).run(specs)) as finished:
         for record in finished:
             result.add(record)
+            result.sprt = sprt_of(config, result.records)
             if on_record is not None:
                 on_record(record, result)
     result.records.sort(key=lambda r: r.index)
+    result.sprt = sprt_of(config, result.records, at_limit=result.games >= len(schedule))
     return result

@@ -76,9 +76,12 @@ def new_game(
     time_control: dict[str, int],
     state: dict[str, Any],
     seed: int,
+    opening_moves: list[str] | tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    # ``seed`` is an extension of protocol 1: a bot may seed its randomness with
-    # it so that a whole tournament replays identically.
+    # ``seed`` and ``opening_moves`` extend protocol 1: a bot may seed its
+    # randomness with the seed so that a whole tournament replays identically;
+    # ``state`` is the position after the opening's moves, which a bot that
+    # keeps its own board replays from the start position.
     return {
         "type": "new_game",
         "game_id": game_id,
@@ -88,6 +91,7 @@ def new_game(
         "time_control": time_control,
         "state": state,
         "seed": seed,
+        "opening_moves": list(opening_moves),
     }
 
 
@@ -132,9 +136,18 @@ def encode_turn(
 
 
 def game_over(
-    game_id: str, winner: str | None, reason: str, moves: list[str], scores: dict[str, int] | None
+    game_id: str,
+    winner: str | None,
+    reason: str,
+    moves: list[str],
+    scores: dict[str, int] | None,
+    opening_moves: list[str] | tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    message: dict[str, Any] = {"type": "game_over", "game_id": game_id, "winner": winner, "reason": reason, "moves": moves}
+    """``moves`` are the bots' moves from ``new_game``'s state, after ``opening_moves``."""
+    message: dict[str, Any] = {
+        "type": "game_over", "game_id": game_id, "winner": winner, "reason": reason, "moves": moves,
+        "opening_moves": list(opening_moves),
+    }
     if scores is not None:
         message["scores"] = scores
     return message

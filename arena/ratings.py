@@ -14,6 +14,16 @@ from dataclasses import dataclass, field
 import trueskill
 
 from arena.records import GameRecord
+from arena.statistics import (
+    MatchStatistics,
+    SprtConfig,
+    SprtStatus,
+    fit_elo,
+    match_statistics,
+    pentanomial,
+    scores_of,
+    sprt_status,
+)
 
 __all__ = [
     "INITIAL_MU",
@@ -61,6 +71,13 @@ class BotStanding:
     #: Moves this bot played, and the time charged for them in total.
     moves: int = 0
     move_ms: float = 0.0
+    #: Elo from the Bradley–Terry fit of all games (mean 0) and the half
+    #: width of its 95 % interval; ``None`` before the bot's first game.
+    elo: float | None = None
+    elo_margin: float | None = None
+    #: Likelihood that this bot is stronger than the next one in the ranking;
+    #: ``None`` for the last bot and for bots without games.
+    los_next: float | None = None
 
     @property
     def rating(self) -> float:
@@ -98,10 +115,28 @@ class Standings:
     #: colour, in seat order: this shows any first-mover advantage.
     by_color: dict[str, dict[str, int]]
     total_games: int
+    #: The Elo fit added a virtual draw between every two bots, because some
+    #: bot or group scored 100 % or 0 % against the rest (see arena.statistics).
+    elo_regularized: bool = False
+    #: With exactly two bots: the match from the first bot's side (the first
+    #: of ``bot_names``), game pairs included.
+    match: MatchStatistics | None = None
+    #: Names of the two bots of ``match``, first bot first.
+    match_bots: tuple[str, str] | None = None
+    #: The SPRT's state, when one was asked for.
+    sprt: SprtStatus | None = None
 
 
-def compute_standings(records: Iterable[GameRecord], bot_names: Sequence[str] | None = None) -> Standings:
-    """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies.
+def compute_standings(
+    records: Iterable[GameRecord],
+    bot_names: Sequence[str] | None = None,
+    sprt: SprtConfig | None = None,
+    *,
+    at_limit: bool = False,
+) -> Standings:
+    """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
+    with the Elo fit, LOS, and for two bots the match figures and ``sprt``
+    (``at_limit``: no more games are scheduled).
 
     ``bot_names`` lists bots to show even if they have no game yet (they keep
     the initial rating); bots found only in records are shown too.  Raises
@@ -116,6 +151,7 @@ def compute_standings(records: Iterable[GameRecord], bot_names: Sequence[str] | 
     ratings: dict[str, trueskill.Rating] = {}
     pair_scores: dict[tuple[str, str], float] = {}
     pair_games: dict[tuple[str, str], int] = {}
+    elo_games: list[tuple[str, str, float]] = []
     by_color: dict[str, dict[str, int]] = {}
     games = {r.game for r in ordered}
     if len(games) > 1:
@@ -140,8 +176,10 @@ def compute_standings(records: Iterable[GameRecord], bot_names: Sequence[str] | 
         if record.forfeit_by is not None:
             forfeits = bots[names[record.forfeit_by]].forfeits
             forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
-        # Seat 0 moves first and the players alternate (neither game has a pass).
-        for ply, move in enumerate(record.moves):
+        elo_games.append((names[first], names[second], 0.5 if winner is None else float(winner == first)))
+        # Seat 0 moves first and the players alternate (neither game has a
+        # pass); the opening's moves were not the bots'.
+        for ply, move in enumerate(record.moves, start=len(record.opening_moves)):
             standing = bots[names[first if ply % 2 == 0 else second]]
             standing.moves += 1
             standing.move_ms += move.ms
@@ -157,6 +195,21 @@ def compute_standings(records: Iterable[GameRecord], bot_names: Sequence[str] | 
     for name, rating in ratings.items():
         bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
     ranked = sorted(bots.values(), key=lambda s: (-s.rating, -s.score, s.name))
+    fit = fit_elo(elo_games)
+    for standing in ranked:
+        if standing.name in fit.elo:
+            standing.elo, standing.elo_margin = fit.elo[standing.name], fit.margin(standing.name)
+    for standing, below in zip(ranked, ranked[1:]):
+        if standing.name in fit.elo and below.name in fit.elo:
+            standing.los_next = fit.los(standing.name, below.name)
+    match = match_bots = status = None
+    if len(ranked) == 2:
+        first = bot_names[0] if bot_names else ranked[0].name
+        match_bots = (first, next(b.name for b in ranked if b.name != first))
+        first_scores, pairs = scores_of(ordered, first)
+        match = match_statistics(first_scores, pairs)
+        if sprt is not None:
+            status = sprt_status(sprt, pentanomial(pairs), at_limit=at_limit)
     crosstable = {
         row.name: {
             col.name: (pair_scores.get((row.name, col.name), 0.0), pair_games.get((row.name, col.name), 0))
@@ -171,6 +224,10 @@ def compute_standings(records: Iterable[GameRecord], bot_names: Sequence[str] | 
         crosstable=crosstable,
         by_color=by_color,
         total_games=len(ordered),
+        elo_regularized=fit.regularized,
+        match=match,
+        match_bots=match_bots,
+        sprt=status,
     )
 
 

@@ -32,7 +32,11 @@ class GameRecord:
     ``None`` for a draw.  ``reason`` is a rule reason (``alignment``,
     ``exhausted``, ``blocked``) or a forfeit reason (``timeout``,
     ``illegal_move``, ...); for a forfeit, ``forfeit_by`` names the colour that
-    forfeited and ``detail`` says what it did in plain words.
+    forfeited and ``detail`` says what it did in plain words.  The game starts
+    from start position ``opening`` after ``opening_moves`` (the opening
+    suite's, not the bots'); ``moves`` are the bots' moves from there.
+    ``pair`` is the schedule's game pair (``None`` in records written before
+    game pairs existed).
     """
 
     game_id: str
@@ -52,6 +56,8 @@ class GameRecord:
     #: Position in the tournament's schedule; ratings fold games in this order.
     index: int = 0
     round: int = 1
+    opening_moves: list[str] = field(default_factory=list)
+    pair: int | None = None
 
     @property
     def colors(self) -> list[str]:

@@ -38,6 +38,9 @@ def play_game(
     game = engine.get_game(spec.game)
     colors = game.colors
     state = game.new_state(seed=spec.seed, opening=spec.opening)
+    # The schedule's openings were checked against the engine when the suite was made.
+    for move in spec.opening_moves:
+        state = game.apply(state, move)
     record = GameRecord(
         game_id=spec.game_id,
         game=spec.game,
@@ -48,6 +51,8 @@ def play_game(
         index=spec.index,
         round=spec.round,
         started_at=_now(),
+        opening_moves=list(spec.opening_moves),
+        pair=spec.pair,
     )
     clock = Clock(time_control, margin_ms)
     moves: list[str] = []
@@ -67,7 +72,7 @@ def play_game(
             players[seat].start_game(
                 protocol.new_game(
                     spec.game_id, spec.game, colors[seat], record.players,
-                    record.time_control, game.to_json(state), spec.seed,
+                    record.time_control, game.to_json(state), spec.seed, spec.opening_moves,
                 )
             )
             told.append(players[seat])
@@ -108,7 +113,7 @@ def play_game(
         record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
     record.ended_at = _now()
     # Both bots hear how it ended, the forfeiting one too: it may play again.
-    over = protocol.game_over(spec.game_id, record.winner, record.reason, moves, record.scores)
+    over = protocol.game_over(spec.game_id, record.winner, record.reason, moves, record.scores, spec.opening_moves)
     for player in told:
         player.end_game(over)
     return record

@@ -3,11 +3,12 @@
 A pure function of the configuration, so a rerun (or another process)
 rebuilds exactly the same list, and results can be matched to it by game id.
 
-Each round, every pairing meets on every start position ("opening") twice,
-once with each bot on seat 0 (which moves first), so no bot gains from
-colours or openings.  Pairings are taken in file order: round-robin plays
-every pair ``(i, j)`` with ``i < j``; gauntlet plays the first bot against
-each other one.
+Each round, every pairing meets on every opening twice, back to back, once
+with each bot on seat 0 (which moves first): a **game pair**, so no bot
+gains from colours or openings.  The openings are the tournament's suite
+(``openings:``, see :mod:`arena.openings`) or, without one, the game's start
+positions.  Pairings are taken in file order: round-robin plays every pair
+``(i, j)`` with ``i < j``; gauntlet plays the first bot against each other one.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 import engine
 from arena.config import TournamentConfig
+from arena.openings import Opening
 
 __all__ = ["GameSpec", "game_seed", "make_schedule", "pairings"]
 
@@ -25,7 +27,10 @@ __all__ = ["GameSpec", "game_seed", "make_schedule", "pairings"]
 class GameSpec:
     """One game to play.  ``players`` holds bot names by seat (seat 0 moves
     first); ``index`` is the position in the schedule, the order in which
-    ratings fold results; ``seed`` is handed to the engine and the referee."""
+    ratings fold results; ``seed`` is handed to the engine and the referee.
+    The game starts from start position ``opening`` after ``opening_moves``;
+    ``pair`` numbers its game pair (the two games of one opening with colours
+    swapped) across the schedule, from 0."""
 
     index: int
     game_id: str
@@ -34,6 +39,8 @@ class GameSpec:
     players: tuple[str, str]
     opening: int
     seed: int
+    pair: int = 0
+    opening_moves: tuple[str, ...] = ()
 
 
 def game_seed(tournament_seed: int, game_id: str) -> int:
@@ -59,13 +66,13 @@ def make_schedule(config: TournamentConfig) -> list[GameSpec]:
     pair; within a pair, opening by opening, first bot on seat 0 then second.
     Game ids read ``r<round>-p<pair>-g<k>``, with the pair numbered from 1 in
     pairing order and ``k`` from 1 within the pair and round."""
-    openings = engine.get_game(config.game).openings
+    openings = config.openings or [Opening(start, ()) for start in range(engine.get_game(config.game).openings)]
     names = [bot.name for bot in config.bots]
     specs: list[GameSpec] = []
     for round_ in range(1, config.rounds + 1):
         for pair, (i, j) in enumerate(pairings(len(names), config.format), start=1):
             k = 0
-            for opening in range(openings):
+            for opening in openings:
                 for players in ((names[i], names[j]), (names[j], names[i])):
                     k += 1
                     game_id = f"r{round_}-p{pair}-g{k}"
@@ -76,8 +83,10 @@ def make_schedule(config: TournamentConfig) -> list[GameSpec]:
                             game=config.game,
                             round=round_,
                             players=players,
-                            opening=opening,
+                            opening=opening.start,
                             seed=game_seed(config.seed, game_id),
+                            pair=len(specs) // 2,
+                            opening_moves=opening.moves,
                         )
                     )
     return specs

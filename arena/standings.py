@@ -1,12 +1,19 @@
 """Standings as text: pure functions of a :class:`~arena.ratings.Standings`.
 
-Three tables are rendered, in this order:
+These tables are rendered, in this order:
 
 1. **ranking** — rank, bot, rating (mu - 3 sigma), mu, sigma, games, wins,
-   draws, losses, score %, forfeits by reason, mean milliseconds per move;
-2. **head to head** — each row bot's score against each column bot, as
+   draws, losses, score %, Elo, its 95 % margin, LOS over the next bot
+   (``≈`` where it is under 95 %), forfeits by reason, mean milliseconds per
+   move; in text formats a legend follows it;
+2. **match** (two bots only) — from the first bot's side: games, W, D, L,
+   Elo difference and margin, LOS, draw ratio, game pairs and their
+   pentanomial counts LL, LD, WL+DD, WD, WW;
+3. **SPRT** (when the tournament has one) — its settings, LLR, bounds,
+   pairs and verdict;
+4. **head to head** — each row bot's score against each column bot, as
    ``score/games`` (``—`` on the diagonal, ``-`` for bots that never met);
-3. **by colour** — games, wins, draws, losses and score % of whoever played
+5. **by colour** — games, wins, draws, losses and score % of whoever played
    each colour, which shows any first-mover advantage.
 
 Formats: ``plain`` (terminal), ``github`` (Markdown), ``html`` (a standalone
@@ -14,7 +21,8 @@ page), ``csv`` and ``json``.  The csv text holds the three tables one after
 another, each as a line with the table's title, a header row and the data rows,
 with an empty line between tables; cells are as displayed.  The json text is one
 object with ``game``, ``total_games``, ``bots`` (every field at full
-precision), ``crosstable`` and ``by_color``.  With no game played yet, the text
+precision), ``crosstable``, ``by_color``, ``elo_method``,
+``elo_regularized``, ``match`` and ``sprt`` (``null`` when not shown).  With no game played yet, the text
 formats print a friendly line instead of empty tables; csv and json keep their
 layout so that programs reading them need no special case.
 """
@@ -25,6 +33,7 @@ import csv
 import html
 import io
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +41,9 @@ from tabulate import tabulate
 
 from arena.protocol import FORFEIT_REASONS
 from arena.ratings import BotStanding, Standings
+from arena.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
-__all__ = ["FORMATS", "render_standings"]
+__all__ = ["FORMATS", "LEGEND", "render_standings", "format_elo", "format_percent"]
 
 FORMATS = ("plain", "github", "html", "csv", "json")
 
@@ -45,6 +55,19 @@ _CSS = (
     "th{background:#f3f3f3}"
     "tbody tr:nth-child(even){background:#fafafa}"
 )
+
+
+#: What the ranking's columns mean, one line each, printed under the text table.
+LEGEND = (
+    "rating: TrueSkill's cautious skill estimate, mu - 3·sigma; the table is ranked by it",
+    "mu: TrueSkill's estimate of the bot's skill; sigma: how unsure that estimate still is",
+    "Elo: maximum-likelihood Bradley–Terry Elo over all games (a draw is half a win; the bots average 0)",
+    "±: half the width of the Elo's 95 % interval (from the fit's covariance)",
+    "LOS: likelihood of superiority, the chance this bot is stronger than the next one down",
+    "≈: LOS under 95 %: the games so far do not separate this bot from the next one",
+)
+#: Marks a LOS under this: the evidence does not separate two adjacent bots.
+LOS_THRESHOLD = 0.95
 
 
 @dataclass(frozen=True)
@@ -65,7 +88,7 @@ def render_standings(standings: Standings, fmt: str = "plain") -> str:
     if fmt not in FORMATS:
         raise ValueError(f"unknown standings format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     if fmt == "json":
-        return json.dumps(_json_object(standings), indent=2, ensure_ascii=False)
+        return json.dumps(_finite(_json_object(standings)), indent=2, ensure_ascii=False, allow_nan=False)
     tables = _tables(standings)
     if fmt == "csv":
         return _csv(tables)
@@ -81,7 +104,45 @@ def render_standings(standings: Standings, fmt: str = "plain") -> str:
             table.rows, headers=table.headers, tablefmt=_TABLEFMT[fmt], colalign=table.align, disable_numparse=True
         )
         parts.append(f"{heading}{table.title}\n\n{body}" if fmt == "github" else f"{table.title}\n{body}")
+        if table is tables[0]:
+            parts.append("\n".join(("- " if fmt == "github" else "  ") + line for line in _notes(standings)))
     return "\n\n".join(parts)
+
+
+def _notes(standings: Standings) -> list[str]:
+    """The legend, and a warning when the Elo fit needed its prior."""
+    notes = list(LEGEND)
+    if standings.elo_regularized:
+        notes.append(
+            "Elo note: a bot or group won or lost every game against the others, so the fit adds "
+            "one virtual draw between every two bots to stay finite; read those Elo as rough"
+        )
+    return notes
+
+
+def format_elo(elo: float | None) -> str:
+    """An Elo or Elo difference as a signed whole number; ``-`` when unknown."""
+    if elo is None or math.isnan(elo):
+        return "-"
+    if math.isinf(elo):
+        return "+inf" if elo > 0 else "-inf"
+    return f"{round(elo) + 0:+d}"
+
+
+def format_percent(fraction: float | None, digits: int = 1) -> str:
+    return "-" if fraction is None else f"{100 * fraction:.{digits}f}%"
+
+
+def _margin(margin: float | None) -> str:
+    if margin is None:
+        return "-"
+    return "inf" if math.isinf(margin) else f"{round(margin)}"
+
+
+def _los_cell(los: float | None) -> str:
+    if los is None:
+        return "-"
+    return format_percent(los) if los >= LOS_THRESHOLD else f"≈ {format_percent(los)}"
 
 
 def _title(standings: Standings) -> str:
@@ -100,7 +161,7 @@ def _tables(standings: Standings) -> list[_Table]:
     names = [bot.name for bot in standings.bots]
     ranking = _Table(
         "Ranking",
-        ["#", "bot", "rating", "mu", "sigma", "games", "W", "D", "L", "score %", "forfeits", "ms/move"],
+        ["#", "bot", "rating", "mu", "sigma", "games", "W", "D", "L", "score %", "Elo", "±", "LOS", "forfeits", "ms/move"],
         [
             [
                 str(rank),
@@ -113,12 +174,15 @@ def _tables(standings: Standings) -> list[_Table]:
                 str(bot.draws),
                 str(bot.losses),
                 _number(bot.score_pct),
+                format_elo(bot.elo),
+                _margin(bot.elo_margin),
+                _los_cell(bot.los_next),
                 _forfeits(bot),
                 _number(bot.mean_move_ms),
             ]
             for rank, bot in enumerate(standings.bots, start=1)
         ],
-        ["right", "left"] + ["right"] * 8 + ["left", "right"],
+        ["right", "left"] + ["right"] * 11 + ["left", "right"],
     )
     head_to_head = _Table(
         "Head to head (row's score against column)",
@@ -135,7 +199,39 @@ def _tables(standings: Standings) -> list[_Table]:
         ],
         ["left"] + ["right"] * 5,
     )
-    return [ranking, head_to_head, by_color]
+    tables = [ranking]
+    if standings.match is not None and standings.match_bots is not None:
+        tables.append(_match_table(standings.match, standings.match_bots))
+    if standings.sprt is not None:
+        tables.append(_sprt_table(standings.sprt))
+    return tables + [head_to_head, by_color]
+
+
+def _match_table(match: MatchStatistics, names: tuple[str, str]) -> _Table:
+    return _Table(
+        f"Match: {names[0]} against {names[1]} (from {names[0]}'s side)",
+        ["games", "W", "D", "L", "Elo diff", "±", "LOS", "draw ratio", "pairs", "LL", "LD", "WL+DD", "WD", "WW"],
+        [[
+            str(match.games), str(match.wins), str(match.draws), str(match.losses),
+            format_elo(match.elo), _margin(match.margin), format_percent(match.los),
+            format_percent(match.draw_ratio), str(match.penta.pairs), *(str(n) for n in match.penta.counts()),
+        ]],
+        ["right"] * 14,
+    )
+
+
+def _sprt_table(sprt: SprtStatus) -> _Table:
+    c = sprt.config
+    verdict = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(sprt.verdict, "undecided")
+    if sprt.at_limit:
+        verdict += " at the limit"
+    return _Table(
+        "SPRT (normalized Elo, game pairs)",
+        ["elo0", "elo1", "alpha", "beta", "LLR", "lower", "upper", "pairs", "verdict"],
+        [[f"{c.elo0:g}", f"{c.elo1:g}", f"{c.alpha:g}", f"{c.beta:g}", f"{sprt.llr:.2f}",
+          f"{c.lower:.2f}", f"{c.upper:.2f}", str(sprt.pairs), verdict]],
+        ["right"] * 8 + ["left"],
+    )
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -184,13 +280,25 @@ def _html_page(standings: Standings, title: str, tables: list[_Table]) -> str:
         body = "\n".join(
             f"<h2>{html.escape(t.title)}</h2>\n"
             + tabulate(t.rows, headers=t.headers, tablefmt="html", colalign=t.align, disable_numparse=True)
-            for t in tables
+            + ("\n<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in _notes(standings)) + "</ul>" if i == 0 else "")
+            for i, t in enumerate(tables)
         )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>"
     )
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with infinities (a 100 % score's Elo) as ``null``: JSON has no infinity."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _json_object(standings: Standings) -> dict[str, Any]:
@@ -214,6 +322,9 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "moves": bot.moves,
                 "move_ms": bot.move_ms,
                 "mean_move_ms": bot.mean_move_ms,
+                "elo": bot.elo,
+                "elo_margin": bot.elo_margin,
+                "los_next": bot.los_next,
             }
             for rank, bot in enumerate(standings.bots, start=1)
         ],
@@ -222,4 +333,18 @@ def _json_object(standings: Standings) -> dict[str, Any]:
             for row, cols in standings.crosstable.items()
         },
         "by_color": {color: {**tally, "score_pct": _color_pct(tally)} for color, tally in standings.by_color.items()},
+        "elo_method": ELO_METHOD,
+        "elo_regularized": standings.elo_regularized,
+        "match": None if standings.match is None else _match_json(standings.match, standings.match_bots),
+        "sprt": None if standings.sprt is None else standings.sprt.to_json(),
+    }
+
+
+def _match_json(match: MatchStatistics, names: tuple[str, str] | None) -> dict[str, Any]:
+    p = match.penta
+    return {
+        "bots": list(names or ()), "games": match.games, "wins": match.wins, "draws": match.draws,
+        "losses": match.losses, "model": match.model, "score": match.score, "elo": match.elo,
+        "margin": match.margin, "los": match.los, "draw_ratio": match.draw_ratio, "pairs": p.pairs,
+        "pentanomial": {"LL": p.ll, "LD": p.ld, "WL": p.wl, "DD": p.dd, "WD": p.wd, "WW": p.ww},
     }

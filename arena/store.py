@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.config import TournamentConfig
+from arena.openings import suite_digest
 from arena.records import GameRecord
 from arena.schedule import GameSpec
 
@@ -58,6 +59,12 @@ def tournament_meta(config: TournamentConfig) -> dict[str, Any]:
         "seed": config.seed,
         "format": config.format,
         "bots": [{"name": b.name, "options": b.options} for b in config.bots],
+        "openings": None if config.openings is None else {
+            "count": len(config.openings), "digest": suite_digest(config.openings)
+        },
+        # Not part of what identifies the games (a new SPRT may judge them),
+        # but ``arena standings`` reads it to show the test.
+        "sprt": None if config.sprt is None else config.sprt.to_json(),
     }
 
 
@@ -165,7 +172,7 @@ class ResultsStore:
         meta = self.read_meta()
         if meta is not None:
             new = tournament_meta(config)
-            for key in ("game", "time_control", "seed", "format"):
+            for key in ("game", "time_control", "seed", "format", "openings"):
                 if meta.get(key) != new[key]:
                     raise ResultsConflict(
                         f"{where} were played with {key} {_show(meta.get(key))}, the file now says {_show(new[key])}; {advice}"
@@ -177,7 +184,10 @@ class ResultsStore:
         by_id = {spec.game_id: spec for spec in schedule}
         for record in records:
             spec = by_id.get(record.game_id)
-            if spec is None or spec.index != record.index or spec.seed != record.seed or spec.opening != record.opening:
+            if (
+                spec is None or spec.index != record.index or spec.seed != record.seed
+                or spec.opening != record.opening or tuple(record.opening_moves) != spec.opening_moves
+            ):
                 raise ResultsConflict(f"{where} hold game {record.game_id!r}, which this tournament file does not schedule; {advice}")
             if tuple(record.players.values()) != spec.players:
                 raise ResultsConflict(

@@ -6,7 +6,7 @@ reported through a callback so this module prints nothing itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 
@@ -14,9 +14,10 @@ from arena.config import TournamentConfig, check_programs
 from arena.executor import Executor, LocalExecutor
 from arena.records import GameRecord
 from arena.schedule import GameSpec, make_schedule
+from arena.statistics import SprtStatus, pentanomial, scores_of, sprt_status
 from arena.store import ResultsStore
 
-__all__ = ["RunSummary", "run_tournament", "pending_specs"]
+__all__ = ["RunSummary", "run_tournament", "pending_specs", "sprt_of", "until_decided"]
 
 
 @dataclass
@@ -28,6 +29,28 @@ class RunSummary:
     played: int = 0
     records: list[GameRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: The SPRT after the games so far, when the tournament has one.
+    sprt: SprtStatus | None = None
+
+
+def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
+    """The tournament's SPRT over the complete game pairs of ``records``,
+    from the first bot's side; ``None`` without ``sprt:``."""
+    if config.sprt is None:
+        return None
+    _, pairs = scores_of(records, config.bots[0].name)
+    return sprt_status(config.sprt, pentanomial(pairs), at_limit=at_limit)
+
+
+def until_decided(specs: Iterable[GameSpec], status: Callable[[], SprtStatus | None]) -> Iterator[GameSpec]:
+    """``specs`` until ``status()`` says the SPRT is decided.  The executor
+    pulls a spec only when a player is free, so the games in flight when the
+    LLR crosses a bound still finish, and count."""
+    for spec in specs:
+        current = status()
+        if current is not None and current.decided:
+            return
+        yield spec
 
 
 def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[GameSpec]:
@@ -47,7 +70,9 @@ def run_tournament(
 
     Each record is stored (fsync'ed) before ``on_record`` sees it, so an
     interruption at any point (an exception, Ctrl-C, ``kill -9``) loses at most
-    the games in progress.  Raises ``ResultsConflict`` or ``StoreBusy`` before
+    the games in progress.  With ``sprt:`` no game starts once the LLR of the
+    games so far has crossed a bound; a resumed run plays on only while the
+    test is undecided.  Raises ``ResultsConflict`` or ``StoreBusy`` before
     anything is played, and ``ConfigError`` when a bot's program cannot be found."""
     check_programs(config)
     schedule = make_schedule(config)
@@ -58,6 +83,7 @@ def run_tournament(
             resumed=len(loaded.records),
             records=list(loaded.records),
             warnings=list(loaded.warnings),
+            sprt=sprt_of(config, loaded.records),
         )
         if on_start is not None:
             on_start(summary)
@@ -65,11 +91,14 @@ def run_tournament(
             executor = LocalExecutor(config, store.logs_dir, concurrency)
         # closing(): an exception here (Ctrl-C included) must stop the workers
         # and their bots now, not whenever the generator is collected.
-        with closing(executor.run(pending_specs(schedule, loaded.records))) as finished:
+        specs = until_decided(pending_specs(schedule, loaded.records), lambda: summary.sprt)
+        with closing(executor.run(specs)) as finished:
             for record in finished:
                 store.append(record)
                 summary.played += 1
                 summary.records.append(record)
+                summary.sprt = sprt_of(config, summary.records)
                 if on_record is not None:
                     on_record(record, summary)
+    summary.sprt = sprt_of(config, summary.records, at_limit=len(summary.records) >= summary.total)
     return summary

@@ -69,7 +69,8 @@ def test_long_garbage_is_quoted_short_in_the_error():
 def test_new_game_and_game_over_shapes():
     message = protocol.new_game("g1", "yoxii", "red", {"white": "a", "red": "b"}, {"per_move_ms": 500}, {}, 42)
     assert message["type"] == "new_game" and message["you"] == "red" and message["seed"] == 42
-    over = protocol.game_over("g1", None, "blocked", ["d5 3e6"], {"white": 9, "red": 9})
+    assert message["opening_moves"] == []
+    over = protocol.game_over("g1", None, "blocked", ["d5 3e6"], {"white": 9, "red": 9}, ("d3 1d2",))
     assert over == {"type": "game_over", "game_id": "g1", "winner": None, "reason": "blocked",
-                    "moves": ["d5 3e6"], "scores": {"white": 9, "red": 9}}
+                    "moves": ["d5 3e6"], "opening_moves": ["d3 1d2"], "scores": {"white": 9, "red": 9}}
     assert "scores" not in protocol.game_over("g1", "pink", "alignment", [], None)
