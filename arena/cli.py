@@ -18,12 +18,17 @@ from arena.check import check_bot
 from arena.clock import parse_time_control
 from arena.config import ConfigError, check_programs, load_config
 from arena.executor import WorkerDied
-from arena.match import elo_difference, match_config, play_match
+from arena.match import match_config, play_match
+from arena.openings import OpeningError, suite_from_option
 from arena.ratings import compute_standings
 from arena.records import GameRecord
-from arena.standings import FORMATS, render_standings
+from arena.standings import FORMATS, format_elo_interval, format_percent, render_standings
+from arena.statistics import SprtConfig, SprtStatus, parse_sprt
 from arena.store import ResultsConflict, ResultsStore, StoreBusy
 from arena.tournament import RunSummary, run_tournament
+
+#: ``arena match --sprt``'s default limit on games.
+SPRT_GAMES = 2000
 
 app = typer.Typer(
     help="Totem Arena: play OXONO and YOXII bots against each other and rank them.",
@@ -63,6 +68,10 @@ def _leader(records: list[GameRecord], bots: list[str]) -> str:
     return f"leader: {best.name} ({best.rating:.1f})"
 
 
+def _sprt_field(status: SprtStatus | None) -> str:
+    return "" if status is None else status.describe(short=True)
+
+
 @app.command()
 def run(
     file: Path = typer.Argument(..., help="The tournament file (YAML)."),
@@ -79,7 +88,7 @@ def run(
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"),
-        console=err, transient=False,
+        TextColumn("{task.fields[sprt]}"), console=err, transient=False,
     )
     task = None
     next_leader_update = 0.0
@@ -91,7 +100,10 @@ def run(
         if summary.resumed:
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}", err)
         progress.start()
-        task = progress.add_task(escape(config.name), total=summary.total, completed=summary.resumed, leader=_leader(summary.records, names))
+        task = progress.add_task(
+            escape(config.name), total=summary.total, completed=summary.resumed,
+            leader=_leader(summary.records, names), sprt=escape(_sprt_field(summary.sprt)),
+        )
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
         nonlocal next_leader_update
@@ -102,7 +114,7 @@ def run(
         if started >= next_leader_update or summary.played + summary.resumed == summary.total:
             fields["leader"] = _leader(summary.records, names)
             next_leader_update = started + max(1.0, 10 * (time.monotonic() - started))
-        progress.update(task, advance=1, **fields)
+        progress.update(task, advance=1, sprt=escape(_sprt_field(summary.sprt)), **fields)
 
     def stop_progress() -> None:
         # Only once, and only if started: on a non-interactive console every
@@ -124,7 +136,10 @@ def run(
         fail(f"interrupted; {kept} finished games are kept in {config.output}. Run the same command to resume.", 130)
     finally:
         stop_progress()
-    say(render_standings(compute_standings(summary.records, names), fmt))
+    at_limit = summary.sprt is not None and summary.sprt.at_limit
+    say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit), fmt))
+    if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
+        say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
 
 
@@ -148,7 +163,12 @@ def standings(
         warn(warning)
     meta = store.read_meta() or {}
     names = [bot["name"] for bot in meta.get("bots", [])]
-    say(render_standings(compute_standings(loaded.records, names), fmt))
+    try:
+        sprt = SprtConfig(**meta["sprt"]) if meta.get("sprt") else None
+    except (TypeError, ValueError) as exc:
+        warn(f"{store.meta_path}: ignored an unreadable sprt setting ({exc})")
+        sprt = None
+    say(render_standings(compute_standings(loaded.records, names, sprt), fmt))
 
 
 @app.command()
@@ -156,18 +176,36 @@ def match(
     cmd_a: str = typer.Argument(..., help="First bot's command, e.g. 'python -m bots.greedy'."),
     cmd_b: str = typer.Argument(..., help="Second bot's command."),
     game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
-    games: int = typer.Option(10, "--games", "-n", min=1, help="Number of games; colours alternate."),
+    games: int = typer.Option(
+        None, "--games", "-n", min=1,
+        help=f"Number of games, in pairs with colours swapped (default 10; with --sprt, the limit, default {SPRT_GAMES}).",
+    ),
     tc: str = typer.Option("5+0.1", "--tc", help="Time control: '5+0.1' (seconds, initial+increment) or 'move 0.5'."),
     concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Games at once."),
     seed: int = typer.Option(0, "--seed", help="Seed of the start positions and the bots' randomness."),
     logs: Path = typer.Option(None, "--logs", help="Directory for the bots' stderr logs (default: discarded)."),
+    openings: str = typer.Option(
+        None, "--openings", help="An opening suite: 'plies=4,count=50' (drawn from --seed) or a file, one opening a line.",
+    ),
+    sprt: str = typer.Option(
+        None, "--sprt", help="Stop when decided: 'elo0=0,elo1=5[,alpha=0.05,beta=0.05]' (the first bot is the candidate).",
+    ),
 ) -> None:
-    """Play a short match between two bot commands and print W/D/L, Elo and forfeits."""
+    """Play a match between two bot commands and print W/D/L, Elo, LOS, game pairs and forfeits."""
     try:
-        config = match_config([cmd_a, cmd_b], game, parse_time_control(tc), seed=seed, concurrency=concurrency)
+        test = parse_sprt(sprt) if sprt is not None else None
+        suite = suite_from_option(openings, game, seed) if openings is not None else None
+        config = match_config(
+            [cmd_a, cmd_b], game, parse_time_control(tc), seed=seed, concurrency=concurrency,
+            openings=suite, sprt=test,
+        )
         check_programs(config)
+    except OpeningError as exc:
+        fail(f"--openings {openings}{f':{exc.line}' if exc.line else ''}: {exc.problem}")
     except ValueError as exc:  # ConfigError included
         fail(str(exc))
+    if games is None:
+        games = SPRT_GAMES if test is not None else 10
     a, b = (bot.name for bot in config.bots)
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
@@ -176,16 +214,22 @@ def match(
                       TextColumn("{task.fields[score]}"), console=err) as progress:
             task = progress.add_task(f"{a} vs {b}", total=games, score="")
             result = play_match(config, games, logs_dir=logs, on_record=lambda r, res: progress.update(
-                task, advance=1, score=f"{res.wins}-{res.draws}-{res.losses}"))
+                task, advance=1, score=escape(f"{res.wins}-{res.draws}-{res.losses}  {_sprt_field(res.sprt)}")))
     except KeyboardInterrupt:
         # Outside the progress display, so the message comes after its last line.
         fail("interrupted", 130)
     except WorkerDied as exc:
         fail(str(exc), 1)
-    elo, margin = elo_difference(result.wins, result.draws, result.losses)
+    stats = result.statistics()
+    penta = stats.penta
     say(f"{a} vs {b}: {result.games} game{'s' if result.games != 1 else ''} of {game} at {config.time_control}")
-    say(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {100 * result.score:.1f}%")
-    say(f"  Elo difference: {elo:+.0f} ± {margin:.0f} (95%)")
+    say(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {100 * result.score:.1f}%"
+        f"  draw ratio {format_percent(stats.draw_ratio)}")
+    basis = f"{penta.pairs} game pairs" if stats.model == "pentanomial" else f"{stats.games} single games"
+    say(f"  Elo difference: {format_elo_interval(stats)} (95%, from {basis})  LOS {format_percent(stats.los)}")
+    say("  game pairs LL/LD/WL+DD/WD/WW: " + "/".join(str(n) for n in penta.counts()))
+    if result.sprt is not None:
+        say(f"  {result.sprt.describe()}")
     if result.forfeits:
         for name, reasons in sorted(result.forfeits.items()):
             listed = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))

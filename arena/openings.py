@@ -27,7 +27,16 @@ from typing import Any
 
 import engine
 
-__all__ = ["Opening", "OpeningError", "random_suite", "load_suite", "parse_suite", "play_opening", "suite_digest"]
+__all__ = [
+    "Opening",
+    "OpeningError",
+    "random_suite",
+    "load_suite",
+    "parse_suite",
+    "play_opening",
+    "suite_from_option",
+    "suite_digest",
+]
 
 #: Draws per opening before a suite with too few distinct openings is refused.
 _ATTEMPTS_PER_OPENING = 50
@@ -147,6 +156,20 @@ def parse_suite(lines: Sequence[str], game_name: str) -> tuple[Opening, ...]:
     if not suite:
         raise OpeningError("the file holds no opening (one a line, moves separated by commas)")
     return tuple(suite)
+
+
+def suite_from_option(text: str, game_name: str, seed: int) -> tuple[Opening, ...]:
+    """A suite from a command-line value: ``plies=4,count=50`` draws one from
+    ``seed``; anything else is a suite file's path."""
+    if "=" not in text:
+        return load_suite(Path(text), game_name)
+    values: dict[str, int] = {}
+    for part in text.split(","):
+        key, _, value = (x.strip() for x in part.partition("="))
+        if key not in ("plies", "count") or not value.lstrip("-").isdigit():
+            raise OpeningError(f"bad setting {part.strip()!r}: write plies=4,count=50 or the path of a suite file")
+        values[key] = int(value)
+    return random_suite(game_name, values.get("plies", 4), values.get("count", 50), seed)
 
 
 def suite_digest(suite: Sequence[Opening]) -> str:

@@ -43,7 +43,7 @@ from arena.protocol import FORFEIT_REASONS
 from arena.ratings import BotStanding, Standings
 from arena.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
-__all__ = ["FORMATS", "LEGEND", "render_standings", "format_elo", "format_percent"]
+__all__ = ["FORMATS", "LEGEND", "render_standings", "format_elo", "format_elo_interval", "format_percent"]
 
 FORMATS = ("plain", "github", "html", "csv", "json")
 
@@ -127,6 +127,15 @@ def format_elo(elo: float | None) -> str:
     if math.isinf(elo):
         return "+inf" if elo > 0 else "-inf"
     return f"{round(elo) + 0:+d}"
+
+
+def format_elo_interval(match: MatchStatistics) -> str:
+    """``+120 ± 45``, or the interval's ends when one is infinite (a 0 % or 100 % score)."""
+    if math.isfinite(match.margin):
+        return f"{format_elo(match.elo)} ± {round(match.margin)}"
+    if math.isinf(match.elo):
+        return format_elo(match.elo)
+    return f"{format_elo(match.elo)} [{format_elo(match.lower)}, {format_elo(match.upper)}]"
 
 
 def format_percent(fraction: float | None, digits: int = 1) -> str:
@@ -222,14 +231,11 @@ def _match_table(match: MatchStatistics, names: tuple[str, str]) -> _Table:
 
 def _sprt_table(sprt: SprtStatus) -> _Table:
     c = sprt.config
-    verdict = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(sprt.verdict, "undecided")
-    if sprt.at_limit:
-        verdict += " at the limit"
     return _Table(
         "SPRT (normalized Elo, game pairs)",
         ["elo0", "elo1", "alpha", "beta", "LLR", "lower", "upper", "pairs", "verdict"],
         [[f"{c.elo0:g}", f"{c.elo1:g}", f"{c.alpha:g}", f"{c.beta:g}", f"{sprt.llr:.2f}",
-          f"{c.lower:.2f}", f"{c.upper:.2f}", str(sprt.pairs), verdict]],
+          f"{c.lower:.2f}", f"{c.upper:.2f}", str(sprt.pairs), sprt.verdict_text]],
         ["right"] * 8 + ["left"],
     )
 

@@ -290,6 +290,9 @@ class MatchStatistics:
     #: The mean score per game, in the model's units.
     score: float
     elo: float
+    #: The 95 % interval's ends (infinite beyond a 0 % or 100 % score) and half its width.
+    lower: float
+    upper: float
     margin: float
     los: float
 
@@ -321,17 +324,15 @@ def match_statistics(games: Sequence[float], pairs: Sequence[tuple[float, float]
     wins, draws = sum(1 for x in games if x == 1.0), sum(1 for x in games if x == 0.5)
     losses = len(games) - wins - draws
     if not values:
-        return MatchStatistics(wins, draws, losses, penta, model, 0.5, 0.0, math.inf, 0.5)
+        return MatchStatistics(wins, draws, losses, penta, model, 0.5, 0.0, -math.inf, math.inf, math.inf, 0.5)
     n = len(values)
     score = sum(values) / n
     variance = sum((v - score) ** 2 for v in values) / n
     sd = math.sqrt(variance / n)
     elo = _score_to_elo(score)
-    if sd == 0 or not math.isfinite(elo):
-        margin = math.inf if not math.isfinite(elo) else 0.0
-    else:
-        margin = (_score_to_elo(score + Z95 * sd) - _score_to_elo(score - Z95 * sd)) / 2
-    return MatchStatistics(wins, draws, losses, penta, model, score, elo, margin, los(score - 0.5, sd))
+    lower, upper = _score_to_elo(score - Z95 * sd), _score_to_elo(score + Z95 * sd)
+    margin = (upper - lower) / 2 if math.isfinite(upper - lower) else math.inf
+    return MatchStatistics(wins, draws, losses, penta, model, score, elo, lower, upper, margin, los(score - 0.5, sd))
 
 
 # -- SPRT ------------------------------------------------------------------------
@@ -467,15 +468,20 @@ class SprtStatus:
     def decided(self) -> bool:
         return self.verdict != "undecided"
 
-    def describe(self) -> str:
-        """One line for progress bars and tables."""
+    @property
+    def verdict_text(self) -> str:
+        """``H1 accepted``, ``H0 accepted``, ``undecided`` or ``undecided at the limit``."""
+        text = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(self.verdict, "undecided")
+        return text + " at the limit" if self.at_limit else text
+
+    def describe(self, short: bool = False) -> str:
+        """One line for the end of a run; ``short`` for a progress bar."""
         c = self.config
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(self.verdict, "undecided")
-        if self.verdict == "undecided" and self.at_limit:
-            verdict += " at the limit"
+        if short:
+            return f"LLR {self.llr:.2f} ({c.lower:.2f}, {c.upper:.2f}) {self.verdict_text}"
         return (
             f"SPRT [{c.elo0:g}, {c.elo1:g}] LLR {self.llr:.2f} ({c.lower:.2f}, {c.upper:.2f}): "
-            f"{verdict} after {self.pairs} pair{'' if self.pairs == 1 else 's'}"
+            f"{self.verdict_text} after {self.pairs} pair{'' if self.pairs == 1 else 's'}"
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""arena/match.py: Elo from a score, default bot names, the match tally, a short real match."""
+"""arena/match.py: default bot names, the match tally, a short real match, an SPRT match."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.clock import TimeControl
-from arena.match import MatchResult, elo_difference, match_config, play_match
+from arena.match import MatchResult, match_config, play_match
 from arena.records import GameRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,64 +27,6 @@ DETERMINISTIC = settings(derandomize=True, database=None, max_examples=300)
 def logistic_elo(p: float) -> float:
     """The Elo difference d with expected score p = 1 / (1 + 10 ** (-d / 400))."""
     return 400 * math.log10(p / (1 - p))
-
-
-# -- elo_difference ------------------------------------------------------------
-
-
-@DETERMINISTIC
-@given(counts, counts, counts)
-def test_elo_is_antisymmetric(wins, draws, losses):
-    elo, margin = elo_difference(wins, draws, losses)
-    flipped, flipped_margin = elo_difference(losses, draws, wins)
-    if math.isfinite(elo):
-        # (to display precision: a margin reaching past 0 % or 100 % is clamped, which rounds a little differently)
-        assert flipped == pytest.approx(-elo, rel=1e-9, abs=1e-9)
-        assert flipped_margin == pytest.approx(margin, rel=1e-6)
-    else:
-        assert flipped == -elo or (wins + draws + losses == 0 and flipped == elo == 0)
-
-
-@pytest.mark.parametrize(("wins", "draws", "losses"), [(1, 0, 1), (5, 0, 5), (0, 10, 0), (3, 4, 3), (0, 1, 0)])
-def test_an_even_score_is_zero_elo(wins, draws, losses):
-    elo, margin = elo_difference(wins, draws, losses)
-    assert elo == pytest.approx(0.0, abs=1e-9)
-    assert margin >= 0
-
-
-def test_a_known_value():
-    # 6 wins, 2 draws, 2 losses: a 70 % score
-    outcomes = [1.0] * 6 + [0.5] * 2 + [0.0] * 2
-    score = statistics.fmean(outcomes)
-    standard_error = math.sqrt(statistics.pvariance(outcomes) / len(outcomes))
-    low, high = score - 1.96 * standard_error, score + 1.96 * standard_error
-    elo, margin = elo_difference(6, 2, 2)
-    assert elo == pytest.approx(400 * math.log10(0.7 / 0.3))
-    assert elo == pytest.approx(147.19, abs=0.01)
-    assert margin == pytest.approx((logistic_elo(high) - logistic_elo(low)) / 2)
-    # the expected score of that Elo difference is the score itself
-    assert 1 / (1 + 10 ** (-elo / 400)) == pytest.approx(0.7)
-
-
-def test_a_perfect_or_null_score_is_infinite():
-    assert elo_difference(4, 0, 0) == (math.inf, math.inf)
-    assert elo_difference(0, 0, 4) == (-math.inf, math.inf)
-    assert elo_difference(0, 0, 0) == (0.0, math.inf)
-
-
-def test_the_margin_shrinks_as_games_grow():
-    margins = [elo_difference(6 * k, 2 * k, 2 * k)[1] for k in (1, 4, 16, 64)]
-    elos = {round(elo_difference(6 * k, 2 * k, 2 * k)[0], 9) for k in (1, 4, 16, 64)}
-    assert len(elos) == 1  # the same score, the same Elo
-    assert margins == sorted(margins, reverse=True) and len(set(margins)) == 4
-    # the normal approximation: four times the games, half the margin (roughly, in Elo)
-    assert margins[-1] < margins[0] / 6
-
-
-@DETERMINISTIC
-@given(st.integers(1, 200), st.integers(0, 200), st.integers(1, 200))
-def test_a_better_score_means_a_higher_elo(wins, draws, losses):
-    assert elo_difference(wins + 1, draws, losses)[0] > elo_difference(wins, draws, losses)[0]
 
 
 # -- match_config and default names ---------------------------------------------
