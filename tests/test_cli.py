@@ -276,8 +276,40 @@ def test_match_greedy_against_random():
     lines = result.out.splitlines()
     assert lines[0] == "greedy vs random_bot: 4 games of oxono at 5+0.1"
     assert sum(match_summary(result.out)) == 4
-    assert re.search(r"^  Elo difference: [+-](\d+|inf) ± (\d+|inf) \(95%\)$", result.out, re.M), result.out
+    elo = r"[+-](\d+|inf)( ± \d+| \[[+-](\d+|inf), [+-](\d+|inf)\])?"
+    assert re.search(rf"^  Elo difference: {elo} \(95%, from 2 game pairs\)  LOS \d+\.\d%$", result.out, re.M), result.out
+    assert re.search(r"^  game pairs LL/LD/WL\+DD/WD/WW: \d+/\d+/\d+/\d+/\d+$", result.out, re.M), result.out
     assert "  forfeits: none" in lines
+
+
+def test_match_under_sprt_stops_once_decided():
+    result = arena("match", "python -m bots.greedy", "python -m bots.random_bot", "--sprt", "elo0=0,elo1=200",
+                   "--games", "200", "-j", "2", "--tc", "10+0.1")
+    assert result.exit_code == 0, result.err
+    played = sum(match_summary(result.out))
+    found = re.search(r"^  SPRT \[0, 200\] LLR (-?\d+\.\d\d) \(-2\.94, 2\.94\): H1 accepted after (\d+) pairs$",
+                      result.out, re.M)
+    assert found, result.out
+    assert float(found[1]) >= 2.94
+    # Stopped at the first pair past the bound, give or take the games in flight.
+    assert 2 * int(found[2]) <= played <= 2 * int(found[2]) + 2 < 40
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (("--sprt", "elo0=5,elo1=0"), ["elo0 must be below elo1"]),
+    (("--sprt", "elo1=5"), ["needs elo0"]),
+    (("--openings", "plies=x"), ["--openings plies=x", "bad setting"]),
+    (("--openings", "no-such-suite.txt"), ["--openings no-such-suite.txt", "cannot read"]),
+])
+def test_match_bad_sprt_or_openings(args, needles):
+    assert_one_line_error(arena("match", "python -m bots.greedy", "python -m bots.random_bot", *args), *needles)
+
+
+def test_match_plays_an_opening_suite_in_pairs():
+    result = arena("match", "python -m bots.random_bot", "python -m bots.random_bot", "--openings",
+                   "plies=6,count=2", "--games", "4")
+    assert result.exit_code == 0, result.err
+    assert "(95%, from 2 game pairs)" in result.out
 
 
 def test_match_reports_forfeits_by_reason(tmp_path):
@@ -558,3 +590,32 @@ def test_a_worker_killed_from_outside_ends_the_run_with_one_line(tmp_path):
     assert re.fullmatch(r"error: arena-worker-\d died \(exit code -9\) in the middle of a game; that game is lost, "
                         r"every finished game is kept\. Run the same command to resume\.", message)
     assert all(json.loads(line) for line in games.read_text().splitlines())
+
+
+def test_run_under_sprt_shows_the_test_and_standings_keep_it(tmp_path):
+    path = write_tournament(tmp_path, bots=("greedy", "random"), extra="sprt: {elo0: 0, elo1: 200}\n",
+                            cmds={"greedy": "python -m bots.greedy"})
+    path.write_text(path.read_text().replace("rounds: 1\n", "rounds: 50\n"))
+    result = arena("run", path)
+    assert result.exit_code == 0, result.err
+    assert re.search(r"^SPRT \(normalized Elo, game pairs\)$", result.out, re.M), result.out
+    assert re.search(r"^\s+0\s+200\s+0\.05\s+0\.05\s+\d+\.\d\d\s+-2\.94\s+2\.94\s+\d+\s+H1 accepted$", result.out, re.M)
+    assert "the SPRT is decided" in result.err
+    assert "LLR" in result.err  # the progress line shows it live
+    shown = json.loads(arena("standings", tmp_path / "out", "--format", "json").out)
+    sprt = shown["sprt"]
+    assert set(sprt) >= {"llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "verdict", "pairs"}
+    assert sprt["verdict"] == "H1" and sprt["llr"] >= sprt["upper"] and sprt["elo1"] == 200
+    assert shown["match"]["bots"] == ["greedy", "random"] and shown["match"]["pairs"] == sprt["pairs"]
+    assert {"elo", "elo_margin", "los_next"} <= set(shown["bots"][0])
+
+
+@pytest.mark.parametrize(("sprt", "needles"), [
+    ("{elo0: 0}", ["sprt.elo1: required key missing"]),
+    ("{elo0: 5, elo1: 0}", ["sprt:", "elo0 must be below elo1"]),
+    ("{elo0: 0, elo1: 5, alpha: x}", ["sprt.alpha: must be a number"]),
+    ("{elo0: 0, elo1: 5, gamma: 1}", ["sprt.gamma: unknown key"]),
+])
+def test_run_refuses_a_bad_sprt(tmp_path, sprt, needles):
+    path = write_tournament(tmp_path, bots=("a", "b"), extra=f"sprt: {sprt}\n")
+    assert_one_line_error(arena("run", path), *needles)

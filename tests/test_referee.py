@@ -223,3 +223,35 @@ def test_a_very_long_move_string_is_refused_briefly(tmp_path, closing):
     assert record.reason == "illegal_move"
     assert record.detail.startswith("played a 5000-character string, not a move")
     assert len(record.detail) < 120
+
+
+def test_a_game_starts_after_its_opening_moves(tmp_path, closing):
+    a, b = player(tmp_path, "echo_bot.py", name="a"), player(tmp_path, "echo_bot.py", name="b")
+    closing([a, b])
+    opening = ("Xd5 d6", "Oc4 b4", "Xd4 d3")  # three plies: black (seat 1) moves first after it
+    game_spec = GameSpec(index=0, game_id="o1", game="oxono", round=1, players=("a", "b"), opening=1, seed=3,
+                         pair=7, opening_moves=opening)
+    record = play_game(game_spec, [a, b], FAST)
+    assert record.opening_moves == list(opening) and record.pair == 7 and record.opening == 1
+    assert record.forfeit_by is None
+    game = engine.get_game("oxono")
+    state = game.new_state(opening=1)
+    for move in opening:
+        state = game.apply(state, move)
+    after_opening = game.to_json(state)
+    # The bots' moves start from the opening's position, black first.
+    for move in record.moves:
+        state = game.apply(state, move.move)
+    assert game.outcome(state).reason == record.reason
+    # new_game carries the position after the opening and the opening's moves.
+    for log in ("a.log", "b.log"):
+        assert log_shows(tmp_path / log, '"game_over"')
+        lines = [json.loads(line[len("got: "):]) for line in (tmp_path / log).read_text().splitlines()
+                 if line.startswith("got: {")]
+        new_game = next(m for m in lines if m["type"] == "new_game")
+        assert new_game["state"] == after_opening and new_game["opening_moves"] == list(opening)
+        over = next(m for m in lines if m["type"] == "game_over")
+        assert over["opening_moves"] == list(opening) and over["moves"] == [m.move for m in record.moves]
+    first_turn = json.loads(next(line[len("got: "):] for line in (tmp_path / "b.log").read_text().splitlines()
+                                 if '"type":"turn"' in line))
+    assert first_turn["ply"] == 3 and first_turn["state"] == after_opening

@@ -298,8 +298,8 @@ def test_the_constrained_maximum_beats_every_nearby_distribution_on_the_constrai
     for _ in range(200):
         d = [rng.uniform(-1, 1) for _ in SCORES]
         d = [x - fmean(d) for x in d]
-        moved = [pi + 0.01 * di for pi, di in zip(p, d)]
-        lam = bisect(lambda x: t_of([m + x * f for m, f in zip(moved, fix)]) - t, -0.02, 0.02)
+        moved = [pi + 0.003 * di for pi, di in zip(p, d)]
+        lam = bisect(lambda x: t_of([m + x * f for m, f in zip(moved, fix)]) - t, -0.1, 0.1)
         other = [m + lam * f for m, f in zip(moved, fix)]
         if min(other) <= 0 or abs(t_of(other) - t) > 1e-9:
             continue

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import load_config
+from arena.config import ConfigError, load_config
 from arena.ratings import compute_standings
 from arena.schedule import make_schedule
 from arena.store import ResultsConflict, ResultsStore
@@ -205,3 +205,52 @@ def test_another_executor_plugs_in_and_only_gets_the_missing_games(tmp_path):
     assert len(second.given) == 7 and not set(second.given) & set(game_ids(config.output)[:5])
     assert summary.resumed == 5 and summary.played == 7
     assert sorted(game_ids(config.output)) == sorted(s.game_id for s in make_schedule(config))
+
+
+# -- SPRT: stop once decided, resume only while undecided ---------------------------
+
+
+def write_sprt(tmp_path, first, second, *, rounds, sprt="{elo0: 0, elo1: 200}", extra=""):
+    path = tmp_path / "sprt.yaml"
+    path.write_text(
+        f"name: s\ngame: oxono\ntime_control: 10+0.1\nrounds: {rounds}\nconcurrency: 2\nseed: 11\noutput: out\n"
+        f"sprt: {sprt}\n{extra}bots:\n"
+        f"  - {{name: first, cmd: {first}, cwd: {ROOT}}}\n  - {{name: second, cmd: {second}, cwd: {ROOT}}}\n"
+    )
+    return path
+
+
+def test_sprt_stops_early_when_greedy_is_clearly_stronger_and_a_rerun_plays_nothing(tmp_path):
+    config = load_config(write_sprt(tmp_path, "python -m bots.greedy", "python -m bots.random_bot", rounds=50))
+    summary = run_tournament(config)
+    status = summary.sprt
+    assert status is not None and status.verdict == "H1" and status.llr >= status.config.upper
+    # The games in flight when the bound was crossed (at most the concurrency) finish and count.
+    assert 2 * status.pairs <= summary.played <= 2 * status.pairs + 2 < summary.total == 200
+    assert len(ResultsStore(config.output).load().records) == summary.played
+    again = run_tournament(config)
+    assert again.played == 0 and again.sprt == status
+
+
+def test_sprt_between_two_equal_bots_does_not_accept_h1(tmp_path):
+    config = load_config(write_sprt(tmp_path, "python -m bots.random_bot", "python -m bots.random_bot", rounds=40))
+    summary = run_tournament(config)
+    assert summary.sprt.verdict in ("H0", "undecided")
+    assert summary.sprt.verdict == "H0" or summary.sprt.at_limit
+
+
+def test_an_undecided_sprt_resumes_and_a_decided_one_does_not(tmp_path):
+    greedy, rnd = "python -m bots.greedy", "python -m bots.random_bot"
+    short = load_config(write_sprt(tmp_path, greedy, rnd, rounds=1))
+    first = run_tournament(short)
+    assert first.played == 4 and first.sprt.verdict == "undecided" and first.sprt.at_limit
+    longer = load_config(write_sprt(tmp_path, greedy, rnd, rounds=50))
+    second = run_tournament(longer)
+    assert second.resumed == 4 and second.played > 0 and second.sprt.verdict == "H1"
+    assert run_tournament(longer).played == 0
+
+
+def test_sprt_needs_two_bots(tmp_path):
+    path = write_tournament(tmp_path, bots=("a", "b", "c"), extra="sprt: {elo0: 0, elo1: 5}\n")
+    with pytest.raises(ConfigError, match="an SPRT compares two bots; this file has 3"):
+        load_config(path)
