@@ -143,7 +143,7 @@ def game_over(
     scores: dict[str, int] | None,
     opening_moves: list[str] | tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """``moves`` are the bots' moves from ``new_game``'s state, after ``opening_moves``."""
+    """``moves`` is the whole game from the start position, ``opening_moves`` included."""
     message: dict[str, Any] = {
         "type": "game_over", "game_id": game_id, "winner": winner, "reason": reason, "moves": moves,
         "opening_moves": list(opening_moves),

@@ -113,7 +113,10 @@ def play_game(
         record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
     record.ended_at = _now()
     # Both bots hear how it ended, the forfeiting one too: it may play again.
-    over = protocol.game_over(spec.game_id, record.winner, record.reason, moves, record.scores, spec.opening_moves)
+    # As in protocol 1, ``moves`` is the whole game from the start position.
+    over = protocol.game_over(
+        spec.game_id, record.winner, record.reason, [*spec.opening_moves, *moves], record.scores, spec.opening_moves
+    )
     for player in told:
         player.end_game(over)
     return record

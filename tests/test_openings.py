@@ -159,3 +159,17 @@ def test_suite_from_a_command_line_option(tmp_path):
     assert suite_from_option(str(tmp_path / "s.txt"), "yoxii", 0) == (Opening(0, ("d3 1d2",)),)
     with pytest.raises(OpeningError, match="bad setting"):
         suite_from_option("plies=2,size=3", "yoxii", 0)
+
+
+def test_the_documented_suite_file_and_error_are_real(tmp_path):
+    doc = (ROOT / "docs" / "tournaments.md").read_text(encoding="utf-8")
+    section = doc.split("### Opening suites", 1)[1].split("### SPRT", 1)[0]
+    blocks = section.split("```")[1::2]
+    suite_text = next(b for b in blocks if b.startswith("\n# four OXONO openings"))
+    suite = parse_suite(suite_text.splitlines(), "oxono")
+    assert len(suite) == 4 and suite[2].start == 1 and suite[3] == Opening(0, ())
+    error_line = next(b for b in blocks if "is not legal" in b).strip()
+    (tmp_path / "openings.txt").write_text("Xd3 d2\nXc4 b4\nXd3 d2, Xc4 c3\n")
+    with pytest.raises(ConfigError) as info:
+        tournament(tmp_path, "{file: openings.txt}")
+    assert str(info.value) == f"{tmp_path / 'openings.txt'}:{error_line.split(':', 1)[1]}"

@@ -251,7 +251,8 @@ def test_a_game_starts_after_its_opening_moves(tmp_path, closing):
         new_game = next(m for m in lines if m["type"] == "new_game")
         assert new_game["state"] == after_opening and new_game["opening_moves"] == list(opening)
         over = next(m for m in lines if m["type"] == "game_over")
-        assert over["opening_moves"] == list(opening) and over["moves"] == [m.move for m in record.moves]
+        assert over["opening_moves"] == list(opening)
+        assert over["moves"] == [*opening, *(m.move for m in record.moves)]
     first_turn = json.loads(next(line[len("got: "):] for line in (tmp_path / "b.log").read_text().splitlines()
                                  if '"type":"turn"' in line))
     assert first_turn["ply"] == 3 and first_turn["state"] == after_opening
