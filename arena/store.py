@@ -172,11 +172,13 @@ class ResultsStore:
         meta = self.read_meta()
         if meta is not None:
             new = tournament_meta(config)
-            for key in ("game", "time_control", "seed", "format", "openings"):
+            for key in ("game", "time_control", "seed", "format"):
                 if meta.get(key) != new[key]:
                     raise ResultsConflict(
                         f"{where} were played with {key} {_show(meta.get(key))}, the file now says {_show(new[key])}; {advice}"
                     )
+            if meta.get("openings") != new["openings"]:
+                raise ResultsConflict(f"{where} were played with another opening suite than the file now gives; {advice}")
             old_bots = {b["name"]: b.get("options", {}) for b in meta.get("bots", [])}
             for bot in config.bots:
                 if bot.name in old_bots and old_bots[bot.name] != bot.options:

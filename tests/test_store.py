@@ -8,6 +8,7 @@ import pytest
 from arena.config import parse_config
 from arena.records import GameRecord, MoveRecord
 from arena.schedule import make_schedule
+from arena.openings import random_suite
 from arena.store import ResultsConflict, ResultsStore, StoreBusy
 
 TOURNAMENT = """
@@ -100,6 +101,7 @@ def test_a_second_writer_is_refused(config):
         (lambda c: replace(c, game="yoxii"), "game"),
         (lambda c: replace(c, format="gauntlet"), "format"),
         (lambda c: replace(c, bots=(replace(c.bots[0], options={"depth": 3}),) + c.bots[1:]), "options for bot 'a'"),
+        (lambda c: replace(c, openings=random_suite("oxono", 2, 3, 0)), "another opening suite"),
     ],
 )
 def test_a_conflicting_tournament_is_refused_and_nothing_is_lost(config, change, words):
