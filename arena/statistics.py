@@ -22,7 +22,7 @@ and the SPRT.  Pure functions of game results; no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,7 @@ __all__ = [
     "match_statistics",
     "SprtConfig",
     "SprtStatus",
+    "normalized_mle",
     "parse_sprt",
     "sprt_llr",
     "sprt_status",
@@ -438,7 +439,7 @@ def normalized_mle(observed: Sequence[float], scores: Sequence[float], t: float)
     return p
 
 
-def _root(f: Any, low: float, high: float) -> float:
+def _root(f: Callable[[float], float], low: float, high: float) -> float:
     """The root of a decreasing ``f`` on the open interval (low, high), where
     it runs from +inf to -inf; bisection to machine precision."""
     for _ in range(200):

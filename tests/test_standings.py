@@ -10,7 +10,8 @@ import pytest
 
 from arena.ratings import BotStanding, Standings, compute_standings
 from arena.records import GameRecord, MoveRecord
-from arena.standings import FORMATS, render_standings
+from arena.standings import FORMATS, LEGEND, render_standings
+from arena.statistics import SprtConfig, fit_elo, sprt_llr
 
 
 def game(index: int, white: str, red: str, winner: str | None, *, forfeit: str | None = None) -> GameRecord:
@@ -31,23 +32,23 @@ def game(index: int, white: str, red: str, winner: str | None, *, forfeit: str |
     )
 
 
+# "ace" scores 3.5/4 against "<b>old", which also loses twice on forfeit
+# to "cat"; the odd name checks escaping in HTML.
+GAMES = [
+    game(0, "ace", "<b>old", "white"),
+    game(1, "<b>old", "ace", "red"),
+    game(2, "ace", "<b>old", None),
+    game(3, "<b>old", "ace", "red"),
+    game(4, "cat", "<b>old", "white", forfeit="timeout"),
+    game(5, "<b>old", "cat", "red", forfeit="crash"),
+    game(6, "cat", "<b>old", "white", forfeit="timeout"),
+    game(7, "ace", "cat", "white"),
+]
+
+
 @pytest.fixture
 def standings() -> Standings:
-    # "ace" scores 3.5/4 against "<b>old", which also loses twice on forfeit
-    # to "cat"; the odd name checks escaping in HTML.
-    return compute_standings(
-        [
-            game(0, "ace", "<b>old", "white"),
-            game(1, "<b>old", "ace", "red"),
-            game(2, "ace", "<b>old", None),
-            game(3, "<b>old", "ace", "red"),
-            game(4, "cat", "<b>old", "white", forfeit="timeout"),
-            game(5, "<b>old", "cat", "red", forfeit="crash"),
-            game(6, "cat", "<b>old", "white", forfeit="timeout"),
-            game(7, "ace", "cat", "white"),
-        ],
-        bot_names=["ace", "cat", "<b>old", "idle"],
-    )
+    return compute_standings(GAMES, bot_names=["ace", "cat", "<b>old", "idle"])
 
 
 def test_plain_shows_the_three_tables(standings):
@@ -74,7 +75,7 @@ def test_plain_shows_the_three_tables(standings):
 def test_forfeits_show_dash_when_none(standings):
     lines = render_standings(standings).splitlines()
     ace_row = next(line for line in lines if line.split()[1:2] == ["ace"])
-    assert ace_row.split()[10] == "-"
+    assert ace_row.split()[14] == "-"  # after Elo, ±, "≈" and the LOS
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -133,7 +134,7 @@ def test_csv_holds_three_tables(standings):
     assert ranking[1][:2] == ["#", "bot"]
     assert [r[1] for r in ranking[2:]] == [b.name for b in standings.bots]
     old = next(r for r in ranking[2:] if r[1] == "<b>old")
-    assert old[10] == "timeout 2, crash 1"
+    assert old[13] == "timeout 2, crash 1"
     assert h2h[1] == ["bot", *(b.name for b in standings.bots)]
     assert colours[2] == ["white", "8", "4", "1", "3", "56.2"]
 
@@ -163,3 +164,58 @@ def test_rating_just_below_zero_shows_no_negative_zero():
     lone = Standings(game="oxono", bots=[bot], crosstable={"ace": {}}, by_color={}, total_games=1)
     row = next(line for line in render_standings(lone).splitlines() if " ace " in line)
     assert row.split()[2] == "0.0"
+
+
+# -- Elo, LOS, legend, match and SPRT ------------------------------------------------
+
+
+def test_ranking_shows_elo_margin_and_los_from_the_fit(standings):
+    fit = fit_elo([(r.players["white"], r.players["red"], {"white": 1.0, "red": 0.0, None: 0.5}[r.winner])
+                   for r in GAMES])
+    ace, cat, old, idle = standings.bots
+    assert (ace.elo, ace.elo_margin) == (pytest.approx(fit.elo["ace"]), pytest.approx(fit.margin("ace")))
+    assert ace.los_next == pytest.approx(fit.los("ace", "cat"))
+    assert old.los_next is None and idle.elo is None  # the last bot with games; a bot without games
+    text = render_standings(standings)
+    row = next(line for line in text.splitlines() if line.split()[1:2] == ["ace"]).split()
+    assert row[10:14] == [f"{round(fit.elo['ace']):+d}", f"{round(fit.margin('ace'))}", "≈", f"{100 * ace.los_next:.1f}%"]
+    for line in LEGEND:
+        assert f"  {line}" in text
+    assert text.index("LOS: likelihood") < text.index("Head to head")
+
+
+def test_a_los_of_95_percent_or_more_is_not_marked():
+    records = [game(i, "a", "b", "white" if i < 40 else "red") for i in range(42)]  # a wins 40 of 42
+    text = render_standings(compute_standings(records, ["a", "b"]))
+    row = next(line for line in text.splitlines() if line.split()[1:2] == ["a"]).split()
+    assert row[12].endswith("%") and "≈" not in row
+
+
+def test_two_bots_get_a_match_table_and_the_sprt(tmp_path):
+    # Pairs: a wins both, a wins one of two, a draws both.
+    records = [game(0, "a", "b", "white"), game(1, "b", "a", "red"), game(2, "a", "b", "white"),
+               game(3, "b", "a", "white"), game(4, "a", "b", None), game(5, "b", "a", None)]
+    for record in records:
+        record.pair = record.index // 2
+    table = compute_standings(records, ["a", "b"], SprtConfig(0, 5))
+    assert table.match_bots == ("a", "b")
+    assert table.match.penta.counts() == (0, 0, 2, 0, 1)
+    assert table.sprt.pairs == 3 and table.sprt.llr == pytest.approx(sprt_llr(table.match.penta, 0, 5))
+    text = render_standings(table)
+    assert "Match: a against b (from a's side)" in text and "SPRT (normalized Elo, game pairs)" in text
+    data = json.loads(render_standings(table, "json"))
+    assert data["match"]["pentanomial"] == {"LL": 0, "LD": 0, "WL": 1, "DD": 1, "WD": 0, "WW": 1}
+    assert data["sprt"]["verdict"] == "undecided" and data["sprt"]["pairs"] == 3
+    titles = [row[0] for row in csv.reader(io.StringIO(render_standings(table, "csv"))) if len(row) == 1]
+    assert titles[:3] == ["Ranking", "Match: a against b (from a's side)", "SPRT (normalized Elo, game pairs)"]
+
+
+def test_json_has_no_infinity_when_a_bot_wins_everything():
+    records = [game(i, "a", "b", "white") for i in range(4)]  # a wins every game
+    for record in records:
+        record.pair = record.index // 2
+    text = render_standings(compute_standings(records, ["a", "b"]), "json")
+    data = json.loads(text)  # strict JSON: no Infinity
+    assert data["match"]["elo"] is None and data["match"]["los"] == 1.0
+    assert data["elo_regularized"] is True
+    assert "virtual draw" in render_standings(compute_standings(records, ["a", "b"]))
