@@ -33,10 +33,10 @@ class Executor(Protocol):
     any order.  ``LocalExecutor`` uses this machine's cores; a cluster
     executor (Ray) plugs in with the same shape.
 
-    ``specs`` is pulled lazily, one spec each time a player is free and only
-    after the caller has taken the records already yielded: the caller ends
-    the run early (an SPRT that is decided) by ending the iterable, and the
-    games in flight still finish and are yielded."""
+    ``specs`` is an iterator to walk once, lazily: one spec each time a
+    player is free, and only after the caller has taken the records already
+    yielded.  The caller ends the run early (an SPRT that is decided) by
+    ending the iterator; the games in flight still finish and are yielded."""
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
 

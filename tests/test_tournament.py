@@ -181,9 +181,10 @@ class ScriptedExecutor:
     def run(self, specs):
         from arena.records import GameRecord
 
-        self.given.extend(spec.game_id for spec in specs)
         try:
+            # The specs come lazily (an SPRT may end them early): one pass, as they are needed.
             for number, spec in enumerate(specs):
+                self.given.append(spec.game_id)
                 if number == self.fail_after:
                     raise RuntimeError("cluster lost")
                 colors = ("pink", "black")
