@@ -11,6 +11,7 @@ import engine
 from arena.clock import TimeControl
 from arena.config import BotConfig, split_command
 from arena.player import BotPlayer, Forfeit
+from arena.sandbox import check_sandbox
 from arena.referee import play_game
 from arena.schedule import GameSpec
 
@@ -36,11 +37,16 @@ def check_bot(
     startup_timeout_s: float = 10.0,
     quit_grace_s: float = 2.0,
     logs_dir: Path | None = None,
+    sandbox: str = "none",
 ) -> list[CheckStep]:
-    """Run the checklist; stops at the first step that fails, since later ones depend on it."""
+    """Run the checklist; stops at the first step that fails, since later ones depend on it.
+    The bot runs as a tournament runs it: with the default limits, a clean
+    environment and ``sandbox``.  Raises ``SandboxUnavailable`` when the
+    sandbox cannot run here."""
     colors = engine.get_game(game).colors
+    check_sandbox(sandbox)
     bot = BotPlayer(
-        BotConfig(name="candidate", cmd=split_command(command), options={}, cwd=Path.cwd(), env={}),
+        BotConfig(name="candidate", cmd=split_command(command), options={}, cwd=Path.cwd(), env={}, sandbox=sandbox),
         game,
         log_path=logs_dir / "candidate.log" if logs_dir else None,
         startup_timeout_s=startup_timeout_s,

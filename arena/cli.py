@@ -21,6 +21,7 @@ from arena.executor import WorkerDied
 from arena.match import match_config, play_match
 from arena.openings import OpeningError, suite_from_option
 from arena.ratings import compute_standings
+from arena.sandbox import SANDBOXES, SandboxUnavailable
 from arena.records import GameRecord
 from arena.standings import FORMATS, format_elo_interval, format_percent, render_standings
 from arena.statistics import SprtConfig, SprtStatus, parse_sprt
@@ -247,6 +248,7 @@ def check(
     game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
     tc: str = typer.Option("10+0.1", "--tc", help="Time control for the test games."),
     startup_timeout: float = typer.Option(10.0, "--startup-timeout", min=0.1, help="Seconds the bot has to answer 'hello'."),
+    sandbox: str = typer.Option("none", "--sandbox", help=f"Run the bot as a tournament with this sandbox would: {', '.join(SANDBOXES)}."),
 ) -> None:
     """Walk a bot through a checklist and say in plain words what is wrong."""
     try:
@@ -254,9 +256,11 @@ def check(
         control = parse_time_control(tc)
     except ValueError as exc:
         fail(str(exc))
+    if sandbox not in SANDBOXES:
+        fail(f"unknown sandbox {sandbox!r}; use one of {', '.join(SANDBOXES)}")
     try:
-        steps = check_bot(cmd, game, time_control=control, startup_timeout_s=startup_timeout)
-    except ValueError as exc:
+        steps = check_bot(cmd, game, time_control=control, startup_timeout_s=startup_timeout, sandbox=sandbox)
+    except (ValueError, SandboxUnavailable) as exc:
         fail(str(exc))
     for step in steps:
         mark = "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"

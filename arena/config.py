@@ -26,7 +26,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,9 @@ import yaml
 
 import engine
 from arena.clock import TimeControl, parse_time_control
+from arena.limits import LIMIT_KEYS, Limits
 from arena.openings import Opening, OpeningError, load_suite, random_suite
+from arena.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
 from arena.statistics import SprtConfig
 
 __all__ = [
@@ -65,10 +67,12 @@ TOURNAMENT_KEYS = (
     "startup_timeout",
     "openings",
     "sprt",
+    "limits",
+    "sandbox",
     "bots",
 )
 #: Every key a bot entry may hold.
-BOT_KEYS = ("name", "cmd", "options", "cwd", "env")
+BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox")
 #: The keys of ``openings:`` (either ``file`` or ``plies``/``count``) and of ``sprt:``.
 OPENINGS_KEYS = ("plies", "count", "file")
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
@@ -112,14 +116,18 @@ class ConfigError(ValueError):
 class BotConfig:
     """One bot entry.  ``cmd`` is the argument vector (``python``/``python3``
     already replaced by the arena's interpreter); ``cwd`` is absolute; ``env``
-    is added to the arena's environment.  ``options`` and ``env`` are plain
-    dicts for convenience and must never be mutated."""
+    is all the bot gets of an environment beyond PATH, LANG, HOME and TMPDIR
+    (see :mod:`arena.sandbox`).  ``options`` and ``env`` are plain dicts for
+    convenience and must never be mutated.  ``limits`` and ``sandbox`` say
+    how its processes are confined."""
 
     name: str
     cmd: tuple[str, ...]
     options: dict[str, Any]
     cwd: Path
     env: dict[str, str]
+    limits: Limits = Limits()
+    sandbox: str = "none"
 
 
 @dataclass(frozen=True)
@@ -204,24 +212,35 @@ def check_programs(config: TournamentConfig) -> None:
     """Refuse a tournament whose bot programs cannot be found, before anything
     runs: a typo in a command would otherwise forfeit every game of that bot.
     A program with a slash is looked up relative to the bot's ``cwd``, any
-    other on the ``PATH`` (the bot's own ``env`` may set it)."""
+    other on the ``PATH`` (the bot's own ``env`` may set it).  A bot to run
+    under a sandbox this machine cannot run is refused too."""
     for number, bot in enumerate(config.bots):
-        program = bot.cmd[0]
-        if "/" in program:
-            path = bot.cwd / program
-            if not path.is_file():
-                problem = f"no such program {program!r} (looked in {bot.cwd})"
-            elif not os.access(path, os.X_OK):
-                problem = f"{program!r} is not executable (chmod +x it, or run it through its interpreter)"
-            else:
-                continue
-        elif shutil.which(program, path=bot.env.get("PATH", os.environ.get("PATH"))) is None:
-            problem = f"no such program {program!r} on the PATH"
+        key = "cmd"
+        try:
+            check_sandbox(bot.sandbox)
+        except SandboxUnavailable as exc:
+            problem, key = str(exc), "sandbox"
         else:
+            problem = _program_problem(bot)
+        if not problem:
             continue
         if config.path is None:  # a match from the command line: no file to point into
             raise ConfigError(f"bot {bot.name!r}: {problem}", file="")
-        raise ConfigError(f"bot {bot.name!r}: {problem}", file=str(config.path), key=f"bots[{number}].cmd")
+        raise ConfigError(f"bot {bot.name!r}: {problem}", file=str(config.path), key=f"bots[{number}].{key}")
+
+
+def _program_problem(bot: BotConfig) -> str:
+    program = bot.cmd[0]
+    if "/" in program:
+        path = bot.cwd / program
+        if not path.is_file():
+            return f"no such program {program!r} (looked in {bot.cwd})"
+        if not os.access(path, os.X_OK):
+            return f"{program!r} is not executable (chmod +x it, or run it through its interpreter)"
+        return ""
+    if shutil.which(program, path=bot.env.get("PATH", os.environ.get("PATH"))) is None:
+        return f"no such program {program!r} on the PATH"
+    return ""
 
 
 class _Parser:
@@ -264,7 +283,11 @@ class _Parser:
         )
         game = self.game(fields["game"][1])
         seed = self.integer(fields.get("seed"), "seed", 0)
-        bots = self.bots(fields["bots"][1], base_dir)
+        bots = self.bots(
+            fields["bots"][1], base_dir,
+            self.limits(fields.get("limits"), "limits", Limits()),
+            self.sandbox(fields.get("sandbox"), "sandbox", "none"),
+        )
         return TournamentConfig(
             name=name,
             game=game,
@@ -415,7 +438,7 @@ class _Parser:
 
     # -- bots -----------------------------------------------------------------
 
-    def bots(self, node: yaml.Node, base_dir: Path) -> tuple[BotConfig, ...]:
+    def bots(self, node: yaml.Node, base_dir: Path, limits: Limits, sandbox: str) -> tuple[BotConfig, ...]:
         if not isinstance(node, yaml.SequenceNode):
             raise self.error(node, "bots", "must be a list of bots (each with name: and cmd:)")
         if len(node.value) < 2:
@@ -423,7 +446,7 @@ class _Parser:
         bots: list[BotConfig] = []
         first_line: dict[str, int] = {}
         for i, item in enumerate(node.value):
-            bot, name_node = self.bot(item, f"bots[{i}]", base_dir)
+            bot, name_node = self.bot(item, f"bots[{i}]", base_dir, limits, sandbox)
             if bot.name in first_line:
                 problem = f"duplicate bot name {bot.name!r} (first on line {first_line[bot.name]})"
                 raise self.error(name_node, f"bots[{i}].name", problem)
@@ -431,7 +454,9 @@ class _Parser:
             bots.append(bot)
         return tuple(bots)
 
-    def bot(self, node: yaml.Node, where: str, base_dir: Path) -> tuple[BotConfig, yaml.Node]:
+    def bot(
+        self, node: yaml.Node, where: str, base_dir: Path, limits: Limits, sandbox: str
+    ) -> tuple[BotConfig, yaml.Node]:
         """One bot entry, and the node of its name (for duplicate errors)."""
         if not isinstance(node, yaml.MappingNode):
             raise self.error(node, where, "a bot must be a mapping with name: and cmd:")
@@ -457,8 +482,44 @@ class _Parser:
             options=self.options(fields.get("options"), f"{where}.options"),
             cwd=cwd,
             env=self.environment(fields.get("env"), f"{where}.env"),
+            limits=self.limits(fields.get("limits"), f"{where}.limits", limits),
+            sandbox=self.sandbox(fields.get("sandbox"), f"{where}.sandbox", sandbox),
         )
         return bot, name_node
+
+    def limits(self, pair: _Pair | None, where: str, inherited: Limits) -> Limits:
+        """A ``limits:`` mapping; keys it leaves out keep ``inherited``.
+        ``null`` lifts a limit."""
+        if pair is None:
+            return inherited
+        node = pair[1]
+        if not isinstance(node, yaml.MappingNode):
+            raise self.error(node, where, f"must be a mapping with some of: {', '.join(LIMIT_KEYS)}")
+        values: dict[str, Any] = {}
+        for key, (_key_node, value_node) in self.mapping(node, where, LIMIT_KEYS).items():
+            value = self.scalar(value_node, _join(where, key))
+            if value is None:
+                values[key] = None
+                continue
+            whole = key != "cpu_s"
+            if (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int))
+                or not math.isfinite(value) or value <= 0
+            ):
+                kind = "a positive integer" if whole else "a positive number of seconds"
+                raise self.error(value_node, _join(where, key), f"must be {kind} or null (no limit), got {_shown(value_node, value)}")
+            values[key] = value
+        return replace(inherited, **values)
+
+    def sandbox(self, pair: _Pair | None, where: str, inherited: str) -> str:
+        if pair is None:
+            return inherited
+        value = self.scalar(pair[1], where)
+        if value is None or value is False:
+            return "none"
+        if value not in SANDBOXES:
+            raise self.error(pair[1], where, f"unknown sandbox {value!r}; known: {', '.join(SANDBOXES)}")
+        return value
 
     def command(self, node: yaml.Node, where: str) -> tuple[str, ...]:
         command: str | list[str]

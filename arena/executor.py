@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 import traceback
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
@@ -19,13 +21,34 @@ import multiprocess
 from multiprocess.connection import Connection, wait
 
 from arena.config import TournamentConfig
-from arena.player import BotPlayer, close_all
-from arena.process import die_with_parent, kill_all_now
+from arena.limits import cgroup_mode, kill_cgroups_of
+from arena.player import NOTICE_TIMEOUT_S, BotPlayer, close_all
+from arena.process import become_subreaper, die_with_parent, kill_adopted, kill_all_now
 from arena.records import GameRecord
 from arena.referee import play_game
 from arena.schedule import GameSpec
 
-__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied"]
+__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied", "WorkerStalled", "game_deadline_s"]
+
+#: More plies than any game of OXONO (32) or YOXII can have.
+_MAX_PLIES = 64
+#: Slack beyond the sum of every timeout a game can run into.
+_DEADLINE_SLACK_S = 30.0
+
+
+def game_deadline_s(config: TournamentConfig, quit_grace_s: float = 2.0) -> float:
+    """The longest one game can take, however the bots behave: both start
+    (each bounded by the start-up timeout), every ply uses its whole clock
+    and margin, every notice (new_game, game_over) waits its full timeout,
+    and a bot is stopped with its quit grace; plus slack.  A worker silent
+    for longer is stuck (e.g. a bot stopped it with SIGSTOP)."""
+    control = config.time_control
+    margin_s = config.time_margin_ms / 1000
+    if control.per_move_ms is not None:
+        thinking = _MAX_PLIES * (control.per_move_ms / 1000 + margin_s)
+    else:
+        thinking = 2 * control.initial_ms / 1000 + _MAX_PLIES * (control.increment_ms / 1000 + margin_s)
+    return 2 * config.startup_timeout_s + thinking + 4 * NOTICE_TIMEOUT_S + 2 * quit_grace_s + _DEADLINE_SLACK_S
 
 
 class Executor(Protocol):
@@ -43,12 +66,19 @@ class Executor(Protocol):
 
 class BotPool:
     """The bots of one tournament as one worker sees them: a player per bot,
-    started on first use and kept for the next game."""
+    started on first use and kept for the next game.  Each bot's scratch
+    directory is ``scratch_dir/<name><tag>`` (a temporary one when
+    ``scratch_dir`` is None); a sandboxed bot sees neither the results
+    directory nor the logs nor the tournament file."""
 
-    def __init__(self, config: TournamentConfig, logs_dir: Path | None, tag: str = "") -> None:
+    def __init__(
+        self, config: TournamentConfig, logs_dir: Path | None, tag: str = "", scratch_dir: Path | None = None
+    ) -> None:
         self.config = config
         self.logs_dir = logs_dir
         self.tag = tag
+        self.scratch_dir = scratch_dir
+        self.hidden = tuple(p for p in (config.output, logs_dir, config.path) if p is not None)
         self.players: dict[str, BotPlayer] = {}
 
     def player(self, name: str) -> BotPlayer:
@@ -61,6 +91,8 @@ class BotPool:
                 self.config.game,
                 log_path=log_path,
                 startup_timeout_s=self.config.startup_timeout_s,
+                scratch_dir=self.scratch_dir / f"{name}{self.tag}" if self.scratch_dir is not None else None,
+                hidden=self.hidden,
             )
         return self.players[name]
 
@@ -73,14 +105,16 @@ class BotPool:
         self.players.clear()
 
 
-def _worker_main(conn: Connection, config: TournamentConfig, logs_dir: Path | None, number: int) -> None:
+def _worker_main(
+    conn: Connection, config: TournamentConfig, logs_dir: Path | None, scratch_dir: Path | None, number: int
+) -> None:
     """A worker process: play each spec the parent sends, answer with its record."""
     # Ctrl-C reaches the whole foreground process group: the parent decides
     # what to do and terminates the workers, whose bots die with them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _die)
     die_with_parent(signal.SIGTERM)
-    bots = BotPool(config, logs_dir, tag=f".w{number}")
+    bots = BotPool(config, logs_dir, tag=f".w{number}", scratch_dir=scratch_dir)
     try:
         while (spec := conn.recv()) is not None:
             try:
@@ -102,6 +136,11 @@ class WorkerDied(RuntimeError):
     """A worker process of the local executor disappeared (killed from outside)."""
 
 
+class WorkerStalled(WorkerDied):
+    """Games whose worker went silent past the game deadline, twice: every
+    other game was played and handed back first."""
+
+
 class LocalExecutor:
     """Plays specs on ``concurrency`` worker processes of this machine.
 
@@ -109,10 +148,21 @@ class LocalExecutor:
     that dies is noticed at once (its pipe closes) and nothing else waits on
     a lock it held, which ``multiprocessing.Pool`` cannot promise."""
 
-    def __init__(self, config: TournamentConfig, logs_dir: Path | None = None, concurrency: int | None = None) -> None:
+    def __init__(
+        self,
+        config: TournamentConfig,
+        logs_dir: Path | None = None,
+        concurrency: int | None = None,
+        *,
+        scratch_dir: Path | None = None,
+        game_deadline: float | None = None,
+    ) -> None:
         self.config = config
         self.logs_dir = logs_dir
+        self.scratch_dir = scratch_dir
         self.concurrency = max(1, concurrency or config.concurrency)
+        #: Seconds a worker may stay silent on one game before it is killed.
+        self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
         """Yield each game's record as soon as it is finished (not in schedule order).
@@ -121,43 +171,87 @@ class LocalExecutor:
         record, so it may end ``specs`` in the light of that record.  Closing
         the generator early (or an exception in the caller, such as Ctrl-C)
         terminates the workers, and with them every bot process.  Raises
-        :class:`WorkerDied` if a worker is killed from outside."""
+        :class:`WorkerDied` if a worker is killed from outside.  A worker
+        silent on one game for longer than ``game_deadline`` is killed and
+        its game played again by a fresh worker; a game that stalls twice is
+        given up, and :class:`WorkerStalled` is raised once every other game
+        is done."""
+        # Orphans of bots whose worker died come back to this process.
+        become_subreaper()
+        # Where bots' cgroups go is found once, here, and inherited by the workers.
+        cgroup_mode()
         todo = iter(specs)
+        retry: deque[GameSpec] = deque()
         workers: dict[Connection, multiprocess.Process] = {}
+        playing: dict[Connection, tuple[GameSpec, float]] = {}
+        stalls: Counter[str] = Counter()
+        abandoned: list[str] = []
         finished = False
+
+        def next_spec() -> GameSpec | None:
+            return retry.popleft() if retry else next(todo, None)
+
+        def start_worker() -> Connection:
+            ours, theirs = multiprocess.Pipe()
+            number = len(workers) + sum(stalls.values()) + 1
+            process = multiprocess.Process(
+                target=_worker_main, args=(theirs, self.config, self.logs_dir, self.scratch_dir, number),
+                name=f"arena-worker-{number}", daemon=True,
+            )
+            process.start()
+            theirs.close()
+            workers[ours] = process
+            return ours
+
+        def hand_out(conn: Connection, spec: GameSpec) -> None:
+            conn.send(spec)
+            playing[conn] = (spec, time.monotonic() + self.game_deadline)
+
         try:
-            for number in range(1, self.concurrency + 1):
-                first = next(todo, None)
-                if first is None:
+            for _ in range(self.concurrency):
+                spec = next_spec()
+                if spec is None:
                     break
-                ours, theirs = multiprocess.Pipe()
-                process = multiprocess.Process(
-                    target=_worker_main, args=(theirs, self.config, self.logs_dir, number),
-                    name=f"arena-worker-{number}", daemon=True,
-                )
-                process.start()
-                theirs.close()
-                workers[ours] = process
-                ours.send(first)
-            busy = set(workers)
-            while busy:
-                for conn in wait(list(busy)):
+                hand_out(start_worker(), spec)
+            while playing:
+                first_deadline = min(deadline for _, deadline in playing.values())
+                for conn in wait(list(playing), max(0.0, first_deadline - time.monotonic())):
                     try:
                         kind, payload = conn.recv()
                     except (EOFError, OSError):  # its end of the pipe closed: it is dead
                         raise _died(workers[conn]) from None
                     if kind == "error":
                         raise RuntimeError(f"{workers[conn].name} failed:\n{payload}")
+                    del playing[conn]
                     yield payload
-                    spec = next(todo, None)
+                    spec = next_spec()
                     if spec is None:
-                        busy.discard(conn)
                         continue
                     try:
-                        conn.send(spec)
+                        hand_out(conn, spec)
                     except OSError:
                         raise _died(workers[conn]) from None
+                now = time.monotonic()
+                for conn, (spec, deadline) in list(playing.items()):
+                    if now < deadline:
+                        continue
+                    del playing[conn]
+                    _kill_worker(workers.pop(conn), conn)
+                    stalls[spec.game_id] += 1
+                    if stalls[spec.game_id] < 2:
+                        retry.append(spec)
+                    else:
+                        abandoned.append(spec.game_id)
+                    replacement = next_spec()
+                    if replacement is not None:
+                        hand_out(start_worker(), replacement)
             finished = True
+            if abandoned:
+                raise WorkerStalled(
+                    f"no result for game{'s' if len(abandoned) > 1 else ''} {', '.join(abandoned)}: "
+                    f"its worker went silent for more than {self.game_deadline:.0f} s, twice "
+                    "(a bot may have stopped it); every other game is kept"
+                )
         finally:
             _stop(workers, gently=finished)
 
@@ -168,6 +262,22 @@ def _died(process: multiprocess.Process) -> WorkerDied:
         f"{process.name} died (exit code {process.exitcode}) in the middle of a game; "
         "that game is lost, every finished game is kept"
     )
+
+
+def _kill_worker(process: multiprocess.Process, conn: Connection) -> None:
+    """SIGKILL a worker (a stopped one too) and whatever its bots left."""
+    process.kill()
+    process.join()
+    conn.close()
+    _after_worker(process)
+
+
+def _after_worker(process: multiprocess.Process) -> None:
+    # A worker that could not clean up (killed, stopped) leaves bots behind:
+    # in its cgroups, or orphaned to this subreaper.
+    if process.pid is not None:
+        kill_cgroups_of(process.pid)
+    kill_adopted()
 
 
 def _stop(workers: dict[Connection, multiprocess.Process], gently: bool) -> None:
@@ -188,3 +298,4 @@ def _stop(workers: dict[Connection, multiprocess.Process], gently: bool) -> None
             process.kill()
             process.join()
         conn.close()
+        _after_worker(process)

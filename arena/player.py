@@ -15,6 +15,7 @@ from typing import Any
 
 from arena import protocol
 from arena.config import BotConfig
+from arena.sandbox import Confinement
 from arena.process import (
     BotProcess,
     LineTimeout,
@@ -24,11 +25,11 @@ from arena.process import (
     WriteTimeout,
 )
 
-__all__ = ["Forfeit", "BotPlayer", "close_all"]
+__all__ = ["Forfeit", "BotPlayer", "close_all", "NOTICE_TIMEOUT_S"]
 
 #: Deadline for lines the bot need not answer (new_game, game_over, quit):
 #: only a bot that stopped reading its stdin can make a write take this long.
-_NOTICE_TIMEOUT_S = 5.0
+NOTICE_TIMEOUT_S = 5.0
 
 
 class Forfeit(Exception):
@@ -58,10 +59,18 @@ class BotPlayer:
         log_path: Path | None = None,
         startup_timeout_s: float = 10.0,
         quit_grace_s: float = 2.0,
+        scratch_dir: Path | None = None,
+        hidden: tuple[Path, ...] = (),
     ) -> None:
         self.command = command
         self.game = game
         self.log_path = log_path
+        #: How the bot's processes are confined: its limits and sandbox from
+        #: the tournament file, its scratch directory (a temporary one when
+        #: None), and what a sandbox hides from it (results, tournament file).
+        self.confinement = Confinement(
+            limits=command.limits, sandbox=command.sandbox, scratch_dir=scratch_dir, hidden=hidden
+        )
         self.startup_timeout_s = startup_timeout_s
         self.quit_grace_s = quit_grace_s
         self.process: BotProcess | None = None
@@ -78,7 +87,10 @@ class BotPlayer:
 
     def _start(self) -> BotProcess:
         self.starts += 1
-        process = BotProcess(self.command.cmd, cwd=self.command.cwd, env=self.command.env, log_path=self.log_path)
+        process = BotProcess(
+            self.command.cmd, cwd=self.command.cwd, env=self.command.env, log_path=self.log_path,
+            confinement=self.confinement,
+        )
         try:
             process.start()
         except StartError as exc:
@@ -96,8 +108,8 @@ class BotPlayer:
             raise Forfeit("startup_failure", f"bad answer to 'hello': {_describe(exc)}") from None
         if message.get("type") == "error":
             process.kill()
-            raise Forfeit("startup_failure", f"refused to start: {message.get('message', '')!s}")
-        self.ready = message
+            raise Forfeit("startup_failure", f"refused to start: {protocol.clean_text(message.get('message', ''))}")
+        self.ready = protocol.ready_fields(message)
         self.process = process
         return process
 
@@ -133,14 +145,15 @@ class BotPlayer:
         """Make sure a ready process exists and send it ``new_game``."""
         process = self.ensure_started()
         try:
-            process.send_line(protocol.encode(message), time.monotonic() + _NOTICE_TIMEOUT_S)
+            process.send_line(protocol.encode(message), time.monotonic() + NOTICE_TIMEOUT_S)
         except (ProcessExited, WriteTimeout) as exc:
             self.discard_process()
             raise Forfeit("crash", f"could not receive 'new_game': {_describe(exc)}") from None
 
     def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, dict[str, Any] | None, float]:
         """Send an encoded ``turn`` line and wait for the ``move``.  Returns the
-        move string, the bot's ``info`` (or None) and the thinking time in
+        move string, the bot's ``info`` (None, or bounded by
+        :func:`protocol.bound_info`) and the thinking time in
         milliseconds, measured from the end of writing ``turn`` to the end of
         reading ``move``."""
         process = self.process
@@ -177,13 +190,12 @@ class BotPlayer:
             self.discard_process()
             raise Forfeit("protocol_error", str(exc)) from None
         if answer["type"] == "error":
-            raise Forfeit("bot_error", f"gave up: {answer.get('message', '')!s}")
+            raise Forfeit("bot_error", f"gave up: {protocol.clean_text(answer.get('message', ''))}")
         move = answer.get("move")
         if not isinstance(move, str):
             self.discard_process()
             raise Forfeit("protocol_error", f"'move' is not a string: {line[:120]!r}")
-        info = answer.get("info")
-        return move, info if isinstance(info, dict) else None, elapsed_ms
+        return move, protocol.bound_info(answer.get("info")), elapsed_ms
 
     def _out_of_turn(self, process: BotProcess) -> None:
         """A line that arrived while no answer was due (a second move, a late
@@ -203,7 +215,7 @@ class BotPlayer:
         if self.process is None:
             return
         try:
-            self.process.send_line(protocol.encode(message), time.monotonic() + _NOTICE_TIMEOUT_S)
+            self.process.send_line(protocol.encode(message), time.monotonic() + NOTICE_TIMEOUT_S)
         except (ProcessExited, WriteTimeout):
             self.discard_process()
 

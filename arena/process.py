@@ -1,5 +1,13 @@
-"""One bot's OS process: spawn it, exchange lines of text with it by a
-deadline, drain its stderr into a log, and kill its whole process group.
+"""One bot's OS process tree: spawn it (confined: a clean environment,
+resource limits, optionally a sandbox, see :mod:`arena.sandbox`), exchange
+lines of text with it by a deadline, drain its stderr into a log, and kill
+every process of it.
+
+Every process a bot starts dies with it, however it detached itself: the
+bot's cgroup is killed where there is one, and the arena process is a child
+subreaper (``PR_SET_CHILD_SUBREAPER``), so a grandchild that escaped the
+bot's process group with ``setsid`` or a double fork is re-parented to the
+arena rather than to init, and is killed (:func:`kill_adopted`).
 
 Nothing here knows the protocol's messages: a line is a line.  Every wait is
 bounded by a ``time.monotonic()`` deadline, so a bot that hangs, floods, stops
@@ -18,18 +26,25 @@ import ctypes
 import errno
 import math
 import os
+import resource
 import select
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
+from arena import limits as _limits
+from arena import sandbox as _sandbox
 from arena.protocol import MAX_LINE_BYTES
+from arena.sandbox import Confinement
 
 __all__ = [
     "BotProcessError",
@@ -41,6 +56,8 @@ __all__ = [
     "BotProcess",
     "kill_all",
     "kill_all_now",
+    "kill_adopted",
+    "become_subreaper",
     "die_with_parent",
 ]
 
@@ -90,6 +107,7 @@ class WriteTimeout(BotProcessError):
 # --- Linux parent-death signal -------------------------------------------------
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def _load_prctl() -> Callable[..., int] | None:
@@ -110,25 +128,144 @@ _PRCTL = _load_prctl()
 _SIGKILL = int(signal.SIGKILL)
 
 
-def _pdeathsig_preexec(parent_pid: int) -> Callable[[], None] | None:
-    """A preexec_fn asking the kernel to SIGKILL the bot when the arena dies,
-    even by ``kill -9``, so that no bot outlives its arena.
+def _child_preexec(parent_pid: int, cgroup_fds: list[int], rlimits: list[tuple[int, int, int]]) -> Callable[[], None]:
+    """The preexec_fn of a bot: join its cgroup, set its rlimits, and ask
+    the kernel to SIGKILL it when the arena dies, even by ``kill -9``, so
+    that no bot outlives its arena.  Only plain system calls: this runs
+    between fork and exec.
 
-    The signal fires when the *thread* that forked the bot exits, not the
-    whole arena process: spawn bots from a long-lived thread (the main thread
-    or a worker that lives as long as its bots), never from a short-lived one.
+    The death signal fires when the *thread* that forked the bot exits, not
+    the whole arena process: spawn bots from a long-lived thread (the main
+    thread or a worker that lives as long as its bots), never from a
+    short-lived one.
     """
     prctl = _PRCTL
-    if prctl is None:
-        return None
 
     def preexec() -> None:
-        prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
+        for fd in cgroup_fds:
+            os.write(fd, b"0")  # "0": the writing process itself
+        for which, soft, hard in rlimits:
+            resource.setrlimit(which, (soft, hard))
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
         # The arena may have died between fork and prctl; then no signal comes.
         if os.getppid() != parent_pid:
             os._exit(1)
 
     return preexec
+
+
+def _capped(triples: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Rlimits no higher than the hard limits already in force (raising one
+    would fail in the child)."""
+    capped = []
+    for which, soft, hard in triples:
+        current = resource.getrlimit(which)[1]
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+        capped.append((which, soft, hard))
+    return capped
+
+
+_SUBREAPER_PID: int | None = None
+
+
+def become_subreaper() -> None:
+    """Make this process the child subreaper of everything it starts (Linux),
+    so orphans of a bot come back to it to be killed; idempotent, and done
+    again in a forked child."""
+    global _SUBREAPER_PID
+    if _SUBREAPER_PID == os.getpid() or _PRCTL is None:
+        return
+    if _PRCTL(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+        _SUBREAPER_PID = os.getpid()
+
+
+#: /proc/<pid>/task/<tid>/children needs CONFIG_PROC_CHILDREN; without it
+#: the whole process table is read instead.
+_CHILDREN_FILES = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _children(pid: int) -> list[int]:
+    kids: list[int] = []
+    if not _CHILDREN_FILES:
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    if entry.isdigit() and int(handle.read().rpartition(")")[2].split()[1]) == pid:
+                        kids.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+        return kids
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return kids
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                kids += [int(child) for child in handle.read().split()]
+        except OSError:
+            pass
+    return kids
+
+
+def _descendants(roots: list[int]) -> list[int]:
+    found: list[int] = []
+    todo = list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.append(pid)
+            todo += _children(pid)
+    return found
+
+
+def _adopted(leaders: set[int]) -> list[int]:
+    """Children of this process that a bot left behind: bots run in sessions
+    of their own, so a child in another session than ours that is not a live
+    bot's leader came from a bot (our own helpers, such as executor workers,
+    stay in our session)."""
+    own = os.getsid(0)
+    found = []
+    for pid in _children(os.getpid()):
+        if pid in leaders:
+            continue
+        try:
+            if os.getsid(pid) != own:
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def kill_adopted(_leaders: set[int] | None = None) -> None:
+    """SIGKILL every process this subreaper adopted from a bot, with all of
+    its descendants, and reap them.  ``_leaders`` (the bots' pids) is for
+    :func:`kill_all_now`, which may not take the registry's lock.
+
+    A process that starts bots must not also start other programs in
+    sessions of their own: they would look like a bot's leftovers."""
+    if _SUBREAPER_PID != os.getpid():
+        return
+    for _ in range(20):
+        if _leaders is None:
+            with _LIVE_LOCK:
+                orphans = _adopted({bot.pid for bot in _LIVE if bot.pid is not None})
+        else:
+            orphans = _adopted(_leaders)
+        if not orphans:
+            return
+        for pid in _descendants(orphans):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
 
 
 def die_with_parent(signum: int = signal.SIGTERM) -> None:
@@ -139,6 +276,7 @@ def die_with_parent(signum: int = signal.SIGTERM) -> None:
     checks the parent every half second, for systems without that signal and
     for a worker whose main thread cannot run a signal handler at that moment.
     The watchdog kills this process's bots and exits."""
+    become_subreaper()
     parent = os.getppid()
     if _PRCTL is not None:
         _PRCTL(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
@@ -161,16 +299,33 @@ _LIVE: set[BotProcess] = set()
 
 
 def kill_all_now() -> None:
-    """SIGKILL every live bot's process group at once: no locks, no waiting, no
-    reaping, so it is safe in a signal handler whatever the interrupted thread
-    holds.  For a process about to exit."""
-    for bot in tuple(_LIVE):
+    """SIGKILL every live bot's process tree at once: no locks and no waiting
+    on other threads, so it is safe in a signal handler whatever the
+    interrupted thread holds.  For a process about to exit: it also reaps
+    the bots, so what they left behind comes back to it and is killed."""
+    bots = tuple(_LIVE)
+    for bot in bots:
         pid = bot.pid
         if pid is not None:
             try:
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
+        if bot._cgroup is not None:
+            bot._cgroup.kill_all()
+    end = time.monotonic() + 0.5
+    leaders = {bot.pid for bot in bots if bot.pid is not None}
+    while leaders and time.monotonic() < end:
+        for pid in list(leaders):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    continue
+            except ChildProcessError:
+                pass
+            leaders.discard(pid)
+        time.sleep(0.005)
+    kill_adopted(leaders)
+    _limits.remove_own_cgroups()  # the caller exits with os._exit, which skips atexit
 
 
 def kill_all() -> None:
@@ -244,8 +399,12 @@ class _StderrDrain:
 class BotProcess:
     """One OS process of a bot, talking lines of text over stdin/stdout.
 
-    The bot runs in its own session and process group, so :meth:`kill` also
-    kills whatever it forked.  ``env`` entries are added to ``os.environ``.
+    The bot runs in its own session and process group (and cgroup, where
+    there is one), so :meth:`kill` also kills whatever it started.  Its
+    environment is scrubbed: a few variables of the arena's
+    (:data:`arena.sandbox.INHERITED_ENV`), HOME and TMPDIR in its scratch
+    directory, then ``env``.  It inherits no file descriptor but its three
+    pipes.  ``confinement`` sets its limits, sandbox and scratch directory.
     ``log_path`` receives the bot's stderr (appended, at most
     ``max_log_bytes`` in all); with None it is read and discarded.
     Use as a context manager to start it and kill it at the end.
@@ -260,8 +419,12 @@ class BotProcess:
         log_path: str | Path | None = None,
         max_log_bytes: int = 10 * 1024 * 1024,
         max_line_bytes: int = MAX_LINE_BYTES,
+        confinement: Confinement = Confinement(),
     ) -> None:
         self.cmd = list(cmd)
+        self.confinement = confinement
+        self._cgroup: _limits.BotCgroup | None = None
+        self._temp_scratch: Path | None = None
         self.cwd = Path(cwd) if cwd is not None else None
         self.env = dict(env) if env else {}
         self.log_path = Path(log_path) if log_path is not None else None
@@ -294,22 +457,14 @@ class BotProcess:
             if self.cwd is not None and not self.cwd.is_dir():
                 why = "is not a directory" if self.cwd.exists() else "does not exist"
                 raise StartError(f"cannot start {command}: working directory {str(self.cwd)!r} {why}")
+            become_subreaper()
             log = self._open_log(command)
             try:
-                proc = subprocess.Popen(
-                    self.cmd,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    cwd=self.cwd,
-                    env={**os.environ, **self.env},
-                    bufsize=0,
-                    start_new_session=True,
-                    preexec_fn=_pdeathsig_preexec(os.getpid()),
-                )
-            except (OSError, subprocess.SubprocessError) as exc:
+                proc = self._spawn()
+            except (OSError, subprocess.SubprocessError, _sandbox.SandboxUnavailable) as exc:
                 if log is not None:
                     log.close()
+                self._release()
                 raise StartError(f"cannot start {command}: {_start_cause(self.cmd[0], exc)}") from None
             assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
             os.set_blocking(proc.stdin.fileno(), False)
@@ -327,8 +482,52 @@ class BotProcess:
             self._exit_seen = False
             self._returncode = None
             self._killed = False
-            with _LIVE_LOCK:
-                _LIVE.add(self)
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        """Start the confined process and register it as live, under the
+        registry's lock so that :func:`kill_adopted` never mistakes a bot
+        being born for an orphan."""
+        confinement = self.confinement
+        scratch = confinement.scratch_dir
+        if scratch is None:
+            scratch = self._temp_scratch = Path(tempfile.mkdtemp(prefix="totem-bot-"))
+        else:
+            scratch.mkdir(parents=True, exist_ok=True, mode=0o700)
+        sandboxed = confinement.sandbox == "bwrap"
+        env = _sandbox.bot_environment(self.env, scratch)
+        argv = self.cmd
+        cwd = self.cwd if self.cwd is not None else Path.cwd()
+        if sandboxed:
+            _sandbox.check_sandbox("bwrap")
+            argv = _sandbox.bwrap_command(self.cmd, cwd, env, replace(confinement, scratch_dir=scratch))
+        self._cgroup = _limits.new_cgroup(confinement.limits)
+        cgroup_fds = self._cgroup.join_fds() if self._cgroup is not None else []
+        rlimits = _capped(_limits.rlimits(confinement.limits, self._cgroup))
+        with _LIVE_LOCK:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=env,
+                bufsize=0,
+                start_new_session=True,
+                preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits),
+            )
+            _LIVE.add(self)
+        if self._cgroup is not None:
+            self._cgroup.close_fds()
+        return proc
+
+    def _release(self) -> None:
+        """Remove what a start made for the process: its cgroup, its temporary scratch directory."""
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        if self._temp_scratch is not None:
+            shutil.rmtree(self._temp_scratch, ignore_errors=True)
+            self._temp_scratch = None
 
     def _open_log(self, command: str) -> IO[bytes] | None:
         if self.log_path is None:
@@ -355,7 +554,7 @@ class BotProcess:
         self.kill()
 
     def kill(self) -> None:
-        """SIGKILL the whole process group now, reap the bot and close its
+        """SIGKILL every process of the bot now, reap them and close its
         pipes.  Idempotent."""
         with self._lock:
             self._kill_group()
@@ -377,6 +576,8 @@ class BotProcess:
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+            if self._cgroup is not None:
+                self._cgroup.kill_all()
             proc.wait()
             if self._returncode is None:
                 self._returncode = proc.returncode
@@ -384,6 +585,8 @@ class BotProcess:
             self._killed = True
             with _LIVE_LOCK:
                 _LIVE.discard(self)
+            kill_adopted()
+            self._release()
 
     def __enter__(self) -> BotProcess:
         self.start()
@@ -450,18 +653,50 @@ class BotProcess:
         if self._exited() and self._drain is not None:
             self._drain.join(0.2)
         rc = self._returncode
+        tail = self.stderr_tail
+        signum = self._signal_of(rc)
         if rc is None:
             message = "the bot closed its output but is still running"
-        elif rc >= 0:
-            message = f"the bot exited with code {rc}"
+        elif signum:
+            message = f"the bot was killed by {_signal_name(signum)}"
         else:
-            message = f"the bot was killed by {_signal_name(-rc)}"
+            message = f"the bot exited with code {rc}"
+        limit = self._limit_hit(rc, signum, tail)
+        if limit:
+            message += f": {limit}"
         if note:
             message += f" ({note})"
-        tail = self.stderr_tail
         if tail:
             message += f"; stderr ends with: {' | '.join(tail.splitlines())[-300:]}"
         return ProcessExited(message, rc, tail)
+
+    def _signal_of(self, rc: int | None) -> int:
+        """The signal that ended the bot, or 0.  Bubblewrap reports a signal
+        that killed the bot inside as exit code 128 + signal."""
+        if rc is None:
+            return 0
+        if rc < 0:
+            return -rc
+        if rc > 128 and self.confinement.sandbox == "bwrap":
+            return rc - 128
+        return 0
+
+    def _limit_hit(self, rc: int | None, signum: int, tail: str) -> str:
+        """Which resource limit, if any, explains how the bot ended."""
+        limits = self.confinement.limits
+        if rc is None or rc == 0:
+            return ""
+        if signum == signal.SIGXCPU:
+            return f"it used up its CPU time limit ({limits.cpu_s:g} s)"
+        if signum == signal.SIGXFSZ or "File too large" in tail:
+            return f"it wrote past its file size limit ({limits.file_mb} MB)"
+        if limits.memory_mb is None:
+            return ""
+        if self._cgroup is not None and self._cgroup.hit_memory_limit():
+            return f"it hit its memory limit ({limits.memory_mb} MB)"
+        if any(sign in tail for sign in ("MemoryError", "out of memory", "bad_alloc", "Cannot allocate memory")):
+            return f"it ran out of memory (its limit is {limits.memory_mb} MB)"
+        return ""
 
     # --- lines ---
 

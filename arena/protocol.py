@@ -16,6 +16,12 @@ __all__ = [
     "ProtocolError",
     "encode",
     "decode",
+    "bound_info",
+    "clean_text",
+    "ready_fields",
+    "MAX_INFO_BYTES",
+    "MAX_INFO_DEPTH",
+    "MAX_DETAIL_CHARS",
     "hello",
     "new_game",
     "turn",
@@ -28,6 +34,14 @@ PROTOCOL_VERSION = 1
 #: A line longer than this (without its newline) is a protocol error.
 MAX_LINE_BYTES = 1 << 20
 
+#: The most of a move's ``info`` kept in a game record, as compact UTF-8 JSON.
+MAX_INFO_BYTES = 4096
+#: The deepest nesting of ``info`` kept (records must cross process
+#: boundaries and reach other tools, whose parsers recurse).
+MAX_INFO_DEPTH = 16
+#: The longest text a bot can get into a record's ``detail``.
+MAX_DETAIL_CHARS = 1000
+
 #: Why a bot can lose a game other than by the rules, as recorded in game records.
 FORFEIT_REASONS = ("timeout", "illegal_move", "protocol_error", "crash", "startup_failure", "bot_error")
 
@@ -37,6 +51,8 @@ class ProtocolError(Exception):
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+#: What the store writes must be strict JSON: no NaN or Infinity.
+_strict_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -50,18 +66,84 @@ def decode(line: str, expected: str) -> dict[str, Any]:
     any other type than ``expected`` is a :class:`ProtocolError`."""
     try:
         message = json.loads(line)
-    except ValueError:
+    except ValueError:  # also an integer of more than 4300 digits
         raise ProtocolError(f"not JSON: {_excerpt(line)}") from None
+    except RecursionError:
+        raise ProtocolError(f"JSON nested too deeply to read: {_excerpt(line)}") from None
     if not isinstance(message, dict):
         raise ProtocolError(f"not a JSON object: {_excerpt(line)}")
     kind = message.get("type")
     if kind == "error" or kind == expected:
         return message
-    raise ProtocolError(f"expected a {expected!r} message, got type {kind!r}: {_excerpt(line)}")
+    shown = _json_kind(kind) if isinstance(kind, (list, dict)) else repr(kind)[:40]  # never print a bot's deep list
+    raise ProtocolError(f"expected a {expected!r} message, got type {shown}: {_excerpt(line)}")
 
 
 def _excerpt(line: str, limit: int = 120) -> str:
     return repr(line if len(line) <= limit else line[:limit] + "...")
+
+
+def bound_info(info: Any) -> dict[str, Any] | None:
+    """A move's ``info`` as the game record may keep it: an object of at most
+    :data:`MAX_INFO_BYTES` of strict JSON, nested at most
+    :data:`MAX_INFO_DEPTH` deep.  Any other is replaced by a note saying why
+    it was dropped, so a record stays small, strict and safe to pass on."""
+    if info is None:
+        return None
+    if not isinstance(info, dict):
+        return {"dropped": f"'info' must be a JSON object, not {_json_kind(info)}"}
+    try:
+        text = _strict_dumps(info)
+        size = len(text.encode())
+    except RecursionError:
+        return {"dropped": "'info' is nested too deeply"}
+    except UnicodeEncodeError:
+        return {"dropped": "'info' holds text that is not valid Unicode (a lone surrogate)"}
+    except ValueError:
+        return {"dropped": "'info' holds NaN or Infinity, which JSON does not allow"}
+    if size > MAX_INFO_BYTES:
+        return {"dropped": f"'info' has {size} bytes, over the limit of {MAX_INFO_BYTES}"}
+    # Only text with many brackets can be deep; most info is not walked at all.
+    if text.count("[") + text.count("{") > MAX_INFO_DEPTH and _depth(info) > MAX_INFO_DEPTH:
+        return {"dropped": f"'info' is nested more than {MAX_INFO_DEPTH} levels deep"}
+    return info
+
+
+def _depth(value: Any) -> int:
+    deepest = 0
+    todo = [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            todo += [(child, depth + 1) for child in item]
+    return deepest
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return kinds.get(type(value), "null")
+
+
+def clean_text(value: Any, limit: int = 200) -> str:
+    """Text from a bot made safe to store and print: at most ``limit``
+    characters, one line, control characters and lone surrogates escaped.
+    Anything that is not a string is named by its type, never printed (a
+    deeply nested list cannot even be printed)."""
+    if not isinstance(value, str):
+        return f"(not text but {_json_kind(value)})"
+    cut = value[:limit]
+    if not cut.isprintable():
+        cut = "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                      for ch in cut)
+    return cut + "..." if len(value) > limit else cut
+
+
+def ready_fields(message: dict[str, Any]) -> dict[str, str]:
+    """The fields of a ``ready`` message the arena keeps, as short, clean text."""
+    return {key: clean_text(message[key], 100) for key in ("name", "version", "author") if isinstance(message.get(key), str)}
 
 
 def hello(game: str, name: str, options: dict[str, Any]) -> dict[str, Any]:

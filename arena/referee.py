@@ -61,7 +61,8 @@ def play_game(
         record.winner = colors[1 - seat]
         record.reason = exc.reason
         record.forfeit_by = colors[seat]
-        record.detail = exc.detail
+        # Details quote what bots sent and wrote: one bounded, printable line.
+        record.detail = protocol.clean_text(exc.detail, protocol.MAX_DETAIL_CHARS)
 
     # Both bots are started even if the first fails, so the opponent of a bot
     # that cannot start still sees the game begin and end.  Should both fail,

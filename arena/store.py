@@ -5,6 +5,7 @@ Layout::
     DIR/games.jsonl       one GameRecord per line, appended, flushed and fsync'ed as each game ends
     DIR/tournament.json   the settings the results were made with (name, game, bots, schedule keys)
     DIR/logs/             each bot's standard error
+    DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker
     DIR/.lock             held by the one ``arena run`` writing here
 
 Resuming reads ``games.jsonl`` back: a last line torn by a crash mid-write is
@@ -32,6 +33,7 @@ __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "LoadedResults", "tou
 GAMES_FILE = "games.jsonl"
 META_FILE = "tournament.json"
 LOGS_DIR = "logs"
+SCRATCH_DIR = "scratch"
 
 
 class ResultsConflict(Exception):
@@ -74,6 +76,7 @@ class ResultsStore:
         self.games_path = self.directory / GAMES_FILE
         self.meta_path = self.directory / META_FILE
         self.logs_dir = self.directory / LOGS_DIR
+        self.scratch_dir = self.directory / SCRATCH_DIR
         self._lock_fd: int | None = None
         self._fd: int | None = None
 

@@ -88,7 +88,7 @@ def run_tournament(
         if on_start is not None:
             on_start(summary)
         if executor is None:
-            executor = LocalExecutor(config, store.logs_dir, concurrency)
+            executor = LocalExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
         # closing(): an exception here (Ctrl-C included) must stop the workers
         # and their bots now, not whenever the generator is collected.
         specs = until_decided(pending_specs(schedule, loaded.records), lambda: summary.sprt)

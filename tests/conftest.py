@@ -1,6 +1,7 @@
 """Shared fixtures.
 
-``no_leaked_processes`` checks that a test leaves no process of its own behind.
+``no_leaked_processes`` checks that a test leaves no process of its own behind;
+``running_with`` finds processes by a marker in their command line.
 """
 
 from __future__ import annotations
@@ -70,6 +71,19 @@ def _reap(pids: dict[int, str]) -> None:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:  # not ours to reap, or reaped already
                 pass
+
+
+def running_with(marker: str) -> list[int]:
+    """Pids of every process whose command line holds ``marker`` (a test's
+    own tmp path), wherever it went in the process tree."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                pids.append(int(entry.name))
+        except OSError:
+            pass
+    return pids
 
 
 def _describe(pid: int) -> str:

@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 import arena.cli as cli
 import needs
 from arena.check import check_bot
+from conftest import running_with
 from arena.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -516,24 +517,15 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     assert final[:kept] == stored  # the games kept are kept as they were
 
 
-def running_with(marker: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
-                pids.append(int(entry.name))
-        except OSError:
-            pass
-    return pids
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_ctrl_c_stops_a_match(tmp_path):
     marker = f"marker-{tmp_path.name}"
     bot = f"python {BOTS / 'slow.py'} 0.05 {marker}"
     match, stdout, stderr = interrupt_when(
         [sys.executable, "-m", "arena.cli", "match", bot, bot, "--games", "20"],
-        lambda: len(running_with(marker)) >= 2,  # both bots started: the match is under way
+        # The arena and its worker carry the marker in their command line too:
+        # four processes means both bots started, the match is under way.
+        lambda: len(running_with(marker)) >= 4,
         "the bots did not start",
     )
     assert match.returncode == 130, stderr

@@ -74,3 +74,56 @@ def test_new_game_and_game_over_shapes():
     assert over == {"type": "game_over", "game_id": "g1", "winner": None, "reason": "blocked",
                     "moves": ["d5 3e6"], "opening_moves": ["d3 1d2"], "scores": {"white": 9, "red": 9}}
     assert "scores" not in protocol.game_over("g1", "pink", "alignment", [], None)
+
+
+# -- what a bot can make the arena store ----------------------------------------
+
+
+def nested(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def test_decode_refuses_nesting_too_deep_to_read_in_one_line():
+    line = '{"type":"move","move":"x","info":' + nested(100_000) + "}"
+    with pytest.raises(protocol.ProtocolError, match=r"^JSON nested too deeply to read: '\{\"type\":\"move\""):
+        protocol.decode(line, "move")
+
+
+def test_decode_names_a_wrong_type_without_printing_it():
+    with pytest.raises(protocol.ProtocolError, match=r"^expected a 'move' message, got type a list: "):
+        protocol.decode('{"type":' + nested(900) + "}", "move")
+    with pytest.raises(protocol.ProtocolError, match=r"^expected a 'move' message, got type 'xxxxx"):
+        protocol.decode('{"type":"' + "x" * 100_000 + '"}', "move")
+
+
+def test_decode_refuses_an_integer_too_long_to_convert():
+    with pytest.raises(protocol.ProtocolError, match="^not JSON"):
+        protocol.decode('{"type":"move","n":' + "1" * 5000 + "}", "move")
+
+
+def test_bound_info_keeps_small_strict_objects_and_notes_why_others_are_dropped():
+    assert protocol.bound_info(None) is None
+    small = {"score": 0.5, "pv": ["a", "b"], "depth": [[[1]]]}
+    assert protocol.bound_info(small) is small
+    assert protocol.bound_info(json.loads('{"s": NaN}')) == {"dropped": "'info' holds NaN or Infinity, which JSON does not allow"}
+    assert protocol.bound_info(json.loads('{"s": 1e999}')) == {"dropped": "'info' holds NaN or Infinity, which JSON does not allow"}
+    assert protocol.bound_info({"s": "x" * 5000}) == {"dropped": "'info' has 5008 bytes, over the limit of 4096"}
+    assert protocol.bound_info({"s": "\ud800"}) == {"dropped": "'info' holds text that is not valid Unicode (a lone surrogate)"}
+    assert protocol.bound_info([1]) == {"dropped": "'info' must be a JSON object, not a list"}
+    assert protocol.bound_info({"a": json.loads(nested(16))}) == {"dropped": "'info' is nested more than 16 levels deep"}
+    fifteen = {"a": json.loads(nested(15))}
+    assert protocol.bound_info(fifteen) is fifteen
+    assert protocol.bound_info({"a": "[[[[[[[[[[[[[[[[[[[[["}) == {"a": "[[[[[[[[[[[[[[[[[[[[["}  # brackets in text are not depth
+
+
+def test_clean_text_is_one_bounded_printable_line():
+    assert protocol.clean_text("fine") == "fine"
+    assert protocol.clean_text("a\nb\x1b[31m\ud800") == "a\\nb\\x1b[31m\\ud800"
+    assert protocol.clean_text("x" * 300, 10) == "x" * 10 + "..."
+    assert protocol.clean_text(json.loads(nested(900))) == "(not text but a list)"
+    assert protocol.clean_text(None) == "(not text but null)"
+
+
+def test_ready_fields_keeps_name_version_author_as_short_text():
+    message = {"type": "ready", "name": "n" * 500, "version": 2, "author": "me", "extra": json.loads(nested(900))}
+    assert protocol.ready_fields(message) == {"name": "n" * 100 + "...", "author": "me"}
