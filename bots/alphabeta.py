@@ -1,0 +1,225 @@
+"""A reference alpha-beta bot for OXONO and YOXII.
+
+Iterative deepening negamax with alpha-beta pruning, a transposition table
+keyed by the engine's states (immutable values that hash equal when equal,
+which is what Zobrist keys give a C engine), move ordering (the table's move,
+immediate wins, two killer moves per ply, the history heuristic), a leaf check
+for a win on the next move (a one-ply tactical quiescence), and a static
+evaluation written for each game (``bots.oxono_eval``, ``bots.yoxii_eval``).
+
+Run it with ``python -m bots.alphabeta``.  Options (the ``options`` mapping of
+``hello``): ``time_fraction`` (0.01-1, share of the time manager's budget),
+``depth`` (deepest iteration), ``nodes`` (node budget per move), ``seed``
+(tie-breaks among equal root moves).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import engine
+from bots.harness import Deadline, Searcher, options_number, run_bot
+from bots.knowledge import WIN, for_game
+
+__all__ = ["AlphaBeta", "main"]
+
+#: Scores beyond this are wins or losses found by search, not evaluations.
+MATE_BOUND = WIN - 1000
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+#: Entries kept in the transposition table before it is cleared.
+_TT_LIMIT = 400_000
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+class AlphaBeta(Searcher):
+    name = "AlphaBeta"
+
+    def __init__(self, game: engine.Game[Any], options: dict[str, Any]) -> None:
+        super().__init__(game, options)
+        self.knowledge = for_game(game)
+        self.max_depth = int(options_number(options, "depth", 64, 1, 64) or 64)
+        nodes = options_number(options, "nodes", None, 1, 1e12)
+        self.max_nodes = int(nodes) if nodes is not None else None
+        self.tt: dict[Any, tuple[int, int, int, str | None]] = {}
+        self.history: dict[str, int] = {}
+        self.killers: list[list[str | None]] = []
+        self.nodes = 0
+        self.deadline = Deadline.unlimited()
+        self.node_limit = 0
+
+    def new_game(self, seed: int | None) -> None:
+        super().new_game(seed)
+        self.tt.clear()
+        self.history.clear()
+
+    # -- the search --------------------------------------------------------
+
+    def choose(self, state: Any, legal: list[str], last_move: str | None, deadline: Deadline) -> tuple[str, dict[str, Any]]:
+        self.deadline = deadline
+        self.nodes = 0
+        self.node_limit = self.max_nodes or (1 << 62)
+        if len(self.tt) > _TT_LIMIT:
+            self.tt.clear()
+        # Old history would drown the new position's; halve it each move.
+        self.history = {m: h >> 1 for m, h in self.history.items() if h > 1}
+        self.killers = [[None, None] for _ in range(80)]
+        wins = self.knowledge.winning_moves(state)
+        if wins:
+            return wins[0], {"score": WIN - 1, "depth": 1, "nodes": 1, "pv": [wins[0]]}
+        root_moves = list(legal)
+        self.rng.shuffle(root_moves)  # equal moves are then chosen at random under the seed
+        best, score, depth_done = root_moves[0], 0, 0
+        iteration_times: list[float] = []
+        for depth in range(1, self.max_depth + 1):
+            started = time.monotonic()
+            new_score, new_best, complete = self._root(state, root_moves, depth)
+            if not complete:
+                if new_score > -WIN - 1 and new_best != best:
+                    score, best = new_score, new_best
+                break
+            score, best, depth_done = new_score, new_best, depth
+            iteration_times.append(time.monotonic() - started)
+            # The best move first at the next depth: its score sets the window.
+            root_moves.remove(best)
+            root_moves.insert(0, best)
+            if abs(score) >= MATE_BOUND or len(root_moves) == 1:
+                break
+            if deadline.passed_soft() or self._next_iteration_too_long(iteration_times):
+                break
+        info = {"score": score, "depth": depth_done, "nodes": self.nodes, "pv": self._pv(state, best)}
+        return best, info
+
+    def _next_iteration_too_long(self, times: list[float]) -> bool:
+        """Would the next depth end after the hard limit? Its length is guessed
+        from the growth between the last iterations (the effective branching factor)."""
+        growth = times[-1] / times[-2] if len(times) >= 2 and times[-2] > 0.002 else 6.0
+        growth = min(max(growth, 2.0), 30.0)
+        return time.monotonic() + times[-1] * growth > self.deadline.hard
+
+    def _root(self, state: Any, moves: list[str], depth: int) -> tuple[int, str, bool]:
+        """Score and best move at ``depth``, and whether every move was searched.
+        Cut short by the clock, the best so far is still sound once the first
+        move (the last depth's best) has been searched: any move that beat it
+        was searched with a full window."""
+        game = self.game
+        alpha, best = -WIN - 1, moves[0]
+        try:
+            for move in moves:
+                score = -self._negamax(game.apply(state, move), depth - 1, -WIN - 1, -alpha, 1)
+                if score > alpha:
+                    alpha, best = score, move
+        except _OutOfTime:
+            return alpha, best, False
+        self._store(state, depth, _EXACT, alpha, best, 0)
+        return alpha, best, True
+
+    def _negamax(self, state: Any, depth: int, alpha: int, beta: int, ply: int) -> int:
+        self.nodes += 1
+        if not self.nodes & 127 and (time.monotonic() >= self.deadline.hard or self.nodes >= self.node_limit):
+            raise _OutOfTime
+        game = self.game
+        outcome = game.outcome(state)
+        if outcome is not None:
+            if outcome.winner is None:
+                return 0
+            return WIN - ply if outcome.winner == game.to_move(state) else -(WIN - ply)
+        knowledge = self.knowledge
+        if depth <= 0:
+            # A win on the move is seen at every leaf: one ply of tactics for free.
+            if knowledge.has_winning_move(state):
+                return WIN - ply - 1
+            return knowledge.evaluate(state)
+        entry = self.tt.get(state)
+        tt_move = None
+        if entry is not None:
+            e_depth, flag, e_score, tt_move = entry
+            if e_depth >= depth:
+                e_score = _from_tt(e_score, ply)
+                if flag == _EXACT:
+                    return e_score
+                if flag == _LOWER and e_score >= beta:
+                    return e_score
+                if flag == _UPPER and e_score <= alpha:
+                    return e_score
+        wins = knowledge.winning_moves(state)
+        if wins:
+            return WIN - ply - 1
+        moves = self._ordered(game.legal_moves(state), tt_move, ply)
+        original_alpha = alpha
+        best_score, best_move = -WIN - 1, moves[0]
+        for move in moves:
+            score = -self._negamax(game.apply(state, move), depth - 1, -beta, -alpha, ply + 1)
+            if score > best_score:
+                best_score, best_move = score, move
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        killers = self.killers[ply]
+                        if killers[0] != move:
+                            killers[1], killers[0] = killers[0], move
+                        self.history[move] = self.history.get(move, 0) + depth * depth
+                        break
+        flag = _UPPER if best_score <= original_alpha else _LOWER if best_score >= beta else _EXACT
+        self._store(state, depth, flag, best_score, best_move, ply)
+        return best_score
+
+    def _ordered(self, moves: list[str], tt_move: str | None, ply: int) -> list[str]:
+        history = self.history
+        get = history.get
+        ordered = sorted(moves, key=lambda m: get(m, 0), reverse=True) if history else list(moves)
+        front = [m for m in (tt_move, *self.killers[ply]) if m is not None]
+        if front:
+            present = set(moves)
+            seen = []
+            for m in front:
+                if m in present and m not in seen:
+                    seen.append(m)
+            if seen:
+                ordered = seen + [m for m in ordered if m not in seen]
+        return ordered
+
+    def _store(self, state: Any, depth: int, flag: int, score: int, move: str | None, ply: int) -> None:
+        old = self.tt.get(state)
+        if old is None or old[0] <= depth:
+            self.tt[state] = (depth, flag, _to_tt(score, ply), move)
+
+    def _pv(self, state: Any, first: str, limit: int = 12) -> list[str]:
+        pv, seen = [first], {state}
+        state = self.game.apply(state, first)
+        while len(pv) < limit and not self.game.is_over(state) and state not in seen:
+            seen.add(state)
+            entry = self.tt.get(state)
+            if entry is None or entry[3] is None or entry[3] not in self.game.legal_moves(state):
+                break
+            pv.append(entry[3])
+            state = self.game.apply(state, entry[3])
+        return pv
+
+
+def _to_tt(score: int, ply: int) -> int:
+    """Win scores count plies from the root; the table stores them from the node."""
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
+
+
+def _from_tt(score: int, ply: int) -> int:
+    if score >= MATE_BOUND:
+        return score - ply
+    if score <= -MATE_BOUND:
+        return score + ply
+    return score
+
+
+def main() -> None:
+    run_bot(AlphaBeta)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""What the search bots (``bots.mcts``, ``bots.alphabeta``) share: the
+protocol loop and the time manager.
+
+A search bot is a :class:`Searcher`: the loop rebuilds the position from each
+``turn``, asks the time manager for a budget, and lets the searcher think until
+its :class:`Deadline`.  Everything here is standard library plus ``engine``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import engine
+
+__all__ = ["Deadline", "Searcher", "TimeManager", "run_bot", "options_number"]
+
+#: Plies a game can last at most: OXONO places 32 pieces, YOXII fills 36 squares.
+MAX_PLIES = {"oxono": 32, "yoxii": 36}
+
+
+class Deadline:
+    """A search's time limit.  ``soft`` is when no new iteration should start;
+    ``hard`` is when the search must stop at once and answer."""
+
+    __slots__ = ("start", "soft", "hard")
+
+    def __init__(self, start: float, soft_s: float, hard_s: float) -> None:
+        self.start = start
+        self.soft = start + soft_s
+        self.hard = start + max(hard_s, soft_s)
+
+    @classmethod
+    def unlimited(cls) -> Deadline:
+        return cls(time.monotonic(), 1e9, 1e9)
+
+    def passed_soft(self) -> bool:
+        return time.monotonic() >= self.soft
+
+    def passed_hard(self) -> bool:
+        return time.monotonic() >= self.hard
+
+    def elapsed_ms(self) -> float:
+        return (time.monotonic() - self.start) * 1000
+
+
+@dataclass
+class TimeManager:
+    """Turns a ``turn``'s clock into a search budget.
+
+    With a chess clock the bot spends its remaining time spread over the moves
+    it may still have to play, plus most of the increment, never more than a
+    fixed share of what is left.  A fixed time per move is used only in part:
+    the arena measures from the end of its write to the end of its read, so
+    reading the message, building the position and writing the answer, and any
+    moment the machine gives another process, all come out of the same budget.
+    ``fraction`` (the bot's ``time_fraction`` option) scales every budget.
+    """
+
+    game: str
+    fraction: float = 1.0
+    #: Taken off every budget for message handling and scheduling delays.
+    reserve_ms: float = 25.0
+
+    def budget_s(self, clock: dict[str, Any], time_control: dict[str, Any], ply: int) -> tuple[float, float]:
+        """``(soft, hard)`` seconds for this move."""
+        remaining = float(clock.get("remaining_ms") or 0)
+        if "per_move_ms" in time_control or "increment_ms" not in clock and "opponent_ms" not in clock:
+            per_move = float(time_control.get("per_move_ms") or remaining)
+            usable = max(per_move - self.reserve_ms, per_move * 0.3)
+            soft, hard = usable * 0.45, usable * 0.7
+        else:
+            increment = float(clock.get("increment_ms") or 0)
+            # Own moves still to come if the game runs to its end; most games
+            # end earlier, so the time of the later moves is spent sooner.
+            moves_left = max(2.0, (MAX_PLIES.get(self.game, 40) - ply + 1) / 2 * 0.7)
+            spare = max(0.0, remaining - self.reserve_ms - 2 * increment)
+            soft = spare / moves_left + increment * 0.7
+            # However many moves remain, never bet more than a quarter of the clock.
+            hard = min(soft * 2.5, remaining * 0.25 + increment * 0.7)
+            soft = min(soft, hard)
+        soft, hard = soft * self.fraction, hard * self.fraction
+        return max(soft, 1.0) / 1000, max(hard, 2.0) / 1000
+
+
+class Searcher:
+    """A search bot.  The loop calls :meth:`new_game` before each game and
+    :meth:`choose` once per turn; ``choose`` must return by ``deadline.hard``."""
+
+    name = "Searcher"
+
+    def __init__(self, game: engine.Game[Any], options: dict[str, Any]) -> None:
+        self.game = game
+        self.options = options
+        self.rng = random.Random()
+
+    def new_game(self, seed: int | None) -> None:
+        option = self.options.get("seed")
+        self.rng = random.Random(option if isinstance(option, int) and not isinstance(option, bool) else seed)
+
+    def choose(self, state: Any, legal: list[str], last_move: str | None, deadline: Deadline) -> tuple[str, dict[str, Any]]:
+        raise NotImplementedError
+
+
+def options_number(options: dict[str, Any], key: str, default: float | None, low: float, high: float) -> float | None:
+    """A numeric option clamped to ``[low, high]``; ``default`` when absent or not a number."""
+    value = options.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return min(max(float(value), low), high)
+
+
+def _send(out: TextIO, message: dict[str, Any]) -> None:
+    out.write(json.dumps(message, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+def run_bot(make: type[Searcher], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
+    """Speak the bot protocol on ``stdin``/``stdout`` until ``quit`` or end of input."""
+    searcher: Searcher | None = None
+    clock_options: dict[str, Any] = {}
+    time_control: dict[str, Any] = {}
+    manager = TimeManager("")
+    for line in stdin:
+        received = time.monotonic()  # the arena's clock runs from here
+        kind = None
+        try:
+            message = json.loads(line)
+            kind = message.get("type")
+            if kind == "hello":
+                game = engine.get_game(message["game"])
+                clock_options = message.get("options") or {}
+                searcher = make(game, clock_options)
+                fraction = options_number(clock_options, "time_fraction", 1.0, 0.01, 1.0)
+                manager = TimeManager(game.name, fraction or 1.0)
+                _send(stdout, {"type": "ready", "name": searcher.name, "version": "1.0", "author": "Totem Arena"})
+            elif kind == "new_game":
+                if searcher is None or message.get("game", searcher.game.name) != searcher.game.name:
+                    searcher = make(engine.get_game(message["game"]), clock_options)
+                    manager = TimeManager(searcher.game.name, manager.fraction)
+                time_control = message.get("time_control") or {}
+                seed = message.get("seed")
+                searcher.new_game(seed if isinstance(seed, int) else None)
+            elif kind == "turn":
+                assert searcher is not None, "turn before hello"
+                state = searcher.game.from_json(message["state"])
+                soft, hard = manager.budget_s(message.get("clock") or {}, time_control, searcher.game.ply(state))
+                deadline = Deadline(received, soft, hard)
+                move, info = searcher.choose(state, message["legal_moves"], message.get("last_move"), deadline)
+                info["time_ms"] = round(deadline.elapsed_ms(), 1)
+                _send(stdout, {"type": "move", "move": move, "info": info})
+            elif kind == "quit":
+                return
+        except Exception as exc:  # giving up with a reason beats crashing without one
+            traceback.print_exc(file=sys.stderr)
+            if kind in ("hello", "turn"):  # the only messages that expect an answer
+                _send(stdout, {"type": "error", "message": f"{make.name}: {exc}"})
