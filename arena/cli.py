@@ -271,6 +271,29 @@ def check(
         raise typer.Exit(1)
 
 
+@app.command()
+def play(
+    bot: str = typer.Option(..., "--bot", "-b", help="The bot's command, e.g. 'python -m bots.mcts'."),
+    game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
+    color: str = typer.Option(None, "--color", "-c", help="Your colour (default: the first, which moves first)."),
+    tc: str = typer.Option("300+5", "--tc", help="Time control for both sides: '300+5' or 'move 5'."),
+    save: Path = typer.Option(None, "--save", help="Append the game to this file, in the games.jsonl format."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the start position and of the bot's randomness."),
+) -> None:
+    """Play a bot yourself: type moves; '?' lists them, 'undo' takes back, 'quit' resigns."""
+    from arena.play import PlayError, PlayOptions, play as play_game
+
+    try:
+        options = PlayOptions(game=game, bot=bot, color=color, time_control=parse_time_control(tc), save=save, seed=seed)
+        play_game(options, sys.stdin, sys.stdout)
+    except (PlayError, ValueError) as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot save the game to {save}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+
+
 def _terminate(signum: int, frame: object) -> None:
     # SIGTERM takes the same clean way out as Ctrl-C: workers and bots are
     # killed, finished games stay stored.

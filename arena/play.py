@@ -1,0 +1,458 @@
+"""A person against a bot in the terminal (``arena play``).
+
+The person types moves on standard input, one a line, so a game can be
+driven from a pipe as well as from a keyboard.  Besides moves: ``?`` or
+``moves`` lists the legal moves, ``undo`` takes back the last pair of moves
+(the bot gets a new ``new_game`` with the position and ``opening_moves``, the
+moves so far), ``quit`` resigns.  The bot is driven through the same
+:class:`arena.player.BotPlayer` as in a tournament, under a chess clock; the
+person's time runs on the same clock.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TextIO
+
+import engine
+from arena import protocol
+from arena.clock import Clock, TimeControl
+from arena.config import BotConfig, split_command
+from arena.player import BotPlayer, Forfeit
+from arena.records import GameRecord, MoveRecord
+
+__all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "normalise_move"]
+
+HUMAN = "you"
+_SQUARE = re.compile(r"[a-g][1-7]")
+# Bots' info values are shown, so they are bounded and stripped of control
+# characters (a terminal escape from an untrusted bot would reach the screen).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_INFO_KEYS = ("score", "depth", "iterations", "nodes", "time_ms", "pv")
+
+
+class PlayError(Exception):
+    """Something that stops the game before it starts (the bot cannot start); one line."""
+
+
+@dataclass
+class PlayOptions:
+    game: str
+    bot: str
+    #: The person's colour; ``None`` is the first colour (the person moves first).
+    color: str | None = None
+    time_control: TimeControl = field(default_factory=lambda: TimeControl(initial_ms=300_000, increment_ms=5_000))
+    #: Append the finished game to this file, in the format of ``games.jsonl``.
+    save: Path | None = None
+    #: Colour escapes; ``None`` decides from the output (a terminal, no ``NO_COLOR``).
+    ansi: bool | None = None
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    startup_timeout_s: float = 10.0
+
+
+# -- text helpers (pure, tested directly) ---------------------------------------
+
+
+def normalise_move(game: engine.Game[Any], text: str) -> str:
+    """The person's move in the engine's exact notation: spaces collapsed, and
+    letter case as the rules write it (``xc5 C6`` -> ``Xc5 c6``)."""
+    text = " ".join(text.split())
+    if game.name == "oxono" and text:
+        return text[0].upper() + text[1:].lower()
+    return text.lower()
+
+
+def closest_moves(text: str, legal: list[str], count: int = 5) -> list[str]:
+    """The legal moves nearest to a mistyped or illegal ``text``: those that
+    share its squares first, then by spelling."""
+    squares = _SQUARE.findall(text.lower())
+
+    def closeness(move: str) -> tuple[int, float]:
+        shared = sum(1 for a, b in zip(squares, _SQUARE.findall(move)) if a == b)
+        return shared, difflib.SequenceMatcher(None, text.lower(), move.lower()).ratio()
+
+    return sorted(legal, key=closeness, reverse=True)[:count]
+
+
+def _paint(text: str, code: str, ansi: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if ansi and code else text
+
+
+def _clock_text(ms: float) -> str:
+    seconds = max(0.0, ms) / 1000
+    return f"{int(seconds // 60)}:{seconds % 60:04.1f}"
+
+
+_OXONO_PAINT = {"P": "1;35", "B": "1;36", "T": "1;30;43"}
+_YOXII_PAINT = {"W": "1;37", "R": "1;31", "T": "1;30;43"}
+
+
+def render_position(
+    game: engine.Game[Any],
+    state: Any,
+    last_move: str | None,
+    *,
+    names: dict[str, str],
+    clocks: dict[str, float] | None = None,
+    ansi: bool = False,
+) -> str:
+    """The board with file letters and rank numbers, the last move's squares
+    in brackets (and highlighted in colour), both clocks, and the reserves
+    (OXONO) or pieces and the score around the totem (YOXII)."""
+    data = game.to_json(state)
+    board = data["board"]
+    size = len(board)
+    marked = set(_SQUARE.findall(last_move or ""))
+    paint = _OXONO_PAINT if game.name == "oxono" else _YOXII_PAINT
+    files = "abcdefg"[:size]
+    header = "    " + "".join(f" {f}  " for f in files)
+    lines = [header]
+    for r in reversed(range(size)):
+        cells = []
+        for f in range(size):
+            code = board[r][f]
+            square = f"{files[f]}{r + 1}"
+            if code == "#":
+                cells.append("    ")
+                continue
+            glyph = code.rjust(2) if code else " ."
+            text = _paint(glyph, paint.get(code[:1], ""), ansi)
+            if square in marked:
+                cells.append(_paint("[", "1;33", ansi) + text + _paint("]", "1;33", ansi))
+            else:
+                cells.append(f" {text} ")
+        lines.append(f"{r + 1:>2}  " + "".join(cells) + f"  {r + 1}")
+    lines.append(header)
+    if game.name == "oxono":
+        lines.append("pieces: PX/PO pink, BX/BO black; TX/TO the totems")
+    else:
+        lines.append("pieces: W1..W4 white, R1..R4 red (by value); T the totem")
+    lines.extend(_sides(game, state, data, names, clocks))
+    if last_move:
+        lines.append(f"last move: {last_move}")
+    outcome = game.outcome(state)
+    if outcome is None:
+        mover = game.colors[game.to_move(state)]
+        lines.append(f"ply {game.ply(state)}: {mover} ({names[mover]}) to move")
+    return "\n".join(lines)
+
+
+def _sides(game: engine.Game[Any], state: Any, data: dict[str, Any], names: dict[str, str], clocks: dict[str, float] | None) -> list[str]:
+    lines = []
+    around = _around_totem(game, data) if game.name == "yoxii" else None
+    for seat, color in enumerate(game.colors):
+        reserve = data["reserve"][color]
+        held = " ".join(f"{k}:{v}" for k, v in reserve.items())
+        parts = [f"{color:>5} ({names[color]})"]
+        if clocks is not None:
+            parts.append(f"clock {_clock_text(clocks[color])}")
+        parts.append(f"reserve {held}")
+        if around is not None:
+            total, count = around[seat]
+            parts.append(f"around the totem {total} ({count} piece{'s' if count != 1 else ''})")
+        lines.append("  ".join(parts))
+    return lines
+
+
+def _around_totem(game: engine.Game[Any], data: dict[str, Any]) -> list[tuple[int, int]]:
+    """YOXII: each seat's total and count of pieces next to the totem now."""
+    board = data["board"]
+    totem = data["totem"]
+    tf, tr = "abcdefg".index(totem[0]), int(totem[1:]) - 1
+    sums = [[0, 0], [0, 0]]
+    for dr in (-1, 0, 1):
+        for df in (-1, 0, 1):
+            r, f = tr + dr, tf + df
+            if (dr or df) and 0 <= r < 7 and 0 <= f < 7:
+                code = board[r][f]
+                if len(code) == 2 and code[0] in "WR":
+                    seat = "WR".index(code[0])
+                    sums[seat][0] += int(code[1])
+                    sums[seat][1] += 1
+    return [(s[0], s[1]) for s in sums]
+
+
+def describe_info(info: dict[str, Any] | None) -> str:
+    """A bot's ``info`` in one safe line (known keys, bounded, no control characters)."""
+    if not info:
+        return ""
+    parts = []
+    for key in _INFO_KEYS:
+        if key not in info:
+            continue
+        value = info[key]
+        if key == "pv" and isinstance(value, list):
+            text = " ".join(str(m) for m in value[:12])
+        elif isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            text = str(value)
+        else:
+            continue
+        parts.append(f"{key} {_CONTROL.sub('?', text)[:120]}")
+    return ", ".join(parts)
+
+
+# -- the game ---------------------------------------------------------------
+
+
+class _Screen:
+    def __init__(self, out: TextIO, ansi: bool) -> None:
+        self.out = out
+        self.ansi = ansi
+
+    def say(self, text: str = "", code: str = "") -> None:
+        self.out.write(_paint(text, code, self.ansi) + "\n")
+        self.out.flush()
+
+    def prompt(self, text: str) -> None:
+        self.out.write(_paint(text, "1", self.ansi))
+        self.out.flush()
+
+
+def _is_tty(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _wants_color(out: TextIO) -> bool:
+    return not os.environ.get("NO_COLOR") and _is_tty(out)
+
+
+def play(options: PlayOptions, stdin: TextIO, stdout: TextIO) -> GameRecord:
+    """Play one game between the person on ``stdin``/``stdout`` and the bot;
+    returns its record (also appended to ``options.save`` when given).
+    Raises :class:`PlayError` (one line) when the game cannot start and
+    ``ValueError`` for a bad game, colour or command."""
+    game = engine.get_game(options.game)
+    color = options.color or game.colors[0]
+    if color not in game.colors:
+        raise ValueError(f"--color must be {' or '.join(game.colors)} in {game.name}, not {color!r}")
+    human = game.colors.index(color)
+    bot_seat = 1 - human
+    screen = _Screen(stdout, _wants_color(stdout) if options.ansi is None else options.ansi)
+    config = BotConfig(name="bot", cmd=split_command(options.bot), options=dict(options.options), cwd=Path.cwd(), env={})
+    player = BotPlayer(config, game.name, startup_timeout_s=options.startup_timeout_s)
+    try:
+        try:
+            player.ensure_started()
+        except Forfeit as exc:
+            raise PlayError(f"the bot could not start: {exc.detail}") from None
+        bot_name = _CONTROL.sub("?", str(player.ready.get("name") or "bot"))[:40]
+        return _Game(game, options, player, human, bot_seat, bot_name, screen).run(stdin)
+    finally:
+        player.close()
+
+
+class _Game:
+    """One game's moves, clock and record; ``run`` reads the person's lines."""
+
+    def __init__(self, game: engine.Game[Any], options: PlayOptions, player: BotPlayer,
+                 human: int, bot_seat: int, bot_name: str, screen: _Screen) -> None:
+        self.game = game
+        self.options = options
+        self.player = player
+        self.human = human
+        self.bot_seat = bot_seat
+        self.screen = screen
+        self.colors = game.colors
+        self.opening = game.opening_of(options.seed)
+        self.start = game.new_state(seed=options.seed, opening=self.opening)
+        self.state = self.start
+        self.clock = Clock(options.time_control)
+        self.names = {self.colors[human]: HUMAN, self.colors[bot_seat]: bot_name}
+        self.record = GameRecord(
+            game_id=f"play-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}",
+            game=game.name,
+            players=dict(self.names),
+            seed=options.seed,
+            opening=self.opening,
+            time_control=options.time_control.to_json(),
+            started_at=_now(),
+        )
+        self.undos = 0
+
+    @property
+    def moves(self) -> list[str]:
+        return [m.move for m in self.record.moves]
+
+    def run(self, stdin: TextIO) -> GameRecord:
+        screen = self.screen
+        screen.say(f"{self.game.name}: you play {self.colors[self.human]} against {self.names[self.colors[self.bot_seat]]} "
+                   f"at {self.options.time_control}. Type a move, '?' for the legal moves, 'undo', or 'quit' to resign.")
+        self._tell_bot()
+        self._show()
+        while not self.record.reason:
+            outcome = self.game.outcome(self.state)
+            if outcome is not None:
+                self._finish_by_rules(outcome)
+                break
+            if self.game.to_move(self.state) == self.bot_seat:
+                self._bot_move()
+            else:
+                self._human_turn(stdin)
+        return self._end()
+
+    def _tell_bot(self) -> None:
+        """``new_game`` for the position reached; after an undo, ``opening_moves``
+        carries the moves from the start position to it."""
+        message = protocol.new_game(
+            self.record.game_id + (f"-u{self.undos}" if self.undos else ""), self.game.name,
+            self.colors[self.bot_seat], self.record.players, self.record.time_control,
+            self.game.to_json(self.state), self.options.seed,
+        )
+        message["opening_moves"] = self.moves
+        try:
+            self.player.start_game(message)
+        except Forfeit as exc:
+            self._forfeit(self.bot_seat, exc)
+
+    def _show(self) -> None:
+        clocks = {c: self.clock.remaining_ms[seat] for seat, c in enumerate(self.colors)}
+        last = self.moves[-1] if self.moves else None
+        self.screen.say()
+        self.screen.say(render_position(self.game, self.state, last, names=self.names, clocks=clocks, ansi=self.screen.ansi))
+
+    def _human_turn(self, stdin: TextIO) -> None:
+        screen = self.screen
+        legal = self.game.legal_moves(self.state)
+        started = time.monotonic()
+        screen.prompt(f"{self.colors[self.human]} to move> ")
+        line = stdin.readline()
+        elapsed_ms = (time.monotonic() - started) * 1000
+        if line and not _is_tty(stdin):
+            screen.out.write(line if line.endswith("\n") else line + "\n")  # a piped move is shown where it was typed
+        if not line:
+            screen.say()
+            screen.say("end of input: you resign")
+            self._resign()
+            return
+        text = line.strip()
+        command = text.lower()
+        if not text:
+            return
+        if command in ("?", "moves", "help"):
+            screen.say(f"{len(legal)} legal moves: " + ", ".join(legal))
+            return
+        if command == "quit":
+            self._resign()
+            return
+        if command == "undo":
+            self._undo()
+            return
+        move = normalise_move(self.game, text)
+        if move not in legal:
+            try:
+                self.game.apply(self.state, move)
+                reason = "not a legal move"
+            except engine.IllegalMove as exc:
+                reason = str(exc)
+            screen.say(f"illegal: {reason}", "31")
+            screen.say("closest legal moves: " + ", ".join(closest_moves(text, legal)) + "   ('?' lists them all)")
+            return
+        if not self.clock.charge(self.human, elapsed_ms):
+            self._forfeit(self.human, Forfeit("timeout", f"you answered after {elapsed_ms / 1000:.1f} s, past your clock"))
+            return
+        self._play(move, elapsed_ms, None)
+        self._show()
+
+    def _bot_move(self) -> None:
+        seat = self.bot_seat
+        line = protocol.encode_turn(
+            self.record.game_id, self.game.ply(self.state), self.game.to_json_text(self.state),
+            self.game.legal_moves(self.state), self.moves[-1] if self.moves else None, self.clock.to_json(seat),
+        )
+        self.screen.say(f"{self.names[self.colors[seat]]} is thinking...")
+        try:
+            move, info, elapsed_ms = self.player.ask_move(line, self.clock.budget_ms(seat))
+            if not self.clock.charge(seat, elapsed_ms):
+                raise Forfeit("timeout", f"answered after {elapsed_ms:.0f} ms, over its {self.clock.budget_ms(seat):.0f} ms")
+            move = move.strip()
+            try:
+                self.game.apply(self.state, move)
+            except engine.IllegalMove as exc:
+                raise Forfeit("illegal_move", f"played {move[:40]!r}, not a legal move: {exc}") from None
+        except Forfeit as exc:
+            self._forfeit(seat, exc)
+            return
+        self._play(move, elapsed_ms, info)
+        self.screen.say(f"{self.names[self.colors[seat]]} plays {move} ({elapsed_ms / 1000:.2f} s)", "1")
+        details = describe_info(info)
+        if details:
+            self.screen.say(f"  info: {details}")
+        self._show()
+
+    def _play(self, move: str, elapsed_ms: float, info: dict[str, Any] | None) -> None:
+        self.state = self.game.apply(self.state, move)
+        self.record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
+
+    def _undo(self) -> None:
+        # Back to the person's previous turn: their last move and the bot's reply.
+        moves = self.moves
+        back = 2
+        if len(moves) < back:
+            self.screen.say("nothing to undo: you have not moved yet")
+            return
+        del self.record.moves[len(moves) - back:]
+        state = self.start
+        for move in self.moves:
+            state = self.game.apply(state, move)
+        self.state = state
+        self.undos += 1
+        self.screen.say(f"took back {back} moves")
+        self._tell_bot()
+        self._show()
+
+    def _resign(self) -> None:
+        seat = self.human
+        self.record.winner = self.colors[1 - seat]
+        self.record.reason = "resign"
+        self.record.forfeit_by = self.colors[seat]
+        self.record.detail = "the person resigned"
+
+    def _forfeit(self, seat: int, exc: Forfeit) -> None:
+        self.record.winner = self.colors[1 - seat]
+        self.record.reason = exc.reason
+        self.record.forfeit_by = self.colors[seat]
+        self.record.detail = exc.detail
+
+    def _finish_by_rules(self, outcome: engine.Outcome) -> None:
+        self.record.winner = None if outcome.winner is None else self.colors[outcome.winner]
+        self.record.reason = outcome.reason
+        if outcome.scores is not None:
+            self.record.scores = dict(zip(self.colors, outcome.scores))
+
+    def _end(self) -> GameRecord:
+        record = self.record
+        record.ended_at = _now()
+        self.player.end_game(protocol.game_over(record.game_id, record.winner, record.reason, self.moves, record.scores))
+        if record.winner is None:
+            verdict = "draw"
+        elif record.winner == self.colors[self.human]:
+            verdict = "you win"
+        else:
+            verdict = f"{self.names[record.winner]} wins"
+        how = record.reason + (f": {record.detail}" if record.detail else "")
+        scores = f"; scores {', '.join(f'{c} {s}' for c, s in record.scores.items())}" if record.scores else ""
+        self.screen.say(f"game over after {len(record.moves)} moves: {verdict} ({how}){scores}", "1")
+        if self.options.save is not None:
+            save_record(record, self.options.save)
+            self.screen.say(f"saved to {self.options.save}")
+        return record
+
+
+def save_record(record: GameRecord, path: Path) -> None:
+    """Append ``record`` to ``path`` as one line of the ``games.jsonl`` format."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
