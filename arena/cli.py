@@ -279,12 +279,13 @@ def play(
     tc: str = typer.Option("300+5", "--tc", help="Time control for both sides: '300+5' or 'move 5'."),
     save: Path = typer.Option(None, "--save", help="Append the game to this file, in the games.jsonl format."),
     seed: int = typer.Option(0, "--seed", help="Seed of the start position and of the bot's randomness."),
+    log: Path = typer.Option(None, "--log", help="Append the bot's stderr to this file (default: discarded)."),
 ) -> None:
     """Play a bot yourself: type moves; '?' lists them, 'undo' takes back, 'quit' resigns."""
     from arena.play import PlayError, PlayOptions, play as play_game
 
     try:
-        options = PlayOptions(game=game, bot=bot, color=color, time_control=parse_time_control(tc), save=save, seed=seed)
+        options = PlayOptions(game=game, bot=bot, color=color, time_control=parse_time_control(tc), save=save, seed=seed, log=log)
         play_game(options, sys.stdin, sys.stdout)
     except (PlayError, ValueError) as exc:
         fail(str(exc))

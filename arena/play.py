@@ -56,6 +56,8 @@ class PlayOptions:
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
     startup_timeout_s: float = 10.0
+    #: The bot's standard error goes here (default: discarded).
+    log: Path | None = None
 
 
 # -- text helpers (pure, tested directly) ---------------------------------------
@@ -238,7 +240,7 @@ def play(options: PlayOptions, stdin: TextIO, stdout: TextIO) -> GameRecord:
     bot_seat = 1 - human
     screen = _Screen(stdout, _wants_color(stdout) if options.ansi is None else options.ansi)
     config = BotConfig(name="bot", cmd=split_command(options.bot), options=dict(options.options), cwd=Path.cwd(), env={})
-    player = BotPlayer(config, game.name, startup_timeout_s=options.startup_timeout_s)
+    player = BotPlayer(config, game.name, log_path=options.log, startup_timeout_s=options.startup_timeout_s)
     try:
         try:
             player.ensure_started()

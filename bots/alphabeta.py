@@ -119,7 +119,7 @@ class AlphaBeta(Searcher):
 
     def _negamax(self, state: Any, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
-        if not self.nodes & 127 and (time.monotonic() >= self.deadline.hard or self.nodes >= self.node_limit):
+        if not self.nodes & 15 and (time.monotonic() >= self.deadline.hard or self.nodes >= self.node_limit):
             raise _OutOfTime
         game = self.game
         outcome = game.outcome(state)

@@ -68,22 +68,22 @@ class TimeManager:
     reserve_ms: float = 25.0
 
     def budget_s(self, clock: dict[str, Any], time_control: dict[str, Any], ply: int) -> tuple[float, float]:
-        """``(soft, hard)`` seconds for this move."""
+        """``(soft, hard)`` seconds for this move; ``hard`` never exceeds half
+        of the time left (the increment only comes after the move)."""
         remaining = float(clock.get("remaining_ms") or 0)
         if "per_move_ms" in time_control or "increment_ms" not in clock and "opponent_ms" not in clock:
             per_move = float(time_control.get("per_move_ms") or remaining)
             usable = max(per_move - self.reserve_ms, per_move * 0.3)
-            soft, hard = usable * 0.45, usable * 0.7
+            soft, hard = usable * 0.4, usable * 0.65
         else:
             increment = float(clock.get("increment_ms") or 0)
             # Own moves still to come if the game runs to its end; most games
             # end earlier, so the time of the later moves is spent sooner.
             moves_left = max(2.0, (MAX_PLIES.get(self.game, 40) - ply + 1) / 2 * 0.7)
-            spare = max(0.0, remaining - self.reserve_ms - 2 * increment)
-            soft = spare / moves_left + increment * 0.7
-            # However many moves remain, never bet more than a quarter of the clock.
-            hard = min(soft * 2.5, remaining * 0.25 + increment * 0.7)
-            soft = min(soft, hard)
+            spare = max(0.0, remaining - self.reserve_ms)
+            cap = spare * 0.5
+            soft = min(spare / moves_left + increment * 0.7, cap)
+            hard = min(soft * 2.5, cap)
         soft, hard = soft * self.fraction, hard * self.fraction
         return max(soft, 1.0) / 1000, max(hard, 2.0) / 1000
 
