@@ -27,8 +27,10 @@ __all__ = ["AlphaBeta", "main"]
 #: Scores beyond this are wins or losses found by search, not evaluations.
 MATE_BOUND = WIN - 1000
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-#: Entries kept in the transposition table before it is cleared.
+#: Entries kept in the transposition table (and the leaf cache) before it is cleared.
 _TT_LIMIT = 400_000
+#: A leaf whose player to move wins at once, in the leaf cache (any value beyond evaluations).
+_WIN_ON_MOVE = WIN
 
 
 class _OutOfTime(Exception):
@@ -45,6 +47,8 @@ class AlphaBeta(Searcher):
         nodes = options_number(options, "nodes", None, 1, 1e12)
         self.max_nodes = int(nodes) if nodes is not None else None
         self.tt: dict[Any, tuple[int, int, int, str | None]] = {}
+        #: Static value of leaves met before, or _WIN_ON_MOVE.
+        self.leaves: dict[Any, int] = {}
         self.history: dict[str, int] = {}
         self.killers: list[list[str | None]] = []
         self.nodes = 0
@@ -54,6 +58,7 @@ class AlphaBeta(Searcher):
     def new_game(self, seed: int | None) -> None:
         super().new_game(seed)
         self.tt.clear()
+        self.leaves.clear()
         self.history.clear()
 
     # -- the search --------------------------------------------------------
@@ -64,6 +69,8 @@ class AlphaBeta(Searcher):
         self.node_limit = self.max_nodes or (1 << 62)
         if len(self.tt) > _TT_LIMIT:
             self.tt.clear()
+        if len(self.leaves) > _TT_LIMIT:
+            self.leaves.clear()
         # Old history would drown the new position's; halve it each move.
         self.history = {m: h >> 1 for m, h in self.history.items() if h > 1}
         self.killers = [[None, None] for _ in range(80)]
@@ -130,9 +137,10 @@ class AlphaBeta(Searcher):
         knowledge = self.knowledge
         if depth <= 0:
             # A win on the move is seen at every leaf: one ply of tactics for free.
-            if knowledge.has_winning_move(state):
-                return WIN - ply - 1
-            return knowledge.evaluate(state)
+            leaf = self.leaves.get(state)
+            if leaf is None:
+                leaf = self.leaves[state] = _WIN_ON_MOVE if knowledge.has_winning_move(state) else knowledge.evaluate(state)
+            return WIN - ply - 1 if leaf == _WIN_ON_MOVE else leaf
         entry = self.tt.get(state)
         tt_move = None
         if entry is not None:

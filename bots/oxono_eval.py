@@ -23,36 +23,43 @@ __all__ = ["winning_moves", "has_winning_move", "evaluate", "WIN"]
 #: Score of a won position; wins sooner score higher (``WIN - plies``).
 WIN = 100_000
 
-# Each window once with its four squares, for the "three and a gap" scans.
-_WINDOW_LIST = ALL_WINDOWS
+# Squares where a row of four may start: files a-c going right, ranks 1-3 going up.
+_RIGHT_STARTS = sum(1 << (r * 6 + f) for r in range(6) for f in range(3))
+_UP_STARTS = sum(1 << (r * 6 + f) for r in range(3) for f in range(6))
+_DIRECTIONS = ((1, _RIGHT_STARTS), (6, _UP_STARTS))
 
 
-def _completing(mask: int, open_squares: int) -> int:
-    """Squares in ``open_squares`` that complete a window three of whose squares are in ``mask``."""
+def _gaps(mask: int) -> int:
+    """Squares that would complete a row of four with three squares of ``mask``
+    (bit-parallel over all rows at once: each term keeps the starts whose
+    other three squares are in ``mask`` and shifts them onto the gap)."""
     found = 0
-    for w in _WINDOW_LIST:
-        gap = w & ~mask
-        if gap and not gap & (gap - 1) and gap & open_squares:
-            found |= gap
+    for d, starts in _DIRECTIONS:
+        s1, s2, s3 = mask >> d, mask >> 2 * d, mask >> 3 * d
+        found |= starts & s1 & s2 & s3
+        found |= (starts & mask & s2 & s3) << d
+        found |= (starts & mask & s1 & s3) << 2 * d
+        found |= (starts & mask & s1 & s2) << 3 * d
     return found
 
 
 def _win_squares(state: OxonoState) -> tuple[int, int]:
     """For the player to move, the squares where a piece of symbol X (first)
-    or O (second) would complete a row.  A symbol the player no longer holds gives 0."""
+    or O (second) would complete a row.  A symbol the player no longer holds
+    gives 0.  The square a totem leaves may take the piece; the other totem's
+    may not, and occupied squares never."""
     pink, black, xs, tx, to, ply, _ = state
     own = black if ply & 1 else pink
     pieces = pink | black
-    result = []
-    for t, pos, other in ((0, tx, to), (1, to, tx)):
-        symbol = xs if t == 0 else pieces & ~xs
-        if (own & symbol).bit_count() == PIECES_PER_SYMBOL:
-            result.append(0)
-            continue
-        # The square this totem leaves may take the piece; the other totem's may not.
-        open_squares = FULL & ~pieces & ~(1 << other)
-        result.append(_completing(own, open_squares) | _completing(symbol, open_squares))
-    return result[0], result[1]
+    os_ = pieces & ~xs
+    colour = _gaps(own)
+    free = FULL & ~pieces
+    x_wins = o_wins = 0
+    if (own & xs).bit_count() < PIECES_PER_SYMBOL:
+        x_wins = (colour | _gaps(xs)) & free & ~(1 << to)
+    if (own & os_).bit_count() < PIECES_PER_SYMBOL:
+        o_wins = (colour | _gaps(os_)) & free & ~(1 << tx)
+    return x_wins, o_wins
 
 
 def _scan(state: OxonoState, first_only: bool) -> list[str]:
@@ -107,7 +114,7 @@ def evaluate(state: OxonoState) -> int:
     os_ = pieces & ~xs
     totems = 1 << tx | 1 << to
     score = 0
-    for w in _WINDOW_LIST:
+    for w in ALL_WINDOWS:
         if w & totems:
             continue
         o = w & own
