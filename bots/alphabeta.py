@@ -10,7 +10,8 @@ evaluation written for each game (``bots.oxono_eval``, ``bots.yoxii_eval``).
 Run it with ``python -m bots.alphabeta``.  Options (the ``options`` mapping of
 ``hello``): ``time_fraction`` (0.01-1, share of the time manager's budget),
 ``depth`` (deepest iteration), ``nodes`` (node budget per move), ``seed``
-(tie-breaks among equal root moves).
+(tie-breaks among equal root moves), ``prune_values`` (YOXII: below the root,
+try only the lowest and the highest piece value in reserve; default true).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import engine
 from bots.harness import Deadline, Searcher, options_number, run_bot
 from bots.knowledge import WIN, for_game
+from bots.yoxii_eval import extreme_values
 
 __all__ = ["AlphaBeta", "main"]
 
@@ -43,6 +45,9 @@ class AlphaBeta(Searcher):
     def __init__(self, game: engine.Game[Any], options: dict[str, Any]) -> None:
         super().__init__(game, options)
         self.knowledge = for_game(game)
+        prune = options.get("prune_values", True)
+        #: Below the root, YOXII moves keep only the lowest and highest value in reserve.
+        self.narrow = extreme_values if game.name == "yoxii" and prune is not False else None
         self.max_depth = int(options_number(options, "depth", 64, 1, 64) or 64)
         nodes = options_number(options, "nodes", None, 1, 1e12)
         self.max_nodes = int(nodes) if nodes is not None else None
@@ -111,12 +116,17 @@ class AlphaBeta(Searcher):
         """Score and best move at ``depth``, and whether every move was searched.
         Cut short by the clock, the best so far is still sound once the first
         move (the last depth's best) has been searched: any move that beat it
-        was searched with a full window."""
+        was searched again with a full window."""
         game = self.game
         alpha, best = -WIN - 1, moves[0]
         try:
             for move in moves:
-                score = -self._negamax(game.apply(state, move), depth - 1, -WIN - 1, -alpha, 1)
+                child = game.apply(state, move)
+                if alpha > -WIN - 1:  # after the first move: null window, then again in full if it is better
+                    score = -self._negamax(child, depth - 1, -alpha - 1, -alpha, 1)
+                    if score <= alpha:
+                        continue
+                score = -self._negamax(child, depth - 1, -WIN - 1, -alpha, 1)
                 if score > alpha:
                     alpha, best = score, move
         except _OutOfTime:
@@ -156,11 +166,24 @@ class AlphaBeta(Searcher):
         wins = knowledge.winning_moves(state)
         if wins:
             return WIN - ply - 1
-        moves = self._ordered(game.legal_moves(state), tt_move, ply)
+        moves = game.legal_moves(state)
+        if self.narrow is not None:
+            moves = self.narrow(moves)
+        moves = self._ordered(moves, tt_move, ply)
         original_alpha = alpha
         best_score, best_move = -WIN - 1, moves[0]
+        first = True
         for move in moves:
-            score = -self._negamax(game.apply(state, move), depth - 1, -beta, -alpha, ply + 1)
+            child = game.apply(state, move)
+            if first:
+                score = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1)
+                first = False
+            else:
+                # Principal variation search: prove the move is no better with a
+                # null window; search it again in full only when it is.
+                score = -self._negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1)
+                if alpha < score < beta:
+                    score = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1)
             if score > best_score:
                 best_score, best_move = score, move
                 if score > alpha:

@@ -21,7 +21,7 @@ from engine.yoxii import (
     _squares_of,
 )
 
-__all__ = ["winning_moves", "has_winning_move", "ending_moves", "evaluate", "WIN"]
+__all__ = ["winning_moves", "has_winning_move", "ending_moves", "extreme_values", "evaluate", "WIN"]
 
 WIN = 100_000
 
@@ -82,6 +82,17 @@ def has_winning_move(state: YoxiiState, game) -> bool:  # type: ignore[no-untype
         if outcome is not None and outcome.winner == me:
             return True
     return False
+
+
+def extreme_values(moves: list[str]) -> list[str]:
+    """The moves placing the lowest or the highest value on offer: the real
+    choice is between spending a big piece now and keeping it, so the middle
+    values are left out of the search below the root (halves the branching)."""
+    values = {move[3] for move in moves}  # "<dest> <value><place>"
+    if len(values) <= 2:
+        return moves
+    keep = (min(values), max(values))
+    return [move for move in moves if move[3] in keep]
 
 
 def evaluate(state: YoxiiState) -> int:
