@@ -8,6 +8,7 @@ its :class:`Deadline`.  Everything here is standard library plus ``engine``.
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import sys
@@ -53,13 +54,15 @@ class Deadline:
 class TimeManager:
     """Turns a ``turn``'s clock into a search budget.
 
-    With a chess clock the bot spends its remaining time spread over the moves
-    it may still have to play, plus most of the increment, never more than a
-    fixed share of what is left.  A fixed time per move is used only in part:
-    the arena measures from the end of its write to the end of its read, so
-    reading the message, building the position and writing the answer, and any
-    moment the machine gives another process, all come out of the same budget.
-    ``fraction`` (the bot's ``time_fraction`` option) scales every budget.
+    With a chess clock the bot spreads the time it has left, less a floor it
+    keeps in hand, over the moves it may still have to play, plus most of the
+    increment, and never bets more than half of what is left (the increment
+    only comes after the move).  The floor (a fifth of the initial time, at
+    most a second) is what absorbs a moment without CPU on a busy machine.
+    A fixed time per move is used only in part: the arena measures from the
+    end of its write to the end of its read, so reading the message, building
+    the position, writing the answer and any scheduling delay all come out of
+    the same budget.  ``fraction`` (the ``time_fraction`` option) scales every budget.
     """
 
     game: str
@@ -68,20 +71,21 @@ class TimeManager:
     reserve_ms: float = 25.0
 
     def budget_s(self, clock: dict[str, Any], time_control: dict[str, Any], ply: int) -> tuple[float, float]:
-        """``(soft, hard)`` seconds for this move; ``hard`` never exceeds half
-        of the time left (the increment only comes after the move)."""
+        """``(soft, hard)`` seconds for this move."""
         remaining = float(clock.get("remaining_ms") or 0)
         if "per_move_ms" in time_control or "increment_ms" not in clock and "opponent_ms" not in clock:
             per_move = float(time_control.get("per_move_ms") or remaining)
             usable = max(per_move - self.reserve_ms, per_move * 0.3)
-            soft, hard = usable * 0.4, usable * 0.65
+            soft, hard = usable * 0.3, usable * 0.5
         else:
             increment = float(clock.get("increment_ms") or 0)
+            initial = float(time_control.get("initial_ms") or remaining)
+            floor = min(initial * 0.2, 1000.0)
             # Own moves still to come if the game runs to its end; most games
             # end earlier, so the time of the later moves is spent sooner.
             moves_left = max(2.0, (MAX_PLIES.get(self.game, 40) - ply + 1) / 2 * 0.7)
-            spare = max(0.0, remaining - self.reserve_ms)
-            cap = spare * 0.5
+            spare = max(0.0, remaining - self.reserve_ms - floor)
+            cap = min(spare * 0.5 + increment * 0.7, max(0.0, remaining - self.reserve_ms) * 0.5)
             soft = min(spare / moves_left + increment * 0.7, cap)
             hard = min(soft * 2.5, cap)
         soft, hard = soft * self.fraction, hard * self.fraction
@@ -122,6 +126,19 @@ def _send(out: TextIO, message: dict[str, Any]) -> None:
 
 def run_bot(make: type[Searcher], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
     """Speak the bot protocol on ``stdin``/``stdout`` until ``quit`` or end of input."""
+    # Search trees hold reference cycles (MCTS nodes point to their parents):
+    # the cyclic collector runs between moves, on the opponent's time, instead
+    # of pausing a search at a moment of its choosing.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _serve(make, stdin, stdout)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _serve(make: type[Searcher], stdin: TextIO, stdout: TextIO) -> None:
     searcher: Searcher | None = None
     clock_options: dict[str, Any] = {}
     time_control: dict[str, Any] = {}
@@ -154,6 +171,7 @@ def run_bot(make: type[Searcher], stdin: TextIO = sys.stdin, stdout: TextIO = sy
                 move, info = searcher.choose(state, message["legal_moves"], message.get("last_move"), deadline)
                 info["time_ms"] = round(deadline.elapsed_ms(), 1)
                 _send(stdout, {"type": "move", "move": move, "info": info})
+                gc.collect()
             elif kind == "quit":
                 return
         except Exception as exc:  # giving up with a reason beats crashing without one

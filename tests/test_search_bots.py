@@ -188,6 +188,9 @@ def test_time_manager_budgets():
                 assert 0 < soft <= hard
                 # The increment comes after the move: never bet more than half of what is left.
                 assert hard * 1000 <= max(remaining / 2, 2.0)
+    # Near its floor (a fifth of the initial time) a bot spends about its increment, no more.
+    low = manager.budget_s({"remaining_ms": 240, "opponent_ms": 900, "increment_ms": 50}, {"initial_ms": 1000, "increment_ms": 50}, 12)
+    assert low[1] * 1000 <= 50
     early = manager.budget_s({"remaining_ms": 60_000, "opponent_ms": 60_000, "increment_ms": 1000}, {}, 0)[0]
     assert 1.0 < early < 10.0
     half = TimeManager("oxono", fraction=0.5).budget_s({"remaining_ms": 100}, {"per_move_ms": 100}, 0)
