@@ -30,7 +30,7 @@ __all__ = ["AlphaBeta", "main"]
 MATE_BOUND = WIN - 1000
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 #: Entries kept in the transposition table (and the leaf cache) before it is cleared.
-_TT_LIMIT = 400_000
+_TT_LIMIT = 250_000
 #: A leaf whose player to move wins at once, in the leaf cache (any value beyond evaluations).
 _WIN_ON_MOVE = WIN
 

@@ -15,7 +15,8 @@ UCT on the rules engine, with what makes MCTS strong in short games:
 
 Run it with ``python -m bots.mcts``.  Options (the ``options`` mapping of
 ``hello``): ``time_fraction`` (0.01-1, share of the time manager's budget),
-``iterations`` (cap per move), ``c`` (UCT exploration constant, default 0.6),
+``iterations`` (cap per move), ``c`` (UCT exploration constant, default 0.3
+in OXONO and 0.6 in YOXII),
 ``seed`` (replaces the arena's per-game seed).
 """
 
@@ -33,6 +34,8 @@ __all__ = ["MCTS", "Node", "main"]
 
 # Proven values, from the point of view of the player who moved into a node.
 WON, LOST, DRAWN = 1, -1, 0
+#: UCT exploration constants, from tournaments/tune-*.yaml.
+_DEFAULT_C = {"oxono": 0.3, "yoxii": 0.6}
 #: Random moves a playout draws before it accepts one that lets the opponent win.
 _REDRAWS = 3
 
@@ -61,7 +64,7 @@ class MCTS(Searcher):
     def __init__(self, game: engine.Game[Any], options: dict[str, Any]) -> None:
         super().__init__(game, options)
         self.knowledge = for_game(game)
-        self.c = options_number(options, "c", 0.6, 0.0, 10.0) or 0.0
+        self.c = options_number(options, "c", _DEFAULT_C[game.name], 0.0, 10.0) or 0.0
         cap = options_number(options, "iterations", None, 1, 1e9)
         self.max_iterations = int(cap) if cap is not None else None
         self.root: Node | None = None

@@ -19,6 +19,7 @@ from engine.yoxii import (
     _jump_landings,
     _reserve_shift,
     _squares_of,
+    totem_destinations,
 )
 
 __all__ = ["winning_moves", "has_winning_move", "ending_moves", "extreme_values", "evaluate", "WIN"]
@@ -26,25 +27,12 @@ __all__ = ["winning_moves", "has_winning_move", "ending_moves", "extreme_values"
 WIN = 100_000
 
 
-def _destinations(state: YoxiiState) -> tuple[int, int, int]:
-    """(destination set, squares free once the totem has left, own pieces)."""
-    seat = state.ply & 1
-    own = state.red if seat else state.white
-    totem = state.totem
-    free_after = _EXISTS & ~(state.white | state.red)
-    empty = free_after & ~(1 << totem)
-    dests = _NEIGH[totem] & empty
-    if _NEIGH[totem] & own:
-        dests |= _jump_landings(totem, own, empty)
-    return dests, free_after, own
-
-
 def ending_moves(state: YoxiiState) -> list[str]:
     """Every move after which the game may be over (the totem's new square has
     no empty neighbour); the caller applies them to see the outcome."""
     if state.outcome is not None:
         return []
-    dests, free_after, _ = _destinations(state)
+    dests, free_after = totem_destinations(state)
     seat = state.ply & 1
     values = [v for v in _VALUES if (state.reserve >> _reserve_shift(seat, v)) & 15]
     moves = []

@@ -214,6 +214,20 @@ def _blocked_outcome(white: int, red: int, codes: int, totem: int, seat: int) ->
     return Outcome(winner, "blocked", (totals[0], totals[1]))
 
 
+def totem_destinations(state: YoxiiState) -> tuple[int, int]:
+    """Where the player to move may take the totem (a square set), and the
+    squares free for the placement once it has left (its square included).
+    Shared by ``legal_moves`` and the search bots' move-free tactics."""
+    own = state.red if state.ply & 1 else state.white
+    totem = state.totem
+    free_after = _EXISTS & ~(state.white | state.red)
+    empty = free_after & ~(1 << totem)
+    dests = _NEIGH[totem] & empty
+    if _NEIGH[totem] & own:
+        dests |= _jump_landings(totem, own, empty)
+    return dests, free_after
+
+
 def _move_list(dest: int, places: int, values: int) -> list[str]:
     """Move strings for one destination, placement mask and value mask, in
     placement-square order then value order."""
@@ -242,14 +256,7 @@ class Yoxii(Game[YoxiiState]):
         if state.outcome is not None:
             return []
         seat = state.ply & 1
-        own = state.red if seat else state.white
-        totem = state.totem
-        # The square the totem leaves is empty for the placement.
-        free_after = _EXISTS & ~(state.white | state.red)
-        empty = free_after & ~(1 << totem)
-        dests = _NEIGH[totem] & empty
-        if _NEIGH[totem] & own:
-            dests |= _jump_landings(totem, own, empty)
+        dests, free_after = totem_destinations(state)
         values = _value_mask(state.reserve, seat)
         moves: list[str] = []
         memo = _MOVES_MEMO
