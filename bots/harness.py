@@ -140,7 +140,7 @@ def run_bot(make: type[Searcher], stdin: TextIO = sys.stdin, stdout: TextIO = sy
 
 def _serve(make: type[Searcher], stdin: TextIO, stdout: TextIO) -> None:
     searcher: Searcher | None = None
-    clock_options: dict[str, Any] = {}
+    options: dict[str, Any] = {}
     time_control: dict[str, Any] = {}
     manager = TimeManager("")
     for line in stdin:
@@ -151,24 +151,32 @@ def _serve(make: type[Searcher], stdin: TextIO, stdout: TextIO) -> None:
             kind = message.get("type")
             if kind == "hello":
                 game = engine.get_game(message["game"])
-                clock_options = message.get("options") or {}
-                searcher = make(game, clock_options)
-                fraction = options_number(clock_options, "time_fraction", 1.0, 0.01, 1.0)
+                options = message.get("options") or {}
+                searcher = make(game, options)
+                fraction = options_number(options, "time_fraction", 1.0, 0.01, 1.0)
                 manager = TimeManager(game.name, fraction or 1.0)
                 _send(stdout, {"type": "ready", "name": searcher.name, "version": "1.0", "author": "Totem Arena"})
             elif kind == "new_game":
                 if searcher is None or message.get("game", searcher.game.name) != searcher.game.name:
-                    searcher = make(engine.get_game(message["game"]), clock_options)
+                    searcher = make(engine.get_game(message["game"]), options)
                     manager = TimeManager(searcher.game.name, manager.fraction)
                 time_control = message.get("time_control") or {}
                 seed = message.get("seed")
                 searcher.new_game(seed if isinstance(seed, int) else None)
             elif kind == "turn":
-                assert searcher is not None, "turn before hello"
+                if searcher is None:
+                    raise ValueError("a turn came before hello")
+                legal = message["legal_moves"]
                 state = searcher.game.from_json(message["state"])
                 soft, hard = manager.budget_s(message.get("clock") or {}, time_control, searcher.game.ply(state))
                 deadline = Deadline(received, soft, hard)
-                move, info = searcher.choose(state, message["legal_moves"], message.get("last_move"), deadline)
+                if len(legal) == 1:
+                    move, info = legal[0], {"pv": [legal[0]], "forced": True}
+                else:
+                    move, info = searcher.choose(state, legal, message.get("last_move"), deadline)
+                if move not in legal:  # cannot happen with the engine's rules; never forfeit over it
+                    print(f"{make.name}: searched move {move!r} is not listed; playing {legal[0]!r}", file=sys.stderr)
+                    move = legal[0]
                 info["time_ms"] = round(deadline.elapsed_ms(), 1)
                 _send(stdout, {"type": "move", "move": move, "info": info})
                 gc.collect()
