@@ -15,7 +15,7 @@ UCT on the rules engine, with what makes MCTS strong in short games:
 
 Run it with ``python -m bots.mcts``.  Options (the ``options`` mapping of
 ``hello``): ``time_fraction`` (0.01-1, share of the time manager's budget),
-``iterations`` (cap per move), ``c`` (UCT exploration constant, default 0.3
+``iterations`` (cap per move), ``c`` (UCT exploration constant, default 0.45
 in OXONO and 0.6 in YOXII),
 ``seed`` (replaces the arena's per-game seed).
 """
@@ -35,7 +35,7 @@ __all__ = ["MCTS", "Node", "main"]
 # Proven values, from the point of view of the player who moved into a node.
 WON, LOST, DRAWN = 1, -1, 0
 #: UCT exploration constants, from tournaments/tune-*.yaml.
-_DEFAULT_C = {"oxono": 0.3, "yoxii": 0.6}
+_DEFAULT_C = {"oxono": 0.45, "yoxii": 0.6}
 #: Random moves a playout draws before it accepts one that lets the opponent win.
 _REDRAWS = 3
 

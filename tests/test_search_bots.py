@@ -297,3 +297,15 @@ def test_both_bots_play_legally_with_both_colours(game, tmp_path, monkeypatch):
         seats.add(tuple(record.players.values()))
         assert all(m.info and "pv" in m.info and "score" in m.info for m in record.moves)
     assert seats == {("mcts", "alphabeta"), ("alphabeta", "mcts")}
+
+
+@pytest.mark.parametrize("path", sorted([*(ROOT / "tournaments").glob("ladder-*.yaml"), *(ROOT / "tournaments").glob("tune-*.yaml")]), ids=lambda p: p.name)
+def test_ladder_and_tuning_files_load(path):
+    from arena.config import load_config
+
+    config = load_config(path)
+    commands = {" ".join(bot.cmd[1:]) for bot in config.bots}
+    assert commands & {"-m bots.mcts", "-m bots.alphabeta"}
+    if path.name.startswith("ladder-"):
+        assert [bot.name for bot in config.bots] == ["random", "greedy", "mcts", "alphabeta"]
+        assert config.game == path.stem.split("-")[1]
