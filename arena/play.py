@@ -268,7 +268,8 @@ class _Game:
         self.start = game.new_state(seed=options.seed, opening=self.opening)
         self.state = self.start
         self.clock = Clock(options.time_control)
-        self.names = {self.colors[human]: HUMAN, self.colors[bot_seat]: bot_name}
+        # Seat order, as in every game record.
+        self.names = {color: HUMAN if seat == human else bot_name for seat, color in enumerate(self.colors)}
         self.record = GameRecord(
             game_id=f"play-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}",
             game=game.name,

@@ -151,7 +151,9 @@ def test_undo_takes_back_a_pair_and_tells_the_bot(tmp_path):
     # The position sent after the undo is the one after the bot's first move.
     yoxii = engine.get_game("yoxii")
     assert new_games[1]["state"] == yoxii.to_json(yoxii.apply(yoxii.new_state(), white_first))
-    assert len(json.loads(save.read_text())["moves"]) == 1
+    saved = json.loads(save.read_text())
+    assert len(saved["moves"]) == 1
+    assert list(saved["players"].items()) == [("white", "test-bot"), ("red", "you")]  # seat order
 
 
 def test_colour_on_a_terminal_and_plain_text_in_a_pipe():
