@@ -14,7 +14,7 @@ import random
 import sys
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import engine
@@ -58,17 +58,34 @@ class TimeManager:
     keeps in hand, over the moves it may still have to play, plus most of the
     increment, and never bets more than half of what is left (the increment
     only comes after the move).  The floor (a fifth of the initial time, at
-    most a second) is what absorbs a moment without CPU on a busy machine.
-    A fixed time per move is used only in part: the arena measures from the
-    end of its write to the end of its read, so reading the message, building
-    the position, writing the answer and any scheduling delay all come out of
-    the same budget.  ``fraction`` (the ``time_fraction`` option) scales every budget.
+    most a second) absorbs a moment without CPU on a busy machine.
+
+    The arena charges more than the bot measures: the time its process waits
+    to be scheduled before reading the ``turn`` and after writing the move.
+    The clock in each ``turn`` shows what the last move really cost, so the
+    difference (the *lag*) is learnt and taken off every later budget; on a
+    loaded machine the bot plays faster instead of running out of time.
+
+    A fixed time per move is used only in part, for the same reasons, and
+    because the lag cannot be seen there.  ``fraction`` (the
+    ``time_fraction`` option) scales every budget.
     """
 
     game: str
     fraction: float = 1.0
     #: Taken off every budget for message handling and scheduling delays.
     reserve_ms: float = 25.0
+    #: Charged minus measured time of recent moves (decays, jumps up at once).
+    lag_ms: float = 0.0
+    #: (remaining_ms at the last turn, time the bot measured for its move).
+    _last: tuple[float, float] | None = field(default=None, init=False, repr=False)
+
+    def new_game(self) -> None:
+        self._last = None
+
+    def moved(self, clock: dict[str, Any], measured_ms: float) -> None:
+        """Note the time the bot measured for the move it just sent."""
+        self._last = (float(clock.get("remaining_ms") or 0), measured_ms)
 
     def budget_s(self, clock: dict[str, Any], time_control: dict[str, Any], ply: int) -> tuple[float, float]:
         """``(soft, hard)`` seconds for this move."""
@@ -79,13 +96,18 @@ class TimeManager:
             soft, hard = usable * 0.3, usable * 0.5
         else:
             increment = float(clock.get("increment_ms") or 0)
+            if self._last is not None:
+                before, measured = self._last
+                lag = before + increment - remaining - measured
+                self.lag_ms = max(lag, self.lag_ms * 0.7, 0.0)
             initial = float(time_control.get("initial_ms") or remaining)
             floor = min(initial * 0.2, 1000.0)
             # Own moves still to come if the game runs to its end; most games
             # end earlier, so the time of the later moves is spent sooner.
             moves_left = max(2.0, (MAX_PLIES.get(self.game, 40) - ply + 1) / 2 * 0.7)
-            spare = max(0.0, remaining - self.reserve_ms - floor)
-            cap = min(spare * 0.5 + increment * 0.7, max(0.0, remaining - self.reserve_ms) * 0.5)
+            held_back = self.reserve_ms + self.lag_ms
+            spare = max(0.0, remaining - held_back - floor)
+            cap = min(spare * 0.5 + max(0.0, increment - self.lag_ms) * 0.7, max(0.0, remaining - held_back) * 0.5)
             soft = min(spare / moves_left + increment * 0.7, cap)
             hard = min(soft * 2.5, cap)
         soft, hard = soft * self.fraction, hard * self.fraction
@@ -126,9 +148,9 @@ def _send(out: TextIO, message: dict[str, Any]) -> None:
 
 def run_bot(make: type[Searcher], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
     """Speak the bot protocol on ``stdin``/``stdout`` until ``quit`` or end of input."""
-    # Search trees hold reference cycles (MCTS nodes point to their parents):
-    # the cyclic collector runs between moves, on the opponent's time, instead
-    # of pausing a search at a moment of its choosing.
+    # The search bots build no reference cycles, so reference counting frees
+    # their memory; the cyclic collector, which would pause a search for as long
+    # as it takes to walk a large transposition table, runs between games only.
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -159,10 +181,12 @@ def _serve(make: type[Searcher], stdin: TextIO, stdout: TextIO) -> None:
             elif kind == "new_game":
                 if searcher is None or message.get("game", searcher.game.name) != searcher.game.name:
                     searcher = make(engine.get_game(message["game"]), options)
-                    manager = TimeManager(searcher.game.name, manager.fraction)
+                    manager = TimeManager(searcher.game.name, manager.fraction, lag_ms=manager.lag_ms)
                 time_control = message.get("time_control") or {}
                 seed = message.get("seed")
                 searcher.new_game(seed if isinstance(seed, int) else None)
+                manager.new_game()
+                gc.collect()
             elif kind == "turn":
                 if searcher is None:
                     raise ValueError("a turn came before hello")
@@ -179,7 +203,7 @@ def _serve(make: type[Searcher], stdin: TextIO, stdout: TextIO) -> None:
                     move = legal[0]
                 info["time_ms"] = round(deadline.elapsed_ms(), 1)
                 _send(stdout, {"type": "move", "move": move, "info": info})
-                gc.collect()
+                manager.moved(message.get("clock") or {}, info["time_ms"])
             elif kind == "quit":
                 return
         except Exception as exc:  # giving up with a reason beats crashing without one

@@ -42,14 +42,16 @@ _REDRAWS = 3
 
 class Node:
     """One position of the tree.  ``wins`` counts results for ``mover``, the
-    player who moved into it (a draw counts one half)."""
+    player who moved into it (a draw counts one half).  Nodes do not point
+    to their parents (each iteration keeps its path), so the tree holds no
+    reference cycles and a discarded subtree is freed at once, without the
+    cyclic garbage collector."""
 
-    __slots__ = ("state", "move", "parent", "children", "untried", "visits", "wins", "proven", "mover")
+    __slots__ = ("state", "move", "children", "untried", "visits", "wins", "proven", "mover")
 
-    def __init__(self, state: Any, move: str | None, parent: Node | None, mover: int) -> None:
+    def __init__(self, state: Any, move: str | None, mover: int) -> None:
         self.state = state
         self.move = move
-        self.parent = parent
         self.children: list[Node] = []
         self.untried: list[str] | None = None  # filled when first expanded
         self.visits = 0
@@ -75,9 +77,9 @@ class MCTS(Searcher):
 
     # -- tree ----------------------------------------------------------------
 
-    def _node(self, state: Any, move: str | None, parent: Node | None) -> Node:
+    def _node(self, state: Any, move: str | None) -> Node:
         game = self.game
-        node = Node(state, move, parent, 1 - game.to_move(state))
+        node = Node(state, move, 1 - game.to_move(state))
         outcome = game.outcome(state)
         if outcome is not None:
             node.proven = DRAWN if outcome.winner is None else WON if outcome.winner == node.mover else LOST
@@ -99,9 +101,8 @@ class MCTS(Searcher):
         if old is not None:
             for node in (old, *old.children):
                 if node.state == state:
-                    node.parent = None
                     return node
-        return self._node(state, None, None)
+        return self._node(state, None)
 
     def choose(self, state: Any, legal: list[str], last_move: str | None, deadline: Deadline) -> tuple[str, dict[str, Any]]:
         root = self._reuse(state)
@@ -117,7 +118,6 @@ class MCTS(Searcher):
         best = self._best_child(root)
         # Keep the tree under the chosen move for the next turn.
         self.root = best
-        best.parent = None
         info = {
             "score": self._score(best),
             "iterations": iterations,
@@ -129,6 +129,7 @@ class MCTS(Searcher):
 
     def _iterate(self, root: Node) -> None:
         node = root
+        path = [root]
         # Selection: descend through expanded nodes by UCT until a node with
         # untried moves, a proven node, or a leaf.
         while node.proven is None:
@@ -136,17 +137,18 @@ class MCTS(Searcher):
                 node.untried = self._expand_list(node)
             if node.untried:
                 move = node.untried.pop()
-                child = self._node(self.game.apply(node.state, move), move, node)
-                node.children.append(child)
-                node = child
+                node = self._node(self.game.apply(node.state, move), move)
+                path[-1].children.append(node)
+                path.append(node)
                 break
             node = self._select(node)
+            path.append(node)
         if node.proven is not None:
             result = node.mover if node.proven == WON else 1 - node.mover if node.proven == LOST else None
-            self._solve(node)
+            self._solve(path)
         else:
             result = self._playout(node.state)
-        self._backup(node, result)
+        self._backup(path, result)
 
     def _select(self, node: Node) -> Node:
         log_n = math.log(node.visits + 1)
@@ -163,11 +165,11 @@ class MCTS(Searcher):
         # Every child lost: the solver has marked this node already.
         return best if best is not None else node.children[0]
 
-    def _solve(self, node: Node) -> None:
-        """Propagate a proven node up the tree as far as it decides its parents."""
-        while node.parent is not None and node.proven is not None:
-            parent = node.parent
-            if parent.proven is not None:
+    def _solve(self, path: list[Node]) -> None:
+        """Propagate the proven node at the end of ``path`` up it as far as it decides the parents."""
+        for i in range(len(path) - 1, 0, -1):
+            node, parent = path[i], path[i - 1]
+            if node.proven is None or parent.proven is not None:
                 return
             if node.proven == WON:
                 parent.proven = LOST  # the player to move at parent has a winning move
@@ -175,16 +177,15 @@ class MCTS(Searcher):
                 return
             else:
                 parent.proven = -max(child.proven for child in parent.children)  # type: ignore[type-var]
-            node = parent
 
-    def _backup(self, node: Node | None, winner: int | None) -> None:
-        while node is not None:
+    @staticmethod
+    def _backup(path: list[Node], winner: int | None) -> None:
+        for node in path:
             node.visits += 1
             if winner is None:
                 node.wins += 0.5
             elif winner == node.mover:
                 node.wins += 1.0
-            node = node.parent
 
     def _playout(self, state: Any) -> int | None:
         """Play to the end with tactical random moves; the winning seat, or None for a draw."""
@@ -214,7 +215,7 @@ class MCTS(Searcher):
         if not root.children:
             # Not even one iteration: take the first candidate (a win if there is one).
             move = root.untried.pop()
-            child = self._node(self.game.apply(root.state, move), move, root)
+            child = self._node(self.game.apply(root.state, move), move)
             root.children.append(child)
             return child
         won = [c for c in root.children if c.proven == WON]

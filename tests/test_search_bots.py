@@ -197,6 +197,27 @@ def test_time_manager_budgets():
     assert half[1] == pytest.approx(manager.budget_s({"remaining_ms": 100}, {"per_move_ms": 100}, 0)[1] / 2)
 
 
+def test_time_manager_learns_the_lag_the_arena_charges():
+    manager = TimeManager("yoxii")
+    control = {"initial_ms": 1000, "increment_ms": 50}
+    clock = {"remaining_ms": 900, "opponent_ms": 900, "increment_ms": 50}
+    quiet = manager.budget_s(clock, control, 10)
+    manager.moved(clock, 40.0)
+    # The arena charged 140 ms for a move the bot timed at 40: 100 ms went to scheduling.
+    later = {"remaining_ms": 900 + 50 - 140, "opponent_ms": 900, "increment_ms": 50}
+    loaded = manager.budget_s(later, control, 12)
+    assert manager.lag_ms == pytest.approx(100)
+    fresh = TimeManager("yoxii").budget_s(later, control, 12)
+    assert loaded[1] < fresh[1] and loaded[1] < quiet[1]
+    # The lag fades when the machine is quiet again.
+    manager.moved(later, 30.0)
+    manager.budget_s({"remaining_ms": 810 + 50 - 30, "opponent_ms": 900, "increment_ms": 50}, control, 14)
+    assert manager.lag_ms == pytest.approx(70)
+    manager.new_game()  # a new game starts from no last move, keeping what it learnt
+    manager.budget_s(clock, control, 0)
+    assert manager.lag_ms == pytest.approx(70)
+
+
 def _slowed(knowledge: Knowledge, seconds: float) -> Knowledge:
     def slow_evaluate(state):
         time.sleep(seconds)
