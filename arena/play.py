@@ -28,7 +28,7 @@ from arena.config import BotConfig, split_command
 from arena.player import BotPlayer, Forfeit
 from arena.records import GameRecord, MoveRecord
 
-__all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "normalise_move"]
+__all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "normalise_move", "describe_info", "save_record"]
 
 HUMAN = "you"
 _SQUARE = re.compile(r"[a-g][1-7]")
@@ -238,6 +238,10 @@ def play(options: PlayOptions, stdin: TextIO, stdout: TextIO) -> GameRecord:
         raise ValueError(f"--color must be {' or '.join(game.colors)} in {game.name}, not {color!r}")
     human = game.colors.index(color)
     bot_seat = 1 - human
+    if options.save is not None:
+        # Find out now, not after the game, that the record cannot be written.
+        options.save.parent.mkdir(parents=True, exist_ok=True)
+        options.save.open("a").close()
     screen = _Screen(stdout, _wants_color(stdout) if options.ansi is None else options.ansi)
     config = BotConfig(name="bot", cmd=split_command(options.bot), options=dict(options.options), cwd=Path.cwd(), env={})
     player = BotPlayer(config, game.name, log_path=options.log, startup_timeout_s=options.startup_timeout_s)

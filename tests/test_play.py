@@ -203,6 +203,13 @@ def test_a_bot_that_cannot_start_is_one_line():
         cwd=ROOT, input="", capture_output=True, text=True, timeout=TIMEOUT_S,
     )
     assert bad_colour.returncode == 2 and "pink or black" in bad_colour.stderr
+    unwritable = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "play", "--bot", "python -m bots.random_bot", "--save", "/proc/no/games.jsonl"],
+        cwd=ROOT, input="", capture_output=True, text=True, timeout=TIMEOUT_S,
+    )
+    assert unwritable.returncode == 2 and unwritable.stderr.count("\n") == 1
+    assert "cannot save the game to /proc/no/games.jsonl" in unwritable.stderr
+    assert unwritable.stdout == ""  # refused before the game began
 
 
 # -- the pieces, in-process -------------------------------------------------------
