@@ -11,7 +11,8 @@ Run it with ``python -m bots.alphabeta``.  Options (the ``options`` mapping of
 ``hello``): ``time_fraction`` (0.01-1, share of the time manager's budget),
 ``depth`` (deepest iteration), ``nodes`` (node budget per move), ``seed``
 (tie-breaks among equal root moves), ``prune_values`` (YOXII: below the root,
-try only the lowest and the highest piece value in reserve; default true).
+try only the lowest and the highest piece value in reserve; default true),
+``lmr`` (late move reductions; default true).
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ MATE_BOUND = WIN - 1000
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 #: Entries kept in the transposition table (and the leaf cache) before it is cleared.
 _TT_LIMIT = 250_000
+#: Moves searched at full depth before late move reductions begin (the table's
+#: move, the killers and the best of the history).
+_LMR_AFTER = 4
 #: A leaf whose player to move wins at once, in the leaf cache (any value beyond evaluations).
 _WIN_ON_MOVE = WIN
 
@@ -48,6 +52,7 @@ class AlphaBeta(Searcher):
         prune = options.get("prune_values", True)
         #: Below the root, YOXII moves keep only the lowest and highest value in reserve.
         self.narrow = extreme_values if game.name == "yoxii" and prune is not False else None
+        self.lmr = options.get("lmr", True) is not False
         self.max_depth = int(options_number(options, "depth", 64, 1, 64) or 64)
         nodes = options_number(options, "nodes", None, 1, 1e12)
         self.max_nodes = int(nodes) if nodes is not None else None
@@ -172,16 +177,20 @@ class AlphaBeta(Searcher):
         moves = self._ordered(moves, tt_move, ply)
         original_alpha = alpha
         best_score, best_move = -WIN - 1, moves[0]
-        first = True
-        for move in moves:
+        # Late move reductions: the moves ordered last are searched one ply
+        # shallower first, and again at full depth only if they look better.
+        reduce_from = _LMR_AFTER if self.lmr and depth >= 3 else len(moves)
+        for index, move in enumerate(moves):
             child = game.apply(state, move)
-            if first:
+            if not index:
                 score = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1)
-                first = False
             else:
                 # Principal variation search: prove the move is no better with a
                 # null window; search it again in full only when it is.
-                score = -self._negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1)
+                reduced = depth - 2 if index >= reduce_from else depth - 1
+                score = -self._negamax(child, reduced, -alpha - 1, -alpha, ply + 1)
+                if score > alpha and reduced < depth - 1:
+                    score = -self._negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1)
                 if alpha < score < beta:
                     score = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1)
             if score > best_score:

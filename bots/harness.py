@@ -57,8 +57,8 @@ class TimeManager:
     With a chess clock the bot spreads the time it has left, less a floor it
     keeps in hand, over the moves it may still have to play, plus most of the
     increment, and never bets more than half of what is left (the increment
-    only comes after the move).  The floor (a fifth of the initial time, at
-    most a second) absorbs a moment without CPU on a busy machine.
+    only comes after the move).  The floor (35 % of the initial time, at most
+    1.5 s) absorbs a moment without CPU on a busy machine.
 
     The arena charges more than the bot measures: the time its process waits
     to be scheduled before reading the ``turn`` and after writing the move.
@@ -93,7 +93,7 @@ class TimeManager:
         if "per_move_ms" in time_control or "increment_ms" not in clock and "opponent_ms" not in clock:
             per_move = float(time_control.get("per_move_ms") or remaining)
             usable = max(per_move - self.reserve_ms, per_move * 0.3)
-            soft, hard = usable * 0.3, usable * 0.5
+            soft, hard = usable * 0.25, usable * 0.4
         else:
             increment = float(clock.get("increment_ms") or 0)
             if self._last is not None:
@@ -101,7 +101,7 @@ class TimeManager:
                 lag = before + increment - remaining - measured
                 self.lag_ms = max(lag, self.lag_ms * 0.7, 0.0)
             initial = float(time_control.get("initial_ms") or remaining)
-            floor = min(initial * 0.2, 1000.0)
+            floor = min(initial * 0.35, 1500.0)
             # Own moves still to come if the game runs to its end; most games
             # end earlier, so the time of the later moves is spent sooner.
             moves_left = max(2.0, (MAX_PLIES.get(self.game, 40) - ply + 1) / 2 * 0.7)
