@@ -284,6 +284,8 @@ class _Game:
             started_at=_now(),
         )
         self.undos = 0
+        self.bot_game_id = self.record.game_id
+        self.bot_opening: list[str] = []
 
     @property
     def moves(self) -> list[str]:
@@ -309,12 +311,13 @@ class _Game:
     def _tell_bot(self) -> None:
         """``new_game`` for the position reached; after an undo, ``opening_moves``
         carries the moves from the start position to it."""
+        # The bot sees each restart as a game of its own, with its own id.
+        self.bot_game_id = self.record.game_id + (f"-u{self.undos}" if self.undos else "")
+        self.bot_opening = self.moves
         message = protocol.new_game(
-            self.record.game_id + (f"-u{self.undos}" if self.undos else ""), self.game.name,
-            self.colors[self.bot_seat], self.record.players, self.record.time_control,
-            self.game.to_json(self.state), self.options.seed,
+            self.bot_game_id, self.game.name, self.colors[self.bot_seat], self.record.players,
+            self.record.time_control, self.game.to_json(self.state), self.options.seed, self.bot_opening,
         )
-        message["opening_moves"] = self.moves
         try:
             self.player.start_game(message)
         except Forfeit as exc:
@@ -372,7 +375,7 @@ class _Game:
     def _bot_move(self) -> None:
         seat = self.bot_seat
         line = protocol.encode_turn(
-            self.record.game_id, self.game.ply(self.state), self.game.to_json_text(self.state),
+            self.bot_game_id, self.game.ply(self.state), self.game.to_json_text(self.state),
             self.game.legal_moves(self.state), self.moves[-1] if self.moves else None, self.clock.to_json(seat),
         )
         self.screen.say(f"{self.names[self.colors[seat]]} is thinking...")
@@ -438,7 +441,8 @@ class _Game:
     def _end(self) -> GameRecord:
         record = self.record
         record.ended_at = _now()
-        self.player.end_game(protocol.game_over(record.game_id, record.winner, record.reason, self.moves, record.scores))
+        self.player.end_game(protocol.game_over(
+            self.bot_game_id, record.winner, record.reason, self.moves, record.scores, self.bot_opening))
         if record.winner is None:
             verdict = "draw"
         elif record.winner == self.colors[self.human]:
