@@ -71,16 +71,19 @@ class AlphaBeta(Searcher):
         self.leaves.clear()
         self.history.clear()
 
+    def after_move(self) -> None:
+        # Clearing a large table takes a while: on the opponent's time.
+        if len(self.tt) > _TT_LIMIT:
+            self.tt.clear()
+        if len(self.leaves) > _TT_LIMIT:
+            self.leaves.clear()
+
     # -- the search --------------------------------------------------------
 
     def choose(self, state: Any, legal: list[str], last_move: str | None, deadline: Deadline) -> tuple[str, dict[str, Any]]:
         self.deadline = deadline
         self.nodes = 0
         self.node_limit = self.max_nodes or (1 << 62)
-        if len(self.tt) > _TT_LIMIT:
-            self.tt.clear()
-        if len(self.leaves) > _TT_LIMIT:
-            self.leaves.clear()
         # Old history would drown the new position's; halve it each move.
         self.history = {m: h >> 1 for m, h in self.history.items() if h > 1}
         self.killers = [[None, None] for _ in range(80)]

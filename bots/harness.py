@@ -132,6 +132,10 @@ class Searcher:
     def choose(self, state: Any, legal: list[str], last_move: str | None, deadline: Deadline) -> tuple[str, dict[str, Any]]:
         raise NotImplementedError
 
+    def after_move(self) -> None:
+        """Called once the move is sent, on the opponent's time: the place for
+        housekeeping that would otherwise be charged to the bot's clock."""
+
 
 def options_number(options: dict[str, Any], key: str, default: float | None, low: float, high: float) -> float | None:
     """A numeric option clamped to ``[low, high]``; ``default`` when absent or not a number."""
@@ -204,6 +208,7 @@ def _serve(make: type[Searcher], stdin: TextIO, stdout: TextIO) -> None:
                 info["time_ms"] = round(deadline.elapsed_ms(), 1)
                 _send(stdout, {"type": "move", "move": move, "info": info})
                 manager.moved(message.get("clock") or {}, info["time_ms"])
+                searcher.after_move()
             elif kind == "quit":
                 return
         except Exception as exc:  # giving up with a reason beats crashing without one

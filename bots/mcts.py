@@ -70,6 +70,8 @@ class MCTS(Searcher):
         cap = options_number(options, "iterations", None, 1, 1e9)
         self.max_iterations = int(cap) if cap is not None else None
         self.root: Node | None = None
+        #: Last turn's tree, freed after the move is sent rather than before.
+        self.discarded: Node | None = None
 
     def new_game(self, seed: int | None) -> None:
         super().new_game(seed)
@@ -118,6 +120,7 @@ class MCTS(Searcher):
         best = self._best_child(root)
         # Keep the tree under the chosen move for the next turn.
         self.root = best
+        self.discarded = root
         info = {
             "score": self._score(best),
             "iterations": iterations,
@@ -126,6 +129,9 @@ class MCTS(Searcher):
             "pv": self._pv(best),
         }
         return best.move or legal[0], info
+
+    def after_move(self) -> None:
+        self.discarded = None  # frees the rest of the old tree (a large one takes a while)
 
     def _iterate(self, root: Node) -> None:
         node = root
