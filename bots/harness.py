@@ -199,7 +199,7 @@ def _serve(make: type[Searcher], stdin: TextIO, stdout: TextIO) -> None:
                 soft, hard = manager.budget_s(message.get("clock") or {}, time_control, searcher.game.ply(state))
                 deadline = Deadline(received, soft, hard)
                 if len(legal) == 1:
-                    move, info = legal[0], {"pv": [legal[0]], "forced": True}
+                    move, info = legal[0], {"score": None, "pv": [legal[0]], "forced": True}
                 else:
                     move, info = searcher.choose(state, legal, message.get("last_move"), deadline)
                 if move not in legal:  # cannot happen with the engine's rules; never forfeit over it
