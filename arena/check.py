@@ -9,7 +9,9 @@ from pathlib import Path
 
 import engine
 from arena.clock import TimeControl
+from arena.commands import command_problem
 from arena.config import BotConfig, split_command
+from arena.forfeits import describe_forfeit
 from arena.player import BotPlayer, Forfeit
 from arena.sandbox import check_sandbox
 from arena.referee import play_game
@@ -45,8 +47,12 @@ def check_bot(
     sandbox cannot run here."""
     colors = engine.get_game(game).colors
     check_sandbox(sandbox)
+    argv = split_command(command)
+    problem = command_problem(argv, Path.cwd())
+    if problem is not None:
+        return [CheckStep("starts and answers 'hello' with 'ready'", False, problem)]
     bot = BotPlayer(
-        BotConfig(name="candidate", cmd=split_command(command), options={}, cwd=Path.cwd(), env={}, sandbox=sandbox),
+        BotConfig(name="candidate", cmd=argv, options={}, cwd=Path.cwd(), env={}, sandbox=sandbox),
         game,
         log_path=logs_dir / "candidate.log" if logs_dir else None,
         startup_timeout_s=startup_timeout_s,
@@ -72,7 +78,7 @@ def check_bot(
             record = play_game(spec, seats, time_control)
             name = f"plays a whole game as {colors[seat]} against a random bot"
             if record.forfeit_by == colors[seat]:
-                steps.append(CheckStep(name, False, f"{record.reason}: {record.detail} (move {len(record.moves) + 1})"))
+                steps.append(CheckStep(name, False, describe_forfeit(record)))
                 return steps
             times = [m.ms for m in record.moves[seat::2]]
             result = "draw" if record.winner is None else ("won" if record.winner == colors[seat] else "lost")

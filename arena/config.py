@@ -23,7 +23,6 @@ import math
 import os
 import re
 import shlex
-import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -34,6 +33,7 @@ import yaml
 
 import engine
 from arena.clock import TimeControl, parse_time_control
+from arena.commands import command_problem
 from arena.limits import LIMIT_KEYS, Limits
 from arena.openings import Opening, OpeningError, load_suite, random_suite
 from arena.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
@@ -46,6 +46,7 @@ __all__ = [
     "BotConfig",
     "check_programs",
     "ConfigError",
+    "STARTUP_FAILURES",
     "TournamentConfig",
     "load_config",
     "parse_config",
@@ -69,6 +70,7 @@ TOURNAMENT_KEYS = (
     "sprt",
     "limits",
     "sandbox",
+    "startup_failures",
     "bots",
 )
 #: Every key a bot entry may hold.
@@ -78,6 +80,14 @@ OPENINGS_KEYS = ("plies", "count", "file")
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 #: The pairing formats, see :mod:`arena.schedule`.
 FORMATS = ("round-robin", "gauntlet")
+#: What a bot that fails the pre-flight does: stop the run, or forfeit its games.
+STARTUP_FAILURES = ("stop", "forfeit")
+#: Limits on small inputs that would cost a lot: a tournament file, a command
+#: (splitting one is quadratic in its longest word), and the values an
+#: ``options`` mapping may expand to through YAML aliases.
+MAX_FILE_BYTES = 1_000_000
+MAX_COMMAND_CHARS = 65_536
+MAX_OPTION_VALUES = 100_000
 
 _REQUIRED = ("game", "time_control", "bots")
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
@@ -151,6 +161,8 @@ class TournamentConfig:
     openings: tuple[Opening, ...] | None = None
     #: A sequential test between the two bots; ``None``: play every game.
     sprt: SprtConfig | None = None
+    #: ``stop``: a bot that fails the pre-flight stops the run; ``forfeit``: it forfeits its games.
+    startup_failures: str = "stop"
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -165,6 +177,12 @@ def load_config(path: str | Path) -> TournamentConfig:
     are relative to its directory.  Raises :class:`ConfigError`."""
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES and path.is_file():
+            raise ConfigError(
+                f"the file is {size / 1e6:.1f} MB; a tournament file may hold at most {MAX_FILE_BYTES // 1_000_000} MB",
+                file=str(path),
+            )
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError("no such file", file=str(path)) from None
@@ -194,6 +212,9 @@ def split_command(command: str | Sequence[str]) -> tuple[str, ...]:
     ``python`` or ``python3`` becomes :data:`sys.executable`, so Python bots
     run with the arena's own interpreter and packages.  Raises ``ValueError``
     for an empty command or unbalanced quotes."""
+    length = len(command) if isinstance(command, str) else sum(len(word) for word in command)
+    if length > MAX_COMMAND_CHARS:
+        raise ValueError(f"the command is longer than {MAX_COMMAND_CHARS} characters")
     if isinstance(command, str):
         try:
             argv = shlex.split(command)
@@ -211,9 +232,8 @@ def split_command(command: str | Sequence[str]) -> tuple[str, ...]:
 def check_programs(config: TournamentConfig) -> None:
     """Refuse a tournament whose bot programs cannot be found, before anything
     runs: a typo in a command would otherwise forfeit every game of that bot.
-    A program with a slash is looked up relative to the bot's ``cwd``, any
-    other on the ``PATH`` (the bot's own ``env`` may set it).  A bot to run
-    under a sandbox this machine cannot run is refused too."""
+    See :func:`arena.commands.command_problem`.  A bot to run under a
+    sandbox this machine cannot run is refused too."""
     for number, bot in enumerate(config.bots):
         key = "cmd"
         try:
@@ -221,26 +241,12 @@ def check_programs(config: TournamentConfig) -> None:
         except SandboxUnavailable as exc:
             problem, key = str(exc), "sandbox"
         else:
-            problem = _program_problem(bot)
+            problem = command_problem(bot.cmd, bot.cwd, bot.env)
         if not problem:
             continue
         if config.path is None:  # a match from the command line: no file to point into
             raise ConfigError(f"bot {bot.name!r}: {problem}", file="")
         raise ConfigError(f"bot {bot.name!r}: {problem}", file=str(config.path), key=f"bots[{number}].{key}")
-
-
-def _program_problem(bot: BotConfig) -> str:
-    program = bot.cmd[0]
-    if "/" in program:
-        path = bot.cwd / program
-        if not path.is_file():
-            return f"no such program {program!r} (looked in {bot.cwd})"
-        if not os.access(path, os.X_OK):
-            return f"{program!r} is not executable (chmod +x it, or run it through its interpreter)"
-        return ""
-    if shutil.which(program, path=bot.env.get("PATH", os.environ.get("PATH"))) is None:
-        return f"no such program {program!r} on the PATH"
-    return ""
 
 
 class _Parser:
@@ -249,6 +255,11 @@ class _Parser:
     def __init__(self, file: str) -> None:
         self.file = file
         self.loader = yaml.SafeLoader("")
+        # Merged entries by mapping node: a mapping merged many times over is
+        # resolved once, so a merge-key bomb costs no more than its size.
+        self._merged: dict[int, list[_Pair]] = {}
+        #: Values built so far for ``options``, against alias bombs.
+        self._option_values = 0
 
     def error(self, node: yaml.Node | None, key: str, problem: str) -> ConfigError:
         line = node.start_mark.line + 1 if node is not None else None
@@ -304,6 +315,7 @@ class _Parser:
             description=self.string(fields.get("description"), "description", ""),
             openings=self.openings(fields.get("openings"), game, seed, base_dir),
             sprt=self.sprt(fields.get("sprt"), len(bots)),
+            startup_failures=self.choice(fields.get("startup_failures"), "startup_failures", STARTUP_FAILURES),
         )
 
     def mapping(
@@ -329,6 +341,8 @@ class _Parser:
         silently keep the last one."""
         if id(node) in enclosing:
             raise self.error(node, _join(where, "<<"), "a merge key that includes its own mapping")
+        if id(node) in self._merged:
+            return self._merged[id(node)]
         inherited: dict[Any, _Pair] = {}
         own: list[_Pair] = []
         first_line: dict[Any, int] = {}
@@ -349,7 +363,9 @@ class _Parser:
                 raise self.error(key_node, _join(where, str(key)), problem)
             first_line[key] = key_node.start_mark.line + 1
             own.append((key_node, value_node))
-        return [pair for key, pair in inherited.items() if key not in first_line] + own
+        entries = [pair for key, pair in inherited.items() if key not in first_line] + own
+        self._merged[id(node)] = entries
+        return entries
 
     # -- top-level values ---------------------------------------------------
 
@@ -380,6 +396,14 @@ class _Parser:
             return parse_time_control(node.value)
         except ValueError as exc:
             raise self.error(node, "time_control", str(exc)) from None
+
+    def choice(self, pair: _Pair | None, key: str, choices: tuple[str, ...]) -> str:
+        if pair is None:
+            return choices[0]
+        value = self.scalar(pair[1], key)
+        if not isinstance(value, str) or value.strip().lower() not in choices:
+            raise self.error(pair[1], key, f"unknown value {value!r}; use one of: {', '.join(choices)}")
+        return value.strip().lower()
 
     def format(self, pair: _Pair | None) -> str:
         if pair is None:
@@ -553,6 +577,11 @@ class _Parser:
         rather than breaking the tournament later."""
         if id(node) in open_nodes:
             raise self.error(node, where, "a recursive alias cannot be sent as JSON")
+        self._option_values += 1
+        if self._option_values > MAX_OPTION_VALUES:
+            raise self.error(
+                node, where, f"the options expand to more than {MAX_OPTION_VALUES} values (YAML aliases repeat what they name)"
+            )
         if isinstance(node, yaml.MappingNode):
             open_nodes.add(id(node))
             result: dict[str, Any] = {}

@@ -1,8 +1,10 @@
 """A quick match between two bot commands, outside any tournament file.
 
 ``arena match`` builds a two-bot tournament in memory and plays it with the
-same schedule, executor and referee as ``arena run``, so colours and start
-positions alternate exactly as in a tournament.
+same schedule, pre-flight, executor and referee as ``arena run``, so colours
+and start positions alternate exactly as in a tournament.  With an output
+directory its records are stored as ``arena run`` stores them: the match
+resumes, and ``arena standings`` reads it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from arena.openings import Opening
 from arena.records import GameRecord
 from arena.schedule import make_schedule
 from arena.statistics import MatchStatistics, SprtConfig, SprtStatus, match_statistics, scores_of
-from arena.tournament import sprt_of, until_decided
+from arena.store import ResultsStore
+from arena.tournament import pending_specs, sprt_of, start_bots, until_decided
 
 __all__ = ["MatchResult", "match_config", "play_match"]
 
@@ -41,6 +44,8 @@ class MatchResult:
     records: list[GameRecord] = field(default_factory=list)
     #: The SPRT after the games so far, when the match has one.
     sprt: SprtStatus | None = None
+    #: Games already in the output directory when the match started.
+    resumed: int = 0
 
     @property
     def games(self) -> int:
@@ -134,22 +139,39 @@ def play_match(
     games: int,
     *,
     logs_dir: Path | None = None,
+    keep_records: bool = False,
+    on_start: Callable[[MatchResult], None] | None = None,
     on_record: Callable[[GameRecord, MatchResult], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games between the two bots of ``config`` in game pairs
     (each opening twice, colours swapped); with ``config.sprt``, ``games`` is
-    the limit and the match stops once the test is decided."""
+    the limit and the match stops once the test is decided.  With
+    ``keep_records``, records go to ``config.output`` (its ``logs/`` holds
+    the bots' stderr) and the games already there are not played again.
+    Raises ``StartupFailed`` if a bot does not start."""
     openings = len(config.openings) if config.openings else engine.get_game(config.game).openings
     rounds = max(1, math.ceil(games / (2 * openings)))
     schedule = make_schedule(replace(config, rounds=rounds))[:games]
     result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
-    specs = until_decided(schedule, lambda: result.sprt)
-    with closing(LocalExecutor(config, logs_dir).run(specs)) as finished:
-        for record in finished:
-            result.add(record)
+    with ResultsStore(config.output) as store:
+        if keep_records:
+            for record in store.open_for_run(config, schedule).records:
+                result.add(record)
+            result.resumed = len(result.records)
             result.sprt = sprt_of(config, result.records)
-            if on_record is not None:
-                on_record(record, result)
+            logs_dir = store.logs_dir
+        pending = [] if result.sprt is not None and result.sprt.decided else pending_specs(schedule, result.records)
+        start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
+        if on_start is not None:
+            on_start(result)
+        with closing(LocalExecutor(config, logs_dir).run(until_decided(pending, lambda: result.sprt))) as finished:
+            for record in finished:
+                if keep_records:
+                    store.append(record)
+                result.add(record)
+                result.sprt = sprt_of(config, result.records)
+                if on_record is not None:
+                    on_record(record, result)
     result.records.sort(key=lambda r: r.index)
     result.sprt = sprt_of(config, result.records, at_limit=result.games >= len(schedule))
     return result

@@ -35,11 +35,13 @@ NOTICE_TIMEOUT_S = 5.0
 class Forfeit(Exception):
     """A bot lost the game by misbehaving; ``reason`` is one of ``protocol.FORFEIT_REASONS``."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: str, detail: str, *, waited_ms: float | None = None) -> None:
         assert reason in protocol.FORFEIT_REASONS, reason
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+        #: For a timeout: how long the arena waited for the move.
+        self.waited_ms = waited_ms
 
 
 class BotPlayer:
@@ -102,7 +104,11 @@ class BotPlayer:
             message = protocol.decode(line, "ready")
         except LineTimeout:
             process.kill()
-            raise Forfeit("startup_failure", f"no 'ready' within {self.startup_timeout_s:g} s of 'hello'") from None
+            raise Forfeit(
+                "startup_failure",
+                f"no answer to 'hello' within {self.startup_timeout_s:g} s"
+                " — does the bot flush its output after each line?",
+            ) from None
         except (WriteTimeout, ProcessExited, LineTooLong, protocol.ProtocolError) as exc:
             process.kill()
             raise Forfeit("startup_failure", f"bad answer to 'hello': {_describe(exc)}") from None
@@ -175,8 +181,9 @@ class BotPlayer:
         try:
             line = process.read_line(started + budget_ms / 1000)
         except LineTimeout:
+            waited_ms = (time.monotonic() - started) * 1000
             self.discard_process()
-            raise Forfeit("timeout", f"no move within {budget_ms:.0f} ms") from None
+            raise Forfeit("timeout", f"no move after {waited_ms:.0f} ms", waited_ms=waited_ms) from None
         except ProcessExited as exc:
             self.discard_process()
             raise Forfeit("crash", _describe(exc)) from None

@@ -3,6 +3,7 @@ store writes as one JSON line, and what ratings and standings read back."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -16,6 +17,14 @@ class MoveRecord:
     ms: float
     #: The bot's free-form ``info`` object, when it sent one.
     info: dict[str, Any] | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MoveRecord:
+        move, ms, info = data.get("move"), data.get("ms"), data.get("info")
+        _check(isinstance(move, str), "move", move)
+        _check(_is_number(ms) and ms >= 0, "move time", ms)
+        _check(info is None or isinstance(info, dict), "move info", info)
+        return cls(move, ms, info)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"move": self.move, "ms": self.ms}
@@ -78,8 +87,52 @@ class GameRecord:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameRecord:
-        fields = dict(data)
-        fields["moves"] = [MoveRecord(**m) for m in data.get("moves", [])]
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in fields.items() if k in known})
+    def from_json(cls, data: Any) -> GameRecord:
+        """The record in ``data`` (a line of ``games.jsonl``, parsed).  Raises
+        ``ValueError`` naming the first field whose value cannot be right, so
+        that a damaged line is skipped rather than breaking the ratings."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a record is a JSON object, not {type(data).__name__}")
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        moves = fields.get("moves", [])
+        _check(isinstance(moves, list) and all(isinstance(m, dict) for m in moves), "moves", moves)
+        fields["moves"] = [MoveRecord.from_json(m) for m in moves]
+        record = cls(**fields)
+        record._validate()
+        return record
+
+    def _validate(self) -> None:
+        for name in ("game_id", "game", "reason", "started_at", "ended_at"):
+            _check(isinstance(getattr(self, name), str), name, getattr(self, name))
+        for name in ("seed", "opening", "index", "round"):
+            value = getattr(self, name)
+            _check(isinstance(value, int) and not isinstance(value, bool) and value >= 0, name, value)
+        players = self.players
+        _check(
+            isinstance(players, dict) and len(players) == 2
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in players.items()),
+            "players", players,
+        )
+        _check(self.winner is None or self.winner in players, "winner", self.winner)
+        _check(self.forfeit_by is None or self.forfeit_by in players, "forfeit_by", self.forfeit_by)
+        if self.forfeit_by is not None:
+            _check(self.winner is not None and self.winner != self.forfeit_by, "forfeit_by",
+                   self.forfeit_by, "the winner of a forfeit is the other colour")
+        _check(self.detail is None or isinstance(self.detail, str), "detail", self.detail)
+        _check(isinstance(self.time_control, dict), "time_control", self.time_control)
+        _check(
+            self.scores is None or (isinstance(self.scores, dict) and set(self.scores) <= set(players)
+                                    and all(_is_number(v) for v in self.scores.values())),
+            "scores", self.scores,
+        )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check(ok: bool, name: str, value: Any, why: str = "") -> None:
+    if not ok:
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ValueError(f"bad {name} {shown}" + (f": {why}" if why else ""))

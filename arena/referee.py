@@ -24,6 +24,12 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def _budget_text(clock: Clock, seat: int, budget_ms: float) -> str:
+    """``its budget of 150 ms (100 ms on its clock + 50 ms margin)``."""
+    kind = "per move" if clock.control.per_move_ms is not None else "on its clock"
+    return f"its budget of {budget_ms:.0f} ms ({budget_ms - clock.margin_ms:.0f} ms {kind} + {clock.margin_ms} ms margin)"
+
+
 def play_game(
     spec: GameSpec,
     players: Sequence[BotPlayer],
@@ -94,10 +100,16 @@ def play_game(
             spec.game_id, game.ply(state), game.to_json_text(state), legal,
             moves[-1] if moves else None, clock.to_json(seat),
         )
+        budget_ms = clock.budget_ms(seat)
         try:
-            move, info, elapsed_ms = players[seat].ask_move(line, clock.budget_ms(seat))
+            try:
+                move, info, elapsed_ms = players[seat].ask_move(line, budget_ms)
+            except Forfeit as exc:
+                if exc.waited_ms is None:
+                    raise
+                raise Forfeit("timeout", f"{exc.detail}, over {_budget_text(clock, seat, budget_ms)}") from None
             if not clock.charge(seat, elapsed_ms):
-                raise Forfeit("timeout", f"answered after {elapsed_ms:.0f} ms, over its {clock.budget_ms(seat):.0f} ms")
+                raise Forfeit("timeout", f"took {elapsed_ms:.0f} ms, over {_budget_text(clock, seat, budget_ms)}")
             move = move.strip()
             if len(move) > 32:  # no move of either game is this long; keep the message short
                 raise Forfeit("illegal_move", f"played a {len(move)}-character string, not a move: {move[:40]!r}...")

@@ -13,13 +13,15 @@ These tables are rendered, in this order:
    pairs and verdict;
 4. **head to head** — each row bot's score against each column bot, as
    ``score/games`` (``—`` on the diagonal, ``-`` for bots that never met);
-5. **by colour** — games, wins, draws, losses and score % of whoever played
-   each colour, which shows any first-mover advantage.
+5. **by colour** — wins, draws and losses of whoever played each colour, and
+   its score %, which shows any first-mover advantage; every game counts once
+   for each colour, so the total is in the title, not on each row.
 
 Formats: ``plain`` (terminal), ``github`` (Markdown), ``html`` (a standalone
-page), ``csv`` and ``json``.  The csv text holds the three tables one after
-another, each as a line with the table's title, a header row and the data rows,
-with an empty line between tables; cells are as displayed.  The json text is one
+page), ``csv`` and ``json`` (names in any case).  The csv text is one table: a
+header row and the data rows, cells as displayed; the ranking unless another
+table is asked for (``ranking``, ``crosstable`` or ``colors``, see
+:data:`TABLES`), which the other text formats can show alone too.  The json text is one
 object with ``game``, ``total_games``, ``bots`` (every field at full
 precision), ``crosstable``, ``by_color``, ``elo_method``,
 ``elo_regularized``, ``match`` and ``sprt`` (``null`` when not shown).  With no game played yet, the text
@@ -43,9 +45,12 @@ from arena.protocol import FORFEIT_REASONS
 from arena.ratings import BotStanding, Standings
 from arena.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
-__all__ = ["FORMATS", "LEGEND", "render_standings", "format_elo", "format_elo_interval", "format_percent"]
+__all__ = ["FORMATS", "LEGEND", "TABLES", "render_standings", "format_elo", "format_elo_interval", "format_percent"]
 
 FORMATS = ("plain", "github", "html", "csv", "json")
+#: The tables, by the names ``--table`` takes, in the order they are shown
+#: (``match`` only for two bots, ``sprt`` only with an SPRT).
+TABLES = ("ranking", "match", "sprt", "crosstable", "colors")
 
 _TABLEFMT = {"plain": "simple", "github": "github", "html": "html"}
 _CSS = (
@@ -77,21 +82,33 @@ class _Table:
     rows: list[list[str]]
     #: Per column, "left" or "right" (numbers).
     align: list[str]
+    #: Its name in :data:`TABLES`.
+    key: str = ""
 
 
-def render_standings(standings: Standings, fmt: str = "plain") -> str:
-    """Render ``standings`` in format ``fmt``, one of :data:`FORMATS`.
+def render_standings(standings: Standings, fmt: str = "plain", table: str | None = None) -> str:
+    """Render ``standings`` in format ``fmt``, one of :data:`FORMATS`: every
+    table, or only ``table`` (one of :data:`TABLES`; csv shows the ranking
+    when none is named).
 
     The text has no trailing newline.  Raises :class:`ValueError` for an
-    unknown format.
+    unknown format or table.
     """
+    fmt = fmt.lower()
     if fmt not in FORMATS:
         raise ValueError(f"unknown standings format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    if table is not None and table.lower() not in TABLES:
+        raise ValueError(f"unknown table {table!r}; choose one of: {', '.join(TABLES)}")
     if fmt == "json":
         return json.dumps(_finite(_json_object(standings)), indent=2, ensure_ascii=False, allow_nan=False)
     tables = _tables(standings)
+    if table is not None or fmt == "csv":
+        wanted = (table or "ranking").lower()
+        tables = [t for t in tables if t.key == wanted]
+        if not tables:
+            raise ValueError(f"no {wanted} table in these standings (it needs two bots, or an SPRT)")
     if fmt == "csv":
-        return _csv(tables)
+        return _csv(tables[0])
     title = _title(standings)
     if fmt == "html":
         return _html_page(standings, title, tables)
@@ -192,21 +209,24 @@ def _tables(standings: Standings) -> list[_Table]:
             for rank, bot in enumerate(standings.bots, start=1)
         ],
         ["right", "left"] + ["right"] * 11 + ["left", "right"],
+        "ranking",
     )
     head_to_head = _Table(
         "Head to head (row's score against column)",
         ["bot", *names],
         [[row, *(_h2h_cell(standings, row, col) for col in names)] for row in names],
         ["left"] + ["right"] * len(names),
+        "crosstable",
     )
     by_color = _Table(
-        "Results by colour",
-        ["colour", "games", "wins", "draws", "losses", "score %"],
+        f"Results by colour ({standings.total_games} game{'' if standings.total_games == 1 else 's'})",
+        ["colour", "wins", "draws", "losses", "score %"],
         [
-            [color, *(str(t[k]) for k in ("games", "wins", "draws", "losses")), _number(_color_pct(t))]
+            [color, *(str(t[k]) for k in ("wins", "draws", "losses")), _number(_color_pct(t))]
             for color, t in standings.by_color.items()
         ],
-        ["left"] + ["right"] * 5,
+        ["left"] + ["right"] * 4,
+        "colors",
     )
     tables = [ranking]
     if standings.match is not None and standings.match_bots is not None:
@@ -226,6 +246,7 @@ def _match_table(match: MatchStatistics, names: tuple[str, str]) -> _Table:
             format_percent(match.draw_ratio), str(match.penta.pairs), *(str(n) for n in match.penta.counts()),
         ]],
         ["right"] * 14,
+        "match",
     )
 
 
@@ -237,6 +258,7 @@ def _sprt_table(sprt: SprtStatus) -> _Table:
         [[f"{c.elo0:g}", f"{c.elo1:g}", f"{c.alpha:g}", f"{c.beta:g}", f"{sprt.llr:.2f}",
           f"{c.lower:.2f}", f"{c.upper:.2f}", str(sprt.pairs), sprt.verdict_text]],
         ["right"] * 8 + ["left"],
+        "sprt",
     )
 
 
@@ -267,15 +289,11 @@ def _color_pct(tally: dict[str, int]) -> float | None:
     return 100 * (tally["wins"] + tally["draws"] / 2) / tally["games"]
 
 
-def _csv(tables: list[_Table]) -> str:
+def _csv(table: _Table) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    for i, table in enumerate(tables):
-        if i:
-            writer.writerow([])
-        writer.writerow([table.title])
-        writer.writerow(table.headers)
-        writer.writerows(table.rows)
+    writer.writerow(table.headers)
+    writer.writerows(table.rows)
     return out.getvalue().rstrip("\n")
 
 

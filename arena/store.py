@@ -15,6 +15,7 @@ one record per line); every complete line is kept.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -23,12 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import engine
 from arena.config import TournamentConfig
 from arena.openings import suite_digest
 from arena.records import GameRecord
 from arena.schedule import GameSpec
 
-__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "LoadedResults", "tournament_meta"]
+__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "tournament_meta"]
 
 GAMES_FILE = "games.jsonl"
 META_FILE = "tournament.json"
@@ -42,6 +44,18 @@ class ResultsConflict(Exception):
 
 class StoreBusy(Exception):
     """Another ``arena run`` is writing to the same directory."""
+
+
+class StoreError(Exception):
+    """The results directory cannot be written (read-only, full disk, a file
+    in its place, a name too long...).  ``str()`` is one line naming the path
+    and the cause; every record written before is kept."""
+
+
+def _store_error(exc: OSError, doing: str, path: Path) -> StoreError:
+    if isinstance(exc, FileExistsError) or isinstance(exc, NotADirectoryError):
+        return StoreError(f"cannot use {path} as the results directory: a file of that name is in the way")
+    return StoreError(f"cannot {doing} {exc.filename or path}: {exc.strerror or exc}")
 
 
 @dataclass
@@ -82,12 +96,19 @@ class ResultsStore:
 
     # -- reading (safe at any time, also while a run is writing) -------------
 
-    def load(self) -> LoadedResults:
+    def load(self, game: str | None = None) -> LoadedResults:
+        """Every readable record, with a warning for each line skipped.  With
+        ``game``, records of another game (or with other colours) are skipped too."""
+        colors = set(engine.get_game(game).colors) if game in engine.GAMES else None
         result = LoadedResults()
         try:
             data = self.games_path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return result
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                return result
+            raise _store_error(exc, "read", self.games_path) from None
         result.good_bytes = data.rfind(b"\n") + 1
         complete, tail = data[: result.good_bytes], data[result.good_bytes :]
         if tail.strip():
@@ -103,6 +124,12 @@ class ResultsStore:
             except (ValueError, TypeError, KeyError) as exc:
                 result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({exc})")
                 continue
+            if colors is not None and (record.game != game or set(record.players) != colors):
+                result.warnings.append(
+                    f"{self.games_path}:{number}: skipped a record of another game ({record.game!r}, "
+                    f"colours {', '.join(record.players)}); these results are of {game}"
+                )
+                continue
             if record.game_id in seen:
                 # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
                 result.warnings.append(f"{self.games_path}:{number}: skipped a second record of game {record.game_id!r}")
@@ -113,36 +140,73 @@ class ResultsStore:
 
     def read_meta(self) -> dict[str, Any] | None:
         try:
-            return json.loads(self.meta_path.read_text())
-        except FileNotFoundError:
+            meta = json.loads(self.meta_path.read_text())
+        except (OSError, ValueError):  # none yet, or unreadable: nothing to go by
             return None
+        return meta if isinstance(meta, dict) else None
 
     # -- writing (one run at a time) ----------------------------------------
 
     def open_for_run(self, config: TournamentConfig, schedule: Sequence[GameSpec]) -> LoadedResults:
         """Lock the directory, check the results in it belong to this tournament,
         cut a torn tail, and get ready to append.  Returns what is there already."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.logs_dir.mkdir(exist_ok=True)
-        self._lock()
-        loaded = self.load()
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            if not self.directory.is_dir():
+                raise FileExistsError(errno.EEXIST, "File exists", str(self.directory))
+            self.logs_dir.mkdir(exist_ok=True)
+            self._lock()
+        except OSError as exc:
+            raise _store_error(exc, "create", self.directory) from None
+        loaded = self.load(config.game)
         self._check_compatible(config, schedule, loaded.records)
         meta = tournament_meta(config)
-        if self.read_meta() != meta:
-            _write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
-        self._fd = os.open(self.games_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        if os.fstat(self._fd).st_size != loaded.good_bytes:
-            os.ftruncate(self._fd, loaded.good_bytes)
+        try:
+            if self.read_meta() != meta:
+                _write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
+        except OSError as exc:
+            raise _store_error(exc, "write", self.meta_path) from None
+        try:
+            self._fd = os.open(self.games_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            if os.fstat(self._fd).st_size != loaded.good_bytes:
+                os.ftruncate(self._fd, loaded.good_bytes)
+        except OSError as exc:
+            raise _store_error(exc, "write", self.games_path) from None
         return loaded
+
+    def drop(self, game_ids: set[str]) -> None:
+        """Remove the records of ``game_ids`` (to play those games again),
+        replacing ``games.jsonl`` atomically: a crash leaves either file."""
+        assert self._fd is not None, "open_for_run first"
+        kept = [
+            line + b"\n"
+            for line in self.games_path.read_bytes().splitlines()
+            if not _game_id_of(line) in game_ids
+        ]
+        try:
+            _write_atomically(self.games_path, b"".join(kept))
+            os.close(self._fd)
+            self._fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise _store_error(exc, "write", self.games_path) from None
 
     def append(self, record: GameRecord) -> None:
         """Write one record as one line and make it durable before returning."""
         assert self._fd is not None, "open_for_run first"
         line = json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         view = memoryview(line)
-        while view:
-            view = view[os.write(self._fd, view):]
-        os.fsync(self._fd)
+        start = os.fstat(self._fd).st_size
+        try:
+            while view:
+                view = view[_write(self._fd, view):]
+            os.fsync(self._fd)
+        except OSError as exc:
+            # No half line left behind: cut back to the last whole record.
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                pass  # the next run drops the torn tail with a warning
+            raise _store_error(exc, "write", self.games_path) from None
 
     def close(self) -> None:
         if self._fd is not None:
@@ -205,10 +269,30 @@ def _show(value: Any) -> str:
     return json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list)) else repr(value)
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def _write(fd: int, data: memoryview) -> int:
+    """``os.write``; the one place tests inject a full disk."""
+    return os.write(fd, data)
+
+
+def _game_id_of(line: bytes) -> str | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value.get("game_id") if isinstance(value, dict) else None
+
+
+def _write_atomically(path: Path, data: str | bytes) -> None:
+    """Replace ``path`` with ``data`` all at once; on failure (a full disk)
+    the old file stays and no temporary file is left."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as handle:
+            view = memoryview(data.encode() if isinstance(data, str) else data)
+            while view:
+                view = view[_write(handle.fileno(), view):]
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

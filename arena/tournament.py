@@ -6,18 +6,24 @@ reported through a callback so this module prints nothing itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from arena.config import TournamentConfig, check_programs
 from arena.executor import Executor, LocalExecutor
+from arena.preflight import StartupFailed, preflight
 from arena.records import GameRecord
 from arena.schedule import GameSpec, make_schedule
 from arena.statistics import SprtStatus, pentanomial, scores_of, sprt_status
 from arena.store import ResultsStore
 
-__all__ = ["RunSummary", "run_tournament", "pending_specs", "sprt_of", "until_decided"]
+__all__ = ["RunSummary", "run_tournament", "pending_specs", "sprt_of", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
+
+#: Forfeits played again on resume: the bot never played, so they are not a
+#: result (a typo in a command, since fixed, must not stand).
+REPLAYED_BY_DEFAULT = ("startup_failure",)
 
 
 @dataclass
@@ -31,6 +37,8 @@ class RunSummary:
     warnings: list[str] = field(default_factory=list)
     #: The SPRT after the games so far, when the tournament has one.
     sprt: SprtStatus | None = None
+    #: Forfeits found in the results and played again by this run.
+    replayed: int = 0
 
 
 def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
@@ -58,6 +66,17 @@ def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[G
     return [spec for spec in schedule if spec.game_id not in done]
 
 
+def start_bots(config: TournamentConfig, specs: list[GameSpec], logs_dir: Path | None) -> list[str]:
+    """The pre-flight for the bots that play in ``specs``: raises
+    :class:`StartupFailed` if one does not start and ``startup_failures`` is
+    ``stop``; otherwise returns a warning for each bot that did not."""
+    names = {name for spec in specs for name in spec.players}
+    problems = preflight(config, names, logs_dir) if names else []
+    if problems and config.startup_failures == "stop":
+        raise StartupFailed(problems)
+    return [f"{problem}; its games are forfeited (startup_failures: forfeit)" for problem in problems]
+
+
 def run_tournament(
     config: TournamentConfig,
     *,
@@ -65,25 +84,37 @@ def run_tournament(
     executor: Executor | None = None,
     on_start: Callable[[RunSummary], None] | None = None,
     on_record: Callable[[GameRecord, RunSummary], None] | None = None,
+    replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
 ) -> RunSummary:
-    """Play every game of ``config`` that its output directory does not hold yet.
+    """Play every game of ``config`` that its output directory does not hold
+    yet, and again those it holds as forfeits for one of ``replay_forfeits``.
 
+    Before the first game every bot is started once (:func:`start_bots`).
     Each record is stored (fsync'ed) before ``on_record`` sees it, so an
     interruption at any point (an exception, Ctrl-C, ``kill -9``) loses at most
     the games in progress.  With ``sprt:`` no game starts once the LLR of the
     games so far has crossed a bound; a resumed run plays on only while the
-    test is undecided.  Raises ``ResultsConflict`` or ``StoreBusy`` before
-    anything is played, and ``ConfigError`` when a bot's program cannot be found."""
+    test is undecided.  Raises ``ResultsConflict``, ``StoreBusy``,
+    ``StoreError`` or ``StartupFailed`` before anything is played, and
+    ``ConfigError`` when a bot's program cannot be found."""
     check_programs(config)
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
         loaded = store.open_for_run(config, schedule)
+        decided = (sprt := sprt_of(config, loaded.records)) is not None and sprt.decided
+        # A decided SPRT plays nothing more: forfeits stand, no bot is started.
+        replay = set() if decided else {
+            r.game_id for r in loaded.records if r.forfeit_by is not None and r.reason in replay_forfeits
+        }
+        kept = [r for r in loaded.records if r.game_id not in replay]
+        sprt = sprt_of(config, kept)
+        pending = [] if decided else pending_specs(schedule, kept)
+        warnings = list(loaded.warnings) + start_bots(config, pending, store.logs_dir)
+        if replay:
+            store.drop(replay)
         summary = RunSummary(
-            total=len(schedule),
-            resumed=len(loaded.records),
-            records=list(loaded.records),
-            warnings=list(loaded.warnings),
-            sprt=sprt_of(config, loaded.records),
+            total=len(schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replay),
+            sprt=sprt,
         )
         if on_start is not None:
             on_start(summary)
@@ -91,8 +122,7 @@ def run_tournament(
             executor = LocalExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
         # closing(): an exception here (Ctrl-C included) must stop the workers
         # and their bots now, not whenever the generator is collected.
-        specs = until_decided(pending_specs(schedule, loaded.records), lambda: summary.sprt)
-        with closing(executor.run(specs)) as finished:
+        with closing(executor.run(until_decided(pending, lambda: summary.sprt))) as finished:
             for record in finished:
                 store.append(record)
                 summary.played += 1

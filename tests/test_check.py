@@ -63,8 +63,9 @@ def test_stops_at_the_first_failed_step():
     steps = check_bot(f"python {BOTS / 'illegal_move.py'}", "oxono")
     assert [s.ok for s in steps] == [True, False]
     assert steps[1].name == STEPS["oxono"][1]
-    assert steps[1].detail.startswith("illegal_move: played 'Zz9 z9', not a legal move: malformed move 'Zz9 z9'")
-    assert steps[1].detail.endswith("(move 1)")
+    assert steps[1].detail.startswith(
+        "illegal_move on its 1st move (ply 1): played 'Zz9 z9', not a legal move: malformed move 'Zz9 z9'"
+    )
 
 
 ILLEGAL_AS_SECOND = """\
@@ -92,14 +93,14 @@ def test_a_bot_that_fails_only_on_the_second_seat(tmp_path, game):
     assert [s.name for s in steps] == STEPS[game][:3]
     assert [s.ok for s in steps] == [True, True, False]
     assert steps[0].detail.startswith("pid ")  # no name in its ready: the pid instead
-    assert steps[2].detail.startswith("illegal_move: played 'nonsense'")
-    assert steps[2].detail.endswith("(move 2)")  # its first move, after the random bot's
+    # its first move, after the random bot's
+    assert steps[2].detail.startswith("illegal_move on its 1st move (ply 2): played 'nonsense'")
 
 
 def test_no_ready_in_time():
     steps = check_bot(f"python {BOTS / 'no_hello.py'}", "oxono", startup_timeout_s=0.5)
     assert len(steps) == 1 and not steps[0].ok
-    assert steps[0].detail == "no 'ready' within 0.5 s of 'hello'"
+    assert steps[0].detail == "no answer to 'hello' within 0.5 s — does the bot flush its output after each line?"
 
 
 def test_a_program_that_does_not_exist():
@@ -111,7 +112,7 @@ def test_a_program_that_does_not_exist():
 def test_a_crash_mid_game():
     steps = check_bot(f"python {BOTS / 'crash_midgame.py'}", "oxono")
     assert [s.ok for s in steps] == [True, False]
-    assert steps[1].detail == "crash: the bot exited with code 3 (move 5)"  # its 3rd move, as pink
+    assert steps[1].detail == "crash on its 3rd move (ply 5): the bot exited with code 3"  # as pink
 
 
 NO_QUIT = """\

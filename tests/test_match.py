@@ -119,4 +119,6 @@ def test_a_short_match_alternates_colours_and_start_positions(tmp_path, monkeypa
     # colours alternate game by game; both start positions are played with both colours
     assert [r.players["pink"] for r in result.records] == ["random_bot", "greedy"] * 3
     assert [r.opening for r in result.records] == [0, 0, 1, 1, 0, 0]
-    assert sorted(p.name.split(".")[0] for p in (tmp_path / "logs").iterdir()) == ["greedy", "random_bot"]
+    # the pre-flight's log and the worker's, for each bot
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
+        "greedy.log", "greedy.w1.log", "random_bot.log", "random_bot.w1.log"]

@@ -67,9 +67,12 @@ def test_plain_shows_the_three_tables(standings):
     assert "Head to head (row's score against column)" in text
     h2h = lines[lines.index("Head to head (row's score against column)") + 3].split()
     assert h2h[:3] == ["ace", "—", "1/1"] and "3.5/4" in h2h
+    # 8 games in all, each counted once per colour: the total is in the title, not on both rows
     colours = text[text.index("Results by colour") :].splitlines()
-    assert colours[3].split() == ["white", "8", "4", "1", "3", "56.2"]
-    assert colours[4].split() == ["red", "8", "3", "1", "4", "43.8"]
+    assert colours[0] == "Results by colour (8 games)"
+    assert colours[1].split() == ["colour", "wins", "draws", "losses", "score", "%"]
+    assert colours[3].split() == ["white", "4", "1", "3", "56.2"]
+    assert colours[4].split() == ["red", "3", "1", "4", "43.8"]
 
 
 def test_forfeits_show_dash_when_none(standings):
@@ -120,23 +123,31 @@ def test_json_holds_every_field(standings):
     assert data["by_color"]["white"] == {"games": 8, "wins": 4, "draws": 1, "losses": 3, "score_pct": 56.25}
 
 
-def test_csv_holds_three_tables(standings):
-    rows = list(csv.reader(io.StringIO(render_standings(standings, "csv"))))
-    sections = [[]]
-    for row in rows:
-        if row:
-            sections[-1].append(row)
-        else:
-            sections.append([])
-    titles = [s[0] for s in sections]
-    assert titles == [["Ranking"], ["Head to head (row's score against column)"], ["Results by colour"]]
-    ranking, h2h, colours = sections
-    assert ranking[1][:2] == ["#", "bot"]
-    assert [r[1] for r in ranking[2:]] == [b.name for b in standings.bots]
-    old = next(r for r in ranking[2:] if r[1] == "<b>old")
-    assert old[13] == "timeout 2, crash 1"
-    assert h2h[1] == ["bot", *(b.name for b in standings.bots)]
-    assert colours[2] == ["white", "8", "4", "1", "3", "56.2"]
+def test_csv_is_one_table_the_ranking_by_default(standings):
+    ranking = list(csv.reader(io.StringIO(render_standings(standings, "csv"))))
+    # one header row, then one row per bot, every row as wide as the header
+    assert ranking[0][:2] == ["#", "bot"]
+    assert {len(row) for row in ranking} == {len(ranking[0])}
+    assert [r[1] for r in ranking[1:]] == [b.name for b in standings.bots]
+    old = next(r for r in ranking[1:] if r[1] == "<b>old")
+    assert old[ranking[0].index("forfeits")] == "timeout 2, crash 1"
+
+
+def test_csv_other_tables_on_request(standings):
+    h2h = list(csv.reader(io.StringIO(render_standings(standings, "csv", table="crosstable"))))
+    assert h2h[0] == ["bot", *(b.name for b in standings.bots)]
+    assert len(h2h) == 1 + len(standings.bots)
+    colours = list(csv.reader(io.StringIO(render_standings(standings, "CSV", table="Colors"))))
+    assert colours == [["colour", "wins", "draws", "losses", "score %"],
+                       ["white", "4", "1", "3", "56.2"], ["red", "3", "1", "4", "43.8"]]
+
+
+def test_one_table_alone_in_a_text_format(standings):
+    text = render_standings(standings, "plain", table="colors")
+    assert text.splitlines()[2] == "Results by colour (8 games)"
+    assert "Ranking" not in text and "Head to head" not in text
+    with pytest.raises(ValueError, match="ranking, match, sprt, crosstable, colors"):
+        render_standings(standings, "plain", table="elo")
 
 
 def test_unknown_format_names_the_choices(standings):
@@ -156,7 +167,7 @@ def test_no_games_keeps_machine_formats_parseable():
     data = json.loads(render_standings(empty, "json"))
     assert data["total_games"] == 0 and data["game"] is None and data["bots"][0]["name"] == "ace"
     rows = list(csv.reader(io.StringIO(render_standings(empty, "csv"))))
-    assert rows[0] == ["Ranking"] and rows[2][1] == "ace"
+    assert rows[0][:2] == ["#", "bot"] and rows[1][1] == "ace"
 
 
 def test_rating_just_below_zero_shows_no_negative_zero():
@@ -206,8 +217,13 @@ def test_two_bots_get_a_match_table_and_the_sprt(tmp_path):
     data = json.loads(render_standings(table, "json"))
     assert data["match"]["pentanomial"] == {"LL": 0, "LD": 0, "WL": 1, "DD": 1, "WD": 0, "WW": 1}
     assert data["sprt"]["verdict"] == "undecided" and data["sprt"]["pairs"] == 3
-    titles = [row[0] for row in csv.reader(io.StringIO(render_standings(table, "csv"))) if len(row) == 1]
-    assert titles[:3] == ["Ranking", "Match: a against b (from a's side)", "SPRT (normalized Elo, game pairs)"]
+    # csv: one table each, on request
+    match = list(csv.reader(io.StringIO(render_standings(table, "csv", table="match"))))
+    assert match[0][:4] == ["games", "W", "D", "L"] and match[1][:4] == ["6", "3", "2", "1"]
+    sprt = list(csv.reader(io.StringIO(render_standings(table, "csv", table="sprt"))))
+    assert sprt[0][-1] == "verdict" and sprt[1][-2] == "3"
+    with pytest.raises(ValueError, match="no sprt table"):
+        render_standings(compute_standings(records, ["a", "b"]), "csv", table="sprt")
 
 
 def test_json_has_no_infinity_when_a_bot_wins_everything():

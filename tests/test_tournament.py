@@ -44,8 +44,10 @@ def test_plays_every_scheduled_game_once_in_parallel(tmp_path):
     assert all(r.forfeit_by is None for r in summary.records)
     logs = sorted(p.name for p in (config.output / "logs").iterdir())
     assert logs and all(name.split(".")[0] in {"a", "b", "c"} for name in logs)
-    # bots are reused within a worker: at most one log (one process) per bot and worker
-    assert len(logs) <= 3 * 2
+    # one log per bot from the pre-flight, then bots are reused within a worker:
+    # at most one log (one process) per bot and worker
+    assert [name for name in logs if ".w" not in name] == ["a.log", "b.log", "c.log"]
+    assert len([name for name in logs if ".w" in name]) <= 3 * 2
 
 
 def test_rerun_resumes_without_replaying(tmp_path):
