@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import random
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -14,29 +17,59 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 import engine
+from arena import __version__
 from arena.check import check_bot
 from arena.clock import parse_time_control
 from arena.config import ConfigError, check_programs, load_config
 from arena.executor import WorkerDied
-from arena.match import match_config, play_match
+from arena.forfeits import describe_forfeit, forfeit_lines
+from arena.match import MatchResult, match_config, play_match
 from arena.openings import OpeningError, suite_from_option
+from arena.preflight import StartupFailed
+from arena.protocol import FORFEIT_REASONS
 from arena.ratings import compute_standings
 from arena.sandbox import SANDBOXES, SandboxUnavailable
 from arena.records import GameRecord
-from arena.standings import FORMATS, format_elo_interval, format_percent, render_standings
+from arena.results import find_results, scheduled_records
+from arena.standings import FORMATS, TABLES, format_elo_interval, format_percent, render_standings
 from arena.statistics import SprtConfig, SprtStatus, parse_sprt
-from arena.store import ResultsConflict, ResultsStore, StoreBusy
-from arena.tournament import RunSummary, run_tournament
+from arena.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
+from arena.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
+
+
+def _epilog(example: str, page: str) -> str:
+    # \b: click keeps these lines as they are instead of rewrapping them.
+    return f"\b\nExample:\n  {example}\nDocs: docs/{page} (and README.md)"
+
 
 #: ``arena match --sprt``'s default limit on games.
 SPRT_GAMES = 2000
 
 app = typer.Typer(
     help="Totem Arena: play OXONO and YOXII bots against each other and rank them.",
+    epilog=_epilog("arena run tournaments/oxono-demo.yaml", "tournaments.md"),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: rich's panels label flags such as --help as taking a <bool>.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"arena (Totem Arena) {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", callback=_version, is_eager=True),
+) -> None:
+    """Totem Arena: play OXONO and YOXII bots against each other and rank them."""
+
+
 # Messages quote bots' output, paths and YAML text: markup only in our own
 # literals (anything else is escaped or printed with markup=False), no emoji codes.
 out = Console(emoji=False)
@@ -48,7 +81,12 @@ def say(text: str, console: Console = out) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
+_failed = False
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
+    global _failed
+    _failed = True
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -57,9 +95,35 @@ def warn(text: str) -> None:
     err.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
 
 
-def check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
+def check_format(fmt: str) -> str:
+    if fmt.lower() not in FORMATS:
         fail(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return fmt.lower()
+
+
+def show_forfeits(records: list[GameRecord], fmt: str, *, every: bool = False, hint: str = "") -> None:
+    """Forfeit details under a text table (machine formats stay as they are)."""
+    if fmt in ("plain", "github"):
+        lines = forfeit_lines(records, every=every, hint=hint)
+        if lines:
+            say("\n" + "\n".join(lines))
+
+
+F = TypeVar("F", bound=Callable[..., None])
+
+
+def interruptible(command: F) -> F:
+    """Ctrl-C (or SIGTERM/SIGHUP) where a command has no handler of its own,
+    e.g. while it reads its input: the one line, not a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: object, **kwargs: object) -> None:
+        try:
+            command(*args, **kwargs)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _leader(records: list[GameRecord], bots: list[str]) -> str:
@@ -73,18 +137,24 @@ def _sprt_field(status: SprtStatus | None) -> str:
     return "" if status is None else status.describe(short=True)
 
 
-@app.command()
+@app.command(epilog=_epilog("arena run tournaments/oxono-demo.yaml -j 2 -f github", "tournaments.md"))
+@interruptible
 def run(
     file: Path = typer.Argument(..., help="The tournament file (YAML)."),
     concurrency: int = typer.Option(None, "--concurrency", "-j", min=1, help="Games at once (default: the file's, else the number of cores)."),
     fmt: str = typer.Option("plain", "--format", "-f", help=f"Standings format at the end: {', '.join(FORMATS)}."),
+    replay_forfeits: str = typer.Option(
+        ",".join(REPLAYED_BY_DEFAULT), "--replay-forfeits", metavar="REASONS",
+        help=f"Play again on resume the games forfeited for these reasons, comma-separated: {', '.join(FORFEIT_REASONS)}; 'none' for none.",
+    ),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
         config = load_config(file)
     except ConfigError as exc:
         fail(str(exc))
-    check_format(fmt)
+    fmt = check_format(fmt)
+    replay = _reasons(replay_forfeits)
     names = [bot.name for bot in config.bots]
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -98,8 +168,9 @@ def run(
         nonlocal task
         for warning in summary.warnings:
             warn(warning)
-        if summary.resumed:
-            say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}", err)
+        if summary.resumed or summary.replayed:
+            replayed = f"; playing {summary.replayed} forfeited games again" if summary.replayed else ""
+            say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
         progress.start()
         task = progress.add_task(
             escape(config.name), total=summary.total, completed=summary.resumed,
@@ -123,56 +194,89 @@ def run(
         if progress.live.is_started:
             progress.stop()
 
+    def kept() -> int:
+        return len(ResultsStore(config.output).load().records)
+
     try:
-        summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record)
-    except (ConfigError, ResultsConflict, StoreBusy) as exc:  # ConfigError: a bot's program is missing
+        summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
+                                 replay_forfeits=replay)
+    except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing
         stop_progress()
         fail(str(exc))
+    except StoreError as exc:
+        stop_progress()
+        count = kept()  # none when the directory could not even be made
+        fail(f"{exc}; {count} finished games are kept in {config.output}" if count else str(exc))
     except WorkerDied as exc:
         stop_progress()
         fail(f"{exc}. Run the same command to resume.", 1)
     except KeyboardInterrupt:
         stop_progress()
-        kept = len(ResultsStore(config.output).load().records)
-        fail(f"interrupted; {kept} finished games are kept in {config.output}. Run the same command to resume.", 130)
+        fail(f"interrupted; {kept()} finished games are kept in {config.output}. Run the same command to resume.", 130)
     finally:
         stop_progress()
     at_limit = summary.sprt is not None and summary.sprt.at_limit
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit), fmt))
+    show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
 
 
-@app.command()
+def _reasons(text: str) -> frozenset[str]:
+    reasons = {word.strip().lower() for word in text.split(",") if word.strip()}
+    if reasons == {"none"}:
+        return frozenset()
+    unknown = sorted(reasons - set(FORFEIT_REASONS))
+    if unknown:
+        fail(f"--replay-forfeits: unknown reason {unknown[0]!r}; use some of: {', '.join(FORFEIT_REASONS)} (or none)")
+    return frozenset(reasons)
+
+
+@app.command(epilog=_epilog("arena standings results/oxono-demo --forfeits", "tournaments.md"))
+@interruptible
 def standings(
-    directory: Path = typer.Argument(..., help="A results directory, or a tournament file (its output directory is used)."),
+    target: Path = typer.Argument(
+        ..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."
+    ),
     fmt: str = typer.Option("plain", "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
+    table: str = typer.Option(
+        None, "--table", "-t", help=f"Only this table: {', '.join(TABLES)} (csv shows one table: the ranking unless named)."
+    ),
+    forfeits: bool = typer.Option(False, "--forfeits", help="List every forfeit with what the bot did (by default: each bot's first)."),
 ) -> None:
     """Rank the bots of a results directory with TrueSkill (works during a run too)."""
-    check_format(fmt)
-    if directory.is_file():
-        try:
-            directory = load_config(directory).output
-        except ConfigError as exc:
-            fail(str(exc))
-    store = ResultsStore(directory)
-    if not store.games_path.exists():
-        fail(f"no results in {directory} (no {store.games_path.name})")
-    loaded = store.load()
-    for warning in loaded.warnings:
+    fmt = check_format(fmt)
+    if table is not None and table.lower() not in TABLES:
+        fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
+    try:
+        found = find_results(target)
+        store = ResultsStore(found.directory)
+        meta = store.read_meta() or {}
+        loaded = store.load(meta.get("game"))
+    except (ConfigError, FileNotFoundError, StoreError) as exc:
+        fail(str(exc))
+    records, ignored = scheduled_records(loaded.records, found.config, meta)
+    for warning in loaded.warnings + ignored:
         warn(warning)
-    meta = store.read_meta() or {}
     names = [bot["name"] for bot in meta.get("bots", [])]
     try:
         sprt = SprtConfig(**meta["sprt"]) if meta.get("sprt") else None
     except (TypeError, ValueError) as exc:
         warn(f"{store.meta_path}: ignored an unreadable sprt setting ({exc})")
         sprt = None
-    say(render_standings(compute_standings(loaded.records, names, sprt), fmt))
+    try:
+        say(render_standings(compute_standings(records, names, sprt), fmt, table))
+    except ValueError as exc:  # a table these results do not have
+        fail(str(exc))
+    if table is None or forfeits:
+        show_forfeits(records, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
 
 
-@app.command()
+@app.command(epilog=_epilog(
+    "arena match 'python -m bots.greedy' 'python -m bots.random_bot' -n 20 --tc 5+0.1 --output results/g-vs-r",
+    "tournaments.md"))
+@interruptible
 def match(
     cmd_a: str = typer.Argument(..., help="First bot's command, e.g. 'python -m bots.greedy'."),
     cmd_b: str = typer.Argument(..., help="Second bot's command."),
@@ -183,8 +287,10 @@ def match(
     ),
     tc: str = typer.Option("5+0.1", "--tc", help="Time control: '5+0.1' (seconds, initial+increment) or 'move 0.5'."),
     concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Games at once."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the start positions and the bots' randomness."),
-    logs: Path = typer.Option(None, "--logs", help="Directory for the bots' stderr logs (default: discarded)."),
+    seed: int = typer.Option(None, "--seed", help="Seed of the start positions and the bots' randomness (default: drawn at random, and printed)."),
+    output: Path = typer.Option(None, "--output", "-o", help="Keep the records in this directory, as 'arena run' does: the same command resumes, 'arena standings' reads it."),
+    startup_timeout: float = typer.Option(10.0, "--startup-timeout", min=0.1, help="Seconds each bot has to answer 'hello'."),
+    logs: Path = typer.Option(None, "--logs", help="Directory for the bots' stderr logs (default: discarded; with --output, its logs/)."),
     openings: str = typer.Option(
         None, "--openings", help="An opening suite: 'plies=4,count=50' (drawn from --seed) or a file, one opening a line.",
     ),
@@ -193,12 +299,17 @@ def match(
     ),
 ) -> None:
     """Play a match between two bot commands and print W/D/L, Elo, LOS, game pairs and forfeits."""
+    if seed is None and output is not None:
+        seed = (ResultsStore(output).read_meta() or {}).get("seed")  # resuming: the same games
+    drawn = seed is None
+    if drawn:
+        seed = random.SystemRandom().randrange(2**31)
     try:
         test = parse_sprt(sprt) if sprt is not None else None
         suite = suite_from_option(openings, game, seed) if openings is not None else None
         config = match_config(
             [cmd_a, cmd_b], game, parse_time_control(tc), seed=seed, concurrency=concurrency,
-            openings=suite, sprt=test,
+            openings=suite, sprt=test, startup_timeout_s=startup_timeout, output=output.resolve() if output else None,
         )
         check_programs(config)
     except OpeningError as exc:
@@ -207,18 +318,49 @@ def match(
         fail(str(exc))
     if games is None:
         games = SPRT_GAMES if test is not None else 10
+    if drawn:
+        say(f"seed {seed} (drawn at random; --seed {seed} plays the same games again)", err)
     a, b = (bot.name for bot in config.bots)
     if logs is not None:
-        logs.mkdir(parents=True, exist_ok=True)
+        try:
+            logs.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            fail(f"cannot create {logs}: {exc.strerror or exc}")
+    so_far = MatchResult(names=(a, b))
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[score]}"), console=err)
+    task = progress.add_task(f"{a} vs {b}", total=games, score="")
+
+    def score(result: MatchResult) -> str:
+        return escape(f"{result.wins}-{result.draws}-{result.losses}  {_sprt_field(result.sprt)}")
+
+    def on_start(result: MatchResult) -> None:
+        # After the pre-flight: a bot that cannot start gets its one line, no bar.
+        nonlocal so_far
+        so_far = result
+        if result.resumed:
+            say(f"resuming: {result.resumed} of {games} games already in {config.output}", err)
+        progress.update(task, completed=result.resumed, score=score(result))
+        progress.start()
+
     try:
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[score]}"), console=err) as progress:
-            task = progress.add_task(f"{a} vs {b}", total=games, score="")
-            result = play_match(config, games, logs_dir=logs, on_record=lambda r, res: progress.update(
-                task, advance=1, score=escape(f"{res.wins}-{res.draws}-{res.losses}  {_sprt_field(res.sprt)}")))
+        try:
+            result = play_match(
+                config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
+                on_record=lambda r, res: progress.update(task, advance=1, score=score(res)),
+            )
+        finally:
+            if progress.live.is_started:
+                progress.stop()
     except KeyboardInterrupt:
         # Outside the progress display, so the message comes after its last line.
-        fail("interrupted", 130)
+        kept = f"; records in {config.output}: the same command resumes" if output is not None else ""
+        fail(f"interrupted after {so_far.games} of {games} games; W/D/L for {a}: "
+             f"{so_far.wins}/{so_far.draws}/{so_far.losses}{kept}", 130)
+    except (StartupFailed, ResultsConflict, StoreBusy) as exc:
+        fail(str(exc))
+    except StoreError as exc:
+        fail(f"{exc}; {len(so_far.records)} finished games are kept in {config.output}")
     except WorkerDied as exc:
         fail(str(exc), 1)
     stats = result.statistics()
@@ -237,12 +379,15 @@ def match(
             say(f"  forfeits by {name}: {listed}")
         for record in result.records:
             if record.forfeit_by is not None:
-                say(f"    {record.game_id}: {record.players[record.forfeit_by]} {record.reason}: {record.detail}")
+                say(f"    {record.game_id}: {record.players[record.forfeit_by]} {describe_forfeit(record)}")
     else:
         say("  forfeits: none")
+    if output is not None:
+        say(f"records in {config.output} (seed {seed}); arena standings {output} ranks them", err)
 
 
-@app.command()
+@app.command(epilog=_epilog("arena check './mybot' --game yoxii", "protocol.md"))
+@interruptible
 def check(
     cmd: str = typer.Argument(..., help="The bot's command, e.g. './mybot' or 'python mybot.py'."),
     game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
@@ -296,14 +441,22 @@ def play(
 
 
 def _terminate(signum: int, frame: object) -> None:
-    # SIGTERM takes the same clean way out as Ctrl-C: workers and bots are
-    # killed, finished games stay stored.
+    # SIGTERM and SIGHUP (a closed terminal) take the same clean way out as
+    # Ctrl-C: workers and bots are killed, finished games stay stored.
     raise KeyboardInterrupt
 
 
 def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
-    app(prog_name="arena")
+    signal.signal(signal.SIGHUP, _terminate)
+    try:
+        app(prog_name="arena")
+    except SystemExit as exc:
+        # Typer turns an interrupt outside a command (while it reads the
+        # command line) into a silent exit 130: say it as everywhere else.
+        if exc.code == 130 and not _failed:
+            err.print("[bold red]error:[/] interrupted", highlight=False)
+        raise
 
 
 if __name__ == "__main__":

@@ -167,14 +167,25 @@ def test_run_with_a_missing_program_is_refused_before_any_game(tmp_path):
     assert not (tmp_path / "out" / "games.jsonl").exists()
 
 
-#: A program that exists (python) but cannot start the bot: every game of it is forfeited.
+#: A program that exists (python) but cannot start the bot.
 BROKEN_START = "python no_such_script_xyz.py"
 
 
-def test_run_with_a_bot_that_cannot_start_forfeits_its_games(tmp_path):
+def test_run_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
     path = write_tournament(tmp_path, cmds={"gamma": BROKEN_START})
+    assert_one_line_error(
+        arena("run", path), "bot 'gamma' did not start, so no game was played: bad answer to 'hello': the bot exited with code 2",
+        "stderr ends with:", "no_such_script_xyz.py", "No such file or directory",
+    )
+    assert (tmp_path / "out" / "games.jsonl").read_bytes() == b""
+
+
+def test_run_with_a_bot_that_cannot_start_forfeits_its_games_when_the_file_says_so(tmp_path):
+    path = write_tournament(tmp_path, cmds={"gamma": BROKEN_START}, extra="startup_failures: forfeit\n")
     result = arena("run", path)
     assert result.exit_code == 0, result.err
+    assert re.search(r"^warning: bot 'gamma' did not start: .*no_such_script_xyz\.py.*; its games are forfeited "
+                     r"\(startup_failures: forfeit\)$", result.err, re.M), result.err
     played = records(tmp_path / "out")
     assert len(played) == 12
     ghost = [r for r in played if "gamma" in r["players"].values()]
@@ -196,7 +207,7 @@ def test_run_with_a_bot_that_cannot_start_forfeits_its_games(tmp_path):
 def played(tmp_path_factory) -> Path:
     """A finished tournament (its file; results in ``out`` beside it)."""
     directory = tmp_path_factory.mktemp("played")
-    path = write_tournament(directory, cmds={"gamma": BROKEN_START})
+    path = write_tournament(directory, cmds={"gamma": BROKEN_START}, extra="startup_failures: forfeit\n")
     result = CliRunner().invoke(app, ["run", str(path)])
     assert result.exit_code == 0, result.output
     return path
@@ -221,7 +232,8 @@ def test_standings_every_format(played, fmt, target):
     assert result.exit_code == 0, result.err
     assert result.err == ""
     # printed exactly as rendered: no markup, emoji or wrapping applied by the console
-    assert result.stdout == expected_standings(played, fmt) + "\n"
+    forfeits = "\n\n" + forfeits_block(played, where)
+    assert result.stdout == expected_standings(played, fmt) + (forfeits if fmt in ("plain", "github") else "") + "\n"
     text = result.stdout
     if fmt == "json":
         data = json.loads(text)
@@ -229,11 +241,11 @@ def test_standings_every_format(played, fmt, target):
         assert data["bots"][-1]["forfeits"] == {"startup_failure": 8}
         assert data["total_games"] == 12
     elif fmt == "csv":
-        rows = list(csv.reader(io.StringIO(text)))
-        assert rows[0] == ["Ranking"]
-        assert {row[1] for row in rows[2:5]} == {"alpha", "beta", "gamma"}
-        gamma = next(row for row in rows[2:5] if row[1] == "gamma")
-        assert gamma[rows[1].index("forfeits")] == "startup_failure 8"
+        rows = list(csv.reader(io.StringIO(text)))  # one table: the ranking
+        assert len(rows) == 4 and {len(row) for row in rows} == {len(rows[0])}
+        assert {row[1] for row in rows[1:]} == {"alpha", "beta", "gamma"}
+        gamma = next(row for row in rows[1:] if row[1] == "gamma")
+        assert gamma[rows[0].index("forfeits")] == "startup_failure 8"
     else:
         for name in ("alpha", "beta", "gamma"):
             assert name in text
@@ -244,17 +256,27 @@ def test_standings_every_format(played, fmt, target):
             assert text.startswith("# OXONO standings after 12 games") and "| gamma" in text
 
 
+def forfeits_block(played: Path, where: Path) -> str:
+    return (
+        f"Forfeits (the first of each bot; all of them: arena standings {where} --forfeits)\n"
+        "  gamma  r1-p2-g1  startup_failure at start-up: bad answer to 'hello': the bot exited with code 2; "
+        f"stderr ends with: {sys.executable}: can't open file '{ROOT / 'no_such_script_xyz.py'}': "
+        "[Errno 2] No such file or directory  (+7 more)"
+    )
+
+
 def test_standings_default_format_is_plain(played):
     result = arena("standings", played.parent / "out")
     assert result.exit_code == 0
-    assert result.stdout == expected_standings(played, "plain") + "\n"
+    assert result.stdout == expected_standings(played, "plain") + "\n\n" + forfeits_block(played, played.parent / "out") + "\n"
 
 
 def test_standings_errors(tmp_path, played):
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert_one_line_error(arena("standings", empty), "no results in", "empty")
-    assert_one_line_error(arena("standings", tmp_path / "missing"), "no results in", "missing")
+    assert_one_line_error(arena("standings", empty), "no results in", "empty", "expected a results directory holding games.jsonl")
+    assert_one_line_error(arena("standings", tmp_path / "missing"), "no such file or directory", "missing",
+                          "expected a results directory holding games.jsonl, that file, or a tournament file")
     assert_one_line_error(arena("standings", played.parent / "out", "-f", "xml"), "unknown format 'xml'")
     broken = tmp_path / "broken.yaml"
     broken.write_text("game: oxono\nbots: [\n")
@@ -323,7 +345,8 @@ def test_match_reports_forfeits_by_reason(tmp_path):
     assert len(details) == 2
     for line in details:
         # one line per forfeit, however long, quoting the offending move
-        assert re.fullmatch(r"    r1-p1-g\d: illegal_move illegal_move: played 'Zz9 z9', not a legal move: malformed move 'Zz9 z9': .+", line)
+        assert re.fullmatch(r"    r1-p1-g\d: illegal_move illegal_move on its 1st move \(ply \d\): played 'Zz9 z9', "
+                                r"not a legal move: malformed move 'Zz9 z9': .+", line)
     assert any((tmp_path / "logs").iterdir())
 
 
@@ -379,10 +402,10 @@ def quick_check(monkeypatch):
     ("bot", "failing", "needles"),
     [
         ("illegal_move", "plays a whole game as pink against a random bot",
-         ("illegal_move: played 'Zz9 z9'", "(move 1)")),
-        ("no_hello", "starts and answers 'hello' with 'ready'", ("no 'ready' within 1 s of 'hello'",)),
+         ("illegal_move on its 1st move (ply 1): played 'Zz9 z9'",)),
+        ("no_hello", "starts and answers 'hello' with 'ready'", ("no answer to 'hello' within 1 s — does the bot flush its output after each line?",)),
         ("non_json", "plays a whole game as pink against a random bot",
-         ("protocol_error: not JSON: 'hello world'", "(move 1)")),
+         ("protocol_error on its 1st move (ply 1): not JSON: 'hello world'",)),
         ("exit_at_start", "starts and answers 'hello' with 'ready'",
          ("exited with code 1", "exit_at_start: missing configuration, giving up")),
     ],
@@ -430,7 +453,7 @@ def test_check_quotes_bot_output_literally(tmp_path):
                    "play(lambda turn, count: '[/] [bold]oops[/bold]')\n")
     result = arena("check", f"python {bot}")
     assert result.exit_code == 1
-    assert check_lines(result)[-1].endswith("not JSON: '[/] [bold]oops[/bold]' (move 1)")
+    assert check_lines(result)[-1].endswith("protocol_error on its 1st move (ply 1): not JSON: '[/] [bold]oops[/bold]'")
 
 
 def test_check_bad_options():
@@ -530,7 +553,11 @@ def test_ctrl_c_stops_a_match(tmp_path):
     )
     assert match.returncode == 130, stderr
     assert "Traceback" not in stderr and stdout == ""
-    assert ANSI.sub("", stderr).splitlines()[-1] == "error: interrupted"
+    # the score so far: nothing is lost silently
+    last = ANSI.sub("", stderr).splitlines()[-1]
+    found = re.fullmatch(r"error: interrupted after (\d+) of 20 games; W/D/L for slow-1: (\d+)/(\d+)/(\d+)", last)
+    assert found, last
+    assert int(found[1]) == sum(map(int, found.groups()[1:]))
 
 
 def test_run_refuses_a_directory_in_use(tmp_path):

@@ -1,0 +1,17 @@
+"""``arena`` and ``python -m arena``: the command line, with Ctrl-C during
+start-up (while the modules load) ending in the same line as later."""
+
+import sys
+
+
+def main() -> None:
+    try:
+        from arena.cli import main as cli_main
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        sys.exit(130)
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()
