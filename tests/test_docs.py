@@ -1,5 +1,9 @@
-"""Every YAML example in the docs is a tournament file that loads, and runs,
-as written when saved beside the demos in ``tournaments/``."""
+"""Every YAML example in the docs loads, and the complete ones run, as
+written when saved beside the demos in ``tournaments/``.
+
+An example is either a whole tournament file or a fragment showing a few
+keys; a fragment is loaded on top of its page's first whole example, as a
+reader would add it to their file."""
 
 from __future__ import annotations
 
@@ -8,32 +12,57 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from arena.config import parse_config
 from arena.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
-FENCED_YAML = re.compile(r"^```yaml\n(.*?)^```", re.M | re.S)
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 
 
-def yaml_examples() -> list[tuple[str, str]]:
+def fenced(page: Path) -> list[tuple[str, str]]:
+    """(language, text) of every fenced block of ``page``, in order."""
+    return [(m.group(1), m.group(2)) for m in FENCE.finditer(page.read_text())]
+
+
+def yaml_examples() -> list[tuple[str, Path, int]]:
     found = []
     for page in sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")]):
-        for number, match in enumerate(FENCED_YAML.finditer(page.read_text()), start=1):
-            found.append((f"{page.relative_to(ROOT)}#{number}", match.group(1)))
+        blocks = fenced(page)
+        found += [(f"{page.relative_to(ROOT)}#{i}", page, i) for i, (lang, _) in enumerate(blocks) if lang == "yaml"]
     return found
 
 
-def test_the_docs_have_yaml_examples():
-    assert any(name.startswith("docs/tournaments.md") for name, _ in yaml_examples())
+def is_whole(text: str) -> bool:
+    return {"game", "time_control", "bots"} <= set(yaml.safe_load(text))
+
+
+def test_the_docs_have_a_whole_tournament_example():
+    assert any(is_whole(fenced(page)[i][1]) for _, page, i in yaml_examples())
 
 
 @pytest.mark.usefixtures("no_leaked_processes")
-@pytest.mark.parametrize("name, text", yaml_examples(), ids=[name for name, _ in yaml_examples()])
-def test_a_yaml_example_loads_and_runs_beside_the_demos(name, text, tmp_path, monkeypatch):
+@pytest.mark.parametrize("page, index", [(p, i) for _, p, i in yaml_examples()], ids=[n for n, _, _ in yaml_examples()])
+def test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos(page, index, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # as written: nothing may depend on where the command is run from
-    config = parse_config(text, path=ROOT / "tournaments" / "example.yaml")
-    assert config.output.is_relative_to(ROOT), "the output is relative to the file, inside the project"
-    summary = run_tournament(replace(config, output=tmp_path / "results"))
-    assert summary.played == summary.total > 0
-    assert not [r for r in summary.records if r.forfeit_by is not None], "the example's bots must play"
+    blocks = fenced(page)
+    text = blocks[index][1]
+    if is_whole(text):
+        config = parse_config(text, path=ROOT / "tournaments" / "example.yaml")
+        assert config.output.is_relative_to(ROOT), "the output is relative to the file, inside the project"
+        summary = run_tournament(replace(config, output=tmp_path / "results"))
+        assert summary.played == summary.total > 0
+        assert not [r for r in summary.records if r.forfeit_by is not None], "the example's bots must play"
+        return
+    base = next(body for lang, body in blocks if lang == "yaml" and is_whole(body))
+    fragment = yaml.safe_load(text)
+    here = tmp_path / "tournaments"
+    here.mkdir()
+    suite = (fragment.get("openings") or {}).get("file")
+    if suite:  # the page shows that file in the next plain block
+        (here / suite).write_text(next(body for lang, body in blocks[index + 1:] if lang == ""))
+    merged = {**yaml.safe_load(base), **fragment}
+    config = parse_config(yaml.safe_dump(merged, sort_keys=False), path=here / "example.yaml")
+    for key, value in fragment.items():
+        assert getattr(config, key, None) is not None or key == "bots", key
