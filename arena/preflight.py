@@ -3,9 +3,9 @@ answer ``hello``.
 
 A bot that cannot start would otherwise forfeit every one of its games, each
 after the start-up timeout, and a typo in its command would cost the whole
-tournament.  The bots are started in parallel, through the same
-:class:`~arena.player.BotPlayer` the games use (so the same spawn path,
-environment and limits apply), and quit again at once.
+tournament.  The bots are started in parallel, by the same
+:class:`~arena.executor.BotPool` a worker uses for its games (so the same
+spawn path, environment, limits and sandbox apply), and quit again at once.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.config import TournamentConfig
+from arena.executor import BotPool
 from arena.player import BotPlayer, Forfeit
 from arena.process import kill_all
 
@@ -47,17 +48,8 @@ def preflight(config: TournamentConfig, names: Iterable[str], logs_dir: Path | N
     timeout, and stop them again.  Returns the bots that did not answer
     ``hello`` with ``ready``, in file order."""
     wanted = set(names)
-    players = [
-        BotPlayer(
-            bot,
-            config.game,
-            log_path=logs_dir / f"{bot.name}.log" if logs_dir is not None else None,
-            startup_timeout_s=config.startup_timeout_s,
-            quit_grace_s=1.0,
-        )
-        for bot in config.bots
-        if bot.name in wanted
-    ]
+    pool = BotPool(config, logs_dir)
+    players = [pool.player(bot.name) for bot in config.bots if bot.name in wanted]
     problems: dict[str, StartupProblem] = {}
 
     def start(player: BotPlayer) -> None:
