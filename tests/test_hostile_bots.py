@@ -21,6 +21,7 @@ import pytest
 from arena.config import load_config
 from arena.executor import LocalExecutor, WorkerStalled
 from arena.limits import cgroup_mode
+from arena.preflight import StartupFailed
 from arena.schedule import make_schedule
 from arena.tournament import run_tournament
 import needs
@@ -116,7 +117,10 @@ def test_a_line_nested_too_deep_to_parse_is_a_protocol_error(tmp_path):
 def test_a_deep_ready_is_accepted_when_readable_and_refused_when_not(tmp_path):
     readable = play(tmp_path / "900", ["deep_nesting.py", "ready", "900"])
     assert all(r["forfeit_by"] is None for r in readable)
-    unreadable = play(tmp_path / "200000", ["deep_nesting.py", "ready", "200000"])
+    # by default the pre-flight stops the run; a competition may let the bot forfeit instead
+    with pytest.raises(StartupFailed, match="bot 'hostile' did not start.*JSON nested too deeply to read"):
+        run_tournament(load_config(write_tournament(tmp_path / "stop", ["deep_nesting.py", "ready", "200000"])))
+    unreadable = play(tmp_path / "200000", ["deep_nesting.py", "ready", "200000"], top="startup_failures: forfeit\n")
     for record in unreadable:
         assert record["reason"] == "startup_failure"
         assert "bad answer to 'hello': JSON nested too deeply to read" in record["detail"]
