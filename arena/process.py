@@ -515,6 +515,10 @@ class BotProcess:
                 start_new_session=True,
                 preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits),
             )
+            # Its pid must be known before it counts as live: kill_adopted on
+            # another thread (the pre-flight starts bots at once) takes a live
+            # bot without a pid for a leftover and kills it.
+            self._proc = proc
             _LIVE.add(self)
         if self._cgroup is not None:
             self._cgroup.close_fds()

@@ -11,6 +11,8 @@ from arena.preflight import StartupFailed, StartupProblem, preflight
 from arena.schedule import GameSpec
 from arena.tournament import start_bots
 
+ROOT = Path(__file__).resolve().parent.parent
+
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
 #: Answers hello only once its peer has started too, from the directory and
@@ -78,3 +80,17 @@ def test_nothing_to_play_starts_nothing(tmp_path):
     config = config_for(tmp_path, startup_timeout=0.5)
     assert start_bots(config, [], None) == []
     assert not list(tmp_path.glob("*.started"))
+
+
+def test_bots_started_at_once_do_not_kill_each_other(tmp_path):
+    # While one thread stops its bot (and sweeps up what bots left behind),
+    # another is starting one: the newborn bot is no leftover.
+    entries = "\n".join(
+        f"  - {{name: ok{i}, cmd: python -m bots.random_bot, cwd: {ROOT}}}\n"
+        f"  - {{name: bad{i}, cmd: [python, -c, 'import sys; sys.exit(3)']}}"
+        for i in range(6)
+    )
+    config = parse_config(f"name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n{entries}\n", base_dir=tmp_path)
+    for _ in range(3):
+        problems = preflight(config, [bot.name for bot in config.bots])
+        assert sorted(p.bot for p in problems) == sorted(f"bad{i}" for i in range(6)), problems
