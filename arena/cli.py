@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import random
 import signal
 import sys
@@ -26,6 +27,7 @@ from arena.forfeits import describe_forfeit, forfeit_lines
 from arena.match import MatchResult, match_config, play_match
 from arena.openings import OpeningError, suite_from_option
 from arena.preflight import StartupFailed
+from arena.process import kill_all
 from arena.protocol import FORFEIT_REASONS
 from arena.ratings import compute_standings
 from arena.sandbox import SANDBOXES, SandboxUnavailable
@@ -452,11 +454,24 @@ def main() -> None:
     try:
         app(prog_name="arena")
     except SystemExit as exc:
-        # Typer turns an interrupt outside a command (while it reads the
-        # command line) into a silent exit 130: say it as everywhere else.
-        if exc.code == 130 and not _failed:
-            err.print("[bold red]error:[/] interrupted", highlight=False)
-        raise
+        if exc.code != 130:
+            raise
+        _exit_interrupted()
+    except KeyboardInterrupt:  # while typer builds the command, outside its own handler
+        _exit_interrupted()
+
+
+def _exit_interrupted() -> NoReturn:
+    # Typer turns an interrupt outside a command (while it reads the command
+    # line) into a silent exit 130: say it as everywhere else.  Then straight
+    # out: an interrupt that cut an import short can make the interpreter end
+    # itself by SIGINT on the way out, instead of with exit code 130.
+    if not _failed:
+        err.print("[bold red]error:[/] interrupted", highlight=False)
+    kill_all()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 if __name__ == "__main__":
