@@ -418,7 +418,7 @@ def check(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(epilog=_epilog("arena play --game oxono --bot 'python -m bots.mcts'", "bots.md"))
 def play(
     bot: str = typer.Option(..., "--bot", "-b", help="The bot's command, e.g. 'python -m bots.mcts'."),
     game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
