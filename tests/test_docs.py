@@ -3,7 +3,8 @@ written when saved beside the demos in ``tournaments/``.
 
 An example is either a whole tournament file or a fragment showing a few
 keys; a fragment is loaded on top of its page's first whole example, as a
-reader would add it to their file (a single bot entry joins its bots)."""
+reader would add it to their file (a single bot entry joins its bots), with
+the project's path for the placeholder ``/path/to/totem-arena``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from arena.config import parse_config
 from arena.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the docs write the path of the reader's clone of the project.
+PLACEHOLDER = "/path/to/totem-arena"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 
 
@@ -55,8 +58,10 @@ def test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos(page, index, t
         assert summary.played == summary.total > 0
         assert not [r for r in summary.records if r.forfeit_by is not None], "the example's bots must play"
         return
-    base = next(body for lang, body in blocks if lang == "yaml" and is_whole(body))
-    fragment = yaml.safe_load(text)
+    # the page's whole example, else the tournaments page's
+    whole = [body for lang, body in blocks + fenced(ROOT / "docs" / "tournaments.md") if lang == "yaml" and is_whole(body)]
+    base = whole[0]
+    fragment = yaml.safe_load(text.replace(PLACEHOLDER, str(ROOT)))
     here = tmp_path / "tournaments"
     here.mkdir()
     suite = (fragment.get("openings") or {}).get("file")
