@@ -7,7 +7,6 @@ import os
 import random
 import signal
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeVar
@@ -29,7 +28,7 @@ from arena.openings import OpeningError, suite_from_option
 from arena.preflight import StartupFailed
 from arena.process import kill_all
 from arena.protocol import FORFEIT_REASONS
-from arena.ratings import compute_standings
+from arena.ratings import RunningLeader, compute_standings
 from arena.sandbox import SANDBOXES, SandboxUnavailable
 from arena.records import GameRecord
 from arena.results import find_results, scheduled_records
@@ -128,11 +127,9 @@ def interruptible(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _leader(records: list[GameRecord], bots: list[str]) -> str:
-    if not records:
-        return ""
-    best = compute_standings(records, bots).bots[0]
-    return f"leader: {best.name} ({best.rating:.1f})"
+def _leader(running: RunningLeader) -> str:
+    best = running.leader()
+    return "" if best is None else f"leader: {best[0]} ({best[1]:.1f})"
 
 
 def _sprt_field(status: SprtStatus | None) -> str:
@@ -164,7 +161,7 @@ def run(
         TextColumn("{task.fields[sprt]}"), console=err, transient=False,
     )
     task = None
-    next_leader_update = 0.0
+    running = RunningLeader()
 
     def on_start(summary: RunSummary) -> None:
         nonlocal task
@@ -174,21 +171,16 @@ def run(
             replayed = f"; playing {summary.replayed} forfeited games again" if summary.replayed else ""
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
         progress.start()
+        for record in summary.records:
+            running.add(record)
         task = progress.add_task(
             escape(config.name), total=summary.total, completed=summary.resumed,
-            leader=_leader(summary.records, names), sprt=escape(_sprt_field(summary.sprt)),
+            leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
         )
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
-        nonlocal next_leader_update
-        fields = {}
-        # Rating every game again costs O(games): at most once a second, and
-        # never more than a tenth of the time, however long the tournament.
-        started = time.monotonic()
-        if started >= next_leader_update or summary.played + summary.resumed == summary.total:
-            fields["leader"] = _leader(summary.records, names)
-            next_leader_update = started + max(1.0, 10 * (time.monotonic() - started))
-        progress.update(task, advance=1, sprt=escape(_sprt_field(summary.sprt)), **fields)
+        running.add(record)
+        progress.update(task, advance=1, leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)))
 
     def stop_progress() -> None:
         # Only once, and only if started: on a non-interactive console every

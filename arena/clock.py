@@ -102,3 +102,13 @@ class Clock:
             "opponent_ms": int(self.remaining_ms[1 - seat]),
             "increment_ms": self.control.increment_ms,
         }
+
+    def to_json_text(self, seat: int) -> str:
+        """:meth:`to_json` as compact JSON text, built directly (every ply)."""
+        if self.control.per_move_ms is not None:
+            return f'{{"remaining_ms":{self.control.per_move_ms}}}'
+        remaining = self.remaining_ms
+        return (
+            f'{{"remaining_ms":{int(remaining[seat])},"opponent_ms":{int(remaining[1 - seat])},'
+            f'"increment_ms":{self.control.increment_ms}}}'
+        )

@@ -8,17 +8,21 @@ nothing of ratings: the caller stores each record as it arrives.
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 import os
+import select
 import signal
 import time
 import traceback
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
 import multiprocess
-from multiprocess.connection import Connection, wait
+from multiprocess.connection import Connection
 
 from arena.config import TournamentConfig
 from arena.limits import cgroup_mode, kill_cgroups_of
@@ -108,7 +112,12 @@ class BotPool:
 def _worker_main(
     conn: Connection, config: TournamentConfig, logs_dir: Path | None, scratch_dir: Path | None, number: int
 ) -> None:
-    """A worker process: play each spec the parent sends, answer with its record."""
+    """A worker process: play each spec the parent sends, answer with its record.
+
+    Records travel as the very line the store writes (``GameRecord.to_line``),
+    encoded here, once, with the plain JSON encoder: pickling them (which
+    ``multiprocess`` does with dill, in pure Python) cost more than the game.
+    Specs come the same way (``_spec_line``)."""
     # Ctrl-C reaches the whole foreground process group: the parent decides
     # what to do and terminates the workers, whose bots die with them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -116,15 +125,31 @@ def _worker_main(
     die_with_parent(signal.SIGTERM)
     bots = BotPool(config, logs_dir, tag=f".w{number}", scratch_dir=scratch_dir)
     try:
-        while (spec := conn.recv()) is not None:
+        while (message := conn.recv_bytes()) != _QUIT:
             try:
-                conn.send(("record", bots.play(spec)))
+                conn.send_bytes(_RECORD + bots.play(_spec_from_line(message)).to_line())
             except Exception:  # a bug, not a bot's misbehaviour: report it whole
-                conn.send(("error", traceback.format_exc()))
+                conn.send_bytes(_ERROR + traceback.format_exc().encode())
     except EOFError:  # the parent is gone
         pass
     finally:
         bots.close()
+
+
+# The first byte of a worker's answer says what follows.
+_RECORD, _ERROR = b"r", b"e"
+_QUIT = b""
+_SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(GameSpec))
+
+
+def _spec_line(spec: GameSpec) -> bytes:
+    return json.dumps([getattr(spec, name) for name in _SPEC_FIELDS]).encode()
+
+
+def _spec_from_line(line: bytes) -> GameSpec:
+    # GameSpec holds tuples where JSON has lists.
+    values = [tuple(v) if isinstance(v, list) else v for v in json.loads(line)]
+    return GameSpec(*values)
 
 
 def _die(signum: int, frame: object) -> None:
@@ -167,11 +192,15 @@ class LocalExecutor:
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
         """Yield each game's record as soon as it is finished (not in schedule order).
 
-        The next spec is taken from ``specs`` after the caller has taken the
-        record, so it may end ``specs`` in the light of that record.  Closing
-        the generator early (or an exception in the caller, such as Ctrl-C)
-        terminates the workers, and with them every bot process.  Raises
-        :class:`WorkerDied` if a worker is killed from outside.  A worker
+        A lazy iterable of specs is read one spec per free worker, after the
+        caller has taken the record that freed it, so the caller may end
+        ``specs`` in the light of that record (an SPRT that is decided).  A
+        sequence is known in full, so a worker gets its next spec before the
+        caller sees the record and never waits for this process between
+        games.  Closing the generator early (or an exception in the caller,
+        such as Ctrl-C) terminates the workers, and with them every bot
+        process.  Raises :class:`WorkerDied` if a worker is killed from
+        outside.  A worker
         silent on one game for longer than ``game_deadline`` is killed and
         its game played again by a fresh worker; a game that stalls twice is
         given up, and :class:`WorkerStalled` is raised once every other game
@@ -180,6 +209,7 @@ class LocalExecutor:
         become_subreaper()
         # Where bots' cgroups go is found once, here, and inherited by the workers.
         cgroup_mode()
+        ahead = isinstance(specs, Sequence)
         todo = iter(specs)
         retry: deque[GameSpec] = deque()
         workers: dict[Connection, multiprocess.Process] = {}
@@ -201,11 +231,24 @@ class LocalExecutor:
             process.start()
             theirs.close()
             workers[ours] = process
+            by_fd[ours.fileno()] = ours
             return ours
 
         def hand_out(conn: Connection, spec: GameSpec) -> None:
-            conn.send(spec)
+            conn.send_bytes(_spec_line(spec))
+            if conn not in playing:
+                poller.register(conn.fileno(), select.POLLIN)
             playing[conn] = (spec, time.monotonic() + self.game_deadline)
+
+        def idle(conn: Connection) -> None:
+            del playing[conn]
+            poller.unregister(conn.fileno())
+
+        # One poll object for the whole run, of the workers playing a game
+        # (multiprocess's wait() builds a selector at every call, which cost
+        # more than storing a record).
+        poller = select.poll()
+        by_fd: dict[int, Connection] = {}
 
         try:
             for _ in range(self.concurrency):
@@ -215,15 +258,33 @@ class LocalExecutor:
                 hand_out(start_worker(), spec)
             while playing:
                 first_deadline = min(deadline for _, deadline in playing.values())
-                for conn in wait(list(playing), max(0.0, first_deadline - time.monotonic())):
+                wait_ms = max(0, math.ceil((first_deadline - time.monotonic()) * 1000))
+                for fd, _ in poller.poll(wait_ms):
+                    conn = by_fd[fd]
                     try:
-                        kind, payload = conn.recv()
+                        answer = conn.recv_bytes()
                     except (EOFError, OSError):  # its end of the pipe closed: it is dead
                         raise _died(workers[conn]) from None
-                    if kind == "error":
-                        raise RuntimeError(f"{workers[conn].name} failed:\n{payload}")
-                    del playing[conn]
-                    yield payload
+                    if answer[:1] != _RECORD:
+                        raise RuntimeError(f"{workers[conn].name} failed:\n{answer[1:].decode(errors='replace')}")
+                    record = GameRecord.from_line(answer[1:])
+                    lost = None
+                    if ahead:  # the next game first: the worker plays it while this process stores the record
+                        spec = next_spec()
+                        if spec is None:
+                            idle(conn)
+                        else:
+                            try:
+                                hand_out(conn, spec)
+                            except OSError:
+                                lost = _died(workers[conn])  # after handing over the record it did send
+                    else:
+                        idle(conn)
+                    yield record
+                    if lost is not None:
+                        raise lost
+                    if ahead:
+                        continue
                     spec = next_spec()
                     if spec is None:
                         continue
@@ -235,7 +296,7 @@ class LocalExecutor:
                 for conn, (spec, deadline) in list(playing.items()):
                     if now < deadline:
                         continue
-                    del playing[conn]
+                    idle(conn)
                     _kill_worker(workers.pop(conn), conn)
                     stalls[spec.game_id] += 1
                     if stalls[spec.game_id] < 2:
@@ -286,7 +347,7 @@ def _stop(workers: dict[Connection, multiprocess.Process], gently: bool) -> None
     for conn, process in workers.items():
         if gently:
             try:
-                conn.send(None)
+                conn.send_bytes(_QUIT)
             except OSError:
                 pass
         elif process.is_alive():

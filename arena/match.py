@@ -164,7 +164,9 @@ def play_match(
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:
             on_start(result)
-        with closing(LocalExecutor(config, logs_dir).run(until_decided(pending, lambda: result.sprt))) as finished:
+        # Lazy only with an SPRT: a plain list lets the executor send games ahead.
+        specs = pending if config.sprt is None else until_decided(pending, lambda: result.sprt)
+        with closing(LocalExecutor(config, logs_dir).run(specs)) as finished:
             for record in finished:
                 if keep_records:
                     store.append(record)

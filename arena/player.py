@@ -78,6 +78,8 @@ class BotPlayer:
         self.process: BotProcess | None = None
         #: The bot's ``ready`` message (name, version, author), once started.
         self.ready: dict[str, Any] = {}
+        #: The bot asked for compact turns (``"compact_turns": true`` in ``ready``).
+        self.compact_turns = False
         #: Processes started so far (1 when one process played every game).
         self.starts = 0
 
@@ -116,6 +118,7 @@ class BotPlayer:
             process.kill()
             raise Forfeit("startup_failure", f"refused to start: {protocol.clean_text(message.get('message', ''))}")
         self.ready = protocol.ready_fields(message)
+        self.compact_turns = message.get("compact_turns") is True
         self.process = process
         return process
 
@@ -191,6 +194,9 @@ class BotPlayer:
             self.discard_process()
             raise Forfeit("protocol_error", _describe(exc)) from None
         elapsed_ms = (time.monotonic() - started) * 1000
+        move = protocol.plain_move(line)
+        if move is not None:
+            return move, None, elapsed_ms
         try:
             answer = protocol.decode(line, "move")
         except protocol.ProtocolError as exc:

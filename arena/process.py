@@ -715,10 +715,24 @@ class BotProcess:
         if stdin is None or stdin.closed:
             raise self._exit_error("its input is already closed")
         fd = stdin.fileno()
+        # One write takes the whole line whenever the pipe has room, which is
+        # every ply for a bot that reads its input: that case goes first.
+        try:
+            sent = os.write(fd, data)
+        except BlockingIOError:
+            sent = 0
+        except BrokenPipeError:
+            raise self._exit_error("it closed its input") from None
+        if sent == len(data):
+            return
         view = memoryview(data)
-        sent = 0
         poller = self._writable
         while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WriteTimeout(f"the bot did not read its input: {sent} of {len(data)} bytes written by the deadline")
+            if not poller.poll(_poll_ms(remaining)) and self._exited():
+                raise self._exit_error()
             try:
                 sent += os.write(fd, view[sent:])
             except BlockingIOError:
@@ -727,11 +741,6 @@ class BotProcess:
                 raise self._exit_error("it closed its input") from None
             if sent == len(data):
                 return
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise WriteTimeout(f"the bot did not read its input: {sent} of {len(data)} bytes written by the deadline")
-            if not poller.poll(_poll_ms(remaining)) and self._exited():
-                raise self._exit_error()
 
     def has_output(self) -> bool:
         """Whether the bot has written anything not read yet (without waiting)."""
@@ -761,26 +770,35 @@ class BotProcess:
                 raise LineTimeout(f"no complete line from the bot by the deadline ({len(self._buffer)} bytes pending)")
             looked = True
             if poller.poll(_poll_ms(remaining)):
-                if self._read_chunk(fd) == 0:
+                chunk = self._read_chunk(fd)
+                if chunk is None:
+                    continue
+                if not chunk:
                     raise self._exit_error()
-            elif self._exited() and not self._read_chunk(fd):
-                # Whatever it wrote just before exiting was still ours to read;
-                # now a child it forked holds the pipe and EOF may never come.
-                raise self._exit_error("a process it started still holds its output")
+                # The common case, one whole line in one read with nothing
+                # before it, skips the buffer (same checks as _take_line).
+                if not self._buffer and not self._skipping and chunk.find(b"\n") == len(chunk) - 1 <= self.max_line_bytes:
+                    return _text(chunk[:-1])
+                self._buffer += chunk
+            elif self._exited():
+                chunk = self._read_chunk(fd)
+                if not chunk:
+                    # Whatever it wrote just before exiting was still ours to read;
+                    # now a child it forked holds the pipe and EOF may never come.
+                    raise self._exit_error("a process it started still holds its output")
+                self._buffer += chunk
 
-    def _read_chunk(self, fd: int) -> int | None:
-        """Append what the pipe holds to the buffer: how many bytes (0 on
-        EOF), or None if nothing is there yet."""
+    @staticmethod
+    def _read_chunk(fd: int) -> bytes | None:
+        """What the pipe holds (empty on EOF), or None if nothing is there yet."""
         try:
-            chunk = os.read(fd, _CHUNK)
+            return os.read(fd, _CHUNK)
         except BlockingIOError:
             return None
         except OSError as exc:
             if exc.errno in (errno.EBADF, errno.EIO):
-                return 0
+                return b""
             raise
-        self._buffer += chunk
-        return len(chunk)
 
     def _take_line(self) -> str | None:
         buffer = self._buffer
@@ -807,9 +825,14 @@ class BotProcess:
             raise LineTooLong(f"the bot sent a line of {end} bytes, over the limit of {self.max_line_bytes}")
         line = bytes(buffer[:end])
         del buffer[: end + 1]
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        return line.decode("utf-8", errors="replace")
+        return _text(line)
+
+
+def _text(line: bytes) -> str:
+    """A line without its newline as text: a ``\\r`` before the newline goes, bad UTF-8 is replaced."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    return line.decode("utf-8", errors="replace")
 
 
 def _poll_ms(remaining: float) -> int:

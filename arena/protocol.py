@@ -25,7 +25,10 @@ __all__ = [
     "hello",
     "new_game",
     "turn",
+    "compact_turn",
     "encode_turn",
+    "TurnLines",
+    "plain_move",
     "game_over",
     "QUIT",
 ]
@@ -196,6 +199,39 @@ def turn(
     }
 
 
+def compact_turn(game_id: str, ply: int, last_move: str | None, clock: dict[str, int]) -> dict[str, Any]:
+    """A ``turn`` for a bot that asked for compact turns (``ready`` with
+    ``"compact_turns": true``): no ``state``, no ``legal_moves``."""
+    return {"type": "turn", "game_id": game_id, "ply": ply, "last_move": last_move, "clock": clock}
+
+
+class TurnLines:
+    """The ``turn`` lines of one game, byte for byte ``encode(turn(...))`` or
+    ``encode(compact_turn(...))``, several times faster: the referee sends
+    one every ply.  The game id is encoded once; ``state_text`` and
+    ``clock_text`` come already encoded (``Game.to_json_text``,
+    ``Clock.to_json_text``).  Moves are the engine's notation (letters,
+    digits, one space), which JSON needs no escapes for, so they are joined
+    rather than encoded."""
+
+    __slots__ = ("_head",)
+
+    def __init__(self, game_id: str) -> None:
+        self._head = '{"type":"turn","game_id":' + _dumps(game_id) + ',"ply":'
+
+    def full(self, ply: int, state_text: str, legal_moves: list[str], last_move: str | None, clock_text: str) -> bytes:
+        moves = '","'.join(legal_moves)
+        moves = f'["{moves}"]' if legal_moves else "[]"
+        last = "null" if last_move is None else f'"{last_move}"'
+        return (
+            f'{self._head}{ply},"state":{state_text},"legal_moves":{moves},"last_move":{last},"clock":{clock_text}}}\n'
+        ).encode()
+
+    def compact(self, ply: int, last_move: str | None, clock_text: str) -> bytes:
+        last = "null" if last_move is None else f'"{last_move}"'
+        return f'{self._head}{ply},"last_move":{last},"clock":{clock_text}}}\n'.encode()
+
+
 def encode_turn(
     game_id: str,
     ply: int,
@@ -204,17 +240,31 @@ def encode_turn(
     last_move: str | None,
     clock: dict[str, int],
 ) -> bytes:
-    """``encode(turn(...))``, byte for byte, several times faster; the referee
-    sends one every ply.  ``state_text`` is the state object already encoded
-    (``Game.to_json_text``).  Moves are the engine's notation (letters,
-    digits, one space), which JSON needs no escapes for, so they are joined
-    rather than encoded."""
-    moves = '["' + '","'.join(legal_moves) + '"]' if legal_moves else "[]"
-    last = "null" if last_move is None else '"' + last_move + '"'
-    return (
-        '{"type":"turn","game_id":' + _dumps(game_id) + ',"ply":' + str(ply) + ',"state":' + state_text
-        + ',"legal_moves":' + moves + ',"last_move":' + last + ',"clock":' + _dumps(clock) + "}\n"
-    ).encode()
+    """``encode(turn(...))`` byte for byte, from the state already encoded."""
+    return TurnLines(game_id).full(ply, state_text, legal_moves, last_move, _dumps(clock))
+
+
+# The shapes of a move line that the common encoders write (compact, and
+# Python's json.dumps default); anything else goes through json.loads.
+_PLAIN_MOVE_HEADS = ('{"type":"move","move":"', '{"type": "move", "move": "')
+
+
+def plain_move(line: str) -> str | None:
+    """The move of a line that is exactly ``{"type":"move","move":"..."}``
+    (or json.dumps's spaced form of it) with a string that JSON needs no
+    unescaping for; None for any other line, which :func:`decode` then
+    reads.  For such a line this gives what ``decode(line, "move")["move"]``
+    gives, without the JSON parser: the referee reads one every ply."""
+    if line.endswith('"}'):
+        for head in _PLAIN_MOVE_HEADS:
+            if line.startswith(head):
+                move = line[len(head) : -2]
+                # isprintable() is False for every control character, which
+                # strict JSON refuses raw in a string.
+                if '"' not in move and "\\" not in move and move.isprintable():
+                    return move
+                return None
+    return None
 
 
 def game_over(

@@ -3,11 +3,16 @@ store writes as one JSON line, and what ratings and standings read back."""
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["MoveRecord", "GameRecord"]
+
+# Strict JSON: a NaN or Infinity (which Python's json reads from a bot's
+# ``info``) would make a line other readers refuse.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 @dataclass(slots=True)
@@ -67,6 +72,10 @@ class GameRecord:
     round: int = 1
     opening_moves: list[str] = field(default_factory=list)
     pair: int | None = None
+    #: The record's line as ``to_line`` made it or ``from_line`` read it, so
+    #: that it is encoded once (in the worker that played the game) and the
+    #: store writes those very bytes.  Not part of the record's JSON.
+    _line: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def colors(self) -> list[str]:
@@ -82,9 +91,51 @@ class GameRecord:
         return None if color is None else self.players[color]
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["moves"] = [m.to_json() for m in self.moves]
-        return data
+        # Built by hand (dataclasses.asdict deep-copies every move); the keys
+        # keep the order of the fields, as asdict gave them.
+        return {
+            "game_id": self.game_id,
+            "game": self.game,
+            "players": self.players,
+            "seed": self.seed,
+            "opening": self.opening,
+            "time_control": self.time_control,
+            "moves": [m.to_json() for m in self.moves],
+            "winner": self.winner,
+            "reason": self.reason,
+            "scores": self.scores,
+            "forfeit_by": self.forfeit_by,
+            "detail": self.detail,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "index": self.index,
+            "round": self.round,
+            "opening_moves": self.opening_moves,
+            "pair": self.pair,
+        }
+
+    def to_line(self) -> bytes:
+        """The record as one line of ``games.jsonl`` (compact strict JSON, UTF-8,
+        ending in a newline); encoded on the first call only.  A bot's
+        ``info`` that strict JSON cannot hold (NaN, Infinity, nesting deeper
+        than the encoder goes) is left out of the record."""
+        if self._line is None:
+            try:
+                text = _encode(self.to_json())
+            except (ValueError, RecursionError):
+                for move in self.moves:
+                    if move.info is not None and not _encodable(move.info):
+                        move.info = None
+                text = _encode(self.to_json())
+            self._line = (text + "\n").encode()
+        return self._line
+
+    @classmethod
+    def from_line(cls, line: bytes) -> GameRecord:
+        """The record a ``to_line`` line holds, keeping the line itself."""
+        record = cls.from_json(json.loads(line))
+        record._line = line if line.endswith(b"\n") else line + b"\n"
+        return record
 
     @classmethod
     def from_json(cls, data: Any) -> GameRecord:
@@ -93,7 +144,7 @@ class GameRecord:
         that a damaged line is skipped rather than breaking the ratings."""
         if not isinstance(data, dict):
             raise ValueError(f"a record is a JSON object, not {type(data).__name__}")
-        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields = {k: v for k, v in data.items() if k in _INIT_FIELDS}
         moves = fields.get("moves", [])
         _check(isinstance(moves, list) and all(isinstance(m, dict) for m in moves), "moves", moves)
         fields["moves"] = [MoveRecord.from_json(m) for m in moves]
@@ -136,3 +187,14 @@ def _check(ok: bool, name: str, value: Any, why: str = "") -> None:
         shown = repr(value)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise ValueError(f"bad {name} {shown}" + (f": {why}" if why else ""))
+
+
+_INIT_FIELDS = frozenset(name for name, f in GameRecord.__dataclass_fields__.items() if f.init)
+
+
+def _encodable(value: Any) -> bool:
+    try:
+        _encode(value)
+    except (ValueError, RecursionError):
+        return False
+    return True

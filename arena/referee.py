@@ -74,18 +74,23 @@ def play_game(
     # that cannot start still sees the game begin and end.  Should both fail,
     # seat 0's failure is the one recorded.
     told: list[BotPlayer] = []
+    start = game.to_json(state)
     for seat in (0, 1):
         try:
             players[seat].start_game(
                 protocol.new_game(
                     spec.game_id, spec.game, colors[seat], record.players,
-                    record.time_control, game.to_json(state), spec.seed, spec.opening_moves,
+                    record.time_control, start, spec.seed, spec.opening_moves,
                 )
             )
             told.append(players[seat])
         except Forfeit as exc:
             if not record.reason:
                 forfeit(seat, exc)
+    # Read once the processes are started: a bot says it in its ``ready``.
+    compact = [player.compact_turns for player in players]
+    turns = protocol.TurnLines(spec.game_id)
+    last_move = None
     while not record.reason:
         outcome = game.outcome(state)
         if outcome is not None:
@@ -95,11 +100,14 @@ def play_game(
                 record.scores = dict(zip(colors, outcome.scores))
             break
         seat = game.to_move(state)
-        legal = game.legal_moves(state)
-        line = protocol.encode_turn(
-            spec.game_id, game.ply(state), game.to_json_text(state), legal,
-            moves[-1] if moves else None, clock.to_json(seat),
-        )
+        if compact[seat]:
+            # The move is checked by game.apply all the same: the engine
+            # accepts exactly the moves legal_moves would have listed.
+            line = turns.compact(game.ply(state), last_move, clock.to_json_text(seat))
+        else:
+            line = turns.full(
+                game.ply(state), game.to_json_text(state), game.legal_moves(state), last_move, clock.to_json_text(seat)
+            )
         budget_ms = clock.budget_ms(seat)
         try:
             try:
@@ -123,6 +131,7 @@ def play_game(
             forfeit(seat, exc)
             break
         moves.append(move)
+        last_move = move
         record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
     record.ended_at = _now()
     # Both bots hear how it ended, the forfeiting one too: it may play again.

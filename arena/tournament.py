@@ -90,7 +90,7 @@ def run_tournament(
     yet, and again those it holds as forfeits for one of ``replay_forfeits``.
 
     Before the first game every bot is started once (:func:`start_bots`).
-    Each record is stored (fsync'ed) before ``on_record`` sees it, so an
+    Each record is written to the store before ``on_record`` sees it, so an
     interruption at any point (an exception, Ctrl-C, ``kill -9``) loses at most
     the games in progress.  With ``sprt:`` no game starts once the LLR of the
     games so far has crossed a bound; a resumed run plays on only while the
@@ -122,7 +122,13 @@ def run_tournament(
             executor = LocalExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
         # closing(): an exception here (Ctrl-C included) must stop the workers
         # and their bots now, not whenever the generator is collected.
-        with closing(executor.run(until_decided(pending, lambda: summary.sprt))) as finished:
+        specs: Iterable[GameSpec] = pending
+        if config.sprt is not None:
+            # Lazy, so that the executor takes each spec only once the records
+            # before it are in (see LocalExecutor.run); a plain list lets it
+            # send the next games ahead.
+            specs = until_decided(pending, lambda: summary.sprt)
+        with closing(executor.run(specs)) as finished:
             for record in finished:
                 store.append(record)
                 summary.played += 1

@@ -1,24 +1,30 @@
-"""How much the arena costs on top of the pipe itself.
+"""How close ``arena run`` comes to the pipe itself.
 
-Prints, in one run:
+Measures, in one run, interleaved and repeated (medians are printed, so a
+busy machine skews both sides alike):
 
-1. plies per second of whole games refereed between two instant bots (the C
-   random bot), with the engine, clock, JSON and protocol checks included;
-2. the round-trip rate of the very same ``turn`` lines over a bare pipe to the
-   same C bot, with nothing but ``os.write`` and ``os.read`` (the ceiling);
-3. the arena's own work per ply with no process at all (rules, clock, JSON),
-   the floor under any pipe;
-4. games per second of the Python random bot with process reuse versus a new
-   process for every game.
+1. ``arena run`` itself (a subprocess, progress line, store and all) between
+   two instant C bots playing OXONO at concurrency 1: the *marginal* rate in
+   plies per second between a short and a long tournament, which cancels
+   start-up and shut-down;
+2. the raw pipe: the very same games' lines (``new_game``, every ``turn``,
+   ``game_over``) written over bare pipes to two processes of the same bot,
+   with nothing but ``os.write`` and ``os.read`` and no checks: the ceiling;
+3. both for full turns (``bots/c/random_bot.c``, which reads ``legal_moves``)
+   and compact turns (``bots/c/oxono_bot.c``, which keeps its own board);
+4. instant-bot throughput of ``arena run`` at concurrency 1 and 2;
+5. the arena's own work per ply with no process at all (rules, clock, JSON).
 
-    python benchmarks/arena_overhead.py [--games 1000] [--python-games 40]
+    python benchmarks/arena_overhead.py [--short 100] [--long 600] [--repeat 5] [--modes full,compact]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,71 +34,136 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import engine  # noqa: E402
 from arena import protocol  # noqa: E402
 from arena.clock import TimeControl  # noqa: E402
-from arena.config import BotConfig  # noqa: E402
-from arena.player import BotPlayer  # noqa: E402
 from arena.referee import play_game  # noqa: E402
 from arena.schedule import GameSpec  # noqa: E402
 
-CONTROL = TimeControl(initial_ms=60_000, increment_ms=0)
+GAME = "oxono"
+TIME_CONTROL = "600+0"
+#: The clock every raw turn carries (its digits count as much as the arena's).
+RAW_CLOCK = {"remaining_ms": 599_987, "opponent_ms": 599_991, "increment_ms": 0}
+BOTS = {"full": "random_bot", "compact": "oxono_bot"}
 
 
-def build_c_bot(directory: Path) -> Path:
-    binary = directory / "random_bot"
-    subprocess.run(["gcc", "-O2", "-o", str(binary), str(ROOT / "bots" / "c" / "random_bot.c")], check=True)
+def build(directory: Path, name: str) -> Path:
+    binary = directory / name
+    subprocess.run(["gcc", "-O2", "-o", str(binary), str(ROOT / "bots" / "c" / f"{name}.c")], check=True)
     return binary
 
 
-class RecordingPlayer(BotPlayer):
-    """Keeps the turn lines it was sent, to replay them over a raw pipe."""
-
-    recording = False
-    turns: list[bytes] = []
-
-    def ask_move(self, turn_line, budget_ms):  # type: ignore[no-untyped-def]
-        if self.recording:
-            self.turns.append(turn_line)
-        return super().ask_move(turn_line, budget_ms)
+def tournament(directory: Path, binary: Path, games: int, tag: str) -> Path:
+    """Two instances of one bot; OXONO schedules 4 games per round."""
+    path = directory / f"{tag}.yaml"
+    path.write_text(
+        f"name: {tag}\ngame: {GAME}\ntime_control: {TIME_CONTROL}\nrounds: {games // 4}\nseed: 1\n"
+        f"output: {directory / tag}\nbots:\n  - {{name: a, cmd: {binary}}}\n  - {{name: b, cmd: {binary}}}\n"
+    )
+    return path
 
 
-def players(cmd_a: tuple[str, ...], cmd_b: tuple[str, ...], game: str) -> list[RecordingPlayer]:
-    return [
-        RecordingPlayer(BotConfig(name=name, cmd=cmd, options={}, cwd=ROOT, env={}), game)
-        for name, cmd in (("a", cmd_a), ("b", cmd_b))
-    ]
+def arena_run(directory: Path, binary: Path, games: int, concurrency: int, tag: str) -> tuple[float, list[dict]]:
+    """Seconds of a whole ``arena run`` (fresh output directory) and its records."""
+    path = tournament(directory, binary, games, tag)
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "arena.cli", "run", str(path), "-j", str(concurrency)],
+        cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    seconds = time.perf_counter() - started
+    records = [json.loads(line) for line in (directory / tag / "games.jsonl").read_text().splitlines()]
+    subprocess.run(["rm", "-rf", str(directory / tag)], check=True)
+    return seconds, records
 
 
-def spec(game: str, number: int) -> GameSpec:
-    return GameSpec(index=number, game_id=f"bench-{number}", game=game, round=1,
-                    players=("a", "b"), opening=number % 2 if game == "oxono" else 0, seed=number)
+def plies(records: list[dict]) -> int:
+    return sum(len(r["moves"]) for r in records)
 
 
-def refereed_games(game: str, cmd: tuple[str, ...], games: int) -> tuple[float, int, list[bytes]]:
-    """Plays ``games`` games; returns seconds, plies, and one game's turn lines (for the raw run)."""
-    seats = players(cmd, cmd, game)
-    turns: list[bytes] = []
-    try:
-        for player in seats:
-            player.turns = turns
-            player.recording = True
-        play_game(spec(game, 0), seats, CONTROL)  # also warms up
-        for player in seats:
-            player.recording = False
-        plies = 0
-        started = time.perf_counter()
-        for number in range(games):
-            plies += len(play_game(spec(game, number + 1), seats, CONTROL).moves)
-        return time.perf_counter() - started, plies, turns
-    finally:
-        for player in seats:
-            player.close()
+def marginal_rate(directory: Path, binary: Path, short: int, long: int, concurrency: int) -> tuple[float, list[dict]]:
+    """Plies per second between a ``short``- and a ``long``-game run."""
+    t_short, r_short = arena_run(directory, binary, short, concurrency, "short")
+    t_long, r_long = arena_run(directory, binary, long, concurrency, "long")
+    return (plies(r_long) - plies(r_short)) / (t_long - t_short), r_long
+
+
+def wire_lines(records: list[dict], compact: bool) -> list[tuple[bytes, bytes, list[tuple[int, bytes]], bytes]]:
+    """Per game: both new_game lines, each turn (seat, line), and game_over,
+    exactly as a referee would send them (the clock aside)."""
+    game = engine.get_game(GAME)
+    games = []
+    for record in records:
+        players = record["players"]
+        colors = list(players)
+        state = game.new_state(seed=record["seed"], opening=record["opening"])
+        starts = [
+            protocol.encode(protocol.new_game(record["game_id"], GAME, color, players, record["time_control"],
+                                              game.to_json(state), record["seed"]))
+            for color in colors
+        ]
+        turns = []
+        last = None
+        for move in (m["move"] for m in record["moves"]):
+            seat = game.to_move(state)
+            if compact:
+                message = protocol.compact_turn(record["game_id"], game.ply(state), last, RAW_CLOCK)
+            else:
+                message = protocol.turn(record["game_id"], game.ply(state), game.to_json(state),
+                                        game.legal_moves(state), last, RAW_CLOCK)
+            line = protocol.encode(message)
+            turns.append((seat, line))
+            state = game.apply(state, move)
+            last = move
+        over = protocol.encode(protocol.game_over(record["game_id"], record["winner"], record["reason"],
+                                                  [m["move"] for m in record["moves"]], record.get("scores")))
+        games.append((starts[0], starts[1], turns, over))
+    return games
+
+
+def raw_pipe_rate(binary: Path, games: list, compact: bool) -> float:
+    """Plies per second of the same lines over bare pipes to two bot processes."""
+    bots = [subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, bufsize=0) for _ in range(2)]
+    outs = [bot.stdin.fileno() for bot in bots]  # type: ignore[union-attr]
+    ins = [bot.stdout.fileno() for bot in bots]  # type: ignore[union-attr]
+    buffers = [b"", b""]
+
+    def answer(seat: int) -> bytes:
+        while b"\n" not in buffers[seat]:
+            buffers[seat] += os.read(ins[seat], 65536)
+        line, _, buffers[seat] = buffers[seat].partition(b"\n")
+        return line
+
+    hello = {"type": "hello", "protocol": 1, "game": GAME, "name": "raw", "options": {}}
+    if compact:
+        hello["compact_turns"] = True
+    for seat in (0, 1):
+        os.write(outs[seat], protocol.encode(hello))
+        answer(seat)
+    count = 0
+    started = time.perf_counter()
+    for start_0, start_1, turns, over in games:
+        os.write(outs[0], start_0)
+        os.write(outs[1], start_1)
+        for seat, line in turns:
+            os.write(outs[seat], line)
+            answer(seat)
+        os.write(outs[0], over)
+        os.write(outs[1], over)
+        count += len(turns)
+    elapsed = time.perf_counter() - started
+    for bot in bots:
+        bot.stdin.close()  # type: ignore[union-attr]
+        bot.wait(5)
+    return count / elapsed
 
 
 class InProcessPlayer:
     """An instant random player without a process: what is left is the
-    arena's own work per ply (rules, clock, JSON), the floor under any pipe.
-    Picking the move from the line costs about a microsecond of that."""
+    arena's own work per ply (rules, clock, JSON), the floor under any pipe."""
+
+    compact_turns = False
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -112,80 +183,61 @@ class InProcessPlayer:
 
 def arena_work_per_ply(game: str, games: int) -> float:
     seats = [InProcessPlayer("a"), InProcessPlayer("b")]
-    plies = 0
-    started = time.perf_counter()
-    for number in range(games):
-        plies += len(play_game(spec(game, number), seats, CONTROL).moves)  # type: ignore[arg-type]
-    return (time.perf_counter() - started) / plies
-
-
-def raw_round_trips(game: str, cmd: tuple[str, ...], turns: list[bytes], seconds: float) -> float:
-    """Round trips per second of the same turn lines over a bare pipe: one
-    ``os.write`` and buffered ``os.read`` calls until the answer's newline."""
-    bot = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    assert bot.stdin is not None and bot.stdout is not None
-    out, into = bot.stdin.fileno(), bot.stdout.fileno()
-    buffer = b""
-
-    def answer() -> None:
-        nonlocal buffer
-        while b"\n" not in buffer:
-            buffer += os.read(into, 65536)
-        buffer = buffer[buffer.index(b"\n") + 1 :]
-
-    os.write(out, protocol.encode(protocol.hello(game, "raw", {})))
-    answer()
+    control = TimeControl(initial_ms=60_000)
     count = 0
     started = time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        for line in turns:
-            os.write(out, line)
-            answer()
-        count += len(turns)
-    elapsed = time.perf_counter() - started
-    bot.stdin.close()
-    bot.wait(5)
-    return count / elapsed
-
-
-def python_bot_games(game: str, games: int, reuse: bool) -> float:
-    cmd = (sys.executable, str(ROOT / "bots" / "random_bot.py"))
-    seats = players(cmd, cmd, game)
-    started = time.perf_counter()
-    try:
-        for number in range(games):
-            play_game(spec(game, number), seats, CONTROL)
-            if not reuse:
-                for player in seats:
-                    player.close()
-    finally:
-        for player in seats:
-            player.close()
-    return games / (time.perf_counter() - started)
+    for number in range(games):
+        spec = GameSpec(index=number, game_id=f"g{number}", game=game, round=1, players=("a", "b"),
+                        opening=number % engine.get_game(game).openings, seed=number)
+        count += len(play_game(spec, seats, control).moves)  # type: ignore[arg-type]
+    return (time.perf_counter() - started) / count
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=1000, help="games per game type for the C bot run")
-    parser.add_argument("--python-games", type=int, default=40, help="games for the Python random bot runs")
+    parser.add_argument("--short", type=int, default=100, help="games of the short run (a multiple of 4)")
+    parser.add_argument("--long", type=int, default=600, help="games of the long run (a multiple of 4)")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds of interleaved measurements")
+    parser.add_argument("--modes", default="full,compact", help="turn modes to measure: full, compact or both")
     args = parser.parse_args()
+    modes = args.modes.split(",")
+    figures: dict[str, list[float]] = {}
+
+    def note(key: str, value: float) -> None:
+        figures.setdefault(key, []).append(value)
+
     with tempfile.TemporaryDirectory() as tmp:
-        binary = build_c_bot(Path(tmp))
-        for game in ("oxono", "yoxii"):
-            seconds, plies, turns = refereed_games(game, (str(binary),), args.games)
-            arena_rate = plies / seconds
-            raw_rate = raw_round_trips(game, (str(binary),), turns, seconds=min(3.0, max(1.0, seconds)))
-            work = arena_work_per_ply(game, args.games)
-            print(f"{game}: arena {arena_rate:,.0f} plies/s ({args.games} games in {seconds:.2f} s, C random bots); "
-                  f"raw pipe {raw_rate:,.0f} round trips/s with the same turn lines; "
-                  f"arena/raw = {arena_rate / raw_rate:.2f}")
-            print(f"{game}:   per ply: {1e6 / arena_rate:.1f} us in the arena, {1e6 / raw_rate:.1f} us raw round trip, "
-                  f"{work * 1e6:.1f} us of it the arena's own work without any process (rules, clock, JSON)")
-    for game in ("oxono", "yoxii"):
-        reused = python_bot_games(game, args.python_games, reuse=True)
-        fresh = python_bot_games(game, args.python_games, reuse=False)
-        print(f"{game}: Python random bot {reused:.1f} games/s reusing processes, "
-              f"{fresh:.1f} games/s with a new process per game ({reused / fresh:.1f}x)")
+        directory = Path(tmp)
+        binaries = {mode: build(directory, BOTS[mode]) for mode in modes}
+        for _ in range(args.repeat):
+            for mode in modes:
+                compact = mode == "compact"
+                rate, records = marginal_rate(directory, binaries[mode], args.short, args.long, 1)
+                raw = raw_pipe_rate(binaries[mode], wire_lines(records, compact), compact)
+                note(f"{mode} arena", rate)
+                note(f"{mode} raw", raw)
+                note(f"{mode} ratio", rate / raw)
+                if mode == "full":
+                    rate_2, _ = marginal_rate(directory, binaries[mode], args.short, args.long, 2)
+                    note("j1", rate)
+                    note("j2", rate_2)
+                    note("j2/j1", rate_2 / rate)
+
+    med = {key: statistics.median(values) for key, values in figures.items()}
+    spread = {key: (min(values), max(values)) for key, values in figures.items()}
+    print(f"arena run, {GAME}, two instant C bots, marginal plies/s between {args.short} and {args.long} games; "
+          f"medians of {args.repeat} interleaved rounds (min-max)")
+    for mode in modes:
+        lo, hi = spread[f"{mode} ratio"]
+        print(f"  {mode + ' turns:':15} arena {med[mode + ' arena']:8,.0f} plies/s   raw pipe {med[mode + ' raw']:8,.0f} "
+              f"plies/s   arena/raw = {med[mode + ' ratio']:.2f} ({lo:.2f}-{hi:.2f})")
+    if "full" in modes:
+        lo, hi = spread["j2/j1"]
+        print(f"  concurrency 1: {med['j1']:,.0f} plies/s   concurrency 2: {med['j2']:,.0f} plies/s   "
+              f"2 vs 1 = {med['j2/j1']:.2f}x ({lo:.2f}-{hi:.2f})")
+    for game in engine.GAMES:
+        print(f"  {game}: the arena's own work per ply without any process (rules, clock, JSON): "
+              f"{arena_work_per_ply(game, 300) * 1e6:.1f} us")
 
 
 if __name__ == "__main__":

@@ -366,16 +366,24 @@ class Yoxii(Game[YoxiiState]):
 
     def to_json_text(self, state: YoxiiState) -> str:
         # Cell codes, colours and square names need no JSON escapes, so the
-        # text is joined directly (several times faster than json.dumps).
-        cells = _cells(state)
-        rows = '"],["'.join(['","'.join(cells[rank * _SIZE : rank * _SIZE + _SIZE]) for rank in range(_SIZE)])
-        reserve = ",".join(
-            f'"{color}":{{' + ",".join(f'"{v}":{n}' for v, n in self.reserve(state, seat).items()) + "}"
-            for seat, color in enumerate(_COLORS)
-        )
+        # text is joined directly from quoted cells (several times faster
+        # than json.dumps): the referee sends one every ply.
+        cells = _QUOTED_EMPTY_CELLS.copy()
+        codes = state.codes
+        mask = state.white | state.red
+        while mask:
+            low = mask & -mask
+            sq = low.bit_length() - 1
+            cells[sq] = _QUOTED_CODE_NAMES[(codes >> (4 * sq)) & 15]
+            mask ^= low
+        cells[state.totem] = '"T"'
+        rows = "],[".join([",".join(cells[r : r + _SIZE]) for r in range(0, _SIZE * _SIZE, _SIZE)])
+        r = state.reserve
         return (
-            f'{{"board":[["{rows}"]],"to_move":"{_COLORS[state.ply & 1]}","ply":{state.ply},'
-            f'"totem":"{_NAME[state.totem]}","reserve":{{{reserve}}}}}'
+            f'{{"board":[[{rows}]],"to_move":"{_COLORS[state.ply & 1]}","ply":{state.ply},'
+            f'"totem":"{_NAME[state.totem]}","reserve":{{'
+            f'"white":{{"1":{r & 15},"2":{r >> 4 & 15},"3":{r >> 8 & 15},"4":{r >> 12 & 15}}},'
+            f'"red":{{"1":{r >> 16 & 15},"2":{r >> 20 & 15},"3":{r >> 24 & 15},"4":{r >> 28 & 15}}}}}}}'
         )
 
     def from_json(self, data: dict[str, Any]) -> YoxiiState:
@@ -407,6 +415,8 @@ class Yoxii(Game[YoxiiState]):
 #: Cell codes by 4-bit square code (0 empty, 1..4 white values, 5..8 red values).
 _CODE_NAMES = ("",) + tuple(f"{letter}{v}" for letter in _LETTERS for v in _VALUES)
 _EMPTY_CELLS = tuple("" if (_EXISTS >> sq) & 1 else "#" for sq in range(_SIZE * _SIZE))
+_QUOTED_CODE_NAMES = tuple(f'"{name}"' for name in _CODE_NAMES)
+_QUOTED_EMPTY_CELLS = [f'"{cell}"' for cell in _EMPTY_CELLS]
 
 
 def _cells(state: YoxiiState) -> list[str]:

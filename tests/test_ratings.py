@@ -9,7 +9,7 @@ import trueskill
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import DRAW_PROBABILITY, INITIAL_MU, INITIAL_SIGMA, compute_standings
+from arena.ratings import DRAW_PROBABILITY, INITIAL_MU, INITIAL_SIGMA, RunningLeader, compute_standings
 from arena.records import GameRecord, MoveRecord
 
 BOTS = ("alpha", "beta", "gamma")
@@ -270,3 +270,35 @@ def test_tallies_always_add_up(games):
         assert tally["games"] == len(games) == tally["wins"] + tally["draws"] + tally["losses"]
     ranking = [(b.rating, b.score) for b in bots]
     assert ranking == sorted(ranking, key=lambda t: (-t[0], -t[1]))
+
+
+def test_a_long_run_of_games_rates_as_trueskill_does():
+    # The two-player update is computed in closed form; a long chain of wins,
+    # losses and draws, lopsided ratings included, must match the library.
+    rng = random.Random(5)
+    results, records = [], []
+    for index in range(400):
+        a, b = rng.sample(BOTS, 2)
+        # alpha wins most of its games, so the ratings drift far apart
+        winner = a if a == "alpha" or rng.random() < 0.3 else (None if rng.random() < 0.3 else b)
+        results.append((a, b, winner))
+        color = None if winner is None else ("pink" if winner == a else "black")
+        records.append(game(index, a, b, color))
+    expected = expected_ratings(results)
+    for bot in compute_standings(records).bots:
+        assert bot.mu == pytest.approx(expected[bot.name].mu, abs=1e-10)
+        assert bot.sigma == pytest.approx(expected[bot.name].sigma, abs=1e-10)
+
+
+def test_running_leader_follows_the_schedule_prefix():
+    records = [game(0, "alpha", "beta", "pink"), game(1, "beta", "gamma", "black"), game(2, "gamma", "alpha", None),
+               game(3, "beta", "alpha", "pink")]
+    running = RunningLeader()
+    assert running.leader() is None
+    # Out of order: game 1 waits for game 0, so nothing is rated yet.
+    running.add(records[1])
+    assert running.leader() is None
+    for count, record in enumerate([records[0], records[2], records[3]], start=2):
+        running.add(record)
+        best = compute_standings(records[:count]).bots[0]
+        assert running.leader() == (best.name, pytest.approx(best.rating, abs=1e-12))

@@ -1,5 +1,6 @@
 import json
 import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -164,3 +165,30 @@ def test_a_game_recorded_twice_is_counted_once(config):
     loaded = ResultsStore(config.output).load()
     assert len(loaded.records) == 1
     assert len(loaded.warnings) == 1 and "second record" in loaded.warnings[0]
+
+
+def test_records_reach_the_disk_within_the_sync_interval_and_at_close(config, monkeypatch):
+    import arena.store
+
+    synced = []  # the file's size at each fdatasync
+    real = os.fdatasync
+    monkeypatch.setattr(arena.store, "SYNC_INTERVAL_S", 0.05)
+    monkeypatch.setattr(arena.store.os, "fdatasync", lambda fd: (synced.append(os.fstat(fd).st_size), real(fd)))
+    schedule = make_schedule(config)
+    store = ResultsStore(config.output)
+    store.open_for_run(config, schedule)
+    for spec in schedule[:3]:
+        store.append(record_for(spec))
+    size = (config.output / "games.jsonl").stat().st_size
+    deadline = time.monotonic() + 10
+    while (not synced or synced[-1] < size) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert synced and synced[-1] == size
+    # Nothing new: no more syncs.
+    count = len(synced)
+    time.sleep(0.2)
+    assert len(synced) == count
+    # A record written just before the end is synced by close().
+    store.append(record_for(schedule[3]))
+    store.close()
+    assert synced[-1] == (config.output / "games.jsonl").stat().st_size > size

@@ -257,3 +257,34 @@ def test_sprt_needs_two_bots(tmp_path):
     path = write_tournament(tmp_path, bots=("a", "b", "c"), extra="sprt: {elo0: 0, elo1: 5}\n")
     with pytest.raises(ConfigError, match="an SPRT compares two bots; this file has 3"):
         load_config(path)
+
+
+# Plays a tournament of instant games and prints each game id as soon as the
+# run has counted it (on_record), like the progress line does.
+REPORTING_RUN = """
+import sys
+from arena.config import load_config
+from arena.tournament import run_tournament
+run_tournament(load_config(sys.argv[1]), on_record=lambda record, summary: print(record.game_id, flush=True))
+"""
+
+
+@pytest.mark.parametrize("after", [5, 30])
+def test_kill_9_keeps_every_game_the_run_reported(tmp_path, after):
+    path = write_tournament(tmp_path, rounds=40, bots=("a", "b"))
+    run = subprocess.Popen([sys.executable, "-c", REPORTING_RUN, str(path)], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reported = []
+    deadline = time.monotonic() + 60
+    while len(reported) < after and time.monotonic() < deadline:
+        line = run.stdout.readline()
+        if not line:
+            break
+        reported.append(line.strip())
+    run.kill()  # SIGKILL, in the middle of the stream of games
+    rest, stderr = run.communicate(timeout=30)
+    reported += rest.split()
+    assert len(reported) >= after, stderr
+    kept = ResultsStore(tmp_path / "out").load()
+    assert set(reported) <= {record.game_id for record in kept.records}
+    assert len(kept.records) < 40 * 4, "the run should have been killed before the end"
