@@ -267,7 +267,6 @@ class LocalExecutor:
                         raise _died(workers[conn]) from None
                     if answer[:1] != _RECORD:
                         raise RuntimeError(f"{workers[conn].name} failed:\n{answer[1:].decode(errors='replace')}")
-                    record = GameRecord.from_line(answer[1:])
                     lost = None
                     if ahead:  # the next game first: the worker plays it while this process stores the record
                         spec = next_spec()
@@ -280,7 +279,7 @@ class LocalExecutor:
                                 lost = _died(workers[conn])  # after handing over the record it did send
                     else:
                         idle(conn)
-                    yield record
+                    yield GameRecord.from_line(answer[1:])
                     if lost is not None:
                         raise lost
                     if ahead:

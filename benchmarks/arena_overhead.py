@@ -13,7 +13,9 @@ busy machine skews both sides alike):
 3. both for full turns (``bots/c/random_bot.c``, which reads ``legal_moves``)
    and compact turns (``bots/c/oxono_bot.c``, which keeps its own board);
 4. instant-bot throughput of ``arena run`` at concurrency 1 and 2;
-5. the arena's own work per ply with no process at all (rules, clock, JSON).
+5. the CPU time per ply of every process involved, which a busy machine
+   skews far less than the rates;
+6. the arena's own work per ply with no process at all (rules, clock, JSON).
 
     python benchmarks/arena_overhead.py [--short 100] [--long 600] [--repeat 5] [--modes full,compact]
 """
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -63,29 +66,41 @@ def tournament(directory: Path, binary: Path, games: int, tag: str) -> Path:
     return path
 
 
-def arena_run(directory: Path, binary: Path, games: int, concurrency: int, tag: str) -> tuple[float, list[dict]]:
-    """Seconds of a whole ``arena run`` (fresh output directory) and its records."""
+def cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def arena_run(directory: Path, binary: Path, games: int, concurrency: int, tag: str) -> tuple[float, float, list[dict]]:
+    """Seconds of a whole ``arena run`` (fresh output directory), the CPU
+    seconds of all its processes (bots included), and its records."""
     path = tournament(directory, binary, games, tag)
+    cpu = cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "arena.cli", "run", str(path), "-j", str(concurrency)],
         cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     seconds = time.perf_counter() - started
+    cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - cpu
     records = [json.loads(line) for line in (directory / tag / "games.jsonl").read_text().splitlines()]
     subprocess.run(["rm", "-rf", str(directory / tag)], check=True)
-    return seconds, records
+    return seconds, cpu, records
 
 
 def plies(records: list[dict]) -> int:
     return sum(len(r["moves"]) for r in records)
 
 
-def marginal_rate(directory: Path, binary: Path, short: int, long: int, concurrency: int) -> tuple[float, list[dict]]:
-    """Plies per second between a ``short``- and a ``long``-game run."""
-    t_short, r_short = arena_run(directory, binary, short, concurrency, "short")
-    t_long, r_long = arena_run(directory, binary, long, concurrency, "long")
-    return (plies(r_long) - plies(r_short)) / (t_long - t_short), r_long
+def marginal_rate(
+    directory: Path, binary: Path, short: int, long: int, concurrency: int
+) -> tuple[float, float, list[dict]]:
+    """Plies per second between a ``short``- and a ``long``-game run, the
+    CPU microseconds per ply of all processes between them, and the records."""
+    t_short, cpu_short, r_short = arena_run(directory, binary, short, concurrency, "short")
+    t_long, cpu_long, r_long = arena_run(directory, binary, long, concurrency, "long")
+    extra = plies(r_long) - plies(r_short)
+    return extra / (t_long - t_short), (cpu_long - cpu_short) / extra * 1e6, r_long
 
 
 def wire_lines(records: list[dict], compact: bool) -> list[tuple[bytes, bytes, list[tuple[int, bytes]], bytes]]:
@@ -121,8 +136,10 @@ def wire_lines(records: list[dict], compact: bool) -> list[tuple[bytes, bytes, l
     return games
 
 
-def raw_pipe_rate(binary: Path, games: list, compact: bool) -> float:
-    """Plies per second of the same lines over bare pipes to two bot processes."""
+def raw_pipe_rate(binary: Path, games: list, compact: bool) -> tuple[float, float]:
+    """Plies per second of the same lines over bare pipes to two bot
+    processes, and the CPU microseconds per ply of this loop and the bots."""
+    cpu = cpu_seconds(resource.RUSAGE_SELF) + cpu_seconds(resource.RUSAGE_CHILDREN)
     bots = [subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, bufsize=0) for _ in range(2)]
     outs = [bot.stdin.fileno() for bot in bots]  # type: ignore[union-attr]
@@ -156,7 +173,8 @@ def raw_pipe_rate(binary: Path, games: list, compact: bool) -> float:
     for bot in bots:
         bot.stdin.close()  # type: ignore[union-attr]
         bot.wait(5)
-    return count / elapsed
+    cpu = cpu_seconds(resource.RUSAGE_SELF) + cpu_seconds(resource.RUSAGE_CHILDREN) - cpu
+    return count / elapsed, cpu / count * 1e6
 
 
 class InProcessPlayer:
@@ -212,13 +230,15 @@ def main() -> None:
         for _ in range(args.repeat):
             for mode in modes:
                 compact = mode == "compact"
-                rate, records = marginal_rate(directory, binaries[mode], args.short, args.long, 1)
-                raw = raw_pipe_rate(binaries[mode], wire_lines(records, compact), compact)
+                rate, cpu, records = marginal_rate(directory, binaries[mode], args.short, args.long, 1)
+                raw, raw_cpu = raw_pipe_rate(binaries[mode], wire_lines(records, compact), compact)
                 note(f"{mode} arena", rate)
                 note(f"{mode} raw", raw)
                 note(f"{mode} ratio", rate / raw)
+                note(f"{mode} cpu", cpu)
+                note(f"{mode} raw cpu", raw_cpu)
                 if mode == "full":
-                    rate_2, _ = marginal_rate(directory, binaries[mode], args.short, args.long, 2)
+                    rate_2, _, _ = marginal_rate(directory, binaries[mode], args.short, args.long, 2)
                     note("j1", rate)
                     note("j2", rate_2)
                     note("j2/j1", rate_2 / rate)
@@ -231,6 +251,11 @@ def main() -> None:
         lo, hi = spread[f"{mode} ratio"]
         print(f"  {mode + ' turns:':15} arena {med[mode + ' arena']:8,.0f} plies/s   raw pipe {med[mode + ' raw']:8,.0f} "
               f"plies/s   arena/raw = {med[mode + ' ratio']:.2f} ({lo:.2f}-{hi:.2f})")
+    # CPU time barely depends on what else the machine runs, so it tells the
+    # same story on a busy machine: all processes (driver, worker, bots).
+    for mode in modes:
+        print(f"  {mode + ' turns:':15} CPU per ply, all processes: arena {med[mode + ' cpu']:.1f} us, "
+              f"raw pipe {med[mode + ' raw cpu']:.1f} us")
     if "full" in modes:
         lo, hi = spread["j2/j1"]
         print(f"  concurrency 1: {med['j1']:,.0f} plies/s   concurrency 2: {med['j2']:,.0f} plies/s   "
