@@ -49,15 +49,29 @@ def engine_bot(tmp_path, name, *args):
     return bot(tmp_path, name, [sys.executable, str(TEST_BOTS / "compact_bot.py"), *args])
 
 
-def spec(players, number=1, opening=0):
+def spec(players, number=1, opening=0, opening_moves=()):
     return GameSpec(index=number, game_id=f"t{number}", game="oxono", round=1,
-                    players=tuple(p.name for p in players), opening=opening, seed=number)
+                    players=tuple(p.name for p in players), opening=opening, seed=number,
+                    opening_moves=tuple(opening_moves))
+
+
+def some_opening(number):
+    """Three legal moves from start position ``number % 2``, as an opening suite gives them."""
+    game = engine.get_game("oxono")
+    state, moves = game.new_state(opening=number % 2), []
+    for _ in range(3):
+        legal = game.legal_moves(state)
+        moves.append(legal[number % len(legal)])
+        state = game.apply(state, moves[-1])
+    return moves
 
 
 def replayed(record):
     """The record's moves replayed on the engine: the final state."""
     game = engine.get_game("oxono")
     state = game.new_state(seed=record.seed, opening=record.opening)
+    for move in record.opening_moves:
+        state = game.apply(state, move)
     for move in record.moves:
         state = game.apply(state, move.move)
     return game, state
@@ -128,7 +142,9 @@ def test_forfeits_are_the_same_with_compact_turns(tmp_path, misbehaviour):
 def test_oxono_bot_asks_for_compact_turns_and_plays_whole_games(tmp_path, oxono_bot):
     a, b = bot(tmp_path, "a", [oxono_bot]), bot(tmp_path, "b", [oxono_bot])
     try:
-        records = [play_game(spec([a, b] if n % 2 else [b, a], n, n % 2), [a, b] if n % 2 else [b, a], FAST)
+        # Every third game starts after an opening's moves, as with an opening suite.
+        records = [play_game(spec([a, b] if n % 2 else [b, a], n, n % 2, some_opening(n) if n % 3 == 0 else ()),
+                             [a, b] if n % 2 else [b, a], FAST)
                    for n in range(40)]
         assert a.compact_turns and b.compact_turns and a.starts == b.starts == 1
     finally:
@@ -139,7 +155,7 @@ def test_oxono_bot_asks_for_compact_turns_and_plays_whole_games(tmp_path, oxono_
         game, state = replayed(record)
         assert game.outcome(state) is not None
         if record.reason == "alignment":  # it takes a win in one when it has one, so games stay short
-            assert record.winner == game.colors[(len(record.moves) - 1) % 2]
+            assert record.winner == game.colors[(game.ply(state) - 1) % 2]
 
 
 def test_oxono_bot_move_generator_agrees_with_the_engine(oxono_bot):
