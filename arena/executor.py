@@ -213,7 +213,10 @@ class LocalExecutor:
         todo = iter(specs)
         retry: deque[GameSpec] = deque()
         workers: dict[Connection, multiprocess.Process] = {}
+        # The game each worker plays and its deadline, and the specs sent to
+        # it after that one, which it has not started yet.
         playing: dict[Connection, tuple[GameSpec, float]] = {}
+        waiting: dict[Connection, deque[GameSpec]] = {}
         stalls: Counter[str] = Counter()
         abandoned: list[str] = []
         finished = False
@@ -236,13 +239,17 @@ class LocalExecutor:
 
         def hand_out(conn: Connection, spec: GameSpec) -> None:
             conn.send_bytes(_spec_line(spec))
-            if conn not in playing:
+            if conn in playing:
+                waiting[conn].append(spec)
+            else:
                 poller.register(conn.fileno(), select.POLLIN)
-            playing[conn] = (spec, time.monotonic() + self.game_deadline)
+                playing[conn] = (spec, time.monotonic() + self.game_deadline)
+                waiting[conn] = deque()
 
-        def idle(conn: Connection) -> None:
+        def idle(conn: Connection) -> deque[GameSpec]:
             del playing[conn]
             poller.unregister(conn.fileno())
+            return waiting.pop(conn)
 
         # One poll object for the whole run, of the workers playing a game
         # (multiprocess's wait() builds a selector at every call, which cost
@@ -267,22 +274,29 @@ class LocalExecutor:
                         raise _died(workers[conn]) from None
                     if answer[:1] != _RECORD:
                         raise RuntimeError(f"{workers[conn].name} failed:\n{answer[1:].decode(errors='replace')}")
-                    lost = None
-                    if ahead:  # the next game first: the worker plays it while this process stores the record
-                        spec = next_spec()
-                        if spec is None:
-                            idle(conn)
-                        else:
-                            try:
-                                hand_out(conn, spec)
-                            except OSError:
-                                lost = _died(workers[conn])  # after handing over the record it did send
+                    now = time.monotonic()
+                    quick = now - (playing[conn][1] - self.game_deadline) < _QUEUE_AHEAD_BELOW_S
+                    if waiting[conn]:  # it has started the next one already
+                        playing[conn] = (waiting[conn].popleft(), now + self.game_deadline)
                     else:
                         idle(conn)
+                    lost = None
+                    if ahead:
+                        # The next game first, so that the worker plays on while
+                        # this process stores the record; after a quick game,
+                        # the one after it too, so that it never waits for this
+                        # process.  Not after a long one: at the end, a game
+                        # queued behind it would wait while other workers idle.
+                        sent = 2 if quick else 1  # games sent and not finished: the one playing, one waiting
+                        try:
+                            while len(waiting.get(conn, ())) + (conn in playing) < sent and (spec := next_spec()):
+                                hand_out(conn, spec)
+                        except OSError:
+                            lost = _died(workers[conn])  # after handing over the record it did send
                     yield GameRecord.from_line(answer[1:])
                     if lost is not None:
                         raise lost
-                    if ahead:
+                    if ahead or conn in playing:
                         continue
                     spec = next_spec()
                     if spec is None:
@@ -295,13 +309,14 @@ class LocalExecutor:
                 for conn, (spec, deadline) in list(playing.items()):
                     if now < deadline:
                         continue
-                    idle(conn)
+                    not_started = idle(conn)
                     _kill_worker(workers.pop(conn), conn)
                     stalls[spec.game_id] += 1
                     if stalls[spec.game_id] < 2:
                         retry.append(spec)
                     else:
                         abandoned.append(spec.game_id)
+                    retry.extend(not_started)
                     replacement = next_spec()
                     if replacement is not None:
                         hand_out(start_worker(), replacement)
@@ -314,6 +329,11 @@ class LocalExecutor:
                 )
         finally:
             _stop(workers, gently=finished)
+
+
+#: Given a sequence of specs, a worker whose last game took less than this
+#: has the spec after its next one sent as well.
+_QUEUE_AHEAD_BELOW_S = 0.2
 
 
 def _died(process: multiprocess.Process) -> WorkerDied:
