@@ -12,7 +12,8 @@ busy machine skews both sides alike):
    with nothing but ``os.write`` and ``os.read`` and no checks: the ceiling;
 3. both for full turns (``bots/c/random_bot.c``, which reads ``legal_moves``)
    and compact turns (``bots/c/oxono_bot.c``, which keeps its own board);
-4. instant-bot throughput of ``arena run`` at concurrency 1 and 2;
+4. instant-bot throughput of ``arena run`` at concurrency 1 and 2: the
+   steady rate of the long runs, from the records' end times;
 5. the CPU time per ply of every process involved, which a busy machine
    skews far less than the rates;
 6. the arena's own work per ply with no process at all (rules, clock, JSON).
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +92,14 @@ def arena_run(directory: Path, binary: Path, games: int, concurrency: int, tag: 
 
 def plies(records: list[dict]) -> int:
     return sum(len(r["moves"]) for r in records)
+
+
+def steady_rate(records: list[dict]) -> float:
+    """Plies per second while games were being played, from the records' own
+    end times: from the first game's end to the last one's, so neither
+    start-up nor shut-down counts (steadier than a difference of two runs)."""
+    ends = sorted((datetime.fromisoformat(r["ended_at"]), len(r["moves"])) for r in records)
+    return sum(n for _, n in ends[1:]) / (ends[-1][0] - ends[0][0]).total_seconds()
 
 
 def marginal_rate(
@@ -238,10 +248,10 @@ def main() -> None:
                 note(f"{mode} cpu", cpu)
                 note(f"{mode} raw cpu", raw_cpu)
                 if mode == "full":
-                    rate_2, _, _ = marginal_rate(directory, binaries[mode], args.short, args.long, 2)
-                    note("j1", rate)
-                    note("j2", rate_2)
-                    note("j2/j1", rate_2 / rate)
+                    _, _, records_2 = marginal_rate(directory, binaries[mode], args.short, args.long, 2)
+                    note("j1", steady_rate(records))
+                    note("j2", steady_rate(records_2))
+                    note("j2/j1", steady_rate(records_2) / steady_rate(records))
 
     med = {key: statistics.median(values) for key, values in figures.items()}
     spread = {key: (min(values), max(values)) for key, values in figures.items()}
@@ -259,7 +269,7 @@ def main() -> None:
     if "full" in modes:
         lo, hi = spread["j2/j1"]
         print(f"  concurrency 1: {med['j1']:,.0f} plies/s   concurrency 2: {med['j2']:,.0f} plies/s   "
-              f"2 vs 1 = {med['j2/j1']:.2f}x ({lo:.2f}-{hi:.2f})")
+              f"2 vs 1 = {med['j2/j1']:.2f}x ({lo:.2f}-{hi:.2f})   (full turns, steady rate of the {args.long}-game runs)")
     for game in engine.GAMES:
         print(f"  {game}: the arena's own work per ply without any process (rules, clock, JSON): "
               f"{arena_work_per_ply(game, 300) * 1e6:.1f} us")
