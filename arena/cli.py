@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import NamedTuple, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -31,7 +31,9 @@ from arena.protocol import FORFEIT_REASONS
 from arena.ratings import RunningLeader, compute_standings
 from arena.sandbox import SANDBOXES, SandboxUnavailable
 from arena.records import GameRecord
+from arena.report import REPORT_FILE, build_report, write_report
 from arena.results import find_results, scheduled_records
+from arena.show import find_game, frames, game_heading
 from arena.standings import FORMATS, TABLES, format_elo_interval, format_percent, render_standings
 from arena.statistics import SprtConfig, SprtStatus, parse_sprt
 from arena.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
@@ -163,8 +165,11 @@ def run(
     task = None
     running = RunningLeader()
 
+    shown_warnings = 0
+
     def on_start(summary: RunSummary) -> None:
-        nonlocal task
+        nonlocal task, shown_warnings
+        shown_warnings = len(summary.warnings)
         for warning in summary.warnings:
             warn(warning)
         if summary.resumed or summary.replayed:
@@ -209,12 +214,16 @@ def run(
         fail(f"interrupted; {kept()} finished games are kept in {config.output}. Run the same command to resume.", 130)
     finally:
         stop_progress()
+    for warning in summary.warnings[shown_warnings:]:
+        warn(warning)
     at_limit = summary.sprt is not None and summary.sprt.at_limit
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit), fmt))
     show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
+    if summary.report is not None:
+        say(f"report: {summary.report}", err)
 
 
 def _reasons(text: str) -> frozenset[str]:
@@ -243,6 +252,28 @@ def standings(
     fmt = check_format(fmt)
     if table is not None and table.lower() not in TABLES:
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
+    results = _load_results(target)
+    names = [bot["name"] for bot in results.meta.get("bots", [])]
+    try:
+        say(render_standings(compute_standings(results.records, names, results.sprt), fmt, table))
+    except ValueError as exc:  # a table these results do not have
+        fail(str(exc))
+    if table is None or forfeits:
+        show_forfeits(results.records, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
+
+
+class _Results(NamedTuple):
+    directory: Path
+    records: list[GameRecord]
+    #: The directory's tournament.json ({} when there is none).
+    meta: dict
+    sprt: SprtConfig | None
+
+
+def _load_results(target: Path) -> _Results:
+    """The results ``target`` means (see :func:`find_results`): the games its
+    tournament schedules, its settings and SPRT, warnings printed; one line and
+    exit when there are none."""
     try:
         found = find_results(target)
         store = ResultsStore(found.directory)
@@ -253,18 +284,61 @@ def standings(
     records, ignored = scheduled_records(loaded.records, found.config, meta)
     for warning in loaded.warnings + ignored:
         warn(warning)
-    names = [bot["name"] for bot in meta.get("bots", [])]
     try:
         sprt = SprtConfig(**meta["sprt"]) if meta.get("sprt") else None
     except (TypeError, ValueError) as exc:
         warn(f"{store.meta_path}: ignored an unreadable sprt setting ({exc})")
         sprt = None
+    return _Results(found.directory, records, meta, sprt)
+
+
+@app.command(epilog=_epilog("arena report results/oxono-demo -o cup.html", "report.md"))
+def report(
+    target: Path = typer.Argument(
+        ..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."
+    ),
+    output: Path = typer.Option(None, "--output", "-o", help=f"The HTML file to write (default: DIR/{REPORT_FILE})."),
+) -> None:
+    """Write the tournament's HTML report: standings, charts, every game in a viewer (one file, works offline)."""
+    results = _load_results(target)
+    path = output or results.directory / REPORT_FILE
     try:
-        say(render_standings(compute_standings(records, names, sprt), fmt, table))
-    except ValueError as exc:  # a table these results do not have
+        page = build_report(results.records, results.meta, sprt=results.sprt)
+    except ValueError as exc:  # records that contradict themselves
+        fail(f"cannot report on {results.directory}: {exc}")
+    try:
+        write_report(path, page)
+    except OSError as exc:
+        fail(f"cannot write the report to {path}: {exc.strerror or exc}")
+    say(f"report of {len(results.records)} games written to {path}", err)
+
+
+@app.command(epilog=_epilog("arena show results/oxono-demo r1-p1-g2 --final", "report.md"))
+def show(
+    target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file."),
+    game_id: str = typer.Argument(..., help="The game's id, as in the report or games.jsonl (e.g. r1-p2-g1)."),
+    final: bool = typer.Option(False, "--final", help="Show only the final position."),
+) -> None:
+    """Replay one game in the terminal: the board after each move, with its time and info.
+    On a terminal, Enter shows the next move (q then Enter stops)."""
+    try:
+        record = find_game(_load_results(target).records, game_id)
+        replay = frames(record)
+    except (LookupError, ValueError) as exc:  # ValueError: a stored move the engine refuses
         fail(str(exc))
-    if table is None or forfeits:
-        show_forfeits(records, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
+    say(game_heading(record))
+    if final:
+        say(replay[-1])
+        return
+    stepping = sys.stdin.isatty() and sys.stdout.isatty()
+    for i, frame in enumerate(replay):
+        say(("\n" if i else "") + frame)
+        if stepping and i < len(replay) - 1:
+            try:
+                if input(f"[{i + 1}/{len(replay) - 1}] Enter: next move, q: quit ").strip().lower() == "q":
+                    return
+            except EOFError:
+                return
 
 
 @app.command(epilog=_epilog(

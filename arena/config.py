@@ -71,6 +71,7 @@ TOURNAMENT_KEYS = (
     "limits",
     "sandbox",
     "startup_failures",
+    "report",
     "bots",
 )
 #: Every key a bot entry may hold.
@@ -163,6 +164,8 @@ class TournamentConfig:
     sprt: SprtConfig | None = None
     #: ``stop``: a bot that fails the pre-flight stops the run; ``forfeit``: it forfeits its games.
     startup_failures: str = "stop"
+    #: Write ``report.html`` in the output directory, refreshed during the run.
+    report: bool = False
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -316,6 +319,7 @@ class _Parser:
             openings=self.openings(fields.get("openings"), game, seed, base_dir),
             sprt=self.sprt(fields.get("sprt"), len(bots)),
             startup_failures=self.choice(fields.get("startup_failures"), "startup_failures", STARTUP_FAILURES),
+            report=self.boolean(fields.get("report"), "report", False),
         )
 
     def mapping(
@@ -656,6 +660,14 @@ class _Parser:
         # bool is a subclass of int, but `seed: yes` is surely a mistake.
         if not isinstance(value, int) or isinstance(value, bool):
             raise self.error(pair[1], key, f"must be an integer, got {_shown(pair[1], value)}")
+        return value
+
+    def boolean(self, pair: _Pair | None, key: str, default: bool) -> bool:
+        if pair is None:
+            return default
+        value = self.scalar(pair[1], key)
+        if not isinstance(value, bool):
+            raise self.error(pair[1], key, f"must be true or false, got {_shown(pair[1], value)}")
         return value
 
     def positive_int(self, pair: _Pair | None, key: str, default: int) -> int:

@@ -80,6 +80,8 @@ class BotStanding:
     #: Likelihood that this bot is stronger than the next one in the ranking;
     #: ``None`` for the last bot and for bots without games.
     los_next: float | None = None
+    #: (games played, mu, sigma) after each of this bot's games, in schedule order.
+    history: list[tuple[int, float, float]] = field(default_factory=list, repr=False)
 
     @property
     def rating(self) -> float:
@@ -187,6 +189,8 @@ def compute_standings(
             standing.move_ms += move.ms
 
         _rate(env, ratings, names[first], names[second], winner == second, winner is None)
+        for name in (names[first], names[second]):
+            bots[name].history.append((bots[name].games, ratings[name].mu, ratings[name].sigma))
 
     for name, rating in ratings.items():
         bots[name].mu, bots[name].sigma = rating.mu, rating.sigma

@@ -45,7 +45,10 @@ from arena.protocol import FORFEIT_REASONS
 from arena.ratings import BotStanding, Standings
 from arena.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
-__all__ = ["FORMATS", "LEGEND", "TABLES", "render_standings", "format_elo", "format_elo_interval", "format_percent"]
+__all__ = [
+    "FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_percent",
+    "standings_notes", "standings_tables", "standings_title",
+]
 
 FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
@@ -84,6 +87,10 @@ class _Table:
     align: list[str]
     #: Its name in :data:`TABLES`.
     key: str = ""
+
+
+#: A table as every format shows it; the HTML report draws them too.
+Table = _Table
 
 
 def render_standings(standings: Standings, fmt: str = "plain", table: str | None = None) -> str:
@@ -169,6 +176,21 @@ def _los_cell(los: float | None) -> str:
     if los is None:
         return "-"
     return format_percent(los) if los >= LOS_THRESHOLD else f"≈ {format_percent(los)}"
+
+
+def standings_tables(standings: Standings) -> list[_Table]:
+    """The tables every format shows, as cells of text: the HTML report uses them too."""
+    return _tables(standings)
+
+
+def standings_title(standings: Standings) -> str:
+    """The heading every format shows, e.g. ``OXONO standings after 96 games``."""
+    return _title(standings)
+
+
+def standings_notes(standings: Standings) -> list[str]:
+    """The lines printed under the ranking: the legend and any warning about the Elo fit."""
+    return _notes(standings)
 
 
 def _title(standings: Standings) -> str:

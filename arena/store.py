@@ -84,6 +84,7 @@ def tournament_meta(config: TournamentConfig) -> dict[str, Any]:
     """What identifies the tournament whose results a directory holds."""
     return {
         "name": config.name,
+        "description": config.description,
         "game": config.game,
         "time_control": config.time_control.to_json(),
         "seed": config.seed,

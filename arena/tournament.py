@@ -7,7 +7,7 @@ reported through a callback so this module prints nothing itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,9 +15,10 @@ from arena.config import TournamentConfig, check_programs
 from arena.executor import Executor, LocalExecutor
 from arena.preflight import StartupFailed, preflight
 from arena.records import GameRecord
+from arena.report import REPORT_FILE, LiveReport
 from arena.schedule import GameSpec, make_schedule
 from arena.statistics import SprtStatus, pentanomial, scores_of, sprt_status
-from arena.store import ResultsStore
+from arena.store import ResultsStore, tournament_meta
 
 __all__ = ["RunSummary", "run_tournament", "pending_specs", "sprt_of", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
 
@@ -39,6 +40,8 @@ class RunSummary:
     sprt: SprtStatus | None = None
     #: Forfeits found in the results and played again by this run.
     replayed: int = 0
+    #: The HTML report written at the end (``report: true``), or None.
+    report: Path | None = None
 
 
 def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
@@ -96,7 +99,12 @@ def run_tournament(
     games so far has crossed a bound; a resumed run plays on only while the
     test is undecided.  Raises ``ResultsConflict``, ``StoreBusy``,
     ``StoreError`` or ``StartupFailed`` before anything is played, and
-    ``ConfigError`` when a bot's program cannot be found."""
+    ``ConfigError`` when a bot's program cannot be found.
+
+    With ``report: true`` the HTML report in the output directory is refreshed
+    every few seconds while games finish and written once more at the end (also
+    after an interruption).  A report that cannot be written is a warning in the
+    summary, never a reason to stop playing."""
     check_programs(config)
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
@@ -116,6 +124,7 @@ def run_tournament(
             total=len(schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replay),
             sprt=sprt,
         )
+        report = LiveReport(config.output / REPORT_FILE, tournament_meta(config), config.sprt) if config.report else None
         if on_start is not None:
             on_start(summary)
         if executor is None:
@@ -128,13 +137,32 @@ def run_tournament(
             # before it are in (see LocalExecutor.run); a plain list lets it
             # send the next games ahead.
             specs = until_decided(pending, lambda: summary.sprt)
-        with closing(executor.run(specs)) as finished:
+        with _final_report(report, summary), closing(executor.run(specs)) as finished:
             for record in finished:
                 store.append(record)
                 summary.played += 1
                 summary.records.append(record)
                 summary.sprt = sprt_of(config, summary.records)
+                if report is not None:
+                    report.update(summary.records, summary.total)
                 if on_record is not None:
                     on_record(record, summary)
     summary.sprt = sprt_of(config, summary.records, at_limit=len(summary.records) >= summary.total)
     return summary
+
+
+@contextmanager
+def _final_report(report: LiveReport | None, summary: RunSummary) -> Iterator[None]:
+    """Write the live report at once, and the final one however the run ends."""
+    if report is None:
+        yield
+        return
+    report.update(summary.records, summary.total)
+    try:
+        yield
+    finally:
+        report.finish(summary.records, summary.total)
+        if report.error:
+            summary.warnings.append(report.error)
+        else:
+            summary.report = report.path

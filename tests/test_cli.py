@@ -26,6 +26,7 @@ import needs
 from arena.check import check_bot
 from conftest import running_with
 from arena.cli import app
+from played_games import played_games
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -638,3 +639,95 @@ def test_run_under_sprt_shows_the_test_and_standings_keep_it(tmp_path):
 def test_run_refuses_a_bad_sprt(tmp_path, sprt, needles):
     path = write_tournament(tmp_path, bots=("a", "b"), extra=f"sprt: {sprt}\n")
     assert_one_line_error(arena("run", path), *needles)
+
+
+# -- arena report, arena show ------------------------------------------------------
+
+
+def results_dir(directory: Path, game: str = "oxono", count: int = 6) -> tuple[Path, list]:
+    records = played_games(game, ["ann", "bob"], count, seed=9, forfeit_every=3)
+    out = directory / "results"
+    out.mkdir()
+    (out / "games.jsonl").write_text("".join(json.dumps(r.to_json()) + "\n" for r in records))
+    meta = {"name": "cup", "game": game, "time_control": {"initial_ms": 5000, "increment_ms": 100},
+            "bots": [{"name": "ann", "options": {}}, {"name": "bob", "options": {}}]}
+    (out / "tournament.json").write_text(json.dumps(meta))
+    return out, records
+
+
+def test_report_writes_one_page_into_the_results(tmp_path):
+    out, records = results_dir(tmp_path)
+    result = arena("report", out)
+    assert result.exit_code == 0, result.err
+    assert result.err.strip() == f"report of 6 games written to {out / 'report.html'}"
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and all(f'"id":"{r.game_id}"' in page for r in records)
+    elsewhere = tmp_path / "r.html"
+    assert arena("report", out, "-o", elsewhere).exit_code == 0
+    assert elsewhere.read_text().count('data-title="Ranking"') == 1
+
+
+def test_report_of_a_tournament_file_uses_its_output(tmp_path):
+    path = write_tournament(tmp_path, bots=("alpha", "beta"), extra="report: true\n")
+    run = arena("run", path)
+    assert run.exit_code == 0 and run.err.splitlines()[-1] == f"report: {tmp_path / 'out' / 'report.html'}"
+    (tmp_path / "out" / "report.html").unlink()
+    result = arena("report", path)
+    assert result.exit_code == 0, result.err
+    assert (tmp_path / "out" / "report.html").exists()
+
+
+def test_report_errors_are_one_line(tmp_path):
+    assert_one_line_error(arena("report", tmp_path), "no results in", str(tmp_path))
+    out, _ = results_dir(tmp_path)
+    assert_one_line_error(arena("report", out, "-o", tmp_path / "missing" / "r.html"),
+                          "cannot write the report", "missing", "No such file or directory")
+    with open(out / "games.jsonl", "a") as games:
+        games.write(json.dumps({**records(out)[0], "game_id": "odd", "game": "yoxii"}) + "\n")
+    assert_one_line_error(arena("report", out), f"cannot report on {out}", "records mix several games")
+
+
+def test_show_prints_every_move_or_the_final_position(tmp_path):
+    out, records = results_dir(tmp_path, "yoxii")
+    record = records[0]
+    result = arena("show", out, record.game_id)
+    assert result.exit_code == 0, result.err
+    assert result.out.startswith(f"yoxii game {record.game_id}: ann (white) vs bob (red)")
+    assert result.out.count("\nmove ") == len(record.moves)
+    assert result.out.rstrip().endswith(f"wins by blocked (white {record.scores['white']}, red {record.scores['red']})")
+    final = arena("show", out, record.game_id, "--final")
+    assert final.exit_code == 0
+    assert final.out.count("\nmove ") == 1 and f"move {len(record.moves)}:" in final.out
+    assert_one_line_error(arena("show", out, "r9-g9"), "no game 'r9-g9'")
+
+
+def test_show_steps_with_enter_on_a_terminal(tmp_path):
+    import pty
+
+    out, records = results_dir(tmp_path)
+    record = records[0]
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "show", str(out), record.game_id],
+                            stdin=secondary, stdout=secondary, stderr=secondary, cwd=ROOT)
+    os.close(secondary)
+    seen = b""
+
+    def read_until(needle: bytes) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 30
+        while needle not in seen:
+            assert time.monotonic() < deadline, seen.decode(errors="replace")
+            seen += os.read(primary, 4096)
+
+    try:
+        read_until(f"[1/{len(record.moves)}] Enter".encode())
+        assert b"move 1:" not in seen
+        os.write(primary, b"\n")
+        read_until(f"[2/{len(record.moves)}] Enter".encode())
+        assert b"move 1:" in seen and b"move 2:" not in seen
+        os.write(primary, b"q\n")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(primary)

@@ -374,6 +374,8 @@ def test_missing_bot_key(tmp_path: Path, key: str) -> None:
         ("game: 3", "game: unknown game 3; known games: oxono, yoxii"),
         ("format: swiss", "format: unknown format 'swiss'; known formats: round-robin, gauntlet"),
         ("bots: {a: 1}", "bots: must be a list of bots"),
+        ("report: 1", "report: must be true or false, got integer '1'"),
+        ("report: html", "report: must be true or false, got string 'html'"),
     ],
 )
 def test_bad_top_level_value(tmp_path: Path, line: str, problem: str) -> None:
@@ -381,6 +383,12 @@ def test_bad_top_level_value(tmp_path: Path, line: str, problem: str) -> None:
     others = MINIMAL.split("bots:")[0] if key == "bots" else MINIMAL
     others = "".join(l for l in others.splitlines(keepends=True) if not l.startswith(key + ":"))
     assert f"demo.yaml:1: {problem}" in refusal(tmp_path, f"{line}\n{others}")
+
+
+def test_report_key(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, MINIMAL)).report is False
+    assert load_config(write(tmp_path, "report: true\n" + MINIMAL)).report is True
+    assert load_config(write(tmp_path, "report: false\n" + MINIMAL)).report is False
 
 
 def test_too_few_bots(tmp_path: Path) -> None:

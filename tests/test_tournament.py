@@ -288,3 +288,24 @@ def test_kill_9_keeps_every_game_the_run_reported(tmp_path, after):
     kept = ResultsStore(tmp_path / "out").load()
     assert set(reported) <= {record.game_id for record in kept.records}
     assert len(kept.records) < 40 * 4, "the run should have been killed before the end"
+
+
+def test_report_true_writes_the_final_report(tmp_path):
+    config = load_config(write_tournament(tmp_path, bots=("a", "b"), extra="report: true\n"))
+    summary = run_tournament(config)
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert '<p id="status" class="status final">4 games;' in page
+    for record in summary.records:
+        assert f'"id":"{record.game_id}"' in page
+    assert not summary.warnings and summary.report == tmp_path / "out" / "report.html"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".report")) == []
+
+
+def test_a_report_that_cannot_be_written_does_not_stop_the_games(tmp_path):
+    config = load_config(write_tournament(tmp_path, bots=("a", "b"), extra="report: true\n"))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "report.html").mkdir()  # a directory where the file should go
+    summary = run_tournament(config)
+    assert summary.played == 4 and len(game_ids(tmp_path / "out")) == 4
+    assert len(summary.warnings) == 1 and "cannot write the report" in summary.warnings[0]
+    assert summary.report is None

@@ -1,0 +1,449 @@
+// The report's script: the game list (filters, sorting, pages) and the game
+// viewer.  Inlined into the page; it reads the games from the JSON block
+// #report-data and fetches nothing.
+//
+// Positions are not stored in the page: each game keeps its moves, and the
+// viewer replays them from the game's start position.  The referee accepted
+// every stored move through the engine, so replaying needs no legality check,
+// only the effect of a move: a totem moves, a piece is placed.
+(function () {
+  "use strict";
+
+  const DATA = JSON.parse(document.getElementById("report-data").textContent);
+  const GAME = DATA.game;
+  const COLORS = DATA.colors;
+  const BOTS = DATA.bots;
+  const SIZE = GAME === "oxono" ? 6 : 7;
+  const FILES = "abcdefg";
+  const PAGE_ROWS = 100;
+  const STATE_KEY = "totem-arena-report:" + location.pathname;
+  const $ = (id) => document.getElementById(id);
+
+  // ---- rules replayer --------------------------------------------------------
+
+  function squareIndex(name) {
+    return (parseInt(name.slice(1), 10) - 1) * SIZE + FILES.indexOf(name[0]);
+  }
+
+  // Applies one recorded move for `seat` to the flat cell array (rank 1
+  // first, as the protocol's board rows); returns the squares it touched.
+  function applyMove(cells, move, seat) {
+    let totem, dest, piece, place;
+    if (GAME === "oxono") {            // "Xc5 c6": totem X to c5, an X piece on c6
+      const symbol = move[0];
+      totem = "T" + symbol;
+      dest = squareIndex(move.slice(1, 3));
+      place = squareIndex(move.slice(4));
+      piece = (seat === 0 ? "P" : "B") + symbol;
+    } else {                           // "d5 3e6": the totem to d5, a 3 on e6
+      const parts = move.split(" ");
+      totem = "T";
+      dest = squareIndex(parts[0]);
+      place = squareIndex(parts[1].slice(1));
+      piece = (seat === 0 ? "W" : "R") + parts[1][0];
+    }
+    const from = cells.indexOf(totem);
+    cells[from] = "";
+    cells[dest] = totem;
+    cells[place] = piece;
+    return [from, dest, place];
+  }
+
+  // Every position of a game: [{cells, touched}], index = ply.
+  function replay(game) {
+    const start = DATA.starts[game.s];
+    let cells = start.cells.slice();
+    const out = [{ cells: cells, touched: [] }];
+    game.moves.forEach((move, k) => {
+      cells = cells.slice();
+      const touched = applyMove(cells, move, (start.ply + k) % 2);
+      out.push({ cells: cells, touched: touched });
+    });
+    return out;
+  }
+
+  // ---- games: derived fields ----------------------------------------------------
+
+  const GAMES = DATA.games;
+  const BY_ID = new Map();
+  GAMES.forEach((g) => {
+    g.moves = g.m ? g.m.split(",") : [];
+    g.first = BOTS[g.p[0]];
+    g.second = BOTS[g.p[1]];
+    g.result = g.w === null ? "½–½" : g.w === 0 ? "1–0" : "0–1";
+    g.time = g.t.reduce((a, b) => a + b, 0) / 1000;
+    BY_ID.set(g.id, g);
+  });
+
+  function winnerName(g) {
+    return g.w === null ? null : BOTS[g.p[g.w]];
+  }
+
+  function describeResult(g) {
+    const scores = g.sc ? " (" + COLORS.map((c, i) => c + " " + g.sc[i]).join(", ") + ")" : "";
+    if (g.w === null) return "Draw by " + g.r + scores;
+    const winner = COLORS[g.w] + " (" + winnerName(g) + ") wins";
+    if (g.f !== undefined && g.f !== null) {
+      return winner + ": " + COLORS[g.f] + " (" + BOTS[g.p[g.f]] + ") forfeited by " + g.r;
+    }
+    return winner + " by " + g.r + scores;
+  }
+
+  // ---- game list -------------------------------------------------------------------
+
+  const filters = {
+    bot: $("f-bot"), opponent: $("f-opponent"), result: $("f-result"), reason: $("f-reason"), opening: $("f-opening"),
+  };
+  const view = { sort: "index", desc: false, page: 0 };
+
+  function addOptions(select, items) {
+    items.forEach(([value, label]) => {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = label;
+      select.appendChild(option);
+    });
+  }
+
+  const used = Array.from(new Set(GAMES.flatMap((g) => g.p))).sort((a, b) => a - b);
+  addOptions(filters.bot, used.map((i) => [BOTS[i], BOTS[i]]));
+  addOptions(filters.opponent, used.map((i) => [BOTS[i], BOTS[i]]));
+  addOptions(filters.result, [
+    ["bot-won", "selected bot won"], ["bot-lost", "selected bot lost"], ["draw", "draw"],
+    ...COLORS.map((c, i) => ["seat-" + i, c + " won"]), ["forfeit", "any forfeit"],
+  ]);
+  addOptions(filters.reason, Array.from(new Set(GAMES.map((g) => g.r))).sort().map((r) => [r, r]));
+  addOptions(filters.opening, Array.from(new Set(GAMES.map((g) => g.o))).sort((a, b) => a - b)
+    .map((o) => [String(o), DATA.openings[o]]));
+  $("col-first").textContent = COLORS[0];
+  $("col-second").textContent = COLORS[1];
+
+  function matches(g, f) {
+    const a = g.first, b = g.second;
+    if (f.bot && a !== f.bot && b !== f.bot) return false;
+    if (f.opponent) {
+      if (a !== f.opponent && b !== f.opponent) return false;
+      if (f.bot && f.bot !== f.opponent && !((a === f.bot && b === f.opponent) || (b === f.bot && a === f.opponent))) return false;
+    }
+    switch (f.result) {
+      case "draw": if (g.w !== null) return false; break;
+      case "seat-0": if (g.w !== 0) return false; break;
+      case "seat-1": if (g.w !== 1) return false; break;
+      case "forfeit": if (g.f === undefined) return false; break;
+      case "bot-won": if (!f.bot || winnerName(g) !== f.bot) return false; break;
+      case "bot-lost": if (!f.bot || g.w === null || winnerName(g) === f.bot) return false; break;
+    }
+    if (f.reason && g.r !== f.reason) return false;
+    if (f.opening !== "" && String(g.o) !== f.opening) return false;
+    return true;
+  }
+
+  const SORT_KEYS = {
+    index: (g) => g.i, id: (g) => g.id, round: (g) => g.rd, opening: (g) => g.o, first: (g) => g.first,
+    second: (g) => g.second, result: (g) => g.result, reason: (g) => g.r, plies: (g) => g.moves.length, time: (g) => g.time,
+  };
+
+  function currentFilter() {
+    const f = {};
+    for (const key in filters) f[key] = filters[key].value;
+    return f;
+  }
+
+  function selected() {
+    const f = currentFilter();
+    const rows = GAMES.filter((g) => matches(g, f));
+    const key = SORT_KEYS[view.sort] || SORT_KEYS.index;
+    rows.sort((x, y) => {
+      const a = key(x), b = key(y);
+      const order = a < b ? -1 : a > b ? 1 : x.i - y.i;
+      return view.desc ? -order : order;
+    });
+    return rows;
+  }
+
+  function cell(text, cls) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (cls) td.className = cls;
+    return td;
+  }
+
+  function renderList() {
+    const rows = selected();
+    const pages = Math.max(1, Math.ceil(rows.length / PAGE_ROWS));
+    view.page = Math.min(Math.max(0, view.page), pages - 1);
+    const body = document.createElement("tbody");
+    rows.slice(view.page * PAGE_ROWS, (view.page + 1) * PAGE_ROWS).forEach((g) => {
+      const tr = document.createElement("tr");
+      tr.dataset.game = g.id;
+      const link = document.createElement("a");
+      link.href = "#game=" + encodeURIComponent(g.id) + "&ply=0";
+      link.textContent = g.id;
+      const id = cell("");
+      id.appendChild(link);
+      const opening = cell(DATA.openings[g.o], "opening");
+      opening.title = DATA.openings[g.o];
+      tr.append(cell(String(g.i), "num"), id, cell(String(g.rd), "num"), opening, cell(g.first),
+        cell(g.second), cell(g.result), cell(g.f !== undefined ? g.r + " (" + COLORS[g.f] + ")" : g.r),
+        cell(String(g.moves.length), "num"), cell(g.time.toFixed(2), "num"));
+      body.appendChild(tr);
+    });
+    $("game-list").replaceChild(body, $("game-list").tBodies[0]);
+    $("game-count").textContent = rows.length + " of " + GAMES.length + " games";
+    const first = rows.length ? view.page * PAGE_ROWS + 1 : 0;
+    $("page-label").textContent = "rows " + first + "–" + Math.min(rows.length, (view.page + 1) * PAGE_ROWS) +
+      " (page " + (view.page + 1) + " of " + pages + ")";
+    $("page-prev").disabled = view.page === 0;
+    $("page-next").disabled = view.page >= pages - 1;
+    document.querySelectorAll("#game-list th[data-sort]").forEach((th) => {
+      th.classList.toggle("sorted-asc", th.dataset.sort === view.sort && !view.desc);
+      th.classList.toggle("sorted-desc", th.dataset.sort === view.sort && view.desc);
+    });
+    saveState();
+  }
+
+  // A live report reloads itself: filters, sorting and page survive the reload.
+  function saveState() {
+    try {
+      sessionStorage.setItem(STATE_KEY, JSON.stringify({ filter: currentFilter(), view: view }));
+    } catch (e) { /* storage may be off for file:// pages; the list still works */ }
+  }
+
+  function restoreState() {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(STATE_KEY) || "null");
+      if (!saved) return;
+      for (const key in filters) {
+        const value = saved.filter[key];
+        if (Array.from(filters[key].options).some((o) => o.value === value)) filters[key].value = value;
+      }
+      Object.assign(view, saved.view);
+    } catch (e) { /* a damaged entry: start afresh */ }
+  }
+
+  for (const key in filters) filters[key].addEventListener("change", () => { view.page = 0; renderList(); });
+  $("f-clear").addEventListener("click", () => {
+    for (const key in filters) filters[key].value = "";
+    view.page = 0;
+    renderList();
+  });
+  document.querySelectorAll("#game-list th[data-sort]").forEach((th) => th.addEventListener("click", () => {
+    view.desc = view.sort === th.dataset.sort ? !view.desc : false;
+    view.sort = th.dataset.sort;
+    renderList();
+  }));
+  $("page-prev").addEventListener("click", () => { view.page -= 1; renderList(); });
+  $("page-next").addEventListener("click", () => { view.page += 1; renderList(); });
+  $("game-list").addEventListener("click", (event) => {
+    const tr = event.target.closest("tr[data-game]");
+    if (tr && !event.target.closest("a")) location.hash = "game=" + encodeURIComponent(tr.dataset.game) + "&ply=0";
+  });
+
+  // ---- viewer ---------------------------------------------------------------------
+
+  const viewer = $("viewer");
+  const slider = $("v-slider");
+  const squares = Array.from(document.querySelectorAll("#viewer [data-square]")).map((el) => ({
+    el: el, use: el.querySelector("use.pc"), index: squareIndex(el.dataset.square),
+  }));
+  const open = { game: null, positions: null, ply: 0 };
+
+  function clockText(ms) {
+    const tenths = Math.max(0, Math.round(ms / 100));
+    const minutes = Math.floor(tenths / 600);
+    const seconds = ((tenths % 600) / 10).toFixed(1).padStart(4, "0");
+    return minutes + ":" + seconds;
+  }
+
+  // The clocks after `ply` moves: [{text, title}] by seat.
+  function clocks(g, ply) {
+    const control = DATA.controls[g.tc];
+    const startPly = DATA.starts[g.s].ply;
+    if (control.per_move_ms !== undefined) {
+      const last = [null, null];
+      for (let k = 0; k < ply; k++) last[(startPly + k) % 2] = g.t[k];
+      return last.map((ms) => ({
+        text: clockText(control.per_move_ms),
+        title: "per move " + control.per_move_ms + " ms" + (ms === null ? "" : "; last move took " + ms + " ms"),
+      }));
+    }
+    const left = [control.initial_ms, control.initial_ms];
+    for (let k = 0; k < ply; k++) left[(startPly + k) % 2] += control.increment_ms - g.t[k];
+    return left.map((ms) => ({ text: clockText(ms), title: Math.round(ms) + " ms left" }));
+  }
+
+  function reserves(cells) {
+    if (GAME === "oxono") {
+      return ["P", "B"].map((c) => "X " + (8 - cells.filter((x) => x === c + "X").length) +
+        ", O " + (8 - cells.filter((x) => x === c + "O").length));
+    }
+    const full = { 1: 5, 2: 5, 3: 5, 4: 3 };
+    return ["W", "R"].map((c) => [1, 2, 3, 4].map((v) => v + "×" + (full[v] - cells.filter((x) => x === c + v).length)).join("  "));
+  }
+
+  function drawBoard(position) {
+    const touched = new Set(position.touched);
+    squares.forEach((sq) => {
+      const code = position.cells[sq.index];
+      if (code) {
+        sq.el.setAttribute("data-piece", code);
+        sq.use.setAttribute("href", "#pc-" + code);
+      } else {
+        sq.el.removeAttribute("data-piece");
+        sq.use.removeAttribute("href");
+      }
+      sq.el.classList.toggle("last", touched.has(sq.index));
+    });
+  }
+
+  function show(ply) {
+    const g = open.game;
+    const n = g.moves.length;
+    ply = Math.max(0, Math.min(n, ply));
+    open.ply = ply;
+    const position = open.positions[ply];
+    drawBoard(position);
+    const label = $("v-ply");
+    label.dataset.ply = String(ply);
+    label.textContent = "ply " + ply + " / " + n;
+    slider.max = String(n);
+    slider.value = String(ply);
+    const startPly = DATA.starts[g.s].ply;
+    const toMove = (startPly + ply) % 2;
+    const over = ply === n;
+    const clockNow = clocks(g, ply);
+    const reserve = reserves(position.cells);
+    const players = $("v-players");
+    players.textContent = "";
+    COLORS.forEach((color, seat) => {
+      const swatch = document.createElement("span");
+      swatch.className = "swatch";
+      swatch.style.background = { pink: "#e4579b", black: "#262626", white: "#fbf8ef", red: "#c62828" }[color] || "#999";
+      const name = document.createElement("span");
+      name.textContent = BOTS[g.p[seat]] + " (" + color + ")";
+      const clock = document.createElement("span");
+      clock.className = "clock" + (!over && seat === toMove ? " to-move" : "");
+      clock.dataset.seat = String(seat);
+      clock.textContent = clockNow[seat].text;
+      clock.title = clockNow[seat].title;
+      const held = document.createElement("span");
+      held.className = "reserve";
+      held.textContent = "reserve: " + reserve[seat];
+      players.append(swatch, name, clock, held);
+    });
+    const info = $("v-move");
+    info.textContent = "";
+    if (ply === 0) {
+      const opening = DATA.openings[g.o];
+      const after = opening.includes(": ") ? " after the opening's moves " + opening.split(": ")[1] : "";
+      info.textContent = "Start position" + after + "; " + COLORS[toMove] + " (" + BOTS[g.p[toMove]] + ") to move.";
+    } else {
+      const seat = (startPly + ply - 1) % 2;
+      const line = document.createElement("div");
+      line.append("Move " + ply + ": " + COLORS[seat] + " (" + BOTS[g.p[seat]] + ") played ");
+      const code = document.createElement("code");
+      code.textContent = g.moves[ply - 1];
+      line.append(code, " in " + g.t[ply - 1].toFixed(1) + " ms");
+      info.appendChild(line);
+      const note = g.n && g.n[String(ply)];
+      if (note) {
+        const extra = document.createElement("div");
+        extra.className = "bot-info";
+        extra.textContent = "info: " + note;
+        info.appendChild(extra);
+      }
+    }
+    document.querySelectorAll("#v-moves li").forEach((li) => {
+      const current = Number(li.dataset.movePly) === ply;
+      li.classList.toggle("current", current);
+      if (current) li.scrollIntoView({ block: "nearest" });
+    });
+    $("v-first").disabled = $("v-prev").disabled = ply === 0;
+    $("v-next").disabled = $("v-last").disabled = ply === n;
+    history.replaceState(null, "", "#game=" + encodeURIComponent(g.id) + "&ply=" + ply);
+  }
+
+  function openGame(id, ply) {
+    const g = BY_ID.get(id);
+    if (!g) {
+      $("status").textContent = "This report has no game " + JSON.stringify(id) + ".";
+      closeViewer();
+      return;
+    }
+    if (open.game !== g) {
+      open.game = g;
+      open.positions = replay(g);
+      $("v-title").textContent = "Game " + g.id + ": " + g.first + " (" + COLORS[0] + ") vs " + g.second + " (" + COLORS[1] +
+        ") · round " + g.rd + " · opening " + DATA.openings[g.o];
+      const list = $("v-moves");
+      list.textContent = "";
+      g.moves.forEach((move, k) => {
+        const li = document.createElement("li");
+        li.dataset.movePly = String(k + 1);
+        li.textContent = move;
+        const ms = document.createElement("span");
+        ms.className = "ms";
+        ms.textContent = g.t[k].toFixed(1) + " ms";
+        li.appendChild(ms);
+        list.appendChild(li);
+      });
+      const result = $("v-result");
+      result.textContent = describeResult(g);
+      if (g.d) {
+        const detail = document.createElement("span");
+        detail.className = "detail";
+        detail.textContent = g.d;
+        result.appendChild(detail);
+      }
+    }
+    viewer.hidden = false;
+    show(ply);
+  }
+
+  function closeViewer() {
+    viewer.hidden = true;
+    open.game = null;
+    if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  }
+
+  function followHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const id = params.get("game");
+    if (id === null) {
+      if (!viewer.hidden) closeViewer();
+      return;
+    }
+    const ply = parseInt(params.get("ply") || "0", 10);
+    openGame(id, Number.isFinite(ply) ? ply : 0);
+  }
+
+  $("v-first").addEventListener("click", () => show(0));
+  $("v-prev").addEventListener("click", () => show(open.ply - 1));
+  $("v-next").addEventListener("click", () => show(open.ply + 1));
+  $("v-last").addEventListener("click", () => show(Infinity));
+  $("v-close").addEventListener("click", closeViewer);
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  $("v-moves").addEventListener("click", (event) => {
+    const li = event.target.closest("li[data-move-ply]");
+    if (li) show(Number(li.dataset.movePly));
+  });
+  viewer.addEventListener("click", (event) => { if (event.target === viewer) closeViewer(); });
+  document.addEventListener("keydown", (event) => {
+    if (viewer.hidden || event.altKey || event.ctrlKey || event.metaKey) return;
+    // The focused slider moves itself with these keys and reports it through "input".
+    if (event.target === slider && event.key !== "Escape") return;
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -1, ArrowDown: 1 }[event.key];
+    if (step !== undefined) show(open.ply + step);
+    else if (event.key === "Home") show(0);
+    else if (event.key === "End") show(Infinity);
+    else if (event.key === "Escape") closeViewer();
+    else return;
+    event.preventDefault();
+  });
+  window.addEventListener("hashchange", followHash);
+
+  restoreState();
+  renderList();
+  followHash();
+  if (DATA.live) setTimeout(() => location.reload(), DATA.refresh_s * 1000);
+})();

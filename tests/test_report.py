@@ -1,0 +1,281 @@
+"""The HTML report without a browser: the SVG board against the engine, the
+embedded games, the tables, the charts' figures, live refreshing."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import statistics
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+
+import pytest
+
+import engine
+from arena.ratings import compute_standings
+from arena.records import GameRecord, MoveRecord
+from arena.replay import positions
+from arena.report import REFRESH_S, LiveReport, Progress, build_report, write_report
+from arena.report.board import board_svg, pieces_svg, square_name
+from arena.report.charts import move_times, quantile
+from arena.report.data import INFO_CHARS, games_data
+from arena.standings import standings_notes, standings_tables
+from arena.statistics import SprtConfig
+from played_games import played_games
+
+META = {"name": "cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},
+        "bots": [{"name": n, "options": {}} for n in ("ann", "bob", "cy")]}
+
+OXONO_POSITION = {
+    "board": [
+        ["PX", "", "", "", "", "BO"],
+        ["", "TX", "", "", "", ""],
+        ["", "", "PO", "", "", ""],
+        ["", "", "", "BX", "", ""],
+        ["", "", "", "", "TO", ""],
+        ["", "", "", "", "", ""],
+    ],
+    "to_move": "pink", "ply": 4, "totems": {"X": "b2", "O": "e5"},
+    "reserve": {"pink": {"X": 7, "O": 7}, "black": {"X": 7, "O": 7}},
+}
+YOXII_POSITION = {
+    "board": [
+        ["#", "#", "", "", "", "#", "#"],
+        ["#", "", "", "", "", "", "#"],
+        ["", "", "", "", "R4", "", ""],
+        ["", "", "", "T", "", "", ""],
+        ["", "", "W3", "W1", "", "", ""],
+        ["#", "", "", "", "", "", "#"],
+        ["#", "#", "", "", "", "#", "#"],
+    ],
+    "to_move": "red", "ply": 3, "totem": "d4",
+    "reserve": {"white": {"1": 4, "2": 5, "3": 4, "4": 3}, "red": {"1": 5, "2": 5, "3": 5, "4": 2}},
+}
+
+
+def squares_of(svg: str) -> dict[str, ET.Element]:
+    root = ET.fromstring(svg)
+    return {el.get("data-square"): el for el in root.iter() if el.get("data-square")}
+
+
+@pytest.mark.parametrize(("name", "position"), [("oxono", OXONO_POSITION), ("yoxii", YOXII_POSITION)])
+def test_svg_board_of_a_hand_built_position_matches_the_engine(name, position):
+    game = engine.get_game(name)
+    state = game.from_json(position)  # the engine accepts the position as consistent
+    size = len(position["board"])
+    svg = board_svg(name, game.to_json(state)["board"], highlight={"c5"})
+    squares = squares_of(svg)
+    expected = {square_name(r, f): game.cell(state, r * size + f) for r in range(size) for f in range(size)}
+    expected = {sq: code for sq, code in expected.items() if code != "#"}
+    assert set(squares) == set(expected)
+    assert len(squares) == {"oxono": 36, "yoxii": 37}[name]
+    for square, code in expected.items():
+        element = squares[square]
+        assert element.get("data-piece") == (code or None), square
+        use = element.find("{http://www.w3.org/2000/svg}use")
+        assert use.get("href") == (f"#pc-{code}" if code else None), square
+        assert ("last" in element.get("class").split()) == (square == "c5")
+
+
+def test_every_cell_code_has_a_piece_symbol():
+    defined = set(re.findall(r'<symbol id="pc-(\w+)"', pieces_svg()))
+    codes = {"PX", "PO", "BX", "BO", "TX", "TO", "T"} | {f"{c}{v}" for c in "WR" for v in "1234"}
+    assert defined == codes
+    ET.fromstring(pieces_svg())  # well-formed
+
+
+def embedded(page: str) -> dict:
+    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)
+    return json.loads(match.group(1))
+
+
+def tables_of(page: str) -> dict[str, list[list[str]]]:
+    tables = {}
+    for title, body in re.findall(r'<table class="data" data-title="([^"]*)">(.*?)</table>', page, re.S):
+        rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+        tables[html.unescape(title)] = [
+            [html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in rows
+        ]
+    return tables
+
+
+def test_report_tables_are_the_standings_tables():
+    records = played_games("oxono", ["ann", "bob", "cy"], 30, seed=1, forfeit_every=7)
+    page = build_report(records, META)
+    tables = tables_of(page)
+    expected = standings_tables(compute_standings(records, ["ann", "bob", "cy"]))
+    assert list(tables) == [t.title for t in expected]
+    for table in expected:
+        assert tables[table.title] == [table.headers, *table.rows]
+    ranking = tables["Ranking"]
+    assert sorted(row[1] for row in ranking[1:]) == ["ann", "bob", "cy"]
+
+
+def test_report_is_self_contained():
+    page = build_report(played_games("yoxii", ["ann", "bob"], 4, seed=2), {**META, "game": "yoxii"})
+    assert not re.search(r"<(script|img|iframe)[^>]*\ssrc=", page)
+    assert "<link" not in page
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", page))
+    assert urls <= {"http://www.w3.org/2000/svg"}, urls
+    assert "{{" not in page  # every placeholder filled
+
+
+def test_embedded_games_replay_to_the_engine_positions():
+    records = played_games("yoxii", ["ann", "bob", "cy"], 12, seed=3, forfeit_every=4, opening_plies=3)
+    data = embedded(build_report(records, {**META, "game": "yoxii"}))
+    assert data["game"] == "yoxii" and data["colors"] == ["white", "red"]
+    assert [g["id"] for g in data["games"]] == [r.game_id for r in records]
+    game = engine.get_game("yoxii")
+    for record, entry in zip(records, data["games"]):
+        assert entry["m"].split(",") == [m.move for m in record.moves]
+        assert entry["t"] == [round(m.ms, 1) for m in record.moves]
+        assert [data["bots"][i] for i in entry["p"]] == list(record.players.values())
+        start = data["starts"][entry["s"]]
+        first = positions(record)[0]
+        assert start["cells"] == [c for row in game.to_json(first)["board"] for c in row]
+        assert start["ply"] == len(record.opening_moves)
+        opening = data["openings"][entry["o"]]
+        assert opening == (f"0: {', '.join(record.opening_moves)}" if record.opening_moves else "0")
+        assert entry["w"] == (None if record.winner is None else ["white", "red"].index(record.winner))
+        assert entry.get("f") == (None if record.forfeit_by is None else ["white", "red"].index(record.forfeit_by))
+        assert entry.get("sc") == (None if record.scores is None else [record.scores["white"], record.scores["red"]])
+
+
+def hostile_record() -> GameRecord:
+    record = played_games("oxono", ["a", "b"], 1, seed=4)[0]
+    record.players = {"pink": "</script><script>alert(1)</script>", "black": "b<!--"}
+    record.moves[0] = MoveRecord(record.moves[0].move, 1.0, {"note": "</script>" + "x" * 5000})
+    return record
+
+
+def test_names_and_info_cannot_break_out_of_the_page():
+    record = hostile_record()
+    page = build_report([record], {})
+    assert "<script>alert(1)" not in page
+    assert page.count("</script>") == 2  # the data block's and the viewer's
+    data = embedded(page)
+    assert data["bots"][:2] == list(record.players.values())
+    note = data["games"][0]["n"]["1"]
+    assert len(note) == INFO_CHARS and note.endswith("…") and note.startswith('{"note": "</script>xxx')
+
+
+def test_games_data_lists_bots_that_only_appear_in_records():
+    records = played_games("oxono", ["ann", "zed"], 2)
+    data = games_data(engine.get_game("oxono"), records, ["ann"])
+    assert data["bots"] == ["ann", "zed"]
+
+
+def test_rating_history_follows_the_schedule_and_ends_at_the_standings():
+    records = played_games("oxono", ["ann", "bob", "cy"], 24, seed=5, forfeit_every=5)
+    standings = compute_standings(reversed(records))  # the fold follows the schedule, not the input order
+    first = compute_standings(records[:1])
+    for bot in standings.bots:
+        games, mu, sigma = bot.history[-1]
+        assert (games, mu, sigma) == (bot.games, bot.mu, bot.sigma)
+        assert [g for g, _, _ in bot.history] == list(range(1, bot.games + 1))
+    for bot in first.bots:
+        assert next(b for b in standings.bots if b.name == bot.name).history[0] == (1, bot.mu, bot.sigma)
+
+
+def test_move_times_and_quantiles():
+    records = played_games("oxono", ["ann", "bob"], 6, seed=6, opening_plies=3)
+    times = move_times(records)
+    for name in ("ann", "bob"):
+        # After an opening of 3 moves, the second seat makes the bots' first move.
+        expected = sorted(m.ms for r in records for ply, m in enumerate(r.moves)
+                          if list(r.players.values())[(ply + len(r.opening_moves)) % 2] == name)
+        assert times[name] == expected
+        quartiles = statistics.quantiles(expected, n=4, method="inclusive")
+        assert [quantile(expected, q) for q in (0.25, 0.5, 0.75)] == pytest.approx(quartiles)
+    assert quantile([1.0, 2.0, 3.0, 10.0], 0.95) == pytest.approx(3 + 7 * 0.85)
+
+
+def test_charts_have_a_series_per_bot():
+    records = played_games("oxono", ["ann", "bob", "cy"], 12, seed=7, forfeit_every=3)
+    page = build_report(records, META)
+    for kind in ("series", "bar", "box"):
+        assert sorted(re.findall(rf'<g class="{kind}" data-bot="([^"]*)"', page)) == ["ann", "bob", "cy"], kind
+
+
+def test_report_without_games():
+    page = build_report([], META)
+    assert "No games played yet" in page
+    assert embedded(page)["games"] == []
+
+
+def status_of(page: str) -> str:
+    return re.search(r'<p id="status" class="status (\w+)">', page).group(1)
+
+
+def test_live_report_refreshes_at_most_every_few_seconds(tmp_path):
+    now = [100.0]
+    path = tmp_path / "report.html"
+    live = LiveReport(path, META, clock=lambda: now[0])
+    records = played_games("oxono", ["ann", "bob"], 3, seed=8)
+    assert live.update(records[:1], 3)
+    page = path.read_text()
+    assert status_of(page) == "live" and "1 of 3 games played" in page and embedded(page)["live"] is True
+    now[0] += REFRESH_S / 2
+    assert not live.update(records[:2], 3)
+    assert len(embedded(path.read_text())["games"]) == 1
+    now[0] += REFRESH_S
+    assert live.update(records[:2], 3)
+    assert len(embedded(path.read_text())["games"]) == 2
+    live.finish(records, 3)
+    page = path.read_text()
+    assert status_of(page) == "final" and embedded(page)["live"] is False and len(embedded(page)["games"]) == 3
+    assert '"status final">3 games; written' in page
+    live.finish(records[:2], 3)  # a run stopped early
+    assert "2 of 3 games played: the run stopped (run it again to resume)" in path.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary file left
+
+
+def test_live_report_that_cannot_be_written_keeps_one_error(tmp_path):
+    live = LiveReport(tmp_path / "missing" / "report.html", META)
+    assert not live.update([], 4)
+    assert "cannot write the report" in live.error and "missing" in live.error
+    live.finish([], 4)  # no second attempt, no exception
+
+
+def test_write_report_replaces_atomically(tmp_path):
+    path = tmp_path / "r.html"
+    write_report(path, "old")
+    write_report(path, "new")
+    assert path.read_text() == "new" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_report_states_when_it_was_written():
+    when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    page = build_report(played_games("oxono", ["ann", "bob"], 2), {**META, "description": "a <b> ladder"}, now=when)
+    assert "2 games; written 2026-01-02 03:04:05 UTC" in page
+    assert '<p class="description">a &lt;b&gt; ladder</p>' in page
+    assert "time control 5+0.1" in page
+
+
+def test_report_shows_the_sprt_and_the_legend_like_arena_standings():
+    sprt = SprtConfig(elo0=0, elo1=200)
+    records = played_games("oxono", ["ann", "bob"], 40, seed=12)
+    meta = {**META, "bots": META["bots"][:2]}
+    page = build_report(records, meta, sprt=sprt)
+    standings = compute_standings(records, ["ann", "bob"], sprt)
+    tables = tables_of(page)
+    for table in standings_tables(standings):
+        assert tables[table.title] == [table.headers, *table.rows]
+    assert any(title.startswith("SPRT") for title in tables)
+    notes = re.search(r'<ul class="notes">(.*?)</ul>', page, re.S).group(1)
+    assert [html.unescape(n) for n in re.findall(r"<li>(.*?)</li>", notes)] == standings_notes(standings)
+
+
+def test_report_of_a_run_stopped_by_the_sprt_says_so():
+    records = played_games("oxono", ["ann", "bob"], 40, seed=12)
+    for record in records:  # ann wins every game: the test is soon decided
+        record.winner = next(color for color, name in record.players.items() if name == "ann")
+    meta = {**META, "bots": META["bots"][:2]}
+    sprt = SprtConfig(elo0=0, elo1=200)
+    assert compute_standings(records, ["ann", "bob"], sprt).sprt.verdict == "H1"
+    page = build_report(records, meta, sprt=sprt, progress=Progress(40, 400))
+    assert "40 of 400 games played: the SPRT is decided" in page
+    assert "H1 accepted" in page
+    page = build_report(records[:2], meta, sprt=sprt, progress=Progress(2, 400))
+    assert "2 of 400 games played: the run stopped" in page

@@ -1,0 +1,262 @@
+"""The HTML report in a real browser: Debian's headless Chromium driven by selenium.
+
+One browser serves the whole module.  The tests check that the tables list
+every bot, open games through their links, step through them with the keys and
+compare the board with the engine's state square by square at every ply.
+They save screenshots (to ``$REPORT_SCREENSHOTS`` when set, else a temporary
+directory) of the standings and of a board of each game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import engine
+import needs
+from arena.records import GameRecord
+from arena.replay import positions
+from arena.report import build_report, write_report
+from played_games import played_games
+
+BOTS = ["ann", "bob", "cy"]
+
+
+def with_a_bot_that_never_started(records: list[GameRecord]) -> list[GameRecord]:
+    first = records[0]
+    loser, winner = first.players
+    return records + [dataclasses.replace(
+        first, game_id="r9-nostart", index=len(records), moves=[], winner=winner, reason="startup_failure",
+        forfeit_by=loser, detail="sent no 'ready' within 10 s", scores=None,
+    )]
+
+
+#: Every way a game can end, forfeits included (one before the first move), in both games.
+GAMES = {name: with_a_bot_that_never_started(played_games(name, BOTS, 18, seed=11, forfeit_every=5, opening_plies=3))
+         for name in engine.GAMES}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    needs.module("selenium", "pip install -e '.[test]'")
+    driver_path = needs.program("chromedriver", "apt-get install chromium chromium-driver")
+    chromium = needs.program("chromium", "apt-get install chromium chromium-driver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="report-browser-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", f"--user-data-dir={profile}", "--window-size=1200,900"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # The system's chromedriver, given by path: selenium-manager never downloads one.
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    directory = os.environ.get("REPORT_SCREENSHOTS")
+    path = Path(directory) if directory else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def report(request, tmp_path_factory) -> tuple[str, str, list[GameRecord]]:
+    name = request.param
+    records = GAMES[name]
+    path = tmp_path_factory.mktemp(name) / "report.html"
+    meta = {"name": f"{name} cup", "game": name, "time_control": {"initial_ms": 5000, "increment_ms": 100},
+            "bots": [{"name": bot, "options": {}} for bot in BOTS]}
+    write_report(path, build_report(records, meta))
+    return name, path.as_uri(), records
+
+
+def board(driver) -> dict[str, str | None]:
+    return driver.execute_script(
+        "const out = {}; document.querySelectorAll('#viewer [data-square]').forEach("
+        "(e) => { out[e.dataset.square] = e.getAttribute('data-piece'); }); return out;"
+    )
+
+
+def expected_board(state, game_name: str) -> dict[str, str | None]:
+    rows = engine.get_game(game_name).to_json(state)["board"]
+    return {
+        f"{'abcdefg'[f]}{r + 1}": code or None
+        for r, row in enumerate(rows) for f, code in enumerate(row) if code != "#"
+    }
+
+
+def shown_ply(driver) -> int:
+    return int(driver.find_element("id", "v-ply").get_attribute("data-ply"))
+
+
+def no_script_errors(driver) -> None:
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def test_tables_list_every_bot(browser, report, shots):
+    name, url, records = report
+    browser.get(url)
+    browser.execute_script("sessionStorage.clear()")  # no filter or sorting kept from another test
+    browser.refresh()
+    for title in ("Ranking", "Head to head (row's score against column)", "Results by colour"):
+        assert browser.find_elements("css selector", f'table[data-title="{title}"]'), title
+    ranking = browser.find_elements("css selector", 'table[data-title="Ranking"] tbody tr td:nth-child(2)')
+    assert sorted(td.text for td in ranking) == BOTS
+    head = browser.find_elements("css selector", 'table[data-title^="Head to head"] thead th')
+    assert sorted(th.text for th in head[1:]) == BOTS
+    colours = browser.find_elements("css selector", 'table[data-title="Results by colour"] tbody tr td:first-child')
+    assert [td.text for td in colours] == list(engine.get_game(name).colors)
+    for chart in ("series", "bar", "box"):
+        drawn = browser.find_elements("css selector", f"svg.chart g.{chart}")
+        assert sorted(g.get_attribute("data-bot") for g in drawn) == BOTS
+    rows = browser.find_elements("css selector", "#game-list tbody tr")
+    assert [tr.get_attribute("data-game") for tr in rows] == [r.game_id for r in records]
+    browser.save_screenshot(str(shots / f"{name}-standings.png"))
+    no_script_errors(browser)
+
+
+def test_filters_and_sorting(browser, report):
+    from selenium.webdriver.support.ui import Select
+
+    _, url, records = report
+    browser.get(url)
+    Select(browser.find_element("id", "f-bot")).select_by_value("ann")
+    Select(browser.find_element("id", "f-result")).select_by_value("bot-won")
+    won = [r.game_id for r in records if r.winner is not None and r.players[r.winner] == "ann"]
+    assert [tr.get_attribute("data-game") for tr in browser.find_elements("css selector", "#game-list tbody tr")] == won
+    assert browser.find_element("id", "game-count").text == f"{len(won)} of {len(records)} games"
+    browser.find_element("id", "f-clear").click()
+    Select(browser.find_element("id", "f-reason")).select_by_value("timeout")
+    forfeits = [r.game_id for r in records if r.reason == "timeout"]
+    assert forfeits and [tr.get_attribute("data-game") for tr in browser.find_elements("css selector", "#game-list tbody tr")] == forfeits
+    browser.find_element("id", "f-clear").click()
+    header = browser.find_element("css selector", '#game-list th[data-sort="plies"]')
+    header.click()
+    header.click()  # the second click sorts downwards
+    longest = sorted(records, key=lambda r: (-len(r.moves), -r.index))
+    shown = [tr.get_attribute("data-game") for tr in browser.find_elements("css selector", "#game-list tbody tr")]
+    assert [len(next(r for r in records if r.game_id == gid).moves) for gid in shown] == [len(r.moves) for r in longest]
+    no_script_errors(browser)
+
+
+def open_by_link(browser, game_id: str) -> None:
+    browser.find_element("css selector", f'#game-list tr[data-game="{game_id}"] a').click()
+    assert browser.find_element("id", "viewer").is_displayed()
+
+
+def test_step_through_games_with_the_keys(browser, report, shots):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    name, url, records = report
+    # The longest game, a forfeit, a game after an opening suite's moves and a
+    # draw when there is one: every kind of start and ending.
+    chosen = {max(records, key=lambda r: len(r.moves)).game_id, next(r for r in records if r.forfeit_by).game_id,
+              next(r for r in records if r.opening_moves and not r.forfeit_by).game_id}
+    chosen |= {r.game_id for r in records if r.winner is None or not r.moves}
+    browser.get(url)
+    for record in (r for r in records if r.game_id in chosen):
+        browser.execute_script("document.getElementById('f-clear').click()")
+        open_by_link(browser, record.game_id)
+        states = positions(record)
+        keys = ActionChains(browser)
+        assert shown_ply(browser) == 0
+        assert board(browser) == expected_board(states[0], name)
+        for ply in range(1, len(states)):
+            keys.send_keys(Keys.ARROW_RIGHT).perform()
+            assert shown_ply(browser) == ply
+            assert board(browser) == expected_board(states[ply], name), f"{record.game_id} ply {ply}"
+        assert browser.current_url.endswith(f"#game={record.game_id}&ply={len(states) - 1}")
+        keys.send_keys(Keys.ARROW_RIGHT).perform()  # at the end: stays
+        assert shown_ply(browser) == len(states) - 1
+        result = browser.find_element("id", "v-result").text
+        assert record.reason in result
+        if record.forfeit_by:
+            assert "forfeited" in result and record.detail in result
+        keys.send_keys(Keys.ARROW_LEFT).perform()
+        back = max(0, len(states) - 2)
+        assert shown_ply(browser) == back and board(browser) == expected_board(states[back], name)
+        keys.send_keys(Keys.HOME).perform()
+        assert shown_ply(browser) == 0 and board(browser) == expected_board(states[0], name)
+        keys.send_keys(Keys.END).perform()
+        assert shown_ply(browser) == len(states) - 1 and board(browser) == expected_board(states[-1], name)
+        keys.send_keys(Keys.ESCAPE).perform()
+        assert not browser.find_element("id", "viewer").is_displayed()
+    longest = max(records, key=lambda r: len(r.moves))
+    browser.get(f"{url}#game={longest.game_id}&ply={len(longest.moves) // 2}")
+    browser.save_screenshot(str(shots / f"{name}-board.png"))
+    no_script_errors(browser)
+
+
+def test_deep_link_opens_the_game_at_the_ply(browser, report):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    name, url, records = report
+    record = next(r for r in records[1:] if len(r.moves) > 6)
+    states = positions(record)
+    ply = 3
+    browser.get("about:blank")
+    browser.get(f"{url}#game={record.game_id}&ply={ply}")
+    assert browser.find_element("id", "viewer").is_displayed()
+    assert shown_ply(browser) == ply
+    assert board(browser) == expected_board(states[ply], name)
+    current = browser.find_elements("css selector", "#v-moves li.current")
+    assert [li.get_attribute("data-move-ply") for li in current] == [str(ply)]
+    assert record.moves[ply - 1].move in browser.find_element("id", "v-move").text
+    # The buttons and the slider step too.
+    browser.find_element("id", "v-next").click()
+    assert shown_ply(browser) == ply + 1
+    browser.find_element("id", "v-first").click()
+    assert shown_ply(browser) == 0
+    slider = browser.find_element("id", "v-slider")
+    slider.click()  # focus; the slider then moves itself with the arrow keys
+    browser.execute_script("arguments[0].value = 0; arguments[0].dispatchEvent(new Event('input'))", slider)
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    assert shown_ply(browser) == 1
+    assert board(browser) == expected_board(states[1], name)
+    # An unknown game says so instead of opening.
+    browser.get("about:blank")
+    browser.get(f"{url}#game=nope&ply=2")
+    assert not browser.find_element("id", "viewer").is_displayed()
+    assert 'no game "nope"' in browser.find_element("id", "status").text
+    no_script_errors(browser)
+
+
+def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from arena.report import REFRESH_S, LiveReport
+
+    records = GAMES["oxono"]
+    path = tmp_path / "report.html"
+    live = LiveReport(path, {"name": "live cup", "game": "oxono", "bots": [{"name": b} for b in BOTS]})
+    live.update(records[:3], len(records))
+    browser.get(f"{path.as_uri()}#game={records[1].game_id}&ply=2")
+    assert f"live: 3 of {len(records)} games played" in browser.find_element("id", "status").text
+    Select(browser.find_element("id", "f-bot")).select_by_value("ann")
+    live.finish(records, len(records))
+    # The page reloads within REFRESH_S seconds and shows the final report, at the
+    # same game and ply, with the same filter.
+    WebDriverWait(browser, 3 * REFRESH_S).until(
+        lambda d: d.find_element("id", "status").text.startswith(f"{len(records)} games; written"))
+    assert shown_ply(browser) == 2 and browser.find_element("id", "viewer").is_displayed()
+    assert Select(browser.find_element("id", "f-bot")).first_selected_option.get_attribute("value") == "ann"
+    shown = [tr.get_attribute("data-game") for tr in browser.find_elements("css selector", "#game-list tbody tr")]
+    assert shown == [r.game_id for r in records if "ann" in r.players.values()]
+    no_script_errors(browser)
