@@ -51,7 +51,8 @@ def frames(record: GameRecord) -> list[str]:
     states = positions(record)
     colors = list(record.players)
     first = game.to_move(states[0])
-    out = [f"start position\n{game.render(states[0])}"]
+    opening = f" after the opening's moves {', '.join(record.opening_moves)}" if record.opening_moves else ""
+    out = [f"start position{opening}\n{game.render(states[0])}"]
     for ply, (move, state) in enumerate(zip(record.moves, states[1:]), start=1):
         color = colors[(first + ply - 1) % 2]
         line = f"move {ply}: {color} ({record.players[color]}) played {move.move} in {move.ms:.1f} ms"

@@ -12,18 +12,21 @@ from played_games import played_games
 
 
 @pytest.mark.parametrize("name", engine.GAMES)
-def test_a_frame_per_move_with_the_engines_board(name):
+@pytest.mark.parametrize("index", [0, 1], ids=["start", "after-an-opening"])
+def test_a_frame_per_move_with_the_engines_board(name, index):
     game = engine.get_game(name)
-    record = played_games(name, ["ann", "bob"], 1, seed=2)[0]
+    record = played_games(name, ["ann", "bob"], 2, seed=2, opening_plies=3)[index]
     shown = frames(record)
     states = positions(record)
     assert len(shown) == len(record.moves) + 1
-    assert shown[0].startswith("start position\n")
+    opening = f" after the opening's moves {', '.join(record.opening_moves)}" if index else ""
+    assert shown[0].startswith(f"start position{opening}\n")
     for ply, (frame, state) in enumerate(zip(shown, states)):
         assert game.render(state) in frame
         if ply:
             move = record.moves[ply - 1]
-            color = game.colors[(ply - 1) % 2]
+            # After an opening of 3 moves the second colour makes the bots' first move.
+            color = game.colors[(ply - 1 + len(record.opening_moves)) % 2]
             assert frame.splitlines()[0] == (
                 f"move {ply}: {color} ({record.players[color]}) played {move.move} in {move.ms:.1f} ms"
             )
