@@ -664,7 +664,7 @@ def test_report_writes_one_page_into_the_results(tmp_path):
     assert page.startswith("<!DOCTYPE html>") and all(f'"id":"{r.game_id}"' in page for r in records)
     elsewhere = tmp_path / "r.html"
     assert arena("report", out, "-o", elsewhere).exit_code == 0
-    assert elsewhere.read_text().count('data-title="Ranking"') == 1
+    assert elsewhere.read_text().count('data-table="ranking"') == 1
 
 
 def test_report_of_a_tournament_file_uses_its_output(tmp_path):

@@ -92,9 +92,9 @@ def embedded(page: str) -> dict:
 
 def tables_of(page: str) -> dict[str, list[list[str]]]:
     tables = {}
-    for title, body in re.findall(r'<table class="data" data-title="([^"]*)">(.*?)</table>', page, re.S):
+    for title, key, body in re.findall(r'<h3>([^<]*)</h3><table class="data" data-table="([^"]*)">(.*?)</table>', page, re.S):
         rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
-        tables[html.unescape(title)] = [
+        tables[(key, html.unescape(title))] = [
             [html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in rows
         ]
     return tables
@@ -105,10 +105,10 @@ def test_report_tables_are_the_standings_tables():
     page = build_report(records, META)
     tables = tables_of(page)
     expected = standings_tables(compute_standings(records, ["ann", "bob", "cy"]))
-    assert list(tables) == [t.title for t in expected]
+    assert list(tables) == [(t.key, t.title) for t in expected]
     for table in expected:
-        assert tables[table.title] == [table.headers, *table.rows]
-    ranking = tables["Ranking"]
+        assert tables[table.key, table.title] == [table.headers, *table.rows]
+    ranking = tables["ranking", "Ranking"]
     assert sorted(row[1] for row in ranking[1:]) == ["ann", "bob", "cy"]
 
 
@@ -261,8 +261,8 @@ def test_report_shows_the_sprt_and_the_legend_like_arena_standings():
     standings = compute_standings(records, ["ann", "bob"], sprt)
     tables = tables_of(page)
     for table in standings_tables(standings):
-        assert tables[table.title] == [table.headers, *table.rows]
-    assert any(title.startswith("SPRT") for title in tables)
+        assert tables[table.key, table.title] == [table.headers, *table.rows]
+    assert [key for key, _ in tables] == ["ranking", "match", "sprt", "crosstable", "colors"]
     notes = re.search(r'<ul class="notes">(.*?)</ul>', page, re.S).group(1)
     assert [html.unescape(n) for n in re.findall(r"<li>(.*?)</li>", notes)] == standings_notes(standings)
 

@@ -113,13 +113,15 @@ def test_tables_list_every_bot(browser, report, shots):
     browser.get(url)
     browser.execute_script("sessionStorage.clear()")  # no filter or sorting kept from another test
     browser.refresh()
-    for title in ("Ranking", "Head to head (row's score against column)", "Results by colour"):
-        assert browser.find_elements("css selector", f'table[data-title="{title}"]'), title
-    ranking = browser.find_elements("css selector", 'table[data-title="Ranking"] tbody tr td:nth-child(2)')
+    shown = [t.get_attribute("data-table") for t in browser.find_elements("css selector", "table[data-table]")]
+    assert shown == ["ranking", "crosstable", "colors"]  # three bots: no match or SPRT table
+    ranking = browser.find_elements("css selector", 'table[data-table="ranking"] tbody tr td:nth-child(2)')
     assert sorted(td.text for td in ranking) == BOTS
-    head = browser.find_elements("css selector", 'table[data-title^="Head to head"] thead th')
+    head = browser.find_elements("css selector", 'table[data-table="crosstable"] thead th')
     assert sorted(th.text for th in head[1:]) == BOTS
-    colours = browser.find_elements("css selector", 'table[data-title="Results by colour"] tbody tr td:first-child')
+    crosstable = browser.find_elements("css selector", 'table[data-table="crosstable"] tbody tr td:first-child')
+    assert sorted(td.text for td in crosstable) == BOTS
+    colours = browser.find_elements("css selector", 'table[data-table="colors"] tbody tr td:first-child')
     assert [td.text for td in colours] == list(engine.get_game(name).colors)
     for chart in ("series", "bar", "box"):
         drawn = browser.find_elements("css selector", f"svg.chart g.{chart}")

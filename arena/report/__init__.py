@@ -190,4 +190,4 @@ def _table_html(table: Table) -> str:
         ) + "</tr>"
         for row in table.rows
     )
-    return f'<h3>{html.escape(table.title)}</h3><table class="data" data-title="{html.escape(table.title)}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    return f'<h3>{html.escape(table.title)}</h3><table class="data" data-table="{html.escape(table.key)}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
