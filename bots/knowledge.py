@@ -3,6 +3,7 @@ that the search bots use: immediate wins and a static evaluation."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,9 @@ class Knowledge:
     has_winning_move: Callable[[Any], bool]
     #: The position for the player to move, well inside (-WIN, WIN).
     evaluate: Callable[[Any], int]
+    #: A playout to the end on the game's bitboards (the winning seat or None),
+    #: when the game has one faster than the generic one in ``bots.mcts``.
+    playout: Callable[[Any, random.Random], int | None] | None = None
 
 
 def for_game(game: engine.Game[Any]) -> Knowledge:
@@ -33,5 +37,6 @@ def for_game(game: engine.Game[Any]) -> Knowledge:
             lambda state: yoxii_eval.winning_moves(state, game),
             lambda state: yoxii_eval.has_winning_move(state, game),
             yoxii_eval.evaluate,
+            yoxii_eval.playout,
         )
     raise ValueError(f"no search knowledge for {game.name!r}")

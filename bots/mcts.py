@@ -195,9 +195,11 @@ class MCTS(Searcher):
 
     def _playout(self, state: Any) -> int | None:
         """Play to the end with tactical random moves; the winning seat, or None for a draw."""
-        game = self.game
         knowledge = self.knowledge
         rng = self.rng
+        if knowledge.playout is not None:
+            return knowledge.playout(state, rng)
+        game = self.game
         apply = game.apply
         while True:
             outcome = game.outcome(state)

@@ -218,9 +218,14 @@ def totem_destinations(state: YoxiiState) -> tuple[int, int]:
     """Where the player to move may take the totem (a square set), and the
     squares free for the placement once it has left (its square included).
     Shared by ``legal_moves`` and the search bots' move-free tactics."""
-    own = state.red if state.ply & 1 else state.white
-    totem = state.totem
-    free_after = _EXISTS & ~(state.white | state.red)
+    return destinations(state.white, state.red, state.totem, state.ply & 1)
+
+
+def destinations(white: int, red: int, totem: int, seat: int) -> tuple[int, int]:
+    """:func:`totem_destinations` on raw square sets, for searches that play
+    on bitboards without building states."""
+    own = red if seat else white
+    free_after = _EXISTS & ~(white | red)
     empty = free_after & ~(1 << totem)
     dests = _NEIGH[totem] & empty
     if _NEIGH[totem] & own:

@@ -108,6 +108,24 @@ def test_evaluations_are_bounded_and_side_relative():
     assert oxono_eval.evaluate(_row_of_three("P", "B")) > 0 > oxono_eval.evaluate(_row_of_three("B", "P"))
 
 
+def test_yoxii_playout_plays_legal_games_to_their_result():
+    rng = random.Random(4)
+    for seed in range(40):
+        state = YOXII.new_state()
+        for _ in range(rng.randrange(0, 30)):
+            if YOXII.is_over(state):
+                break
+            state = YOXII.apply(state, rng.choice(YOXII.legal_moves(state)))
+        trace: list[str] = []
+        winner = yoxii_eval.playout(state, random.Random(seed), trace)
+        for move in trace:
+            state = YOXII.apply(state, move)  # raises on an illegal move
+        if YOXII.is_over(state):
+            assert YOXII.outcome(state).winner == winner
+        else:  # the last move was a win on the move, left out of the trace
+            assert winner == YOXII.to_move(state) and wins_at_once(YOXII, state)
+
+
 def _row_of_three(row: str, scattered: str):
     """Pink to move; ``row`` (P or B) has X, O, X on a1-c1, the other colour the same pieces far apart."""
     board = [[""] * 6 for _ in range(6)]
