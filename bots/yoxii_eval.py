@@ -192,7 +192,7 @@ def evaluate(state: YoxiiState) -> int:
     """The position from the point of view of the player to move: the score
     around the totem as it stands (values, then piece count as tie-break),
     how many squares the totem can reach for each side (empty neighbours and
-    jump lines of their own pieces), how close it is to being enclosed,
+    jump lines of their own pieces), and how close it is to being enclosed,
     which favours whoever holds the score around it when it happens."""
     me = state.ply & 1
     totem = state.totem
@@ -219,4 +219,3 @@ def evaluate(state: YoxiiState) -> int:
     for v in (3, 4):
         reserve += v * (((state.reserve >> _reserve_shift(me, v)) & 15) - ((state.reserve >> _reserve_shift(1 - me, v)) & 15))
     return lead * urgency + 4 * (jumps_me - jumps_opp) + reserve
-
