@@ -20,7 +20,7 @@ import engine
 from arena import __version__
 from arena.check import check_bot
 from arena.clock import parse_time_control
-from arena.config import ConfigError, check_programs, load_config
+from arena.config import EXECUTORS, ConfigError, check_programs, load_config, with_executor
 from arena.executor import WorkerDied
 from arena.forfeits import describe_forfeit, forfeit_lines
 from arena.match import MatchResult, match_config, play_match
@@ -148,10 +148,12 @@ def run(
         ",".join(REPLAYED_BY_DEFAULT), "--replay-forfeits", metavar="REASONS",
         help=f"Play again on resume the games forfeited for these reasons, comma-separated: {', '.join(FORFEIT_REASONS)}; 'none' for none.",
     ),
+    executor: str = typer.Option(None, "--executor", "-e", help=f"Where games run: {' or '.join(EXECUTORS)} (default: the file's, else local)."),
+    ray_address: str = typer.Option(None, "--ray-address", help="The Ray cluster to run on, e.g. 'auto' or 'head:6379' (implies --executor ray)."),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
-        config = load_config(file)
+        config = with_executor(load_config(file), executor, ray_address)
     except ConfigError as exc:
         fail(str(exc))
     fmt = check_format(fmt)

@@ -41,16 +41,20 @@ from arena.statistics import SprtConfig
 
 __all__ = [
     "BOT_KEYS",
+    "EXECUTORS",
     "FORMATS",
+    "RAY_KEYS",
     "TOURNAMENT_KEYS",
     "BotConfig",
     "check_programs",
     "ConfigError",
     "STARTUP_FAILURES",
+    "RaySettings",
     "TournamentConfig",
     "load_config",
     "parse_config",
     "split_command",
+    "with_executor",
 ]
 
 #: Every key a tournament file may hold at its top level.
@@ -72,6 +76,8 @@ TOURNAMENT_KEYS = (
     "sandbox",
     "startup_failures",
     "report",
+    "executor",
+    "ray",
     "bots",
 )
 #: Every key a bot entry may hold.
@@ -89,6 +95,10 @@ STARTUP_FAILURES = ("stop", "forfeit")
 MAX_FILE_BYTES = 1_000_000
 MAX_COMMAND_CHARS = 65_536
 MAX_OPTION_VALUES = 100_000
+#: Where games are played: this machine's cores, or a Ray cluster (:mod:`arena.ray_executor`).
+EXECUTORS = ("local", "ray")
+#: Every key the ``ray:`` mapping may hold.
+RAY_KEYS = ("address", "working_dir", "num_cpus")
 
 _REQUIRED = ("game", "time_control", "bots")
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
@@ -142,6 +152,21 @@ class BotConfig:
 
 
 @dataclass(frozen=True)
+class RaySettings:
+    """The ``ray:`` mapping, used when the executor is ``ray``.
+
+    ``address`` is None to start a Ray instance on this machine; ``working_dir``
+    (absolute) is shipped to every node; each actor reserves ``num_cpus``.
+    ``actors`` is the file's ``concurrency`` when it gives one, else None: as
+    many actors as the cluster's CPUs hold."""
+
+    address: str | None = None
+    working_dir: Path | None = None
+    num_cpus: float = 1.0
+    actors: int | None = None
+
+
+@dataclass(frozen=True)
 class TournamentConfig:
     """A validated tournament file.  Paths are absolute."""
 
@@ -166,6 +191,8 @@ class TournamentConfig:
     startup_failures: str = "stop"
     #: Write ``report.html`` in the output directory, refreshed during the run.
     report: bool = False
+    executor: str = "local"
+    ray: RaySettings = RaySettings()
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -206,6 +233,18 @@ def parse_config(text: str, *, path: Path | None = None, base_dir: Path | None =
     return _Parser(str(path) if path is not None else "<string>").tournament(
         text, path=path.resolve() if path is not None else None, base_dir=base_dir.resolve()
     )
+
+
+def with_executor(config: TournamentConfig, executor: str | None, ray_address: str | None) -> TournamentConfig:
+    """``config`` with the command line's choice of executor (``--executor``,
+    ``--ray-address``, which implies ``ray``) in place of the file's."""
+    if executor is not None and executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {executor!r}; known executors: {', '.join(EXECUTORS)}", file="")
+    if ray_address is not None:
+        if executor == "local":
+            raise ConfigError("--ray-address runs on Ray: it cannot go with --executor local", file="")
+        return replace(config, executor="ray", ray=replace(config.ray, address=ray_address.strip() or None))
+    return config if executor is None else replace(config, executor=executor)
 
 
 def split_command(command: str | Sequence[str]) -> tuple[str, ...]:
@@ -302,13 +341,15 @@ class _Parser:
             self.limits(fields.get("limits"), "limits", Limits()),
             self.sandbox(fields.get("sandbox"), "sandbox", "none"),
         )
+        # Left unset, the local executor uses this machine's cores and Ray the cluster's.
+        concurrency = self.positive_int(fields["concurrency"], "concurrency", 1) if "concurrency" in fields else None
         return TournamentConfig(
             name=name,
             game=game,
             time_control=self.time_control(fields["time_control"][1]),
             rounds=self.positive_int(fields.get("rounds"), "rounds", 1),
             format=self.format(fields.get("format")),
-            concurrency=self.positive_int(fields.get("concurrency"), "concurrency", os.cpu_count() or 1),
+            concurrency=concurrency or os.cpu_count() or 1,
             seed=seed,
             output=(base_dir / output).resolve(),
             bots=bots,
@@ -320,6 +361,8 @@ class _Parser:
             sprt=self.sprt(fields.get("sprt"), len(bots)),
             startup_failures=self.choice(fields.get("startup_failures"), "startup_failures", STARTUP_FAILURES),
             report=self.boolean(fields.get("report"), "report", False),
+            executor=self.choice(fields.get("executor"), "executor", EXECUTORS),
+            ray=self.ray(fields.get("ray"), base_dir, concurrency),
         )
 
     def mapping(
@@ -463,6 +506,21 @@ class _Parser:
             return SprtConfig(**values)
         except ValueError as exc:
             raise self.error(node, "sprt", str(exc)) from None
+
+    def ray(self, pair: _Pair | None, base_dir: Path, actors: int | None) -> RaySettings:
+        if pair is None:
+            return RaySettings(actors=actors)
+        if not isinstance(pair[1], yaml.MappingNode):
+            raise self.error(pair[1], "ray", "must be a mapping, e.g. {address: auto, working_dir: bots}")
+        fields = self.mapping(pair[1], "ray", RAY_KEYS)
+        address = self.string(fields.get("address"), "ray.address", "").strip() or None
+        working_dir = None
+        if "working_dir" in fields:
+            working_dir = (base_dir / self.path(fields["working_dir"], "ray.working_dir")).resolve()
+            if not working_dir.is_dir():
+                raise self.error(fields["working_dir"][1], "ray.working_dir", f"no such directory: {working_dir}")
+        num_cpus = self.seconds(fields.get("num_cpus"), "ray.num_cpus", 1.0, zero_ok=False, unit="a number of CPUs")
+        return RaySettings(address=address, working_dir=working_dir, num_cpus=num_cpus, actors=actors)
 
     # -- bots -----------------------------------------------------------------
 
@@ -676,12 +734,14 @@ class _Parser:
             raise self.error(pair[1] if pair else None, key, f"must be a positive integer, got {value}")
         return value
 
-    def seconds(self, pair: _Pair | None, key: str, default: float, *, zero_ok: bool) -> float:
+    def seconds(
+        self, pair: _Pair | None, key: str, default: float, *, zero_ok: bool, unit: str = "a number of seconds"
+    ) -> float:
         if pair is None:
             return default
         value = self.scalar(pair[1], key)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-            raise self.error(pair[1], key, f"must be a number of seconds, got {_shown(pair[1], value)}")
+            raise self.error(pair[1], key, f"must be {unit}, got {_shown(pair[1], value)}")
         if value < 0 or (value == 0 and not zero_ok):
             bound = "not negative" if zero_ok else "positive"
             raise self.error(pair[1], key, f"must be {bound}, got {value:g}")

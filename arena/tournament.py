@@ -20,7 +20,7 @@ from arena.schedule import GameSpec, make_schedule
 from arena.statistics import SprtStatus, pentanomial, scores_of, sprt_status
 from arena.store import ResultsStore, tournament_meta
 
-__all__ = ["RunSummary", "run_tournament", "pending_specs", "sprt_of", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
+__all__ = ["RunSummary", "run_tournament", "pending_specs", "make_executor", "sprt_of", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
 
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, since fixed, must not stand).
@@ -80,6 +80,17 @@ def start_bots(config: TournamentConfig, specs: list[GameSpec], logs_dir: Path |
     return [f"{problem}; its games are forfeited (startup_failures: forfeit)" for problem in problems]
 
 
+def make_executor(config: TournamentConfig, store: ResultsStore, concurrency: int | None = None) -> Executor:
+    """The executor ``config`` asks for, with the bots' logs and scratch
+    directories in ``store``.  Raises ``ConfigError`` (one line) when it is
+    ``ray`` and Ray is not installed."""
+    if config.executor == "ray":
+        from arena.ray_executor import RayExecutor  # Ray is optional: imported only when asked for
+
+        return RayExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
+    return LocalExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
+
+
 def run_tournament(
     config: TournamentConfig,
     *,
@@ -107,7 +118,10 @@ def run_tournament(
     summary, never a reason to stop playing."""
     check_programs(config)
     schedule = make_schedule(config)
-    with ResultsStore(config.output) as store:
+    store = ResultsStore(config.output)
+    if executor is None:
+        executor = make_executor(config, store, concurrency)
+    with store:
         loaded = store.open_for_run(config, schedule)
         decided = (sprt := sprt_of(config, loaded.records)) is not None and sprt.decided
         # A decided SPRT plays nothing more: forfeits stand, no bot is started.
@@ -127,8 +141,6 @@ def run_tournament(
         report = LiveReport(config.output / REPORT_FILE, tournament_meta(config), config.sprt) if config.report else None
         if on_start is not None:
             on_start(summary)
-        if executor is None:
-            executor = LocalExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
         # closing(): an exception here (Ctrl-C included) must stop the workers
         # and their bots now, not whenever the generator is collected.
         specs: Iterable[GameSpec] = pending

@@ -1,0 +1,391 @@
+"""Runs game specs on a Ray cluster: the same games as the local executor,
+on actors spread over many machines.
+
+Each actor is one Ray worker process holding a :class:`~arena.executor.BotPool`,
+exactly as a local worker does: its bots are started on first use and kept
+from game to game.  The driver (the process running the tournament) feeds
+each actor one spec at a time and hands back the records; it alone writes
+results.  An actor that dies (its node lost, killed from outside) loses only
+the game it was playing, which goes back to the front of the queue and is
+played on another actor; a record is handed back once per game even if the
+game was played twice.
+
+``ray`` is an optional dependency, imported only when this executor is made.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+from collections import Counter, deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from arena.config import BotConfig, ConfigError, TournamentConfig, check_programs
+from arena.executor import BotPool, WorkerDied
+from arena.process import kill_all, kill_all_now
+from arena.records import GameRecord
+from arena.schedule import GameSpec
+
+__all__ = ["RayExecutor", "GameActor", "Placement", "INSTALL_HINT"]
+
+INSTALL_HINT = "pip install 'totem-arena[ray]' (from a clone: pip install -e '.[ray]')"
+#: A game whose actor died this many times is not tried again: the game
+#: itself is likely what kills it (a bot eating the node's memory, say).
+MAX_ATTEMPTS = 3
+#: How long the run waits for a first actor to start before it gives up.
+START_TIMEOUT_S = 120.0
+#: How long actors get to quit their bots at the end of a run.
+CLOSE_TIMEOUT_S = 15.0
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where an actor runs, as it reports it: the Ray node's id, its host
+    name, the actor's process id.  ``problem`` is why it cannot play (a bot's
+    program missing on that node), else empty."""
+
+    node_id: str
+    node: str
+    pid: int
+    logs_dir: str | None
+    problem: str = ""
+
+
+class GameActor:
+    """A Ray actor: one bot pool on one node, playing the specs the driver sends.
+
+    Made a Ray actor class by :class:`RayExecutor` (so that this module
+    imports without Ray).  Games run on the actor's default thread, which
+    lives as long as the actor, so the parent-death signal of the bots it
+    starts fires when the actor process dies; ``stop_now`` runs on a second
+    thread, so it is heard while a game is in progress."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        logs_dir: str | None,
+        number: int,
+        driver_python: str,
+        shipped_from: str | None,
+    ) -> None:
+        # As in a local worker: a SIGTERM (Ray stopping the worker, or a
+        # person) kills the bots' process groups before the actor exits.
+        signal.signal(signal.SIGTERM, _die)
+        self.config = on_this_node(config, driver_python, Path(shipped_from) if shipped_from else None, Path.cwd())
+        self.logs_dir = _writable(Path(logs_dir), self.config.name) if logs_dir else None
+        self.pool = BotPool(self.config, self.logs_dir, tag=f".ray{number}")
+        self.stopping = False
+
+    def placement(self) -> Placement:
+        import ray  # present: this runs on a Ray worker
+
+        try:
+            check_programs(self.config)
+            problem = ""
+        except ConfigError as exc:
+            problem = str(exc)
+        logs = str(self.logs_dir) if self.logs_dir is not None else None
+        node_id = ray.get_runtime_context().get_node_id()
+        return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs, problem=problem)
+
+    def play(self, spec: GameSpec) -> GameRecord | None:
+        if self.stopping:
+            return None
+        return self.pool.play(spec)
+
+    def close(self) -> None:
+        """Quit the bots gently (the end of a run)."""
+        self.pool.close()
+
+    def stop_now(self) -> None:
+        """Kill every bot of this actor at once and play no more (an interrupted run)."""
+        self.stopping = True
+        kill_all()
+
+
+def _die(signum: int, frame: object) -> None:
+    kill_all_now()
+    os._exit(128 + signum)
+
+
+def on_this_node(config: TournamentConfig, driver_python: str, shipped_from: Path | None, shipped_to: Path) -> TournamentConfig:
+    """The tournament as an actor must run it on its node: ``python`` bots use
+    this node's interpreter (the driver's path may not exist here), and a bot
+    whose directory or program lies in the shipped ``working_dir`` runs from
+    the copy Ray unpacked (the actor's working directory)."""
+
+    def moved(path: Path) -> Path:
+        if shipped_from is not None and path.is_relative_to(shipped_from):
+            return shipped_to / path.relative_to(shipped_from)
+        return path
+
+    def bot(entry: BotConfig) -> BotConfig:
+        program, *args = entry.cmd
+        if program == driver_python:
+            program = sys.executable
+        elif os.path.isabs(program):
+            program = str(moved(Path(program)))
+        return replace(entry, cmd=(program, *args), cwd=moved(entry.cwd))
+
+    return replace(config, bots=tuple(bot(entry) for entry in config.bots))
+
+
+def _writable(logs_dir: Path, name: str) -> Path:
+    """The results' log directory when this node can write it (one machine,
+    or a shared file system), else one in this node's temporary directory."""
+    try:
+        logs_dir.mkdir(parents=True, exist_ok=True)
+        if os.access(logs_dir, os.W_OK):
+            return logs_dir
+    except OSError:
+        pass
+    local = Path(tempfile.gettempdir()) / "totem-arena" / name / "logs"
+    local.mkdir(parents=True, exist_ok=True)
+    return local
+
+
+def import_ray(config: TournamentConfig) -> Any:
+    """The ``ray`` module, or a one-line :class:`ConfigError` saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(f"the ray executor needs the Python package 'ray': {INSTALL_HINT}",
+                          file=str(config.path or ""), key="executor") from None
+    return ray
+
+
+@dataclass
+class _Actor:
+    number: int
+    handle: Any
+    placement: Placement | None = None
+    #: The game it is playing, if any.
+    spec: GameSpec | None = None
+
+
+class RayExecutor:
+    """Plays specs on Ray actors, one game at a time per actor.
+
+    Uses the Ray connection of this process if there is one (``ray.init``
+    called before); otherwise connects to ``config.ray.address``, or starts a
+    Ray instance on this machine when there is no address, and disconnects at
+    the end.  ``concurrency`` (else ``config.ray.actors``, else the cluster's
+    CPUs divided by ``num_cpus``) is the number of actors."""
+
+    def __init__(self, config: TournamentConfig, logs_dir: Path | None = None, concurrency: int | None = None) -> None:
+        self.ray = import_ray(config)
+        self.config = config
+        self.logs_dir = logs_dir
+        self.concurrency = concurrency
+        #: Where each actor of the current run was placed, by actor number.
+        self.placements: dict[int, Placement] = {}
+        #: Actors lost during the current run.
+        self.lost = 0
+
+    # -- connecting ----------------------------------------------------------
+
+    def _where(self, key: str) -> dict[str, str]:
+        return {"file": str(self.config.path or ""), "key": key}
+
+    def _connect(self) -> bool:
+        """Connect to Ray unless this process already is; True if connected here."""
+        ray = self.ray
+        shipped = self.config.ray.working_dir
+        if ray.is_initialized():
+            if shipped is not None and "working_dir" not in ray.get_runtime_context().runtime_env:
+                raise ConfigError(
+                    "this process is connected to Ray already, without a working_dir: give it to ray.init",
+                    **self._where("ray.working_dir"),
+                )
+            return False
+        address = self.config.ray.address
+        options: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
+        if shipped is not None:
+            # Ray ships a local directory only for a whole job, not per actor.
+            options["runtime_env"] = {"working_dir": str(shipped)}
+        if address is None:
+            # A Ray instance of our own on this machine: no dashboard to start.
+            options["include_dashboard"] = False
+        try:
+            ray.init(address=address, **options)
+        except Exception as exc:  # ConnectionError, AuthenticationError, ValueError...
+            where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            hint = ""
+            if "token" in first.lower():
+                hint = " (give the cluster's token in RAY_AUTH_TOKEN, or run `ray get-auth-token` on its head node)"
+            raise ConfigError(f"cannot connect to {where}: {first}{hint}", **self._where("ray.address")) from None
+        return True
+
+    def _actor_count(self, todo: int) -> int:
+        settings = self.config.ray
+        nodes = [node for node in self.ray.nodes() if node.get("Alive")]
+        biggest = max((node.get("Resources", {}).get("CPU", 0) for node in nodes), default=0)
+        if settings.num_cpus > biggest:
+            raise ConfigError(
+                f"each actor asks for {settings.num_cpus:g} CPUs but no node of the cluster has more than {biggest:g}",
+                **self._where("ray.num_cpus"),
+            )
+        count = self.concurrency or settings.actors
+        if count is None:
+            count = int(self.ray.cluster_resources().get("CPU", 1) // settings.num_cpus)
+        return max(1, min(count, todo))
+
+    # -- running ---------------------------------------------------------------
+
+    def run(self, specs: Sequence[GameSpec]) -> Iterator[GameRecord]:
+        """Yield each game's record as soon as it is finished (not in schedule order).
+
+        Closing the generator early (or an exception in the caller, such as
+        Ctrl-C) kills the actors' bots and the actors.  Raises
+        :class:`WorkerDied` when actors keep dying (a game lost its actor
+        ``MAX_ATTEMPTS`` times, or none could start)."""
+        ray = self.ray
+        todo = deque(specs)
+        if not todo:
+            return
+        connected_here = self._connect()
+        self.placements.clear()
+        self.lost = 0
+        actors: list[_Actor] = []
+        finished = False
+        try:
+            width = self._actor_count(len(todo))
+            actor_class = self._actor_class()
+            shipped = self.config.ray.working_dir
+            options: dict[str, Any] = {"num_cpus": self.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
+            made = 0
+            # Calls in flight: an actor's placement report, or its game.
+            waiting: dict[Any, _Actor] = {}
+
+            def launch() -> None:
+                nonlocal made
+                made += 1
+                handle = actor_class.options(**options).remote(
+                    self.config, str(self.logs_dir) if self.logs_dir else None, made, sys.executable,
+                    str(shipped) if shipped else None,
+                )
+                actor = _Actor(made, handle)
+                actors.append(actor)
+                waiting[handle.placement.remote()] = actor
+
+            def feed(actor: _Actor) -> None:
+                if todo:
+                    actor.spec = todo.popleft()
+                    waiting[actor.handle.play.remote(actor.spec)] = actor
+
+            for _ in range(width):
+                launch()
+            attempts: Counter[str] = Counter()
+            handed: set[str] = set()
+            # Replacements for lost actors, bounded so that a cluster that
+            # kills every actor ends the run instead of feeding it forever.
+            spare = 2 * width + 2
+            # Since when actors are being started with none placed (at start, or after losses).
+            starting_since = time.monotonic()
+            # Until every game is played: actors still waiting for a place on
+            # the cluster (replacements, say) are not waited for.
+            while todo or any(actor.spec is not None for actor in actors):
+                if not waiting:
+                    raise WorkerDied(f"every Ray actor died, {len(todo)} games were not played; every finished game is kept")
+                ready, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)
+                if not ready:
+                    if not self.placements and time.monotonic() - starting_since > START_TIMEOUT_S:
+                        raise WorkerDied(
+                            f"no Ray actor started within {START_TIMEOUT_S:g} s (each needs "
+                            f"{self.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
+                        )
+                    continue
+                ref = ready[0]
+                actor = waiting.pop(ref)
+                try:
+                    value = ray.get(ref)
+                except ray.exceptions.RayActorError as exc:
+                    self._lose(actor, actors, exc, todo, attempts)
+                    if not self.placements:
+                        starting_since = time.monotonic()
+                    if todo and spare > 0:
+                        spare -= 1
+                        launch()
+                    for other in actors:  # a game put back may be taken at once by an idle actor
+                        if other.placement is not None and other.spec is None:
+                            feed(other)
+                    continue
+                except ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
+                    raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
+                if actor.placement is None:
+                    actor.placement = value
+                    if value.problem:
+                        raise ConfigError(f"on node {value.node}: {value.problem}", file="")
+                    self.placements[actor.number] = value
+                    feed(actor)
+                    continue
+                record, actor.spec = value, None
+                feed(actor)
+                if record is not None and record.game_id not in handed:
+                    handed.add(record.game_id)
+                    yield record
+            finished = True
+        finally:
+            self._stop(actors, gently=finished)
+            if connected_here:
+                ray.shutdown()
+
+    def _lose(
+        self, actor: _Actor, actors: list[_Actor], exc: Exception, todo: deque[GameSpec], attempts: Counter[str]
+    ) -> None:
+        """Forget a dead actor and put its game back at the front of the queue."""
+        self.lost += 1
+        actors.remove(actor)
+        self.placements.pop(actor.number, None)
+        lost, actor.spec = actor.spec, None
+        if lost is None:
+            return
+        attempts[lost.game_id] += 1
+        if attempts[lost.game_id] >= MAX_ATTEMPTS:
+            raise WorkerDied(
+                f"game {lost.game_id} lost its Ray actor {MAX_ATTEMPTS} times (last: {_first_line(exc)}); "
+                "every finished game is kept"
+            )
+        todo.appendleft(lost)
+
+    def _actor_class(self) -> Any:
+        # concurrency_groups: stop_now runs on its own thread, beside a game.
+        return self.ray.remote(max_restarts=0, concurrency_groups={"control": 1})(GameActor)
+
+    def _stop(self, actors: list[_Actor], gently: bool) -> None:
+        """End the actors: after the work, let them quit their bots; otherwise
+        kill their bots at once.  Then kill the actors themselves."""
+        ray = self.ray
+        # An actor still waiting for a place on the cluster has no bots, and
+        # would not answer: it is only killed.
+        placed = [actor.handle for actor in actors if actor.placement is not None]
+        if gently:
+            calls = [handle.close.remote() for handle in placed]
+            timeout = CLOSE_TIMEOUT_S
+        else:
+            calls = [handle.stop_now.options(concurrency_group="control").remote() for handle in placed]
+            timeout = 5.0
+        if calls:
+            try:
+                ray.wait(calls, num_returns=len(calls), timeout=timeout)
+            except Exception:  # noqa: BLE001 - the kill below ends them all the same
+                pass
+        for actor in actors:
+            try:
+                ray.kill(actor.handle, no_restart=True)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

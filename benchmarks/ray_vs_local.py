@@ -1,0 +1,87 @@
+"""Games per second of the same tournament on the local executor and on Ray, on this machine.
+
+    python benchmarks/ray_vs_local.py [--rounds-python 60] [--rounds-cpu 4] [--cpus N]
+
+Two tournaments, each played once by each executor with the same number of
+games at once (one per CPU):
+
+- *Python bots*: four random bots playing OXONO.  Each move costs the bot
+  almost nothing, so this measures what the executor adds per game.
+- *CPU-bound bots*: four greedy bots playing YOXII (each applies every move
+  and every reply on the engine), so the bots keep the cores busy.
+
+Ray is started once, before anything is timed (a local ``ray.init`` with a
+throw-away token in ``RAY_AUTH_TOKEN``, so no file is written in the home
+directory); the Ray figures include starting its actors.  Prints games/s of
+each run and Ray's as a percentage of local's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import secrets
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.config import load_config  # noqa: E402
+from arena.tournament import run_tournament  # noqa: E402
+
+TOURNAMENTS = {
+    "python bots": ("oxono", "python -m bots.random_bot", "rounds_python"),
+    "cpu-bound bots": ("yoxii", "python -m bots.greedy", "rounds_cpu"),
+}
+
+
+def tournament_file(directory: Path, label: str, executor: str, game: str, cmd: str, rounds: int, cpus: int) -> Path:
+    entries = "\n".join(f"  - {{name: bot-{n}, cmd: {cmd}, options: {{seed: {n}}}, cwd: {ROOT}}}" for n in range(4))
+    path = directory / f"{label.replace(' ', '-')}-{executor}.yaml"
+    path.write_text(
+        f"game: {game}\ntime_control: 60+1\nrounds: {rounds}\nconcurrency: {cpus}\nseed: 1\n"
+        f"executor: {executor}\noutput: out-{path.stem}\nbots:\n{entries}\n"
+    )
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds-python", type=int, default=60, help="rounds of the Python-bot tournament (24 games each)")
+    parser.add_argument("--rounds-cpu", type=int, default=4, help="rounds of the CPU-bound tournament (12 games each)")
+    parser.add_argument("--cpus", type=int, default=os.cpu_count() or 1, help="games at once, and Ray's CPUs")
+    args = parser.parse_args()
+    # Before importing ray, which reads its settings once.
+    os.environ.setdefault("RAY_AUTH_MODE", "token")
+    os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(16))
+    try:
+        import ray
+    except ImportError:
+        sys.exit("this benchmark needs ray: pip install -e '.[ray]'")
+    started = time.perf_counter()
+    ray.init(num_cpus=args.cpus, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    print(f"ray {ray.__version__}: local instance with {args.cpus} CPUs started in {time.perf_counter() - started:.1f} s")
+    print(f"load before: {os.getloadavg()[0]:.2f} (1 min average), {os.cpu_count()} cores")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for label, (game, cmd, rounds_arg) in TOURNAMENTS.items():
+                rate = {}
+                for executor in ("local", "ray"):
+                    path = tournament_file(Path(tmp), label, executor, game, cmd, getattr(args, rounds_arg), args.cpus)
+                    config = load_config(path)
+                    begun = time.perf_counter()
+                    summary = run_tournament(config)
+                    seconds = time.perf_counter() - begun
+                    rate[executor] = summary.played / seconds
+                    print(f"{label:15} {executor:5}: {summary.played:4} games of {game} in {seconds:6.2f} s = {rate[executor]:6.1f} games/s")
+                print(f"{label:15} ray / local: {100 * rate['ray'] / rate['local']:.0f} %")
+    finally:
+        ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()

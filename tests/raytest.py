@@ -1,0 +1,101 @@
+"""What the Ray tests share: a Ray runtime started once per test module with
+token authentication that needs no file in the home directory, a check that
+it left no process behind, and a way to find a test's bot processes.
+
+Ray 2.60 turns token authentication on for a new local ``ray.init()`` and
+writes a token to ``~/.ray/auth_token``.  The tests give the token in
+``RAY_AUTH_TOKEN`` instead (Ray's first choice), with ``RAY_AUTH_MODE=token``,
+before Ray is imported: Ray reads these settings once.  Every Ray process the
+tests start inherits them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import needs
+from conftest import _descendants, _describe, _reap
+
+_AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16), "RAY_AUTH_TOKEN_PATH": None}
+#: Environment variable set on the test bots, so their processes can be found.
+MARK = "TOTEM_TEST_MARK"
+#: Keyword arguments of every ray.init of the tests.
+QUIET = {"logging_level": logging.ERROR, "log_to_driver": False}
+
+
+@contextmanager
+def ray_runtime(start: Callable[[Any], Callable[[], None]]) -> Iterator[Any]:
+    """Import Ray with token authentication from the environment, run
+    ``start(ray)`` (which returns how to stop what it started), yield ``ray``,
+    stop, and fail if any process started meanwhile is still alive 30 s later."""
+    needs.module("ray", "pip install -e '.[ray]'")
+    saved = {key: os.environ.get(key) for key in _AUTH}
+    for key, value in _AUTH.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    import ray
+
+    before = set(_descendants())
+    stop = start(ray)
+    try:
+        yield ray
+    finally:
+        stop()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        left = _settle(before, 30.0)
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert not left, "Ray left processes behind: " + ", ".join(_describe(pid) for pid in left)
+
+
+def _settle(before: set[int], grace: float) -> list[int]:
+    """The processes started since ``before`` still alive after ``grace``
+    seconds (zombies reaped: Ray's processes end up as our children, since
+    the test process is a child subreaper)."""
+    end = time.monotonic() + grace
+    while True:
+        new = {pid: state for pid, state in _descendants().items() if pid not in before}
+        _reap(new)
+        alive = [pid for pid, state in new.items() if state != "Z"]
+        if not alive or time.monotonic() > end:
+            return alive
+        time.sleep(0.2)
+
+
+def marked(mark: str) -> list[int]:
+    """Processes whose environment holds ``TOTEM_TEST_MARK=mark``: a test's
+    bots and whatever they started, on any node of a cluster on this machine."""
+    needle = f"{MARK}={mark}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                environ = (entry / "environ").read_bytes()
+                state = (entry / "stat").read_text().rpartition(")")[2].split()[0]
+            except OSError:
+                continue
+            if state != "Z" and needle in environ.split(b"\0"):
+                found.append(int(entry.name))
+    return found
+
+
+def wait_until_gone(mark: str, timeout: float = 10.0) -> list[int]:
+    """The marked processes still alive after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while (left := marked(mark)) and time.monotonic() < end:
+        time.sleep(0.1)
+    return left

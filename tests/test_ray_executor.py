@@ -1,0 +1,202 @@
+"""The Ray executor on a local Ray (``ray.init(num_cpus=2)``, started once for
+this module): the same games and standings as the local executor, a killed
+actor, a crash forfeit, Ctrl-C of the driver, bots shipped with
+``working_dir``, and the one-line error without Ray."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.config import ConfigError, load_config
+from arena.ratings import compute_standings
+from arena.schedule import make_schedule
+from arena.tournament import run_tournament
+from raytest import MARK, QUIET, marked, ray_runtime, wait_until_gone
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    def start(ray):
+        ray.init(num_cpus=2, include_dashboard=False, **QUIET)
+        return ray.shutdown
+
+    with ray_runtime(start) as ray:
+        yield ray
+
+
+def write_tournament(directory: Path, bots: dict[str, str], *, rounds=1, executor="ray", extra="") -> Path:
+    """A tournament file whose bots carry the test's mark in their environment."""
+    entries = "\n".join(
+        f"  - {{name: {name}, cmd: {cmd}, cwd: {ROOT}, env: {{{MARK}: '{directory}'}}}}" for name, cmd in bots.items()
+    )
+    path = directory / f"{executor}.yaml"
+    path.write_text(
+        f"name: t\ngame: oxono\ntime_control: 30+0.1\nrounds: {rounds}\nconcurrency: 2\nseed: 11\n"
+        f"executor: {executor}\noutput: out-{executor}\n{extra}bots:\n{entries}\n"
+    )
+    return path
+
+
+def lines(config) -> list[dict]:
+    return [json.loads(line) for line in (config.output / "games.jsonl").read_text().splitlines()]
+
+
+def played(records: list[dict]) -> dict[str, tuple]:
+    """What must not depend on the executor: by game, who played which colour,
+    every move, and how the game ended."""
+    return {
+        r["game_id"]: (r["players"], [m["move"] for m in r["moves"]], r["winner"], r["reason"], r["forfeit_by"])
+        for r in records
+    }
+
+
+def ranking(records) -> list[tuple]:
+    """The standings without the time the bots took (which no executor repeats)."""
+    standings = compute_standings(records, list(RANDOM))
+    rows = [(b.name, b.mu, b.sigma, b.wins, b.draws, b.losses, b.forfeits) for b in standings.bots]
+    return [rows, standings.crosstable, standings.by_color]
+
+
+RANDOM = {name: "python -m bots.random_bot" for name in ("a", "b", "c")}
+
+
+def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ray):
+    configs = {e: load_config(write_tournament(tmp_path, RANDOM, rounds=2, executor=e)) for e in ("local", "ray")}
+    summaries = {e: run_tournament(config) for e, config in configs.items()}
+    games = {e: lines(config) for e, config in configs.items()}
+    ids = [spec.game_id for spec in make_schedule(configs["ray"])]
+    assert sorted(r["game_id"] for r in games["ray"]) == sorted(ids)  # every game, each once
+    assert played(games["ray"]) == played(games["local"])
+    assert ranking(summaries["ray"].records) == ranking(summaries["local"].records)
+    # Each actor kept its bots from game to game: one log per bot and actor.
+    logs = sorted(p.name for p in (configs["ray"].output / "logs").iterdir())
+    assert len(logs) <= 2 * len(RANDOM) and all(".ray" in name for name in logs)
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_a_killed_actor_loses_only_its_game_and_takes_its_bots(tmp_path, local_ray):
+    from arena.ray_executor import RayExecutor
+
+    slow = f"[python, {BOTS / 'slow.py'}, '0.02']"
+    config = load_config(write_tournament(tmp_path, {"a": slow, "b": slow}, rounds=4))
+    executor = RayExecutor(config, config.output / "logs")
+    victim: dict[str, object] = {}
+
+    def kill_one(record, summary):
+        if victim:
+            return
+        number, placement = sorted(executor.placements.items())[0]
+        bots = [pid for pid in marked(str(tmp_path)) if _parent(pid) == placement.pid]
+        assert bots, "the actor has no bot processes to lose"
+        os.kill(placement.pid, signal.SIGKILL)
+        victim.update(number=number, alive=_alive_after(str(tmp_path), bots, 10.0))
+
+    summary = run_tournament(config, executor=executor, on_record=kill_one)
+    assert executor.lost == 1
+    ids = [r["game_id"] for r in lines(config)]
+    assert sorted(ids) == sorted(spec.game_id for spec in make_schedule(config))  # once each, none lost
+    assert summary.played == len(ids)
+    assert not any(r.reason == "crash" for r in summary.records)  # the lost game was replayed, not forfeited
+    assert victim["number"] not in executor.placements  # it ended replaced
+    assert max(executor.placements) > 2
+    assert victim["alive"] == []  # its bots died with it, while the run went on
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def _alive_after(mark: str, pids: list[int], timeout: float) -> list[int]:
+    end = time.monotonic() + timeout
+    while (alive := sorted(set(pids) & set(marked(mark)))) and time.monotonic() < end:
+        time.sleep(0.05)
+    return alive
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except OSError:
+        return 0
+
+
+def test_a_bot_crash_is_a_crash_forfeit_as_locally(tmp_path, local_ray):
+    bots = {"crasher": f"python {BOTS / 'crash_midgame.py'}", "steady": "python -m bots.random_bot"}
+    configs = {e: load_config(write_tournament(tmp_path, bots, executor=e)) for e in ("local", "ray")}
+    records = {e: {r.game_id: r for r in run_tournament(c).records} for e, c in configs.items()}
+    crashes = [r for r in records["ray"].values() if r.reason == "crash"]
+    assert crashes and all(r.players[r.forfeit_by] == "crasher" for r in crashes)
+    assert all("exited with code 3" in r.detail for r in crashes)
+    assert {i: (r.reason, r.detail) for i, r in records["ray"].items()} == {
+        i: (r.reason, r.detail) for i, r in records["local"].items()
+    }
+
+
+def test_ctrl_c_of_the_driver_leaves_no_bot_process(tmp_path, local_ray):
+    bots = {name: f"[python, {BOTS / 'slow_forker.py'}, '0.05']" for name in ("a", "b")}
+    path = write_tournament(tmp_path, bots, rounds=20)
+    address = local_ray.get_runtime_context().gcs_address
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "run", str(path), "--ray-address", address],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    games = tmp_path / "out-ray" / "games.jsonl"
+    try:
+        end = time.monotonic() + 60
+        while not (games.exists() and games.read_text().count("\n") >= 1) and time.monotonic() < end:
+            assert driver.poll() is None, driver.communicate()
+            time.sleep(0.1)
+        assert len(marked(str(tmp_path))) >= 4  # two actors, each with two bots and their children
+        driver.send_signal(signal.SIGINT)
+        _, stderr = driver.communicate(timeout=60)
+    finally:
+        driver.kill()
+    assert driver.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1].startswith("error: interrupted; ")
+    assert wait_until_gone(str(tmp_path)) == []
+    kept = games.read_text().splitlines()
+    assert 1 <= len(kept) < 80 and len({json.loads(line)["game_id"] for line in kept}) == len(kept)
+
+
+def test_bots_shipped_with_working_dir_run_from_the_copy(tmp_path, local_ray):
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "where_bot.py").write_text(
+        "import os, sys\nprint('cwd', os.getcwd(), file=sys.stderr, flush=True)\n"
+        f"sys.argv[0] = {str(ROOT / 'bots' / 'random_bot.py')!r}\n"
+        f"exec(open(sys.argv[0]).read())\n"
+    )
+    bots = {"a": "python where_bot.py", "b": "python where_bot.py"}
+    text = write_tournament(tmp_path, bots, extra="ray: {working_dir: shipped}\n").read_text()
+    path = tmp_path / "shipped.yaml"
+    path.write_text(text.replace(f"cwd: {ROOT}", "cwd: shipped"))
+    config = load_config(path)
+    # Ray ships a directory for a whole driver only: a driver of its own, as a user runs it.
+    address = local_ray.get_runtime_context().gcs_address
+    result = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "run", str(path), "--ray-address", address],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    records = lines(config)
+    assert len(records) == 4 and not any(r["forfeit_by"] for r in records)
+    seen = {line.split(" ", 1)[1] for log in (config.output / "logs").iterdir()
+            for line in log.read_text().splitlines() if line.startswith("cwd ")}
+    assert seen and str(shipped) not in seen  # not the driver's directory: Ray's copy of it
+    assert all(Path(where, "where_bot.py").read_text() == (shipped / "where_bot.py").read_text() for where in seen)
+
+
+def test_without_ray_the_run_stops_before_any_game_with_one_line(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as if it were not installed
+    config = load_config(write_tournament(tmp_path, RANDOM))
+    with pytest.raises(ConfigError, match=r"ray\.yaml: executor: the ray executor needs the Python package 'ray': pip install"):
+        run_tournament(config)
+    assert not config.output.exists()
