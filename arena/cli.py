@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import engine
 from arena import __version__
+from arena import ray_executor
 from arena.check import check_bot
 from arena.clock import parse_time_control
 from arena.config import EXECUTORS, ConfigError, check_programs, load_config, with_executor
@@ -177,6 +178,8 @@ def run(
         if summary.resumed or summary.replayed:
             replayed = f"; playing {summary.replayed} forfeited games again" if summary.replayed else ""
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
+        if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
+            say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
         progress.start()
         for record in summary.records:
             running.add(record)

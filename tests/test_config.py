@@ -6,12 +6,22 @@ import os
 import re
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from arena.clock import TimeControl
-from arena.config import BOT_KEYS, TOURNAMENT_KEYS, ConfigError, load_config, parse_config, split_command
+from arena.config import (
+    BOT_KEYS,
+    TOURNAMENT_KEYS,
+    ConfigError,
+    RaySettings,
+    load_config,
+    parse_config,
+    split_command,
+    with_executor,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -376,6 +386,13 @@ def test_missing_bot_key(tmp_path: Path, key: str) -> None:
         ("bots: {a: 1}", "bots: must be a list of bots"),
         ("report: 1", "report: must be true or false, got integer '1'"),
         ("report: html", "report: must be true or false, got string 'html'"),
+        ("executor: dask", "executor: unknown executor 'dask'; known executors: local, ray"),
+        ("ray: auto", "ray: must be a mapping"),
+        ("ray: {adress: auto}", "ray.adress: unknown key 'adress' (did you mean 'address'?)"),
+        ("ray: {address: 6379}", "ray.address: must be a string, got integer"),
+        ("ray: {num_cpus: 0}", "ray.num_cpus: must be positive, got 0"),
+        ("ray: {num_cpus: many}", "ray.num_cpus: must be a number of CPUs, got string 'many'"),
+        ("ray: {working_dir: nowhere}", "ray.working_dir: no such directory:"),
     ],
 )
 def test_bad_top_level_value(tmp_path: Path, line: str, problem: str) -> None:
@@ -389,6 +406,25 @@ def test_report_key(tmp_path: Path) -> None:
     assert load_config(write(tmp_path, MINIMAL)).report is False
     assert load_config(write(tmp_path, "report: true\n" + MINIMAL)).report is True
     assert load_config(write(tmp_path, "report: false\n" + MINIMAL)).report is False
+def test_ray_settings(tmp_path: Path) -> None:
+    (tmp_path / "bots").mkdir()
+    config = load_config(write(tmp_path, "executor: ray\nconcurrency: 3\nray: {address: ' head:6379 ', working_dir: bots, num_cpus: 2}\n" + MINIMAL))
+    assert config.executor == "ray"
+    assert config.ray == RaySettings(address="head:6379", working_dir=(tmp_path / "bots").resolve(), num_cpus=2.0, actors=3)
+    default = load_config(write(tmp_path, MINIMAL))
+    assert (default.executor, default.ray) == ("local", RaySettings())  # no actors given: Ray fills the cluster
+
+
+def test_the_command_line_chooses_the_executor(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "executor: ray\nray: {address: auto}\n" + MINIMAL))
+    assert with_executor(config, None, None) == config
+    assert with_executor(config, "local", None).executor == "local"
+    moved = with_executor(replace(config, executor="local"), None, "head:6379")  # an address means Ray
+    assert (moved.executor, moved.ray.address) == ("ray", "head:6379")
+    with pytest.raises(ConfigError, match="unknown executor 'spark'; known executors: local, ray"):
+        with_executor(config, "spark", None)
+    with pytest.raises(ConfigError, match="--ray-address runs on Ray: it cannot go with --executor local"):
+        with_executor(config, "local", "auto")
 
 
 def test_too_few_bots(tmp_path: Path) -> None:
