@@ -200,3 +200,14 @@ def test_without_ray_the_run_stops_before_any_game_with_one_line(tmp_path, monke
     with pytest.raises(ConfigError, match=r"ray\.yaml: executor: the ray executor needs the Python package 'ray': pip install"):
         run_tournament(config)
     assert not config.output.exists()
+
+
+def test_the_command_line_says_in_one_line_what_is_missing(tmp_path, monkeypatch):
+    from test_cli import arena, assert_one_line_error
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    path = write_tournament(tmp_path, RANDOM, executor="local")
+    assert_one_line_error(arena("run", path, "--executor", "ray"), "needs the Python package 'ray'", "pip install")
+    assert_one_line_error(arena("run", path, "--ray-address", "auto"), "needs the Python package 'ray'")
+    assert_one_line_error(arena("run", path, "--executor", "dask"), "unknown executor 'dask'; known executors: local, ray")
+    assert not (tmp_path / "out-local").exists()
