@@ -19,6 +19,7 @@ import logging
 import os
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -79,6 +80,11 @@ class GameActor:
         # As in a local worker: a SIGTERM (Ray stopping the worker, or a
         # person) kills the bots' process groups before the actor exits.
         signal.signal(signal.SIGTERM, _die)
+        # A SIGKILL runs no handler: the guardian ends what the bots forked.
+        # It holds the read end of a pipe only this process can write to.
+        read_end, self._lifeline = os.pipe()
+        subprocess.Popen([sys.executable, "-m", "arena.guardian"], stdin=read_end, start_new_session=True)
+        os.close(read_end)
         self.config = on_this_node(config, driver_python, Path(shipped_from) if shipped_from else None, Path.cwd())
         self.logs_dir = _writable(Path(logs_dir), self.config.name) if logs_dir else None
         self.pool = BotPool(self.config, self.logs_dir, tag=f".ray{number}")
