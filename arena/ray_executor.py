@@ -35,7 +35,7 @@ from arena.process import kill_all, kill_all_now
 from arena.records import GameRecord
 from arena.schedule import GameSpec
 
-__all__ = ["RayExecutor", "GameActor", "Placement", "INSTALL_HINT"]
+__all__ = ["RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "ray_address", "describe_ray_address", "on_this_node"]
 
 INSTALL_HINT = "pip install 'totem-arena[ray]' (from a clone: pip install -e '.[ray]')"
 #: A game whose actor died this many times is not tried again: the game
@@ -168,6 +168,17 @@ def import_ray(config: TournamentConfig) -> Any:
     return ray
 
 
+def ray_address(config: TournamentConfig) -> str:
+    """The address ``ray.init`` gets.  None in the file means the cluster
+    RAY_ADDRESS names (inside a Ray job, say), else ``local``: a Ray instance
+    of our own on this machine, not some cluster `ray start`ed here."""
+    return config.ray.address or os.environ.get("RAY_ADDRESS") or "local"
+
+
+def describe_ray_address(address: str) -> str:
+    return "a Ray instance started on this machine" if address == "local" else f"the Ray cluster at {address!r}"
+
+
 @dataclass
 class _Actor:
     number: int
@@ -181,9 +192,9 @@ class RayExecutor:
     """Plays specs on Ray actors, one game at a time per actor.
 
     Uses the Ray connection of this process if there is one (``ray.init``
-    called before); otherwise connects to ``config.ray.address``, or starts a
-    Ray instance on this machine when there is no address, and disconnects at
-    the end.  ``concurrency`` (else ``config.ray.actors``, else the cluster's
+    called before); otherwise connects to ``config.ray.address`` (else to
+    ``RAY_ADDRESS``, else starts a Ray instance on this machine), and
+    disconnects at the end.  ``concurrency`` (else ``config.ray.actors``, else the cluster's
     CPUs divided by ``num_cpus``) is the number of actors."""
 
     def __init__(self, config: TournamentConfig, logs_dir: Path | None = None, concurrency: int | None = None) -> None:
@@ -212,18 +223,17 @@ class RayExecutor:
                     **self._where("ray.working_dir"),
                 )
             return False
-        address = self.config.ray.address
+        address = ray_address(self.config)
         options: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
         if shipped is not None:
             # Ray ships a local directory only for a whole job, not per actor.
             options["runtime_env"] = {"working_dir": str(shipped)}
-        if address is None:
-            # A Ray instance of our own on this machine: no dashboard to start.
-            options["include_dashboard"] = False
+        if address == "local":
+            options["include_dashboard"] = False  # nobody to look at it: seconds saved at start
         try:
             ray.init(address=address, **options)
         except Exception as exc:  # ConnectionError, AuthenticationError, ValueError...
-            where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
+            where = describe_ray_address(address)
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             hint = ""
             if "token" in first.lower():

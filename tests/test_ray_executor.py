@@ -221,3 +221,27 @@ def test_the_command_line_says_in_one_line_what_is_missing(tmp_path, monkeypatch
     assert_one_line_error(arena("run", path, "--ray-address", "auto"), "needs the Python package 'ray'")
     assert_one_line_error(arena("run", path, "--executor", "dask"), "unknown executor 'dask'; known executors: local, ray")
     assert not (tmp_path / "out-local").exists()
+
+
+def test_on_each_node_python_is_that_nodes_and_shipped_bots_run_from_the_copy(tmp_path, monkeypatch):
+    from arena.ray_executor import on_this_node
+
+    shipped, copy = tmp_path / "bots", tmp_path / "unpacked"
+    (shipped / "deep").mkdir(parents=True)
+    path = write_tournament(tmp_path, {"py": "python x.py", "bin": f"{shipped / 'deep' / 'bot'}", "there": "python y.py"},
+                            executor="ray")
+    text = path.read_text().replace(f"cwd: {ROOT}, env: {{{MARK}: '{tmp_path}'}}}}\n  - {{name: bin",
+                                    f"cwd: {shipped / 'deep'}}}\n  - {{name: bin")
+    (shipped / "deep" / "bot").write_text("#!/bin/sh\n")
+    (shipped / "deep" / "bot").chmod(0o755)
+    path.write_text(text)
+    config = load_config(path)
+    moved = {bot.name: bot for bot in on_this_node(config, sys.executable, shipped, copy).bots}
+    assert moved["py"].cwd == copy / "deep" and moved["py"].cmd == (sys.executable, "x.py")
+    assert moved["bin"].cmd == (str(copy / "deep" / "bot"),) and moved["bin"].cwd == ROOT
+    assert moved["there"] == config.bot("there")  # outside the shipped directory: as it is
+    driver_python = sys.executable
+    monkeypatch.setattr(sys, "executable", "/node/venv/bin/python")  # as on a node where Python lives elsewhere
+    there = on_this_node(config, driver_python, None, copy)
+    assert there.bot("py").cmd == ("/node/venv/bin/python", "x.py") and there.bot("py").cwd == shipped / "deep"
+    assert there.bot("bin") == config.bot("bin")  # nothing shipped: the same paths on every node
