@@ -324,7 +324,9 @@ class RayExecutor:
                 actor = waiting.pop(ref)
                 try:
                     value = ray.get(ref)
-                except ray.exceptions.RayActorError as exc:
+                except ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
+                    raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
+                except ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
                     self._lose(actor, actors, exc, todo, attempts)
                     if not self.placements:
                         starting_since = time.monotonic()
@@ -335,8 +337,6 @@ class RayExecutor:
                         if other.placement is not None and other.spec is None:
                             feed(other)
                     continue
-                except ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
-                    raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
                 if actor.placement is None:
                     actor.placement = value
                     if value.problem:

@@ -94,6 +94,19 @@ def _describe(pid: int) -> str:
     return f"{pid} ({cmdline.strip()})"
 
 
+def left_behind(before: set[int], grace: float) -> list[int]:
+    """The descendants not in ``before`` still alive after up to ``grace``
+    seconds; zombies among them are reaped (a dead process is not a leak)."""
+    end = time.monotonic() + grace
+    while True:
+        new = {pid: state for pid, state in _descendants().items() if pid not in before}
+        _reap(new)
+        leaked = [pid for pid, state in new.items() if state != "Z"]
+        if not leaked or time.monotonic() > end:
+            return leaked
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def no_leaked_processes() -> Iterator[None]:
     """Fails the test if a process it started (or one of theirs) is still
@@ -104,12 +117,5 @@ def no_leaked_processes() -> Iterator[None]:
         return
     before = set(_descendants())
     yield
-    end = time.monotonic() + LEAK_GRACE
-    while True:
-        new = {pid: state for pid, state in _descendants().items() if pid not in before}
-        _reap(new)
-        leaked = [pid for pid, state in new.items() if state != "Z"]
-        if not leaked or time.monotonic() > end:
-            break
-        time.sleep(0.05)
+    leaked = left_behind(before, LEAK_GRACE)
     assert not leaked, "processes left behind: " + ", ".join(_describe(pid) for pid in leaked)

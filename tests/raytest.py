@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import needs
-from conftest import _descendants, _describe, _reap
+from conftest import _descendants, _describe, left_behind
 
 _AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16), "RAY_AUTH_TOKEN_PATH": None}
 #: Environment variable set on the test bots, so their processes can be found.
@@ -56,24 +56,10 @@ def ray_runtime(start: Callable[[Any], Callable[[], None]]) -> Iterator[Any]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        left = _settle(before, 30.0)
+        left = left_behind(before, 30.0)  # Ray's processes end up as our children: we are a subreaper
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         assert not left, "Ray left processes behind: " + ", ".join(_describe(pid) for pid in left)
-
-
-def _settle(before: set[int], grace: float) -> list[int]:
-    """The processes started since ``before`` still alive after ``grace``
-    seconds (zombies reaped: Ray's processes end up as our children, since
-    the test process is a child subreaper)."""
-    end = time.monotonic() + grace
-    while True:
-        new = {pid: state for pid, state in _descendants().items() if pid not in before}
-        _reap(new)
-        alive = [pid for pid, state in new.items() if state != "Z"]
-        if not alive or time.monotonic() > end:
-            return alive
-        time.sleep(0.2)
 
 
 def marked(mark: str) -> list[int]:
