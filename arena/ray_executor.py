@@ -175,6 +175,14 @@ def ray_address(config: TournamentConfig) -> str:
     return config.ray.address or os.environ.get("RAY_ADDRESS") or "local"
 
 
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Raise ``OSError`` unless ``host:port`` (or ``ray://host:port``) takes a
+    TCP connection: Ray itself retries an unreachable address for ever."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if host and port.isdigit():
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+
+
 def describe_ray_address(address: str) -> str:
     return "a Ray instance started on this machine" if address == "local" else f"the Ray cluster at {address!r}"
 
@@ -231,6 +239,7 @@ class RayExecutor:
         if address == "local":
             options["include_dashboard"] = False  # nobody to look at it: seconds saved at start
         try:
+            _check_reachable(address)
             ray.init(address=address, **options)
         except Exception as exc:  # ConnectionError, AuthenticationError, ValueError...
             where = describe_ray_address(address)

@@ -245,3 +245,16 @@ def test_on_each_node_python_is_that_nodes_and_shipped_bots_run_from_the_copy(tm
     there = on_this_node(config, driver_python, None, copy)
     assert there.bot("py").cmd == ("/node/venv/bin/python", "x.py") and there.bot("py").cwd == shipped / "deep"
     assert there.bot("bin") == config.bot("bin")  # nothing shipped: the same paths on every node
+
+
+def test_an_unreachable_cluster_is_one_line_not_a_wait_for_ever(tmp_path):
+    path = write_tournament(tmp_path, RANDOM)
+    # A process of its own: this one may be connected to the module's Ray already.
+    result = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "run", str(path), "--ray-address", "127.0.0.1:1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines()[-1].endswith(
+        "ray.yaml: ray.address: cannot connect to the Ray cluster at '127.0.0.1:1': [Errno 111] Connection refused"
+    )
