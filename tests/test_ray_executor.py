@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import needs
 from arena.config import ConfigError, load_config
 from arena.ratings import compute_standings
 from arena.schedule import make_schedule
@@ -248,6 +249,7 @@ def test_on_each_node_python_is_that_nodes_and_shipped_bots_run_from_the_copy(tm
 
 
 def test_an_unreachable_cluster_is_one_line_not_a_wait_for_ever(tmp_path):
+    needs.module("ray", "pip install -e '.[ray]'")
     path = write_tournament(tmp_path, RANDOM)
     # A process of its own: this one may be connected to the module's Ray already.
     result = subprocess.run(
