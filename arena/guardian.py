@@ -4,11 +4,12 @@
 
 A bot gets a parent-death signal, so it dies with its actor however the
 actor ends, but whatever the bot forked does not: when an actor is
-``kill -9``'ed (by Ray, a person, the OOM killer), nobody is left on that
-node to end the bots' children.  The guardian is started by the actor in a
-session of its own, notes the session of every bot the actor starts (each
-bot leads its own), and when the pipe closes (the actor is gone, whatever
-the way) it SIGKILLs every process still in one of those sessions.
+``kill -9``'ed (by Ray, a person, the OOM killer), its subreaper is gone and
+nobody is left on that node to end the bots' children.  The guardian is
+started by the actor in a process group of its own, notes the session of
+every bot the actor has (each bot leads its own), and when the pipe closes
+(the actor is gone, whatever the way) it SIGKILLs every process still in one
+of those sessions, and what is left in the actor's bot cgroups.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import select
 import signal
 import sys
 from pathlib import Path
+
+from arena.limits import kill_cgroups_of
 
 #: How often the actor's children are looked at.
 POLL_S = 0.25
@@ -74,6 +77,7 @@ def guard(actor: int) -> None:
         if bots or (state is not None and state[0] != "Z"):  # a dying actor has no children left to show
             sessions = bots
     kill_sessions(sessions)
+    kill_cgroups_of(actor)  # the bots' cgroups, where the arena could make them
 
 
 if __name__ == "__main__":

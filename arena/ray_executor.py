@@ -24,14 +24,14 @@ import sys
 import tempfile
 import time
 from collections import Counter, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from arena.config import BotConfig, ConfigError, TournamentConfig, check_programs
-from arena.executor import BotPool, WorkerDied
-from arena.process import kill_all, kill_all_now
+from arena.executor import BotPool, WorkerDied, WorkerStalled, game_deadline_s
+from arena.process import become_subreaper, kill_adopted, kill_all, kill_all_now
 from arena.records import GameRecord
 from arena.schedule import GameSpec
 
@@ -73,21 +73,29 @@ class GameActor:
         self,
         config: TournamentConfig,
         logs_dir: str | None,
+        scratch_dir: str | None,
         number: int,
         driver_python: str,
         shipped_from: str | None,
     ) -> None:
-        # As in a local worker: a SIGTERM (Ray stopping the worker, or a
-        # person) kills the bots' process groups before the actor exits.
+        # As in a local worker: orphans of the bots come back to this process
+        # to be killed, and a SIGTERM (Ray stopping the worker, or a person)
+        # kills the bots' process trees before the actor exits.
+        become_subreaper()
         signal.signal(signal.SIGTERM, _die)
         # A SIGKILL runs no handler: the guardian ends what the bots forked.
-        # It holds the read end of a pipe only this process can write to.
+        # It holds the read end of a pipe only this process can write to, and
+        # stays in this session (the subreaper kills children in other
+        # sessions as a bot's leftovers) but not in this process group (Ray
+        # kills that when the actor dies).
         read_end, self._lifeline = os.pipe()
-        subprocess.Popen([sys.executable, "-m", "arena.guardian"], stdin=read_end, start_new_session=True)
+        subprocess.Popen([sys.executable, "-m", "arena.guardian"], stdin=read_end, process_group=0)
         os.close(read_end)
         self.config = on_this_node(config, driver_python, Path(shipped_from) if shipped_from else None, Path.cwd())
-        self.logs_dir = _writable(Path(logs_dir), self.config.name) if logs_dir else None
-        self.pool = BotPool(self.config, self.logs_dir, tag=f".ray{number}")
+        tag = f".ray{number}"
+        self.logs_dir = _writable(Path(logs_dir), self.config.name, "logs") if logs_dir else None
+        scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
+        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch)
         self.stopping = False
 
     def placement(self) -> Placement:
@@ -110,11 +118,13 @@ class GameActor:
     def close(self) -> None:
         """Quit the bots gently (the end of a run)."""
         self.pool.close()
+        kill_adopted()
 
     def stop_now(self) -> None:
         """Kill every bot of this actor at once and play no more (an interrupted run)."""
         self.stopping = True
         kill_all()
+        kill_adopted()
 
 
 def _die(signum: int, frame: object) -> None:
@@ -144,16 +154,17 @@ def on_this_node(config: TournamentConfig, driver_python: str, shipped_from: Pat
     return replace(config, bots=tuple(bot(entry) for entry in config.bots))
 
 
-def _writable(logs_dir: Path, name: str) -> Path:
-    """The results' log directory when this node can write it (one machine,
-    or a shared file system), else one in this node's temporary directory."""
+def _writable(directory: Path, name: str, kind: str) -> Path:
+    """A directory of the results (``logs``, ``scratch``) when this node can
+    write it (one machine, or a shared file system), else one in this node's
+    temporary directory."""
     try:
-        logs_dir.mkdir(parents=True, exist_ok=True)
-        if os.access(logs_dir, os.W_OK):
-            return logs_dir
+        directory.mkdir(parents=True, exist_ok=True)
+        if os.access(directory, os.W_OK):
+            return directory
     except OSError:
         pass
-    local = Path(tempfile.gettempdir()) / "totem-arena" / name / "logs"
+    local = Path(tempfile.gettempdir()) / "totem-arena" / name / kind
     local.mkdir(parents=True, exist_ok=True)
     return local
 
@@ -192,8 +203,9 @@ class _Actor:
     number: int
     handle: Any
     placement: Placement | None = None
-    #: The game it is playing, if any.
+    #: The game it is playing, if any, and when it must have answered (``time.monotonic()``).
     spec: GameSpec | None = None
+    deadline: float = 0.0
 
 
 class RayExecutor:
@@ -202,14 +214,27 @@ class RayExecutor:
     Uses the Ray connection of this process if there is one (``ray.init``
     called before); otherwise connects to ``config.ray.address`` (else to
     ``RAY_ADDRESS``, else starts a Ray instance on this machine), and
-    disconnects at the end.  ``concurrency`` (else ``config.ray.actors``, else the cluster's
-    CPUs divided by ``num_cpus``) is the number of actors."""
+    disconnects at the end.  ``concurrency`` (else ``config.ray.actors``,
+    else the cluster's CPUs divided by ``num_cpus``) is the number of actors.
+    Logs and scratch directories are as locally where a node can write them
+    (see :func:`_writable`)."""
 
-    def __init__(self, config: TournamentConfig, logs_dir: Path | None = None, concurrency: int | None = None) -> None:
+    def __init__(
+        self,
+        config: TournamentConfig,
+        logs_dir: Path | None = None,
+        concurrency: int | None = None,
+        *,
+        scratch_dir: Path | None = None,
+        game_deadline: float | None = None,
+    ) -> None:
         self.ray = import_ray(config)
         self.config = config
         self.logs_dir = logs_dir
+        self.scratch_dir = scratch_dir
         self.concurrency = concurrency
+        #: Seconds an actor may stay silent on one game before it is killed.
+        self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
         #: Where each actor of the current run was placed, by actor number.
         self.placements: dict[int, Placement] = {}
         #: Actors lost during the current run.
@@ -250,7 +275,7 @@ class RayExecutor:
             raise ConfigError(f"cannot connect to {where}: {first}{hint}", **self._where("ray.address")) from None
         return True
 
-    def _actor_count(self, todo: int) -> int:
+    def _actor_count(self) -> int:
         settings = self.config.ray
         nodes = [node for node in self.ray.nodes() if node.get("Alive")]
         biggest = max((node.get("Resources", {}).get("CPU", 0) for node in nodes), default=0)
@@ -262,30 +287,42 @@ class RayExecutor:
         count = self.concurrency or settings.actors
         if count is None:
             count = int(self.ray.cluster_resources().get("CPU", 1) // settings.num_cpus)
-        return max(1, min(count, todo))
+        return max(1, count)
 
     # -- running ---------------------------------------------------------------
 
-    def run(self, specs: Sequence[GameSpec]) -> Iterator[GameRecord]:
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
         """Yield each game's record as soon as it is finished (not in schedule order).
 
-        Closing the generator early (or an exception in the caller, such as
-        Ctrl-C) kills the actors' bots and the actors.  Raises
+        As with the local executor, the next spec is taken from ``specs`` only
+        when an actor is free and after the caller has taken the record
+        before, so the caller may end ``specs`` early.  Closing the generator
+        (or an exception in the caller, such as Ctrl-C) kills the actors' bots
+        and the actors.  A game whose actor dies is played again on another;
+        one silent for longer than ``game_deadline`` has its actor killed and
+        is played again, and after a second time it is given up
+        (:class:`WorkerStalled` once every other game is done).  Raises
         :class:`WorkerDied` when actors keep dying (a game lost its actor
-        ``MAX_ATTEMPTS`` times, or none could start)."""
+        ``MAX_ATTEMPTS`` times, or none is left or could start)."""
         ray = self.ray
-        todo = deque(specs)
-        if not todo:
+        todo = iter(specs)
+        retry: deque[GameSpec] = deque()
+        first = next(todo, None)
+        if first is None:
             return
+        retry.append(first)
         connected_here = self._connect()
         self.placements.clear()
         self.lost = 0
         actors: list[_Actor] = []
         finished = False
+
+        def next_spec() -> GameSpec | None:
+            return retry.popleft() if retry else next(todo, None)
+
         try:
-            width = self._actor_count(len(todo))
+            width = self._actor_count()
             actor_class = self._actor_class()
-            shipped = self.config.ray.working_dir
             options: dict[str, Any] = {"num_cpus": self.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
             made = 0
             # Calls in flight: an actor's placement report, or its game.
@@ -295,21 +332,65 @@ class RayExecutor:
                 nonlocal made
                 made += 1
                 handle = actor_class.options(**options).remote(
-                    self.config, str(self.logs_dir) if self.logs_dir else None, made, sys.executable,
-                    str(shipped) if shipped else None,
+                    self.config, _text(self.logs_dir), _text(self.scratch_dir), made, sys.executable,
+                    _text(self.config.ray.working_dir),
                 )
                 actor = _Actor(made, handle)
                 actors.append(actor)
                 waiting[handle.placement.remote()] = actor
 
             def feed(actor: _Actor) -> None:
-                if todo:
-                    actor.spec = todo.popleft()
-                    waiting[actor.handle.play.remote(actor.spec)] = actor
+                spec = next_spec()
+                if spec is not None:
+                    actor.spec, actor.deadline = spec, time.monotonic() + self.game_deadline
+                    waiting[actor.handle.play.remote(spec)] = actor
 
-            for _ in range(width):
+            def lose(actor: _Actor, why: str) -> None:
+                """Forget a dead (or killed) actor, put its game back first in
+                line, and start another actor in its place."""
+                nonlocal spare
+                self.lost += 1
+                actors.remove(actor)
+                self.placements.pop(actor.number, None)
+                for ref in [ref for ref, owner in waiting.items() if owner is actor]:
+                    del waiting[ref]
+                lost, actor.spec = actor.spec, None
+                if lost is not None:
+                    attempts[lost.game_id] += 1
+                    if attempts[lost.game_id] >= MAX_ATTEMPTS:
+                        raise WorkerDied(f"game {lost.game_id} lost its Ray actor {MAX_ATTEMPTS} times (last: {why}); "
+                                         "every finished game is kept")
+                    retry.appendleft(lost)
+                if spare > 0 and (retry or any(a.spec is not None for a in actors)):
+                    spare -= 1
+                    launch()
+                for other in actors:  # a game put back may be taken at once by an idle actor
+                    if other.placement is not None and other.spec is None and retry:
+                        feed(other)
+
+            def more() -> bool:
+                """Whether a game waits or is being played; when none is, the
+                next spec is taken (the caller may have ended them)."""
+                if retry or any(actor.spec is not None for actor in actors):
+                    return True
+                spec = next(todo, None)
+                if spec is None:
+                    return False
+                retry.append(spec)
+                for idle in [a for a in actors if a.placement is not None]:
+                    feed(idle)
+                    break
+                return True
+
+            # As locally, one spec per actor at the start: an actor is started
+            # only for a game there is.
+            while len(retry) < width and (spec := next(todo, None)) is not None:
+                retry.append(spec)
+            for _ in range(len(retry)):
                 launch()
             attempts: Counter[str] = Counter()
+            stalls: Counter[str] = Counter()
+            abandoned: list[str] = []
             handed: set[str] = set()
             # Replacements for lost actors, bounded so that a cluster that
             # kills every actor ends the run instead of feeding it forever.
@@ -318,33 +399,39 @@ class RayExecutor:
             starting_since = time.monotonic()
             # Until every game is played: actors still waiting for a place on
             # the cluster (replacements, say) are not waited for.
-            while todo or any(actor.spec is not None for actor in actors):
+            while more():
                 if not waiting:
-                    raise WorkerDied(f"every Ray actor died, {len(todo)} games were not played; every finished game is kept")
+                    raise WorkerDied("every Ray actor died; every finished game is kept")
                 ready, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)
+                now = time.monotonic()
+                for actor in [a for a in actors if a.spec is not None and now > a.deadline]:
+                    spec = actor.spec
+                    actor.spec = None  # given up here, or put back by hand below
+                    stalls[spec.game_id] += 1
+                    if stalls[spec.game_id] < 2:
+                        retry.append(spec)
+                    else:
+                        abandoned.append(spec.game_id)
+                    ray.kill(actor.handle, no_restart=True)
+                    lose(actor, "silent past the game deadline")
                 if not ready:
-                    if not self.placements and time.monotonic() - starting_since > START_TIMEOUT_S:
+                    if not self.placements and now - starting_since > START_TIMEOUT_S:
                         raise WorkerDied(
                             f"no Ray actor started within {START_TIMEOUT_S:g} s (each needs "
                             f"{self.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
                         )
                     continue
-                ref = ready[0]
-                actor = waiting.pop(ref)
+                actor = waiting.pop(ready[0], None)
+                if actor is None:  # the answer of an actor killed meanwhile
+                    continue
                 try:
-                    value = ray.get(ref)
+                    value = ray.get(ready[0])
                 except ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
                     raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
                 except ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
-                    self._lose(actor, actors, exc, todo, attempts)
+                    lose(actor, _first_line(exc))
                     if not self.placements:
                         starting_since = time.monotonic()
-                    if todo and spare > 0:
-                        spare -= 1
-                        launch()
-                    for other in actors:  # a game put back may be taken at once by an idle actor
-                        if other.placement is not None and other.spec is None:
-                            feed(other)
                     continue
                 if actor.placement is None:
                     actor.placement = value
@@ -354,33 +441,21 @@ class RayExecutor:
                     feed(actor)
                     continue
                 record, actor.spec = value, None
-                feed(actor)
                 if record is not None and record.game_id not in handed:
                     handed.add(record.game_id)
                     yield record
+                feed(actor)
             finished = True
+            if abandoned:
+                raise WorkerStalled(
+                    f"no result for game{'s' if len(abandoned) > 1 else ''} {', '.join(abandoned)}: "
+                    f"its Ray actor went silent for more than {self.game_deadline:.0f} s, twice "
+                    "(a bot may have stopped it); every other game is kept"
+                )
         finally:
             self._stop(actors, gently=finished)
             if connected_here:
                 ray.shutdown()
-
-    def _lose(
-        self, actor: _Actor, actors: list[_Actor], exc: Exception, todo: deque[GameSpec], attempts: Counter[str]
-    ) -> None:
-        """Forget a dead actor and put its game back at the front of the queue."""
-        self.lost += 1
-        actors.remove(actor)
-        self.placements.pop(actor.number, None)
-        lost, actor.spec = actor.spec, None
-        if lost is None:
-            return
-        attempts[lost.game_id] += 1
-        if attempts[lost.game_id] >= MAX_ATTEMPTS:
-            raise WorkerDied(
-                f"game {lost.game_id} lost its Ray actor {MAX_ATTEMPTS} times (last: {_first_line(exc)}); "
-                "every finished game is kept"
-            )
-        todo.appendleft(lost)
 
     def _actor_class(self) -> Any:
         # concurrency_groups: stop_now runs on its own thread, beside a game.
@@ -409,6 +484,10 @@ class RayExecutor:
                 ray.kill(actor.handle, no_restart=True)
             except Exception:  # noqa: BLE001 - already gone
                 pass
+
+
+def _text(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
 
 
 def _first_line(exc: BaseException) -> str:

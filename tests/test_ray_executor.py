@@ -117,6 +117,20 @@ def test_a_killed_actor_loses_only_its_game_and_takes_its_bots(tmp_path, local_r
     assert wait_until_gone(str(tmp_path)) == []
 
 
+def test_an_actor_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_path, local_ray):
+    from arena.ray_executor import RayExecutor
+
+    flag = tmp_path / "stopped-once"  # the first bot process to stop its actor leaves this
+    bots = {"hostile": f"[python, {BOTS / 'stop_worker.py'}, '{flag}']", "steady": "python -m bots.random_bot"}
+    config = load_config(write_tournament(tmp_path, bots))
+    executor = RayExecutor(config, config.output / "logs", game_deadline=5)
+    summary = run_tournament(config, executor=executor)
+    assert flag.exists() and executor.lost == 1
+    assert sorted(r["game_id"] for r in lines(config)) == sorted(s.game_id for s in make_schedule(config))
+    assert all(r.forfeit_by is None for r in summary.records)
+    assert wait_until_gone(str(tmp_path)) == []
+
+
 def _alive_after(mark: str, pids: list[int], timeout: float) -> list[int]:
     end = time.monotonic() + timeout
     while (alive := sorted(set(pids) & set(marked(mark)))) and time.monotonic() < end:
