@@ -235,7 +235,8 @@ class RayExecutor:
         self.concurrency = concurrency
         #: Seconds an actor may stay silent on one game before it is killed.
         self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
-        #: Where each actor of the current run was placed, by actor number.
+        #: Where each actor of the current run was placed, by actor number
+        #: (those lost since included).
         self.placements: dict[int, Placement] = {}
         #: Actors lost during the current run.
         self.lost = 0
@@ -351,7 +352,6 @@ class RayExecutor:
                 nonlocal spare
                 self.lost += 1
                 actors.remove(actor)
-                self.placements.pop(actor.number, None)
                 for ref in [ref for ref, owner in waiting.items() if owner is actor]:
                     del waiting[ref]
                 lost, actor.spec = actor.spec, None
@@ -415,7 +415,7 @@ class RayExecutor:
                     ray.kill(actor.handle, no_restart=True)
                     lose(actor, "silent past the game deadline")
                 if not ready:
-                    if not self.placements and now - starting_since > START_TIMEOUT_S:
+                    if not any(a.placement for a in actors) and now - starting_since > START_TIMEOUT_S:
                         raise WorkerDied(
                             f"no Ray actor started within {START_TIMEOUT_S:g} s (each needs "
                             f"{self.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
@@ -430,7 +430,7 @@ class RayExecutor:
                     raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
                 except ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
                     lose(actor, _first_line(exc))
-                    if not self.placements:
+                    if not any(a.placement for a in actors):
                         starting_since = time.monotonic()
                     continue
                 if actor.placement is None:

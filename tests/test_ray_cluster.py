@@ -40,14 +40,16 @@ def two_nodes():
 
 
 def test_actors_on_two_nodes_play_the_same_games_as_the_local_executor(tmp_path, two_nodes):
-    configs = {e: load_config(write_tournament(tmp_path, RANDOM, executor=e)) for e in ("local", "ray")}
+    # One slower bot, so that the games last until the second node's actor is up.
+    bots = {**RANDOM, "a": f"[python, {BOTS / 'slow.py'}, '0.04']"}
+    configs = {e: load_config(write_tournament(tmp_path, bots, rounds=2, executor=e)) for e in ("local", "ray")}
     executor = RayExecutor(configs["ray"], configs["ray"].output / "logs")
     summaries = {"local": run_tournament(configs["local"]), "ray": run_tournament(configs["ray"], executor=executor)}
     assert len({placement.node_id for placement in executor.placements.values()}) == 2
     games = {e: lines(config) for e, config in configs.items()}
     assert sorted(r["game_id"] for r in games["ray"]) == sorted(s.game_id for s in make_schedule(configs["ray"]))
     assert played(games["ray"]) == played(games["local"])
-    assert ranking(summaries["ray"].records) == ranking(summaries["local"].records)
+    assert ranking(summaries["ray"].records, bots) == ranking(summaries["local"].records, bots)
     assert wait_until_gone(str(tmp_path)) == []
 
 
@@ -67,5 +69,4 @@ def test_losing_a_node_mid_run_loses_no_game(tmp_path, two_nodes):
     ids = [r["game_id"] for r in lines(config)]
     assert sorted(ids) == sorted(s.game_id for s in make_schedule(config))
     assert not any(r.reason == "crash" for r in summary.records)
-    assert {p.node_id for p in executor.placements.values()} == {two_nodes["ray"].get_runtime_context().get_node_id()}
     assert wait_until_gone(str(tmp_path)) == []
