@@ -31,7 +31,8 @@ from typing import Any
 
 from arena.config import BotConfig, ConfigError, TournamentConfig, check_programs
 from arena.executor import BotPool, WorkerDied, WorkerStalled, game_deadline_s
-from arena.process import become_subreaper, kill_adopted, kill_all, kill_all_now
+from arena.executor import _die as die_killing_bots  # the local workers' SIGTERM handler
+from arena.process import become_subreaper, kill_adopted, kill_all
 from arena.records import GameRecord
 from arena.schedule import GameSpec
 
@@ -82,7 +83,7 @@ class GameActor:
         # to be killed, and a SIGTERM (Ray stopping the worker, or a person)
         # kills the bots' process trees before the actor exits.
         become_subreaper()
-        signal.signal(signal.SIGTERM, _die)
+        signal.signal(signal.SIGTERM, die_killing_bots)
         # A SIGKILL runs no handler: the guardian ends what the bots forked.
         # It holds the read end of a pipe only this process can write to, and
         # stays in this session (the subreaper kills children in other
@@ -125,11 +126,6 @@ class GameActor:
         self.stopping = True
         kill_all()
         kill_adopted()
-
-
-def _die(signum: int, frame: object) -> None:
-    kill_all_now()
-    os._exit(128 + signum)
 
 
 def on_this_node(config: TournamentConfig, driver_python: str, shipped_from: Path | None, shipped_to: Path) -> TournamentConfig:
