@@ -239,7 +239,7 @@ def with_executor(config: TournamentConfig, executor: str | None, ray_address: s
     """``config`` with the command line's choice of executor (``--executor``,
     ``--ray-address``, which implies ``ray``) in place of the file's."""
     if executor is not None and executor not in EXECUTORS:
-        raise ConfigError(f"unknown executor {executor!r}; known executors: {', '.join(EXECUTORS)}", file="")
+        raise ConfigError(f"--executor: unknown value {executor!r}; use one of: {', '.join(EXECUTORS)}", file="")
     if ray_address is not None:
         if executor == "local":
             raise ConfigError("--ray-address runs on Ray: it cannot go with --executor local", file="")

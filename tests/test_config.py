@@ -386,7 +386,7 @@ def test_missing_bot_key(tmp_path: Path, key: str) -> None:
         ("bots: {a: 1}", "bots: must be a list of bots"),
         ("report: 1", "report: must be true or false, got integer '1'"),
         ("report: html", "report: must be true or false, got string 'html'"),
-        ("executor: dask", "executor: unknown executor 'dask'; known executors: local, ray"),
+        ("executor: dask", "executor: unknown value 'dask'; use one of: local, ray"),
         ("ray: auto", "ray: must be a mapping"),
         ("ray: {adress: auto}", "ray.adress: unknown key 'adress' (did you mean 'address'?)"),
         ("ray: {address: 6379}", "ray.address: must be a string, got integer"),
@@ -421,7 +421,7 @@ def test_the_command_line_chooses_the_executor(tmp_path: Path) -> None:
     assert with_executor(config, "local", None).executor == "local"
     moved = with_executor(replace(config, executor="local"), None, "head:6379")  # an address means Ray
     assert (moved.executor, moved.ray.address) == ("ray", "head:6379")
-    with pytest.raises(ConfigError, match="unknown executor 'spark'; known executors: local, ray"):
+    with pytest.raises(ConfigError, match="--executor: unknown value 'spark'; use one of: local, ray"):
         with_executor(config, "spark", None)
     with pytest.raises(ConfigError, match="--ray-address runs on Ray: it cannot go with --executor local"):
         with_executor(config, "local", "auto")

@@ -67,6 +67,9 @@ def test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos(page, index, t
     suite = (fragment.get("openings") or {}).get("file")
     if suite:  # the page shows that file in the next plain block
         (here / suite).write_text(next(body for lang, body in blocks[index + 1:] if lang == ""))
+    shipped = (fragment.get("ray") or {}).get("working_dir")
+    if shipped:  # the directory the page ships to a cluster's nodes: the reader has one
+        (here / shipped).mkdir()
     merged = {**yaml.safe_load(base), **fragment}
     if len(fragment.get("bots", [])) < 2:  # a bot entry shown alone joins the others
         merged["bots"] = yaml.safe_load(base)["bots"] + fragment.get("bots", [])

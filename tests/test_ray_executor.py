@@ -233,7 +233,7 @@ def test_the_command_line_says_in_one_line_what_is_missing(tmp_path, monkeypatch
     path = write_tournament(tmp_path, RANDOM, executor="local")
     assert_one_line_error(arena("run", path, "--executor", "ray"), "needs the Python package 'ray'", "pip install")
     assert_one_line_error(arena("run", path, "--ray-address", "auto"), "needs the Python package 'ray'")
-    assert_one_line_error(arena("run", path, "--executor", "dask"), "unknown executor 'dask'; known executors: local, ray")
+    assert_one_line_error(arena("run", path, "--executor", "dask"), "--executor: unknown value 'dask'; use one of: local, ray")
     assert not (tmp_path / "out-local").exists()
 
 
