@@ -80,9 +80,10 @@ def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ra
     assert sorted(r["game_id"] for r in games["ray"]) == sorted(ids)  # every game, each once
     assert played(games["ray"]) == played(games["local"])
     assert ranking(summaries["ray"].records) == ranking(summaries["local"].records)
-    # Each actor kept its bots from game to game: one log per bot and actor.
-    logs = sorted(p.name for p in (configs["ray"].output / "logs").iterdir())
-    assert len(logs) <= 2 * len(RANDOM) and all(".ray" in name for name in logs)
+    # Each actor kept its bots from game to game: one log per bot and actor
+    # (beside the pre-flight's, from this machine).
+    logs = [p.name for p in (configs["ray"].output / "logs").iterdir() if ".ray" in p.name]
+    assert 0 < len(logs) <= 2 * len(RANDOM)
     assert wait_until_gone(str(tmp_path)) == []
 
 
