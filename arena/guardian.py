@@ -9,7 +9,8 @@ nobody is left on that node to end the bots' children.  The guardian is
 started by the actor in a process group of its own, notes the session of
 every bot the actor has (each bot leads its own), and when the pipe closes
 (the actor is gone, whatever the way) it SIGKILLs every process still in one
-of those sessions, and what is left in the actor's bot cgroups.
+of those sessions.  (The actor's bot cgroups, if any, are swept as stale by
+the next arena process on the node: see :mod:`arena.limits`.)
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import signal
 import sys
 from pathlib import Path
 
-from arena.limits import kill_cgroups_of
 
 #: How often the actor's children are looked at.
 POLL_S = 0.25
@@ -77,7 +77,6 @@ def guard(actor: int) -> None:
         if bots or (state is not None and state[0] != "Z"):  # a dying actor has no children left to show
             sessions = bots
     kill_sessions(sessions)
-    kill_cgroups_of(actor)  # the bots' cgroups, where the arena could make them
 
 
 if __name__ == "__main__":
