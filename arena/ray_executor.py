@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -291,9 +291,10 @@ class RayExecutor:
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
         """Yield each game's record as soon as it is finished (not in schedule order).
 
-        As with the local executor, the next spec is taken from ``specs`` only
-        when an actor is free and after the caller has taken the record
-        before, so the caller may end ``specs`` early.  Closing the generator
+        As with the local executor, a lazy iterable of specs is read one spec
+        per free actor, after the caller has taken the record that freed it,
+        so the caller may end ``specs`` early; from a sequence, known in full,
+        the actor gets its next spec before the caller sees the record.  Closing the generator
         (or an exception in the caller, such as Ctrl-C) kills the actors' bots
         and the actors.  A game whose actor dies is played again on another;
         one silent for longer than ``game_deadline`` has its actor killed and
@@ -302,6 +303,7 @@ class RayExecutor:
         :class:`WorkerDied` when actors keep dying (a game lost its actor
         ``MAX_ATTEMPTS`` times, or none is left or could start)."""
         ray = self.ray
+        ahead = isinstance(specs, Sequence)
         todo = iter(specs)
         retry: deque[GameSpec] = deque()
         first = next(todo, None)
@@ -437,10 +439,13 @@ class RayExecutor:
                     feed(actor)
                     continue
                 record, actor.spec = value, None
+                if ahead:  # every spec is known: the actor plays on while the record is stored
+                    feed(actor)
                 if record is not None and record.game_id not in handed:
                     handed.add(record.game_id)
                     yield record
-                feed(actor)
+                if not ahead:
+                    feed(actor)
             finished = True
             if abandoned:
                 raise WorkerStalled(
