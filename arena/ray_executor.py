@@ -111,10 +111,13 @@ class GameActor:
         node_id = ray.get_runtime_context().get_node_id()
         return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs, problem=problem)
 
-    def play(self, spec: GameSpec) -> GameRecord | None:
+    def play(self, spec: GameSpec) -> bytes | None:
+        """The game's record as the line the store writes, encoded once, here,
+        as a local worker does: plain JSON crosses to the driver whatever a
+        bot put in its ``info``, where pickling deep nesting would fail."""
         if self.stopping:
             return None
-        return self.pool.play(spec)
+        return self.pool.play(spec).to_line()
 
     def close(self) -> None:
         """Quit the bots gently (the end of a run)."""
@@ -438,7 +441,7 @@ class RayExecutor:
                     self.placements[actor.number] = value
                     feed(actor)
                     continue
-                record, actor.spec = value, None
+                record, actor.spec = (GameRecord.from_line(value) if value is not None else None), None
                 if ahead:  # every spec is known: the actor plays on while the record is stored
                     feed(actor)
                 if record is not None and record.game_id not in handed:
