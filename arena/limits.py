@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import itertools
 import os
 import resource
 import signal
@@ -162,7 +163,8 @@ _HIERARCHY: _Hierarchy | None = None
 #: arena may have moved to); each process cleans up its own bot cgroups.
 _DETECTED = False
 _CLEANUP_IN: int | None = None
-_counter = 0
+#: next() on a count is atomic: the pre-flight makes cgroups from several threads at once.
+_bot_numbers = itertools.count(1)
 
 
 def _hierarchy() -> _Hierarchy | None:
@@ -331,6 +333,10 @@ class BotCgroup:
         for directory in self.directories:
             _kill_members(directory)
 
+    def vanished(self) -> bool:
+        """Whether one of its directories is gone (removed by another process)."""
+        return any(not directory.is_dir() for directory in self.directories)
+
     def remove(self) -> None:
         self.close_fds()
         for directory in self.directories:
@@ -341,12 +347,10 @@ class BotCgroup:
 def new_cgroup(limits: Limits) -> BotCgroup | None:
     """A fresh cgroup for one bot with ``limits`` applied, or None where this
     process cannot make one (then :func:`rlimits` does what it can)."""
-    global _counter
     found = _hierarchy()
     if found is None:
         return None
-    _counter += 1
-    name = f"bot-{_counter}"
+    name = f"bot-{next(_bot_numbers)}"
     directories: list[Path] = []
     try:
         for root in _roots(found):

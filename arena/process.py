@@ -500,26 +500,37 @@ class BotProcess:
         if sandboxed:
             _sandbox.check_sandbox("bwrap")
             argv = _sandbox.bwrap_command(self.cmd, cwd, env, replace(confinement, scratch_dir=scratch))
-        self._cgroup = _limits.new_cgroup(confinement.limits)
-        cgroup_fds = self._cgroup.join_fds() if self._cgroup is not None else []
-        rlimits = _capped(_limits.rlimits(confinement.limits, self._cgroup))
-        with _LIVE_LOCK:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
-                bufsize=0,
-                start_new_session=True,
-                preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits),
-            )
-            # Its pid must be known before it counts as live: kill_adopted on
-            # another thread (the pre-flight starts bots at once) takes a live
-            # bot without a pid for a leftover and kills it.
-            self._proc = proc
-            _LIVE.add(self)
+        for attempt in (1, 2):
+            self._cgroup = _limits.new_cgroup(confinement.limits)
+            cgroup_fds = self._cgroup.join_fds() if self._cgroup is not None else []
+            rlimits = _capped(_limits.rlimits(confinement.limits, self._cgroup))
+            try:
+                with _LIVE_LOCK:
+                    proc = subprocess.Popen(
+                        argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        cwd=cwd,
+                        env=env,
+                        bufsize=0,
+                        start_new_session=True,
+                        preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits),
+                    )
+                    # Its pid must be known before it counts as live: kill_adopted on
+                    # another thread (the pre-flight starts bots at once) takes a live
+                    # bot without a pid for a leftover and kills it.
+                    self._proc = proc
+                    _LIVE.add(self)
+            except OSError:
+                # Another arena process sweeping stale cgroups (pids are reused) can
+                # remove this one before the child joins it; Popen then reports the
+                # failed join like a failed exec.  A fresh cgroup settles it.
+                if attempt == 1 and self._cgroup is not None and self._cgroup.vanished():
+                    self._cgroup.remove()
+                    continue
+                raise
+            break
         if self._cgroup is not None:
             self._cgroup.close_fds()
         return proc
