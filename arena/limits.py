@@ -227,7 +227,11 @@ def kill_cgroups_of(pid: int) -> None:
 def _kill_tree_and_remove(directory: Path) -> None:
     if not directory.is_dir():
         return
-    for child in sorted(directory.rglob("*/"), key=lambda p: len(p.parts), reverse=True):
+    try:
+        children = sorted(directory.rglob("*/"), key=lambda p: len(p.parts), reverse=True)
+    except OSError:  # removed meanwhile: arena processes starting at once sweep the same stale cgroups
+        return
+    for child in children:
         if (child / "cgroup.procs").exists():
             _kill_members(child)
             _rmdir(child)

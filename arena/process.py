@@ -861,6 +861,10 @@ def _close(stream: IO[bytes] | None) -> None:
 
 def _start_cause(program: str, exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
+        # Not always the program: Popen names the working directory when the
+        # child's chdir failed (it vanished after the check before the start).
+        if exc.filename is not None and os.fspath(exc.filename) != program:
+            return f"no such file or directory {os.fspath(exc.filename)!r}"
         return f"no such program {program!r}"
     if isinstance(exc, PermissionError):
         return f"{program!r} is not executable (permission denied)"

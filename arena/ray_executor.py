@@ -25,7 +25,7 @@ import tempfile
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,9 @@ INSTALL_HINT = "pip install 'totem-arena[ray]' (from a clone: pip install -e '.[
 #: A game whose actor died this many times is not tried again: the game
 #: itself is likely what kills it (a bot eating the node's memory, say).
 MAX_ATTEMPTS = 3
+#: From a sequence of specs, games queued on an actor beyond the one it plays:
+#: an instant game takes about as long as a call to an actor and back.
+QUEUED_AHEAD = 1
 #: How long the run waits for a first actor to start before it gives up.
 START_TIMEOUT_S = 120.0
 #: How long actors get to quit their bots at the end of a run.
@@ -202,8 +205,10 @@ class _Actor:
     number: int
     handle: Any
     placement: Placement | None = None
-    #: The game it is playing, if any, and when it must have answered (``time.monotonic()``).
-    spec: GameSpec | None = None
+    #: The games sent to it, the first being played (from a sequence of
+    #: specs more are queued, so that it never waits for the driver), and when
+    #: it must have answered the one it plays (``time.monotonic()``).
+    queued: list[GameSpec] = field(default_factory=list)
     deadline: float = 0.0
 
 
@@ -329,6 +334,8 @@ class RayExecutor:
             made = 0
             # Calls in flight: an actor's placement report, or its game.
             waiting: dict[Any, _Actor] = {}
+            #: The game each call in flight plays.
+            game_of: dict[Any, GameSpec] = {}
 
             def launch() -> None:
                 nonlocal made
@@ -344,8 +351,11 @@ class RayExecutor:
             def feed(actor: _Actor) -> None:
                 spec = next_spec()
                 if spec is not None:
-                    actor.spec, actor.deadline = spec, time.monotonic() + self.game_deadline
-                    waiting[actor.handle.play.remote(spec)] = actor
+                    if not actor.queued:
+                        actor.deadline = time.monotonic() + self.game_deadline
+                    actor.queued.append(spec)
+                    ref = actor.handle.play.remote(spec)
+                    waiting[ref], game_of[ref] = actor, spec
 
             def lose(actor: _Actor, why: str) -> None:
                 """Forget a dead (or killed) actor, put its game back first in
@@ -355,24 +365,25 @@ class RayExecutor:
                 actors.remove(actor)
                 for ref in [ref for ref, owner in waiting.items() if owner is actor]:
                     del waiting[ref]
-                lost, actor.spec = actor.spec, None
-                if lost is not None:
-                    attempts[lost.game_id] += 1
-                    if attempts[lost.game_id] >= MAX_ATTEMPTS:
-                        raise WorkerDied(f"game {lost.game_id} lost its Ray actor {MAX_ATTEMPTS} times (last: {why}); "
+                    game_of.pop(ref, None)
+                lost, actor.queued = actor.queued, []
+                if lost:  # only the first was being played: the others count no attempt
+                    attempts[lost[0].game_id] += 1
+                    if attempts[lost[0].game_id] >= MAX_ATTEMPTS:
+                        raise WorkerDied(f"game {lost[0].game_id} lost its Ray actor {MAX_ATTEMPTS} times (last: {why}); "
                                          "every finished game is kept")
-                    retry.appendleft(lost)
-                if spare > 0 and (retry or any(a.spec is not None for a in actors)):
+                    retry.extendleft(reversed(lost))
+                if spare > 0 and (retry or any(a.queued for a in actors)):
                     spare -= 1
                     launch()
                 for other in actors:  # a game put back may be taken at once by an idle actor
-                    if other.placement is not None and other.spec is None and retry:
+                    if other.placement is not None and not other.queued and retry:
                         feed(other)
 
             def more() -> bool:
                 """Whether a game waits or is being played; when none is, the
                 next spec is taken (the caller may have ended them)."""
-                if retry or any(actor.spec is not None for actor in actors):
+                if retry or any(actor.queued for actor in actors):
                     return True
                 spec = next(todo, None)
                 if spec is None:
@@ -405,9 +416,11 @@ class RayExecutor:
                     raise WorkerDied("every Ray actor died; every finished game is kept")
                 ready, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)
                 now = time.monotonic()
-                for actor in [a for a in actors if a.spec is not None and now > a.deadline]:
-                    spec = actor.spec
-                    actor.spec = None  # given up here, or put back by hand below
+                for actor in [a for a in actors if a.queued and now > a.deadline]:
+                    # Given up here or put back by hand below; the games queued behind it go back first in line.
+                    spec, *behind = actor.queued
+                    actor.queued = []
+                    retry.extendleft(reversed(behind))
                     stalls[spec.game_id] += 1
                     if stalls[spec.game_id] < 2:
                         retry.append(spec)
@@ -423,6 +436,7 @@ class RayExecutor:
                         )
                     continue
                 actor = waiting.pop(ready[0], None)
+                played = game_of.pop(ready[0], None)
                 if actor is None:  # the answer of an actor killed meanwhile
                     continue
                 try:
@@ -440,9 +454,14 @@ class RayExecutor:
                         raise ConfigError(f"on node {value.node}: {value.problem}", file="")
                     self.placements[actor.number] = value
                     feed(actor)
+                    for _ in range(QUEUED_AHEAD if ahead else 0):
+                        feed(actor)
                     continue
-                record, actor.spec = (GameRecord.from_line(value) if value is not None else None), None
-                if ahead:  # every spec is known: the actor plays on while the record is stored
+                record = GameRecord.from_line(value) if value is not None else None
+                actor.queued.remove(played)
+                if actor.queued:  # it has started the next one
+                    actor.deadline = time.monotonic() + self.game_deadline
+                if ahead:  # every spec is known: the actor keeps games queued while the record is stored
                     feed(actor)
                 if record is not None and record.game_id not in handed:
                     handed.add(record.game_id)

@@ -306,6 +306,19 @@ def test_start_error_for_a_missing_working_directory(tmp_path):
     assert "echo_bot.py" in str(error.value) and str(missing) in str(error.value)
 
 
+def test_a_failed_chdir_is_not_reported_as_a_missing_program(tmp_path):
+    # The directory may vanish between the check before the start and the
+    # child's chdir; Popen then names the directory, not the program.
+    from arena.process import _start_cause
+
+    with pytest.raises(FileNotFoundError) as error:
+        subprocess.Popen(["/bin/true"], cwd=tmp_path / "gone")
+    assert _start_cause("/bin/true", error.value) == f"no such file or directory {str(tmp_path / 'gone')!r}"
+    with pytest.raises(FileNotFoundError) as error:
+        subprocess.Popen([str(tmp_path / "nobot")])
+    assert _start_cause(str(tmp_path / "nobot"), error.value) == f"no such program {str(tmp_path / 'nobot')!r}"
+
+
 def test_start_twice_is_refused_but_restart_after_stop_works():
     bot = BotProcess(bot_cmd("echo_bot"))
     bot.start()
