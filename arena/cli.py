@@ -232,13 +232,22 @@ def run(
 
 
 def _reasons(text: str) -> frozenset[str]:
+    """The forfeit reasons to replay: those listed besides the default ones, or none at all."""
     reasons = {word.strip().lower() for word in text.split(",") if word.strip()}
     if reasons == {"none"}:
         return frozenset()
     unknown = sorted(reasons - set(FORFEIT_REASONS))
     if unknown:
         fail(f"--replay-forfeits: unknown reason {unknown[0]!r}; use some of: {', '.join(FORFEIT_REASONS)} (or none)")
-    return frozenset(reasons)
+    return frozenset(reasons) | frozenset(REPLAYED_BY_DEFAULT)
+
+
+def _game_name(name: str) -> str:
+    """The engine's own name of a game given in any case (bots and records see that one)."""
+    try:
+        return engine.get_game(name).name
+    except ValueError as exc:
+        fail(str(exc))
 
 
 @app.command(epilog=_epilog("arena standings results/oxono-demo --forfeits", "tournaments.md"))
@@ -374,6 +383,7 @@ def match(
     """Play a match between two bot commands and print W/D/L, Elo, LOS, game pairs and forfeits."""
     if seed is None and output is not None:
         seed = (ResultsStore(output).read_meta() or {}).get("seed")  # resuming: the same games
+    game = _game_name(game)
     drawn = seed is None
     if drawn:
         seed = random.SystemRandom().randrange(2**31)
@@ -433,7 +443,8 @@ def match(
     except (StartupFailed, ResultsConflict, StoreBusy) as exc:
         fail(str(exc))
     except StoreError as exc:
-        fail(f"{exc}; {len(so_far.records)} finished games are kept in {config.output}")
+        count = len(so_far.records)
+        fail(f"{exc}; {count} finished games are kept in {config.output}" if count else str(exc))
     except WorkerDied as exc:
         fail(str(exc), 1)
     stats = result.statistics()
@@ -469,8 +480,8 @@ def check(
     sandbox: str = typer.Option("none", "--sandbox", help=f"Run the bot as a tournament with this sandbox would: {', '.join(SANDBOXES)}."),
 ) -> None:
     """Walk a bot through a checklist and say in plain words what is wrong."""
+    game = _game_name(game)
     try:
-        engine.get_game(game)
         control = parse_time_control(tc)
     except ValueError as exc:
         fail(str(exc))
@@ -502,6 +513,7 @@ def play(
     """Play a bot yourself: type moves; '?' lists them, 'undo' takes back, 'quit' resigns."""
     from arena.play import PlayError, PlayOptions, play as play_game
 
+    game = _game_name(game)
     try:
         options = PlayOptions(game=game, bot=bot, color=color, time_control=parse_time_control(tc), save=save, seed=seed, log=log)
         play_game(options, sys.stdin, sys.stdout)

@@ -43,9 +43,6 @@ class Deadline:
     def passed_soft(self) -> bool:
         return time.monotonic() >= self.soft
 
-    def passed_hard(self) -> bool:
-        return time.monotonic() >= self.hard
-
     def elapsed_ms(self) -> float:
         return (time.monotonic() - self.start) * 1000
 

@@ -97,6 +97,23 @@ def test_replay_forfeits_chooses_the_reasons(tmp_path):
     assert not any(r["forfeit_by"] for r in records(tmp_path / "out"))
 
 
+def test_replay_forfeits_adds_to_the_start_up_failures_unless_none():
+    from arena.cli import _reasons
+
+    assert _reasons("timeout,Crash") == {"timeout", "crash", "startup_failure"}
+    assert _reasons("none") == frozenset()
+
+
+def test_a_game_named_in_capitals_reaches_bots_and_records_in_the_engine_s_spelling(tmp_path):
+    result = arena("match", "python -m bots.random_bot", "python -m bots.random_bot", "--game", "YOXII",
+                   "--games", "2", "--seed", "3", "--output", str(tmp_path / "m"))
+    assert result.exit_code == 0, result.err
+    assert {r["game"] for r in records(tmp_path / "m")} == {"yoxii"}
+    resumed = arena("match", "python -m bots.random_bot", "python -m bots.random_bot", "--game", "yoxii",
+                    "--games", "2", "--seed", "3", "--output", str(tmp_path / "m"))
+    assert resumed.exit_code == 0, resumed.err
+
+
 def test_match_takes_a_startup_timeout_and_stops_on_a_bot_that_cannot_start():
     assert_one_line_error(
         arena("match", "python -m bots.random_bot", NO_HELLO, "--startup-timeout", "0.5", "--seed", "1"),
