@@ -113,7 +113,8 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
         wanted = (table or "ranking").lower()
         tables = [t for t in tables if t.key == wanted]
         if not tables:
-            raise ValueError(f"no {wanted} table in these standings (it needs two bots, or an SPRT)")
+            needs = "an SPRT (sprt: in the tournament file, or arena match --sprt)" if wanted == "sprt" else "exactly two bots"
+            raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
     if fmt == "csv":
         return _csv(tables[0])
     title = _title(standings)

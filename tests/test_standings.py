@@ -222,7 +222,8 @@ def test_two_bots_get_a_match_table_and_the_sprt(tmp_path):
     assert match[0][:4] == ["games", "W", "D", "L"] and match[1][:4] == ["6", "3", "2", "1"]
     sprt = list(csv.reader(io.StringIO(render_standings(table, "csv", table="sprt"))))
     assert sprt[0][-1] == "verdict" and sprt[1][-2] == "3"
-    with pytest.raises(ValueError, match="no sprt table"):
+    # a two-bot table without an SPRT lacks only the SPRT, and says so
+    with pytest.raises(ValueError, match="no sprt table in these standings: it needs an SPRT"):
         render_standings(compute_standings(records, ["a", "b"]), "csv", table="sprt")
 
 
