@@ -1,7 +1,10 @@
-"""Shared fixtures.
+"""Shared fixtures, and the rule that CI runs every test.
 
 ``no_leaked_processes`` checks that a test leaves no process of its own behind;
-``running_with`` finds processes by a marker in their command line.
+``running_with`` finds processes by a marker in their command line.  In CI
+(``CI=true``) a test that skips fails instead: CI installs everything the
+tests need (the README's test command), so a skip there hides a broken
+install.  Outside CI a skip says what to install (see ``needs.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+#: CI sets CI=true; "", "0", "false" and "no" mean a person's machine.
+IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 _PR_SET_CHILD_SUBREAPER = 36
 #: How long a test's processes get to die after it ends (SIGKILL is not instant).
@@ -28,6 +34,27 @@ def _become_subreaper() -> None:
 
 
 _become_subreaper()
+
+
+def _fail_skip_in_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        report.outcome = "failed"
+        report.longrepr = f"skipped in CI, where every test must run: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    _fail_skip_in_ci(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    # A whole module skipped at import (pytest.importorskip) is a collect report.
+    outcome = yield
+    _fail_skip_in_ci(outcome.get_result())
 
 
 def _process_table() -> dict[int, tuple[int, str]]:
