@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,10 +62,12 @@ class Opening:
         return f"{self.start}: {', '.join(self.moves)}"
 
 
-def play_opening(game: engine.Game[Any], opening: Opening) -> Any:
-    """The position after the opening's moves.  Raises ``IllegalMove``."""
-    state = game.new_state(opening=opening.start)
-    for move in opening.moves:
+def play_opening(game: engine.Game[Any], start: int, moves: Iterable[str]) -> Any:
+    """The position a game begins from: start position ``start`` after an
+    opening's ``moves``, as the referee builds it and replays rebuild it.
+    Raises ``IllegalMove``."""
+    state = game.new_state(opening=start)
+    for move in moves:
         state = game.apply(state, move)
     return state
 

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 import engine
 from arena import protocol
 from arena.clock import Clock, TimeControl
+from arena.openings import play_opening
 from arena.player import BotPlayer, Forfeit
 from arena.records import GameRecord, MoveRecord
 from arena.schedule import GameSpec
@@ -43,10 +44,8 @@ def play_game(
     """
     game = engine.get_game(spec.game)
     colors = game.colors
-    state = game.new_state(seed=spec.seed, opening=spec.opening)
     # The schedule's openings were checked against the engine when the suite was made.
-    for move in spec.opening_moves:
-        state = game.apply(state, move)
+    state = play_opening(game, spec.opening, spec.opening_moves)
     record = GameRecord(
         game_id=spec.game_id,
         game=spec.game,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from arena.openings import play_opening
 from arena.records import GameRecord
 
 __all__ = ["start_state", "positions"]
@@ -20,11 +21,7 @@ __all__ = ["start_state", "positions"]
 def start_state(record: GameRecord) -> Any:
     """The engine state the bots began from, as the referee built it: the start
     position ``opening`` after the opening suite's ``opening_moves``."""
-    game = engine.get_game(record.game)
-    state = game.new_state(seed=record.seed, opening=record.opening)
-    for move in record.opening_moves:
-        state = game.apply(state, move)
-    return state
+    return play_opening(engine.get_game(record.game), record.opening, record.opening_moves)
 
 
 def positions(record: GameRecord) -> list[Any]:

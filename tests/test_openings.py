@@ -31,7 +31,7 @@ def test_a_random_suite_is_playable_distinct_and_never_over_or_won_at_once(game_
     assert len(suite) == len(set(suite)) == 30
     for opening in suite:
         assert len(opening.moves) == 6
-        state = play_opening(game, opening)  # raises on an illegal move
+        state = play_opening(game, opening.start, opening.moves)  # raises on an illegal move
         assert not game.is_over(state)
         assert not wins_at_once(game, state)
     # OXONO's two start positions both appear, in turn.
@@ -47,7 +47,7 @@ def test_long_openings_still_avoid_finished_games_and_wins_in_one():
     # 24 plies in OXONO: most random lines leave a win in one; the suite skips them.
     game = engine.get_game("oxono")
     for opening in random_suite("oxono", 24, 10, seed=1):
-        state = play_opening(game, opening)
+        state = play_opening(game, opening.start, opening.moves)
         assert not game.is_over(state) and not wins_at_once(game, state)
 
 
