@@ -26,7 +26,7 @@ from arena import protocol
 from arena.clock import Clock, TimeControl
 from arena.config import BotConfig, split_command
 from arena.player import BotPlayer, Forfeit
-from arena.records import GameRecord, MoveRecord
+from arena.records import GameRecord, MoveRecord, timestamp
 
 __all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "normalise_move", "describe_info", "save_record"]
 
@@ -281,7 +281,7 @@ class _Game:
             seed=options.seed,
             opening=self.opening,
             time_control=options.time_control.to_json(),
-            started_at=_now(),
+            started_at=timestamp(),
         )
         self.undos = 0
         self.bot_game_id = self.record.game_id
@@ -300,7 +300,7 @@ class _Game:
         while not self.record.reason:
             outcome = self.game.outcome(self.state)
             if outcome is not None:
-                self._finish_by_rules(outcome)
+                self.record.end_by_rules(outcome.winner, outcome.reason, outcome.scores)
                 break
             if self.game.to_move(self.state) == self.bot_seat:
                 self._bot_move()
@@ -420,27 +420,14 @@ class _Game:
         self._show()
 
     def _resign(self) -> None:
-        seat = self.human
-        self.record.winner = self.colors[1 - seat]
-        self.record.reason = "resign"
-        self.record.forfeit_by = self.colors[seat]
-        self.record.detail = "the person resigned"
+        self.record.end_by_forfeit(self.human, "resign", "the person resigned")
 
     def _forfeit(self, seat: int, exc: Forfeit) -> None:
-        self.record.winner = self.colors[1 - seat]
-        self.record.reason = exc.reason
-        self.record.forfeit_by = self.colors[seat]
-        self.record.detail = exc.detail
-
-    def _finish_by_rules(self, outcome: engine.Outcome) -> None:
-        self.record.winner = None if outcome.winner is None else self.colors[outcome.winner]
-        self.record.reason = outcome.reason
-        if outcome.scores is not None:
-            self.record.scores = dict(zip(self.colors, outcome.scores))
+        self.record.end_by_forfeit(seat, exc.reason, exc.detail)
 
     def _end(self) -> GameRecord:
         record = self.record
-        record.ended_at = _now()
+        record.ended_at = timestamp()
         self.player.end_game(protocol.game_over(
             self.bot_game_id, record.winner, record.reason, self.moves, record.scores, self.bot_opening))
         if record.winner is None:
@@ -463,7 +450,3 @@ def save_record(record: GameRecord, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["MoveRecord", "GameRecord"]
+from arena.protocol import MAX_DETAIL_CHARS, clean_text
+
+__all__ = ["MoveRecord", "GameRecord", "timestamp"]
+
+
+def timestamp() -> str:
+    """Now, as ``started_at`` and ``ended_at`` hold it (UTC, ISO 8601, milliseconds)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 # Strict JSON: a NaN or Infinity (which Python's json reads from a bot's
 # ``info``) would make a line other readers refuse.
@@ -89,6 +98,22 @@ class GameRecord:
 
     def name_of(self, color: str | None) -> str | None:
         return None if color is None else self.players[color]
+
+    def end_by_forfeit(self, seat: int, reason: str, detail: str) -> None:
+        """The player in ``seat`` (0 or 1, the order of ``players``) lost by
+        ``reason``.  ``detail`` quotes what a bot sent or wrote, so it is kept
+        as one bounded, printable line."""
+        colors = self.colors
+        self.winner, self.reason, self.forfeit_by = colors[1 - seat], reason, colors[seat]
+        self.detail = clean_text(detail, MAX_DETAIL_CHARS)
+
+    def end_by_rules(self, winner_seat: int | None, reason: str, scores: Sequence[int] | None) -> None:
+        """The game ended by the rules (an engine ``Outcome``'s fields)."""
+        colors = self.colors
+        self.winner = None if winner_seat is None else colors[winner_seat]
+        self.reason = reason
+        if scores is not None:
+            self.scores = dict(zip(colors, scores))
 
     def to_json(self) -> dict[str, Any]:
         # Built by hand (dataclasses.asdict deep-copies every move); the keys

@@ -8,21 +8,16 @@ know how processes are spawned (that is :mod:`arena.process`, behind
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
 
 import engine
 from arena import protocol
 from arena.clock import Clock, TimeControl
 from arena.openings import play_opening
 from arena.player import BotPlayer, Forfeit
-from arena.records import GameRecord, MoveRecord
+from arena.records import GameRecord, MoveRecord, timestamp
 from arena.schedule import GameSpec
 
 __all__ = ["play_game"]
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 def _budget_text(clock: Clock, seat: int, budget_ms: float) -> str:
@@ -55,7 +50,7 @@ def play_game(
         time_control=time_control.to_json(),
         index=spec.index,
         round=spec.round,
-        started_at=_now(),
+        started_at=timestamp(),
         opening_moves=list(spec.opening_moves),
         pair=spec.pair,
     )
@@ -63,11 +58,7 @@ def play_game(
     moves: list[str] = []
 
     def forfeit(seat: int, exc: Forfeit) -> None:
-        record.winner = colors[1 - seat]
-        record.reason = exc.reason
-        record.forfeit_by = colors[seat]
-        # Details quote what bots sent and wrote: one bounded, printable line.
-        record.detail = protocol.clean_text(exc.detail, protocol.MAX_DETAIL_CHARS)
+        record.end_by_forfeit(seat, exc.reason, exc.detail)
 
     # Both bots are started even if the first fails, so the opponent of a bot
     # that cannot start still sees the game begin and end.  Should both fail,
@@ -93,10 +84,7 @@ def play_game(
     while not record.reason:
         outcome = game.outcome(state)
         if outcome is not None:
-            record.winner = None if outcome.winner is None else colors[outcome.winner]
-            record.reason = outcome.reason
-            if outcome.scores is not None:
-                record.scores = dict(zip(colors, outcome.scores))
+            record.end_by_rules(outcome.winner, outcome.reason, outcome.scores)
             break
         seat = game.to_move(state)
         if compact[seat]:
@@ -132,7 +120,7 @@ def play_game(
         moves.append(move)
         last_move = move
         record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
-    record.ended_at = _now()
+    record.ended_at = timestamp()
     # Both bots hear how it ended, the forfeiting one too: it may play again.
     # As in protocol 1, ``moves`` is the whole game from the start position.
     over = protocol.game_over(
