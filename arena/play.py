@@ -12,7 +12,6 @@ person's time runs on the same clock.
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import re
 import time
@@ -448,5 +447,5 @@ class _Game:
 def save_record(record: GameRecord, path: Path) -> None:
     """Append ``record`` to ``path`` as one line of the ``games.jsonl`` format."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+    with path.open("ab") as handle:
+        handle.write(record.to_line())
