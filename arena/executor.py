@@ -349,14 +349,16 @@ def _kill_worker(process: multiprocess.Process, conn: Connection) -> None:
     process.kill()
     process.join()
     conn.close()
-    _after_worker(process)
+    _kill_leftovers([process])
 
 
-def _after_worker(process: multiprocess.Process) -> None:
+def _kill_leftovers(processes: Iterable[multiprocess.Process]) -> None:
     # A worker that could not clean up (killed, stopped) leaves bots behind:
-    # in its cgroups, or orphaned to this subreaper.
-    if process.pid is not None:
-        kill_cgroups_of(process.pid)
+    # in its cgroups, or orphaned to this subreaper (one look at the orphans
+    # covers every worker).
+    for process in processes:
+        if process.pid is not None:
+            kill_cgroups_of(process.pid)
     kill_adopted()
 
 
@@ -378,4 +380,4 @@ def _stop(workers: dict[Connection, multiprocess.Process], gently: bool) -> None
             process.kill()
             process.join()
         conn.close()
-        _after_worker(process)
+    _kill_leftovers(workers.values())
