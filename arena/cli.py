@@ -95,6 +95,11 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def fail_store(exc: StoreError, kept: int, directory: Path) -> NoReturn:
+    """A results directory that cannot be written, and the games it keeps (said only when there are some)."""
+    fail(f"{exc}; {kept} finished games are kept in {directory}" if kept else str(exc))
+
+
 def warn(text: str) -> None:
     err.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
 
@@ -209,8 +214,7 @@ def run(
         fail(str(exc))
     except StoreError as exc:
         stop_progress()
-        count = kept()  # none when the directory could not even be made
-        fail(f"{exc}; {count} finished games are kept in {config.output}" if count else str(exc))
+        fail_store(exc, kept(), config.output)  # none kept when the directory could not even be made
     except WorkerDied as exc:
         stop_progress()
         fail(f"{exc}. Run the same command to resume.", 1)
@@ -443,8 +447,7 @@ def match(
     except (StartupFailed, ResultsConflict, StoreBusy) as exc:
         fail(str(exc))
     except StoreError as exc:
-        count = len(so_far.records)
-        fail(f"{exc}; {count} finished games are kept in {config.output}" if count else str(exc))
+        fail_store(exc, len(so_far.records), config.output)
     except WorkerDied as exc:
         fail(str(exc), 1)
     stats = result.statistics()
@@ -501,6 +504,7 @@ def check(
 
 
 @app.command(epilog=_epilog("arena play --game oxono --bot 'python -m bots.mcts'", "bots.md"))
+@interruptible
 def play(
     bot: str = typer.Option(..., "--bot", "-b", help="The bot's command, e.g. 'python -m bots.mcts'."),
     game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
@@ -521,8 +525,6 @@ def play(
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot save the game to {save}: {exc.strerror or exc}")
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
 
 
 def _terminate(signum: int, frame: object) -> None:
