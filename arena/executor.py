@@ -76,12 +76,18 @@ class BotPool:
     directory nor the logs nor the tournament file."""
 
     def __init__(
-        self, config: TournamentConfig, logs_dir: Path | None, tag: str = "", scratch_dir: Path | None = None
+        self,
+        config: TournamentConfig,
+        logs_dir: Path | None,
+        tag: str = "",
+        scratch_dir: Path | None = None,
+        spin: bool = False,
     ) -> None:
         self.config = config
         self.logs_dir = logs_dir
         self.tag = tag
         self.scratch_dir = scratch_dir
+        self.spin = spin
         self.hidden = tuple(p for p in (config.output, logs_dir, config.path) if p is not None)
         self.players: dict[str, BotPlayer] = {}
 
@@ -97,6 +103,7 @@ class BotPool:
                 startup_timeout_s=self.config.startup_timeout_s,
                 scratch_dir=self.scratch_dir / f"{name}{self.tag}" if self.scratch_dir is not None else None,
                 hidden=self.hidden,
+                spin=self.spin,
             )
         return self.players[name]
 
@@ -110,7 +117,12 @@ class BotPool:
 
 
 def _worker_main(
-    conn: Connection, config: TournamentConfig, logs_dir: Path | None, scratch_dir: Path | None, number: int
+    conn: Connection,
+    config: TournamentConfig,
+    logs_dir: Path | None,
+    scratch_dir: Path | None,
+    number: int,
+    spin: bool,
 ) -> None:
     """A worker process: play each spec the parent sends, answer with its record.
 
@@ -123,7 +135,7 @@ def _worker_main(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _die)
     die_with_parent(signal.SIGTERM)
-    bots = BotPool(config, logs_dir, tag=f".w{number}", scratch_dir=scratch_dir)
+    bots = BotPool(config, logs_dir, tag=f".w{number}", scratch_dir=scratch_dir, spin=spin)
     try:
         while (message := conn.recv_bytes()) != _QUIT:
             try:
@@ -210,6 +222,9 @@ class LocalExecutor:
         # Where bots' cgroups go is found once, here, and inherited by the workers.
         cgroup_mode()
         ahead = isinstance(specs, Sequence)
+        # A worker waiting for a move may spin only where that takes no core
+        # from a bot: with a core for each worker and each bot to move.
+        spin = 2 * self.concurrency <= len(os.sched_getaffinity(0))
         todo = iter(specs)
         retry: deque[GameSpec] = deque()
         workers: dict[Connection, multiprocess.Process] = {}
@@ -228,7 +243,8 @@ class LocalExecutor:
             ours, theirs = multiprocess.Pipe()
             number = len(workers) + sum(stalls.values()) + 1
             process = multiprocess.Process(
-                target=_worker_main, args=(theirs, self.config, self.logs_dir, self.scratch_dir, number),
+                target=_worker_main,
+                args=(theirs, self.config, self.logs_dir, self.scratch_dir, number, spin),
                 name=f"arena-worker-{number}", daemon=True,
             )
             process.start()

@@ -318,7 +318,7 @@ class _Game:
             self.record.time_control, self.game.to_json(self.state), self.options.seed, self.bot_opening,
         )
         try:
-            self.player.start_game(message)
+            self.player.start_game(protocol.encode(message))
         except Forfeit as exc:
             self._forfeit(self.bot_seat, exc)
 
@@ -427,8 +427,8 @@ class _Game:
     def _end(self) -> GameRecord:
         record = self.record
         record.ended_at = timestamp()
-        self.player.end_game(protocol.game_over(
-            self.bot_game_id, record.winner, record.reason, self.moves, record.scores, self.bot_opening))
+        self.player.end_game(protocol.encode(protocol.game_over(
+            self.bot_game_id, record.winner, record.reason, self.moves, record.scores, self.bot_opening)))
         if record.winner is None:
             verdict = "draw"
         elif record.winner == self.colors[self.human]:

@@ -63,6 +63,7 @@ class BotPlayer:
         quit_grace_s: float = 2.0,
         scratch_dir: Path | None = None,
         hidden: tuple[Path, ...] = (),
+        spin: bool = False,
     ) -> None:
         self.command = command
         self.game = game
@@ -74,6 +75,9 @@ class BotPlayer:
             limits=command.limits, sandbox=command.sandbox, scratch_dir=scratch_dir, hidden=hidden
         )
         self.startup_timeout_s = startup_timeout_s
+        #: Look for each move a few microseconds before sleeping (see
+        #: ``BotProcess.read_line``): for an executor with a core to spare.
+        self.spin = spin
         self.quit_grace_s = quit_grace_s
         self.process: BotProcess | None = None
         #: The bot's ``ready`` message (name, version, author), once started.
@@ -150,11 +154,11 @@ class BotPlayer:
 
     # -- one game ---------------------------------------------------------
 
-    def start_game(self, message: dict[str, Any]) -> None:
-        """Make sure a ready process exists and send it ``new_game``."""
+    def start_game(self, new_game_line: bytes) -> None:
+        """Make sure a ready process exists and send it an encoded ``new_game`` line."""
         process = self.ensure_started()
         try:
-            process.send_line(protocol.encode(message), time.monotonic() + NOTICE_TIMEOUT_S)
+            process.send_line(new_game_line, time.monotonic() + NOTICE_TIMEOUT_S)
         except (ProcessExited, WriteTimeout) as exc:
             self.discard_process()
             raise Forfeit("crash", f"could not receive 'new_game': {_describe(exc)}") from None
@@ -182,7 +186,7 @@ class BotPlayer:
             raise Forfeit("crash", _describe(exc)) from None
         started = time.monotonic()
         try:
-            line = process.read_line(started + budget_ms / 1000)
+            line = process.read_line(started + budget_ms / 1000, self.spin)
         except LineTimeout:
             waited_ms = (time.monotonic() - started) * 1000
             self.discard_process()
@@ -223,12 +227,12 @@ class BotPlayer:
         self.discard_process()
         raise Forfeit("protocol_error", f"sent a line out of turn: {line[:120]!r}")
 
-    def end_game(self, message: dict[str, Any]) -> None:
-        """Send ``game_over``; a bot that cannot take it is restarted next game."""
+    def end_game(self, game_over_line: bytes) -> None:
+        """Send an encoded ``game_over`` line; a bot that cannot take it is restarted next game."""
         if self.process is None:
             return
         try:
-            self.process.send_line(protocol.encode(message), time.monotonic() + NOTICE_TIMEOUT_S)
+            self.process.send_line(game_over_line, time.monotonic() + NOTICE_TIMEOUT_S)
         except (ProcessExited, WriteTimeout):
             self.discard_process()
 

@@ -180,6 +180,26 @@ def new_game(
     }
 
 
+def new_game_lines(
+    game_id: str,
+    game: str,
+    players: dict[str, str],
+    time_control: dict[str, int],
+    state_text: str,
+    seed: int,
+    opening_moves: list[str] | tuple[str, ...] = (),
+) -> list[bytes]:
+    """``encode(new_game(...))`` for each colour of ``players`` in turn,
+    byte for byte, with the state already encoded (``Game.to_json_text``):
+    the two lines differ only in ``you``, so the rest is encoded once."""
+    head = f'{{"type":"new_game","game_id":{_dumps(game_id)},"game":{_dumps(game)},"you":'
+    tail = (
+        f',"players":{_dumps(players)},"time_control":{_dumps(time_control)},"state":{state_text},'
+        f'"seed":{_dumps(seed)},"opening_moves":{_dumps(list(opening_moves))}}}\n'
+    )
+    return [(head + _dumps(color) + tail).encode() for color in players]
+
+
 def turn(
     game_id: str,
     ply: int,

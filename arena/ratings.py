@@ -8,6 +8,7 @@ for the bot that forfeited.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -234,8 +235,8 @@ def compute_standings(
 def _rate(
     env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], first: str, second: str, second_won: bool, drawn: bool
 ) -> None:
-    a = ratings.get(first, env.create_rating())
-    b = ratings.get(second, env.create_rating())
+    a = ratings[first] if first in ratings else env.create_rating()
+    b = ratings[second] if second in ratings else env.create_rating()
     if second_won:
         b, a = _rate_1vs1(env, b, a, False)
     else:
@@ -256,7 +257,7 @@ def _rate_1vs1(
     c2 = var_w + var_l + 2 * env.beta**2
     c = math.sqrt(c2)
     t = (winner.mu - loser.mu) / c
-    margin = trueskill.calc_draw_margin(env.draw_probability, 2, env) / c
+    margin = _draw_margin(env) / c
     cdf, pdf = env.cdf, env.pdf
     if drawn:
         a, b = margin - abs(t), -margin - abs(t)
@@ -277,6 +278,12 @@ def _rate_1vs1(
         env.create_rating(winner.mu + var_w / c * v, math.sqrt(var_w * (1 - var_w / c2 * w))),
         env.create_rating(loser.mu - var_l / c * v, math.sqrt(var_l * (1 - var_l / c2 * w))),
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _draw_margin(env: trueskill.TrueSkill) -> float:
+    # An inverse normal CDF, the same for every game of an environment.
+    return trueskill.calc_draw_margin(env.draw_probability, 2, env)
 
 
 class RunningLeader:

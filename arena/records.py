@@ -157,8 +157,14 @@ class GameRecord:
 
     @classmethod
     def from_line(cls, line: bytes) -> GameRecord:
-        """The record a ``to_line`` line holds, keeping the line itself."""
-        record = cls.from_json(json.loads(line))
+        """The record a ``to_line`` line holds, keeping the line itself.
+
+        For lines a worker of this arena made with ``to_line`` (bots never
+        write them): they are not checked again, unlike what the store reads
+        from disk (``from_json``), as the driver reads one for every game."""
+        data = json.loads(line)
+        data["moves"] = [MoveRecord(m["move"], m["ms"], m.get("info")) for m in data["moves"]]
+        record = cls(**data)
         record._line = line if line.endswith(b"\n") else line + b"\n"
         return record
 

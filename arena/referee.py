@@ -64,15 +64,13 @@ def play_game(
     # that cannot start still sees the game begin and end.  Should both fail,
     # seat 0's failure is the one recorded.
     told: list[BotPlayer] = []
-    start = game.to_json(state)
+    starts = protocol.new_game_lines(
+        spec.game_id, spec.game, record.players, record.time_control, game.to_json_text(state),
+        spec.seed, spec.opening_moves,
+    )
     for seat in (0, 1):
         try:
-            players[seat].start_game(
-                protocol.new_game(
-                    spec.game_id, spec.game, colors[seat], record.players,
-                    record.time_control, start, spec.seed, spec.opening_moves,
-                )
-            )
+            players[seat].start_game(starts[seat])
             told.append(players[seat])
         except Forfeit as exc:
             if not record.reason:
@@ -123,9 +121,9 @@ def play_game(
     record.ended_at = timestamp()
     # Both bots hear how it ended, the forfeiting one too: it may play again.
     # As in protocol 1, ``moves`` is the whole game from the start position.
-    over = protocol.game_over(
+    over = protocol.encode(protocol.game_over(
         spec.game_id, record.winner, record.reason, [*spec.opening_moves, *moves], record.scores, spec.opening_moves
-    )
+    ))
     for player in told:
         player.end_game(over)
     return record

@@ -197,10 +197,10 @@ class InProcessPlayer:
         self.name = name
         self.rng = random.Random(name)
 
-    def start_game(self, message: dict) -> None:
+    def start_game(self, line: bytes) -> None:
         pass
 
-    def end_game(self, message: dict) -> None:
+    def end_game(self, line: bytes) -> None:
         pass
 
     def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, None, float]:

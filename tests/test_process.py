@@ -134,6 +134,29 @@ def test_read_line_times_out_on_a_hanging_bot():
         assert bot.alive
 
 
+@pytest.mark.parametrize("delay", [0, 0.1])
+def test_spinning_for_an_answer_reads_the_same_lines_and_keeps_the_deadline(delay):
+    # An answer within the spin and one long after it; two lines in one chunk.
+    echo = (
+        "import sys, time\nfor line in sys.stdin:\n"
+        f"    time.sleep({delay}); sys.stdout.write(line.upper() * (1 + line.startswith('two'))); sys.stdout.flush()"
+    )
+    with BotProcess(script_cmd(echo)) as bot:
+        answers = []
+        for word in (b"one\n", b"two\n", b"three\n"):
+            bot.send_line(word, soon())
+            answers.append(bot.read_line(soon(), spin=True))
+        assert answers == ["ONE", "TWO", "TWO"]  # the second TWO was pending: read with no wait
+        assert bot.read_line(soon(), spin=True) == "THREE"
+    with BotProcess(bot_cmd("hang")) as bot:
+        handshake(bot)
+        bot.send_line(turn(), soon())
+        start = time.monotonic()
+        with pytest.raises(LineTimeout):
+            bot.read_line(start + 0.3, spin=True)
+        assert time.monotonic() - start >= 0.3
+
+
 def test_a_line_over_the_limit_fails_without_waiting_for_its_end():
     # 1 MiB + 10 bytes and no newline, ever: only the size can end the wait.
     source = "import os, time; os.write(1, b'x' * ((1 << 20) + 10)); time.sleep(60)"

@@ -26,6 +26,22 @@ def test_fast_turn_encoding_is_byte_for_byte_the_plain_one(name):
 
 
 @pytest.mark.parametrize("name", engine.GAMES)
+def test_new_game_lines_are_byte_for_byte_the_plain_ones(name):
+    game = engine.get_game(name)
+    players = {game.colors[0]: "bot \"a\"", game.colors[1]: "bötchen"}
+    control = {"initial_ms": 60000, "increment_ms": 100}
+    for seed, opening in ((0, ()), (5, ("one", "two"))):
+        state = game.new_state(seed=seed)
+        for _ in range(seed):
+            state = game.apply(state, game.legal_moves(state)[0])
+        lines = protocol.new_game_lines("g\n7", name, players, control, game.to_json_text(state), seed, opening)
+        assert lines == [
+            protocol.encode(protocol.new_game("g\n7", name, color, players, control, game.to_json(state), seed, opening))
+            for color in game.colors
+        ]
+
+
+@pytest.mark.parametrize("name", engine.GAMES)
 def test_state_text_is_the_json_of_the_state_object(name):
     game = engine.get_game(name)
     state = game.new_state(seed=3)
