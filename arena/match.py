@@ -26,7 +26,7 @@ from arena.records import GameRecord
 from arena.schedule import make_schedule
 from arena.statistics import MatchStatistics, SprtConfig, SprtStatus, match_statistics, scores_of
 from arena.store import ResultsStore
-from arena.tournament import pending_specs, sprt_of, start_bots, until_decided
+from arena.tournament import RunningSprt, pending_specs, start_bots, until_decided
 
 __all__ = ["MatchResult", "match_config", "play_match"]
 
@@ -153,12 +153,14 @@ def play_match(
     rounds = max(1, math.ceil(games / (2 * openings)))
     schedule = make_schedule(replace(config, rounds=rounds))[:games]
     result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
+    running_sprt = RunningSprt(config)
     with ResultsStore(config.output) as store:
         if keep_records:
             for record in store.open_for_run(config, schedule).records:
                 result.add(record)
+                running_sprt.add(record)
             result.resumed = len(result.records)
-            result.sprt = sprt_of(config, result.records)
+            result.sprt = running_sprt.status()
             logs_dir = store.logs_dir
         pending = [] if result.sprt is not None and result.sprt.decided else pending_specs(schedule, result.records)
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
@@ -171,9 +173,10 @@ def play_match(
                 if keep_records:
                     store.append(record)
                 result.add(record)
-                result.sprt = sprt_of(config, result.records)
+                running_sprt.add(record)
+                result.sprt = running_sprt.status()
                 if on_record is not None:
                     on_record(record, result)
     result.records.sort(key=lambda r: r.index)
-    result.sprt = sprt_of(config, result.records, at_limit=result.games >= len(schedule))
+    result.sprt = running_sprt.status(at_limit=result.games >= len(schedule))
     return result

@@ -17,10 +17,10 @@ from arena.preflight import StartupFailed, preflight
 from arena.records import GameRecord
 from arena.report import REPORT_FILE, LiveReport
 from arena.schedule import GameSpec, make_schedule
-from arena.statistics import SprtStatus, pentanomial, scores_of, sprt_status
+from arena.statistics import PairTally, SprtStatus, sprt_status
 from arena.store import ResultsStore, tournament_meta
 
-__all__ = ["RunSummary", "run_tournament", "pending_specs", "make_executor", "sprt_of", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
+__all__ = ["RunSummary", "run_tournament", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
 
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, since fixed, must not stand).
@@ -44,13 +44,29 @@ class RunSummary:
     report: Path | None = None
 
 
+class RunningSprt:
+    """The tournament's SPRT over the complete game pairs of the records
+    added so far, from the first bot's side; its status is ``None`` without
+    ``sprt:``."""
+
+    def __init__(self, config: TournamentConfig, records: Iterable[GameRecord] = ()) -> None:
+        self.config = config.sprt
+        self.tally = PairTally(config.bots[0].name, records if config.sprt is not None else ())
+
+    def add(self, record: GameRecord) -> None:
+        if self.config is not None:
+            self.tally.add(record)
+
+    def status(self, *, at_limit: bool = False) -> SprtStatus | None:
+        if self.config is None:
+            return None
+        return sprt_status(self.config, self.tally.pentanomial(), at_limit=at_limit)
+
+
 def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
     """The tournament's SPRT over the complete game pairs of ``records``,
     from the first bot's side; ``None`` without ``sprt:``."""
-    if config.sprt is None:
-        return None
-    _, pairs = scores_of(records, config.bots[0].name)
-    return sprt_status(config.sprt, pentanomial(pairs), at_limit=at_limit)
+    return RunningSprt(config, records).status(at_limit=at_limit)
 
 
 def until_decided(specs: Iterable[GameSpec], status: Callable[[], SprtStatus | None]) -> Iterator[GameSpec]:
@@ -129,7 +145,8 @@ def run_tournament(
             r.game_id for r in loaded.records if r.forfeit_by is not None and r.reason in replay_forfeits
         }
         kept = [r for r in loaded.records if r.game_id not in replay]
-        sprt = sprt_of(config, kept)
+        running_sprt = RunningSprt(config, kept)
+        sprt = running_sprt.status()
         pending = [] if decided else pending_specs(schedule, kept)
         warnings = list(loaded.warnings) + start_bots(config, pending, store.logs_dir)
         if replay:
@@ -154,12 +171,13 @@ def run_tournament(
                 store.append(record)
                 summary.played += 1
                 summary.records.append(record)
-                summary.sprt = sprt_of(config, summary.records)
+                running_sprt.add(record)
+                summary.sprt = running_sprt.status()
                 if report is not None:
                     report.update(summary.records, summary.total)
                 if on_record is not None:
                     on_record(record, summary)
-    summary.sprt = sprt_of(config, summary.records, at_limit=len(summary.records) >= summary.total)
+    summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total)
     return summary
 
 

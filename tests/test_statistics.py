@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from arena.records import GameRecord
 from arena.statistics import (
+    PairTally,
     Pentanomial,
     SprtConfig,
     fit_elo,
@@ -241,6 +242,28 @@ def test_scores_of_groups_complete_pairs_from_one_bots_side():
     assert pairs == [(1.0, 0.0), (0.5, 1.0)]
     assert scores_of(records, "b")[1] == [(0.0, 1.0), (0.5, 0.0)]
     assert scores_of([record(0, "a", "b", "pink", None)], "a") == ([1.0], [])
+
+
+def test_pair_tally_counts_what_pentanomial_counts_at_every_step():
+    # Random games in a random order (second games before first ones, pairs
+    # left open, games the bot did not play): after each record, the running
+    # tally equals a fresh count of the complete pairs so far.
+    rng = random.Random(5)
+    records = []
+    for pair in range(60):
+        for seat in range(rng.choice((1, 2, 2, 2))):
+            pink, black = ("a", "b") if seat == 0 else ("b", "a")
+            if pair % 13 == 0:
+                pink, black = "c", "b"
+            records.append(record(len(records), pink, black, rng.choice(("pink", "black", None)), pair))
+    records.append(record(len(records), "a", "b", "pink", None))
+    rng.shuffle(records)
+    tally = PairTally("a")
+    for seen, game in enumerate(records, 1):
+        tally.add(game)
+        assert tally.pentanomial() == pentanomial(scores_of(records[:seen], "a")[1])
+    assert tally.pentanomial().pairs == sum(1 for p in range(60) if p % 13 and
+                                            sum(1 for r in records if r.pair == p) == 2)
 
 
 # -- SPRT ---------------------------------------------------------------------------
