@@ -107,6 +107,8 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
     if table is not None and table.lower() not in TABLES:
         raise ValueError(f"unknown table {table!r}; choose one of: {', '.join(TABLES)}")
     if fmt == "json":
+        if table is not None:
+            raise ValueError("json holds every table; --table picks one for the other formats")
         return json.dumps(_finite(_json_object(standings)), indent=2, ensure_ascii=False, allow_nan=False)
     tables = _tables(standings)
     if table is not None or fmt == "csv":

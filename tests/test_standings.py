@@ -148,6 +148,8 @@ def test_one_table_alone_in_a_text_format(standings):
     assert "Ranking" not in text and "Head to head" not in text
     with pytest.raises(ValueError, match="ranking, match, sprt, crosstable, colors"):
         render_standings(standings, "plain", table="elo")
+    with pytest.raises(ValueError, match="json holds every table"):
+        render_standings(standings, "json", table="colors")
 
 
 def test_unknown_format_names_the_choices(standings):
