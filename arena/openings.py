@@ -92,6 +92,7 @@ def random_suite(game_name: str, plies: int, count: int, seed: int) -> tuple[Ope
     game = engine.get_game(game_name)
     rng = random.Random(f"openings:{game_name}:{seed}")
     suite: dict[Opening, None] = {}
+    repeats = 0  # playable openings drawn again: too few of this length exist
     for attempt in range(_ATTEMPTS_PER_OPENING * count):
         if len(suite) == count:
             break
@@ -106,11 +107,16 @@ def random_suite(game_name: str, plies: int, count: int, seed: int) -> tuple[Ope
             moves.append(move)
             state = game.apply(state, move)
         if len(moves) == plies and not game.is_over(state) and not _wins_at_once(game, state):
-            suite.setdefault(Opening(start, tuple(moves)))
+            opening = Opening(start, tuple(moves))
+            repeats += opening in suite
+            suite.setdefault(opening)
     if len(suite) < count:
+        # Few distinct ones: longer openings are more varied.  Few playable
+        # ones: long random openings end the game or leave a win in one.
+        advice = "longer" if repeats else "shorter"
         raise OpeningError(
             f"found only {len(suite)} distinct playable openings of {plies} plies in {game_name}, "
-            f"not {count}: ask for fewer, or longer ones"
+            f"not {count}: ask for fewer, or {advice} ones"
         )
     return tuple(suite)
 

@@ -53,8 +53,14 @@ def test_long_openings_still_avoid_finished_games_and_wins_in_one():
 
 def test_too_many_openings_of_no_plies_is_refused():
     assert random_suite("oxono", 0, 2, seed=0) == (Opening(0, ()), Opening(1, ()))
-    with pytest.raises(OpeningError, match="found only 2 distinct"):
+    with pytest.raises(OpeningError, match="found only 2 distinct .* or longer ones"):
         random_suite("oxono", 0, 3, seed=0)
+
+
+def test_openings_too_long_to_stay_playable_ask_for_shorter_ones():
+    # 30 random plies of OXONO almost never leave a game without a win in one.
+    with pytest.raises(OpeningError, match="or shorter ones"):
+        random_suite("oxono", 30, 5, seed=1)
 
 
 def test_a_file_suite_with_start_positions_and_comments():
