@@ -284,16 +284,18 @@ class ResultsStore:
     ) -> None:
         where = f"the results in {self.directory}"
         advice = "use another output directory, or remove that one to start over"
+        # arena match has no tournament file: its command line is what asks.
+        asker = "the tournament file" if config.path is not None else "this command"
         meta = self.read_meta()
         if meta is not None:
             new = tournament_meta(config)
             for key in ("game", "time_control", "seed", "format"):
                 if meta.get(key) != new[key]:
                     raise ResultsConflict(
-                        f"{where} were played with {key} {_show(meta.get(key))}, the file now says {_show(new[key])}; {advice}"
+                        f"{where} were played with {key} {_show(meta.get(key))}, {asker} now says {_show(new[key])}; {advice}"
                     )
             if meta.get("openings") != new["openings"]:
-                raise ResultsConflict(f"{where} were played with another opening suite than the file now gives; {advice}")
+                raise ResultsConflict(f"{where} were played with another opening suite than {asker} gives; {advice}")
             old_bots = {b["name"]: b.get("options", {}) for b in meta.get("bots", [])}
             for bot in config.bots:
                 if bot.name in old_bots and old_bots[bot.name] != bot.options:
@@ -305,11 +307,11 @@ class ResultsStore:
                 spec is None or spec.index != record.index or spec.seed != record.seed
                 or spec.opening != record.opening or tuple(record.opening_moves) != spec.opening_moves
             ):
-                raise ResultsConflict(f"{where} hold game {record.game_id!r}, which this tournament file does not schedule; {advice}")
+                raise ResultsConflict(f"{where} hold game {record.game_id!r}, which {asker} does not schedule; {advice}")
             if tuple(record.players.values()) != spec.players:
                 raise ResultsConflict(
                     f"{where} hold game {record.game_id!r} between {' and '.join(record.players.values())}, "
-                    f"but this file pairs {' and '.join(spec.players)} there; {advice}"
+                    f"but {asker} pairs {' and '.join(spec.players)} there; {advice}"
                 )
 
 

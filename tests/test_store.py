@@ -128,6 +128,17 @@ def test_records_not_in_the_new_schedule_are_a_conflict(config):
         store.open_for_run(fewer, make_schedule(fewer))
 
 
+def test_a_conflict_names_what_asked_a_tournament_file_or_a_command(config):
+    # arena match has no tournament file (path None): its message says so.
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        store.open_for_run(config, schedule)
+    for asked, words in ((replace(config, seed=9, path=config.output.parent / "t.yaml"), "the tournament file now says 9"),
+                         (replace(config, seed=9, path=None), "this command now says 9")):
+        with ResultsStore(config.output) as store, pytest.raises(ResultsConflict, match=words):
+            store.open_for_run(asked, make_schedule(asked))
+
+
 def test_more_rounds_extend_a_tournament_without_conflict(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
