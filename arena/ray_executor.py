@@ -45,6 +45,18 @@ MAX_ATTEMPTS = 3
 #: From a sequence of specs, games queued on an actor beyond the one it plays:
 #: an instant game takes about as long as a call to an actor and back.
 QUEUED_AHEAD = 1
+#: From a sequence of specs, quick games go to an actor in batches lasting
+#: about this long (at most ``MAX_BATCH`` games): a call to an actor costs
+#: more CPU, in Ray's machinery on the driver and the actor, than an instant
+#: game.
+BATCH_S = 0.1
+MAX_BATCH = 16
+#: The records of a batch stream back as their games end, those of games
+#: shorter than this together: each message through Ray wakes several
+#: threads of the actor and the driver, which cost instant games half their
+#: speed on one machine.  An actor that dies loses the records it holds (at
+#: most this long of play), whose games are played again.
+HOLD_S = 0.02
 #: How long the run waits for a first actor to start before it gives up.
 START_TIMEOUT_S = 120.0
 #: How long actors get to quit their bots at the end of a run.
@@ -114,13 +126,25 @@ class GameActor:
         node_id = ray.get_runtime_context().get_node_id()
         return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs, problem=problem)
 
-    def play(self, spec: GameSpec) -> bytes | None:
-        """The game's record as the line the store writes, encoded once, here,
-        as a local worker does: plain JSON crosses to the driver whatever a
-        bot put in its ``info``, where pickling deep nesting would fail."""
-        if self.stopping:
-            return None
-        return self.pool.play(spec).to_line()
+    def play(self, specs: list[GameSpec]) -> Iterator[list[bytes]]:
+        """Play the specs in turn (called as a Ray streaming generator),
+        handing back the records of the games played since the last answer
+        once ``HOLD_S`` has passed since then (so at once after a longer
+        game), and at the end.  A record is the line the store writes,
+        encoded once, here, as a local worker does: plain JSON crosses to the
+        driver whatever a bot put in its ``info``, where pickling deep nesting
+        would fail."""
+        held: list[bytes] = []
+        since = time.monotonic()
+        for spec in specs:
+            if self.stopping:
+                return
+            held.append(self.pool.play(spec).to_line())
+            if time.monotonic() - since >= HOLD_S:
+                yield held
+                held, since = [], time.monotonic()
+        if held:
+            yield held
 
     def close(self) -> None:
         """Quit the bots gently (the end of a run)."""
@@ -205,9 +229,10 @@ class _Actor:
     number: int
     handle: Any
     placement: Placement | None = None
-    #: The games sent to it, the first being played (from a sequence of
-    #: specs more are queued, so that it never waits for the driver), and when
-    #: it must have answered the one it plays (``time.monotonic()``).
+    #: The games sent to it and not handed back, the first being played
+    #: (from a sequence of specs more are queued, so that it never waits for
+    #: the driver), and when it must have answered the one it plays
+    #: (``time.monotonic()``).
     queued: list[GameSpec] = field(default_factory=list)
     deadline: float = 0.0
 
@@ -332,10 +357,13 @@ class RayExecutor:
             actor_class = self._actor_class()
             options: dict[str, Any] = {"num_cpus": self.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
             made = 0
-            # Calls in flight: an actor's placement report, or its game.
+            # Calls in flight: an actor's placement report, or its batch of
+            # games (a stream of records).
             waiting: dict[Any, _Actor] = {}
-            #: The game each call in flight plays.
-            game_of: dict[Any, GameSpec] = {}
+            #: The games of each batch in flight whose records have not come back.
+            batch_of: dict[Any, deque[GameSpec]] = {}
+            #: How long a game lasts, on average, as the driver sees it.
+            game_s: float | None = None
 
             def launch() -> None:
                 nonlocal made
@@ -348,14 +376,14 @@ class RayExecutor:
                 actors.append(actor)
                 waiting[handle.placement.remote()] = actor
 
-            def feed(actor: _Actor) -> None:
-                spec = next_spec()
-                if spec is not None:
+            def feed(actor: _Actor, count: int = 1) -> None:
+                batch = [spec for _ in range(count) if (spec := next_spec()) is not None]
+                if batch:
                     if not actor.queued:
                         actor.deadline = time.monotonic() + self.game_deadline
-                    actor.queued.append(spec)
-                    ref = actor.handle.play.remote(spec)
-                    waiting[ref], game_of[ref] = actor, spec
+                    actor.queued.extend(batch)
+                    stream = actor.handle.play.options(num_returns="streaming").remote(batch)
+                    waiting[stream], batch_of[stream] = actor, deque(batch)
 
             def lose(actor: _Actor, why: str) -> None:
                 """Forget a dead (or killed) actor, put its game back first in
@@ -363,9 +391,9 @@ class RayExecutor:
                 nonlocal spare
                 self.lost += 1
                 actors.remove(actor)
-                for ref in [ref for ref, owner in waiting.items() if owner is actor]:
-                    del waiting[ref]
-                    game_of.pop(ref, None)
+                for call in [call for call, owner in waiting.items() if owner is actor]:
+                    del waiting[call]
+                    batch_of.pop(call, None)
                 lost, actor.queued = actor.queued, []
                 if lost:  # only the first was being played: the others count no attempt
                     attempts[lost[0].game_id] += 1
@@ -435,12 +463,20 @@ class RayExecutor:
                             f"{self.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
                         )
                     continue
-                actor = waiting.pop(ready[0], None)
-                played = game_of.pop(ready[0], None)
+                call = ready[0]
+                actor = waiting.get(call)
                 if actor is None:  # the answer of an actor killed meanwhile
                     continue
+                batch = batch_of.get(call)
                 try:
-                    value = ray.get(ready[0])
+                    if batch is None:
+                        del waiting[call]
+                        value = ray.get(call)
+                    else:
+                        value = ray.get(next(call))
+                        played = [batch.popleft() for _ in value]
+                        if not batch:
+                            del waiting[call], batch_of[call]
                 except ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
                     raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
                 except ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
@@ -457,15 +493,24 @@ class RayExecutor:
                     for _ in range(QUEUED_AHEAD if ahead else 0):
                         feed(actor)
                     continue
-                record = GameRecord.from_line(value) if value is not None else None
-                actor.queued.remove(played)
+                now = time.monotonic()
+                took = (now - (actor.deadline - self.game_deadline)) / len(value)
+                game_s = took if game_s is None else game_s + (took - game_s) / 4
+                for spec in played:
+                    actor.queued.remove(spec)
                 if actor.queued:  # it has started the next one
-                    actor.deadline = time.monotonic() + self.game_deadline
-                if ahead:  # every spec is known: the actor keeps games queued while the record is stored
-                    feed(actor)
-                if record is not None and record.game_id not in handed:
-                    handed.add(record.game_id)
-                    yield record
+                    actor.deadline = now + self.game_deadline
+                if ahead:
+                    # Every spec is known: the actor keeps games queued while
+                    # the records are stored, quick ones in batches.
+                    size = max(1, min(MAX_BATCH, int(BATCH_S / game_s)))
+                    if len(actor.queued) <= size * QUEUED_AHEAD:
+                        feed(actor, size)
+                for line in value:
+                    record = GameRecord.from_line(line)
+                    if record.game_id not in handed:
+                        handed.add(record.game_id)
+                        yield record
                 if not ahead:
                     feed(actor)
             finished = True
