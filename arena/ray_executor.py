@@ -36,7 +36,10 @@ from arena.process import become_subreaper, kill_adopted, kill_all
 from arena.records import GameRecord
 from arena.schedule import GameSpec
 
-__all__ = ["RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "ray_address", "describe_ray_address", "on_this_node"]
+__all__ = [
+    "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
+    "on_this_node",
+]
 
 INSTALL_HINT = "pip install 'totem-arena[ray]' (from a clone: pip install -e '.[ray]')"
 #: A game whose actor died this many times is not tried again: the game
@@ -57,6 +60,12 @@ MAX_BATCH = 16
 #: speed on one machine.  An actor that dies loses the records it holds (at
 #: most this long of play), whose games are played again.
 HOLD_S = 0.02
+#: ``ray.init`` options of a Ray instance started on this machine for a run.
+#: Ray starts its workers, hence actors and their bots, at niceness 15: any
+#: other program on the machine would then take the cores from the bots
+#: (which lose on time), unlike local workers, which run at the user's
+#: priority.  Nobody looks at a dashboard: seconds saved at start.
+LOCAL_RAY: dict[str, Any] = {"include_dashboard": False, "_system_config": {"worker_niceness": 0}}
 #: How long the run waits for a first actor to start before it gives up.
 START_TIMEOUT_S = 120.0
 #: How long actors get to quit their bots at the end of a run.
@@ -292,7 +301,7 @@ class RayExecutor:
             # Ray ships a local directory only for a whole job, not per actor.
             options["runtime_env"] = {"working_dir": str(shipped)}
         if address == "local":
-            options["include_dashboard"] = False  # nobody to look at it: seconds saved at start
+            options.update(LOCAL_RAY)
         try:
             _check_reachable(address)
             ray.init(address=address, **options)

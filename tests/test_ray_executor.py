@@ -17,6 +17,7 @@ import pytest
 
 import needs
 from arena.config import ConfigError, load_config
+from arena.ray_executor import LOCAL_RAY
 from arena.ratings import compute_standings
 from arena.schedule import make_schedule
 from arena.tournament import run_tournament
@@ -29,7 +30,7 @@ BOTS = ROOT / "tests" / "bots"
 @pytest.fixture(scope="module")
 def local_ray():
     def start(ray):
-        ray.init(num_cpus=2, include_dashboard=False, **QUIET)
+        ray.init(num_cpus=2, **LOCAL_RAY, **QUIET)
         return ray.shutdown
 
     with ray_runtime(start) as ray:
@@ -74,7 +75,16 @@ RANDOM = {name: "python -m bots.random_bot" for name in ("a", "b", "c")}
 
 def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ray):
     configs = {e: load_config(write_tournament(tmp_path, RANDOM, rounds=2, executor=e)) for e in ("local", "ray")}
-    summaries = {e: run_tournament(config) for e, config in configs.items()}
+    niceness: set[int] = set()
+
+    def look_at_bots(record, summary):
+        for pid in marked(str(tmp_path)):
+            try:
+                niceness.add(os.getpriority(os.PRIO_PROCESS, pid))
+            except OSError:  # it ended meanwhile
+                pass
+
+    summaries = {e: run_tournament(config, on_record=look_at_bots) for e, config in configs.items()}
     games = {e: lines(config) for e, config in configs.items()}
     ids = [spec.game_id for spec in make_schedule(configs["ray"])]
     assert sorted(r["game_id"] for r in games["ray"]) == sorted(ids)  # every game, each once
@@ -84,6 +94,8 @@ def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ra
     # (beside the pre-flight's, from this machine).
     logs = [p.name for p in (configs["ray"].output / "logs").iterdir() if ".ray" in p.name]
     assert 0 < len(logs) <= 2 * len(RANDOM)
+    # A local Ray as the executor starts it: bots at the driver's priority, as locally, not at Ray's niceness 15.
+    assert niceness == {os.getpriority(os.PRIO_PROCESS, 0)}
     assert wait_until_gone(str(tmp_path)) == []
 
 
