@@ -1,19 +1,21 @@
 """Games per second of the same tournament on the local executor and on Ray, on this machine.
 
-    python benchmarks/ray_vs_local.py [--rounds-python 60] [--rounds-cpu 4] [--cpus N]
+    python benchmarks/ray_vs_local.py [--rounds-python 60] [--rounds-cpu 4] [--cpus N] [--repeat 3]
 
-Two tournaments, each played once by each executor with the same number of
-games at once (one per CPU):
+Two tournaments, each played by each executor in turn, ``--repeat`` times,
+with the same number of games at once (one per CPU):
 
 - *Python bots*: four random bots playing OXONO.  Each move costs the bot
   almost nothing, so this measures what the executor adds per game.
 - *CPU-bound bots*: four greedy bots playing YOXII (each applies every move
   and every reply on the engine), so the bots keep the cores busy.
 
-Ray is started once, before anything is timed (a local ``ray.init`` with a
-throw-away token in ``RAY_AUTH_TOKEN``, so no file is written in the home
-directory); the Ray figures include starting its actors.  Prints games/s of
-each run and Ray's as a percentage of local's.
+Ray is started once, before anything is timed, as the executor starts a
+local instance (``LOCAL_RAY``), with a throw-away token in ``RAY_AUTH_TOKEN``
+so that no file is written in the home directory; the Ray figures include
+starting its actors.  Prints games/s of each run, then the median of each
+executor and Ray's as a percentage of local's: the runs alternate, so a
+neighbour's load on a shared machine spreads over both.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse
 import logging
 import os
 import secrets
+import statistics
 import sys
 import tempfile
 import time
@@ -31,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.config import load_config  # noqa: E402
+from arena.ray_executor import LOCAL_RAY  # noqa: E402
 from arena.tournament import run_tournament  # noqa: E402
 
 TOURNAMENTS = {
@@ -39,9 +43,11 @@ TOURNAMENTS = {
 }
 
 
-def tournament_file(directory: Path, label: str, executor: str, game: str, cmd: str, rounds: int, cpus: int) -> Path:
+def tournament_file(
+    directory: Path, label: str, executor: str, game: str, cmd: str, rounds: int, cpus: int, run: int = 0
+) -> Path:
     entries = "\n".join(f"  - {{name: bot-{n}, cmd: {cmd}, options: {{seed: {n}}}, cwd: {ROOT}}}" for n in range(4))
-    path = directory / f"{label.replace(' ', '-')}-{executor}.yaml"
+    path = directory / f"{label.replace(' ', '-')}-{executor}-{run}.yaml"
     path.write_text(
         f"game: {game}\ntime_control: 60+1\nrounds: {rounds}\nconcurrency: {cpus}\nseed: 1\n"
         f"executor: {executor}\noutput: out-{path.stem}\nbots:\n{entries}\n"
@@ -54,6 +60,7 @@ def main() -> None:
     parser.add_argument("--rounds-python", type=int, default=60, help="rounds of the Python-bot tournament (24 games each)")
     parser.add_argument("--rounds-cpu", type=int, default=4, help="rounds of the CPU-bound tournament (12 games each)")
     parser.add_argument("--cpus", type=int, default=os.cpu_count() or 1, help="games at once, and Ray's CPUs")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each tournament by each executor")
     args = parser.parse_args()
     # Before importing ray, which reads its settings once.
     os.environ.setdefault("RAY_AUTH_MODE", "token")
@@ -63,22 +70,27 @@ def main() -> None:
     except ImportError:
         sys.exit("this benchmark needs ray: pip install -e '.[ray]'")
     started = time.perf_counter()
-    ray.init(num_cpus=args.cpus, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    ray.init(num_cpus=args.cpus, logging_level=logging.ERROR, log_to_driver=False, **LOCAL_RAY)
     print(f"ray {ray.__version__}: local instance with {args.cpus} CPUs started in {time.perf_counter() - started:.1f} s")
     print(f"load before: {os.getloadavg()[0]:.2f} (1 min average), {os.cpu_count()} cores")
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for label, (game, cmd, rounds_arg) in TOURNAMENTS.items():
-                rate = {}
-                for executor in ("local", "ray"):
-                    path = tournament_file(Path(tmp), label, executor, game, cmd, getattr(args, rounds_arg), args.cpus)
-                    config = load_config(path)
-                    begun = time.perf_counter()
-                    summary = run_tournament(config)
-                    seconds = time.perf_counter() - begun
-                    rate[executor] = summary.played / seconds
-                    print(f"{label:15} {executor:5}: {summary.played:4} games of {game} in {seconds:6.2f} s = {rate[executor]:6.1f} games/s")
-                print(f"{label:15} ray / local: {100 * rate['ray'] / rate['local']:.0f} %")
+                rates: dict[str, list[float]] = {"local": [], "ray": []}
+                for run in range(args.repeat):
+                    for executor in rates:
+                        rounds = getattr(args, rounds_arg)
+                        path = tournament_file(Path(tmp), label, executor, game, cmd, rounds, args.cpus, run)
+                        config = load_config(path)
+                        begun = time.perf_counter()
+                        summary = run_tournament(config)
+                        seconds = time.perf_counter() - begun
+                        rates[executor].append(summary.played / seconds)
+                        print(f"{label:15} {executor:5}: {summary.played:4} games of {game} in {seconds:6.2f} s "
+                              f"= {rates[executor][-1]:6.1f} games/s")
+                rate = {executor: statistics.median(runs) for executor, runs in rates.items()}
+                print(f"{label:15} median: local {rate['local']:.1f} games/s, ray {rate['ray']:.1f} games/s, "
+                      f"ray / local: {100 * rate['ray'] / rate['local']:.0f} %")
     finally:
         ray.shutdown()
 
