@@ -512,7 +512,7 @@ class RayExecutor:
                 if ahead:
                     # Every spec is known: the actor keeps games queued while
                     # the records are stored, quick ones in batches.
-                    size = max(1, min(MAX_BATCH, int(BATCH_S / game_s)))
+                    size = max(1, min(MAX_BATCH, int(BATCH_S / max(game_s, 1e-6))))
                     if len(actor.queued) <= size * QUEUED_AHEAD:
                         feed(actor, size)
                 for line in value:
