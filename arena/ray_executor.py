@@ -52,14 +52,14 @@ QUEUED_AHEAD = 1
 #: about this long (at most ``MAX_BATCH`` games): a call to an actor costs
 #: more CPU, in Ray's machinery on the driver and the actor, than an instant
 #: game.
-BATCH_S = 0.1
-MAX_BATCH = 16
+BATCH_S = 0.25
+MAX_BATCH = 64
 #: The records of a batch stream back as their games end, those of games
 #: shorter than this together: each message through Ray wakes several
 #: threads of the actor and the driver, which cost instant games half their
 #: speed on one machine.  An actor that dies loses the records it holds (at
 #: most this long of play), whose games are played again.
-HOLD_S = 0.02
+HOLD_S = 0.05
 #: ``ray.init`` options of a Ray instance started on this machine for a run.
 #: Ray starts its workers, hence actors and their bots, at niceness 15: any
 #: other program on the machine would then take the cores from the bots

@@ -1,6 +1,6 @@
 """Games per second of the same tournament on the local executor and on Ray, on this machine.
 
-    python benchmarks/ray_vs_local.py [--rounds-python 60] [--rounds-cpu 4] [--cpus N] [--repeat 3]
+    python benchmarks/ray_vs_local.py [--rounds-python 120] [--rounds-cpu 4] [--cpus N] [--repeat 3]
 
 Two tournaments, each played by each executor in turn, ``--repeat`` times,
 with the same number of games at once (one per CPU):
@@ -12,10 +12,13 @@ with the same number of games at once (one per CPU):
 
 Ray is started once, before anything is timed, as the executor starts a
 local instance (``LOCAL_RAY``), with a throw-away token in ``RAY_AUTH_TOKEN``
-so that no file is written in the home directory; the Ray figures include
-starting its actors.  Prints games/s of each run, then the median of each
-executor and Ray's as a percentage of local's: the runs alternate, so a
-neighbour's load on a shared machine spreads over both.
+so that no file is written in the home directory.  Each run gives two rates:
+the whole run (``run_tournament`` from call to return: the bots' pre-flight,
+starting the workers or actors, every game, stopping), and the steady rate
+while games are played (from the records' end times, between the first and
+the last game to end), which a long tournament approaches.  Prints both for
+each run, then the medians and Ray's as a percentage of local's: the runs
+alternate, so a neighbour's load on a shared machine spreads over both.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,9 +59,15 @@ def tournament_file(
     return path
 
 
+def steady_rate(records: list) -> float:
+    """Games per second between the first and the last game to end."""
+    ends = sorted(datetime.fromisoformat(r.ended_at) for r in records)
+    return (len(ends) - 1) / (ends[-1] - ends[0]).total_seconds()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds-python", type=int, default=60, help="rounds of the Python-bot tournament (24 games each)")
+    parser.add_argument("--rounds-python", type=int, default=120, help="rounds of the Python-bot tournament (24 games each)")
     parser.add_argument("--rounds-cpu", type=int, default=4, help="rounds of the CPU-bound tournament (12 games each)")
     parser.add_argument("--cpus", type=int, default=os.cpu_count() or 1, help="games at once, and Ray's CPUs")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each tournament by each executor")
@@ -77,6 +87,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             for label, (game, cmd, rounds_arg) in TOURNAMENTS.items():
                 rates: dict[str, list[float]] = {"local": [], "ray": []}
+                steady: dict[str, list[float]] = {"local": [], "ray": []}
                 for run in range(args.repeat):
                     for executor in rates:
                         rounds = getattr(args, rounds_arg)
@@ -86,11 +97,13 @@ def main() -> None:
                         summary = run_tournament(config)
                         seconds = time.perf_counter() - begun
                         rates[executor].append(summary.played / seconds)
+                        steady[executor].append(steady_rate(summary.records))
                         print(f"{label:15} {executor:5}: {summary.played:4} games of {game} in {seconds:6.2f} s "
-                              f"= {rates[executor][-1]:6.1f} games/s")
-                rate = {executor: statistics.median(runs) for executor, runs in rates.items()}
-                print(f"{label:15} median: local {rate['local']:.1f} games/s, ray {rate['ray']:.1f} games/s, "
-                      f"ray / local: {100 * rate['ray'] / rate['local']:.0f} %")
+                              f"= {rates[executor][-1]:6.1f} games/s; steady {steady[executor][-1]:6.1f} games/s")
+                for kind, figures in (("whole run", rates), ("steady", steady)):
+                    rate = {executor: statistics.median(runs) for executor, runs in figures.items()}
+                    print(f"{label:15} median, {kind + ':':10} local {rate['local']:6.1f} games/s, "
+                          f"ray {rate['ray']:6.1f} games/s, ray / local: {100 * rate['ray'] / rate['local']:.0f} %")
     finally:
         ray.shutdown()
 
