@@ -778,10 +778,13 @@ class BotProcess:
             raise self._exit_error("its output is already closed")
         fd = stdout.fileno()
         poller = self._readable
+        # Whether the pipe is known to hold something: found by the spin.
+        ready = False
         if spin and not self._buffer:
             poll = poller.poll
             for _ in range(SPIN_POLLS):
                 if poll(0):
+                    ready = True
                     break
         looked = False
         while True:
@@ -792,7 +795,8 @@ class BotProcess:
             if looked and remaining <= 0:
                 raise LineTimeout(f"no complete line from the bot by the deadline ({len(self._buffer)} bytes pending)")
             looked = True
-            if poller.poll(_poll_ms(remaining)):
+            if ready or poller.poll(_poll_ms(remaining)):
+                ready = False
                 chunk = self._read_chunk(fd)
                 if chunk is None:
                     continue
