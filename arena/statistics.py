@@ -270,13 +270,14 @@ class Pentanomial:
 
 def pentanomial(pairs: Iterable[tuple[float, float]]) -> Pentanomial:
     """Count pairs given as the first bot's two game scores (1, 0.5 or 0)."""
-    tally = dict.fromkeys(_PAIR_KINDS.values(), 0) | {"dd": 0}
+    tally = dict.fromkeys(_PAIR_NAMES, 0)
     for x, y in pairs:
         tally[_pair_kind(x, y)] += 1
     return Pentanomial(**tally)
 
 
 _PAIR_KINDS = {0: "ll", 0.5: "ld", 1: "wl", 1.5: "wd", 2: "ww"}
+_PAIR_NAMES = ("ll", "ld", "wl", "dd", "wd", "ww")
 
 
 def _pair_kind(x: float, y: float) -> str:
@@ -291,7 +292,7 @@ class PairTally:
     def __init__(self, bot: str, records: Iterable[GameRecord] = ()) -> None:
         self.bot = bot
         self._first_game: dict[int, float] = {}
-        self._counts = dict.fromkeys(_PAIR_KINDS.values(), 0) | {"dd": 0}
+        self._counts = dict.fromkeys(_PAIR_NAMES, 0)
         for record in records:
             self.add(record)
 

@@ -50,17 +50,17 @@ class RunningSprt:
     ``sprt:``."""
 
     def __init__(self, config: TournamentConfig, records: Iterable[GameRecord] = ()) -> None:
-        self.config = config.sprt
+        self.sprt = config.sprt
         self.tally = PairTally(config.bots[0].name, records if config.sprt is not None else ())
 
     def add(self, record: GameRecord) -> None:
-        if self.config is not None:
+        if self.sprt is not None:
             self.tally.add(record)
 
     def status(self, *, at_limit: bool = False) -> SprtStatus | None:
-        if self.config is None:
+        if self.sprt is None:
             return None
-        return sprt_status(self.config, self.tally.pentanomial(), at_limit=at_limit)
+        return sprt_status(self.sprt, self.tally.pentanomial(), at_limit=at_limit)
 
 
 def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
