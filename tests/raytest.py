@@ -79,9 +79,19 @@ def marked(mark: str) -> list[int]:
     return found
 
 
-def wait_until_gone(mark: str, timeout: float = 10.0) -> list[int]:
-    """The marked processes still alive after ``timeout`` seconds."""
+def wait_until_gone(mark: str, timeout: float = 10.0) -> list[str]:
+    """The marked processes still alive after ``timeout`` seconds, each as
+    ``pid (parent ppid): command line``, so that a failure shows what leaked."""
     end = time.monotonic() + timeout
     while (left := marked(mark)) and time.monotonic() < end:
         time.sleep(0.1)
-    return left
+    return [text for pid in left if (text := _describe(pid)) is not None]
+
+
+def _describe(pid: int) -> str | None:
+    try:
+        parent = (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[1]
+        command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return None  # it ended meanwhile
+    return f"{pid} (parent {parent}): {command.strip()}"

@@ -164,9 +164,12 @@ def test_escaped_grandchildren_die_when_the_arena_is_stopped(tmp_path, signum, s
     path = write_tournament(tmp_path, ["escaping_children.py", "daemon", marker], top=f"sandbox: {sandbox}\nrounds: 20\n")
     arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    games = tmp_path / "out" / "games.jsonl"
     try:
         deadline = time.monotonic() + 60
-        while not running_with(marker):
+        # Games under way: the pre-flight's bots (started and stopped by the
+        # arena itself) are gone, the workers' bots play.
+        while not (running_with(marker) and games.exists() and games.read_bytes().count(b"\n") >= 1):
             assert arena.poll() is None, arena.communicate()[1]
             assert time.monotonic() < deadline, "the escapee never started"
             time.sleep(0.05)

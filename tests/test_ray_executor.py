@@ -191,16 +191,17 @@ def test_ctrl_c_of_the_driver_leaves_no_bot_process(tmp_path, local_ray):
         while not (games.exists() and games.read_text().count("\n") >= 1) and time.monotonic() < end:
             assert driver.poll() is None, driver.communicate()
             time.sleep(0.1)
-        assert len(marked(str(tmp_path))) >= 4  # two actors, each with two bots and their children
+        found = marked(str(tmp_path))
+        assert len(found) >= 4, found  # two actors, each with two bots and their children
         driver.send_signal(signal.SIGINT)
         _, stderr = driver.communicate(timeout=60)
     finally:
         driver.kill()
     assert driver.returncode == 130, stderr
-    assert stderr.strip().splitlines()[-1].startswith("error: interrupted; ")
+    assert stderr.strip().splitlines()[-1].startswith("error: interrupted; "), stderr
     assert wait_until_gone(str(tmp_path)) == []
     kept = games.read_text().splitlines()
-    assert 1 <= len(kept) < 80 and len({json.loads(line)["game_id"] for line in kept}) == len(kept)
+    assert 1 <= len(kept) < 80 and len({json.loads(line)["game_id"] for line in kept}) == len(kept), kept
 
 
 def test_bots_shipped_with_working_dir_run_from_the_copy(tmp_path, local_ray):
