@@ -32,7 +32,7 @@ from arena.records import GameRecord
 from arena.referee import play_game
 from arena.schedule import GameSpec
 
-__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied", "WorkerStalled", "game_deadline_s"]
+__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied", "WorkerStalled", "game_deadline_s", "die_killing_bots"]
 
 #: More plies than any game of OXONO (32) or YOXII can have.
 _MAX_PLIES = 64
@@ -133,7 +133,7 @@ def _worker_main(
     # Ctrl-C reaches the whole foreground process group: the parent decides
     # what to do and terminates the workers, whose bots die with them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _die)
+    signal.signal(signal.SIGTERM, die_killing_bots)
     die_with_parent(signal.SIGTERM)
     bots = BotPool(config, logs_dir, tag=f".w{number}", scratch_dir=scratch_dir, spin=spin)
     try:
@@ -164,7 +164,9 @@ def _spec_from_line(line: bytes) -> GameSpec:
     return GameSpec(*values)
 
 
-def _die(signum: int, frame: object) -> None:
+def die_killing_bots(signum: int, frame: object) -> None:
+    """The SIGTERM handler of a process that starts bots (a worker, the
+    pre-flight): kill every bot's tree, then exit at once."""
     kill_all_now()
     os._exit(128 + signum)
 

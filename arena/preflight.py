@@ -6,19 +6,30 @@ after the start-up timeout, and a typo in its command would cost the whole
 tournament.  The bots are started in parallel, by the same
 :class:`~arena.executor.BotPool` a worker uses for its games (so the same
 spawn path, environment, limits and sandbox apply), and quit again at once.
+
+This happens in a process of its own that dies with the arena as a worker
+does (:func:`~arena.process.die_with_parent`, then
+:func:`~arena.executor.die_killing_bots`): after a ``kill -9`` of the arena
+it still kills its bots, what they forked, and a sandbox caught half set up,
+which no parent-death signal reaches.
 """
 
 from __future__ import annotations
 
+import signal
 import threading
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import multiprocess
+from multiprocess.connection import Connection
+
 from arena.config import TournamentConfig
-from arena.executor import BotPool
+from arena.executor import BotPool, die_killing_bots
 from arena.player import BotPlayer, Forfeit
-from arena.process import kill_all
+from arena.process import die_with_parent
 
 __all__ = ["StartupProblem", "StartupFailed", "preflight"]
 
@@ -47,7 +58,42 @@ def preflight(config: TournamentConfig, names: Iterable[str], logs_dir: Path | N
     """Start the bots called ``names`` at once, each within the start-up
     timeout, and stop them again.  Returns the bots that did not answer
     ``hello`` with ``ready``, in file order."""
-    wanted = set(names)
+    ours, theirs = multiprocess.Pipe(duplex=False)
+    process = multiprocess.Process(
+        target=_preflight_main, args=(theirs, config, sorted(set(names)), logs_dir), name="arena-preflight", daemon=True
+    )
+    process.start()
+    theirs.close()
+    try:
+        try:
+            answer = ours.recv()
+        except EOFError:
+            raise RuntimeError(f"the pre-flight process died (exit code {process.exitcode})") from None
+        process.join()
+    except BaseException:  # Ctrl-C: its SIGTERM handler kills the bots
+        process.terminate()
+        process.join()
+        raise
+    finally:
+        ours.close()
+    if isinstance(answer, str):  # a bug, not a bot's misbehaviour: report it whole
+        raise RuntimeError(f"the pre-flight failed:\n{answer}")
+    return [StartupProblem(bot, detail) for bot, detail in answer]
+
+
+def _preflight_main(conn: Connection, config: TournamentConfig, names: list[str], logs_dir: Path | None) -> None:
+    # As a worker: Ctrl-C is the arena's to handle, and SIGTERM (also what
+    # the arena's death sends) kills the bots before exiting.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, die_killing_bots)
+    die_with_parent(signal.SIGTERM)
+    try:
+        conn.send([(p.bot, p.detail) for p in _start_and_stop(config, set(names), logs_dir)])
+    except Exception:
+        conn.send(traceback.format_exc())
+
+
+def _start_and_stop(config: TournamentConfig, wanted: set[str], logs_dir: Path | None) -> list[StartupProblem]:
     pool = BotPool(config, logs_dir)
     players = [pool.player(bot.name) for bot in config.bots if bot.name in wanted]
     problems: dict[str, StartupProblem] = {}
@@ -63,12 +109,8 @@ def preflight(config: TournamentConfig, names: Iterable[str], logs_dir: Path | N
             player.close()
 
     threads = [threading.Thread(target=start, args=(p,), name=f"preflight-{p.name}", daemon=True) for p in players]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    except BaseException:  # Ctrl-C: the bots must not outlive the arena's clean exit
-        kill_all()
-        raise
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     return [problems[p.name] for p in players if p.name in problems]

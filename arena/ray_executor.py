@@ -31,7 +31,7 @@ from typing import Any
 
 from arena.config import BotConfig, ConfigError, TournamentConfig, check_programs
 from arena.executor import BotPool, WorkerDied, WorkerStalled, game_deadline_s
-from arena.executor import _die as die_killing_bots  # the local workers' SIGTERM handler
+from arena.executor import die_killing_bots  # the local workers' SIGTERM handler
 from arena.process import become_subreaper, kill_adopted, kill_all
 from arena.records import GameRecord
 from arena.schedule import GameSpec

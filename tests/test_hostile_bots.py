@@ -182,6 +182,51 @@ def test_escaped_grandchildren_die_when_the_arena_is_stopped(tmp_path, signum, s
     assert gone(marker, 10), f"left running: {running_with(marker)}"
 
 
+def test_a_kill_9_during_the_pre_flight_leaves_nothing_behind(tmp_path):
+    # A bot that, before it answers hello, leaves a grandchild in a session of
+    # its own: no parent-death signal reaches that one.  The pre-flight's own
+    # process, which the arena's death still reaches, must kill it.
+    marker = f"preflight-escapee-{tmp_path.name}"
+    bot = tmp_path / "escapes_at_start.py"
+    bot.write_text(
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        devnull = os.open(os.devnull, os.O_RDWR)\n"
+        "        for fd in (0, 1, 2):\n"
+        "            os.dup2(devnull, fd)\n"
+        f"        os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(1000)', {marker!r}])\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "time.sleep(60)  # never answers hello\n"
+    )
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        # Neither bot answers: one that ended would have the arena sweep up
+        # what bots left behind, the escapee too, before the kill.
+        f"game: oxono\ntime_control: 10+0.1\nstartup_timeout: 30\noutput: out\nbots:\n"
+        f"  - {{name: slow, cmd: {json.dumps([sys.executable, str(bot)])}}}\n"
+        f"  - {{name: slower, cmd: {json.dumps([sys.executable, str(bot)])}}}\n"
+    )
+    arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not running_with(marker):
+            assert arena.poll() is None, arena.communicate()[1]
+            assert time.monotonic() < deadline, "the escapee never started"
+            time.sleep(0.05)
+        os.kill(arena.pid, signal.SIGKILL)
+        arena.wait(30)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
+    assert gone(marker, 10), f"left running: {running_with(marker)}"
+    assert not (tmp_path / "out" / "games.jsonl").exists() or not (tmp_path / "out" / "games.jsonl").read_bytes()
+
+
 # -- resource limits -----------------------------------------------------------------
 
 
