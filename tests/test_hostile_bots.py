@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -162,14 +163,19 @@ def test_escaped_grandchildren_die_when_the_arena_is_stopped(tmp_path, signum, s
         bwrap()
     marker = f"escapee-stop-{tmp_path.name}"
     path = write_tournament(tmp_path, ["escaping_children.py", "daemon", marker], top=f"sandbox: {sandbox}\nrounds: 20\n")
+    games = tmp_path / "out" / "games.jsonl"
+    # Once games are under way: the workers' bots play, not the pre-flight's.
+    stop_arena_when(path, signum, lambda: running_with(marker) and games.exists() and b"\n" in games.read_bytes())
+    assert gone(marker, 10), f"left running: {running_with(marker)}"
+
+
+def stop_arena_when(path: Path, signum: int, ready: Callable[[], object]) -> None:
+    """Run ``arena run path`` and send it ``signum`` once ``ready()`` holds."""
     arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    games = tmp_path / "out" / "games.jsonl"
     try:
         deadline = time.monotonic() + 60
-        # Games under way: the pre-flight's bots (started and stopped by the
-        # arena itself) are gone, the workers' bots play.
-        while not (running_with(marker) and games.exists() and games.read_bytes().count(b"\n") >= 1):
+        while not ready():
             assert arena.poll() is None, arena.communicate()[1]
             assert time.monotonic() < deadline, "the escapee never started"
             time.sleep(0.05)
@@ -179,7 +185,6 @@ def test_escaped_grandchildren_die_when_the_arena_is_stopped(tmp_path, signum, s
         if arena.poll() is None:
             arena.kill()
             arena.wait()
-    assert gone(marker, 10), f"left running: {running_with(marker)}"
 
 
 def test_a_kill_9_during_the_pre_flight_leaves_nothing_behind(tmp_path):
@@ -209,20 +214,7 @@ def test_a_kill_9_during_the_pre_flight_leaves_nothing_behind(tmp_path):
         f"  - {{name: slow, cmd: {json.dumps([sys.executable, str(bot)])}}}\n"
         f"  - {{name: slower, cmd: {json.dumps([sys.executable, str(bot)])}}}\n"
     )
-    arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not running_with(marker):
-            assert arena.poll() is None, arena.communicate()[1]
-            assert time.monotonic() < deadline, "the escapee never started"
-            time.sleep(0.05)
-        os.kill(arena.pid, signal.SIGKILL)
-        arena.wait(30)
-    finally:
-        if arena.poll() is None:
-            arena.kill()
-            arena.wait()
+    stop_arena_when(path, signal.SIGKILL, lambda: running_with(marker))
     assert gone(marker, 10), f"left running: {running_with(marker)}"
     assert not (tmp_path / "out" / "games.jsonl").exists() or not (tmp_path / "out" / "games.jsonl").read_bytes()
 
