@@ -32,7 +32,7 @@ from arena.records import GameRecord
 from arena.referee import play_game
 from arena.schedule import GameSpec
 
-__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied", "WorkerStalled", "game_deadline_s", "die_killing_bots"]
+__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied", "WorkerStalled", "game_deadline_s", "die_killing_bots", "die_with_the_arena"]
 
 #: More plies than any game of OXONO (32) or YOXII can have.
 _MAX_PLIES = 64
@@ -130,11 +130,7 @@ def _worker_main(
     encoded here, once, with the plain JSON encoder: pickling them (which
     ``multiprocess`` does with dill, in pure Python) cost more than the game.
     Specs come the same way (``_spec_line``)."""
-    # Ctrl-C reaches the whole foreground process group: the parent decides
-    # what to do and terminates the workers, whose bots die with them.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, die_killing_bots)
-    die_with_parent(signal.SIGTERM)
+    die_with_the_arena()
     bots = BotPool(config, logs_dir, tag=f".w{number}", scratch_dir=scratch_dir, spin=spin)
     try:
         while (message := conn.recv_bytes()) != _QUIT:
@@ -162,6 +158,17 @@ def _spec_from_line(line: bytes) -> GameSpec:
     # GameSpec holds tuples where JSON has lists.
     values = [tuple(v) if isinstance(v, list) else v for v in json.loads(line)]
     return GameSpec(*values)
+
+
+def die_with_the_arena() -> None:
+    """Set up a child process of the arena that starts bots (a worker, the
+    pre-flight).  Ctrl-C reaches the whole foreground process group: the
+    arena decides what to do and terminates its children.  SIGTERM, which
+    the kernel also sends when the arena dies (even by ``kill -9``), kills
+    every bot's tree before the process exits."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, die_killing_bots)
+    die_with_parent(signal.SIGTERM)
 
 
 def die_killing_bots(signum: int, frame: object) -> None:

@@ -8,15 +8,13 @@ tournament.  The bots are started in parallel, by the same
 spawn path, environment, limits and sandbox apply), and quit again at once.
 
 This happens in a process of its own that dies with the arena as a worker
-does (:func:`~arena.process.die_with_parent`, then
-:func:`~arena.executor.die_killing_bots`): after a ``kill -9`` of the arena
-it still kills its bots, what they forked, and a sandbox caught half set up,
-which no parent-death signal reaches.
+does (:func:`~arena.executor.die_with_the_arena`): after a ``kill -9`` of
+the arena it still kills its bots, what they forked, and a sandbox caught
+half set up, which no parent-death signal reaches.
 """
 
 from __future__ import annotations
 
-import signal
 import threading
 import traceback
 from collections.abc import Iterable
@@ -27,9 +25,8 @@ import multiprocess
 from multiprocess.connection import Connection
 
 from arena.config import TournamentConfig
-from arena.executor import BotPool, die_killing_bots
+from arena.executor import BotPool, die_with_the_arena
 from arena.player import BotPlayer, Forfeit
-from arena.process import die_with_parent
 
 __all__ = ["StartupProblem", "StartupFailed", "preflight"]
 
@@ -82,11 +79,7 @@ def preflight(config: TournamentConfig, names: Iterable[str], logs_dir: Path | N
 
 
 def _preflight_main(conn: Connection, config: TournamentConfig, names: list[str], logs_dir: Path | None) -> None:
-    # As a worker: Ctrl-C is the arena's to handle, and SIGTERM (also what
-    # the arena's death sends) kills the bots before exiting.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, die_killing_bots)
-    die_with_parent(signal.SIGTERM)
+    die_with_the_arena()
     try:
         conn.send([(p.bot, p.detail) for p in _start_and_stop(config, set(names), logs_dir)])
     except Exception:

@@ -69,6 +69,12 @@ def los(difference: float, sd: float) -> float:
     return 0.5 if difference == 0 or math.isnan(difference) else float(difference > 0)
 
 
+def score_of(record: GameRecord, bot: str) -> float:
+    """``bot``'s score in a game it played: 1, 0.5 for a draw, or 0."""
+    winner = record.name_of(record.winner)
+    return 0.5 if winner is None else float(winner == bot)
+
+
 def scores_of(records: Iterable[GameRecord], bot: str) -> tuple[list[float], list[tuple[float, float]]]:
     """``bot``'s score (1, 0.5, 0) in each of its games, in schedule order,
     and its two scores in each complete game pair."""
@@ -77,8 +83,7 @@ def scores_of(records: Iterable[GameRecord], bot: str) -> tuple[list[float], lis
     for record in sorted(records, key=lambda r: (r.index, r.game_id)):
         if bot not in record.players.values():
             continue
-        winner = record.name_of(record.winner)
-        score = 0.5 if winner is None else float(winner == bot)
+        score = score_of(record, bot)
         games.append(score)
         if record.pair is not None:
             by_pair.setdefault(record.pair, []).append(score)
@@ -299,8 +304,7 @@ class PairTally:
     def add(self, record: GameRecord) -> None:
         if record.pair is None or self.bot not in record.players.values():
             return
-        winner = record.name_of(record.winner)
-        score = 0.5 if winner is None else float(winner == self.bot)
+        score = score_of(record, self.bot)
         first = self._first_game.pop(record.pair, None)
         if first is None:
             self._first_game[record.pair] = score
