@@ -16,7 +16,15 @@ busy machine skews both sides alike):
    steady rate of the long runs, from the records' end times;
 5. the CPU time per ply of every process involved, which a busy machine
    skews far less than the rates;
-6. the arena's own work per ply with no process at all (rules, clock, JSON).
+6. where the gap is: one ``turn`` exchange through the arena's I/O path
+   (``BotPlayer.ask_move``, as a worker at concurrency 1 calls it) against
+   the bare ``os.write``/``os.read`` of the same line, paired in one
+   process; and the referee's own work per ply with no process at all
+   (the recorded games replayed: rules, clock, JSON, records), which gives
+   the best ratio any arena running this referee could reach; and the
+   ratio of the same games played in this process (``BotPool.play``),
+   without the worker process, driver, store or progress line;
+7. the arena's own work per ply for each game, random moves, full turns.
 
     python benchmarks/arena_overhead.py [--short 100] [--long 600] [--repeat 5] [--modes full,compact]
 """
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import resource
@@ -33,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -41,9 +51,12 @@ sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
 from arena import protocol  # noqa: E402
-from arena.clock import TimeControl  # noqa: E402
+from arena.clock import Clock, TimeControl  # noqa: E402
+from arena.config import BotConfig, load_config  # noqa: E402
+from arena.executor import BotPool  # noqa: E402
+from arena.player import BotPlayer  # noqa: E402
 from arena.referee import play_game  # noqa: E402
-from arena.schedule import GameSpec  # noqa: E402
+from arena.schedule import GameSpec, make_schedule  # noqa: E402
 
 GAME = "oxono"
 TIME_CONTROL = "600+0"
@@ -187,21 +200,115 @@ def raw_pipe_rate(binary: Path, games: list, compact: bool) -> tuple[float, floa
     return count / elapsed, cpu / count * 1e6
 
 
-class InProcessPlayer:
-    """An instant random player without a process: what is left is the
-    arena's own work per ply (rules, clock, JSON), the floor under any pipe."""
+def io_path_vs_raw(binary: Path, rounds: int = 15, exchanges: int = 2000) -> tuple[float, float]:
+    """Microseconds per ``turn`` exchange with a full-turn bot: through
+    ``BotPlayer.ask_move`` (spinning, as at concurrency 1 on two cores) and
+    through a bare blocking ``os.write``/``os.read`` of the same line to
+    another process of the same bot; medians of interleaved blocks."""
+    control = TimeControl(initial_ms=600_000)
+    player = BotPlayer(BotConfig(name="a", cmd=(str(binary),), options={}, cwd=ROOT, env={}), GAME, spin=True)
+    player.ensure_started()
+    game = engine.get_game(GAME)
+    state = game.new_state(opening=0)
+    start = protocol.new_game_lines("g1", GAME, {"pink": "a", "black": "b"}, control.to_json(),
+                                    game.to_json_text(state), 1)
+    player.start_game(start[0])
+    line = protocol.TurnLines("g1").full(0, game.to_json_text(state), game.legal_moves(state), None,
+                                         Clock(control).to_json_text(0))
+    bare = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, bufsize=0)
+    fd_in, fd_out = bare.stdin.fileno(), bare.stdout.fileno()  # type: ignore[union-attr]
+    for message in (protocol.encode({"type": "hello", "protocol": 1, "game": GAME, "name": "raw", "options": {}}), start[0]):
+        os.write(fd_in, message)
+    os.read(fd_out, 65536)  # its ready
 
-    compact_turns = False
+    def raw() -> float:
+        started = time.perf_counter()
+        for _ in range(exchanges):
+            os.write(fd_in, line)
+            os.read(fd_out, 65536)
+        return (time.perf_counter() - started) / exchanges * 1e6
 
-    def __init__(self, name: str) -> None:
+    def arena() -> float:
+        started = time.perf_counter()
+        for _ in range(exchanges):
+            player.ask_move(line, 600_000.0)
+        return (time.perf_counter() - started) / exchanges * 1e6
+
+    pairs = [(arena(), raw()) for _ in range(rounds)]
+    player.close()
+    bare.stdin.close()  # type: ignore[union-attr]
+    bare.wait(5)
+    return statistics.median(a for a, _ in pairs), statistics.median(r for _, r in pairs)
+
+
+def in_process_rate(directory: Path, binary: Path, games: int) -> float:
+    """Plies per second of the same tournament's games played one after
+    another in this process (``BotPool.play``, spinning as a worker at
+    concurrency 1 on two cores does): the arena's bots, referee and I/O,
+    without the worker process, the driver, the store or the progress line."""
+    config = load_config(tournament(directory, binary, games, "in-process"))
+    pool = BotPool(config, None, spin=True)
+    specs = make_schedule(config)
+    try:
+        pool.play(specs[0])  # both bots started and greeted first
+        started = time.perf_counter()
+        count = sum(len(pool.play(spec).moves) for spec in specs)
+        return count / (time.perf_counter() - started)
+    finally:
+        pool.close()
+
+
+class ReplayPlayer:
+    """Plays a recorded game's moves back without a process: the referee's
+    work around it is all that is left."""
+
+    def __init__(self, name: str, compact: bool, moves: Iterator[str]) -> None:
         self.name = name
-        self.rng = random.Random(name)
+        self.compact_turns = compact
+        self.moves = moves
 
     def start_game(self, line: bytes) -> None:
         pass
 
     def end_game(self, line: bytes) -> None:
         pass
+
+    def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, None, float]:
+        return next(self.moves), None, 0.01
+
+
+def referee_work_per_ply(records: list[dict], compact: bool, repeat: int = 5) -> float:
+    """Seconds of the referee's own work per ply (rules, clock, turn lines,
+    record and its line), replaying ``records`` without any process; the
+    fastest of ``repeat`` passes, as the floor it is."""
+    specs = [
+        GameSpec(index=r["index"], game_id=r["game_id"], game=GAME, round=r["round"], players=tuple(r["players"].values()),
+                 opening=r["opening"], seed=r["seed"], pair=r["pair"])
+        for r in records
+    ]
+    control = TimeControl(initial_ms=600_000)
+    best = math.inf
+    for _ in range(repeat):
+        count = 0
+        started = time.perf_counter()
+        for spec, record in zip(specs, records):
+            moves = iter([m["move"] for m in record["moves"]])
+            seats = [ReplayPlayer(name, compact, moves) for name in spec.players]
+            played = play_game(spec, seats, control)  # type: ignore[arg-type]
+            played.to_line()
+            count += len(played.moves)
+        best = min(best, (time.perf_counter() - started) / count)
+    return best
+
+
+class InProcessPlayer(ReplayPlayer):
+    """An instant random player without a process, for full turns: what is
+    left is the arena's own work per ply (rules, clock, JSON)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, False, iter(()))
+        self.rng = random.Random(name)
 
     def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, None, float]:
         start = turn_line.index(b'"legal_moves":["') + 16
@@ -247,11 +354,14 @@ def main() -> None:
                 note(f"{mode} ratio", rate / raw)
                 note(f"{mode} cpu", cpu)
                 note(f"{mode} raw cpu", raw_cpu)
+                note(f"{mode} referee", referee_work_per_ply(records, compact))
+                note(f"{mode} in-process ratio", in_process_rate(directory, binaries[mode], args.long) / raw)
                 if mode == "full":
                     _, _, records_2 = marginal_rate(directory, binaries[mode], args.short, args.long, 2)
                     note("j1", steady_rate(records))
                     note("j2", steady_rate(records_2))
                     note("j2/j1", steady_rate(records_2) / steady_rate(records))
+        io_figures = io_path_vs_raw(binaries["full"]) if "full" in modes else None
 
     med = {key: statistics.median(values) for key, values in figures.items()}
     spread = {key: (min(values), max(values)) for key, values in figures.items()}
@@ -270,8 +380,20 @@ def main() -> None:
         lo, hi = spread["j2/j1"]
         print(f"  concurrency 1: {med['j1']:,.0f} plies/s   concurrency 2: {med['j2']:,.0f} plies/s   "
               f"2 vs 1 = {med['j2/j1']:.2f}x ({lo:.2f}-{hi:.2f})   (full turns, steady rate of the {args.long}-game runs)")
+    if io_figures is not None:
+        arena_us, raw_us = io_figures
+        print(f"  one turn exchange, full turns: arena's I/O path (BotPlayer.ask_move) {arena_us:.1f} us, "
+              f"bare os.write/os.read {raw_us:.1f} us")
+    for mode in modes:
+        # The best any arena running this referee could do: the raw pipe's
+        # time per ply plus the referee's own work, nothing else.
+        work = med[f"{mode} referee"]
+        ceiling = (1 / med[f"{mode} raw"]) / (1 / med[f"{mode} raw"] + work)
+        print(f"  {mode + ' turns:':15} the referee's own work per ply (recorded games replayed, no process): "
+              f"{work * 1e6:.1f} us; raw pipe + that alone would be arena/raw = {ceiling:.2f}; "
+              f"the games in one process (BotPool.play): {med[mode + ' in-process ratio']:.2f}")
     for game in engine.GAMES:
-        print(f"  {game}: the arena's own work per ply without any process (rules, clock, JSON): "
+        print(f"  {game}: the arena's own work per ply without any process, random moves, full turns: "
               f"{arena_work_per_ply(game, 300) * 1e6:.1f} us")
 
 
