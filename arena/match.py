@@ -26,7 +26,7 @@ from arena.records import GameRecord
 from arena.schedule import make_schedule
 from arena.statistics import MatchStatistics, SprtConfig, SprtStatus, match_statistics, scores_of
 from arena.store import ResultsStore
-from arena.tournament import RunningSprt, pending_specs, start_bots, until_decided
+from arena.tournament import RunningSprt, pending_specs, play_and_store, start_bots
 
 __all__ = ["MatchResult", "match_config", "play_match"]
 
@@ -166,14 +166,10 @@ def play_match(
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:
             on_start(result)
-        # Lazy only with an SPRT: a plain list lets the executor send games ahead.
-        specs = pending if config.sprt is None else until_decided(pending, lambda: result.sprt)
-        with closing(LocalExecutor(config, logs_dir).run(specs)) as finished:
-            for record in finished:
-                if keep_records:
-                    store.append(record)
+        played = play_and_store(config, pending, LocalExecutor(config, logs_dir), running_sprt, store if keep_records else None)
+        with closing(played):
+            for record in played:
                 result.add(record)
-                running_sprt.add(record)
                 result.sprt = running_sprt.status()
                 if on_record is not None:
                     on_record(record, result)

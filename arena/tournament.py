@@ -20,7 +20,7 @@ from arena.schedule import GameSpec, make_schedule
 from arena.statistics import PairTally, SprtStatus, sprt_status
 from arena.store import ResultsStore, tournament_meta
 
-__all__ = ["RunSummary", "run_tournament", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
+__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
 
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, since fixed, must not stand).
@@ -78,6 +78,29 @@ def until_decided(specs: Iterable[GameSpec], status: Callable[[], SprtStatus | N
         if current is not None and current.decided:
             return
         yield spec
+
+
+def play_and_store(
+    config: TournamentConfig,
+    pending: list[GameSpec],
+    executor: Executor,
+    running_sprt: RunningSprt,
+    store: ResultsStore | None,
+) -> Iterator[GameRecord]:
+    """Play ``pending`` and yield each record once it is in ``store`` (when
+    there is one) and in ``running_sprt``.  With ``sprt:`` no game starts
+    once the test is decided.  Close the generator (``contextlib.closing``)
+    to stop the executor, and its bots, at once when the caller fails."""
+    # Lazy only with an SPRT, so that the executor takes each spec only once
+    # the records before it are in (see LocalExecutor.run); a plain list lets
+    # it send the next games ahead.
+    specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt.status)
+    with closing(executor.run(specs)) as finished:
+        for record in finished:
+            if store is not None:
+                store.append(record)
+            running_sprt.add(record)
+            yield record
 
 
 def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[GameSpec]:
@@ -160,18 +183,11 @@ def run_tournament(
             on_start(summary)
         # closing(): an exception here (Ctrl-C included) must stop the workers
         # and their bots now, not whenever the generator is collected.
-        specs: Iterable[GameSpec] = pending
-        if config.sprt is not None:
-            # Lazy, so that the executor takes each spec only once the records
-            # before it are in (see LocalExecutor.run); a plain list lets it
-            # send the next games ahead.
-            specs = until_decided(pending, lambda: summary.sprt)
-        with _final_report(report, summary), closing(executor.run(specs)) as finished:
-            for record in finished:
-                store.append(record)
+        played = play_and_store(config, pending, executor, running_sprt, store)
+        with _final_report(report, summary), closing(played):
+            for record in played:
                 summary.played += 1
                 summary.records.append(record)
-                running_sprt.add(record)
                 summary.sprt = running_sprt.status()
                 if report is not None:
                     report.update(summary.records, summary.total)
