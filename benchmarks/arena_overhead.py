@@ -175,7 +175,7 @@ def raw_pipe_rate(binary: Path, games: list, compact: bool) -> tuple[float, floa
         line, _, buffers[seat] = buffers[seat].partition(b"\n")
         return line
 
-    hello = {"type": "hello", "protocol": 1, "game": GAME, "name": "raw", "options": {}}
+    hello = protocol.hello(GAME, "raw", {})
     if compact:
         hello["compact_turns"] = True
     for seat in (0, 1):
@@ -218,7 +218,7 @@ def io_path_vs_raw(binary: Path, rounds: int = 15, exchanges: int = 2000) -> tup
     bare = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, bufsize=0)
     fd_in, fd_out = bare.stdin.fileno(), bare.stdout.fileno()  # type: ignore[union-attr]
-    for message in (protocol.encode({"type": "hello", "protocol": 1, "game": GAME, "name": "raw", "options": {}}), start[0]):
+    for message in (protocol.encode(protocol.hello(GAME, "raw", {})), start[0]):
         os.write(fd_in, message)
     os.read(fd_out, 65536)  # its ready
 
