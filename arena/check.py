@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import engine
-from arena.clock import TimeControl
-from arena.commands import command_problem
-from arena.config import BotConfig, split_command
-from arena.forfeits import describe_forfeit
-from arena.player import BotPlayer, Forfeit
-from arena.sandbox import check_sandbox
-from arena.referee import play_game
-from arena.schedule import GameSpec
+from arena.bot.player import BotPlayer, Forfeit
+from arena.bot.sandbox import check_sandbox
+from arena.bot.spec import BotConfig, command_problem, split_command
+from arena.game.clock import TimeControl
+from arena.game.records import GameSpec
+from arena.game.referee import play_game
+from arena.results.forfeits import describe_forfeit
 
 __all__ = ["CheckStep", "check_bot"]
 

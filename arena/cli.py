@@ -18,27 +18,27 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import engine
 from arena import __version__
-from arena import ray_executor
+from arena.bot.process import kill_all
+from arena.bot.protocol import FORFEIT_REASONS
+from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.check import check_bot
-from arena.clock import parse_time_control
-from arena.config import EXECUTORS, ConfigError, check_programs, load_config, with_executor
-from arena.executor import WorkerDied
-from arena.forfeits import describe_forfeit, forfeit_lines
-from arena.match import MatchResult, match_config, play_match
-from arena.openings import OpeningError, suite_from_option
-from arena.preflight import StartupFailed
-from arena.process import kill_all
-from arena.protocol import FORFEIT_REASONS
-from arena.ratings import RunningLeader, compute_standings
-from arena.sandbox import SANDBOXES, SandboxUnavailable
-from arena.records import GameRecord
-from arena.report import REPORT_FILE, build_report, write_report
-from arena.results import find_results, scheduled_records
-from arena.show import find_game, frames, game_heading
-from arena.standings import FORMATS, TABLES, format_elo_interval, format_percent, render_standings
-from arena.statistics import SprtConfig, SprtStatus, parse_sprt
-from arena.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
-from arena.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
+from arena.game.clock import parse_time_control
+from arena.game.openings import OpeningError, suite_from_option
+from arena.game.records import GameRecord
+from arena.results.forfeits import describe_forfeit, forfeit_lines
+from arena.results.report import REPORT_FILE, build_report, write_report
+from arena.results.show import find_game, frames, game_heading
+from arena.results.standings import RunningLeader, compute_standings
+from arena.results.statistics import SprtConfig, SprtStatus, parse_sprt
+from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
+from arena.results.tables import FORMATS, TABLES, format_elo_interval, format_percent, render_standings
+from arena.run import ray_executor
+from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, with_executor
+from arena.run.executor import WorkerDied
+from arena.run.match import MatchResult, match_config, play_match
+from arena.run.preflight import StartupFailed
+from arena.run.results_dir import find_results, scheduled_records
+from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
 
 
 def _epilog(example: str, page: str) -> str:

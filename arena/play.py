@@ -5,7 +5,7 @@ driven from a pipe as well as from a keyboard.  Besides moves: ``?`` or
 ``moves`` lists the legal moves, ``undo`` takes back the last pair of moves
 (the bot gets a new ``new_game`` with the position and ``opening_moves``, the
 moves so far), ``quit`` resigns.  The bot is driven through the same
-:class:`arena.player.BotPlayer` as in a tournament, under a chess clock; the
+:class:`arena.bot.player.BotPlayer` as in a tournament, under a chess clock; the
 person's time runs on the same clock.
 """
 
@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import engine
-from arena import protocol
-from arena.clock import Clock, TimeControl
-from arena.config import BotConfig, split_command
-from arena.player import BotPlayer, Forfeit
-from arena.records import GameRecord, MoveRecord, timestamp
+from arena.bot import protocol
+from arena.bot.player import BotPlayer, Forfeit
+from arena.bot.spec import BotConfig, split_command
+from arena.game.clock import Clock, TimeControl
+from arena.game.records import GameRecord, MoveRecord, timestamp
 
 __all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "normalise_move", "describe_info", "save_record"]
 

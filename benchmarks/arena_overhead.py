@@ -50,13 +50,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from arena import protocol  # noqa: E402
-from arena.clock import Clock, TimeControl  # noqa: E402
-from arena.config import BotConfig, load_config  # noqa: E402
-from arena.executor import BotPool  # noqa: E402
-from arena.player import BotPlayer  # noqa: E402
-from arena.referee import play_game  # noqa: E402
-from arena.schedule import GameSpec, make_schedule  # noqa: E402
+from arena.bot import protocol  # noqa: E402
+from arena.bot.player import BotPlayer  # noqa: E402
+from arena.bot.spec import BotConfig
+from arena.game.clock import Clock, TimeControl  # noqa: E402
+from arena.game.records import GameSpec
+from arena.game.referee import play_game  # noqa: E402
+from arena.run.config import load_config  # noqa: E402
+from arena.run.executor import BotPool  # noqa: E402
+from arena.run.schedule import make_schedule  # noqa: E402
 
 GAME = "oxono"
 TIME_CONTROL = "600+0"

@@ -37,9 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.config import load_config  # noqa: E402
-from arena.ray_executor import LOCAL_RAY  # noqa: E402
-from arena.tournament import run_tournament  # noqa: E402
+from arena.run.config import load_config  # noqa: E402
+from arena.run.ray_executor import LOCAL_RAY  # noqa: E402
+from arena.run.tournament import run_tournament  # noqa: E402
 
 TOURNAMENTS = {
     "python bots": ("oxono", "python -m bots.random_bot", "rounds_python"),

@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from arena.records import GameRecord  # noqa: E402
-from arena.report import build_report, write_report  # noqa: E402
-from arena.store import ResultsStore  # noqa: E402
+from arena.game.records import GameRecord  # noqa: E402
+from arena.results.report import build_report, write_report  # noqa: E402
+from arena.results.store import ResultsStore  # noqa: E402
 from played_games import played_games  # noqa: E402
 
 _MEASURE = """

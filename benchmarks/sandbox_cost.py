@@ -30,15 +30,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena import protocol  # noqa: E402
-from arena.clock import TimeControl  # noqa: E402
-from arena.config import BotConfig  # noqa: E402
-from arena.limits import Limits, cgroup_mode  # noqa: E402
-from arena.player import BotPlayer  # noqa: E402
-from arena.process import BotProcess  # noqa: E402
-from arena.referee import play_game  # noqa: E402
-from arena.sandbox import Confinement  # noqa: E402
-from arena.schedule import GameSpec  # noqa: E402
+from arena.bot import protocol  # noqa: E402
+from arena.bot.limits import Limits, cgroup_mode  # noqa: E402
+from arena.bot.player import BotPlayer  # noqa: E402
+from arena.bot.process import BotProcess  # noqa: E402
+from arena.bot.sandbox import Confinement  # noqa: E402
+from arena.bot.spec import BotConfig  # noqa: E402
+from arena.game.clock import TimeControl  # noqa: E402
+from arena.game.records import GameSpec  # noqa: E402
+from arena.game.referee import play_game  # noqa: E402
 
 CONTROL = TimeControl(initial_ms=600_000, increment_ms=0)
 NO_LIMITS = Limits(memory_mb=None, processes=None, file_mb=None, cpu_s=None)

@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.config import load_config  # noqa: E402
-from arena.tournament import run_tournament  # noqa: E402
+from arena.run.config import load_config  # noqa: E402
+from arena.run.tournament import run_tournament  # noqa: E402
 
 
 def tournament_file(directory: Path, game: str, bots: int, rounds: int, concurrency: int) -> Path:

@@ -9,7 +9,7 @@ import random
 from collections.abc import Sequence
 
 import engine
-from arena.records import GameRecord, MoveRecord
+from arena.game.records import GameRecord, MoveRecord
 
 
 def played_games(

@@ -215,10 +215,10 @@ def played(tmp_path_factory) -> Path:
 
 
 def expected_standings(path: Path, fmt: str) -> str:
-    from arena.config import load_config
-    from arena.ratings import compute_standings
-    from arena.standings import render_standings
-    from arena.store import ResultsStore
+    from arena.results.standings import compute_standings
+    from arena.results.store import ResultsStore
+    from arena.results.tables import render_standings
+    from arena.run.config import load_config
 
     config = load_config(path)
     loaded = ResultsStore(config.output).load()
@@ -562,14 +562,15 @@ def test_ctrl_c_stops_a_match(tmp_path):
 
 
 def test_run_refuses_a_directory_in_use(tmp_path):
-    from arena.config import load_config
-    from arena.schedule import make_schedule
-    from arena.store import ResultsStore
+    from arena.results.store import ResultsStore
+    from arena.run.config import load_config
+    from arena.run.results_dir import open_results
+    from arena.run.schedule import make_schedule
 
     path = write_tournament(tmp_path, bots=("alpha", "beta"))
     config = load_config(path)
     with ResultsStore(config.output) as store:
-        store.open_for_run(config, make_schedule(config))
+        open_results(store, config, make_schedule(config))
         assert_one_line_error(arena("run", path), "another 'arena run' is writing to", str(config.output))
     assert (config.output / "games.jsonl").read_bytes() == b""
 

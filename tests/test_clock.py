@@ -1,6 +1,6 @@
 import pytest
 
-from arena.clock import Clock, TimeControl, parse_time_control
+from arena.game.clock import Clock, TimeControl, parse_time_control
 
 
 @pytest.mark.parametrize(

@@ -12,12 +12,12 @@ import pytest
 
 import engine
 import needs
-from arena import protocol
-from arena.clock import Clock, TimeControl
-from arena.config import BotConfig
-from arena.player import BotPlayer
-from arena.referee import play_game
-from arena.schedule import GameSpec
+from arena.bot import protocol
+from arena.bot.player import BotPlayer
+from arena.bot.spec import BotConfig
+from arena.game.clock import Clock, TimeControl
+from arena.game.records import GameSpec
+from arena.game.referee import play_game
 
 ROOT = Path(__file__).parent.parent
 TEST_BOTS = Path(__file__).parent / "bots"

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from arena.clock import TimeControl
-from arena.config import (
+from arena.game.clock import TimeControl
+from arena.run.config import (
     BOT_KEYS,
     TOURNAMENT_KEYS,
     ConfigError,
     RaySettings,
     load_config,
     parse_config,
-    split_command,
     with_executor,
 )
+from arena.bot.spec import split_command
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -526,7 +526,7 @@ def test_documented_bot_keys_match_the_parser() -> None:
 
 
 def test_check_programs_refuses_a_missing_or_unrunnable_program(tmp_path: Path) -> None:
-    from arena.config import check_programs
+    from arena.run.config import check_programs
 
     script = tmp_path / "bot.sh"
     script.write_text("#!/bin/sh\n")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arena.config import parse_config
-from arena.tournament import run_tournament
+from arena.run.config import parse_config
+from arena.run.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Where the docs write the path of the reader's clone of the project.

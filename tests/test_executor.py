@@ -9,9 +9,9 @@ from pathlib import Path
 import multiprocess
 import pytest
 
-from arena.config import parse_config
-from arena.executor import LocalExecutor, WorkerDied
-from arena.schedule import make_schedule
+from arena.run.config import parse_config
+from arena.run.executor import LocalExecutor, WorkerDied
+from arena.run.schedule import make_schedule
 
 ROOT = Path(__file__).parent.parent
 

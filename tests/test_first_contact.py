@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-import arena.store as store_module
-from arena.config import ConfigError, parse_config
+import arena.results.store as store_module
+from arena.run.config import ConfigError, parse_config
 from test_cli import ANSI, BOTS, ROOT, arena, assert_one_line_error, records, write_tournament
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
@@ -244,7 +244,7 @@ def test_csv_is_one_table_and_formats_take_any_case(finished):
 
 
 class FullDisk:
-    """``arena.store._write`` for a disk that fills up after ``allowed``
+    """``arena.results.store._write`` for a disk that fills up after ``allowed``
     writes: the next write is cut short, as a real one is, and the one after fails."""
 
     def __init__(self, allowed: int) -> None:

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import load_config
-from arena.executor import LocalExecutor, WorkerStalled
-from arena.limits import cgroup_mode
-from arena.preflight import StartupFailed
-from arena.schedule import make_schedule
-from arena.tournament import run_tournament
+from arena.bot.limits import cgroup_mode
+from arena.run.config import load_config
+from arena.run.executor import LocalExecutor, WorkerStalled
+from arena.run.preflight import StartupFailed
+from arena.run.schedule import make_schedule
+from arena.run.tournament import run_tournament
 import needs
 from conftest import running_with
 

@@ -1,4 +1,4 @@
-"""arena/match.py: default bot names, the match tally, a short real match, an SPRT match."""
+"""arena/run/match.py: default bot names, the match tally, a short real match, an SPRT match."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.clock import TimeControl
-from arena.match import MatchResult, match_config, play_match
-from arena.records import GameRecord
+from arena.game.clock import TimeControl
+from arena.game.records import GameRecord
+from arena.run.match import MatchResult, match_config, play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 TC = TimeControl(initial_ms=5000, increment_ms=100)

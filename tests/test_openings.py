@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.config import ConfigError, parse_config
-from arena.openings import Opening, OpeningError, parse_suite, play_opening, random_suite, suite_from_option
-from arena.schedule import make_schedule
+from arena.game.openings import Opening, OpeningError, parse_suite, play_opening, random_suite, suite_from_option
+from arena.run.config import ConfigError, parse_config
+from arena.run.schedule import make_schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import engine
+from arena.game.records import GameRecord
 from arena.play import closest_moves, describe_info, normalise_move, render_position
-from arena.records import GameRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "to move> "

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import parse_config
-from arena.preflight import StartupFailed, StartupProblem, preflight
-from arena.schedule import GameSpec
-from arena.tournament import start_bots
+from arena.game.records import GameSpec
+from arena.run.config import parse_config
+from arena.run.preflight import StartupFailed, StartupProblem, preflight
+from arena.run.tournament import start_bots
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import protocol
-from arena.process import (
+from arena.bot import protocol
+from arena.bot.process import (
     BotProcess,
     LineTimeout,
     LineTooLong,
@@ -332,7 +332,7 @@ def test_start_error_for_a_missing_working_directory(tmp_path):
 def test_a_failed_chdir_is_not_reported_as_a_missing_program(tmp_path):
     # The directory may vanish between the check before the start and the
     # child's chdir; Popen then names the directory, not the program.
-    from arena.process import _start_cause
+    from arena.bot.process import _start_cause
 
     with pytest.raises(FileNotFoundError) as error:
         subprocess.Popen(["/bin/true"], cwd=tmp_path / "gone")
@@ -413,7 +413,7 @@ def test_kill_all_kills_every_live_bot():
 def test_a_bot_dies_when_its_arena_is_killed_with_sigkill():
     arena = (
         "import sys, time\n"
-        "from arena.process import BotProcess\n"
+        "from arena.bot.process import BotProcess\n"
         f"bot = BotProcess([sys.executable, {str(BOTS / 'no_read.py')!r}])\n"
         "bot.start()\n"
         "print(bot.pid, flush=True)\n"

@@ -4,7 +4,7 @@ import random
 import pytest
 
 import engine
-from arena import protocol
+from arena.bot import protocol
 
 
 @pytest.mark.parametrize("name", engine.GAMES)

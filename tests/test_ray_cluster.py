@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from arena.config import load_config
-from arena.ray_executor import RayExecutor
-from arena.schedule import make_schedule
-from arena.tournament import run_tournament
+from arena.run.config import load_config
+from arena.run.ray_executor import RayExecutor
+from arena.run.schedule import make_schedule
+from arena.run.tournament import run_tournament
 from raytest import QUIET, ray_runtime, wait_until_gone
 from test_ray_executor import BOTS, RANDOM, lines, played, ranking, write_tournament
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 import needs
-from arena.config import ConfigError, load_config
-from arena.ray_executor import LOCAL_RAY
-from arena.ratings import compute_standings
-from arena.schedule import make_schedule
-from arena.tournament import run_tournament
+from arena.results.standings import compute_standings
+from arena.run.config import ConfigError, load_config
+from arena.run.ray_executor import LOCAL_RAY
+from arena.run.schedule import make_schedule
+from arena.run.tournament import run_tournament
 from raytest import MARK, QUIET, marked, ray_runtime, wait_until_gone
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +100,7 @@ def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ra
 
 
 def test_a_killed_actor_loses_only_its_game_and_takes_its_bots(tmp_path, local_ray):
-    from arena.ray_executor import RayExecutor
+    from arena.run.ray_executor import RayExecutor
 
     # Bots that fork a child: a SIGKILL'ed actor runs no handler, yet its bots' children must die too.
     slow = f"[python, {BOTS / 'slow_forker.py'}, '0.02']"
@@ -130,7 +130,7 @@ def test_a_killed_actor_loses_only_its_game_and_takes_its_bots(tmp_path, local_r
 
 
 def test_an_actor_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_path, local_ray):
-    from arena.ray_executor import RayExecutor
+    from arena.run.ray_executor import RayExecutor
 
     flag = tmp_path / "stopped-once"  # the first bot process to stop its actor leaves this
     bots = {"hostile": f"[python, {BOTS / 'stop_worker.py'}, '{flag}']", "steady": "python -m bots.random_bot"}
@@ -253,7 +253,7 @@ def test_the_command_line_says_in_one_line_what_is_missing(tmp_path, monkeypatch
 
 
 def test_on_each_node_python_is_that_nodes_and_shipped_bots_run_from_the_copy(tmp_path, monkeypatch):
-    from arena.ray_executor import on_this_node
+    from arena.run.ray_executor import on_this_node
 
     shipped, copy = tmp_path / "bots", tmp_path / "unpacked"
     (shipped / "deep").mkdir(parents=True)

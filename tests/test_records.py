@@ -3,7 +3,7 @@
 import dataclasses
 import json
 
-from arena.records import GameRecord, MoveRecord
+from arena.game.records import GameRecord, MoveRecord
 
 
 def record(**changes):

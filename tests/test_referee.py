@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.clock import TimeControl
-from arena.config import BotConfig
-from arena.player import BotPlayer
-from arena.records import GameRecord
-from arena.referee import play_game
-from arena.schedule import GameSpec
+from arena.bot.player import BotPlayer
+from arena.bot.spec import BotConfig
+from arena.game.clock import TimeControl
+from arena.game.records import GameRecord, GameSpec
+from arena.game.referee import play_game
 
 BOTS = Path(__file__).parent / "bots"
 ROOT = Path(__file__).parent.parent

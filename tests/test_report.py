@@ -13,15 +13,15 @@ from datetime import datetime, timezone
 import pytest
 
 import engine
-from arena.ratings import compute_standings
-from arena.records import GameRecord, MoveRecord
-from arena.replay import positions
-from arena.report import REFRESH_S, LiveReport, Progress, build_report, write_report
-from arena.report.board import board_svg, pieces_svg, square_name
-from arena.report.charts import move_times, quantile
-from arena.report.data import INFO_CHARS, games_data
-from arena.standings import standings_notes, standings_tables
-from arena.statistics import SprtConfig
+from arena.game.positions import positions
+from arena.game.records import GameRecord, MoveRecord
+from arena.results.report import LiveReport, Progress, REFRESH_S, build_report, write_report
+from arena.results.report.board import board_svg, pieces_svg, square_name
+from arena.results.report.charts import move_times, quantile
+from arena.results.report.data import INFO_CHARS, games_data
+from arena.results.standings import compute_standings
+from arena.results.statistics import SprtConfig
+from arena.results.tables import standings_notes, standings_tables
 from played_games import played_games
 
 META = {"name": "cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},

@@ -19,9 +19,9 @@ import pytest
 
 import engine
 import needs
-from arena.records import GameRecord
-from arena.replay import positions
-from arena.report import build_report, write_report
+from arena.game.positions import positions
+from arena.game.records import GameRecord
+from arena.results.report import build_report, write_report
 from played_games import played_games
 
 BOTS = ["ann", "bob", "cy"]
@@ -244,7 +244,7 @@ def test_deep_link_opens_the_game_at_the_ply(browser, report):
 def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    from arena.report import REFRESH_S, LiveReport
+    from arena.results.report import LiveReport, REFRESH_S
 
     records = GAMES["oxono"]
     path = tmp_path / "report.html"

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-import arena.sandbox as sandbox
+import arena.bot.sandbox as sandbox
 import needs
-from arena.config import ConfigError, check_programs, load_config, parse_config
-from arena.executor import game_deadline_s
-from arena.limits import Limits, rlimits
-from arena.process import BotProcess
-from arena.sandbox import Confinement, SandboxUnavailable, check_sandbox
-from arena.tournament import run_tournament
+from arena.bot.limits import Limits, rlimits
+from arena.bot.process import BotProcess
+from arena.bot.sandbox import Confinement, SandboxUnavailable, check_sandbox
+from arena.run.config import ConfigError, check_programs, load_config, parse_config
+from arena.run.executor import game_deadline_s
+from arena.run.tournament import run_tournament
 
 ROOT = Path(__file__).parent.parent
 
@@ -268,7 +268,7 @@ def test_a_stale_cgroup_removed_by_another_arena_meanwhile_is_no_error(tmp_path,
     # Arena processes starting at once sweep the same stale cgroups: the one
     # that walks a directory the other just removed must carry on, not fail
     # its bot's start.
-    import arena.limits as limits
+    import arena.bot.limits as limits
 
     stale = tmp_path / "totem-arena-999999"
     stale.mkdir()

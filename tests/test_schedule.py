@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.config import TournamentConfig, load_config, parse_config
-from arena.schedule import GameSpec, game_seed, make_schedule, pairings
+from arena.game.records import GameSpec
+from arena.run.config import TournamentConfig, load_config, parse_config
+from arena.run.schedule import game_seed, make_schedule, pairings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -139,7 +140,7 @@ def test_seeds_differ_between_games_and_tournaments() -> None:
 
 def test_seeds_are_the_same_in_another_process() -> None:
     # hash() of a str is salted per process; the schedule must not depend on it.
-    code = "from arena.schedule import game_seed; print(game_seed(7, 'r2-p3-g4'))"
+    code = "from arena.run.schedule import game_seed; print(game_seed(7, 'r2-p3-g4'))"
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.clock import parse_time_control
-from arena.match import match_config, play_match
+from arena.game.clock import parse_time_control
+from arena.run.match import match_config, play_match
 from bots import oxono_eval, yoxii_eval
 from bots.alphabeta import MATE_BOUND, AlphaBeta
 from bots.harness import Deadline, TimeManager, run_bot
@@ -343,7 +343,7 @@ def test_both_bots_play_legally_with_both_colours(game, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("path", sorted([*(ROOT / "tournaments").glob("ladder-*.yaml"), *(ROOT / "tournaments").glob("tune-*.yaml")]), ids=lambda p: p.name)
 def test_ladder_and_tuning_files_load(path):
-    from arena.config import load_config
+    from arena.run.config import load_config
 
     config = load_config(path)
     commands = {" ".join(bot.cmd[1:]) for bot in config.bots}

@@ -1,13 +1,13 @@
-"""arena.show: a recorded game as terminal frames."""
+"""arena.results.show: a recorded game as terminal frames."""
 
 from __future__ import annotations
 
 import pytest
 
 import engine
-from arena.records import MoveRecord
-from arena.replay import positions
-from arena.show import find_game, frames, game_heading, result_line
+from arena.game.positions import positions
+from arena.game.records import MoveRecord
+from arena.results.show import find_game, frames, game_heading, result_line
 from played_games import played_games
 
 

@@ -1,4 +1,4 @@
-"""arena/statistics.py against numbers computed independently here: a plain
+"""arena/results/statistics.py against numbers computed independently here: a plain
 MM fit for Bradley–Terry, finite differences for its covariance, fastchess's
 formulas written out by hand, and brute-force checks of the SPRT's
 constrained maximum likelihood."""
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.records import GameRecord
-from arena.statistics import (
+from arena.game.records import GameRecord
+from arena.results.statistics import (
     PairTally,
     Pentanomial,
     SprtConfig,

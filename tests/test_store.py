@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import parse_config
-from arena.records import GameRecord, MoveRecord
-from arena.schedule import make_schedule
-from arena.openings import random_suite
-from arena.store import ResultsConflict, ResultsStore, StoreBusy
+from arena.game.openings import random_suite
+from arena.game.records import GameRecord, MoveRecord
+from arena.results.store import ResultsConflict, ResultsStore, StoreBusy
+from arena.run.config import parse_config
+from arena.run.results_dir import open_results
+from arena.run.schedule import make_schedule
 
 TOURNAMENT = """
 name: store-test
@@ -43,7 +44,7 @@ def test_append_then_load_round_trips_records(config):
     schedule = make_schedule(config)
     store = ResultsStore(config.output)
     with store:
-        assert store.open_for_run(config, schedule).records == []
+        assert open_results(store, config, schedule).records == []
         for spec in schedule[:3]:
             store.append(record_for(spec))
     loaded = ResultsStore(config.output).load()
@@ -58,7 +59,7 @@ def test_append_then_load_round_trips_records(config):
 def test_torn_last_line_is_dropped_with_a_warning_and_cut_before_appending(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        store.open_for_run(config, schedule)
+        open_results(store, config, schedule)
         store.append(record_for(schedule[0]))
     games = config.output / "games.jsonl"
     whole = json.dumps(record_for(schedule[1]).to_json())
@@ -68,7 +69,7 @@ def test_torn_last_line_is_dropped_with_a_warning_and_cut_before_appending(confi
     assert [r.game_id for r in loaded.records] == [schedule[0].game_id]
     assert len(loaded.warnings) == 1 and "torn" in loaded.warnings[0]
     with ResultsStore(config.output) as store:
-        store.open_for_run(config, schedule)
+        open_results(store, config, schedule)
         store.append(record_for(schedule[1]))
     loaded = ResultsStore(config.output).load()
     assert loaded.warnings == []
@@ -88,11 +89,11 @@ def test_unreadable_middle_line_is_reported_and_the_rest_kept(config):
 def test_a_second_writer_is_refused(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as first:
-        first.open_for_run(config, schedule)
+        open_results(first, config, schedule)
         with pytest.raises(StoreBusy, match="another 'arena run'"):
-            ResultsStore(config.output).open_for_run(config, schedule)
+            open_results(ResultsStore(config.output), config, schedule)
     with ResultsStore(config.output) as again:  # the lock went with the first writer
-        again.open_for_run(config, schedule)
+        open_results(again, config, schedule)
 
 
 @pytest.mark.parametrize(
@@ -108,46 +109,46 @@ def test_a_second_writer_is_refused(config):
 def test_a_conflicting_tournament_is_refused_and_nothing_is_lost(config, change, words):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        store.open_for_run(config, schedule)
+        open_results(store, config, schedule)
         store.append(record_for(schedule[0]))
     before = (config.output / "games.jsonl").read_bytes()
     changed = change(config)
     with ResultsStore(config.output) as store:
         with pytest.raises(ResultsConflict, match=words):
-            store.open_for_run(changed, make_schedule(changed) if changed.game == "oxono" else schedule)
+            open_results(store, changed, make_schedule(changed) if changed.game == "oxono" else schedule)
     assert (config.output / "games.jsonl").read_bytes() == before
 
 
 def test_records_not_in_the_new_schedule_are_a_conflict(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        store.open_for_run(config, schedule)
+        open_results(store, config, schedule)
         store.append(record_for(schedule[-1]))
     fewer = replace(config, bots=config.bots[:2])
     with ResultsStore(config.output) as store, pytest.raises(ResultsConflict, match=schedule[-1].game_id):
-        store.open_for_run(fewer, make_schedule(fewer))
+        open_results(store, fewer, make_schedule(fewer))
 
 
 def test_a_conflict_names_what_asked_a_tournament_file_or_a_command(config):
     # arena match has no tournament file (path None): its message says so.
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        store.open_for_run(config, schedule)
+        open_results(store, config, schedule)
     for asked, words in ((replace(config, seed=9, path=config.output.parent / "t.yaml"), "the tournament file now says 9"),
                          (replace(config, seed=9, path=None), "this command now says 9")):
         with ResultsStore(config.output) as store, pytest.raises(ResultsConflict, match=words):
-            store.open_for_run(asked, make_schedule(asked))
+            open_results(store, asked, make_schedule(asked))
 
 
 def test_more_rounds_extend_a_tournament_without_conflict(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        store.open_for_run(config, schedule)
+        open_results(store, config, schedule)
         for spec in schedule:
             store.append(record_for(spec))
     longer = replace(config, rounds=2)
     with ResultsStore(config.output) as store:
-        loaded = store.open_for_run(longer, make_schedule(longer))
+        loaded = open_results(store, longer, make_schedule(longer))
     assert len(loaded.records) == len(schedule)
 
 
@@ -157,7 +158,7 @@ def test_appended_lines_are_durable_whole_lines(config, monkeypatch):
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        store.open_for_run(config, schedule)
+        open_results(store, config, schedule)
         store.append(record_for(schedule[0]))
         assert synced, "append must fsync before returning"
         assert (config.output / "games.jsonl").read_bytes().endswith(b"\n")
@@ -179,15 +180,15 @@ def test_a_game_recorded_twice_is_counted_once(config):
 
 
 def test_records_reach_the_disk_within_the_sync_interval_and_at_close(config, monkeypatch):
-    import arena.store
+    import arena.results.store
 
     synced = []  # the file's size at each fdatasync
     real = os.fdatasync
-    monkeypatch.setattr(arena.store, "SYNC_INTERVAL_S", 0.05)
-    monkeypatch.setattr(arena.store.os, "fdatasync", lambda fd: (synced.append(os.fstat(fd).st_size), real(fd)))
+    monkeypatch.setattr(arena.results.store, "SYNC_INTERVAL_S", 0.05)
+    monkeypatch.setattr(arena.results.store.os, "fdatasync", lambda fd: (synced.append(os.fstat(fd).st_size), real(fd)))
     schedule = make_schedule(config)
     store = ResultsStore(config.output)
-    store.open_for_run(config, schedule)
+    open_results(store, config, schedule)
     for spec in schedule[:3]:
         store.append(record_for(spec))
     size = (config.output / "games.jsonl").stat().st_size

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, load_config
-from arena.ratings import compute_standings
-from arena.schedule import make_schedule
-from arena.store import ResultsConflict, ResultsStore
-from arena.tournament import run_tournament
+from arena.results.standings import compute_standings
+from arena.results.store import ResultsConflict, ResultsStore
+from arena.run.config import ConfigError, load_config
+from arena.run.schedule import make_schedule
+from arena.run.tournament import run_tournament
 
 ROOT = Path(__file__).parent.parent
 
@@ -181,7 +181,7 @@ class ScriptedExecutor:
         self.closed = False
 
     def run(self, specs):
-        from arena.records import GameRecord
+        from arena.game.records import GameRecord
 
         try:
             # The specs come lazily (an SPRT may end them early): one pass, as they are needed.
@@ -263,8 +263,8 @@ def test_sprt_needs_two_bots(tmp_path):
 # run has counted it (on_record), like the progress line does.
 REPORTING_RUN = """
 import sys
-from arena.config import load_config
-from arena.tournament import run_tournament
+from arena.run.config import load_config
+from arena.run.tournament import run_tournament
 run_tournament(load_config(sys.argv[1]), on_record=lambda record, summary: print(record.game_id, flush=True))
 """
 

@@ -1,0 +1,247 @@
+"""A bot as the referee sees it: a protocol peer that is started on demand,
+answers moves by a deadline, and is reused from game to game.
+
+Every way a bot can misbehave surfaces here as a :class:`Forfeit` carrying one
+of the protocol's forfeit reasons and a one-line description of what the bot
+did.  The OS process itself is :class:`arena.bot.process.BotProcess`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from arena.bot import protocol
+from arena.bot.sandbox import Confinement
+from arena.bot.spec import BotConfig
+from arena.bot.process import (
+    BotProcess,
+    LineTimeout,
+    LineTooLong,
+    ProcessExited,
+    StartError,
+    WriteTimeout,
+)
+
+__all__ = ["Forfeit", "BotPlayer", "close_all", "NOTICE_TIMEOUT_S"]
+
+#: Deadline for lines the bot need not answer (new_game, game_over, quit):
+#: only a bot that stopped reading its stdin can make a write take this long.
+NOTICE_TIMEOUT_S = 5.0
+
+
+class Forfeit(Exception):
+    """A bot lost the game by misbehaving; ``reason`` is one of ``protocol.FORFEIT_REASONS``."""
+
+    def __init__(self, reason: str, detail: str, *, waited_ms: float | None = None) -> None:
+        assert reason in protocol.FORFEIT_REASONS, reason
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+        #: For a timeout: how long the arena waited for the move.
+        self.waited_ms = waited_ms
+
+
+class BotPlayer:
+    """One bot playing one game at a time, keeping its process between games.
+
+    The process is started lazily by :meth:`start_game`.  After a forfeit that
+    leaves the conversation in an unknown state (a late or garbled answer may
+    still be in the pipe), the process is killed and a fresh one is started for
+    the next game; after a clean game it is reused.
+    """
+
+    def __init__(
+        self,
+        command: BotConfig,
+        game: str,
+        *,
+        log_path: Path | None = None,
+        startup_timeout_s: float = 10.0,
+        quit_grace_s: float = 2.0,
+        scratch_dir: Path | None = None,
+        hidden: tuple[Path, ...] = (),
+        spin: bool = False,
+    ) -> None:
+        self.command = command
+        self.game = game
+        self.log_path = log_path
+        #: How the bot's processes are confined: its limits and sandbox from
+        #: the tournament file, its scratch directory (a temporary one when
+        #: None), and what a sandbox hides from it (results, tournament file).
+        self.confinement = Confinement(
+            limits=command.limits, sandbox=command.sandbox, scratch_dir=scratch_dir, hidden=hidden
+        )
+        self.startup_timeout_s = startup_timeout_s
+        #: Look for each move a few microseconds before sleeping (see
+        #: ``BotProcess.read_line``): for an executor with a core to spare.
+        self.spin = spin
+        self.quit_grace_s = quit_grace_s
+        self.process: BotProcess | None = None
+        #: The bot's ``ready`` message (name, version, author), once started.
+        self.ready: dict[str, Any] = {}
+        #: The bot asked for compact turns (``"compact_turns": true`` in ``ready``).
+        self.compact_turns = False
+        #: Processes started so far (1 when one process played every game).
+        self.starts = 0
+
+    @property
+    def name(self) -> str:
+        return self.command.name
+
+    # -- life cycle -------------------------------------------------------
+
+    def _start(self) -> BotProcess:
+        self.starts += 1
+        process = BotProcess(
+            self.command.cmd, cwd=self.command.cwd, env=self.command.env, log_path=self.log_path,
+            confinement=self.confinement,
+        )
+        try:
+            process.start()
+        except StartError as exc:
+            raise Forfeit("startup_failure", str(exc)) from None
+        deadline = time.monotonic() + self.startup_timeout_s
+        try:
+            process.send_line(protocol.encode(protocol.hello(self.game, self.name, dict(self.command.options))), deadline)
+            line = process.read_line(deadline)
+            message = protocol.decode(line, "ready")
+        except LineTimeout:
+            process.kill()
+            raise Forfeit(
+                "startup_failure",
+                f"no answer to 'hello' within {self.startup_timeout_s:g} s"
+                " — does the bot flush its output after each line?",
+            ) from None
+        except (WriteTimeout, ProcessExited, LineTooLong, protocol.ProtocolError) as exc:
+            process.kill()
+            raise Forfeit("startup_failure", f"bad answer to 'hello': {_describe(exc)}") from None
+        if message.get("type") == "error":
+            process.kill()
+            raise Forfeit("startup_failure", f"refused to start: {protocol.clean_text(message.get('message', ''))}")
+        self.ready = protocol.ready_fields(message)
+        self.compact_turns = message.get("compact_turns") is True
+        self.process = process
+        return process
+
+    def ensure_started(self) -> BotProcess:
+        """The live process, started (and greeted) first if there is none."""
+        if self.process is not None and self.process.alive:
+            return self.process
+        if self.process is not None:
+            self.process.kill()
+            self.process = None
+        return self._start()
+
+    def discard_process(self) -> None:
+        """Kill the process now; the next game starts a new one."""
+        if self.process is not None:
+            self.process.kill()
+            self.process = None
+
+    def close(self) -> None:
+        """Send ``quit`` and let the process exit; kill it after the grace period."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            process.send_line(protocol.encode(protocol.QUIT), time.monotonic() + 0.5)
+        except (ProcessExited, WriteTimeout):
+            pass  # it is killed below all the same
+        process.stop(self.quit_grace_s)
+
+    # -- one game ---------------------------------------------------------
+
+    def start_game(self, new_game_line: bytes) -> None:
+        """Make sure a ready process exists and send it an encoded ``new_game`` line."""
+        process = self.ensure_started()
+        try:
+            process.send_line(new_game_line, time.monotonic() + NOTICE_TIMEOUT_S)
+        except (ProcessExited, WriteTimeout) as exc:
+            self.discard_process()
+            raise Forfeit("crash", f"could not receive 'new_game': {_describe(exc)}") from None
+
+    def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, dict[str, Any] | None, float]:
+        """Send an encoded ``turn`` line and wait for the ``move``.  Returns the
+        move string, the bot's ``info`` (None, or bounded by
+        :func:`protocol.bound_info`) and the thinking time in
+        milliseconds, measured from the end of writing ``turn`` to the end of
+        reading ``move``."""
+        process = self.process
+        if process is None:
+            raise Forfeit("crash", "the process is gone")
+        if process.has_output():
+            self._out_of_turn(process)
+        # The write gets the same budget: a bot that does not read its input
+        # cannot answer either.  Writing is the arena's work, so not charged.
+        try:
+            process.send_line(turn_line, time.monotonic() + budget_ms / 1000)
+        except WriteTimeout:
+            self.discard_process()
+            raise Forfeit("timeout", "did not read its input (the pipe stayed full)") from None
+        except ProcessExited as exc:
+            self.discard_process()
+            raise Forfeit("crash", _describe(exc)) from None
+        started = time.monotonic()
+        try:
+            line = process.read_line(started + budget_ms / 1000, self.spin)
+        except LineTimeout:
+            waited_ms = (time.monotonic() - started) * 1000
+            self.discard_process()
+            raise Forfeit("timeout", f"no move after {waited_ms:.0f} ms", waited_ms=waited_ms) from None
+        except ProcessExited as exc:
+            self.discard_process()
+            raise Forfeit("crash", _describe(exc)) from None
+        except LineTooLong as exc:
+            self.discard_process()
+            raise Forfeit("protocol_error", _describe(exc)) from None
+        elapsed_ms = (time.monotonic() - started) * 1000
+        move = protocol.plain_move(line)
+        if move is not None:
+            return move, None, elapsed_ms
+        try:
+            answer = protocol.decode(line, "move")
+        except protocol.ProtocolError as exc:
+            self.discard_process()
+            raise Forfeit("protocol_error", str(exc)) from None
+        if answer["type"] == "error":
+            raise Forfeit("bot_error", f"gave up: {protocol.clean_text(answer.get('message', ''))}")
+        move = answer.get("move")
+        if not isinstance(move, str):
+            self.discard_process()
+            raise Forfeit("protocol_error", f"'move' is not a string: {line[:120]!r}")
+        return move, protocol.bound_info(answer.get("info")), elapsed_ms
+
+    def _out_of_turn(self, process: BotProcess) -> None:
+        """A line that arrived while no answer was due (a second move, a late
+        reply, stray output) would be taken as the answer to this turn."""
+        try:
+            line = process.read_line(time.monotonic())
+        except ProcessExited as exc:  # what was pending was the end of its output
+            self.discard_process()
+            raise Forfeit("crash", _describe(exc)) from None
+        except (LineTimeout, LineTooLong):
+            line = "(part of a line)"
+        self.discard_process()
+        raise Forfeit("protocol_error", f"sent a line out of turn: {line[:120]!r}")
+
+    def end_game(self, game_over_line: bytes) -> None:
+        """Send an encoded ``game_over`` line; a bot that cannot take it is restarted next game."""
+        if self.process is None:
+            return
+        try:
+            self.process.send_line(game_over_line, time.monotonic() + NOTICE_TIMEOUT_S)
+        except (ProcessExited, WriteTimeout):
+            self.discard_process()
+
+
+def _describe(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0] if text else text
+
+
+def close_all(players: Iterable[BotPlayer]) -> None:
+    for player in players:
+        player.close()

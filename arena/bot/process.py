@@ -1,0 +1,895 @@
+"""One bot's OS process tree: spawn it (confined: a clean environment,
+resource limits, optionally a sandbox, see :mod:`arena.bot.sandbox`), exchange
+lines of text with it by a deadline, drain its stderr into a log, and kill
+every process of it.
+
+Every process a bot starts dies with it, however it detached itself: the
+bot's cgroup is killed where there is one, and the arena process is a child
+subreaper (``PR_SET_CHILD_SUBREAPER``), so a grandchild that escaped the
+bot's process group with ``setsid`` or a double fork is re-parented to the
+arena rather than to init, and is killed (:func:`kill_adopted`).
+
+Nothing here knows the protocol's messages: a line is a line.  Every wait is
+bounded by a ``time.monotonic()`` deadline, so a bot that hangs, floods, stops
+reading or forks a child that keeps its pipes open can never stall the arena.
+
+After :class:`WriteTimeout` the bot may have received part of a line, so the
+stream is out of step and the process should be stopped.  After
+:class:`LineTooLong` the rest of the long line is skipped by the next
+:meth:`BotProcess.read_line`, so framing is kept.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import errno
+import math
+import os
+import resource
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import IO
+
+from arena.bot import limits as _limits, sandbox as _sandbox
+from arena.bot.protocol import MAX_LINE_BYTES
+from arena.bot.sandbox import Confinement
+
+__all__ = [
+    "BotProcessError",
+    "StartError",
+    "ProcessExited",
+    "LineTimeout",
+    "LineTooLong",
+    "WriteTimeout",
+    "BotProcess",
+    "kill_all",
+    "kill_all_now",
+    "kill_adopted",
+    "become_subreaper",
+    "die_with_parent",
+]
+
+#: Longest single wait inside read_line/send_line, so that a leader that exited
+#: while a forked child holds the pipes open is noticed promptly.
+POLL_SLICE = 0.05
+_CHUNK = 1 << 16
+#: How many times ``read_line(spin=True)`` looks for a line before it sleeps
+#: in poll(): about 20 us.  An instant bot answers within that, and the
+#: arena is spared being woken up, which on a virtual machine costs more
+#: than the rest of a ply; a bot that thinks longer costs it 20 us a move.
+SPIN_POLLS = 50
+#: How much of the end of stderr is kept in memory for error messages.
+_TAIL_BYTES = 4096
+#: How long to wait, once the bot is gone, for the rest of its stderr.
+_DRAIN_JOIN = 0.5
+
+
+class BotProcessError(Exception):
+    """Base of every error raised by a :class:`BotProcess`."""
+
+
+class StartError(BotProcessError):
+    """The bot could not be started; the one-line message names the command and the cause."""
+
+
+class ProcessExited(BotProcessError):
+    """The bot closed its stdout or exited.
+
+    ``returncode`` is the exit code (negative: killed by that signal) or None
+    if the process is still running; ``stderr_tail`` holds the last lines the
+    bot wrote on stderr (possibly empty)."""
+
+    def __init__(self, message: str, returncode: int | None, stderr_tail: str) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+
+
+class LineTimeout(BotProcessError):
+    """The deadline passed before a complete line arrived."""
+
+
+class LineTooLong(BotProcessError):
+    """The bot sent a line longer than ``max_line_bytes``."""
+
+
+class WriteTimeout(BotProcessError):
+    """The bot did not read its stdin and the pipe stayed full until the deadline."""
+
+
+# --- Linux parent-death signal -------------------------------------------------
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    return prctl
+
+
+# Resolved once at import: looking a symbol up between fork and exec could take
+# locks that another thread of the parent held at fork time.
+_PRCTL = _load_prctl()
+_SIGKILL = int(signal.SIGKILL)
+
+
+def _child_preexec(parent_pid: int, cgroup_fds: list[int], rlimits: list[tuple[int, int, int]]) -> Callable[[], None]:
+    """The preexec_fn of a bot: join its cgroup, set its rlimits, and ask
+    the kernel to SIGKILL it when the arena dies, even by ``kill -9``, so
+    that no bot outlives its arena.  Only plain system calls: this runs
+    between fork and exec.
+
+    The death signal fires when the *thread* that forked the bot exits, not
+    the whole arena process: spawn bots from a long-lived thread (the main
+    thread or a worker that lives as long as its bots), never from a
+    short-lived one.
+    """
+    prctl = _PRCTL
+
+    def preexec() -> None:
+        for fd in cgroup_fds:
+            os.write(fd, b"0")  # "0": the writing process itself
+        for which, soft, hard in rlimits:
+            resource.setrlimit(which, (soft, hard))
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
+        # The arena may have died between fork and prctl; then no signal comes.
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    return preexec
+
+
+def _capped(triples: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Rlimits no higher than the hard limits already in force (raising one
+    would fail in the child)."""
+    capped = []
+    for which, soft, hard in triples:
+        current = resource.getrlimit(which)[1]
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+        capped.append((which, soft, hard))
+    return capped
+
+
+_SUBREAPER_PID: int | None = None
+
+
+def become_subreaper() -> None:
+    """Make this process the child subreaper of everything it starts (Linux),
+    so orphans of a bot come back to it to be killed; idempotent, and done
+    again in a forked child."""
+    global _SUBREAPER_PID
+    if _SUBREAPER_PID == os.getpid() or _PRCTL is None:
+        return
+    if _PRCTL(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+        _SUBREAPER_PID = os.getpid()
+
+
+#: /proc/<pid>/task/<tid>/children needs CONFIG_PROC_CHILDREN; without it
+#: the whole process table is read instead.
+_CHILDREN_FILES = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _children(pid: int) -> list[int]:
+    kids: list[int] = []
+    if not _CHILDREN_FILES:
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    if entry.isdigit() and int(handle.read().rpartition(")")[2].split()[1]) == pid:
+                        kids.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+        return kids
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return kids
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                kids += [int(child) for child in handle.read().split()]
+        except OSError:
+            pass
+    return kids
+
+
+def _descendants(roots: list[int]) -> list[int]:
+    found: list[int] = []
+    todo = list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.append(pid)
+            todo += _children(pid)
+    return found
+
+
+def _adopted(leaders: set[int]) -> list[int]:
+    """Children of this process that a bot left behind: bots run in sessions
+    of their own, so a child in another session than ours that is not a live
+    bot's leader came from a bot (our own helpers, such as executor workers,
+    stay in our session)."""
+    own = os.getsid(0)
+    found = []
+    for pid in _children(os.getpid()):
+        if pid in leaders:
+            continue
+        try:
+            if os.getsid(pid) != own:
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def kill_adopted(_leaders: set[int] | None = None) -> None:
+    """SIGKILL every process this subreaper adopted from a bot, with all of
+    its descendants, and reap them.  ``_leaders`` (the bots' pids) is for
+    :func:`kill_all_now`, which may not take the registry's lock.
+
+    A process that starts bots must not also start other programs in
+    sessions of their own: they would look like a bot's leftovers."""
+    if _SUBREAPER_PID != os.getpid():
+        return
+    for _ in range(20):
+        if _leaders is None:
+            with _LIVE_LOCK:
+                orphans = _adopted({bot.pid for bot in _LIVE if bot.pid is not None})
+        else:
+            orphans = _adopted(_leaders)
+        if not orphans:
+            return
+        for pid in _descendants(orphans):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def die_with_parent(signum: int = signal.SIGTERM) -> None:
+    """Make sure this process does not outlive its parent.
+
+    For the arena's worker processes: if the arena is killed with -9, each
+    worker gets ``signum`` from the kernel (Linux), and a watchdog thread also
+    checks the parent every half second, for systems without that signal and
+    for a worker whose main thread cannot run a signal handler at that moment.
+    The watchdog kills this process's bots and exits."""
+    become_subreaper()
+    parent = os.getppid()
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        kill_all_now()
+        os._exit(128 + int(signum))
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+# --- registry of live bots -----------------------------------------------------
+
+# Re-entrant: kill_all may run in a signal handler that interrupted the main
+# thread while it held this lock.
+_LIVE_LOCK = threading.RLock()
+_LIVE: set[BotProcess] = set()
+
+
+def kill_all_now() -> None:
+    """SIGKILL every live bot's process tree at once: no locks and no waiting
+    on other threads, so it is safe in a signal handler whatever the
+    interrupted thread holds.  For a process about to exit: it also reaps
+    the bots, so what they left behind comes back to it and is killed."""
+    bots = tuple(_LIVE)
+    for bot in bots:
+        pid = bot.pid
+        if pid is not None:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if bot._cgroup is not None:
+            bot._cgroup.kill_all()
+    end = time.monotonic() + 0.5
+    leaders = {bot.pid for bot in bots if bot.pid is not None}
+    while leaders and time.monotonic() < end:
+        for pid in list(leaders):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    continue
+            except ChildProcessError:
+                pass
+            leaders.discard(pid)
+        time.sleep(0.005)
+    kill_adopted(leaders)
+    _limits.remove_own_cgroups()  # the caller exits with os._exit, which skips atexit
+
+
+def kill_all() -> None:
+    """SIGKILL the process group of every started, not yet killed BotProcess
+    in this OS process, and reap them.  Meant for signal handlers and atexit;
+    pipes are left to their owners, whose next read or write then raises
+    :class:`ProcessExited`."""
+    with _LIVE_LOCK:
+        bots = list(_LIVE)
+    for bot in bots:
+        bot._kill_group()
+
+
+atexit.register(kill_all)
+
+
+# --- stderr drain --------------------------------------------------------------
+
+
+class _StderrDrain:
+    """Reads a bot's stderr until EOF on a daemon thread, so a bot writing a lot
+    never blocks on a full pipe, and copies it into the log up to a cap."""
+
+    def __init__(self, pid: int, stream: IO[bytes], log: IO[bytes] | None, max_log_bytes: int) -> None:
+        self.tail = b""
+        self._stream = stream
+        self._log = log
+        self._cap = max_log_bytes
+        self._thread = threading.Thread(target=self._run, name=f"bot-stderr-{pid}", daemon=True)
+        self._thread.start()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        log = self._log
+        # Counting from the current size caps the file across restarts of a bot.
+        written = log.seek(0, os.SEEK_END) if log is not None else 0
+        truncated = written >= self._cap
+        try:
+            while True:
+                try:
+                    chunk = os.read(self._stream.fileno(), _CHUNK)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                # A new bytes object each time: readers on other threads see
+                # either the old tail or the new one, never a torn one.
+                self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
+                if log is None or truncated:
+                    continue
+                part = chunk[: self._cap - written]
+                try:
+                    log.write(part)
+                    written += len(part)
+                    if len(part) < len(chunk):
+                        log.write(f"\n[log truncated at {self._cap} bytes]\n".encode())
+                        truncated = True
+                except OSError:
+                    truncated = True  # e.g. disk full: keep draining, stop logging
+        finally:
+            self._stream.close()
+            if log is not None:
+                log.close()
+
+
+# --- the process ---------------------------------------------------------------
+
+
+class BotProcess:
+    """One OS process of a bot, talking lines of text over stdin/stdout.
+
+    The bot runs in its own session and process group (and cgroup, where
+    there is one), so :meth:`kill` also kills whatever it started.  Its
+    environment is scrubbed: a few variables of the arena's
+    (:data:`arena.bot.sandbox.INHERITED_ENV`), HOME and TMPDIR in its scratch
+    directory, then ``env``.  It inherits no file descriptor but its three
+    pipes.  ``confinement`` sets its limits, sandbox and scratch directory.
+    ``log_path`` receives the bot's stderr (appended, at most
+    ``max_log_bytes`` in all); with None it is read and discarded.
+    Use as a context manager to start it and kill it at the end.
+    """
+
+    def __init__(
+        self,
+        cmd: Sequence[str],
+        *,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        log_path: str | Path | None = None,
+        max_log_bytes: int = 10 * 1024 * 1024,
+        max_line_bytes: int = MAX_LINE_BYTES,
+        confinement: Confinement = Confinement(),
+    ) -> None:
+        self.cmd = list(cmd)
+        self.confinement = confinement
+        self._cgroup: _limits.BotCgroup | None = None
+        self._temp_scratch: Path | None = None
+        self.cwd = Path(cwd) if cwd is not None else None
+        self.env = dict(env) if env else {}
+        self.log_path = Path(log_path) if log_path is not None else None
+        self.max_log_bytes = max_log_bytes
+        self.max_line_bytes = max_line_bytes
+        # Guards start and the kill sequence; re-entrant for kill_all in a
+        # signal handler on the thread that holds it.
+        self._lock = threading.RLock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._drain: _StderrDrain | None = None
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of _buffer already known to hold no newline
+        self._skipping = False  # inside the rest of a line that was too long
+        self._exit_seen = False
+        self._returncode: int | None = None
+        self._killed = False
+        self._writable = self._readable = select.poll()
+
+    # --- life cycle ---
+
+    def start(self) -> None:
+        """Spawn the bot.  May be called again after :meth:`stop`/:meth:`kill`
+        to restart it.  Raises :class:`StartError`."""
+        with self._lock:
+            if self._proc is not None and not self._killed:
+                raise RuntimeError("bot process already started; stop() it before starting it again")
+            if not self.cmd:
+                raise StartError("cannot start a bot: empty command")
+            command = shlex.join(self.cmd)
+            if self.cwd is not None and not self.cwd.is_dir():
+                why = "is not a directory" if self.cwd.exists() else "does not exist"
+                raise StartError(f"cannot start {command}: working directory {str(self.cwd)!r} {why}")
+            become_subreaper()
+            log = self._open_log(command)
+            try:
+                proc = self._spawn()
+            except (OSError, subprocess.SubprocessError, _sandbox.SandboxUnavailable) as exc:
+                if log is not None:
+                    log.close()
+                self._release()
+                raise StartError(f"cannot start {command}: {_start_cause(self.cmd[0], exc)}") from None
+            assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+            os.set_blocking(proc.stdin.fileno(), False)
+            os.set_blocking(proc.stdout.fileno(), False)
+            # Made once: send_line and read_line run every ply.
+            self._writable = select.poll()
+            self._writable.register(proc.stdin.fileno(), select.POLLOUT)
+            self._readable = select.poll()
+            self._readable.register(proc.stdout.fileno(), select.POLLIN)
+            self._proc = proc
+            self._drain = _StderrDrain(proc.pid, proc.stderr, log, self.max_log_bytes)
+            self._buffer = bytearray()
+            self._scanned = 0
+            self._skipping = False
+            self._exit_seen = False
+            self._returncode = None
+            self._killed = False
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        """Start the confined process and register it as live, under the
+        registry's lock so that :func:`kill_adopted` never mistakes a bot
+        being born for an orphan."""
+        confinement = self.confinement
+        scratch = confinement.scratch_dir
+        if scratch is None:
+            scratch = self._temp_scratch = Path(tempfile.mkdtemp(prefix="totem-bot-"))
+        else:
+            scratch.mkdir(parents=True, exist_ok=True, mode=0o700)
+        sandboxed = confinement.sandbox == "bwrap"
+        env = _sandbox.bot_environment(self.env, scratch)
+        argv = self.cmd
+        cwd = self.cwd if self.cwd is not None else Path.cwd()
+        if sandboxed:
+            _sandbox.check_sandbox("bwrap")
+            argv = _sandbox.bwrap_command(self.cmd, cwd, env, replace(confinement, scratch_dir=scratch))
+        for attempt in (1, 2):
+            self._cgroup = _limits.new_cgroup(confinement.limits)
+            cgroup_fds = self._cgroup.join_fds() if self._cgroup is not None else []
+            rlimits = _capped(_limits.rlimits(confinement.limits, self._cgroup))
+            try:
+                with _LIVE_LOCK:
+                    proc = subprocess.Popen(
+                        argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        cwd=cwd,
+                        env=env,
+                        bufsize=0,
+                        start_new_session=True,
+                        preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits),
+                    )
+                    # Its pid must be known before it counts as live: kill_adopted on
+                    # another thread (the pre-flight starts bots at once) takes a live
+                    # bot without a pid for a leftover and kills it.
+                    self._proc = proc
+                    _LIVE.add(self)
+            except OSError:
+                # Another arena process sweeping stale cgroups (pids are reused) can
+                # remove this one before the child joins it; Popen then reports the
+                # failed join like a failed exec.  A fresh cgroup settles it.
+                if attempt == 1 and self._cgroup is not None and self._cgroup.vanished():
+                    self._cgroup.remove()
+                    continue
+                raise
+            break
+        if self._cgroup is not None:
+            self._cgroup.close_fds()
+        return proc
+
+    def _release(self) -> None:
+        """Remove what a start made for the process: its cgroup, its temporary scratch directory."""
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        if self._temp_scratch is not None:
+            shutil.rmtree(self._temp_scratch, ignore_errors=True)
+            self._temp_scratch = None
+
+    def _open_log(self, command: str) -> IO[bytes] | None:
+        if self.log_path is None:
+            return None
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            return open(self.log_path, "ab", buffering=0)
+        except OSError as exc:
+            raise StartError(f"cannot start {command}: cannot open log file {str(self.log_path)!r}: {exc.strerror}") from None
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Close the bot's stdin, give it ``grace`` seconds to exit by itself,
+        then kill its whole process group (which also ends anything it left
+        running) and reap it.  Idempotent."""
+        with self._lock:
+            proc = self._proc
+            if proc is None or self._killed:
+                self.kill()
+                return
+            _close(proc.stdin)
+        end = time.monotonic() + grace
+        while not self._exited() and time.monotonic() < end:
+            time.sleep(0.01)
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL every process of the bot now, reap them and close its
+        pipes.  Idempotent."""
+        with self._lock:
+            self._kill_group()
+            if self._proc is not None:
+                _close(self._proc.stdin)
+                _close(self._proc.stdout)
+            drain = self._drain
+        if drain is not None:
+            drain.join(_DRAIN_JOIN)  # so the log is complete when kill returns
+
+    def _kill_group(self) -> None:
+        with self._lock:
+            proc = self._proc
+            if proc is None or self._killed:
+                return
+            # The leader is not reaped yet (only peeked at), so its pid, which
+            # is the group id, cannot have been reused by another process.
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            if self._cgroup is not None:
+                self._cgroup.kill_all()
+            proc.wait()
+            if self._returncode is None:
+                self._returncode = proc.returncode
+            self._exit_seen = True
+            self._killed = True
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
+            kill_adopted()
+            self._release()
+
+    def __enter__(self) -> BotProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.kill()
+
+    # --- state ---
+
+    @property
+    def pid(self) -> int | None:
+        """The bot's pid, which is also its process group and session id."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def alive(self) -> bool:
+        """Started and not exited."""
+        return self._proc is not None and not self._exited()
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit code once the bot has exited (negative: killed by that signal)."""
+        self._exited()
+        return self._returncode
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last few lines the bot wrote on stderr."""
+        if self._drain is None:
+            return ""
+        lines = self._drain.tail.decode("utf-8", errors="replace").splitlines()
+        return "\n".join(lines[-5:])
+
+    def _exited(self) -> bool:
+        """Whether the leader has exited, without reaping it (see _kill_group)."""
+        if self._exit_seen:
+            return True
+        proc = self._proc
+        if proc is None:
+            return False
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped by someone else
+            self._exit_seen = True
+            return True
+        if info is None:
+            return False
+        self._returncode = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        self._exit_seen = True
+        return True
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            raise RuntimeError("bot process not started")
+        return self._proc
+
+    def _exit_error(self, note: str = "") -> ProcessExited:
+        # Give a dying bot a moment, so the error carries its exit code and
+        # the last words it wrote on stderr.
+        end = time.monotonic() + 0.2
+        while not self._exited() and time.monotonic() < end:
+            time.sleep(0.01)
+        if self._exited() and self._drain is not None:
+            self._drain.join(0.2)
+        rc = self._returncode
+        tail = self.stderr_tail
+        signum = self._signal_of(rc)
+        if rc is None:
+            message = "the bot closed its output but is still running"
+        elif signum:
+            message = f"the bot was killed by {_signal_name(signum)}"
+        else:
+            message = f"the bot exited with code {rc}"
+        limit = self._limit_hit(rc, signum, tail)
+        if limit:
+            message += f": {limit}"
+        if note:
+            message += f" ({note})"
+        if tail:
+            message += f"; stderr ends with: {' | '.join(tail.splitlines())[-300:]}"
+        return ProcessExited(message, rc, tail)
+
+    def _signal_of(self, rc: int | None) -> int:
+        """The signal that ended the bot, or 0.  Bubblewrap reports a signal
+        that killed the bot inside as exit code 128 + signal."""
+        if rc is None:
+            return 0
+        if rc < 0:
+            return -rc
+        if rc > 128 and self.confinement.sandbox == "bwrap":
+            return rc - 128
+        return 0
+
+    def _limit_hit(self, rc: int | None, signum: int, tail: str) -> str:
+        """Which resource limit, if any, explains how the bot ended."""
+        limits = self.confinement.limits
+        if rc is None or rc == 0:
+            return ""
+        if signum == signal.SIGXCPU:
+            return f"it used up its CPU time limit ({limits.cpu_s:g} s)"
+        if signum == signal.SIGXFSZ or "File too large" in tail:
+            return f"it wrote past its file size limit ({limits.file_mb} MB)"
+        if limits.memory_mb is None:
+            return ""
+        if self._cgroup is not None and self._cgroup.hit_memory_limit():
+            return f"it hit its memory limit ({limits.memory_mb} MB)"
+        if any(sign in tail for sign in ("MemoryError", "out of memory", "bad_alloc", "Cannot allocate memory")):
+            return f"it ran out of memory (its limit is {limits.memory_mb} MB)"
+        return ""
+
+    # --- lines ---
+
+    def send_line(self, data: bytes, deadline: float) -> None:
+        """Write ``data`` (one line, ending in ``\\n``) to the bot's stdin, by
+        ``deadline`` (a ``time.monotonic()`` value).  Raises
+        :class:`ProcessExited` if the bot closed its stdin or exited and
+        :class:`WriteTimeout` if the pipe stayed full until the deadline."""
+        if not data.endswith(b"\n"):
+            raise ValueError("a line must end with a newline")
+        stdin = self._started().stdin
+        if stdin is None or stdin.closed:
+            raise self._exit_error("its input is already closed")
+        fd = stdin.fileno()
+        # One write takes the whole line whenever the pipe has room, which is
+        # every ply for a bot that reads its input: that case goes first.
+        try:
+            sent = os.write(fd, data)
+        except BlockingIOError:
+            sent = 0
+        except BrokenPipeError:
+            raise self._exit_error("it closed its input") from None
+        if sent == len(data):
+            return
+        view = memoryview(data)
+        poller = self._writable
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WriteTimeout(f"the bot did not read its input: {sent} of {len(data)} bytes written by the deadline")
+            if not poller.poll(_poll_ms(remaining)) and self._exited():
+                raise self._exit_error()
+            try:
+                sent += os.write(fd, view[sent:])
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:
+                raise self._exit_error("it closed its input") from None
+            if sent == len(data):
+                return
+
+    def has_output(self) -> bool:
+        """Whether the bot has written anything not read yet (without waiting)."""
+        return bool(self._buffer) or bool(self._readable.poll(0))
+
+    def read_line(self, deadline: float, spin: bool = False) -> str:
+        """The next line from the bot's stdout, decoded as UTF-8 (bad bytes
+        replaced), without its ``\\n`` or ``\\r\\n``.  With ``spin``, first
+        look for it :data:`SPIN_POLLS` times without sleeping: worth it only
+        while a core is free for the bot to answer on.
+
+        A line already received is returned even if ``deadline`` has passed.
+        Raises :class:`LineTimeout` when ``deadline`` (a ``time.monotonic()``
+        value) passes first, :class:`LineTooLong` as soon as more than
+        ``max_line_bytes`` arrive without a newline, and
+        :class:`ProcessExited` on EOF or when the bot exited."""
+        stdout = self._started().stdout
+        if stdout is None or stdout.closed:
+            raise self._exit_error("its output is already closed")
+        fd = stdout.fileno()
+        poller = self._readable
+        # Whether the pipe is known to hold something: found by the spin.
+        ready = False
+        if spin and not self._buffer:
+            poll = poller.poll
+            for _ in range(SPIN_POLLS):
+                if poll(0):
+                    ready = True
+                    break
+        looked = False
+        while True:
+            line = self._take_line()
+            if line is not None:
+                return line
+            remaining = deadline - time.monotonic()
+            if looked and remaining <= 0:
+                raise LineTimeout(f"no complete line from the bot by the deadline ({len(self._buffer)} bytes pending)")
+            looked = True
+            if ready or poller.poll(_poll_ms(remaining)):
+                ready = False
+                chunk = self._read_chunk(fd)
+                if chunk is None:
+                    continue
+                if not chunk:
+                    raise self._exit_error()
+                # The common case, one whole line in one read with nothing
+                # before it, skips the buffer (same checks as _take_line).
+                if not self._buffer and not self._skipping and chunk.find(b"\n") == len(chunk) - 1 <= self.max_line_bytes:
+                    return _text(chunk[:-1])
+                self._buffer += chunk
+            elif self._exited():
+                chunk = self._read_chunk(fd)
+                if not chunk:
+                    # Whatever it wrote just before exiting was still ours to read;
+                    # now a child it forked holds the pipe and EOF may never come.
+                    raise self._exit_error("a process it started still holds its output")
+                self._buffer += chunk
+
+    @staticmethod
+    def _read_chunk(fd: int) -> bytes | None:
+        """What the pipe holds (empty on EOF), or None if nothing is there yet."""
+        try:
+            return os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return None
+        except OSError as exc:
+            if exc.errno in (errno.EBADF, errno.EIO):
+                return b""
+            raise
+
+    def _take_line(self) -> str | None:
+        buffer = self._buffer
+        if self._skipping:
+            end = buffer.find(b"\n")
+            if end < 0:
+                buffer.clear()
+                return None
+            del buffer[: end + 1]
+            self._skipping = False
+            self._scanned = 0
+        end = buffer.find(b"\n", self._scanned)
+        if end < 0:
+            self._scanned = len(buffer)
+            if len(buffer) > self.max_line_bytes:
+                buffer.clear()
+                self._scanned = 0
+                self._skipping = True
+                raise LineTooLong(f"the bot sent a line longer than {self.max_line_bytes} bytes")
+            return None
+        self._scanned = 0
+        if end > self.max_line_bytes:
+            del buffer[: end + 1]
+            raise LineTooLong(f"the bot sent a line of {end} bytes, over the limit of {self.max_line_bytes}")
+        line = bytes(buffer[:end])
+        del buffer[: end + 1]
+        return _text(line)
+
+
+def _text(line: bytes) -> str:
+    """A line without its newline as text: a ``\\r`` before the newline goes, bad UTF-8 is replaced."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    return line.decode("utf-8", errors="replace")
+
+
+def _poll_ms(remaining: float) -> int:
+    """A poll timeout in ms: at most one slice, at least 0."""
+    return max(0, math.ceil(min(remaining, POLL_SLICE) * 1000))
+
+
+def _close(stream: IO[bytes] | None) -> None:
+    if stream is not None:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _start_cause(program: str, exc: BaseException) -> str:
+    if isinstance(exc, FileNotFoundError):
+        # Not always the program: Popen names the working directory when the
+        # child's chdir failed (it vanished after the check before the start).
+        if exc.filename is not None and os.fspath(exc.filename) != program:
+            return f"no such file or directory {os.fspath(exc.filename)!r}"
+        return f"no such program {program!r}"
+    if isinstance(exc, PermissionError):
+        return f"{program!r} is not executable (permission denied)"
+    if isinstance(exc, OSError):
+        return f"{program!r}: {exc.strerror or exc}"
+    return str(exc).replace("\n", " ")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

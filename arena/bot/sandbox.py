@@ -1,0 +1,182 @@
+"""How a bot process is confined: its environment, and ``sandbox: bwrap``.
+
+:class:`Confinement` is everything :class:`arena.bot.process.BotProcess` needs
+beyond the command: the limits, the sandbox, the scratch directory (the bot's
+HOME and TMPDIR) and the paths a sandboxed bot must never see (the results
+directory, the tournament file).  It belongs to the bot-process layer so that
+every way of starting a bot (the local executor, a cluster executor, a
+pre-flight check, ``arena check``) confines it the same way.
+
+With ``sandbox: bwrap`` the bot runs under bubblewrap in its own user, PID,
+network, IPC, UTS and cgroup namespaces, as an unprivileged user with no
+capabilities, and sees a read-only system, its working directory and its
+program's directory read-only, and nothing writable but its scratch
+directory and a private ``/tmp``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.bot.limits import Limits
+
+__all__ = ["SANDBOXES", "Confinement", "SandboxUnavailable", "bot_environment", "bwrap_command", "check_sandbox"]
+
+#: The values of the ``sandbox`` key.
+SANDBOXES = ("none", "bwrap")
+#: Variables a bot inherits from the arena's environment; everything else is
+#: left out, so no secret of the arena's (or of another bot's) reaches a bot.
+INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+#: The unprivileged user a sandboxed bot runs as (``nobody``).
+SANDBOX_UID = 65534
+#: System directories a sandboxed bot sees, read-only, when they exist.
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix")
+#: Secrets under the system directories, hidden from a sandboxed bot.  It
+#: matters when the arena runs as root: the bot is then root's user outside
+#: its namespace, the owner of these files.
+SECRET_PATHS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d")
+INSTALL_HINT = "install bubblewrap: sudo apt-get install bubblewrap (Debian/Ubuntu), sudo dnf install bubblewrap (Fedora)"
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox asked for cannot run on this machine; the text says how to fix it."""
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """How to confine one bot process (see the module's docstring)."""
+
+    limits: Limits = Limits()
+    sandbox: str = "none"
+    #: The bot's HOME and TMPDIR; a fresh temporary directory when None.
+    scratch_dir: Path | None = None
+    #: Paths a sandboxed bot must not see, e.g. the results directory.
+    hidden: tuple[Path, ...] = field(default_factory=tuple)
+
+
+def bot_environment(extra: Mapping[str, str], scratch: Path) -> dict[str, str]:
+    """The whole environment of a bot: a few harmless variables of the
+    arena's, HOME and TMPDIR in its scratch directory, then the bot's own
+    ``env`` from the tournament file (which wins)."""
+    env = {key: os.environ[key] for key in INHERITED_ENV if key in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.setdefault("LANG", "C.UTF-8")
+    env["HOME"] = env["TMPDIR"] = str(scratch)
+    env.update(extra)
+    return env
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.lru_cache(maxsize=1)
+def check_sandbox(sandbox: str = "bwrap") -> None:
+    """Make sure ``sandbox`` works here, before any game: bubblewrap is
+    installed and can create its namespaces as the user bots run as.
+    Raises :class:`SandboxUnavailable` with one line saying what to do."""
+    if sandbox == "none":
+        return
+    program = _bwrap()
+    if program is None:
+        raise SandboxUnavailable(f"sandbox 'bwrap' needs the program 'bwrap', which is not installed; {INSTALL_HINT}")
+    argv = [program, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--proc", "/proc",
+            "--dev", "/dev", "--cap-drop", "ALL", "--", "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=30, env={"PATH": os.defpath})
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxUnavailable(f"sandbox 'bwrap' does not start: {exc}") from None
+    if done.returncode != 0:
+        why = " ".join(done.stderr.decode(errors="replace").split())[:300] or f"exit code {done.returncode}"
+        raise SandboxUnavailable(
+            f"sandbox 'bwrap' cannot create its namespaces here ({why}); unprivileged user namespaces must be "
+            "allowed (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu an AppArmor profile for bwrap)"
+        )
+
+
+def bwrap_command(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confinement: Confinement) -> list[str]:
+    """The command line that runs ``cmd`` inside bubblewrap.
+
+    Mounts are applied in order, so the hidden paths (the results directory,
+    which holds every bot's scratch directory and log, and the tournament
+    file, which may hold other bots' secrets) are covered after the working
+    directory and the program's directory, and the bot's own scratch
+    directory is bound again, writable, last."""
+    program = _bwrap()
+    if program is None:
+        raise SandboxUnavailable(f"sandbox 'bwrap' needs the program 'bwrap', which is not installed; {INSTALL_HINT}")
+    scratch = confinement.scratch_dir
+    assert scratch is not None
+    argv = [
+        program,
+        "--unshare-all",  # user, PID, network, IPC, UTS and cgroup namespaces
+        "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+        "--cap-drop", "ALL",
+        "--die-with-parent",
+        "--new-session",  # no TIOCSTI into a terminal
+        "--hostname", "bot",
+    ]
+    for system in SYSTEM_DIRS:
+        if os.path.isdir(system):
+            argv += ["--ro-bind", system, system] if not os.path.islink(system) else ["--symlink", os.readlink(system), system]
+    for secret in SECRET_PATHS:
+        if os.path.isdir(secret):
+            argv += ["--tmpfs", secret]
+        elif os.path.exists(secret):
+            argv += ["--ro-bind", "/dev/null", secret]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for directory in _visible_dirs(cmd, cwd, env):
+        argv += ["--ro-bind", directory, directory]
+    # A hidden path inside another (the logs in the results directory) is hidden with it.
+    hidden = [p for p in confinement.hidden if not any(o != p and o in p.parents for o in confinement.hidden)]
+    for path in hidden:
+        if path.is_dir():
+            argv += ["--tmpfs", str(path)]
+        elif path.exists():
+            argv += ["--ro-bind", "/dev/null", str(path)]
+    argv += ["--bind", str(scratch), str(scratch)]
+    for path in hidden:
+        if path.is_dir():  # read-only once the scratch directory is mounted in it
+            argv += ["--remount-ro", str(path)]
+    argv += ["--chdir", str(cwd)]
+    return argv + ["--", *cmd]
+
+
+def _visible_dirs(cmd: Sequence[str], cwd: Path, env: Mapping[str, str]) -> list[str]:
+    """Directories the bot needs to see, read-only: its working directory,
+    its program's (as named and with links resolved), the directory of any
+    file named on its command line (``python bot.py``, ``java -jar b.jar``),
+    and for the arena's own Python its installation (a virtualenv) and the
+    arena's package, whose engine Python bots may import."""
+    found: list[str] = [str(cwd)]
+    program = cmd[0]
+    located = cwd / program if "/" in program else shutil.which(program, path=env.get("PATH"))
+    if located is not None:
+        path = Path(located)
+        found += [str(path.absolute().parent), str(path.resolve().parent)]
+        if path.resolve() == Path(sys.executable).resolve() or str(path) == sys.executable:
+            # Python bots may import the engine (and the bundled bots), wherever it is installed.
+            found += [sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(__file__).resolve().parents[1])]
+    for arg in cmd[1:]:
+        if "/" in arg or arg.endswith((".py", ".js", ".jar", ".rb", ".pl", ".lua")):
+            path = cwd / arg
+            try:
+                if path.is_file():
+                    found.append(str(path.resolve().parent))
+            except OSError:  # not a path after all (e.g. "python -c <source>")
+                pass
+    unique: list[str] = []
+    for directory in found:
+        if directory not in unique and os.path.isdir(directory) and not any(
+            directory == s or directory.startswith(s + "/") for s in SYSTEM_DIRS
+        ):
+            unique.append(directory)
+    return unique

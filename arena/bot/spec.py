@@ -1,0 +1,107 @@
+"""How to start one bot: its :class:`BotConfig` (command, options, working
+directory, environment, limits, sandbox), the command split into words, and
+the look-up of its program before it runs, with a hint for the usual slips: a
+script in the current directory named without ``./``, or shell syntax in a
+command that no shell will read."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.bot.limits import Limits
+
+__all__ = ["BotConfig", "command_problem", "split_command"]
+
+#: The longest command accepted: splitting one is quadratic in its longest word.
+MAX_COMMAND_CHARS = 65_536
+#: Program names replaced by the arena's own interpreter.
+_PYTHONS = ("python", "python3")
+
+#: Words a shell would act on; without a shell they reach the bot as arguments.
+_SHELL_WORDS = {"|", "||", "&", "&&", ";", ">", ">>", "<", "<<", "2>", "2>>", "&>", "2>&1", "|&"}
+_SHELL_PREFIXES = (">", "<", "2>", "&>", "|", "$(", "`")
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    """One bot entry.  ``cmd`` is the argument vector (``python``/``python3``
+    already replaced by the arena's interpreter); ``cwd`` is absolute; ``env``
+    is all the bot gets of an environment beyond PATH, LANG, HOME and TMPDIR
+    (see :mod:`arena.bot.sandbox`).  ``options`` and ``env`` are plain dicts for
+    convenience and must never be mutated.  ``limits`` and ``sandbox`` say
+    how its processes are confined."""
+
+    name: str
+    cmd: tuple[str, ...]
+    options: dict[str, Any]
+    cwd: Path
+    env: dict[str, str]
+    limits: Limits = Limits()
+    sandbox: str = "none"
+
+
+def split_command(command: str | Sequence[str]) -> tuple[str, ...]:
+    """A bot command as an argument vector.  A string is split into words as a
+    POSIX shell would (:func:`shlex.split`; no shell runs, so no pipes or
+    variables); a sequence is taken word for word.  A program named exactly
+    ``python`` or ``python3`` becomes :data:`sys.executable`, so Python bots
+    run with the arena's own interpreter and packages.  Raises ``ValueError``
+    for an empty command or unbalanced quotes."""
+    length = len(command) if isinstance(command, str) else sum(len(word) for word in command)
+    if length > MAX_COMMAND_CHARS:
+        raise ValueError(f"the command is longer than {MAX_COMMAND_CHARS} characters")
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise ValueError(f"cannot split {command!r}: {exc}") from None
+    else:
+        argv = list(command)
+    if not argv or not argv[0]:
+        raise ValueError("empty command")
+    if argv[0] in _PYTHONS:
+        argv[0] = sys.executable
+    return tuple(argv)
+
+
+def _shell_syntax(argv: Sequence[str]) -> str | None:
+    for word in argv[1:]:
+        if word in _SHELL_WORDS or word.startswith(_SHELL_PREFIXES) or word.endswith((";", "|")):
+            return word
+    return None
+
+
+def command_problem(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """What stops ``argv`` from starting in ``cwd``, in one line with the fix,
+    or None.  A program with a slash is looked up relative to ``cwd``, any
+    other on the ``PATH`` (``env``'s own, if it sets one)."""
+    program = argv[0]
+    word = _shell_syntax(argv)
+    if word is not None:
+        line = " ".join(argv)
+        return (
+            f"the command holds shell syntax ({word!r}), but bot commands are not run by a shell, so it would "
+            f"reach the bot as an argument; to use a shell, write the command as: sh -c {shlex.quote(line)}"
+        )
+    if "/" in program:
+        path = cwd / program
+        if not path.is_file():
+            return f"no such program {program!r} (looked in {cwd})"
+        if not os.access(path, os.X_OK):
+            return f"{program!r} is not executable (chmod +x it, or run it through its interpreter)"
+        return None
+    search = (env or {}).get("PATH", os.environ.get("PATH"))
+    if shutil.which(program, path=search) is not None:
+        return None
+    problem = f"no such program {program!r} on the PATH"
+    if (cwd / program).is_file():
+        executable = "" if os.access(cwd / program, os.X_OK) else " after chmod +x, or through its interpreter"
+        problem += f"; to run the file {program!r} in {cwd}, write './{program}'{executable}"
+    return problem

@@ -1,0 +1,193 @@
+"""The HTML report of a tournament: one self-contained page.
+
+The page holds the standings (the same tables as ``arena standings``), three
+SVG charts, the list of games with filters and sorting, and a game viewer.
+Nothing is fetched when it is opened: the stylesheet, the script, the piece
+symbols and the games (as JSON) are all inlined from the files beside this
+module (``page.html``, ``report.css``, ``viewer.js``, ``pieces.svg``).
+
+:func:`build_report` is a pure function of the records; :func:`write_report`
+replaces the file atomically, so a browser never reads half a report, and
+:class:`LiveReport` rewrites it every few seconds while ``arena run`` plays.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import engine
+from arena.game.clock import TimeControl
+from arena.game.records import GameRecord
+from arena.results.report.board import board_svg, pieces_svg
+from arena.results.report.charts import bot_colors, move_time_chart, move_times, rating_chart, results_chart
+from arena.results.report.data import games_data, script_json
+from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings
+from arena.results.statistics import SprtConfig
+from arena.results.tables import Table, standings_notes, standings_tables, standings_title
+
+__all__ = ["REPORT_FILE", "LiveReport", "Progress", "build_report", "write_report"]
+
+#: The report's file name in a results directory.
+REPORT_FILE = "report.html"
+#: Seconds between two refreshes of a live report (the page reloads as often).
+REFRESH_S = 5.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a running tournament is, for a live report."""
+
+    played: int
+    total: int
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def build_report(
+    records: Sequence[GameRecord],
+    meta: dict[str, Any] | None = None,
+    *,
+    sprt: SprtConfig | None = None,
+    progress: Progress | None = None,
+    live: bool = False,
+    now: datetime | None = None,
+) -> str:
+    """The report page for ``records``.  ``meta`` is the results directory's
+    ``tournament.json`` (name, description, game, bots); ``sprt`` the
+    tournament's test, as ``arena standings`` shows it.  ``progress`` says how
+    far the run that writes the report is; ``live`` marks the report of a run
+    still playing, which reloads itself."""
+    meta = meta or {}
+    names = [bot["name"] for bot in meta.get("bots", [])]
+    finished = progress is not None and not live and progress.played >= progress.total
+    standings = compute_standings(records, names, sprt, at_limit=finished)
+    game = engine.get_game(standings.game or meta.get("game") or engine.GAMES[0])
+    colors = bot_colors([bot.name for bot in standings.bots])
+    data = {**games_data(game, records, [bot.name for bot in standings.bots]), "live": live, "refresh_s": REFRESH_S}
+    title = meta.get("name") or "Tournament"
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
+    if live and progress is not None:
+        status = f"live: {progress.played} of {progress.total} games played, updated {stamp}; this page reloads every {REFRESH_S:g} s"
+    elif progress is not None and progress.played < progress.total and standings.sprt is not None and standings.sprt.decided:
+        status = f"{progress.played} of {progress.total} games played: the SPRT is decided; written {stamp}"
+    elif progress is not None and progress.played < progress.total:
+        status = f"{progress.played} of {progress.total} games played: the run stopped (run it again to resume); written {stamp}"
+    else:
+        status = f"{standings.total_games} games; written {stamp}"
+    if standings.total_games:
+        charts = (
+            "<h3>Rating against games played</h3>"
+            + rating_chart({bot.name: bot.history for bot in standings.bots}, colors, (INITIAL_MU, INITIAL_SIGMA))
+            + "<h3>Results and forfeits</h3>"
+            + results_chart(standings.bots, colors)
+            + "<h3>Time per move</h3>"
+            + move_time_chart(standings, move_times(records), colors)
+        )
+        tables = standings_tables(standings)
+        notes = "".join(f"<li>{html.escape(line)}</li>" for line in standings_notes(standings))
+        tables = (_table_html(tables[0]) + f'<ul class="notes">{notes}</ul>'
+                  + "".join(_table_html(table) for table in tables[1:]))
+    else:
+        charts = "<p>No games played yet.</p>"
+        tables = "<p>No games played yet.</p>"
+    start = game.to_json(game.new_state())["board"]
+    fields = {
+        "title": html.escape(f"{title}: {standings_title(standings)}"),
+        "heading": html.escape(title),
+        "description": html.escape(meta.get("description") or ""),
+        "subtitle": html.escape(f"{standings_title(standings)} · {_time_control(meta)}"),
+        "status": html.escape(status),
+        "status_class": "live" if live else "final",
+        "css": _asset("report.css"),
+        "script": _asset("viewer.js"),
+        "pieces": pieces_svg(),
+        "board": board_svg(game.name, start),
+        "tables": tables,
+        "charts": charts,
+        "data": script_json(data),
+    }
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _asset("page.html"))
+
+
+def write_report(path: str | Path, text: str) -> None:
+    """Replace the file at ``path`` with ``text`` in one step: a reader sees the
+    old report or the new one, never a part."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class LiveReport:
+    """Keeps the report of a running tournament fresh without slowing it:
+    :meth:`update` rewrites it at most every :data:`REFRESH_S` seconds, and
+    never spends more than a tenth of the run's time on it however large the
+    tournament grows; :meth:`finish` writes the final report.
+
+    A report that cannot be written (disk full, no permission) must never stop
+    the games: the first error is kept in :attr:`error` and no write is tried again."""
+
+    def __init__(
+        self, path: str | Path, meta: dict[str, Any], sprt: SprtConfig | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path = Path(path)
+        self.meta = meta
+        self.sprt = sprt
+        self.error: str | None = None
+        self._clock = clock
+        self._next = 0.0
+
+    def update(self, records: Sequence[GameRecord], total: int) -> bool:
+        """Rewrite the live report if it is due; True when it was written."""
+        started = self._clock()
+        if started < self._next or self.error:
+            return False
+        self._write(build_report(records, self.meta, sprt=self.sprt, progress=Progress(len(records), total), live=True))
+        self._next = started + max(REFRESH_S, 10 * (self._clock() - started))
+        return self.error is None
+
+    def finish(self, records: Sequence[GameRecord], total: int) -> None:
+        """Write the report of a run that has ended, all ``total`` games played or not."""
+        if not self.error:
+            self._write(build_report(records, self.meta, sprt=self.sprt, progress=Progress(len(records), total)))
+
+    def _write(self, text: str) -> None:
+        try:
+            write_report(self.path, text)
+        except OSError as exc:
+            self.error = f"cannot write the report {self.path}: {exc.strerror or exc}; the games are kept"
+
+
+def _time_control(meta: dict[str, Any]) -> str:
+    try:
+        return f"time control {TimeControl.from_json(meta['time_control'])}"
+    except (KeyError, TypeError, ValueError):
+        return "time control unknown"
+
+
+def _table_html(table: Table) -> str:
+    head = "".join(
+        f'<th class="{"num" if align == "right" else ""}">{html.escape(h)}</th>' for h, align in zip(table.headers, table.align)
+    )
+    rows = "".join(
+        "<tr>" + "".join(
+            f'<td class="{"num" if align == "right" else ""}">{html.escape(cell)}</td>' for cell, align in zip(row, table.align)
+        ) + "</tr>"
+        for row in table.rows
+    )
+    return f'<h3>{html.escape(table.title)}</h3><table class="data" data-table="{html.escape(table.key)}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'

@@ -1,0 +1,70 @@
+"""A recorded game replayed as text: the engine's board after each move, with
+the move, the time it took and the bot's ``info``.  ``arena show`` prints
+these frames; pure functions of a :class:`~arena.game.records.GameRecord`."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+
+import engine
+from arena.game.positions import positions
+from arena.game.records import GameRecord
+
+__all__ = ["find_game", "game_heading", "result_line", "frames"]
+
+#: The most characters of a move's ``info`` shown on its line.
+INFO_CHARS = 200
+
+
+def find_game(records: Sequence[GameRecord], game_id: str) -> GameRecord:
+    """The record of ``game_id``; ``LookupError`` with a one-line message naming close ids otherwise."""
+    for record in records:
+        if record.game_id == game_id:
+            return record
+    ids = [record.game_id for record in records]
+    close = difflib.get_close_matches(game_id, ids, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else f" ({len(ids)} games, e.g. {', '.join(ids[:3])})" if ids else ""
+    raise LookupError(f"no game {game_id!r} in these results{hint}")
+
+
+def game_heading(record: GameRecord) -> str:
+    players = " vs ".join(f"{name} ({color})" for color, name in record.players.items())
+    return f"{record.game} game {record.game_id}: {players}; round {record.round}, opening {record.opening}"
+
+
+def result_line(record: GameRecord) -> str:
+    scores = f" ({', '.join(f'{c} {s}' for c, s in record.scores.items())})" if record.scores else ""
+    if record.winner is None:
+        return f"result: draw by {record.reason}{scores}"
+    winner = f"{record.winner} ({record.players[record.winner]}) wins"
+    if record.forfeit_by is not None:
+        detail = f": {record.detail}" if record.detail else ""
+        return f"result: {winner}; {record.forfeit_by} ({record.players[record.forfeit_by]}) forfeited by {record.reason}{detail}"
+    return f"result: {winner} by {record.reason}{scores}"
+
+
+def frames(record: GameRecord) -> list[str]:
+    """The start position, then one frame per move; the last frame ends with the result."""
+    game = engine.get_game(record.game)
+    states = positions(record)
+    colors = list(record.players)
+    first = game.to_move(states[0])
+    opening = f" after the opening's moves {', '.join(record.opening_moves)}" if record.opening_moves else ""
+    out = [f"start position{opening}\n{game.render(states[0])}"]
+    for ply, (move, state) in enumerate(zip(record.moves, states[1:]), start=1):
+        color = colors[(first + ply - 1) % 2]
+        line = f"move {ply}: {color} ({record.players[color]}) played {move.move} in {move.ms:.1f} ms"
+        if move.info is not None:
+            info = _printable(json.dumps(move.info, ensure_ascii=False))
+            line += f"\n  info: {info if len(info) <= INFO_CHARS else info[: INFO_CHARS - 1] + '…'}"
+        out.append(f"{line}\n{game.render(state)}")
+    out[-1] += "\n" + result_line(record)
+    return out
+
+
+def _printable(text: str) -> str:
+    # A bot's info is untrusted: a control character (an escape sequence
+    # among them) must not reach the terminal, so it is shown escaped.
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)

@@ -1,0 +1,537 @@
+"""How sure the results are: Elo with 95 % intervals, LOS, pentanomial counts
+and the SPRT.  Pure functions of game results; no I/O.
+
+* **Elo** (:func:`fit_elo`): the maximum-likelihood Bradley–Terry fit over
+  every game on the logistic Elo scale, ``P(a beats b) = 1 / (1 +
+  10^((elo_b - elo_a) / 400))``, a draw counting as half a win for each side,
+  the bots' mean at 0.  Its 95 % intervals are Wald intervals from the fit's
+  covariance: the Moore–Penrose pseudo-inverse of the Fisher information
+  (the sum-to-zero constraint removes the one free direction).
+* **LOS** (likelihood of superiority) of one bot over another: the normal
+  probability that the difference of their Elo is above 0, from the same
+  covariance (:meth:`EloFit.los`).
+* **Two bots** (:func:`match_statistics`): Elo difference, 95 % margin and
+  LOS as fastchess computes them from game pairs (the pentanomial model),
+  or from single games when no pair is complete; the draw ratio; the
+  pentanomial counts LL, LD, WL+DD, WD, WW.
+* **SPRT** (:func:`sprt_llr`, :func:`sprt_status`): the generalized SPRT on
+  game pairs with fastchess's default model, normalized Elo on the
+  pentanomial distribution (M. Van den Bergh, "Comments on Normalized Elo").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.game.records import GameRecord
+
+__all__ = [
+    "scores_of",
+    "PairTally",
+    "ELO_METHOD",
+    "Z95",
+    "EloFit",
+    "fit_elo",
+    "los",
+    "Pentanomial",
+    "pentanomial",
+    "MatchStatistics",
+    "match_statistics",
+    "SprtConfig",
+    "SprtStatus",
+    "normalized_mle",
+    "parse_sprt",
+    "sprt_llr",
+    "sprt_status",
+]
+
+#: The two-sided 95 % quantile of the standard normal distribution.
+Z95 = 1.959963984540054
+#: Natural-log units per Elo point: P(win) = 1 / (1 + exp(-C * elo_difference)).
+_C = math.log(10) / 400
+#: How the Elo intervals are computed, in words for tables and reports.
+ELO_METHOD = "maximum-likelihood Bradley–Terry fit; 95 % Wald intervals from the inverse Fisher information"
+
+
+def _phi(z: float) -> float:
+    """The standard normal distribution function."""
+    return 0.5 * math.erfc(-z / math.sqrt(2))
+
+
+def los(difference: float, sd: float) -> float:
+    """The probability that a true difference is above 0 when its estimate is
+    ``difference`` with standard deviation ``sd`` (normal approximation)."""
+    if sd > 0 and math.isfinite(sd):
+        return _phi(difference / sd)
+    return 0.5 if difference == 0 or math.isnan(difference) else float(difference > 0)
+
+
+def score_of(record: GameRecord, bot: str) -> float:
+    """``bot``'s score in a game it played: 1, 0.5 for a draw, or 0."""
+    winner = record.name_of(record.winner)
+    return 0.5 if winner is None else float(winner == bot)
+
+
+def scores_of(records: Iterable[GameRecord], bot: str) -> tuple[list[float], list[tuple[float, float]]]:
+    """``bot``'s score (1, 0.5, 0) in each of its games, in schedule order,
+    and its two scores in each complete game pair."""
+    games: list[float] = []
+    by_pair: dict[int, list[float]] = {}
+    for record in sorted(records, key=lambda r: (r.index, r.game_id)):
+        if bot not in record.players.values():
+            continue
+        score = score_of(record, bot)
+        games.append(score)
+        if record.pair is not None:
+            by_pair.setdefault(record.pair, []).append(score)
+    return games, [(pair[0], pair[1]) for pair in by_pair.values() if len(pair) == 2]
+
+
+# -- Elo: Bradley–Terry over every game -----------------------------------------
+
+
+@dataclass(frozen=True)
+class EloFit:
+    """A Bradley–Terry fit.  ``elo`` maps each bot that played to its Elo
+    (mean 0); ``covariance`` maps pairs of those bots to the covariance of
+    their estimates.  ``regularized`` is true when the plain maximum
+    likelihood does not exist (some bot, or group of bots, won or lost every
+    game against the others, which would put it at infinity) and one virtual
+    draw between every two bots was added to keep the numbers finite."""
+
+    elo: dict[str, float]
+    covariance: dict[tuple[str, str], float]
+    regularized: bool = False
+
+    def margin(self, name: str) -> float:
+        """Half the width of the bot's 95 % interval."""
+        return Z95 * math.sqrt(max(self.covariance[name, name], 0.0))
+
+    def difference_sd(self, a: str, b: str) -> float:
+        """Standard deviation of ``elo[a] - elo[b]``."""
+        c = self.covariance
+        return math.sqrt(max(c[a, a] + c[b, b] - 2 * c[a, b], 0.0))
+
+    def los(self, a: str, b: str) -> float:
+        """The likelihood that ``a`` is stronger than ``b``."""
+        return los(self.elo[a] - self.elo[b], self.difference_sd(a, b))
+
+
+def fit_elo(games: Iterable[tuple[str, str, float]]) -> EloFit:
+    """Fit Elo ratings to ``games``, each ``(a, b, score of a)`` with the
+    score 1, 0.5 or 0 (a forfeit counts like any loss).  Bots that played no
+    game are not in the fit."""
+    scores: dict[tuple[str, str], float] = {}
+    counts: dict[tuple[str, str], int] = {}
+    names: dict[str, None] = {}
+    for a, b, score in games:
+        names.setdefault(a)
+        names.setdefault(b)
+        for key, value in (((a, b), score), ((b, a), 1.0 - score)):
+            scores[key] = scores.get(key, 0.0) + value
+            counts[key] = counts.get(key, 0) + 1
+    bots = list(names)
+    if not bots:
+        return EloFit({}, {})
+    regularized = not _strongly_connected(bots, scores)
+    if regularized:
+        for a in bots:
+            for b in bots:
+                if a != b:
+                    scores[a, b] = scores.get((a, b), 0.0) + 0.5
+                    counts[a, b] = counts.get((a, b), 0) + 1
+    n = len(bots)
+    index = {name: i for i, name in enumerate(bots)}
+    s = [[0.0] * n for _ in range(n)]
+    m = [[0] * n for _ in range(n)]
+    for (a, b), value in scores.items():
+        s[index[a]][index[b]] = value
+        m[index[a]][index[b]] = counts[a, b]
+
+    def log_likelihood(r: list[float]) -> float:
+        total = 0.0
+        for i in range(n):
+            for j in range(n):
+                if m[i][j]:
+                    # log P(i beats j) = -log(1 + exp(-C (r_i - r_j))), written to stay finite.
+                    x = _C * (r[i] - r[j])
+                    total -= s[i][j] * (math.log1p(math.exp(-x)) if x > -30 else -x)
+        return total
+
+    def gradient_and_information(r: list[float]) -> tuple[list[float], list[list[float]]]:
+        g = [0.0] * n
+        info = [[0.0] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(n):
+                if m[i][j]:
+                    p = 1 / (1 + math.exp(-_C * (r[i] - r[j])))
+                    g[i] += _C * (s[i][j] - m[i][j] * p)
+                    w = _C * _C * m[i][j] * p * (1 - p)
+                    info[i][i] += w
+                    info[i][j] -= w
+        return g, info
+
+    r = [0.0] * n
+    current = log_likelihood(r)
+    for _ in range(200):
+        g, info = gradient_and_information(r)
+        step = _matvec(_pseudo_inverse(info), g)
+        # Newton on a concave function; halving the step only guards against
+        # overshooting far from the optimum.
+        scale = 1.0
+        while True:
+            trial = [ri + scale * di for ri, di in zip(r, step)]
+            value = log_likelihood(trial)
+            if value >= current - 1e-12 or scale < 1e-6:
+                break
+            scale /= 2
+        r, current = trial, value
+        if max(abs(scale * d) for d in step) < 1e-9:
+            break
+    mean = sum(r) / n
+    r = [ri - mean for ri in r]
+    covariance_matrix = _pseudo_inverse(gradient_and_information(r)[1])
+    return EloFit(
+        elo={name: r[i] for name, i in index.items()},
+        covariance={(a, b): covariance_matrix[index[a]][index[b]] for a in bots for b in bots},
+        regularized=regularized,
+    )
+
+
+def _strongly_connected(bots: list[str], scores: Mapping[tuple[str, str], float]) -> bool:
+    """Whether every bot can reach every other along "scored something
+    against" edges: the condition for the maximum likelihood to be finite."""
+
+    def reach(start: str, forward: bool) -> set[str]:
+        seen, todo = {start}, [start]
+        while todo:
+            a = todo.pop()
+            for b in bots:
+                edge = (a, b) if forward else (b, a)
+                if b not in seen and scores.get(edge, 0.0) > 0:
+                    seen.add(b)
+                    todo.append(b)
+        return seen
+
+    return len(reach(bots[0], True)) == len(bots) == len(reach(bots[0], False))
+
+
+def _pseudo_inverse(info: list[list[float]]) -> list[list[float]]:
+    """The Moore–Penrose inverse of a symmetric matrix whose null space is
+    spanned by the all-ones vector: ``(I + a J)^-1 - J / (a n^2)``."""
+    n = len(info)
+    a = max(sum(info[i][i] for i in range(n)) / n, 1e-300) / n
+    shifted = [[info[i][j] + a for j in range(n)] for i in range(n)]
+    inverse = _inverse(shifted)
+    return [[inverse[i][j] - 1 / (a * n * n) for j in range(n)] for i in range(n)]
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+    """Gauss–Jordan inversion with partial pivoting (a handful of bots)."""
+    n = len(matrix)
+    rows = [list(row) + [float(i == j) for j in range(n)] for i, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda k: abs(rows[k][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        head = rows[col][col]
+        rows[col] = [x / head for x in rows[col]]
+        for k in range(n):
+            if k != col and rows[k][col]:
+                factor = rows[k][col]
+                rows[k] = [x - factor * y for x, y in zip(rows[k], rows[col])]
+    return [row[n:] for row in rows]
+
+
+def _matvec(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    return [sum(x * y for x, y in zip(row, vector)) for row in matrix]
+
+
+# -- two bots: game pairs --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pentanomial:
+    """Complete game pairs counted by the first bot's points in the pair:
+    LL 0, LD ½, WL and DD 1, WD 1½, WW 2."""
+
+    ll: int = 0
+    ld: int = 0
+    wl: int = 0
+    dd: int = 0
+    wd: int = 0
+    ww: int = 0
+
+    @property
+    def pairs(self) -> int:
+        return self.ll + self.ld + self.wl + self.dd + self.wd + self.ww
+
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """``(LL, LD, WL+DD, WD, WW)``: pairs scoring 0, ¼, ½, ¾ and 1."""
+        return self.ll, self.ld, self.wl + self.dd, self.wd, self.ww
+
+
+def pentanomial(pairs: Iterable[tuple[float, float]]) -> Pentanomial:
+    """Count pairs given as the first bot's two game scores (1, 0.5 or 0)."""
+    tally = dict.fromkeys(_PAIR_NAMES, 0)
+    for x, y in pairs:
+        tally[_pair_kind(x, y)] += 1
+    return Pentanomial(**tally)
+
+
+_PAIR_KINDS = {0: "ll", 0.5: "ld", 1: "wl", 1.5: "wd", 2: "ww"}
+_PAIR_NAMES = ("ll", "ld", "wl", "dd", "wd", "ww")
+
+
+def _pair_kind(x: float, y: float) -> str:
+    return "dd" if x == 0.5 and y == 0.5 else _PAIR_KINDS[x + y]
+
+
+class PairTally:
+    """``bot``'s complete game pairs counted as records come in: a pair is
+    counted once, when its second game arrives, so a run's SPRT costs O(1) a
+    game instead of a pass over every game so far."""
+
+    def __init__(self, bot: str, records: Iterable[GameRecord] = ()) -> None:
+        self.bot = bot
+        self._first_game: dict[int, float] = {}
+        self._counts = dict.fromkeys(_PAIR_NAMES, 0)
+        for record in records:
+            self.add(record)
+
+    def add(self, record: GameRecord) -> None:
+        if record.pair is None or self.bot not in record.players.values():
+            return
+        score = score_of(record, self.bot)
+        first = self._first_game.pop(record.pair, None)
+        if first is None:
+            self._first_game[record.pair] = score
+        else:
+            self._counts[_pair_kind(first, score)] += 1
+
+    def pentanomial(self) -> Pentanomial:
+        return Pentanomial(**self._counts)
+
+
+@dataclass(frozen=True)
+class MatchStatistics:
+    """Two bots, from the first one's side.  ``elo``/``margin``/``los`` come
+    from the complete game pairs (pentanomial model) when there are any, else
+    from single games (trinomial model): ``model`` says which."""
+
+    wins: int
+    draws: int
+    losses: int
+    penta: Pentanomial
+    model: str
+    #: The mean score per game, in the model's units.
+    score: float
+    elo: float
+    #: The 95 % interval's ends (infinite beyond a 0 % or 100 % score) and half its width.
+    lower: float
+    upper: float
+    margin: float
+    los: float
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def draw_ratio(self) -> float | None:
+        return self.draws / self.games if self.games else None
+
+
+def _score_to_elo(score: float) -> float:
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def match_statistics(games: Sequence[float], pairs: Sequence[tuple[float, float]]) -> MatchStatistics:
+    """Figures for a match: ``games`` holds the first bot's score in every
+    game, ``pairs`` its two scores in every complete game pair."""
+    penta = pentanomial(pairs)
+    if penta.pairs:
+        values, model = [(x + y) / 2 for x, y in pairs], "pentanomial"
+    else:
+        values, model = list(games), "trinomial"
+    wins, draws = sum(1 for x in games if x == 1.0), sum(1 for x in games if x == 0.5)
+    losses = len(games) - wins - draws
+    if not values:
+        return MatchStatistics(wins, draws, losses, penta, model, 0.5, 0.0, -math.inf, math.inf, math.inf, 0.5)
+    n = len(values)
+    score = sum(values) / n
+    variance = sum((v - score) ** 2 for v in values) / n
+    sd = math.sqrt(variance / n)
+    elo = _score_to_elo(score)
+    lower, upper = _score_to_elo(score - Z95 * sd), _score_to_elo(score + Z95 * sd)
+    margin = (upper - lower) / 2 if math.isfinite(upper - lower) else math.inf
+    return MatchStatistics(wins, draws, losses, penta, model, score, elo, lower, upper, margin, los(score - 0.5, sd))
+
+
+# -- SPRT ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SprtConfig:
+    """A sequential test of H0 "the first bot is ``elo0`` stronger" against
+    H1 "it is ``elo1`` stronger" (normalized Elo), with error rates
+    ``alpha`` (accepting H1 when H0 holds) and ``beta`` (the reverse)."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"elo0 must be below elo1, got elo0={self.elo0:g}, elo1={self.elo1:g}")
+        for key in ("alpha", "beta"):
+            value = getattr(self, key)
+            if not 0 < value < 1:
+                raise ValueError(f"{key} must be between 0 and 1, got {value:g}")
+        if self.alpha + self.beta >= 1:
+            raise ValueError("alpha + beta must be below 1")
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 when the LLR falls to this bound, ln(β / (1 − α))."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 when the LLR rises to this bound, ln((1 − β) / α)."""
+        return math.log((1 - self.beta) / self.alpha)
+
+    def to_json(self) -> dict[str, float]:
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+
+
+def parse_sprt(text: str) -> SprtConfig:
+    """``elo0=0,elo1=5[,alpha=0.05,beta=0.05]`` as a :class:`SprtConfig`;
+    ``ValueError`` naming what is wrong."""
+    values: dict[str, float] = {}
+    for part in text.split(","):
+        key, sep, value = (x.strip() for x in part.partition("="))
+        if not sep or key not in ("elo0", "elo1", "alpha", "beta"):
+            raise ValueError(f"bad SPRT setting {part.strip()!r}: write elo0=0,elo1=5[,alpha=0.05,beta=0.05]")
+        if key in values:
+            raise ValueError(f"SPRT setting {key} given twice")
+        try:
+            values[key] = float(value)
+        except ValueError:
+            raise ValueError(f"SPRT setting {key}: {value!r} is not a number") from None
+        if not math.isfinite(values[key]):
+            raise ValueError(f"SPRT setting {key}: {value!r} is not a finite number")
+    for key in ("elo0", "elo1"):
+        if key not in values:
+            raise ValueError(f"SPRT needs {key}: write elo0=0,elo1=5[,alpha=0.05,beta=0.05]")
+    return SprtConfig(**values)
+
+
+#: Pair scores of the pentanomial outcomes LL, LD, WL+DD, WD, WW.
+_PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Normalized Elo per unit of t = (score - 1/2) / sigma, for single games.
+_NELO = 800 / math.log(10)
+
+
+def sprt_llr(penta: Pentanomial, elo0: float, elo1: float) -> float:
+    """The log-likelihood ratio of H1 over H0 given the pair counts, as
+    fastchess computes it by default: each hypothesis fixes the normalized
+    Elo, ``t = (mean pair score - ½) / sd(pair score) = √2 · nelo / (800 /
+    ln 10)``; the maximum-likelihood pentanomial distribution under each
+    constraint is found by Van den Bergh's iteration; an empty outcome
+    counts as 0.001 pairs so that no probability is 0."""
+    if penta.pairs == 0:
+        return 0.0
+    counts = [c if c else 1e-3 for c in penta.counts()]
+    total = sum(counts)
+    observed = [c / total for c in counts]
+    t0 = math.sqrt(2) * elo0 / _NELO
+    t1 = math.sqrt(2) * elo1 / _NELO
+    p0 = normalized_mle(observed, _PAIR_SCORES, t0)
+    p1 = normalized_mle(observed, _PAIR_SCORES, t1)
+    return total * sum(q * (math.log(a) - math.log(b)) for q, a, b in zip(observed, p1, p0))
+
+
+def normalized_mle(observed: Sequence[float], scores: Sequence[float], t: float) -> list[float]:
+    """The distribution on ``scores`` closest in likelihood to ``observed``
+    among those with ``(mean - ½) / sd = t`` (section 4.1 of Van den Bergh's
+    note): ``p_i = q_i / (1 + θ φ_i)``, iterated until it stops moving."""
+    p = [1 / len(scores)] * len(scores)
+    for _ in range(1000):
+        mu = sum(a * x for a, x in zip(scores, p))
+        sigma = math.sqrt(sum(x * (a - mu) ** 2 for a, x in zip(scores, p)))
+        phi = [a - 0.5 - 0.5 * t * sigma * (1 + ((a - mu) / sigma) ** 2) for a in scores]
+        theta = _root(lambda x: sum(q * f / (1 + x * f) for q, f in zip(observed, phi)), -1 / max(phi), -1 / min(phi))
+        new = [q / (1 + theta * f) for q, f in zip(observed, phi)]
+        moved = max(abs(a - b) for a, b in zip(new, p))
+        p = new
+        if moved < 1e-10:  # floating-point noise alone moves it by ~1e-11
+            break
+    return p
+
+
+def _root(f: Callable[[float], float], low: float, high: float) -> float:
+    """The root of a decreasing ``f`` on the open interval (low, high), where
+    it runs from +inf to -inf; bisection to machine precision."""
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if f(middle) > 0:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+@dataclass(frozen=True)
+class SprtStatus:
+    """Where an SPRT stands: its settings, the LLR over the complete pairs,
+    and the verdict, ``"H1"`` (accepted), ``"H0"`` (accepted) or
+    ``"undecided"``; ``at_limit`` when no more games are scheduled."""
+
+    config: SprtConfig
+    llr: float
+    pairs: int
+    verdict: str
+    at_limit: bool = False
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict != "undecided"
+
+    @property
+    def verdict_text(self) -> str:
+        """``H1 accepted``, ``H0 accepted``, ``undecided`` or ``undecided at the limit``."""
+        text = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(self.verdict, "undecided")
+        return text + " at the limit" if self.at_limit else text
+
+    def describe(self, short: bool = False) -> str:
+        """One line for the end of a run; ``short`` for a progress bar."""
+        c = self.config
+        if short:
+            return f"LLR {self.llr:.2f} ({c.lower:.2f}, {c.upper:.2f}) {self.verdict_text}"
+        return (
+            f"SPRT [{c.elo0:g}, {c.elo1:g}] LLR {self.llr:.2f} ({c.lower:.2f}, {c.upper:.2f}): "
+            f"{self.verdict_text} after {self.pairs} pair{'' if self.pairs == 1 else 's'}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "llr": self.llr, "lower": self.config.lower, "upper": self.config.upper,
+            **self.config.to_json(), "verdict": self.verdict, "pairs": self.pairs, "at_limit": self.at_limit,
+        }
+
+
+def sprt_status(config: SprtConfig, penta: Pentanomial, *, at_limit: bool = False) -> SprtStatus:
+    """The test's state after the pairs counted in ``penta``."""
+    llr = sprt_llr(penta, config.elo0, config.elo1)
+    verdict = "H1" if llr >= config.upper else "H0" if llr <= config.lower else "undecided"
+    return SprtStatus(config, llr, penta.pairs, verdict, at_limit and verdict == "undecided")

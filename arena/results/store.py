@@ -1,0 +1,294 @@
+"""The results directory of a tournament: the only writer of ``games.jsonl``.
+
+Layout::
+
+    DIR/games.jsonl       one GameRecord per line, written as each game ends (fsync'ed at most once a second)
+    DIR/tournament.json   the settings the results were made with (name, game, bots, schedule keys)
+    DIR/logs/             each bot's standard error
+    DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker
+    DIR/.lock             held by the one ``arena run`` writing here
+
+Resuming reads ``games.jsonl`` back: a last line torn by a crash mid-write is
+dropped with a warning (and cut off before the next append, so the file stays
+one record per line); every complete line is kept.
+
+Durability: each record is handed to the kernel with ``write`` before
+``append`` returns, so once a game is counted it survives the arena being
+killed in any way (``kill -9`` included): the kernel holds the data.  Only
+what the kernel has not put on the disk yet can be lost, in a power cut or an
+OS crash: a background thread runs ``fdatasync`` every
+:data:`SYNC_INTERVAL_S` seconds while there is something new, and the run
+syncs once more when it ends.  Such a crash so loses at most the games of
+the last second or so (a torn last line included, which is dropped on load),
+and resuming plays them again.  One fsync per game, in line, would cost more
+than an instant game does.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import engine
+from arena.game.records import GameRecord
+
+__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "write_atomically"]
+
+GAMES_FILE = "games.jsonl"
+META_FILE = "tournament.json"
+LOGS_DIR = "logs"
+SCRATCH_DIR = "scratch"
+#: Longest time a record written to games.jsonl waits for its fdatasync.
+SYNC_INTERVAL_S = 1.0
+
+
+class ResultsConflict(Exception):
+    """The results in a directory were made by a different tournament than the one asked for."""
+
+
+class StoreBusy(Exception):
+    """Another ``arena run`` is writing to the same directory."""
+
+
+class StoreError(Exception):
+    """The results directory cannot be written (read-only, full disk, a file
+    in its place, a name too long...).  ``str()`` is one line naming the path
+    and the cause; every record written before is kept."""
+
+
+def _store_error(exc: OSError, doing: str, path: Path) -> StoreError:
+    if isinstance(exc, FileExistsError) or isinstance(exc, NotADirectoryError):
+        return StoreError(f"cannot use {path} as the results directory: a file of that name is in the way")
+    return StoreError(f"cannot {doing} {exc.filename or path}: {exc.strerror or exc}")
+
+
+@dataclass
+class LoadedResults:
+    records: list[GameRecord] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    #: Byte offset where the complete lines end (a torn tail starts here).
+    good_bytes: int = 0
+
+
+class ResultsStore:
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.games_path = self.directory / GAMES_FILE
+        self.meta_path = self.directory / META_FILE
+        self.logs_dir = self.directory / LOGS_DIR
+        self.scratch_dir = self.directory / SCRATCH_DIR
+        self._lock_fd: int | None = None
+        self._fd: int | None = None
+        self._unsynced = False
+        self._syncer: threading.Thread | None = None
+        self._closing = threading.Event()
+
+    # -- reading (safe at any time, also while a run is writing) -------------
+
+    def load(self, game: str | None = None) -> LoadedResults:
+        """Every readable record, with a warning for each line skipped.  With
+        ``game``, records of another game (or with other colours) are skipped too."""
+        colors = set(engine.get_game(game).colors) if game in engine.GAMES else None
+        result = LoadedResults()
+        try:
+            data = self.games_path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return result
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                return result
+            raise _store_error(exc, "read", self.games_path) from None
+        result.good_bytes = data.rfind(b"\n") + 1
+        complete, tail = data[: result.good_bytes], data[result.good_bytes :]
+        if tail.strip():
+            result.warnings.append(
+                f"{self.games_path}: dropped a torn last line ({len(tail)} bytes), left by an interrupted write"
+            )
+        seen: set[str] = set()
+        for number, line in enumerate(complete.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = GameRecord.from_json(json.loads(line))
+            except (ValueError, TypeError, KeyError) as exc:
+                result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({exc})")
+                continue
+            if colors is not None and (record.game != game or set(record.players) != colors):
+                result.warnings.append(
+                    f"{self.games_path}:{number}: skipped a record of another game ({record.game!r}, "
+                    f"colours {', '.join(record.players)}); these results are of {game}"
+                )
+                continue
+            if record.game_id in seen:
+                # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
+                result.warnings.append(f"{self.games_path}:{number}: skipped a second record of game {record.game_id!r}")
+                continue
+            seen.add(record.game_id)
+            result.records.append(record)
+        return result
+
+    def read_meta(self) -> dict[str, Any] | None:
+        try:
+            meta = json.loads(self.meta_path.read_text())
+        except (OSError, ValueError):  # none yet, or unreadable: nothing to go by
+            return None
+        return meta if isinstance(meta, dict) else None
+
+    # -- writing (one run at a time) ----------------------------------------
+
+    def open_for_run(
+        self, game: str, meta: dict[str, Any],
+        check: Callable[[dict[str, Any] | None, list[GameRecord]], None] | None = None,
+    ) -> LoadedResults:
+        """Lock the directory, let ``check`` refuse (with :class:`ResultsConflict`)
+        results that belong to another tournament than ``meta`` describes, write
+        ``meta`` as ``tournament.json``, cut a torn tail, and get ready to append.
+        ``check`` is given the old ``tournament.json`` (None when there is none)
+        and the records of ``game`` there.  Returns what is there already."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            if not self.directory.is_dir():
+                raise FileExistsError(errno.EEXIST, "File exists", str(self.directory))
+            self.logs_dir.mkdir(exist_ok=True)
+            self._lock()
+        except OSError as exc:
+            raise _store_error(exc, "create", self.directory) from None
+        loaded = self.load(game)
+        if check is not None:
+            check(self.read_meta(), loaded.records)
+        try:
+            if self.read_meta() != meta:
+                write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
+        except OSError as exc:
+            raise _store_error(exc, "write", self.meta_path) from None
+        try:
+            self._fd = os.open(self.games_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            if os.fstat(self._fd).st_size != loaded.good_bytes:
+                os.ftruncate(self._fd, loaded.good_bytes)
+        except OSError as exc:
+            raise _store_error(exc, "write", self.games_path) from None
+        self._closing.clear()
+        self._syncer = threading.Thread(target=self._sync_every_interval, name="games-fsync", daemon=True)
+        self._syncer.start()
+        return loaded
+
+    def drop(self, game_ids: set[str]) -> None:
+        """Remove the records of ``game_ids`` (to play those games again),
+        replacing ``games.jsonl`` atomically: a crash leaves either file."""
+        assert self._fd is not None, "open_for_run first"
+        kept = [
+            line + b"\n"
+            for line in self.games_path.read_bytes().splitlines()
+            if not _game_id_of(line) in game_ids
+        ]
+        try:
+            write_atomically(self.games_path, b"".join(kept))
+            os.close(self._fd)
+            self._fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise _store_error(exc, "write", self.games_path) from None
+
+    def append(self, record: GameRecord) -> None:
+        """Write one record as one line.  When this returns the line is the
+        kernel's and survives any death of this process; it reaches the disk
+        within :data:`SYNC_INTERVAL_S` (see the module's doc)."""
+        assert self._fd is not None, "open_for_run first"
+        view = memoryview(record.to_line())
+        start = os.fstat(self._fd).st_size
+        try:
+            while view:
+                view = view[_write(self._fd, view):]
+        except OSError as exc:
+            # No half line left behind: cut back to the last whole record.
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                pass  # the next run drops the torn tail with a warning
+            raise _store_error(exc, "write", self.games_path) from None
+        self._unsynced = True
+
+    def _sync(self) -> None:
+        # The flag is cleared first: a line written during the sync sets it
+        # again and is synced the next time.
+        if self._unsynced:
+            self._unsynced = False
+            os.fdatasync(self._fd)  # type: ignore[arg-type]
+
+    def _sync_every_interval(self) -> None:
+        while not self._closing.wait(SYNC_INTERVAL_S):
+            try:
+                self._sync()
+            except OSError:
+                self._unsynced = True  # e.g. EIO: tried again, and close() reports it
+
+    def close(self) -> None:
+        """Stop the sync thread, sync what is left, release the directory."""
+        if self._syncer is not None:
+            self._closing.set()
+            self._syncer.join()
+            self._syncer = None
+        try:
+            if self._fd is not None:
+                try:
+                    self._sync()
+                except OSError as exc:
+                    raise _store_error(exc, "write", self.games_path) from None
+                finally:
+                    os.close(self._fd)
+                    self._fd = None
+        finally:
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _lock(self) -> None:
+        fd = os.open(self.directory / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreBusy(f"another 'arena run' is writing to {self.directory}") from None
+        self._lock_fd = fd
+
+
+
+def _write(fd: int, data: memoryview) -> int:
+    """``os.write``; the one place tests inject a full disk."""
+    return os.write(fd, data)
+
+
+def _game_id_of(line: bytes) -> str | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value.get("game_id") if isinstance(value, dict) else None
+
+
+def write_atomically(path: Path, data: str | bytes) -> None:
+    """Replace ``path`` with ``data`` all at once; on failure (a full disk)
+    the old file stays and no temporary file is left."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            view = memoryview(data.encode() if isinstance(data, str) else data)
+            while view:
+                view = view[_write(handle.fileno(), view):]
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

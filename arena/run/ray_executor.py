@@ -1,0 +1,572 @@
+"""Runs game specs on a Ray cluster: the same games as the local executor,
+on actors spread over many machines.
+
+Each actor is one Ray worker process holding a :class:`~arena.run.executor.BotPool`,
+exactly as a local worker does: its bots are started on first use and kept
+from game to game.  The driver (the process running the tournament) feeds
+each actor one spec at a time and hands back the records; it alone writes
+results.  An actor that dies (its node lost, killed from outside) loses only
+the game it was playing, which goes back to the front of the queue and is
+played on another actor; a record is handed back once per game even if the
+game was played twice.
+
+``ray`` is an optional dependency, imported only when this executor is made.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arena.run.config import ConfigError, TournamentConfig, check_programs
+
+from arena.bot.process import become_subreaper, kill_adopted, kill_all
+from arena.bot.spec import BotConfig
+from arena.game.records import GameRecord, GameSpec
+from arena.run.executor import BotPool, WorkerDied, WorkerStalled, die_killing_bots, game_deadline_s  # the local workers' SIGTERM handler
+
+__all__ = [
+    "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
+    "on_this_node",
+]
+
+INSTALL_HINT = "pip install 'totem-arena[ray]' (from a clone: pip install -e '.[ray]')"
+#: A game whose actor died this many times is not tried again: the game
+#: itself is likely what kills it (a bot eating the node's memory, say).
+MAX_ATTEMPTS = 3
+#: From a sequence of specs, games queued on an actor beyond the one it plays:
+#: an instant game takes about as long as a call to an actor and back.
+QUEUED_AHEAD = 1
+#: From a sequence of specs, quick games go to an actor in batches lasting
+#: about this long (at most ``MAX_BATCH`` games): a call to an actor costs
+#: more CPU, in Ray's machinery on the driver and the actor, than an instant
+#: game.
+BATCH_S = 0.25
+MAX_BATCH = 64
+#: The records of a batch stream back as their games end, those of games
+#: shorter than this together: each message through Ray wakes several
+#: threads of the actor and the driver, which cost instant games half their
+#: speed on one machine.  An actor that dies loses the records it holds (at
+#: most this long of play), whose games are played again.
+HOLD_S = 0.05
+#: ``ray.init`` options of a Ray instance started on this machine for a run.
+#: Ray starts its workers, hence actors and their bots, at niceness 15: any
+#: other program on the machine would then take the cores from the bots
+#: (which lose on time), unlike local workers, which run at the user's
+#: priority.  Nobody looks at a dashboard: seconds saved at start.
+LOCAL_RAY: dict[str, Any] = {"include_dashboard": False, "_system_config": {"worker_niceness": 0}}
+#: How long the run waits for a first actor to start before it gives up.
+START_TIMEOUT_S = 120.0
+#: How long actors get to quit their bots at the end of a run.
+CLOSE_TIMEOUT_S = 15.0
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where an actor runs, as it reports it: the Ray node's id, its host
+    name, the actor's process id.  ``problem`` is why it cannot play (a bot's
+    program missing on that node), else empty."""
+
+    node_id: str
+    node: str
+    pid: int
+    logs_dir: str | None
+    problem: str = ""
+
+
+class GameActor:
+    """A Ray actor: one bot pool on one node, playing the specs the driver sends.
+
+    Made a Ray actor class by :class:`RayExecutor` (so that this module
+    imports without Ray).  Games run on the actor's default thread, which
+    lives as long as the actor, so the parent-death signal of the bots it
+    starts fires when the actor process dies; ``stop_now`` runs on a second
+    thread, so it is heard while a game is in progress."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        logs_dir: str | None,
+        scratch_dir: str | None,
+        number: int,
+        driver_python: str,
+        shipped_from: str | None,
+    ) -> None:
+        # As in a local worker: orphans of the bots come back to this process
+        # to be killed, and a SIGTERM (Ray stopping the worker, or a person)
+        # kills the bots' process trees before the actor exits.
+        become_subreaper()
+        signal.signal(signal.SIGTERM, die_killing_bots)
+        # A SIGKILL runs no handler: the guardian ends what the bots forked.
+        # It holds the read end of a pipe only this process can write to, and
+        # stays in this session (the subreaper kills children in other
+        # sessions as a bot's leftovers) but not in this process group (Ray
+        # kills that when the actor dies).
+        read_end, self._lifeline = os.pipe()
+        subprocess.Popen([sys.executable, "-m", "arena.bot.guardian"], stdin=read_end, process_group=0)
+        os.close(read_end)
+        self.config = on_this_node(config, driver_python, Path(shipped_from) if shipped_from else None, Path.cwd())
+        tag = f".ray{number}"
+        self.logs_dir = _writable(Path(logs_dir), self.config.name, "logs") if logs_dir else None
+        scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
+        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch)
+        self.stopping = False
+
+    def placement(self) -> Placement:
+        import ray  # present: this runs on a Ray worker
+
+        try:
+            check_programs(self.config)
+            problem = ""
+        except ConfigError as exc:
+            problem = str(exc)
+        logs = str(self.logs_dir) if self.logs_dir is not None else None
+        node_id = ray.get_runtime_context().get_node_id()
+        return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs, problem=problem)
+
+    def play(self, specs: list[GameSpec]) -> Iterator[list[bytes]]:
+        """Play the specs in turn (called as a Ray streaming generator),
+        handing back the records of the games played since the last answer
+        once ``HOLD_S`` has passed since then (so at once after a longer
+        game), and at the end.  A record is the line the store writes,
+        encoded once, here, as a local worker does: plain JSON crosses to the
+        driver whatever a bot put in its ``info``, where pickling deep nesting
+        would fail."""
+        held: list[bytes] = []
+        since = time.monotonic()
+        for spec in specs:
+            if self.stopping:
+                return
+            held.append(self.pool.play(spec).to_line())
+            if time.monotonic() - since >= HOLD_S:
+                yield held
+                held, since = [], time.monotonic()
+        if held:
+            yield held
+
+    def close(self) -> None:
+        """Quit the bots gently (the end of a run)."""
+        self.pool.close()
+        kill_adopted()
+
+    def stop_now(self) -> None:
+        """Kill every bot of this actor at once and play no more (an interrupted run)."""
+        self.stopping = True
+        kill_all()
+        kill_adopted()
+
+
+def on_this_node(config: TournamentConfig, driver_python: str, shipped_from: Path | None, shipped_to: Path) -> TournamentConfig:
+    """The tournament as an actor must run it on its node: ``python`` bots use
+    this node's interpreter (the driver's path may not exist here), and a bot
+    whose directory or program lies in the shipped ``working_dir`` runs from
+    the copy Ray unpacked (the actor's working directory)."""
+
+    def moved(path: Path) -> Path:
+        if shipped_from is not None and path.is_relative_to(shipped_from):
+            return shipped_to / path.relative_to(shipped_from)
+        return path
+
+    def bot(entry: BotConfig) -> BotConfig:
+        program, *args = entry.cmd
+        if program == driver_python:
+            program = sys.executable
+        elif os.path.isabs(program):
+            program = str(moved(Path(program)))
+        return replace(entry, cmd=(program, *args), cwd=moved(entry.cwd))
+
+    return replace(config, bots=tuple(bot(entry) for entry in config.bots))
+
+
+def _writable(directory: Path, name: str, kind: str) -> Path:
+    """A directory of the results (``logs``, ``scratch``) when this node can
+    write it (one machine, or a shared file system), else one in this node's
+    temporary directory."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if os.access(directory, os.W_OK):
+            return directory
+    except OSError:
+        pass
+    local = Path(tempfile.gettempdir()) / "totem-arena" / name / kind
+    local.mkdir(parents=True, exist_ok=True)
+    return local
+
+
+def import_ray(config: TournamentConfig) -> Any:
+    """The ``ray`` module, or a one-line :class:`ConfigError` saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(f"the ray executor needs the Python package 'ray': {INSTALL_HINT}",
+                          file=str(config.path or ""), key="executor") from None
+    return ray
+
+
+def ray_address(config: TournamentConfig) -> str:
+    """The address ``ray.init`` gets.  None in the file means the cluster
+    RAY_ADDRESS names (inside a Ray job, say), else ``local``: a Ray instance
+    of our own on this machine, not some cluster `ray start`ed here."""
+    return config.ray.address or os.environ.get("RAY_ADDRESS") or "local"
+
+
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Raise ``OSError`` unless ``host:port`` (or ``ray://host:port``) takes a
+    TCP connection: Ray itself retries an unreachable address for ever."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if host and port.isdigit():
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+
+
+def describe_ray_address(address: str) -> str:
+    return "a Ray instance started on this machine" if address == "local" else f"the Ray cluster at {address!r}"
+
+
+@dataclass
+class _Actor:
+    number: int
+    handle: Any
+    placement: Placement | None = None
+    #: The games sent to it and not handed back, the first being played
+    #: (from a sequence of specs more are queued, so that it never waits for
+    #: the driver), and when it must have answered the one it plays
+    #: (``time.monotonic()``).
+    queued: list[GameSpec] = field(default_factory=list)
+    deadline: float = 0.0
+
+
+class RayExecutor:
+    """Plays specs on Ray actors, one game at a time per actor.
+
+    Uses the Ray connection of this process if there is one (``ray.init``
+    called before); otherwise connects to ``config.ray.address`` (else to
+    ``RAY_ADDRESS``, else starts a Ray instance on this machine), and
+    disconnects at the end.  ``concurrency`` (else ``config.ray.actors``,
+    else the cluster's CPUs divided by ``num_cpus``) is the number of actors.
+    Logs and scratch directories are as locally where a node can write them
+    (see :func:`_writable`)."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        logs_dir: Path | None = None,
+        concurrency: int | None = None,
+        *,
+        scratch_dir: Path | None = None,
+        game_deadline: float | None = None,
+    ) -> None:
+        self.ray = import_ray(config)
+        self.config = config
+        self.logs_dir = logs_dir
+        self.scratch_dir = scratch_dir
+        self.concurrency = concurrency
+        #: Seconds an actor may stay silent on one game before it is killed.
+        self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
+        #: Where each actor of the current run was placed, by actor number
+        #: (those lost since included).
+        self.placements: dict[int, Placement] = {}
+        #: Actors lost during the current run.
+        self.lost = 0
+
+    # -- connecting ----------------------------------------------------------
+
+    def _where(self, key: str) -> dict[str, str]:
+        return {"file": str(self.config.path or ""), "key": key}
+
+    def _connect(self) -> bool:
+        """Connect to Ray unless this process already is; True if connected here."""
+        ray = self.ray
+        shipped = self.config.ray.working_dir
+        if ray.is_initialized():
+            if shipped is not None and "working_dir" not in ray.get_runtime_context().runtime_env:
+                raise ConfigError(
+                    "this process is connected to Ray already, without a working_dir: give it to ray.init",
+                    **self._where("ray.working_dir"),
+                )
+            return False
+        address = ray_address(self.config)
+        options: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
+        if shipped is not None:
+            # Ray ships a local directory only for a whole job, not per actor.
+            options["runtime_env"] = {"working_dir": str(shipped)}
+        if address == "local":
+            options.update(LOCAL_RAY)
+        try:
+            _check_reachable(address)
+            ray.init(address=address, **options)
+        except Exception as exc:  # ConnectionError, AuthenticationError, ValueError...
+            where = describe_ray_address(address)
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            hint = ""
+            if "token" in first.lower():
+                hint = " (give the cluster's token in RAY_AUTH_TOKEN, or run `ray get-auth-token` on its head node)"
+            raise ConfigError(f"cannot connect to {where}: {first}{hint}", **self._where("ray.address")) from None
+        return True
+
+    def _actor_count(self) -> int:
+        settings = self.config.ray
+        nodes = [node for node in self.ray.nodes() if node.get("Alive")]
+        biggest = max((node.get("Resources", {}).get("CPU", 0) for node in nodes), default=0)
+        if settings.num_cpus > biggest:
+            raise ConfigError(
+                f"each actor asks for {settings.num_cpus:g} CPUs but no node of the cluster has more than {biggest:g}",
+                **self._where("ray.num_cpus"),
+            )
+        count = self.concurrency or settings.actors
+        if count is None:
+            count = int(self.ray.cluster_resources().get("CPU", 1) // settings.num_cpus)
+        return max(1, count)
+
+    # -- running ---------------------------------------------------------------
+
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
+        """Yield each game's record as soon as it is finished (not in schedule order).
+
+        As with the local executor, a lazy iterable of specs is read one spec
+        per free actor, after the caller has taken the record that freed it,
+        so the caller may end ``specs`` early; from a sequence, known in full,
+        the actor gets its next spec before the caller sees the record.  Closing the generator
+        (or an exception in the caller, such as Ctrl-C) kills the actors' bots
+        and the actors.  A game whose actor dies is played again on another;
+        one silent for longer than ``game_deadline`` has its actor killed and
+        is played again, and after a second time it is given up
+        (:class:`WorkerStalled` once every other game is done).  Raises
+        :class:`WorkerDied` when actors keep dying (a game lost its actor
+        ``MAX_ATTEMPTS`` times, or none is left or could start)."""
+        ray = self.ray
+        ahead = isinstance(specs, Sequence)
+        todo = iter(specs)
+        retry: deque[GameSpec] = deque()
+        first = next(todo, None)
+        if first is None:
+            return
+        retry.append(first)
+        connected_here = self._connect()
+        self.placements.clear()
+        self.lost = 0
+        actors: list[_Actor] = []
+        finished = False
+
+        def next_spec() -> GameSpec | None:
+            return retry.popleft() if retry else next(todo, None)
+
+        try:
+            width = self._actor_count()
+            actor_class = self._actor_class()
+            options: dict[str, Any] = {"num_cpus": self.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
+            made = 0
+            # Calls in flight: an actor's placement report, or its batch of
+            # games (a stream of records).
+            waiting: dict[Any, _Actor] = {}
+            #: The games of each batch in flight whose records have not come back.
+            batch_of: dict[Any, deque[GameSpec]] = {}
+            #: How long a game lasts, on average, as the driver sees it.
+            game_s: float | None = None
+
+            def launch() -> None:
+                nonlocal made
+                made += 1
+                handle = actor_class.options(**options).remote(
+                    self.config, _text(self.logs_dir), _text(self.scratch_dir), made, sys.executable,
+                    _text(self.config.ray.working_dir),
+                )
+                actor = _Actor(made, handle)
+                actors.append(actor)
+                waiting[handle.placement.remote()] = actor
+
+            def feed(actor: _Actor, count: int = 1) -> None:
+                batch = [spec for _ in range(count) if (spec := next_spec()) is not None]
+                if batch:
+                    if not actor.queued:
+                        actor.deadline = time.monotonic() + self.game_deadline
+                    actor.queued.extend(batch)
+                    stream = actor.handle.play.options(num_returns="streaming").remote(batch)
+                    waiting[stream], batch_of[stream] = actor, deque(batch)
+
+            def lose(actor: _Actor, why: str) -> None:
+                """Forget a dead (or killed) actor, put its game back first in
+                line, and start another actor in its place."""
+                nonlocal spare
+                self.lost += 1
+                actors.remove(actor)
+                for call in [call for call, owner in waiting.items() if owner is actor]:
+                    del waiting[call]
+                    batch_of.pop(call, None)
+                lost, actor.queued = actor.queued, []
+                if lost:  # only the first was being played: the others count no attempt
+                    attempts[lost[0].game_id] += 1
+                    if attempts[lost[0].game_id] >= MAX_ATTEMPTS:
+                        raise WorkerDied(f"game {lost[0].game_id} lost its Ray actor {MAX_ATTEMPTS} times (last: {why}); "
+                                         "every finished game is kept")
+                    retry.extendleft(reversed(lost))
+                if spare > 0 and (retry or any(a.queued for a in actors)):
+                    spare -= 1
+                    launch()
+                for other in actors:  # a game put back may be taken at once by an idle actor
+                    if other.placement is not None and not other.queued and retry:
+                        feed(other)
+
+            def more() -> bool:
+                """Whether a game waits or is being played; when none is, the
+                next spec is taken (the caller may have ended them)."""
+                if retry or any(actor.queued for actor in actors):
+                    return True
+                spec = next(todo, None)
+                if spec is None:
+                    return False
+                retry.append(spec)
+                for idle in [a for a in actors if a.placement is not None]:
+                    feed(idle)
+                    break
+                return True
+
+            # As locally, one spec per actor at the start: an actor is started
+            # only for a game there is.
+            while len(retry) < width and (spec := next(todo, None)) is not None:
+                retry.append(spec)
+            for _ in range(len(retry)):
+                launch()
+            attempts: Counter[str] = Counter()
+            stalls: Counter[str] = Counter()
+            abandoned: list[str] = []
+            handed: set[str] = set()
+            # Replacements for lost actors, bounded so that a cluster that
+            # kills every actor ends the run instead of feeding it forever.
+            spare = 2 * width + 2
+            # Since when actors are being started with none placed (at start, or after losses).
+            starting_since = time.monotonic()
+            # Until every game is played: actors still waiting for a place on
+            # the cluster (replacements, say) are not waited for.
+            while more():
+                if not waiting:
+                    raise WorkerDied("every Ray actor died; every finished game is kept")
+                ready, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)
+                now = time.monotonic()
+                for actor in [a for a in actors if a.queued and now > a.deadline]:
+                    # Given up here or put back by hand below; the games queued behind it go back first in line.
+                    spec, *behind = actor.queued
+                    actor.queued = []
+                    retry.extendleft(reversed(behind))
+                    stalls[spec.game_id] += 1
+                    if stalls[spec.game_id] < 2:
+                        retry.append(spec)
+                    else:
+                        abandoned.append(spec.game_id)
+                    ray.kill(actor.handle, no_restart=True)
+                    lose(actor, "silent past the game deadline")
+                if not ready:
+                    if not any(a.placement for a in actors) and now - starting_since > START_TIMEOUT_S:
+                        raise WorkerDied(
+                            f"no Ray actor started within {START_TIMEOUT_S:g} s (each needs "
+                            f"{self.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
+                        )
+                    continue
+                call = ready[0]
+                actor = waiting.get(call)
+                if actor is None:  # the answer of an actor killed meanwhile
+                    continue
+                batch = batch_of.get(call)
+                try:
+                    if batch is None:
+                        del waiting[call]
+                        value = ray.get(call)
+                    else:
+                        value = ray.get(next(call))
+                        played = [batch.popleft() for _ in value]
+                        if not batch:
+                            del waiting[call], batch_of[call]
+                except ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
+                    raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
+                except ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
+                    lose(actor, _first_line(exc))
+                    if not any(a.placement for a in actors):
+                        starting_since = time.monotonic()
+                    continue
+                if actor.placement is None:
+                    actor.placement = value
+                    if value.problem:
+                        raise ConfigError(f"on node {value.node}: {value.problem}", file="")
+                    self.placements[actor.number] = value
+                    feed(actor)
+                    for _ in range(QUEUED_AHEAD if ahead else 0):
+                        feed(actor)
+                    continue
+                now = time.monotonic()
+                took = (now - (actor.deadline - self.game_deadline)) / len(value)
+                game_s = took if game_s is None else game_s + (took - game_s) / 4
+                for spec in played:
+                    actor.queued.remove(spec)
+                if actor.queued:  # it has started the next one
+                    actor.deadline = now + self.game_deadline
+                if ahead:
+                    # Every spec is known: the actor keeps games queued while
+                    # the records are stored, quick ones in batches.
+                    size = max(1, min(MAX_BATCH, int(BATCH_S / max(game_s, 1e-6))))
+                    if len(actor.queued) <= size * QUEUED_AHEAD:
+                        feed(actor, size)
+                for line in value:
+                    record = GameRecord.from_line(line)
+                    if record.game_id not in handed:
+                        handed.add(record.game_id)
+                        yield record
+                if not ahead:
+                    feed(actor)
+            finished = True
+            if abandoned:
+                raise WorkerStalled(
+                    f"no result for game{'s' if len(abandoned) > 1 else ''} {', '.join(abandoned)}: "
+                    f"its Ray actor went silent for more than {self.game_deadline:.0f} s, twice "
+                    "(a bot may have stopped it); every other game is kept"
+                )
+        finally:
+            self._stop(actors, gently=finished)
+            if connected_here:
+                ray.shutdown()
+
+    def _actor_class(self) -> Any:
+        # concurrency_groups: stop_now runs on its own thread, beside a game.
+        return self.ray.remote(max_restarts=0, concurrency_groups={"control": 1})(GameActor)
+
+    def _stop(self, actors: list[_Actor], gently: bool) -> None:
+        """End the actors: after the work, let them quit their bots; otherwise
+        kill their bots at once.  Then kill the actors themselves."""
+        ray = self.ray
+        # An actor still waiting for a place on the cluster has no bots, and
+        # would not answer: it is only killed.
+        placed = [actor.handle for actor in actors if actor.placement is not None]
+        if gently:
+            calls = [handle.close.remote() for handle in placed]
+            timeout = CLOSE_TIMEOUT_S
+        else:
+            calls = [handle.stop_now.options(concurrency_group="control").remote() for handle in placed]
+            timeout = 5.0
+        if calls:
+            try:
+                ray.wait(calls, num_returns=len(calls), timeout=timeout)
+            except Exception:  # noqa: BLE001 - the kill below ends them all the same
+                pass
+        for actor in actors:
+            try:
+                ray.kill(actor.handle, no_restart=True)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+
+
+def _text(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

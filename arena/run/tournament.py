@@ -1,0 +1,215 @@
+"""Running a whole tournament: schedule, resume, play, store.
+
+The command line calls :func:`run_tournament`; so do the tests.  Progress is
+reported through a callback so this module prints nothing itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.game.records import GameRecord, GameSpec
+from arena.results.report import LiveReport, REPORT_FILE
+from arena.results.statistics import PairTally, SprtStatus, sprt_status
+from arena.results.store import ResultsStore
+from arena.run.config import TournamentConfig, check_programs
+from arena.run.executor import Executor, LocalExecutor
+from arena.run.preflight import StartupFailed, preflight
+from arena.run.results_dir import open_results, tournament_meta
+from arena.run.schedule import make_schedule
+
+__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
+
+#: Forfeits played again on resume: the bot never played, so they are not a
+#: result (a typo in a command, since fixed, must not stand).
+REPLAYED_BY_DEFAULT = ("startup_failure",)
+
+
+@dataclass
+class RunSummary:
+    total: int
+    #: Games already in the results directory when the run started.
+    resumed: int
+    #: Games played by this run.
+    played: int = 0
+    records: list[GameRecord] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    #: The SPRT after the games so far, when the tournament has one.
+    sprt: SprtStatus | None = None
+    #: Forfeits found in the results and played again by this run.
+    replayed: int = 0
+    #: The HTML report written at the end (``report: true``), or None.
+    report: Path | None = None
+
+
+class RunningSprt:
+    """The tournament's SPRT over the complete game pairs of the records
+    added so far, from the first bot's side; its status is ``None`` without
+    ``sprt:``."""
+
+    def __init__(self, config: TournamentConfig, records: Iterable[GameRecord] = ()) -> None:
+        self.sprt = config.sprt
+        self.tally = PairTally(config.bots[0].name, records if config.sprt is not None else ())
+
+    def add(self, record: GameRecord) -> None:
+        if self.sprt is not None:
+            self.tally.add(record)
+
+    def status(self, *, at_limit: bool = False) -> SprtStatus | None:
+        if self.sprt is None:
+            return None
+        return sprt_status(self.sprt, self.tally.pentanomial(), at_limit=at_limit)
+
+
+def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
+    """The tournament's SPRT over the complete game pairs of ``records``,
+    from the first bot's side; ``None`` without ``sprt:``."""
+    return RunningSprt(config, records).status(at_limit=at_limit)
+
+
+def until_decided(specs: Iterable[GameSpec], status: Callable[[], SprtStatus | None]) -> Iterator[GameSpec]:
+    """``specs`` until ``status()`` says the SPRT is decided.  The executor
+    pulls a spec only when a player is free, so the games in flight when the
+    LLR crosses a bound still finish, and count."""
+    for spec in specs:
+        current = status()
+        if current is not None and current.decided:
+            return
+        yield spec
+
+
+def play_and_store(
+    config: TournamentConfig,
+    pending: list[GameSpec],
+    executor: Executor,
+    running_sprt: RunningSprt,
+    store: ResultsStore | None,
+) -> Iterator[GameRecord]:
+    """Play ``pending`` and yield each record once it is in ``store`` (when
+    there is one) and in ``running_sprt``.  With ``sprt:`` no game starts
+    once the test is decided.  Close the generator (``contextlib.closing``)
+    to stop the executor, and its bots, at once when the caller fails."""
+    # Lazy only with an SPRT, so that the executor takes each spec only once
+    # the records before it are in (see LocalExecutor.run); a plain list lets
+    # it send the next games ahead.
+    specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt.status)
+    with closing(executor.run(specs)) as finished:
+        for record in finished:
+            if store is not None:
+                store.append(record)
+            running_sprt.add(record)
+            yield record
+
+
+def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[GameSpec]:
+    done = {record.game_id for record in records}
+    return [spec for spec in schedule if spec.game_id not in done]
+
+
+def start_bots(config: TournamentConfig, specs: list[GameSpec], logs_dir: Path | None) -> list[str]:
+    """The pre-flight for the bots that play in ``specs``: raises
+    :class:`StartupFailed` if one does not start and ``startup_failures`` is
+    ``stop``; otherwise returns a warning for each bot that did not."""
+    names = {name for spec in specs for name in spec.players}
+    problems = preflight(config, names, logs_dir) if names else []
+    if problems and config.startup_failures == "stop":
+        raise StartupFailed(problems)
+    return [f"{problem}; its games are forfeited (startup_failures: forfeit)" for problem in problems]
+
+
+def make_executor(config: TournamentConfig, store: ResultsStore, concurrency: int | None = None) -> Executor:
+    """The executor ``config`` asks for, with the bots' logs and scratch
+    directories in ``store``.  Raises ``ConfigError`` (one line) when it is
+    ``ray`` and Ray is not installed."""
+    if config.executor == "ray":
+        from arena.run.ray_executor import RayExecutor  # Ray is optional: imported only when asked for
+
+        return RayExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
+    return LocalExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
+
+
+def run_tournament(
+    config: TournamentConfig,
+    *,
+    concurrency: int | None = None,
+    executor: Executor | None = None,
+    on_start: Callable[[RunSummary], None] | None = None,
+    on_record: Callable[[GameRecord, RunSummary], None] | None = None,
+    replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
+) -> RunSummary:
+    """Play every game of ``config`` that its output directory does not hold
+    yet, and again those it holds as forfeits for one of ``replay_forfeits``.
+
+    Before the first game every bot is started once (:func:`start_bots`).
+    Each record is written to the store before ``on_record`` sees it, so an
+    interruption at any point (an exception, Ctrl-C, ``kill -9``) loses at most
+    the games in progress.  With ``sprt:`` no game starts once the LLR of the
+    games so far has crossed a bound; a resumed run plays on only while the
+    test is undecided.  Raises ``ResultsConflict``, ``StoreBusy``,
+    ``StoreError`` or ``StartupFailed`` before anything is played, and
+    ``ConfigError`` when a bot's program cannot be found.
+
+    With ``report: true`` the HTML report in the output directory is refreshed
+    every few seconds while games finish and written once more at the end (also
+    after an interruption).  A report that cannot be written is a warning in the
+    summary, never a reason to stop playing."""
+    check_programs(config)
+    schedule = make_schedule(config)
+    store = ResultsStore(config.output)
+    if executor is None:
+        executor = make_executor(config, store, concurrency)
+    with store:
+        loaded = open_results(store, config, schedule)
+        decided = (sprt := sprt_of(config, loaded.records)) is not None and sprt.decided
+        # A decided SPRT plays nothing more: forfeits stand, no bot is started.
+        replay = set() if decided else {
+            r.game_id for r in loaded.records if r.forfeit_by is not None and r.reason in replay_forfeits
+        }
+        kept = [r for r in loaded.records if r.game_id not in replay]
+        running_sprt = RunningSprt(config, kept)
+        sprt = running_sprt.status()
+        pending = [] if decided else pending_specs(schedule, kept)
+        warnings = list(loaded.warnings) + start_bots(config, pending, store.logs_dir)
+        if replay:
+            store.drop(replay)
+        summary = RunSummary(
+            total=len(schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replay),
+            sprt=sprt,
+        )
+        report = LiveReport(config.output / REPORT_FILE, tournament_meta(config), config.sprt) if config.report else None
+        if on_start is not None:
+            on_start(summary)
+        # closing(): an exception here (Ctrl-C included) must stop the workers
+        # and their bots now, not whenever the generator is collected.
+        played = play_and_store(config, pending, executor, running_sprt, store)
+        with _final_report(report, summary), closing(played):
+            for record in played:
+                summary.played += 1
+                summary.records.append(record)
+                summary.sprt = running_sprt.status()
+                if report is not None:
+                    report.update(summary.records, summary.total)
+                if on_record is not None:
+                    on_record(record, summary)
+    summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total)
+    return summary
+
+
+@contextmanager
+def _final_report(report: LiveReport | None, summary: RunSummary) -> Iterator[None]:
+    """Write the live report at once, and the final one however the run ends."""
+    if report is None:
+        yield
+        return
+    report.update(summary.records, summary.total)
+    try:
+        yield
+    finally:
+        report.finish(summary.records, summary.total)
+        if report.error:
+            summary.warnings.append(report.error)
+        else:
+            summary.report = report.path

@@ -1,0 +1,106 @@
+"""The house's plan: arena/ is grouped by layer and imports run one way.
+
+A module may import its own layer, the layers below it and ``engine/``;
+``engine/`` imports nothing of the arena or the bots.  The test reads every
+import statement (those inside functions too), so an upward import fails
+here before it tangles the house.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Lowest first.  The front ends (cli, check, play) sit above every layer.
+LAYERS = ["engine", "arena.bot", "arena.game", "arena.results", "arena.run", "arena"]
+
+
+def layer_of(module: str) -> int | None:
+    """The rank of the layer ``module`` belongs to, or None for a module outside the project."""
+    if module == "engine" or module.startswith("engine."):
+        return 0
+    if module == "bots" or module.startswith("bots."):
+        return len(LAYERS)  # above everything: nothing in engine/ or arena/ may import a bot
+    if module == "arena" or module.startswith("arena."):
+        for rank in range(len(LAYERS) - 2, 0, -1):
+            if module == LAYERS[rank] or module.startswith(LAYERS[rank] + "."):
+                return rank
+        return len(LAYERS) - 1
+    return None
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    """(line, module) for every import in ``path``: ``from a.b import c`` counts as ``a.b.c``
+    when ``c`` is a module, as ``a.b`` otherwise."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                is_module = (ROOT / candidate.replace(".", "/")).with_suffix(".py").is_file() or (ROOT / candidate.replace(".", "/")).is_dir()
+                found.append((node.lineno, candidate if is_module else node.module))
+    return found
+
+
+def upward_imports(root: Path = ROOT) -> list[str]:
+    wrong = []
+    for path in sorted([*root.glob("engine/**/*.py"), *root.glob("arena/**/*.py")]):
+        own = layer_of(module_name(path, root))
+        for line, module in imports_of(path):
+            rank = layer_of(module)
+            if rank is not None and rank > own:
+                wrong.append(f"{path.relative_to(root)}:{line} ({module_name(path, root)}) imports {module}")
+    return wrong
+
+
+def test_the_layers_exist_as_packages():
+    for layer in LAYERS[1:-1]:
+        assert (ROOT / layer.replace(".", "/") / "__init__.py").is_file(), layer
+    flat = sorted(p.name for p in (ROOT / "arena").glob("*.py"))
+    assert flat == ["__init__.py", "__main__.py", "check.py", "cli.py", "play.py"], flat
+
+
+def test_imports_run_one_way():
+    assert upward_imports() == []
+
+
+def test_the_checker_sees_an_upward_import(tmp_path):
+    # The checker itself must be able to fail: a bot-layer module importing the run layer.
+    assert layer_of("arena.bot.player") < layer_of("arena.run.config")
+    assert layer_of("arena.cli") > layer_of("arena.run.config") > layer_of("arena.results.store")
+    assert layer_of("engine.oxono") < layer_of("arena.bot.protocol")
+    assert layer_of("bots.greedy") > layer_of("arena.cli")
+    (tmp_path / "arena" / "bot").mkdir(parents=True)
+    (tmp_path / "arena" / "bot" / "probe.py").write_text("def f():\n    from arena.run.config import load_config\n")
+    (tmp_path / "arena" / "run").mkdir()
+    (tmp_path / "arena" / "run" / "fine.py").write_text("from arena.bot import protocol\nimport engine\n")
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "rules.py").write_text("import arena.cli\n")
+    assert upward_imports(tmp_path) == [
+        "arena/bot/probe.py:2 (arena.bot.probe) imports arena.run.config",
+        "engine/rules.py:1 (engine.rules) imports arena.cli",
+    ]
+
+
+def test_the_readme_layout_names_every_module_in_its_layer():
+    readme = (ROOT / "README.md").read_text()
+    rows = {line.split("`")[1]: line for line in readme.splitlines() if line.startswith("| `arena/")}
+    for layer in LAYERS[1:-1]:
+        folder = layer.replace(".", "/") + "/"
+        assert folder in rows, f"README's layout has no row for {folder}"
+        modules = {p.stem for p in (ROOT / folder).glob("*.py")} - {"__init__"}
+        missing = [m for m in sorted(modules) if f"`{m}`" not in rows[folder]]
+        assert missing == [], f"README's row for {folder} does not name {missing}"
+    front = {p.stem for p in (ROOT / "arena").glob("*.py")} - {"__init__", "__main__"}
+    assert all(f"`{m}.py`" in rows["arena/"] for m in front), rows["arena/"]

@@ -1,0 +1,240 @@
+"""Tests for arena.results.tables: the three tables in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from arena.game.records import GameRecord, MoveRecord
+from arena.results.standings import BotStanding, Standings, compute_standings
+from arena.results.statistics import SprtConfig, fit_elo, sprt_llr
+from arena.results.tables import FORMATS, LEGEND, render_standings
+
+
+def game(index: int, white: str, red: str, winner: str | None, *, forfeit: str | None = None) -> GameRecord:
+    """A finished YOXII game; ``forfeit`` is the reason the loser forfeited."""
+    loser = None if winner is None else ("red" if winner == "white" else "white")
+    return GameRecord(
+        game_id=f"g{index}",
+        game="yoxii",
+        players={"white": white, "red": red},
+        seed=index,
+        opening=0,
+        time_control={"initial_ms": 5000, "increment_ms": 50},
+        moves=[MoveRecord(move="d5 3e6", ms=12.0), MoveRecord(move="d6 1e5", ms=8.0)],
+        winner=winner,
+        reason=forfeit or "blocked",
+        forfeit_by=loser if forfeit else None,
+        index=index,
+    )
+
+
+# "ace" scores 3.5/4 against "<b>old", which also loses twice on forfeit
+# to "cat"; the odd name checks escaping in HTML.
+GAMES = [
+    game(0, "ace", "<b>old", "white"),
+    game(1, "<b>old", "ace", "red"),
+    game(2, "ace", "<b>old", None),
+    game(3, "<b>old", "ace", "red"),
+    game(4, "cat", "<b>old", "white", forfeit="timeout"),
+    game(5, "<b>old", "cat", "red", forfeit="crash"),
+    game(6, "cat", "<b>old", "white", forfeit="timeout"),
+    game(7, "ace", "cat", "white"),
+]
+
+
+@pytest.fixture
+def standings() -> Standings:
+    return compute_standings(GAMES, bot_names=["ace", "cat", "<b>old", "idle"])
+
+
+def test_plain_shows_the_three_tables(standings):
+    text = render_standings(standings)
+    assert text.startswith("YOXII standings after 8 games")
+    lines = text.splitlines()
+    ranking = lines.index("Ranking")
+    rows = [line.split() for line in lines[ranking + 3 : ranking + 7]]
+    # rank, bot, rating (mu - 3 sigma, one decimal), ... in ranking order.
+    assert [row[1] for row in rows] == [b.name for b in standings.bots]
+    ace = standings.bots[0]
+    assert ace.name == "ace"
+    assert rows[0][:3] == ["1", "ace", f"{ace.mu - 3 * ace.sigma:.1f}"]
+    assert rows[0][5:10] == ["5", "4", "1", "0", "90.0"]
+    assert "timeout 2, crash 1" in text
+    assert "Head to head (row's score against column)" in text
+    h2h = lines[lines.index("Head to head (row's score against column)") + 3].split()
+    assert h2h[:3] == ["ace", "—", "1/1"] and "3.5/4" in h2h
+    # 8 games in all, each counted once per colour: the total is in the title, not on both rows
+    colours = text[text.index("Results by colour") :].splitlines()
+    assert colours[0] == "Results by colour (8 games)"
+    assert colours[1].split() == ["colour", "wins", "draws", "losses", "score", "%"]
+    assert colours[3].split() == ["white", "4", "1", "3", "56.2"]
+    assert colours[4].split() == ["red", "3", "1", "4", "43.8"]
+
+
+def test_forfeits_show_dash_when_none(standings):
+    lines = render_standings(standings).splitlines()
+    ace_row = next(line for line in lines if line.split()[1:2] == ["ace"])
+    assert ace_row.split()[14] == "-"  # after Elo, ±, "≈" and the LOS
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_names_every_bot(standings, fmt):
+    text = render_standings(standings, fmt)
+    for bot in ("ace", "cat", "idle"):
+        assert bot in text
+    assert ("&lt;b&gt;old" if fmt == "html" else "<b>old") in text
+
+
+def test_github_is_markdown(standings):
+    text = render_standings(standings, "github")
+    assert text.startswith("# YOXII standings")
+    assert "## Ranking" in text and "## Results by colour" in text
+    assert "| ace " in text
+
+
+def test_html_is_a_standalone_page(standings):
+    text = render_standings(standings, "html")
+    assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>")
+    assert text.count("<table>") == text.count("</table>") == 3
+    assert "<style>" in text and "<h2>Ranking</h2>" in text
+    assert "<b>old" not in text
+
+
+def test_json_holds_every_field(standings):
+    data = json.loads(render_standings(standings, "json"))
+    assert data["game"] == "yoxii" and data["total_games"] == 8
+    assert [b["name"] for b in data["bots"]] == [b.name for b in standings.bots]
+    first, bot = data["bots"][0], standings.bots[0]
+    assert first["rank"] == 1
+    assert first["rating"] == pytest.approx(bot.mu - 3 * bot.sigma)
+    assert (first["mu"], first["sigma"]) == (bot.mu, bot.sigma)
+    assert (first["wins"], first["draws"], first["losses"], first["score_pct"]) == (4, 1, 0, 90.0)
+    assert (first["moves"], first["move_ms"], first["mean_move_ms"]) == (5, 52.0, pytest.approx(10.4))
+    old = next(b for b in data["bots"] if b["name"] == "<b>old")
+    assert old["forfeits"] == {"timeout": 2, "crash": 1}
+    idle = next(b for b in data["bots"] if b["name"] == "idle")
+    assert idle["games"] == 0 and idle["score_pct"] is None and idle["mean_move_ms"] is None
+    assert data["crosstable"]["ace"]["<b>old"] == {"score": 3.5, "games": 4}
+    assert data["crosstable"]["<b>old"]["ace"] == {"score": 0.5, "games": 4}
+    assert data["by_color"]["white"] == {"games": 8, "wins": 4, "draws": 1, "losses": 3, "score_pct": 56.25}
+
+
+def test_csv_is_one_table_the_ranking_by_default(standings):
+    ranking = list(csv.reader(io.StringIO(render_standings(standings, "csv"))))
+    # one header row, then one row per bot, every row as wide as the header
+    assert ranking[0][:2] == ["#", "bot"]
+    assert {len(row) for row in ranking} == {len(ranking[0])}
+    assert [r[1] for r in ranking[1:]] == [b.name for b in standings.bots]
+    old = next(r for r in ranking[1:] if r[1] == "<b>old")
+    assert old[ranking[0].index("forfeits")] == "timeout 2, crash 1"
+
+
+def test_csv_other_tables_on_request(standings):
+    h2h = list(csv.reader(io.StringIO(render_standings(standings, "csv", table="crosstable"))))
+    assert h2h[0] == ["bot", *(b.name for b in standings.bots)]
+    assert len(h2h) == 1 + len(standings.bots)
+    colours = list(csv.reader(io.StringIO(render_standings(standings, "CSV", table="Colors"))))
+    assert colours == [["colour", "wins", "draws", "losses", "score %"],
+                       ["white", "4", "1", "3", "56.2"], ["red", "3", "1", "4", "43.8"]]
+
+
+def test_one_table_alone_in_a_text_format(standings):
+    text = render_standings(standings, "plain", table="colors")
+    assert text.splitlines()[2] == "Results by colour (8 games)"
+    assert "Ranking" not in text and "Head to head" not in text
+    with pytest.raises(ValueError, match="ranking, match, sprt, crosstable, colors"):
+        render_standings(standings, "plain", table="elo")
+    with pytest.raises(ValueError, match="json holds every table"):
+        render_standings(standings, "json", table="colors")
+
+
+def test_unknown_format_names_the_choices(standings):
+    with pytest.raises(ValueError, match="plain, github, html, csv, json"):
+        render_standings(standings, "xlsx")
+
+
+@pytest.mark.parametrize("fmt", ["plain", "github", "html"])
+def test_no_games_gives_a_friendly_line(fmt):
+    text = render_standings(compute_standings([], bot_names=["ace", "cat"]), fmt)
+    assert "No games played yet (2 bots entered: ace, cat)." in text
+    assert "No games played yet." in render_standings(compute_standings([]), fmt)
+
+
+def test_no_games_keeps_machine_formats_parseable():
+    empty = compute_standings([], bot_names=["ace"])
+    data = json.loads(render_standings(empty, "json"))
+    assert data["total_games"] == 0 and data["game"] is None and data["bots"][0]["name"] == "ace"
+    rows = list(csv.reader(io.StringIO(render_standings(empty, "csv"))))
+    assert rows[0][:2] == ["#", "bot"] and rows[1][1] == "ace"
+
+
+def test_rating_just_below_zero_shows_no_negative_zero():
+    bot = BotStanding("ace", mu=1.0, sigma=0.35, games=1, wins=1)
+    lone = Standings(game="oxono", bots=[bot], crosstable={"ace": {}}, by_color={}, total_games=1)
+    row = next(line for line in render_standings(lone).splitlines() if " ace " in line)
+    assert row.split()[2] == "0.0"
+
+
+# -- Elo, LOS, legend, match and SPRT ------------------------------------------------
+
+
+def test_ranking_shows_elo_margin_and_los_from_the_fit(standings):
+    fit = fit_elo([(r.players["white"], r.players["red"], {"white": 1.0, "red": 0.0, None: 0.5}[r.winner])
+                   for r in GAMES])
+    ace, cat, old, idle = standings.bots
+    assert (ace.elo, ace.elo_margin) == (pytest.approx(fit.elo["ace"]), pytest.approx(fit.margin("ace")))
+    assert ace.los_next == pytest.approx(fit.los("ace", "cat"))
+    assert old.los_next is None and idle.elo is None  # the last bot with games; a bot without games
+    text = render_standings(standings)
+    row = next(line for line in text.splitlines() if line.split()[1:2] == ["ace"]).split()
+    assert row[10:14] == [f"{round(fit.elo['ace']):+d}", f"{round(fit.margin('ace'))}", "≈", f"{100 * ace.los_next:.1f}%"]
+    for line in LEGEND:
+        assert f"  {line}" in text
+    assert text.index("LOS: likelihood") < text.index("Head to head")
+
+
+def test_a_los_of_95_percent_or_more_is_not_marked():
+    records = [game(i, "a", "b", "white" if i < 40 else "red") for i in range(42)]  # a wins 40 of 42
+    text = render_standings(compute_standings(records, ["a", "b"]))
+    row = next(line for line in text.splitlines() if line.split()[1:2] == ["a"]).split()
+    assert row[12].endswith("%") and "≈" not in row
+
+
+def test_two_bots_get_a_match_table_and_the_sprt(tmp_path):
+    # Pairs: a wins both, a wins one of two, a draws both.
+    records = [game(0, "a", "b", "white"), game(1, "b", "a", "red"), game(2, "a", "b", "white"),
+               game(3, "b", "a", "white"), game(4, "a", "b", None), game(5, "b", "a", None)]
+    for record in records:
+        record.pair = record.index // 2
+    table = compute_standings(records, ["a", "b"], SprtConfig(0, 5))
+    assert table.match_bots == ("a", "b")
+    assert table.match.penta.counts() == (0, 0, 2, 0, 1)
+    assert table.sprt.pairs == 3 and table.sprt.llr == pytest.approx(sprt_llr(table.match.penta, 0, 5))
+    text = render_standings(table)
+    assert "Match: a against b (from a's side)" in text and "SPRT (normalized Elo, game pairs)" in text
+    data = json.loads(render_standings(table, "json"))
+    assert data["match"]["pentanomial"] == {"LL": 0, "LD": 0, "WL": 1, "DD": 1, "WD": 0, "WW": 1}
+    assert data["sprt"]["verdict"] == "undecided" and data["sprt"]["pairs"] == 3
+    # csv: one table each, on request
+    match = list(csv.reader(io.StringIO(render_standings(table, "csv", table="match"))))
+    assert match[0][:4] == ["games", "W", "D", "L"] and match[1][:4] == ["6", "3", "2", "1"]
+    sprt = list(csv.reader(io.StringIO(render_standings(table, "csv", table="sprt"))))
+    assert sprt[0][-1] == "verdict" and sprt[1][-2] == "3"
+    # a two-bot table without an SPRT lacks only the SPRT, and says so
+    with pytest.raises(ValueError, match="no sprt table in these standings: it needs an SPRT"):
+        render_standings(compute_standings(records, ["a", "b"]), "csv", table="sprt")
+
+
+def test_json_has_no_infinity_when_a_bot_wins_everything():
+    records = [game(i, "a", "b", "white") for i in range(4)]  # a wins every game
+    for record in records:
+        record.pair = record.index // 2
+    text = render_standings(compute_standings(records, ["a", "b"]), "json")
+    data = json.loads(text)  # strict JSON: no Infinity
+    assert data["match"]["elo"] is None and data["match"]["los"] == 1.0
+    assert data["elo_regularized"] is True
+    assert "virtual draw" in render_standings(compute_standings(records, ["a", "b"]))
