@@ -37,7 +37,7 @@ from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config
 from arena.run.executor import WorkerDied
 from arena.run.match import MatchResult, match_config, play_match
 from arena.run.preflight import StartupFailed
-from arena.run.results_dir import find_results, scheduled_records
+from arena.run.results_dir import ReadResults, read_results
 from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
 
 
@@ -156,6 +156,12 @@ def run(
     ),
     executor: str = typer.Option(None, "--executor", "-e", help=f"Where games run: {' or '.join(EXECUTORS)} (default: the file's, else local)."),
     ray_address: str = typer.Option(None, "--ray-address", help="The Ray cluster to run on, e.g. 'auto' or 'head:6379' (implies --executor ray)."),
+    replay_bots: list[str] = typer.Option(
+        [], "--replay", metavar="BOT", help="Play every game of this bot again (its old records go to replaced.jsonl); repeat it or list bots with commas.",
+    ),
+    keep_bots: list[str] = typer.Option(
+        [], "--keep", metavar="BOT", help="Keep the games an earlier version of this bot played, marked as such; repeat it or list bots with commas.",
+    ),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
@@ -181,7 +187,8 @@ def run(
         for warning in summary.warnings:
             warn(warning)
         if summary.resumed or summary.replayed:
-            replayed = f"; playing {summary.replayed} forfeited games again" if summary.replayed else ""
+            which = "" if replay_bots else "forfeited "
+            replayed = f"; playing {summary.replayed} {which}games again (the old records go to replaced.jsonl)" if summary.replayed else ""
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
         if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
             say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
@@ -208,7 +215,7 @@ def run(
 
     try:
         summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
-                                 replay_forfeits=replay)
+                                 replay_forfeits=replay, replay=_bot_list(replay_bots), keep=_bot_list(keep_bots))
     except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing
         stop_progress()
         fail(str(exc))
@@ -226,13 +233,18 @@ def run(
     for warning in summary.warnings[shown_warnings:]:
         warn(warning)
     at_limit = summary.sprt is not None and summary.sprt.at_limit
-    say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit), fmt))
+    say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference), fmt))
     show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
     if summary.report is not None:
         say(f"report: {summary.report}", err)
+
+
+def _bot_list(values: list[str]) -> list[str]:
+    """Bot names from options given several times, each perhaps a comma-separated list."""
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
 def _reasons(text: str) -> frozenset[str]:
@@ -271,43 +283,24 @@ def standings(
     if table is not None and table.lower() not in TABLES:
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
     results = _load_results(target)
-    names = [bot["name"] for bot in results.meta.get("bots", [])]
     try:
-        say(render_standings(compute_standings(results.records, names, results.sprt), fmt, table))
+        say(render_standings(compute_standings(results.records, results.names, results.sprt, reference=results.reference), fmt, table))
     except ValueError as exc:  # a table these results do not have
         fail(str(exc))
     if table is None or forfeits:
         show_forfeits(results.records, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
 
 
-class _Results(NamedTuple):
-    directory: Path
-    records: list[GameRecord]
-    #: The directory's tournament.json ({} when there is none).
-    meta: dict
-    sprt: SprtConfig | None
-
-
-def _load_results(target: Path) -> _Results:
-    """The results ``target`` means (see :func:`find_results`): the games its
-    tournament schedules, its settings and SPRT, warnings printed; one line and
-    exit when there are none."""
+def _load_results(target: Path) -> ReadResults:
+    """The results ``target`` means (see :func:`read_results`), warnings
+    printed; one line and exit when there are none."""
     try:
-        found = find_results(target)
-        store = ResultsStore(found.directory)
-        meta = store.read_meta() or {}
-        loaded = store.load(meta.get("game"))
+        results = read_results(target)
     except (ConfigError, FileNotFoundError, StoreError) as exc:
         fail(str(exc))
-    records, ignored = scheduled_records(loaded.records, found.config, meta)
-    for warning in loaded.warnings + ignored:
+    for warning in results.warnings:
         warn(warning)
-    try:
-        sprt = SprtConfig(**meta["sprt"]) if meta.get("sprt") else None
-    except (TypeError, ValueError) as exc:
-        warn(f"{store.meta_path}: ignored an unreadable sprt setting ({exc})")
-        sprt = None
-    return _Results(found.directory, records, meta, sprt)
+    return results
 
 
 @app.command(epilog=_epilog("arena report results/oxono-demo -o cup.html", "report.md"))

@@ -260,7 +260,7 @@ def test_standings_every_format(played, fmt, target):
 def forfeits_block(played: Path, where: Path) -> str:
     return (
         f"Forfeits (the first of each bot; all of them: arena standings {where} --forfeits)\n"
-        "  gamma  r1-p2-g1  startup_failure at start-up: bad answer to 'hello': the bot exited with code 2; "
+        "  gamma  r1-alpha~gamma-g1  startup_failure at start-up: bad answer to 'hello': the bot exited with code 2; "
         f"stderr ends with: {sys.executable}: can't open file '{ROOT / 'no_such_script_xyz.py'}': "
         "[Errno 2] No such file or directory  (+7 more)"
     )
@@ -346,7 +346,7 @@ def test_match_reports_forfeits_by_reason(tmp_path):
     assert len(details) == 2
     for line in details:
         # one line per forfeit, however long, quoting the offending move
-        assert re.fullmatch(r"    r1-p1-g\d: illegal_move illegal_move on its 1st move \(ply \d\): played 'Zz9 z9', "
+        assert re.fullmatch(r"    r1-illegal_move~random_bot-g\d: illegal_move illegal_move on its 1st move \(ply \d\): played 'Zz9 z9', "
                                 r"not a legal move: malformed move 'Zz9 z9': .+", line)
     assert any((tmp_path / "logs").iterdir())
 
@@ -564,13 +564,13 @@ def test_ctrl_c_stops_a_match(tmp_path):
 def test_run_refuses_a_directory_in_use(tmp_path):
     from arena.results.store import ResultsStore
     from arena.run.config import load_config
-    from arena.run.results_dir import open_results
+    from arena.run.results_dir import RunPlan, open_results
     from arena.run.schedule import make_schedule
 
     path = write_tournament(tmp_path, bots=("alpha", "beta"))
     config = load_config(path)
     with ResultsStore(config.output) as store:
-        open_results(store, config, make_schedule(config))
+        open_results(store, RunPlan(config, store.directory))
         assert_one_line_error(arena("run", path), "another 'arena run' is writing to", str(config.output))
     assert (config.output / "games.jsonl").read_bytes() == b""
 

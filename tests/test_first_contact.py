@@ -66,7 +66,7 @@ def test_startup_failure_forfeits_are_played_again_once_the_bot_is_fixed(tmp_pat
     assert sum(r["reason"] == "startup_failure" for r in records(tmp_path / "out")) == 8
     # the first detail of each bot's forfeits under the table, and where to find them all
     assert f"Forfeits (the first of each bot; all of them: arena standings {path} --forfeits)" in first.out
-    assert re.search(r"^  gamma  r1-p2-g1  startup_failure at start-up: bad answer to 'hello': .*\(\+7 more\)$",
+    assert re.search(r"^  gamma  r1-alpha~gamma-g1  startup_failure at start-up: bad answer to 'hello': .*\(\+7 more\)$",
                      first.out, re.M), first.out
     every = arena("standings", tmp_path / "out", "--forfeits")
     assert every.exit_code == 0
@@ -88,7 +88,10 @@ def test_replay_forfeits_chooses_the_reasons(tmp_path):
     assert arena("run", path).exit_code == 0
     assert [r["reason"] for r in records(tmp_path / "out")] == ["protocol_error"] * 4
     path.write_text(path.read_text().replace(NON_JSON, "python -m bots.random_bot"))
-    kept = arena("run", path)  # by default only startup failures are played again
+    # beta is another version now: its old games stay only when asked to (and by
+    # default only startup failures are played again)
+    assert_one_line_error(arena("run", path), "bot 'beta' (its command changed", "--keep beta")
+    kept = arena("run", path, "--keep", "beta")
     assert kept.exit_code == 0 and "0 games played, 4 resumed" in kept.err
     assert_one_line_error(arena("run", path, "--replay-forfeits", "timeout,slow"), "--replay-forfeits", "'slow'")
     again = arena("run", path, "--replay-forfeits", "timeout,Protocol_Error")
@@ -474,5 +477,5 @@ def test_a_timeout_says_how_long_against_which_budget():
     result = arena("match", "python -m bots.random_bot", f"python {BOTS / 'slow.py'} 1", "-n", "1",
                    "--tc", "move 0.1", "--seed", "1")
     assert result.exit_code == 0, result.err
-    assert re.search(r"^    r1-p1-g1: slow timeout on its 1st move \(ply 2\): no move after 1\d\d ms, over its budget "
+    assert re.search(r"^    r1-random_bot~slow-g1: slow timeout on its 1st move \(ply 2\): no move after 1\d\d ms, over its budget "
                      r"of 150 ms \(100 ms per move \+ 50 ms margin\)$", result.out, re.M), result.out

@@ -116,8 +116,9 @@ def test_a_short_match_alternates_colours_and_start_positions(tmp_path, monkeypa
     assert seen == [1, 2, 3, 4, 5, 6]
     assert result.games == 6 and not result.forfeits
     assert [r.index for r in result.records] == list(range(6))
-    # colours alternate game by game; both start positions are played with both colours
-    assert [r.players["pink"] for r in result.records] == ["random_bot", "greedy"] * 3
+    # colours alternate game by game (the first name in name order first); both start
+    # positions are played with both colours
+    assert [r.players["pink"] for r in result.records] == ["greedy", "random_bot"] * 3
     assert [r.opening for r in result.records] == [0, 0, 1, 1, 0, 0]
     # the pre-flight's log and the worker's, for each bot
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [

@@ -68,7 +68,7 @@ def test_openings_come_from_the_engine() -> None:
 def test_every_ordered_pair_equally_often_on_each_seat_and_opening(format: str, game: str) -> None:
     rounds = 3
     schedule = make_schedule(config(game, 4, rounds, format))
-    pairs = pairings(4, format)
+    pairs = [(0, 1), (0, 2), (0, 3)] + ([(1, 2), (1, 3), (2, 3)] if format == "round-robin" else [])
     seen = Counter((spec.round, spec.players, spec.opening) for spec in schedule)
     openings = engine.get_game(game).openings
     expected = {
@@ -81,40 +81,69 @@ def test_every_ordered_pair_equally_often_on_each_seat_and_opening(format: str, 
     assert seen == expected
 
 
-def test_round_robin_pairs_every_two_bots_in_file_order() -> None:
-    assert pairings(4, "round-robin") == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
-    assert pairings(4, "gauntlet") == [(0, 1), (0, 2), (0, 3)]
+def test_pairings_name_each_pair_in_name_order_in_an_order_of_their_names_alone() -> None:
+    names = ["delta", "alpha", "charlie", "bravo"]
+    pairs = pairings(names, "round-robin")
+    assert sorted(pairs) == [("alpha", "bravo"), ("alpha", "charlie"), ("alpha", "delta"),
+                             ("bravo", "charlie"), ("bravo", "delta"), ("charlie", "delta")]
+    # The order is that of the SHA-256 of "a~b", whatever the file's order.
+    assert pairs == sorted(pairs, key=lambda p: hashlib.sha256(f"{p[0]}~{p[1]}".encode()).digest())
+    assert pairings(list(reversed(names)), "round-robin") == pairs
+    assert sorted(pairings(names, "gauntlet")) == [("alpha", "delta"), ("bravo", "delta"), ("charlie", "delta")]
+    assert sorted(pairings(names, "reference", reference=["alpha", "bravo"])) == [
+        ("alpha", "charlie"), ("alpha", "delta"), ("bravo", "charlie"), ("bravo", "delta")]
     with pytest.raises(ValueError):
-        pairings(4, "swiss")
+        pairings(names, "swiss")
 
 
 def test_order_and_ids_of_the_first_games() -> None:
     schedule = make_schedule(config("oxono", 3, rounds=2))
-    head = [(s.game_id, s.round, s.players, s.opening) for s in schedule[:6]]
+    first = pairings(["bot0", "bot1", "bot2"], "round-robin")[0]
+    a, b = first
+    head = [(s.game_id, s.round, s.players, s.opening) for s in schedule[:4]]
     assert head == [
-        ("r1-p1-g1", 1, ("bot0", "bot1"), 0),
-        ("r1-p1-g2", 1, ("bot1", "bot0"), 0),
-        ("r1-p1-g3", 1, ("bot0", "bot1"), 1),
-        ("r1-p1-g4", 1, ("bot1", "bot0"), 1),
-        ("r1-p2-g1", 1, ("bot0", "bot2"), 0),
-        ("r1-p2-g2", 1, ("bot2", "bot0"), 0),
+        (f"r1-{a}~{b}-g1", 1, (a, b), 0),
+        (f"r1-{a}~{b}-g2", 1, (b, a), 0),
+        (f"r1-{a}~{b}-g3", 1, (a, b), 1),
+        (f"r1-{a}~{b}-g4", 1, (b, a), 1),
     ]
-    # The protocol's example id: round 1, third pair (bot1 against bot2), second game.
-    spec = next(s for s in schedule if s.game_id == "r1-p3-g2")
+    # The protocol's example id: round 1, bot1 against bot2, second game.
+    spec = next(s for s in schedule if s.game_id == "r1-bot1~bot2-g2")
     assert (spec.players, spec.opening) == (("bot2", "bot1"), 0)
-    assert schedule[12].game_id == "r2-p1-g1"
+    assert schedule[12].game_id == f"r2-{a}~{b}-g1"
     assert [s.round for s in schedule] == sorted(s.round for s in schedule)
 
 
 def test_ids_are_unique_and_well_formed_and_indices_count_from_zero() -> None:
     schedule = make_schedule(config("oxono", 5, rounds=3))
     assert [spec.index for spec in schedule] == list(range(len(schedule)))
+    assert [spec.pair for spec in schedule] == [i // 2 for i in range(len(schedule))]
     assert len({spec.game_id for spec in schedule}) == len(schedule)
     for spec in schedule:
-        round_, pair, k = map(int, re.fullmatch(r"r(\d+)-p(\d+)-g(\d+)", spec.game_id).groups())
-        assert round_ == spec.round
-        assert 1 <= pair <= 10 and 1 <= k <= 4
+        round_, a, b, k = re.fullmatch(r"r(\d+)-(bot\d)~(bot\d)-g(\d+)", spec.game_id).groups()
+        assert int(round_) == spec.round and a < b and {a, b} == set(spec.players)
+        assert 1 <= int(k) <= 4 and spec.players[0] == (a if int(k) % 2 else b)
         assert spec.game == "oxono"
+
+
+def test_a_game_is_the_same_whatever_the_bots_places_in_the_file_and_whoever_joins() -> None:
+    text = "name: t\ngame: oxono\ntime_control: 5+0.1\nrounds: 2\nseed: 5\nbots:\n"
+    entries = [f"  - {{name: {n}, cmd: x}}\n" for n in ("ann", "bob", "cy", "dee")]
+    before = make_schedule(parse_config(text + "".join(entries), base_dir=ROOT))
+    shuffled = make_schedule(parse_config(text + "".join(entries[::-1]), base_dir=ROOT))
+    joined = make_schedule(parse_config(text + "".join(entries[:2] + ["  - {name: eve, cmd: x}\n"] + entries[2:]), base_dir=ROOT))
+    games = lambda specs: {(s.game_id, s.seed, s.players, s.opening, s.round) for s in specs}
+    assert shuffled == before  # the same games in the same order: the same fold, the same table
+    assert games(before) < games(joined)
+    assert {s.game_id for s in joined} - {s.game_id for s in before} == {s.game_id for s in joined if "eve" in s.players}
+
+
+def test_results_written_before_names_keep_their_ids_by_position() -> None:
+    from dataclasses import replace
+
+    schedule = make_schedule(replace(config("oxono", 3), game_ids="positions"))
+    assert [(s.game_id, s.players) for s in schedule[:2]] == [("r1-p1-g1", ("bot0", "bot1")), ("r1-p1-g2", ("bot1", "bot0"))]
+    assert next(s for s in schedule if s.game_id == "r1-p3-g2").players == ("bot2", "bot1")
 
 
 def test_deterministic() -> None:

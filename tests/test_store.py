@@ -10,7 +10,8 @@ from arena.game.openings import random_suite
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy
 from arena.run.config import parse_config
-from arena.run.results_dir import open_results
+from arena.bot.version import fingerprint
+from arena.run.results_dir import RunPlan, open_results
 from arena.run.schedule import make_schedule
 
 TOURNAMENT = """
@@ -37,14 +38,20 @@ def record_for(spec, winner="pink"):
         seed=spec.seed, opening=spec.opening, time_control={"initial_ms": 5000, "increment_ms": 100},
         moves=[MoveRecord("Xc5 c6", 1.5, {"depth": 2})], winner=winner, reason="alignment",
         index=spec.index, round=spec.round,
+        versions={"pink": spec.versions[0], "black": spec.versions[1]} if spec.versions else None,
     )
+
+
+def versioned_schedule(config):
+    """The schedule as a run plays it: each spec names its bots' versions."""
+    return make_schedule(config, {bot.name: fingerprint(bot).version for bot in config.bots})
 
 
 def test_append_then_load_round_trips_records(config):
     schedule = make_schedule(config)
     store = ResultsStore(config.output)
     with store:
-        assert open_results(store, config, schedule).records == []
+        assert open_results(store, RunPlan(config, store.directory)).records == []
         for spec in schedule[:3]:
             store.append(record_for(spec))
     loaded = ResultsStore(config.output).load()
@@ -59,7 +66,7 @@ def test_append_then_load_round_trips_records(config):
 def test_torn_last_line_is_dropped_with_a_warning_and_cut_before_appending(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        open_results(store, config, schedule)
+        open_results(store, RunPlan(config, store.directory))
         store.append(record_for(schedule[0]))
     games = config.output / "games.jsonl"
     whole = json.dumps(record_for(schedule[1]).to_json())
@@ -69,7 +76,7 @@ def test_torn_last_line_is_dropped_with_a_warning_and_cut_before_appending(confi
     assert [r.game_id for r in loaded.records] == [schedule[0].game_id]
     assert len(loaded.warnings) == 1 and "torn" in loaded.warnings[0]
     with ResultsStore(config.output) as store:
-        open_results(store, config, schedule)
+        open_results(store, RunPlan(config, store.directory))
         store.append(record_for(schedule[1]))
     loaded = ResultsStore(config.output).load()
     assert loaded.warnings == []
@@ -89,11 +96,11 @@ def test_unreadable_middle_line_is_reported_and_the_rest_kept(config):
 def test_a_second_writer_is_refused(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as first:
-        open_results(first, config, schedule)
+        open_results(first, RunPlan(config, first.directory))
         with pytest.raises(StoreBusy, match="another 'arena run'"):
-            open_results(ResultsStore(config.output), config, schedule)
+            open_results(ResultsStore(config.output), RunPlan(config, config.output))
     with ResultsStore(config.output) as again:  # the lock went with the first writer
-        open_results(again, config, schedule)
+        open_results(again, RunPlan(config, again.directory))
 
 
 @pytest.mark.parametrize(
@@ -102,53 +109,94 @@ def test_a_second_writer_is_refused(config):
         (lambda c: replace(c, seed=4), "seed"),
         (lambda c: replace(c, game="yoxii"), "game"),
         (lambda c: replace(c, format="gauntlet"), "format"),
-        (lambda c: replace(c, bots=(replace(c.bots[0], options={"depth": 3}),) + c.bots[1:]), "options for bot 'a'"),
+        (lambda c: replace(c, bots=(replace(c.bots[0], options={"depth": 3}),) + c.bots[1:]),
+         "bot 'a' .its options changed; 1 games by version"),
         (lambda c: replace(c, openings=random_suite("oxono", 2, 3, 0)), "another opening suite"),
     ],
 )
 def test_a_conflicting_tournament_is_refused_and_nothing_is_lost(config, change, words):
-    schedule = make_schedule(config)
+    schedule = versioned_schedule(config)
     with ResultsStore(config.output) as store:
-        open_results(store, config, schedule)
+        open_results(store, RunPlan(config, store.directory))
         store.append(record_for(schedule[0]))
     before = (config.output / "games.jsonl").read_bytes()
     changed = change(config)
     with ResultsStore(config.output) as store:
         with pytest.raises(ResultsConflict, match=words):
-            open_results(store, changed, make_schedule(changed) if changed.game == "oxono" else schedule)
+            open_results(store, RunPlan(changed, store.directory))
     assert (config.output / "games.jsonl").read_bytes() == before
 
 
-def test_records_not_in_the_new_schedule_are_a_conflict(config):
+def test_records_the_schedule_does_not_hold_are_a_conflict(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        open_results(store, config, schedule)
-        store.append(record_for(schedule[-1]))
+        open_results(store, RunPlan(config, store.directory))
+        edited = record_for(schedule[-1])
+        edited.game_id = "r1-a~b-g9"
+        store.append(edited)
+    with ResultsStore(config.output) as store, pytest.raises(ResultsConflict, match="r1-a~b-g9"):
+        open_results(store, RunPlan(config, store.directory))
+
+
+def test_games_of_a_removed_bot_stay_on_disk_and_out_of_the_plan(config):
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        open_results(store, RunPlan(config, store.directory))
+        for spec in schedule:
+            store.append(record_for(spec))
     fewer = replace(config, bots=config.bots[:2])
-    with ResultsStore(config.output) as store, pytest.raises(ResultsConflict, match=schedule[-1].game_id):
-        open_results(store, fewer, make_schedule(fewer))
+    plan = RunPlan(fewer, config.output)
+    with ResultsStore(config.output) as store:
+        loaded = open_results(store, plan)
+    assert sorted(r.game_id for r in loaded.records) == sorted(s.game_id for s in schedule if "c" not in s.players)
+    assert len(plan.records.left_out) == 8
+    assert plan.records.left_out_line() == (
+        "8 games of bots no longer in the tournament are left out of the ranking (kept in games.jsonl): c (8)"
+    )
+    assert len(ResultsStore(config.output).load().records) == len(schedule)
+
+
+def test_replace_archives_each_record_once_with_its_reason(config):
+    schedule = make_schedule(config)
+    with ResultsStore(config.output) as store:
+        open_results(store, RunPlan(config, store.directory))
+        for spec in schedule[:4]:
+            store.append(record_for(spec))
+        lines = (config.output / "games.jsonl").read_bytes().splitlines()
+        store.replace({schedule[1].game_id: "--replay b"})
+        # Done again (as after a crash between the archive and games.jsonl): archived once.
+        (config.output / "games.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
+        store.replace({schedule[1].game_id: "--replay b"})
+        store.append(record_for(schedule[1], winner="black"))
+    archived = [json.loads(line) for line in (config.output / "replaced.jsonl").read_text().splitlines()]
+    assert [(a["reason"], a["record"]["game_id"], a["record"]["winner"]) for a in archived] == [
+        ("--replay b", schedule[1].game_id, "pink")]
+    assert json.dumps(archived[0]["record"], separators=(",", ":"), ensure_ascii=False).encode() == lines[1]
+    records = ResultsStore(config.output).load().records
+    assert sorted(r.game_id for r in records) == sorted(s.game_id for s in schedule[:4])
+    assert next(r for r in records if r.game_id == schedule[1].game_id).winner == "black"
 
 
 def test_a_conflict_names_what_asked_a_tournament_file_or_a_command(config):
     # arena match has no tournament file (path None): its message says so.
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        open_results(store, config, schedule)
+        open_results(store, RunPlan(config, store.directory))
     for asked, words in ((replace(config, seed=9, path=config.output.parent / "t.yaml"), "the tournament file now says 9"),
                          (replace(config, seed=9, path=None), "this command now says 9")):
         with ResultsStore(config.output) as store, pytest.raises(ResultsConflict, match=words):
-            open_results(store, asked, make_schedule(asked))
+            open_results(store, RunPlan(asked, store.directory))
 
 
 def test_more_rounds_extend_a_tournament_without_conflict(config):
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        open_results(store, config, schedule)
+        open_results(store, RunPlan(config, store.directory))
         for spec in schedule:
             store.append(record_for(spec))
     longer = replace(config, rounds=2)
     with ResultsStore(config.output) as store:
-        loaded = open_results(store, longer, make_schedule(longer))
+        loaded = open_results(store, RunPlan(longer, store.directory))
     assert len(loaded.records) == len(schedule)
 
 
@@ -158,7 +206,7 @@ def test_appended_lines_are_durable_whole_lines(config, monkeypatch):
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
     schedule = make_schedule(config)
     with ResultsStore(config.output) as store:
-        open_results(store, config, schedule)
+        open_results(store, RunPlan(config, store.directory))
         store.append(record_for(schedule[0]))
         assert synced, "append must fsync before returning"
         assert (config.output / "games.jsonl").read_bytes().endswith(b"\n")
@@ -188,7 +236,7 @@ def test_records_reach_the_disk_within_the_sync_interval_and_at_close(config, mo
     monkeypatch.setattr(arena.results.store.os, "fdatasync", lambda fd: (synced.append(os.fstat(fd).st_size), real(fd)))
     schedule = make_schedule(config)
     store = ResultsStore(config.output)
-    open_results(store, config, schedule)
+    open_results(store, RunPlan(config, store.directory))
     for spec in schedule[:3]:
         store.append(record_for(spec))
     size = (config.output / "games.jsonl").stat().st_size

@@ -36,7 +36,11 @@ class BotConfig:
     is all the bot gets of an environment beyond PATH, LANG, HOME and TMPDIR
     (see :mod:`arena.bot.sandbox`).  ``options`` and ``env`` are plain dicts for
     convenience and must never be mutated.  ``limits`` and ``sandbox`` say
-    how its processes are confined."""
+    how its processes are confined.  ``version`` is the version the user
+    declared (``None``: the arena fingerprints what runs, see
+    :mod:`arena.bot.version`); ``source`` the folder the bot was submitted in
+    (``bots_from``), all of whose files are part of its version; ``problem``
+    why a submission cannot be run at all (a broken manifest), or None."""
 
     name: str
     cmd: tuple[str, ...]
@@ -45,6 +49,9 @@ class BotConfig:
     env: dict[str, str]
     limits: Limits = Limits()
     sandbox: str = "none"
+    version: str | None = None
+    source: Path | None = None
+    problem: str | None = None
 
 
 def split_command(command: str | Sequence[str]) -> tuple[str, ...]:

@@ -28,7 +28,8 @@ class GameSpec:
     ratings fold results; ``seed`` is handed to the engine and the referee.
     The game starts from start position ``opening`` after ``opening_moves``;
     ``pair`` numbers its game pair (the two games of one opening with colours
-    swapped) across the schedule, from 0."""
+    swapped) across the schedule, from 0.  ``versions`` names the version of
+    each player (by seat), as :func:`arena.bot.spec.bot_version` gives it."""
 
     index: int
     game_id: str
@@ -39,6 +40,8 @@ class GameSpec:
     seed: int
     pair: int = 0
     opening_moves: tuple[str, ...] = ()
+    #: The version of each bot (by seat) that is to play it; empty when nobody asked.
+    versions: tuple[str, ...] = ()
 
 
 # Strict JSON: a NaN or Infinity (which Python's json reads from a bot's
@@ -103,6 +106,9 @@ class GameRecord:
     round: int = 1
     opening_moves: list[str] = field(default_factory=list)
     pair: int | None = None
+    #: The version of the bot that played each colour (``None`` in records
+    #: written before versions were kept).
+    versions: dict[str, str] | None = None
     #: The record's line as ``to_line`` made it or ``from_line`` read it, so
     #: that it is encoded once (in the worker that played the game) and the
     #: store writes those very bytes.  Not part of the record's JSON.
@@ -159,6 +165,7 @@ class GameRecord:
             "round": self.round,
             "opening_moves": self.opening_moves,
             "pair": self.pair,
+            "versions": self.versions,
         }
 
     def to_line(self) -> bytes:
@@ -223,6 +230,11 @@ class GameRecord:
             _check(self.winner is not None and self.winner != self.forfeit_by, "forfeit_by",
                    self.forfeit_by, "the winner of a forfeit is the other colour")
         _check(self.detail is None or isinstance(self.detail, str), "detail", self.detail)
+        _check(
+            self.versions is None or (isinstance(self.versions, dict) and set(self.versions) == set(players)
+                                      and all(isinstance(v, str) for v in self.versions.values())),
+            "versions", self.versions,
+        )
         _check(isinstance(self.time_control, dict), "time_control", self.time_control)
         _check(
             self.scores is None or (isinstance(self.scores, dict) and set(self.scores) <= set(players)

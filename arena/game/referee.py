@@ -52,6 +52,7 @@ def play_game(
         started_at=timestamp(),
         opening_moves=list(spec.opening_moves),
         pair=spec.pair,
+        versions={colors[seat]: spec.versions[seat] for seat in (0, 1)} if spec.versions else None,
     )
     clock = Clock(time_control, margin_ms)
     moves: list[str] = []

@@ -35,6 +35,7 @@ __all__ = [
     "Standings",
     "rating_env",
     "compute_standings",
+    "reference_ranking",
     "RunningLeader",
 ]
 
@@ -83,6 +84,19 @@ class BotStanding:
     los_next: float | None = None
     #: (games played, mu, sigma) after each of this bot's games, in schedule order.
     history: list[tuple[int, float, float]] = field(default_factory=list, repr=False)
+    #: Version -> games this bot played in it (records that name versions only),
+    #: the version of its most recent game first.
+    versions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def version(self) -> str | None:
+        """The version of the bot's most recent game, or None when no record named one."""
+        return next(iter(self.versions), None)
+
+    @property
+    def earlier_games(self) -> int:
+        """Games played by a version other than :attr:`version`."""
+        return sum(self.versions.values()) - (self.versions[self.version] if self.versions else 0)
 
     @property
     def rating(self) -> float:
@@ -130,6 +144,10 @@ class Standings:
     match_bots: tuple[str, str] | None = None
     #: The SPRT's state, when one was asked for.
     sprt: SprtStatus | None = None
+    #: ``format: reference``: the reference bots, and the other bots (the
+    #: entrants) ranked by their score against them (see :func:`reference_ranking`).
+    reference: tuple[str, ...] = ()
+    entrants: list[BotStanding] = field(default_factory=list)
 
 
 def compute_standings(
@@ -138,10 +156,13 @@ def compute_standings(
     sprt: SprtConfig | None = None,
     *,
     at_limit: bool = False,
+    reference: Sequence[str] = (),
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
-    (``at_limit``: no more games are scheduled).
+    (``at_limit``: no more games are scheduled).  With ``reference`` (the
+    bots of a ``format: reference`` tournament), the other bots are also
+    ranked by their score against those.
 
     ``bot_names`` lists bots to show even if they have no game yet (they keep
     the initial rating); bots found only in records are shown too.  Raises
@@ -158,6 +179,7 @@ def compute_standings(
     pair_games: dict[tuple[str, str], int] = {}
     elo_games: list[tuple[str, str, float]] = []
     by_color: dict[str, dict[str, int]] = {}
+    last_played: dict[tuple[str, str], str] = {}
     games = {r.game for r in ordered}
     if len(games) > 1:
         raise ValueError(f"records mix several games ({', '.join(sorted(games))}); rate each game apart")
@@ -178,6 +200,11 @@ def compute_standings(
             key = (names[color], opponent)
             pair_games[key] = pair_games.get(key, 0) + 1
             pair_scores[key] = pair_scores.get(key, 0.0) + _POINTS[result]
+        for color, version in (record.versions or {}).items():
+            versions = bots[names[color]].versions
+            versions[version] = versions.get(version, 0) + 1
+            key = (names[color], version)
+            last_played[key] = max(last_played.get(key, ""), record.ended_at)
         if record.forfeit_by is not None:
             forfeits = bots[names[record.forfeit_by]].forfeits
             forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
@@ -195,6 +222,8 @@ def compute_standings(
 
     for name, rating in ratings.items():
         bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
+    for bot in bots.values():
+        bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (last_played[bot.name, v[0]], v[0]), reverse=True))
     ranked = sorted(bots.values(), key=lambda s: (-s.rating, -s.score, s.name))
     fit = fit_elo(elo_games)
     for standing in ranked:
@@ -229,7 +258,26 @@ def compute_standings(
         match=match,
         match_bots=match_bots,
         sprt=status,
+        reference=tuple(reference),
+        entrants=reference_ranking(ranked, crosstable, reference) if reference else [],
     )
+
+
+def reference_ranking(
+    ranked: Sequence[BotStanding], crosstable: dict[str, dict[str, tuple[float, int]]], reference: Sequence[str]
+) -> list[BotStanding]:
+    """The bots outside ``reference`` by their score rate against the
+    reference bots (a course's grading rule: the same opponents for every
+    entrant), then by rating, then by name; bots without such a game last."""
+    def against(bot: BotStanding) -> tuple[float, int]:
+        cells = [crosstable.get(bot.name, {}).get(ref, (0.0, 0)) for ref in reference]
+        return sum(score for score, _ in cells), sum(games for _, games in cells)
+
+    def key(bot: BotStanding) -> tuple[float, float, str]:
+        score, games = against(bot)
+        return (-(score / games) if games else 1.0, -bot.rating, bot.name)
+
+    return sorted((bot for bot in ranked if bot.name not in reference), key=key)
 
 
 def _rate(

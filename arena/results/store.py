@@ -3,7 +3,8 @@
 Layout::
 
     DIR/games.jsonl       one GameRecord per line, written as each game ends (fsync'ed at most once a second)
-    DIR/tournament.json   the settings the results were made with (name, game, bots, schedule keys)
+    DIR/tournament.json   the tournament, as much as rebuilds its schedule (format, rounds, bots and versions, openings)
+    DIR/replaced.jsonl    records replaced by games played again (--replay, --replay-forfeits), with why and when
     DIR/logs/             each bot's standard error
     DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker
     DIR/.lock             held by the one ``arena run`` writing here
@@ -37,12 +38,13 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from arena.game.records import GameRecord
+from arena.game.records import GameRecord, timestamp
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "write_atomically"]
 
 GAMES_FILE = "games.jsonl"
 META_FILE = "tournament.json"
+REPLACED_FILE = "replaced.jsonl"
 LOGS_DIR = "logs"
 SCRATCH_DIR = "scratch"
 #: Longest time a record written to games.jsonl waits for its fdatasync.
@@ -82,6 +84,7 @@ class ResultsStore:
         self.directory = Path(directory)
         self.games_path = self.directory / GAMES_FILE
         self.meta_path = self.directory / META_FILE
+        self.replaced_path = self.directory / REPLACED_FILE
         self.logs_dir = self.directory / LOGS_DIR
         self.scratch_dir = self.directory / SCRATCH_DIR
         self._lock_fd: int | None = None
@@ -144,14 +147,14 @@ class ResultsStore:
     # -- writing (one run at a time) ----------------------------------------
 
     def open_for_run(
-        self, game: str, meta: dict[str, Any],
-        check: Callable[[dict[str, Any] | None, list[GameRecord]], None] | None = None,
+        self, game: str, prepare: Callable[[dict[str, Any] | None, list[GameRecord]], dict[str, Any]],
     ) -> LoadedResults:
-        """Lock the directory, let ``check`` refuse (with :class:`ResultsConflict`)
-        results that belong to another tournament than ``meta`` describes, write
-        ``meta`` as ``tournament.json``, cut a torn tail, and get ready to append.
-        ``check`` is given the old ``tournament.json`` (None when there is none)
-        and the records of ``game`` there.  Returns what is there already."""
+        """Lock the directory, cut a torn tail, and get ready to append.
+        ``prepare`` is given the old ``tournament.json`` (None when there is
+        none) and the records of ``game`` there; it refuses results that
+        belong to another tournament (raising :class:`ResultsConflict`, before
+        anything is written) or returns the new ``tournament.json``.  Returns
+        what is there already."""
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             if not self.directory.is_dir():
@@ -161,8 +164,7 @@ class ResultsStore:
         except OSError as exc:
             raise _store_error(exc, "create", self.directory) from None
         loaded = self.load(game)
-        if check is not None:
-            check(self.read_meta(), loaded.records)
+        meta = prepare(self.read_meta(), loaded.records)
         try:
             if self.read_meta() != meta:
                 write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
@@ -179,15 +181,30 @@ class ResultsStore:
         self._syncer.start()
         return loaded
 
-    def drop(self, game_ids: set[str]) -> None:
-        """Remove the records of ``game_ids`` (to play those games again),
-        replacing ``games.jsonl`` atomically: a crash leaves either file."""
+    def replace(self, reasons: dict[str, str]) -> None:
+        """Move the records of the games in ``reasons`` (game id to why) to
+        ``replaced.jsonl``, to play those games again.  Nothing is deleted: each
+        record goes to the archive as it was, with the reason and the time,
+        and is synced there before ``games.jsonl`` is replaced without it
+        (atomically).  A crash between the two leaves the record in both
+        files; doing it again does not archive it twice."""
         assert self._fd is not None, "open_for_run first"
-        kept = [
-            line + b"\n"
-            for line in self.games_path.read_bytes().splitlines()
-            if not _game_id_of(line) in game_ids
-        ]
+        lines = self.games_path.read_bytes().splitlines()
+        moved = [line for line in lines if _game_id_of(line) in reasons]
+        try:
+            archived = self.replaced_path.read_bytes() if self.replaced_path.exists() else b""
+            entries = b"".join(
+                b'{"replaced_at":"%s","reason":%s,"record":%s}\n'
+                % (timestamp().encode(), json.dumps(reasons[_game_id_of(line)]).encode(), line)
+                for line in moved if b',"record":%s}\n' % line not in archived
+            )
+            if entries:
+                with open(self.replaced_path, "ab") as archive:
+                    archive.write(entries)
+                    os.fsync(archive.fileno())
+        except OSError as exc:
+            raise _store_error(exc, "write", self.replaced_path) from None
+        kept = [line + b"\n" for line in lines if _game_id_of(line) not in reasons]
         try:
             write_atomically(self.games_path, b"".join(kept))
             os.close(self._fd)

@@ -53,7 +53,7 @@ __all__ = [
 FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
-TABLES = ("ranking", "match", "sprt", "crosstable", "colors")
+TABLES = ("ranking", "reference", "match", "sprt", "crosstable", "colors")
 
 _TABLEFMT = {"plain": "simple", "github": "github", "html": "html"}
 _CSS = (
@@ -115,7 +115,8 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
         wanted = (table or "ranking").lower()
         tables = [t for t in tables if t.key == wanted]
         if not tables:
-            needs = "an SPRT (sprt: in the tournament file, or arena match --sprt)" if wanted == "sprt" else "exactly two bots"
+            needs = {"sprt": "an SPRT (sprt: in the tournament file, or arena match --sprt)",
+                     "reference": "format: reference"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
     if fmt == "csv":
         return _csv(tables[0])
@@ -253,12 +254,40 @@ def _tables(standings: Standings) -> list[_Table]:
         ["left"] + ["right"] * 4,
         "colors",
     )
+    if any(bot.versions for bot in standings.bots):
+        ranking.headers.append("version")
+        ranking.align.append("left")
+        for row, bot in zip(ranking.rows, standings.bots):
+            row.append(_version_cell(bot))
     tables = [ranking]
+    if standings.reference:
+        tables.append(_reference_table(standings))
     if standings.match is not None and standings.match_bots is not None:
         tables.append(_match_table(standings.match, standings.match_bots))
     if standings.sprt is not None:
         tables.append(_sprt_table(standings.sprt))
     return tables + [head_to_head, by_color]
+
+
+def _version_cell(bot: BotStanding) -> str:
+    if not bot.versions:
+        return "-"
+    earlier = bot.earlier_games
+    return f"{bot.version} (+{earlier} by earlier)" if earlier else str(bot.version)
+
+
+def _reference_table(standings: Standings) -> _Table:
+    refs = list(standings.reference)
+    rows = []
+    for rank, bot in enumerate(standings.entrants, start=1):
+        cells = [standings.crosstable.get(bot.name, {}).get(ref, (0.0, 0)) for ref in refs]
+        score, games = sum(s for s, _ in cells), sum(g for _, g in cells)
+        rows.append([str(rank), bot.name, *(_h2h_cell(standings, bot.name, ref) for ref in refs),
+                     f"{score:g}/{games}", _number(100 * score / games if games else None)])
+    return _Table(
+        "Against the reference bots (entrants ranked by score %)",
+        ["#", "bot", *refs, "total", "score %"], rows, ["right", "left"] + ["right"] * (len(refs) + 2), "reference",
+    )
 
 
 def _match_table(match: MatchStatistics, names: tuple[str, str]) -> _Table:
@@ -374,6 +403,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "elo": bot.elo,
                 "elo_margin": bot.elo_margin,
                 "los_next": bot.los_next,
+                "versions": dict(bot.versions),
             }
             for rank, bot in enumerate(standings.bots, start=1)
         ],
@@ -386,6 +416,8 @@ def _json_object(standings: Standings) -> dict[str, Any]:
         "elo_regularized": standings.elo_regularized,
         "match": None if standings.match is None else _match_json(standings.match, standings.match_bots),
         "sprt": None if standings.sprt is None else standings.sprt.to_json(),
+        "reference": list(standings.reference),
+        "entrants": [bot.name for bot in standings.entrants],
     }
 
 

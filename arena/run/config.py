@@ -170,6 +170,12 @@ class TournamentConfig:
     report: bool = False
     executor: str = "local"
     ray: RaySettings = RaySettings()
+    #: ``format: reference``: the bots every other bot plays (and only those).
+    reference: tuple[str, ...] = ()
+    #: How game ids name a pair: ``names`` (the bots' names), or ``positions``
+    #: (their places in the file), as results directories written before
+    #: version 0.2 did; see :func:`arena.run.schedule.make_schedule`.
+    game_ids: str = "names"
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""

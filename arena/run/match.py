@@ -26,7 +26,7 @@ from arena.results.statistics import MatchStatistics, SprtConfig, SprtStatus, ma
 from arena.results.store import ResultsStore
 from arena.run.config import TournamentConfig
 from arena.run.executor import LocalExecutor
-from arena.run.results_dir import open_results
+from arena.run.results_dir import RunPlan, open_results
 from arena.run.schedule import make_schedule
 from arena.run.tournament import RunningSprt, pending_specs, play_and_store, start_bots
 
@@ -153,12 +153,16 @@ def play_match(
     Raises ``StartupFailed`` if a bot does not start."""
     openings = len(config.openings) if config.openings else engine.get_game(config.game).openings
     rounds = max(1, math.ceil(games / (2 * openings)))
-    schedule = make_schedule(replace(config, rounds=rounds))[:games]
+    config = replace(config, rounds=rounds)
+    schedule = make_schedule(config)[:games]
     result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
     running_sprt = RunningSprt(config)
     with ResultsStore(config.output) as store:
         if keep_records:
-            for record in open_results(store, config, schedule).records:
+            plan = RunPlan(config, store.directory, games=games)
+            loaded = open_results(store, plan)
+            schedule = plan.schedule
+            for record in loaded.records:
                 result.add(record)
                 running_sprt.add(record)
             result.resumed = len(result.records)

@@ -1,35 +1,70 @@
-"""A tournament's results directory as the run layer sees it: what
-``tournament.json`` says of the tournament, the check that the results there
-belong to the tournament asked for before a run appends to them, finding the
-results a user points at, and keeping only the games that belong to their
-tournament, for ``arena standings`` (and later readers).
+"""A tournament's results directory as the run layer sees it.
 
-A user may name a results directory, its ``games.jsonl``, or the tournament
-file; a wrong guess (a parent directory, a typo) gets a message that says what
-was looked for and what is there.
+A results directory describes itself: ``tournament.json`` holds everything
+needed to rebuild the schedule and the ranking (the format, the rounds, the
+bots and their versions, the opening suite's moves, the SPRT), so that any
+command pointed at the directory, at its ``games.jsonl`` or at the tournament
+file gives the same standings, report and replays.
+
+Before a run appends to a directory, :class:`RunPlan` sorts the games there:
+those this tournament schedules (kept), those of bots no longer in it (left
+on disk, out of the ranking), those played by a version of a bot other than
+the one that runs now (the run stops and asks: ``--replay BOT`` or ``--keep
+BOT``), and anything else, which belongs to another tournament (refused).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from arena.bot.spec import BotConfig
+from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.game.clock import TimeControl
-from arena.game.openings import suite_digest
+from arena.game.openings import Opening, suite_digest
 from arena.game.records import GameRecord, GameSpec
+from arena.results.statistics import SprtConfig
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore
 from arena.run.config import TournamentConfig, load_config
 from arena.run.schedule import make_schedule
 
-__all__ = ["FoundResults", "find_results", "scheduled_records", "tournament_meta", "check_compatible", "open_results"]
+__all__ = [
+    "FoundResults", "RunPlan", "VersionChanged", "find_results", "open_results", "read_results",
+    "ReadResults", "sort_records", "tournament_meta",
+]
+
+#: The key of ``tournament.json`` that says how game ids name pairs; results
+#: directories written before it existed number pairs by the bots' places.
+GAME_IDS_KEY = "game_ids"
 
 
-def tournament_meta(config: TournamentConfig) -> dict[str, Any]:
-    """What identifies the tournament whose results a directory holds."""
+class VersionChanged(ResultsConflict):
+    """A bot runs in another version than the one that played its recorded games."""
+
+
+def tournament_meta(
+    config: TournamentConfig, fingerprints: dict[str, Fingerprint] | None = None,
+    earlier_versions: dict[str, list[str]] | None = None, games: int | None = None,
+) -> dict[str, Any]:
+    """What ``tournament.json`` says of the tournament: everything a reader
+    needs to rebuild its schedule and ranking.  ``earlier_versions`` lists,
+    per bot, the versions whose games were kept (``--keep``); ``games`` is the
+    limit of a match (``arena match --games``)."""
+    fingerprints = fingerprints or {}
+    earlier_versions = earlier_versions or {}
+    bots = []
+    for bot in config.bots:
+        entry: dict[str, Any] = {"name": bot.name, "options": bot.options}
+        if bot.name in fingerprints:
+            entry["version"] = fingerprints[bot.name].version
+            entry["fingerprint"] = fingerprints[bot.name].to_json()
+        if earlier_versions.get(bot.name):
+            entry["earlier_versions"] = sorted(earlier_versions[bot.name])
+        bots.append(entry)
     return {
         "name": config.name,
         "description": config.description,
@@ -37,9 +72,14 @@ def tournament_meta(config: TournamentConfig) -> dict[str, Any]:
         "time_control": config.time_control.to_json(),
         "seed": config.seed,
         "format": config.format,
-        "bots": [{"name": b.name, "options": b.options} for b in config.bots],
+        "rounds": config.rounds,
+        "reference": list(config.reference),
+        GAME_IDS_KEY: config.game_ids,
+        "games": games,
+        "bots": bots,
         "openings": None if config.openings is None else {
-            "count": len(config.openings), "digest": suite_digest(config.openings)
+            "count": len(config.openings), "digest": suite_digest(config.openings),
+            "suite": [[opening.start, list(opening.moves)] for opening in config.openings],
         },
         # Not part of what identifies the games (a new SPRT may judge them),
         # but ``arena standings`` reads it to show the test.
@@ -47,57 +87,181 @@ def tournament_meta(config: TournamentConfig) -> dict[str, Any]:
     }
 
 
-def open_results(store: ResultsStore, config: TournamentConfig, schedule: Sequence[GameSpec]) -> LoadedResults:
-    """Open ``store`` for a run of ``config``: refuse results of another
-    tournament, record the tournament in ``tournament.json``, and return the
-    games already there (see :meth:`ResultsStore.open_for_run`)."""
-    return store.open_for_run(
-        config.game, tournament_meta(config),
-        lambda meta, records: check_compatible(store.directory, config, schedule, meta, records),
+def game_ids_of(meta: dict[str, Any] | None, records: Sequence[GameRecord]) -> str:
+    """How the games of a directory are named: as its ``tournament.json``
+    says; a directory written before that key existed numbers pairs by
+    position, unless it holds no game yet."""
+    if meta is not None and meta.get(GAME_IDS_KEY) in ("names", "positions"):
+        return meta[GAME_IDS_KEY]
+    return "positions" if meta is not None and records else "names"
+
+
+@dataclass
+class SortedRecords:
+    #: The tournament's bots.
+    current: frozenset[str]
+    #: Games the schedule holds, with the schedule's index and pair (the fold order).
+    kept: list[GameRecord] = field(default_factory=list)
+    #: Games of bots that are no longer in the tournament.
+    left_out: list[GameRecord] = field(default_factory=list)
+    #: Games the schedule does not hold (another tournament's, or edited).
+    foreign: list[GameRecord] = field(default_factory=list)
+
+    def left_out_line(self) -> str | None:
+        """One line for the games of bots no longer in the tournament, or None."""
+        if not self.left_out:
+            return None
+        names = Counter(name for record in self.left_out for name in record.players.values())
+        gone = sorted(names, key=lambda n: (-names[n], n))
+        return (f"{len(self.left_out)} games of bots no longer in the tournament are left out of the ranking "
+                f"(kept in {GAMES_FILE}): " + ", ".join(f"{n} ({names[n]})" for n in gone if n not in self.current))
+
+
+def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], names: Collection[str]) -> SortedRecords:
+    """Sort ``records`` against ``schedule`` (whose bots are ``names``).  A
+    kept record takes the schedule's ``index`` and ``pair``: ratings fold in
+    the order of the schedule as it is now, whatever it was when the game was
+    played, so the same results always give the same table."""
+    by_id = {spec.game_id: spec for spec in schedule}
+    out = SortedRecords(frozenset(names))
+    for record in records:
+        spec = by_id.get(record.game_id)
+        if spec is not None and _same_game(record, spec):
+            if record.index != spec.index or record.pair != spec.pair:
+                record = replace(record, index=spec.index, pair=spec.pair)
+            out.kept.append(record)
+        elif not set(record.players.values()) <= out.current:
+            out.left_out.append(record)
+        else:
+            out.foreign.append(record)
+    return out
+
+
+def _same_game(record: GameRecord, spec: GameSpec) -> bool:
+    return (
+        spec.seed == record.seed and spec.opening == record.opening
+        and tuple(record.opening_moves) == spec.opening_moves and tuple(record.players.values()) == spec.players
     )
 
 
-def check_compatible(
-    directory: Path, config: TournamentConfig, schedule: Sequence[GameSpec], meta: dict[str, Any] | None,
-    records: Iterable[GameRecord],
-) -> None:
-    """Raise :class:`ResultsConflict` when the results in ``directory`` (its
-    ``tournament.json``, ``meta``, and its ``records``) were made by another
-    tournament than ``config`` schedules."""
-    where = f"the results in {directory}"
-    advice = "use another output directory, or remove that one to start over"
-    # arena match has no tournament file: its command line is what asks.
-    asker = "the tournament file" if config.path is not None else "this command"
-    if meta is not None:
-        new = tournament_meta(config)
+class RunPlan:
+    """What a run of ``config`` does with the results already in its directory.
+
+    Given to :meth:`ResultsStore.open_for_run` as its ``prepare`` hook: with
+    the directory's old ``tournament.json`` and records it fixes the game ids'
+    scheme, the schedule, the records kept and left out, and which records
+    ``--replay`` replaces; a forfeit for one of ``replay_forfeits`` is not
+    held against a changed bot (it is played again anyway).  It raises :class:`ResultsConflict` (or
+    :class:`VersionChanged`) before anything is written, and returns the new
+    ``tournament.json``.  ``games`` cuts the schedule (a match's limit)."""
+
+    def __init__(
+        self, config: TournamentConfig, directory: Path, *, replay: Collection[str] = (), keep: Collection[str] = (),
+        replay_forfeits: Collection[str] = (), games: int | None = None,
+    ) -> None:
+        self.config, self.directory, self.games = config, directory, games
+        self.replay_forfeits = set(replay_forfeits)
+        self.replay, self.keep = set(replay), set(keep)
+        names = {bot.name for bot in config.bots}
+        for flag, asked in (("--replay", self.replay), ("--keep", self.keep)):
+            unknown = sorted(asked - names)
+            if unknown:
+                raise ResultsConflict(f"{flag}: no bot named {unknown[0]!r} in this tournament; bots: {', '.join(sorted(names))}")
+        self.fingerprints = {bot.name: fingerprint(bot) for bot in config.bots}
+        self.schedule: list[GameSpec] = []
+        self.records = SortedRecords(frozenset())
+        #: Kept records that ``--replay`` replaces, and why.
+        self.replaced: dict[str, str] = {}
+        #: The ``tournament.json`` written for the run.
+        self.meta: dict[str, Any] = {}
+
+    def __call__(self, meta: dict[str, Any] | None, records: list[GameRecord]) -> dict[str, Any]:
+        config = self.config
+        if meta is not None:
+            self._check_settings(meta)
+        self.config = config = replace(config, game_ids=game_ids_of(meta, records))
+        versions = {name: fp.version for name, fp in self.fingerprints.items()}
+        schedule = make_schedule(config, versions)
+        self.schedule = schedule if self.games is None else schedule[: self.games]
+        self.records = sort_records(records, schedule, [bot.name for bot in config.bots])
+        if self.records.foreign:
+            self._refuse(self.records.foreign[0], schedule)
+        earlier = self._check_versions(meta or {})
+        for record in self.records.kept:
+            replayed = sorted(self.replay & set(record.players.values()))
+            if replayed:
+                self.replaced[record.game_id] = f"--replay {replayed[0]}"
+        self.meta = tournament_meta(config, self.fingerprints, earlier, self.games)
+        return self.meta
+
+    def _asker(self) -> str:
+        # arena match has no tournament file: its command line is what asks.
+        return "the tournament file" if self.config.path is not None else "this command"
+
+    def _check_settings(self, meta: dict[str, Any]) -> None:
+        where, advice = f"the results in {self.directory}", "use another output directory, or remove that one to start over"
+        new = tournament_meta(self.config)
         for key in ("game", "time_control", "seed", "format"):
             if meta.get(key) != new[key]:
                 raise ResultsConflict(
-                    f"{where} were played with {key} {_show(meta.get(key))}, {asker} now says {_show(new[key])}; {advice}"
+                    f"{where} were played with {key} {_show(meta.get(key))}, {self._asker()} now says {_show(new[key])}; {advice}"
                 )
-        if meta.get("openings") != new["openings"]:
-            raise ResultsConflict(f"{where} were played with another opening suite than {asker} gives; {advice}")
-        old_bots = {b["name"]: b.get("options", {}) for b in meta.get("bots", [])}
-        for bot in config.bots:
-            if bot.name in old_bots and old_bots[bot.name] != bot.options:
-                raise ResultsConflict(f"{where} were played with other options for bot {bot.name!r}; {advice}")
-    by_id = {spec.game_id: spec for spec in schedule}
-    for record in records:
-        spec = by_id.get(record.game_id)
-        if (
-            spec is None or spec.index != record.index or spec.seed != record.seed
-            or spec.opening != record.opening or tuple(record.opening_moves) != spec.opening_moves
-        ):
-            raise ResultsConflict(f"{where} hold game {record.game_id!r}, which {asker} does not schedule; {advice}")
-        if tuple(record.players.values()) != spec.players:
+        old = meta.get("openings")
+        if (old and {k: old.get(k) for k in ("count", "digest")}) != (new["openings"] and {k: new["openings"][k] for k in ("count", "digest")}):
+            raise ResultsConflict(f"{where} were played with another opening suite than {self._asker()} gives; {advice}")
+
+    def _refuse(self, record: GameRecord, schedule: Sequence[GameSpec]) -> None:
+        where, advice = f"the results in {self.directory}", "use another output directory, or remove that one to start over"
+        spec = next((s for s in schedule if s.game_id == record.game_id), None)
+        if spec is not None and tuple(record.players.values()) != spec.players:
             raise ResultsConflict(
                 f"{where} hold game {record.game_id!r} between {' and '.join(record.players.values())}, "
-                f"but {asker} pairs {' and '.join(spec.players)} there; {advice}"
+                f"but {self._asker()} pairs {' and '.join(spec.players)} there; {advice}"
             )
+        raise ResultsConflict(f"{where} hold game {record.game_id!r}, which {self._asker()} does not schedule; {advice}")
+
+    def _check_versions(self, meta: dict[str, Any]) -> dict[str, list[str]]:
+        """The earlier versions whose games stay (those kept before, and those
+        ``--keep`` keeps now); raises :class:`VersionChanged` for a bot whose
+        recorded games another version played, unless ``--replay`` or ``--keep`` names it."""
+        old_entries = {b.get("name"): b for b in meta.get("bots", []) if isinstance(b, dict)}
+        earlier = {name: set(entry.get("earlier_versions") or ()) for name, entry in old_entries.items()}
+        stale: dict[str, Counter[str]] = {}
+        for record in self.records.kept:
+            if record.forfeit_by is not None and record.reason in self.replay_forfeits:
+                continue  # played again anyway
+            for color, version in (record.versions or {}).items():
+                name = record.players[color]
+                current = self.fingerprints.get(name)
+                if current is not None and version != current.version and version not in earlier.get(name, ()):
+                    stale.setdefault(name, Counter())[version] += 1
+        changed = []
+        for name, versions in sorted(stale.items()):
+            if name in self.keep:
+                earlier.setdefault(name, set()).update(versions)
+            elif name not in self.replay:
+                old = Fingerprint.from_json(old_entries.get(name, {}).get("fingerprint"))
+                changed.append(f"{name!r} ({describe_change(old, self.fingerprints[name])}; "
+                               f"{sum(versions.values())} games by version {', '.join(sorted(versions))})")
+        since = f"changed since {'their' if len(changed) > 1 else 'its'} games were played; nothing was played"
+        if changed and self.config.path is None:  # arena match: no file, no --replay
+            raise VersionChanged(f"bot {', '.join(changed)} {since}. To match the new version, use another output directory")
+        if changed:
+            bots = ",".join(name for name in sorted(stale) if name not in self.keep and name not in self.replay)
+            command = f"arena run {self.config.path}"
+            raise VersionChanged(
+                f"bot{'s' if len(changed) > 1 else ''} {', '.join(changed)} {since}. "
+                f"To play {'their' if len(changed) > 1 else 'its'} games again: {command} --replay {bots}; "
+                f"to keep them, marked as played by an earlier version: {command} --keep {bots}"
+            )
+        return {name: sorted(versions) for name, versions in earlier.items() if versions}
 
 
-def _show(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list)) else repr(value)
+def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
+    """Open ``store`` for the run ``plan`` prepares and return the games
+    already there that its tournament schedules (with ``plan`` filled in)."""
+    loaded = store.open_for_run(plan.config.game, plan)
+    return LoadedResults(plan.records.kept, loaded.warnings, loaded.good_bytes)
 
 
 @dataclass(frozen=True)
@@ -132,39 +296,96 @@ def find_results(target: Path) -> FoundResults:
     raise FileNotFoundError(f"no such file or directory: {target}; expected {wanted}")
 
 
-def scheduled_records(
-    records: list[GameRecord], config: TournamentConfig | None, meta: dict[str, Any]
-) -> tuple[list[GameRecord], list[str]]:
-    """The records whose game the tournament schedules with those players, and
-    a warning for each other one (a hand-merged file, an edited id): those are
-    left out of the ranking.  The schedule comes from the tournament file, or
-    else from the directory's ``tournament.json``; without either, all is kept."""
-    if config is None:
-        config = _config_from_meta(meta, max((r.round for r in records), default=1))
-        if config is None:
-            return records, []
-    else:
-        config = replace(config, rounds=max([config.rounds, *(r.round for r in records)]))
-    by_id = {spec.game_id: spec for spec in make_schedule(config)}
-    kept, warnings = [], []
-    for record in records:
-        spec = by_id.get(record.game_id)
-        if spec is None or tuple(record.players.values()) != spec.players:
-            warnings.append(f"ignored game {record.game_id!r} ({' vs '.join(record.players.values())}): "
-                            "this tournament does not schedule it")
-            continue
-        kept.append(record)
-    return kept, warnings
+@dataclass
+class ReadResults:
+    """The results a user pointed at, as every reading command sees them."""
+
+    directory: Path
+    #: The games the tournament schedules, with the schedule's index and pair.
+    records: list[GameRecord]
+    #: The directory's tournament.json ({} when there is none).
+    meta: dict[str, Any]
+    #: The tournament, from the file the user named or else from tournament.json
+    #: (None when neither says enough to rebuild the schedule: every record is kept).
+    config: TournamentConfig | None
+    sprt: SprtConfig | None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def reference(self) -> tuple[str, ...]:
+        return self.config.reference if self.config is not None else ()
+
+    @property
+    def names(self) -> list[str]:
+        """The tournament's bots, in the file's order."""
+        if self.config is not None:
+            return [bot.name for bot in self.config.bots]
+        return [str(bot["name"]) for bot in self.meta.get("bots", []) if isinstance(bot, dict) and "name" in bot]
 
 
-def _config_from_meta(meta: dict[str, Any], rounds: int) -> TournamentConfig | None:
-    """Just enough of a config to rebuild the schedule from ``tournament.json``."""
+def read_results(target: Path) -> ReadResults:
+    """The results ``target`` means (see :func:`find_results`): the games its
+    tournament schedules, with a warning for each other one, its settings
+    and SPRT.  Raises ``ConfigError``, ``FileNotFoundError`` or ``StoreError``
+    (each one line) when there are none to read."""
+    found = find_results(target)
+    store = ResultsStore(found.directory)
+    meta = store.read_meta() or {}
+    loaded = store.load(meta.get("game"))
+    warnings = list(loaded.warnings)
     try:
+        sprt = SprtConfig(**meta["sprt"]) if meta.get("sprt") else None
+    except (TypeError, ValueError) as exc:
+        warnings.append(f"{store.meta_path}: ignored an unreadable sprt setting ({exc})")
+        sprt = None
+    config = found.config or config_from_meta(meta, loaded.records)
+    if config is None:
+        return ReadResults(found.directory, loaded.records, meta, None, sprt, warnings)
+    rounds = max([config.rounds, *(r.round for r in loaded.records)])
+    config = replace(config, rounds=rounds, game_ids=game_ids_of(meta or None, loaded.records))
+    if found.config is not None and config.sprt is not None:
+        sprt = config.sprt
+    schedule = make_schedule(config)
+    if isinstance(meta.get("games"), int):
+        schedule = schedule[: meta["games"]]
+    sorted_ = sort_records(loaded.records, schedule, [bot.name for bot in config.bots])
+    warnings += [f"ignored game {r.game_id!r} ({' vs '.join(r.players.values())}): this tournament does not schedule it"
+                 for r in sorted_.foreign]
+    if (line := sorted_.left_out_line()) is not None:
+        warnings.append(line)
+    return ReadResults(found.directory, sorted_.kept, meta, config, sprt, warnings)
+
+
+def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -> TournamentConfig | None:
+    """Enough of a config to rebuild the schedule from ``tournament.json``;
+    None when it does not say enough.  A ``tournament.json`` written before
+    it held the opening suite's moves gets them from the records (each game
+    id's ``g<k>`` names its place in the suite)."""
+    try:
+        openings = meta.get("openings")
+        suite = None
+        if openings:
+            suite = tuple(Opening(int(start), tuple(moves)) for start, moves in openings["suite"]) \
+                if "suite" in openings else _suite_from_records(records, int(openings["count"]))
         return TournamentConfig(
             name=str(meta["name"]), game=meta["game"], time_control=TimeControl.from_json(meta["time_control"]),
-            rounds=rounds, format=meta["format"], concurrency=1, seed=int(meta["seed"]), output=Path("."),
-            bots=tuple(BotConfig(name=b["name"], cmd=("-",), options={}, cwd=Path("."), env={}) for b in meta["bots"]),
-            time_margin_ms=0, startup_timeout_s=1.0, path=None, description="",
+            rounds=int(meta.get("rounds") or 1), format=meta["format"], concurrency=1, seed=int(meta["seed"]),
+            output=Path("."), bots=tuple(BotConfig(name=b["name"], cmd=("-",), options={}, cwd=Path("."), env={}) for b in meta["bots"]),
+            time_margin_ms=0, startup_timeout_s=1.0, path=None, description=str(meta.get("description") or ""),
+            openings=suite, reference=tuple(meta.get("reference") or ()),
         )
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _suite_from_records(records: Sequence[GameRecord], count: int) -> tuple[Opening, ...]:
+    suite = [Opening(-1, ())] * count  # a place no record shows matches no game
+    for record in records:
+        k = record.game_id.rpartition("-g")[2]
+        if k.isdigit() and 0 < int(k) <= 2 * count:
+            suite[(int(k) - 1) // 2] = Opening(record.opening, tuple(record.opening_moves))
+    return tuple(suite)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list)) else repr(value)

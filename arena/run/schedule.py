@@ -7,20 +7,23 @@ Each round, every pairing meets on every opening twice, back to back, once
 with each bot on seat 0 (which moves first): a **game pair**, so no bot
 gains from colours or openings.  The openings are the tournament's suite
 (``openings:``, see :mod:`arena.game.openings`) or, without one, the game's start
-positions.  Pairings are taken in file order: round-robin plays every pair
-``(i, j)`` with ``i < j``; gauntlet plays the first bot against each other one.
+positions.  Round-robin plays every two bots; gauntlet the first bot against
+each other one; reference every bot against each bot of the reference set.
+Nothing depends on a bot's place in the file, so bots can join, leave or be
+reordered without disturbing the games already played.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 
 import engine
 from arena.game.openings import Opening
 from arena.game.records import GameSpec
 from arena.run.config import TournamentConfig
 
-__all__ = ["game_seed", "make_schedule", "pairings"]
+__all__ = ["game_seed", "make_schedule", "pair_id", "pairings"]
 
 
 def game_seed(tournament_seed: int, game_id: str) -> int:
@@ -32,8 +35,39 @@ def game_seed(tournament_seed: int, game_id: str) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFF_FFFF
 
 
-def pairings(bot_count: int, format: str) -> list[tuple[int, int]]:
-    """The pairs of bot positions (in file order) that meet each round."""
+def pairings(names: Sequence[str], format: str, reference: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """The pairs of bots (by name) that meet each round, in playing order.
+
+    Round-robin pairs every two bots; gauntlet the first bot with each other
+    one; reference each bot outside ``reference`` with each bot of it.  Each
+    pair is in name order (the first takes seat 0 in the pair's first game),
+    and the pairs follow a hash of their names: a shuffle that depends on the
+    names alone, so neither a bot's place in the file nor a bot that joins or
+    leaves changes another pair's games or their order."""
+    if format == "round-robin":
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    elif format == "gauntlet":
+        pairs = [(names[0], other) for other in names[1:]]
+    elif format == "reference":
+        pairs = [(ref, bot) for bot in names if bot not in reference for ref in reference]
+    else:
+        raise ValueError(f"unknown format {format!r}")
+    return sorted(((min(a, b), max(a, b)) for a, b in pairs), key=_pair_order)
+
+
+def _pair_order(pair: tuple[str, str]) -> bytes:
+    return hashlib.sha256(pair_id(*pair).encode()).digest()
+
+
+def pair_id(a: str, b: str) -> str:
+    """The part of a game id that names its pair: ``a~b``, the names in
+    order (``~`` cannot occur in a bot's name, so the id is unambiguous)."""
+    return f"{a}~{b}"
+
+
+def _pairings_by_position(bot_count: int, format: str) -> list[tuple[int, int]]:
+    """The pairs of bot positions (in file order) that meet each round, as
+    results directories written before game ids named the bots numbered them."""
     if format == "gauntlet":
         return [(0, j) for j in range(1, bot_count)]
     if format == "round-robin":
@@ -41,21 +75,32 @@ def pairings(bot_count: int, format: str) -> list[tuple[int, int]]:
     raise ValueError(f"unknown format {format!r}")
 
 
-def make_schedule(config: TournamentConfig) -> list[GameSpec]:
+def make_schedule(config: TournamentConfig, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
     """Every game of the tournament in playing order: round by round, pair by
-    pair; within a pair, opening by opening, first bot on seat 0 then second.
-    Game ids read ``r<round>-p<pair>-g<k>``, with the pair numbered from 1 in
-    pairing order and ``k`` from 1 within the pair and round."""
+    pair (see :func:`pairings`); within a pair, opening by opening, the
+    pair's first bot on seat 0 then the second.  Game ids read
+    ``r<round>-<first>~<second>-g<k>``, ``k`` counting from 1 within the pair
+    and round: a game's id, and so its seed, depend on the bots' names, the
+    round and the opening, never on the bots' places in the file.
+
+    Results directories written before (``game_ids: positions`` in their
+    ``tournament.json``) keep their ids ``r<round>-p<pair>-g<k>``, the pair
+    numbered from 1 in file order.  ``versions`` (bot name to version) are
+    written into each spec, and from there into its record."""
     openings = config.openings or [Opening(start, ()) for start in range(engine.get_game(config.game).openings)]
     names = [bot.name for bot in config.bots]
+    if config.game_ids == "positions":
+        pairs = [(f"p{n}", (names[i], names[j])) for n, (i, j) in enumerate(_pairings_by_position(len(names), config.format), start=1)]
+    else:
+        pairs = [(pair_id(a, b), (a, b)) for a, b in pairings(names, config.format, config.reference)]
     specs: list[GameSpec] = []
     for round_ in range(1, config.rounds + 1):
-        for pair, (i, j) in enumerate(pairings(len(names), config.format), start=1):
+        for label, (a, b) in pairs:
             k = 0
             for opening in openings:
-                for players in ((names[i], names[j]), (names[j], names[i])):
+                for players in ((a, b), (b, a)):
                     k += 1
-                    game_id = f"r{round_}-p{pair}-g{k}"
+                    game_id = f"r{round_}-{label}-g{k}"
                     specs.append(
                         GameSpec(
                             index=len(specs),
@@ -67,6 +112,7 @@ def make_schedule(config: TournamentConfig) -> list[GameSpec]:
                             seed=game_seed(config.seed, game_id),
                             pair=len(specs) // 2,
                             opening_moves=opening.moves,
+                            versions=(versions[players[0]], versions[players[1]]) if versions else (),
                         )
                     )
     return specs

@@ -18,8 +18,7 @@ from arena.results.store import ResultsStore
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
-from arena.run.results_dir import open_results, tournament_meta
-from arena.run.schedule import make_schedule
+from arena.run.results_dir import RunPlan, open_results
 
 __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
 
@@ -139,16 +138,24 @@ def run_tournament(
     on_start: Callable[[RunSummary], None] | None = None,
     on_record: Callable[[GameRecord, RunSummary], None] | None = None,
     replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
+    replay: Collection[str] = (),
+    keep: Collection[str] = (),
 ) -> RunSummary:
     """Play every game of ``config`` that its output directory does not hold
-    yet, and again those it holds as forfeits for one of ``replay_forfeits``.
+    yet, and again those it holds as forfeits for one of ``replay_forfeits``
+    and those of the bots in ``replay``.  The records played again are moved
+    to ``replaced.jsonl``, never deleted.  A bot whose recorded games another
+    version of it played stops the run (:class:`VersionChanged`) unless it
+    is in ``replay`` or ``keep`` (its old games stay, marked as such).  Games
+    of bots no longer in ``config`` stay on disk, out of the summary, with
+    one warning.
 
     Before the first game every bot is started once (:func:`start_bots`).
     Each record is written to the store before ``on_record`` sees it, so an
     interruption at any point (an exception, Ctrl-C, ``kill -9``) loses at most
     the games in progress.  With ``sprt:`` no game starts once the LLR of the
     games so far has crossed a bound; a resumed run plays on only while the
-    test is undecided.  Raises ``ResultsConflict``, ``StoreBusy``,
+    test is undecided.  Raises ``ResultsConflict`` (``VersionChanged``), ``StoreBusy``,
     ``StoreError`` or ``StartupFailed`` before anything is played, and
     ``ConfigError`` when a bot's program cannot be found.
 
@@ -157,29 +164,32 @@ def run_tournament(
     after an interruption).  A report that cannot be written is a warning in the
     summary, never a reason to stop playing."""
     check_programs(config)
-    schedule = make_schedule(config)
     store = ResultsStore(config.output)
+    plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits)
     if executor is None:
         executor = make_executor(config, store, concurrency)
     with store:
-        loaded = open_results(store, config, schedule)
+        loaded = open_results(store, plan)
+        config, schedule = plan.config, plan.schedule
         decided = (sprt := sprt_of(config, loaded.records)) is not None and sprt.decided
         # A decided SPRT plays nothing more: forfeits stand, no bot is started.
-        replay = set() if decided else {
-            r.game_id for r in loaded.records if r.forfeit_by is not None and r.reason in replay_forfeits
+        replaced = {} if decided else dict(plan.replaced) | {
+            r.game_id: f"--replay-forfeits {r.reason}" for r in loaded.records
+            if r.forfeit_by is not None and r.reason in replay_forfeits and r.game_id not in plan.replaced
         }
-        kept = [r for r in loaded.records if r.game_id not in replay]
+        kept = [r for r in loaded.records if r.game_id not in replaced]
         running_sprt = RunningSprt(config, kept)
         sprt = running_sprt.status()
         pending = [] if decided else pending_specs(schedule, kept)
-        warnings = list(loaded.warnings) + start_bots(config, pending, store.logs_dir)
-        if replay:
-            store.drop(replay)
+        warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
+        warnings += start_bots(config, pending, store.logs_dir)
+        if replaced:
+            store.replace(replaced)
         summary = RunSummary(
-            total=len(schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replay),
+            total=len(schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replaced),
             sprt=sprt,
         )
-        report = LiveReport(config.output / REPORT_FILE, tournament_meta(config), config.sprt) if config.report else None
+        report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt) if config.report else None
         if on_start is not None:
             on_start(summary)
         # closing(): an exception here (Ctrl-C included) must stop the workers

@@ -71,7 +71,7 @@ def build_report(
     meta = meta or {}
     names = [bot["name"] for bot in meta.get("bots", [])]
     finished = progress is not None and not live and progress.played >= progress.total
-    standings = compute_standings(records, names, sprt, at_limit=finished)
+    standings = compute_standings(records, names, sprt, at_limit=finished, reference=meta.get("reference") or ())
     game = engine.get_game(standings.game or meta.get("game") or engine.GAMES[0])
     colors = bot_colors([bot.name for bot in standings.bots])
     data = {**games_data(game, records, [bot.name for bot in standings.bots]), "live": live, "refresh_s": REFRESH_S}
