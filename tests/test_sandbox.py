@@ -268,7 +268,7 @@ def test_a_stale_cgroup_removed_by_another_arena_meanwhile_is_no_error(tmp_path,
     # Arena processes starting at once sweep the same stale cgroups: the one
     # that walks a directory the other just removed must carry on, not fail
     # its bot's start.
-    import arena.bot.limits as limits
+    import arena.bot.cgroups as cgroups
 
     stale = tmp_path / "totem-arena-999999"
     stale.mkdir()
@@ -277,7 +277,7 @@ def test_a_stale_cgroup_removed_by_another_arena_meanwhile_is_no_error(tmp_path,
         raise FileNotFoundError(2, "No such file or directory", str(self))
 
     monkeypatch.setattr(Path, "rglob", removed_meanwhile)
-    limits._kill_tree_and_remove(stale)  # raises nothing
+    cgroups._kill_tree_and_remove(stale)  # raises nothing
     monkeypatch.undo()
-    limits._kill_tree_and_remove(stale)
+    cgroups._kill_tree_and_remove(stale)
     assert not stale.exists()
