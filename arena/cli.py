@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import engine
 from arena import __version__
-from arena.bot.process import kill_all
+from arena.bot.reaper import kill_all
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.check import check_bot

@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bot import protocol  # noqa: E402
-from arena.bot.limits import Limits, cgroup_mode  # noqa: E402
+from arena.bot.cgroups import cgroup_mode  # noqa: E402
+from arena.bot.limits import Limits  # noqa: E402
 from arena.bot.player import BotPlayer  # noqa: E402
 from arena.bot.process import BotProcess  # noqa: E402
 from arena.bot.sandbox import Confinement  # noqa: E402

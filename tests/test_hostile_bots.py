@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot.limits import cgroup_mode
+from arena.bot.cgroups import cgroup_mode
 from arena.run.config import load_config
 from arena.run.executor import LocalExecutor, WorkerStalled
 from arena.run.preflight import StartupFailed

@@ -21,7 +21,6 @@ from arena.bot.process import (
     ProcessExited,
     StartError,
     WriteTimeout,
-    kill_all,
 )
 
 pytestmark = [
@@ -390,24 +389,6 @@ def test_kill_and_stop_are_idempotent_and_reading_after_kill_raises():
         bot.read_line(soon())
     with pytest.raises(ProcessExited):
         bot.send_line(b"x\n", soon())
-
-
-def test_kill_all_kills_every_live_bot():
-    bots = [BotProcess(bot_cmd("hang")) for _ in range(3)]
-    for bot in bots:
-        bot.start()
-    stopped = BotProcess(bot_cmd("echo_bot"))
-    stopped.start()
-    stopped.stop()
-    kill_all()
-    for bot in bots:
-        assert not bot.alive and bot.returncode == -signal.SIGKILL
-        assert group_members(bot.pid) == set()
-        # The owner still closes its pipes; reading first reports the death.
-        with pytest.raises(ProcessExited):
-            bot.read_line(soon())
-        bot.kill()
-    assert stopped.returncode == 0
 
 
 def test_a_bot_dies_when_its_arena_is_killed_with_sigkill():

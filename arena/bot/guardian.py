@@ -10,7 +10,7 @@ started by the actor in a process group of its own, notes the session of
 every bot the actor has (each bot leads its own), and when the pipe closes
 (the actor is gone, whatever the way) it SIGKILLs every process still in one
 of those sessions.  (The actor's bot cgroups, if any, are swept as stale by
-the next arena process on the node: see :mod:`arena.bot.limits`.)
+the next arena process on the node: see :mod:`arena.bot.cgroups`.)
 """
 
 from __future__ import annotations
@@ -19,33 +19,11 @@ import os
 import select
 import signal
 import sys
-from pathlib import Path
 
+from arena.bot.reaper import children, proc_stat
 
 #: How often the actor's children are looked at.
 POLL_S = 0.25
-
-
-def _stat(pid: int | str) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, session, ...)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return None
-
-
-def children(pid: int) -> set[int]:
-    """The children of process ``pid``."""
-    found: set[int] = set()
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-        for tid in tasks:
-            found.update(int(child) for child in Path(f"/proc/{pid}/task/{tid}/children").read_text().split())
-        return found
-    except FileNotFoundError:  # a kernel without CONFIG_PROC_CHILDREN: the slow way
-        return {int(entry) for entry in os.listdir("/proc") if entry.isdigit() and (_stat(entry) or ["", ""])[1] == str(pid)}
-    except OSError:
-        return found
 
 
 def kill_sessions(sessions: set[int]) -> None:
@@ -53,7 +31,7 @@ def kill_sessions(sessions: set[int]) -> None:
     for _ in range(10):  # a process may fork while we look; it is in the same session
         found = False
         for entry in os.listdir("/proc"):
-            fields = _stat(entry) if entry.isdigit() else None
+            fields = proc_stat(entry) if entry.isdigit() else None
             if fields is not None and fields[0] != "Z" and int(fields[3]) in sessions:
                 found = True
                 try:
@@ -72,8 +50,8 @@ def guard(actor: int) -> None:
         readable, _, _ = select.select([sys.stdin.buffer], [], [], POLL_S)
         if readable and not os.read(sys.stdin.fileno(), 64):
             break  # end of file: the actor is gone
-        bots = {child for child in children(actor) - {os.getpid()} if (_stat(child) or [""] * 4)[3] == str(child)}
-        state = _stat(actor)
+        bots = {child for child in children(actor) if child != os.getpid() and (proc_stat(child) or [""] * 4)[3] == str(child)}
+        state = proc_stat(actor)
         if bots or (state is not None and state[0] != "Z"):  # a dying actor has no children left to show
             sessions = bots
     kill_sessions(sessions)

@@ -1,13 +1,8 @@
 """One bot's OS process tree: spawn it (confined: a clean environment,
 resource limits, optionally a sandbox, see :mod:`arena.bot.sandbox`), exchange
 lines of text with it by a deadline, drain its stderr into a log, and kill
-every process of it.
-
-Every process a bot starts dies with it, however it detached itself: the
-bot's cgroup is killed where there is one, and the arena process is a child
-subreaper (``PR_SET_CHILD_SUBREAPER``), so a grandchild that escaped the
-bot's process group with ``setsid`` or a double fork is re-parented to the
-arena rather than to init, and is killed (:func:`kill_adopted`).
+every process of it.  What a bot leaves behind when it detaches itself, and
+the bots of a dying arena, are the reaper's (:mod:`arena.bot.reaper`).
 
 Nothing here knows the protocol's messages: a line is a line.  Every wait is
 bounded by a ``time.monotonic()`` deadline, so a bot that hangs, floods, stops
@@ -21,8 +16,6 @@ stream is out of step and the process should be stopped.  After
 
 from __future__ import annotations
 
-import atexit
-import ctypes
 import errno
 import math
 import os
@@ -32,7 +25,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -41,8 +33,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from arena.bot import limits as _limits, sandbox as _sandbox
+from arena.bot import cgroups, limits as _limits, sandbox as _sandbox
 from arena.bot.protocol import MAX_LINE_BYTES
+from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
 
 __all__ = [
@@ -53,11 +46,6 @@ __all__ = [
     "LineTooLong",
     "WriteTimeout",
     "BotProcess",
-    "kill_all",
-    "kill_all_now",
-    "kill_adopted",
-    "become_subreaper",
-    "die_with_parent",
 ]
 
 #: Longest single wait inside read_line/send_line, so that a leader that exited
@@ -108,27 +96,8 @@ class WriteTimeout(BotProcessError):
     """The bot did not read its stdin and the pipe stayed full until the deadline."""
 
 
-# --- Linux parent-death signal -------------------------------------------------
+# --- what the child does before exec ---------------------------------------------
 
-_PR_SET_PDEATHSIG = 1
-_PR_SET_CHILD_SUBREAPER = 36
-
-
-def _load_prctl() -> Callable[..., int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    prctl.restype = ctypes.c_int
-    return prctl
-
-
-# Resolved once at import: looking a symbol up between fork and exec could take
-# locks that another thread of the parent held at fork time.
-_PRCTL = _load_prctl()
 _SIGKILL = int(signal.SIGKILL)
 
 
@@ -143,15 +112,13 @@ def _child_preexec(parent_pid: int, cgroup_fds: list[int], rlimits: list[tuple[i
     thread or a worker that lives as long as its bots), never from a
     short-lived one.
     """
-    prctl = _PRCTL
 
     def preexec() -> None:
         for fd in cgroup_fds:
             os.write(fd, b"0")  # "0": the writing process itself
         for which, soft, hard in rlimits:
             resource.setrlimit(which, (soft, hard))
-        if prctl is not None:
-            prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
+        set_parent_death_signal(_SIGKILL)
         # The arena may have died between fork and prctl; then no signal comes.
         if os.getppid() != parent_pid:
             os._exit(1)
@@ -169,181 +136,6 @@ def _capped(triples: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
             soft, hard = min(soft, current), min(hard, current)
         capped.append((which, soft, hard))
     return capped
-
-
-_SUBREAPER_PID: int | None = None
-
-
-def become_subreaper() -> None:
-    """Make this process the child subreaper of everything it starts (Linux),
-    so orphans of a bot come back to it to be killed; idempotent, and done
-    again in a forked child."""
-    global _SUBREAPER_PID
-    if _SUBREAPER_PID == os.getpid() or _PRCTL is None:
-        return
-    if _PRCTL(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
-        _SUBREAPER_PID = os.getpid()
-
-
-#: /proc/<pid>/task/<tid>/children needs CONFIG_PROC_CHILDREN; without it
-#: the whole process table is read instead.
-_CHILDREN_FILES = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
-
-
-def _children(pid: int) -> list[int]:
-    kids: list[int] = []
-    if not _CHILDREN_FILES:
-        for entry in os.listdir("/proc"):
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    if entry.isdigit() and int(handle.read().rpartition(")")[2].split()[1]) == pid:
-                        kids.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-        return kids
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return kids
-    for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children") as handle:
-                kids += [int(child) for child in handle.read().split()]
-        except OSError:
-            pass
-    return kids
-
-
-def _descendants(roots: list[int]) -> list[int]:
-    found: list[int] = []
-    todo = list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid not in found:
-            found.append(pid)
-            todo += _children(pid)
-    return found
-
-
-def _adopted(leaders: set[int]) -> list[int]:
-    """Children of this process that a bot left behind: bots run in sessions
-    of their own, so a child in another session than ours that is not a live
-    bot's leader came from a bot (our own helpers, such as executor workers,
-    stay in our session)."""
-    own = os.getsid(0)
-    found = []
-    for pid in _children(os.getpid()):
-        if pid in leaders:
-            continue
-        try:
-            if os.getsid(pid) != own:
-                found.append(pid)
-        except OSError:
-            pass
-    return found
-
-
-def kill_adopted(_leaders: set[int] | None = None) -> None:
-    """SIGKILL every process this subreaper adopted from a bot, with all of
-    its descendants, and reap them.  ``_leaders`` (the bots' pids) is for
-    :func:`kill_all_now`, which may not take the registry's lock.
-
-    A process that starts bots must not also start other programs in
-    sessions of their own: they would look like a bot's leftovers."""
-    if _SUBREAPER_PID != os.getpid():
-        return
-    for _ in range(20):
-        if _leaders is None:
-            with _LIVE_LOCK:
-                orphans = _adopted({bot.pid for bot in _LIVE if bot.pid is not None})
-        else:
-            orphans = _adopted(_leaders)
-        if not orphans:
-            return
-        for pid in _descendants(orphans):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        for pid in orphans:
-            try:
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
-
-
-def die_with_parent(signum: int = signal.SIGTERM) -> None:
-    """Make sure this process does not outlive its parent.
-
-    For the arena's worker processes: if the arena is killed with -9, each
-    worker gets ``signum`` from the kernel (Linux), and a watchdog thread also
-    checks the parent every half second, for systems without that signal and
-    for a worker whose main thread cannot run a signal handler at that moment.
-    The watchdog kills this process's bots and exits."""
-    become_subreaper()
-    parent = os.getppid()
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        kill_all_now()
-        os._exit(128 + int(signum))
-
-    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
-
-
-# --- registry of live bots -----------------------------------------------------
-
-# Re-entrant: kill_all may run in a signal handler that interrupted the main
-# thread while it held this lock.
-_LIVE_LOCK = threading.RLock()
-_LIVE: set[BotProcess] = set()
-
-
-def kill_all_now() -> None:
-    """SIGKILL every live bot's process tree at once: no locks and no waiting
-    on other threads, so it is safe in a signal handler whatever the
-    interrupted thread holds.  For a process about to exit: it also reaps
-    the bots, so what they left behind comes back to it and is killed."""
-    bots = tuple(_LIVE)
-    for bot in bots:
-        pid = bot.pid
-        if pid is not None:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        if bot._cgroup is not None:
-            bot._cgroup.kill_all()
-    end = time.monotonic() + 0.5
-    leaders = {bot.pid for bot in bots if bot.pid is not None}
-    while leaders and time.monotonic() < end:
-        for pid in list(leaders):
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                    continue
-            except ChildProcessError:
-                pass
-            leaders.discard(pid)
-        time.sleep(0.005)
-    kill_adopted(leaders)
-    _limits.remove_own_cgroups()  # the caller exits with os._exit, which skips atexit
-
-
-def kill_all() -> None:
-    """SIGKILL the process group of every started, not yet killed BotProcess
-    in this OS process, and reap them.  Meant for signal handlers and atexit;
-    pipes are left to their owners, whose next read or write then raises
-    :class:`ProcessExited`."""
-    with _LIVE_LOCK:
-        bots = list(_LIVE)
-    for bot in bots:
-        bot._kill_group()
-
-
-atexit.register(kill_all)
 
 
 # --- stderr drain --------------------------------------------------------------
@@ -427,7 +219,7 @@ class BotProcess:
     ) -> None:
         self.cmd = list(cmd)
         self.confinement = confinement
-        self._cgroup: _limits.BotCgroup | None = None
+        self._cgroup: cgroups.BotCgroup | None = None
         self._temp_scratch: Path | None = None
         self.cwd = Path(cwd) if cwd is not None else None
         self.env = dict(env) if env else {}
@@ -439,9 +231,7 @@ class BotProcess:
         self._lock = threading.RLock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._drain: _StderrDrain | None = None
-        self._buffer = bytearray()
-        self._scanned = 0  # bytes of _buffer already known to hold no newline
-        self._skipping = False  # inside the rest of a line that was too long
+        self._lines = _Lines(max_line_bytes)
         self._exit_seen = False
         self._returncode: int | None = None
         self._killed = False
@@ -480,17 +270,15 @@ class BotProcess:
             self._readable.register(proc.stdout.fileno(), select.POLLIN)
             self._proc = proc
             self._drain = _StderrDrain(proc.pid, proc.stderr, log, self.max_log_bytes)
-            self._buffer = bytearray()
-            self._scanned = 0
-            self._skipping = False
+            self._lines = _Lines(self.max_line_bytes)
             self._exit_seen = False
             self._returncode = None
             self._killed = False
 
     def _spawn(self) -> subprocess.Popen[bytes]:
         """Start the confined process and register it as live, under the
-        registry's lock so that :func:`kill_adopted` never mistakes a bot
-        being born for an orphan."""
+        registry's lock so that :func:`arena.bot.reaper.kill_adopted` never
+        mistakes a bot being born for an orphan."""
         confinement = self.confinement
         scratch = confinement.scratch_dir
         if scratch is None:
@@ -505,11 +293,11 @@ class BotProcess:
             _sandbox.check_sandbox("bwrap")
             argv = _sandbox.bwrap_command(self.cmd, cwd, env, replace(confinement, scratch_dir=scratch))
         for attempt in (1, 2):
-            self._cgroup = _limits.new_cgroup(confinement.limits)
+            self._cgroup = cgroups.new_cgroup(confinement.limits)
             cgroup_fds = self._cgroup.join_fds() if self._cgroup is not None else []
             rlimits = _capped(_limits.rlimits(confinement.limits, self._cgroup))
             try:
-                with _LIVE_LOCK:
+                with LIVE.lock:
                     proc = subprocess.Popen(
                         argv,
                         stdin=subprocess.PIPE,
@@ -525,7 +313,7 @@ class BotProcess:
                     # another thread (the pre-flight starts bots at once) takes a live
                     # bot without a pid for a leftover and kills it.
                     self._proc = proc
-                    _LIVE.add(self)
+                    LIVE.add(self)
             except OSError:
                 # Another arena process sweeping stale cgroups (pids are reused) can
                 # remove this one before the child joins it; Popen then reports the
@@ -576,7 +364,7 @@ class BotProcess:
         """SIGKILL every process of the bot now, reap them and close its
         pipes.  Idempotent."""
         with self._lock:
-            self._kill_group()
+            self.kill_processes()
             if self._proc is not None:
                 _close(self._proc.stdin)
                 _close(self._proc.stdout)
@@ -584,28 +372,40 @@ class BotProcess:
         if drain is not None:
             drain.join(_DRAIN_JOIN)  # so the log is complete when kill returns
 
-    def _kill_group(self) -> None:
+    def kill_processes(self) -> None:
+        """SIGKILL every process of the bot and reap them, but leave its
+        pipes to their owner, whose next read or write reports the death:
+        how :func:`arena.bot.reaper.kill_all` ends a bot that another thread
+        may be using.  Idempotent."""
         with self._lock:
             proc = self._proc
             if proc is None or self._killed:
                 return
             # The leader is not reaped yet (only peeked at), so its pid, which
             # is the group id, cannot have been reused by another process.
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            if self._cgroup is not None:
-                self._cgroup.kill_all()
+            self.kill_processes_now()
             proc.wait()
             if self._returncode is None:
                 self._returncode = proc.returncode
             self._exit_seen = True
             self._killed = True
-            with _LIVE_LOCK:
-                _LIVE.discard(self)
+            LIVE.discard(self)
             kill_adopted()
             self._release()
+
+    def kill_processes_now(self) -> None:
+        """SIGKILL every process of the bot (its process group and its
+        cgroup) at once, taking no lock and reaping nothing: safe in a
+        signal handler, whatever the interrupted thread holds.  Nothing
+        once the bot is reaped: its pid may be another process's by then."""
+        proc, cgroup = self._proc, self._cgroup
+        if proc is not None and not self._killed:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if cgroup is not None:
+            cgroup.kill_all()
 
     def __enter__(self) -> BotProcess:
         self.start()
@@ -641,7 +441,7 @@ class BotProcess:
         return "\n".join(lines[-5:])
 
     def _exited(self) -> bool:
-        """Whether the leader has exited, without reaping it (see _kill_group)."""
+        """Whether the leader has exited, without reaping it (see kill_processes)."""
         if self._exit_seen:
             return True
         proc = self._proc
@@ -759,7 +559,7 @@ class BotProcess:
 
     def has_output(self) -> bool:
         """Whether the bot has written anything not read yet (without waiting)."""
-        return bool(self._buffer) or bool(self._readable.poll(0))
+        return self._lines.pending > 0 or bool(self._readable.poll(0))
 
     def read_line(self, deadline: float, spin: bool = False) -> str:
         """The next line from the bot's stdout, decoded as UTF-8 (bad bytes
@@ -777,9 +577,10 @@ class BotProcess:
             raise self._exit_error("its output is already closed")
         fd = stdout.fileno()
         poller = self._readable
+        lines = self._lines
         # Whether the pipe is known to hold something: found by the spin.
         ready = False
-        if spin and not self._buffer:
+        if spin and not lines.pending:
             poll = poller.poll
             for _ in range(SPIN_POLLS):
                 if poll(0):
@@ -787,12 +588,12 @@ class BotProcess:
                     break
         looked = False
         while True:
-            line = self._take_line()
+            line = lines.take()
             if line is not None:
                 return line
             remaining = deadline - time.monotonic()
             if looked and remaining <= 0:
-                raise LineTimeout(f"no complete line from the bot by the deadline ({len(self._buffer)} bytes pending)")
+                raise LineTimeout(f"no complete line from the bot by the deadline ({lines.pending} bytes pending)")
             looked = True
             if ready or poller.poll(_poll_ms(remaining)):
                 ready = False
@@ -801,18 +602,17 @@ class BotProcess:
                     continue
                 if not chunk:
                     raise self._exit_error()
-                # The common case, one whole line in one read with nothing
-                # before it, skips the buffer (same checks as _take_line).
-                if not self._buffer and not self._skipping and chunk.find(b"\n") == len(chunk) - 1 <= self.max_line_bytes:
-                    return _text(chunk[:-1])
-                self._buffer += chunk
             elif self._exited():
                 chunk = self._read_chunk(fd)
                 if not chunk:
                     # Whatever it wrote just before exiting was still ours to read;
                     # now a child it forked holds the pipe and EOF may never come.
                     raise self._exit_error("a process it started still holds its output")
-                self._buffer += chunk
+            else:
+                continue
+            line = lines.add(chunk)
+            if line is not None:
+                return line
 
     @staticmethod
     def _read_chunk(fd: int) -> bytes | None:
@@ -826,7 +626,37 @@ class BotProcess:
                 return b""
             raise
 
-    def _take_line(self) -> str | None:
+
+class _Lines:
+    """Cuts what a bot writes into lines of at most ``max_bytes`` (without the
+    newline), whatever the chunks it arrives in.  A line over the limit
+    raises :class:`LineTooLong` as soon as it is known to be one, and the
+    rest of it is skipped, so the next line is read whole."""
+
+    __slots__ = ("max_bytes", "_buffer", "_scanned", "_skipping")
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of _buffer already known to hold no newline
+        self._skipping = False  # inside the rest of a line that was too long
+
+    @property
+    def pending(self) -> int:
+        """Bytes received and not yet taken as a line."""
+        return len(self._buffer)
+
+    def add(self, chunk: bytes) -> str | None:
+        """Take in ``chunk``.  The common case, one whole line in one read
+        with nothing before it, is returned at once without the buffer (the
+        same checks as :meth:`take`); otherwise None, and :meth:`take` has it."""
+        if not self._buffer and not self._skipping and chunk.find(b"\n") == len(chunk) - 1 <= self.max_bytes:
+            return _text(chunk[:-1])
+        self._buffer += chunk
+        return None
+
+    def take(self) -> str | None:
+        """The next whole line, or None until its newline arrives."""
         buffer = self._buffer
         if self._skipping:
             end = buffer.find(b"\n")
@@ -839,16 +669,16 @@ class BotProcess:
         end = buffer.find(b"\n", self._scanned)
         if end < 0:
             self._scanned = len(buffer)
-            if len(buffer) > self.max_line_bytes:
+            if len(buffer) > self.max_bytes:
                 buffer.clear()
                 self._scanned = 0
                 self._skipping = True
-                raise LineTooLong(f"the bot sent a line longer than {self.max_line_bytes} bytes")
+                raise LineTooLong(f"the bot sent a line longer than {self.max_bytes} bytes")
             return None
         self._scanned = 0
-        if end > self.max_line_bytes:
+        if end > self.max_bytes:
             del buffer[: end + 1]
-            raise LineTooLong(f"the bot sent a line of {end} bytes, over the limit of {self.max_line_bytes}")
+            raise LineTooLong(f"the bot sent a line of {end} bytes, over the limit of {self.max_bytes}")
         line = bytes(buffer[:end])
         del buffer[: end + 1]
         return _text(line)

@@ -16,6 +16,7 @@ __all__ = [
     "ProtocolError",
     "encode",
     "decode",
+    "strict_dumps",
     "bound_info",
     "clean_text",
     "ready_fields",
@@ -54,8 +55,10 @@ class ProtocolError(Exception):
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-#: What the store writes must be strict JSON: no NaN or Infinity.
-_strict_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+#: Compact JSON with no NaN or Infinity (ValueError instead), for what is
+#: kept of a bot's words: Python's json reads them from a bot's line, but a
+#: record holding one would make a line other readers refuse.
+strict_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -96,7 +99,7 @@ def bound_info(info: Any) -> dict[str, Any] | None:
     if not isinstance(info, dict):
         return {"dropped": f"'info' must be a JSON object, not {_json_kind(info)}"}
     try:
-        text = _strict_dumps(info)
+        text = strict_dumps(info)
         size = len(text.encode())
     except RecursionError:
         return {"dropped": "'info' is nested too deeply"}
@@ -130,18 +133,27 @@ def _json_kind(value: Any) -> str:
     return kinds.get(type(value), "null")
 
 
-def clean_text(value: Any, limit: int = 200) -> str:
-    """Text from a bot made safe to store and print: at most ``limit``
-    characters, one line, control characters and lone surrogates escaped.
-    Anything that is not a string is named by its type, never printed (a
-    deeply nested list cannot even be printed)."""
+def clean_text(value: Any, limit: int = 200, ellipsis: str = "...") -> str:
+    """Text from a bot made safe to store and print: one line, control
+    characters (an escape sequence among them) and lone surrogates escaped,
+    at most ``limit`` characters, then ``ellipsis`` if some were cut (never
+    half an escape).  Anything that is not a string is named by its type,
+    never printed (a deeply nested list cannot even be printed)."""
     if not isinstance(value, str):
         return f"(not text but {_json_kind(value)})"
-    cut = value[:limit]
-    if not cut.isprintable():
-        cut = "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-                      for ch in cut)
-    return cut + "..." if len(value) > limit else cut
+    # Escaping only lengthens text: what shows is in the first ``limit`` characters.
+    head = value[:limit]
+    if head.isprintable():
+        return head + ellipsis if len(value) > limit else head
+    shown: list[str] = []
+    size = 0
+    for ch in head:
+        piece = ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        size += len(piece)
+        if size > limit:
+            return "".join(shown) + ellipsis
+        shown.append(piece)
+    return "".join(shown) + ellipsis if len(value) > limit else "".join(shown)
 
 
 def ready_fields(message: dict[str, Any]) -> dict[str, str]:

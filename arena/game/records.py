@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from arena.bot.protocol import MAX_DETAIL_CHARS, clean_text
+from arena.bot.protocol import MAX_DETAIL_CHARS, clean_text, strict_dumps
 
 __all__ = ["GameSpec", "MoveRecord", "GameRecord", "timestamp"]
 
@@ -42,11 +42,6 @@ class GameSpec:
     opening_moves: tuple[str, ...] = ()
     #: The version of each bot (by seat) that is to play it; empty when nobody asked.
     versions: tuple[str, ...] = ()
-
-
-# Strict JSON: a NaN or Infinity (which Python's json reads from a bot's
-# ``info``) would make a line other readers refuse.
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 @dataclass(slots=True)
@@ -175,12 +170,12 @@ class GameRecord:
         than the encoder goes) is left out of the record."""
         if self._line is None:
             try:
-                text = _encode(self.to_json())
+                text = strict_dumps(self.to_json())
             except (ValueError, RecursionError):
                 for move in self.moves:
                     if move.info is not None and not _encodable(move.info):
                         move.info = None
-                text = _encode(self.to_json())
+                text = strict_dumps(self.to_json())
             self._line = (text + "\n").encode()
         return self._line
 
@@ -259,7 +254,7 @@ _INIT_FIELDS = frozenset(name for name, f in GameRecord.__dataclass_fields__.ite
 
 def _encodable(value: Any) -> bool:
     try:
-        _encode(value)
+        strict_dumps(value)
     except (ValueError, RecursionError):
         return False
     return True

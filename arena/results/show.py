@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 
 import engine
+from arena.bot.protocol import clean_text
 from arena.game.positions import positions
 from arena.game.records import GameRecord
 
@@ -57,14 +58,10 @@ def frames(record: GameRecord) -> list[str]:
         color = colors[(first + ply - 1) % 2]
         line = f"move {ply}: {color} ({record.players[color]}) played {move.move} in {move.ms:.1f} ms"
         if move.info is not None:
-            info = _printable(json.dumps(move.info, ensure_ascii=False))
-            line += f"\n  info: {info if len(info) <= INFO_CHARS else info[: INFO_CHARS - 1] + '…'}"
+            # A bot's info is untrusted: a control character (an escape
+            # sequence among them) must not reach the terminal.
+            line += f"\n  info: {clean_text(json.dumps(move.info, ensure_ascii=False), INFO_CHARS - 1, '…')}"
         out.append(f"{line}\n{game.render(state)}")
     out[-1] += "\n" + result_line(record)
     return out
 
-
-def _printable(text: str) -> str:
-    # A bot's info is untrusted: a control character (an escape sequence
-    # among them) must not reach the terminal, so it is shown escaped.
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)

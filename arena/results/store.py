@@ -296,9 +296,12 @@ def _game_id_of(line: bytes) -> str | None:
 
 
 def write_atomically(path: Path, data: str | bytes) -> None:
-    """Replace ``path`` with ``data`` all at once; on failure (a full disk)
-    the old file stays and no temporary file is left."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    """Replace ``path`` with ``data`` all at once: a reader sees the old file
+    or the new one, never a part, and on failure (a full disk) the old file
+    stays and no temporary file is left."""
+    # Hidden, and one per process: another process (arena report beside a
+    # running tournament's live report) may be writing the same file.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as handle:
             view = memoryview(data.encode() if isinstance(data, str) else data)

@@ -24,9 +24,9 @@ from typing import Protocol
 import multiprocess
 from multiprocess.connection import Connection
 
-from arena.bot.limits import cgroup_mode, kill_cgroups_of
+from arena.bot.cgroups import cgroup_mode, kill_cgroups_of
 from arena.bot.player import BotPlayer, NOTICE_TIMEOUT_S, close_all
-from arena.bot.process import become_subreaper, die_with_parent, kill_adopted, kill_all_now
+from arena.bot.reaper import become_subreaper, die_with_parent, kill_adopted, kill_all_now
 from arena.game.records import GameRecord, GameSpec
 from arena.game.referee import play_game
 from arena.run.config import TournamentConfig

@@ -31,7 +31,7 @@ from typing import Any
 
 from arena.run.config import ConfigError, TournamentConfig, check_programs
 
-from arena.bot.process import become_subreaper, kill_adopted, kill_all
+from arena.bot.reaper import become_subreaper, kill_adopted, kill_all
 from arena.bot.spec import BotConfig
 from arena.game.records import GameRecord, GameSpec
 from arena.run.executor import BotPool, WorkerDied, WorkerStalled, die_killing_bots, game_deadline_s  # the local workers' SIGTERM handler

@@ -14,7 +14,6 @@ replaces the file atomically, so a browser never reads half a report, and
 from __future__ import annotations
 
 import html
-import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -32,6 +31,7 @@ from arena.results.report.charts import bot_colors, move_time_chart, move_times,
 from arena.results.report.data import games_data, script_json
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings
 from arena.results.statistics import SprtConfig
+from arena.results.store import write_atomically
 from arena.results.tables import Table, standings_notes, standings_tables, standings_title
 
 __all__ = ["REPORT_FILE", "LiveReport", "Progress", "build_report", "write_report"]
@@ -121,15 +121,9 @@ def build_report(
 
 
 def write_report(path: str | Path, text: str) -> None:
-    """Replace the file at ``path`` with ``text`` in one step: a reader sees the
-    old report or the new one, never a part."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Replace the file at ``path`` with ``text`` in one step, so a browser
+    never reads half a report."""
+    write_atomically(Path(path), text)
 
 
 class LiveReport:
