@@ -5,7 +5,9 @@ names the file, the line and the key (``demo.yaml:7: bots[1].name: duplicate
 bot name 'greedy'``).  Nothing downstream of this module sees raw YAML.
 
 This module is the schema, one function a section, on the typed readers of
-:mod:`arena.run.yaml_reader`.
+:mod:`arena.run.yaml_reader`.  The sections ``arena match`` also takes as
+options, ``sprt:`` and ``openings:``, have one parser each that reads either
+form (:class:`Section`; the command line's is :mod:`arena.run.option_reader`).
 
     >>> config = parse_config('''
     ... name: example
@@ -24,9 +26,10 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import engine
 from arena.bot.limits import LIMIT_KEYS, Limits
@@ -35,6 +38,7 @@ from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
 from arena.results.statistics import SprtConfig
+from arena.run.option_reader import OptionMapping
 from arena.run.yaml_reader import ConfigError, YamlMapping, YamlValue, kind_of, read_yaml
 
 __all__ = [
@@ -43,13 +47,20 @@ __all__ = [
     "FORMATS",
     "RAY_KEYS",
     "TOURNAMENT_KEYS",
+    "OPENINGS_KEYS",
+    "SPRT_KEYS",
     "check_programs",
     "ConfigError",
     "STARTUP_FAILURES",
     "RaySettings",
+    "Section",
     "TournamentConfig",
     "load_config",
+    "openings_from_option",
+    "openings_section",
     "parse_config",
+    "sprt_from_option",
+    "sprt_section",
     "with_executor",
 ]
 
@@ -199,6 +210,21 @@ def with_executor(config: TournamentConfig, executor: str | None, ray_address: s
     return config if executor is None else replace(config, executor=executor)
 
 
+def sprt_from_option(text: str) -> SprtConfig:
+    """``--sprt elo0=0,elo1=5[,alpha=0.05,beta=0.05]``, read as ``sprt:`` is."""
+    usage = "elo0=0,elo1=5[,alpha=0.05,beta=0.05]"
+    return sprt_section(OptionMapping("--sprt", text, label="SPRT setting", usage=usage))
+
+
+def openings_from_option(text: str, game: str, seed: int) -> tuple[Opening, ...]:
+    """``--openings plies=4,count=50`` (drawn from ``seed``) or ``--openings
+    FILE``, read as ``openings:`` is; a file is relative to the current directory."""
+    usage = "plies=4,count=50 or the path of a suite file"
+    return openings_section(
+        OptionMapping("--openings", text, label="setting", usage=usage, bare_key="file"), game, seed, Path.cwd()
+    )
+
+
 def check_programs(config: TournamentConfig) -> None:
     """Refuse a tournament whose bot programs cannot be found, before anything
     runs: a typo in a command would otherwise forfeit every game of that bot.
@@ -219,7 +245,28 @@ def check_programs(config: TournamentConfig) -> None:
         raise ConfigError(f"bot {bot.name!r}: {problem}", file=str(config.path), key=f"bots[{number}].{key}")
 
 
-def _sprt_section(section: YamlMapping) -> SprtConfig:
+# -- sections the command line shares ---------------------------------------------
+
+
+class Section(Protocol):
+    """What the parsers of ``sprt:`` and ``openings:`` read: a mapping of a
+    tournament file (:class:`~arena.run.yaml_reader.YamlMapping`) or an
+    option's ``key=value,...`` (:class:`~arena.run.option_reader.OptionMapping`),
+    each wording its errors for its own form.  A reader given no default
+    requires the key."""
+
+    def __contains__(self, key: object) -> bool: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def allow(self, known: Sequence[str]) -> None: ...
+    def require(self, *keys: str) -> None: ...
+    def error(self, problem: str, key: str | None = None) -> ConfigError: ...
+    def file_error(self, path: Path, line: int | None, problem: str) -> ConfigError: ...
+    def integer(self, key: str, default: int | None = None) -> int: ...
+    def number(self, key: str, default: float | None = None) -> float: ...
+    def path(self, key: str, default: Path | None = None) -> Path: ...
+
+
+def sprt_section(section: Section) -> SprtConfig:
     """An SPRT: ``elo0`` and ``elo1``, and ``alpha`` and ``beta`` or else
     :class:`SprtConfig`'s defaults.  The ranges are :class:`SprtConfig`'s own
     checks, which settings read back from a results directory pass too."""
@@ -232,7 +279,7 @@ def _sprt_section(section: YamlMapping) -> SprtConfig:
         raise section.error(str(exc)) from None
 
 
-def _openings_section(section: YamlMapping, game: str, seed: int, base_dir: Path) -> tuple[Opening, ...]:
+def openings_section(section: Section, game: str, seed: int, base_dir: Path) -> tuple[Opening, ...]:
     """An opening suite: the ``file`` (relative to ``base_dir``), or else
     ``count`` openings of ``plies`` random moves drawn from ``seed``."""
     section.allow(OPENINGS_KEYS)
@@ -340,7 +387,7 @@ def _openings(fields: YamlMapping, game: str, seed: int, base_dir: Path) -> tupl
     if value is None:
         return None
     section = value.mapping("must be a mapping: {plies: 4, count: 50} or {file: openings.txt}")
-    return _openings_section(section, game, seed, base_dir)
+    return openings_section(section, game, seed, base_dir)
 
 
 def _sprt(fields: YamlMapping, bot_count: int) -> SprtConfig | None:
@@ -350,7 +397,7 @@ def _sprt(fields: YamlMapping, bot_count: int) -> SprtConfig | None:
     section = value.mapping("must be a mapping like {elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05}")
     if bot_count != 2:
         raise section.error(f"an SPRT compares two bots; this file has {bot_count}")
-    return _sprt_section(section)
+    return sprt_section(section)
 
 
 def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings:
