@@ -23,17 +23,16 @@ from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.check import check_bot
 from arena.game.clock import parse_time_control
-from arena.game.openings import OpeningError, suite_from_option
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.report import REPORT_FILE, build_report, write_report
 from arena.results.show import find_game, frames, game_heading
 from arena.results.standings import RunningLeader, compute_standings
-from arena.results.statistics import SprtConfig, SprtStatus, parse_sprt
+from arena.results.statistics import SprtConfig, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
 from arena.results.tables import FORMATS, TABLES, format_elo_interval, format_percent, render_standings
 from arena.run import ray_executor
-from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, with_executor
+from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
 from arena.run.executor import WorkerDied
 from arena.run.match import MatchResult, match_config, play_match
 from arena.run.preflight import StartupFailed
@@ -385,15 +384,13 @@ def match(
     if drawn:
         seed = random.SystemRandom().randrange(2**31)
     try:
-        test = parse_sprt(sprt) if sprt is not None else None
-        suite = suite_from_option(openings, game, seed) if openings is not None else None
+        test = sprt_from_option(sprt) if sprt is not None else None
+        suite = openings_from_option(openings, game, seed) if openings is not None else None
         config = match_config(
             [cmd_a, cmd_b], game, parse_time_control(tc), seed=seed, concurrency=concurrency,
             openings=suite, sprt=test, startup_timeout_s=startup_timeout, output=output.resolve() if output else None,
         )
         check_programs(config)
-    except OpeningError as exc:
-        fail(f"--openings {openings}{f':{exc.line}' if exc.line else ''}: {exc.problem}")
     except ValueError as exc:  # ConfigError included
         fail(str(exc))
     if games is None:

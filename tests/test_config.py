@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.game.clock import TimeControl
+from arena.results.statistics import SprtConfig
 from arena.run.config import (
     BOT_KEYS,
     TOURNAMENT_KEYS,
@@ -19,6 +20,7 @@ from arena.run.config import (
     RaySettings,
     load_config,
     parse_config,
+    sprt_from_option,
     with_executor,
 )
 from arena.bot.spec import split_command
@@ -425,6 +427,22 @@ def test_the_command_line_chooses_the_executor(tmp_path: Path) -> None:
         with_executor(config, "spark", None)
     with pytest.raises(ConfigError, match="--ray-address runs on Ray: it cannot go with --executor local"):
         with_executor(config, "local", "auto")
+
+
+def test_sprt_from_the_command_line() -> None:
+    assert sprt_from_option("elo0=0,elo1=5") == SprtConfig(0.0, 5.0, 0.05, 0.05)
+    assert sprt_from_option(" elo0=-2 , elo1=3, alpha=0.1,beta=0.2") == SprtConfig(-2, 3, 0.1, 0.2)
+    for text, words in [
+        ("elo0=0", "needs elo1"),
+        ("elo0=5,elo1=0", "elo0 must be below elo1"),
+        ("elo0=0,elo1=5,alpha=2", "alpha must be between 0 and 1"),
+        ("elo0=0,elo1=x", "not a number"),
+        ("elo=0,elo1=5", "bad SPRT setting"),
+        ("elo0=0,elo0=1,elo1=5", "given twice"),
+        ("elo0=0,elo1=5,alpha=0.6,beta=0.5", r"alpha \+ beta"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            sprt_from_option(text)
 
 
 def test_too_few_bots(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.game.openings import Opening, OpeningError, parse_suite, play_opening, random_suite, suite_from_option
-from arena.run.config import ConfigError, parse_config
+from arena.game.openings import Opening, OpeningError, parse_suite, play_opening, random_suite
+from arena.run.config import ConfigError, openings_from_option, parse_config
 from arena.run.schedule import make_schedule
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,11 +160,11 @@ def test_without_a_suite_the_start_positions_are_still_played_in_pairs(tmp_path)
 
 
 def test_suite_from_a_command_line_option(tmp_path):
-    assert suite_from_option("plies=2,count=3", "yoxii", 9) == random_suite("yoxii", 2, 3, 9)
+    assert openings_from_option("plies=2,count=3", "yoxii", 9) == random_suite("yoxii", 2, 3, 9)
     (tmp_path / "s.txt").write_text("d3 1d2\n")
-    assert suite_from_option(str(tmp_path / "s.txt"), "yoxii", 0) == (Opening(0, ("d3 1d2",)),)
-    with pytest.raises(OpeningError, match="bad setting"):
-        suite_from_option("plies=2,size=3", "yoxii", 0)
+    assert openings_from_option(str(tmp_path / "s.txt"), "yoxii", 0) == (Opening(0, ("d3 1d2",)),)
+    with pytest.raises(ConfigError, match="bad setting"):
+        openings_from_option("plies=2,size=3", "yoxii", 0)
 
 
 def test_the_documented_suite_file_and_error_are_real(tmp_path):

@@ -22,7 +22,6 @@ from arena.results.statistics import (
     los,
     match_statistics,
     normalized_mle,
-    parse_sprt,
     pentanomial,
     scores_of,
     sprt_llr,
@@ -363,19 +362,3 @@ def test_llr_signs_and_verdicts():
     assert not sprt_status(config, Pentanomial(ww=300), at_limit=True).at_limit  # decided, so not "at the limit"
     assert strong.to_json()["pairs"] == 430 and set(strong.to_json()) >= {
         "llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "verdict", "pairs"}
-
-
-def test_parse_sprt():
-    assert parse_sprt("elo0=0,elo1=5") == SprtConfig(0.0, 5.0, 0.05, 0.05)
-    assert parse_sprt(" elo0=-2 , elo1=3, alpha=0.1,beta=0.2") == SprtConfig(-2, 3, 0.1, 0.2)
-    for text, words in [
-        ("elo0=0", "needs elo1"),
-        ("elo0=5,elo1=0", "elo0 must be below elo1"),
-        ("elo0=0,elo1=5,alpha=2", "alpha must be between 0 and 1"),
-        ("elo0=0,elo1=x", "not a number"),
-        ("elo=0,elo1=5", "bad SPRT setting"),
-        ("elo0=0,elo0=1,elo1=5", "given twice"),
-        ("elo0=0,elo1=5,alpha=0.6,beta=0.5", r"alpha \+ beta"),
-    ]:
-        with pytest.raises(ValueError, match=words):
-            parse_sprt(text)

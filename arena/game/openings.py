@@ -34,7 +34,6 @@ __all__ = [
     "load_suite",
     "parse_suite",
     "play_opening",
-    "suite_from_option",
     "suite_digest",
 ]
 
@@ -164,20 +163,6 @@ def parse_suite(lines: Sequence[str], game_name: str) -> tuple[Opening, ...]:
     if not suite:
         raise OpeningError("the file holds no opening (one a line, moves separated by commas)")
     return tuple(suite)
-
-
-def suite_from_option(text: str, game_name: str, seed: int) -> tuple[Opening, ...]:
-    """A suite from a command-line value: ``plies=4,count=50`` draws one from
-    ``seed``; anything else is a suite file's path."""
-    if "=" not in text:
-        return load_suite(Path(text), game_name)
-    values: dict[str, int] = {}
-    for part in text.split(","):
-        key, _, value = (x.strip() for x in part.partition("="))
-        if key not in ("plies", "count") or not value.lstrip("-").isdigit():
-            raise OpeningError(f"bad setting {part.strip()!r}: write plies=4,count=50 or the path of a suite file")
-        values[key] = int(value)
-    return random_suite(game_name, values.get("plies", 4), values.get("count", 50), seed)
 
 
 def suite_digest(suite: Sequence[Opening]) -> str:

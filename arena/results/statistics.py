@@ -43,7 +43,6 @@ __all__ = [
     "SprtConfig",
     "SprtStatus",
     "normalized_mle",
-    "parse_sprt",
     "sprt_llr",
     "sprt_status",
 ]
@@ -410,28 +409,6 @@ class SprtConfig:
 
     def to_json(self) -> dict[str, float]:
         return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
-
-
-def parse_sprt(text: str) -> SprtConfig:
-    """``elo0=0,elo1=5[,alpha=0.05,beta=0.05]`` as a :class:`SprtConfig`;
-    ``ValueError`` naming what is wrong."""
-    values: dict[str, float] = {}
-    for part in text.split(","):
-        key, sep, value = (x.strip() for x in part.partition("="))
-        if not sep or key not in ("elo0", "elo1", "alpha", "beta"):
-            raise ValueError(f"bad SPRT setting {part.strip()!r}: write elo0=0,elo1=5[,alpha=0.05,beta=0.05]")
-        if key in values:
-            raise ValueError(f"SPRT setting {key} given twice")
-        try:
-            values[key] = float(value)
-        except ValueError:
-            raise ValueError(f"SPRT setting {key}: {value!r} is not a number") from None
-        if not math.isfinite(values[key]):
-            raise ValueError(f"SPRT setting {key}: {value!r} is not a finite number")
-    for key in ("elo0", "elo1"):
-        if key not in values:
-            raise ValueError(f"SPRT needs {key}: write elo0=0,elo1=5[,alpha=0.05,beta=0.05]")
-    return SprtConfig(**values)
 
 
 #: Pair scores of the pentanomial outcomes LL, LD, WL+DD, WD, WW.
