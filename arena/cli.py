@@ -323,10 +323,10 @@ def report(
     say(f"report of {len(results.records)} games written to {path}", err)
 
 
-@app.command(epilog=_epilog("arena show results/oxono-demo r1-p1-g2 --final", "report.md"))
+@app.command(epilog=_epilog("arena show results/oxono-demo r1-greedy~random-g1 --final", "report.md"))
 def show(
     target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file."),
-    game_id: str = typer.Argument(..., help="The game's id, as in the report or games.jsonl (e.g. r1-p2-g1)."),
+    game_id: str = typer.Argument(..., help="The game's id, as in the report or games.jsonl (e.g. r1-alpha~beta-g1)."),
     final: bool = typer.Option(False, "--final", help="Show only the final position."),
 ) -> None:
     """Replay one game in the terminal: the board after each move, with its time and info.

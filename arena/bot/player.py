@@ -95,6 +95,8 @@ class BotPlayer:
 
     def _start(self) -> BotProcess:
         self.starts += 1
+        if self.command.problem is not None:  # a submission that cannot run at all (a broken manifest)
+            raise Forfeit("startup_failure", self.command.problem)
         process = BotProcess(
             self.command.cmd, cwd=self.command.cwd, env=self.command.env, log_path=self.log_path,
             confinement=self.confinement,

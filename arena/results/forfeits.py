@@ -1,7 +1,7 @@
 """Forfeits in plain words: what a bot did wrong, on which of its moves.
 
 Pure functions of game records, for the lines under the standings and the
-match summary: ``chatty  r1-p1-g2  protocol_error on its 3rd move (ply 5):
+match summary: ``chatty  r1-chatty~greedy-g2  protocol_error on its 3rd move (ply 5):
 not JSON: 'thinking...'``.
 """
 

@@ -85,15 +85,20 @@ TOURNAMENT_KEYS = (
     "report",
     "executor",
     "ray",
+    "reference",
+    "bots_from",
     "bots",
 )
 #: Every key a bot entry may hold.
-BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox")
+BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version")
+#: A submission's manifest (``bots_from``): the file in each folder, and its keys.
+MANIFEST = "bot.yaml"
+MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
 #: The keys of ``openings:`` (either ``file`` or ``plies``/``count``) and of ``sprt:``.
 OPENINGS_KEYS = ("plies", "count", "file")
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 #: The pairing formats, see :mod:`arena.run.schedule`.
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "reference")
 #: What a bot that fails the pre-flight does: stop the run, or forfeit its games.
 STARTUP_FAILURES = ("stop", "forfeit")
 #: A tournament file's size: a small input must not cost a lot (for what its
@@ -105,7 +110,7 @@ EXECUTORS = ("local", "ray")
 #: Every key the ``ray:`` mapping may hold.
 RAY_KEYS = ("address", "working_dir", "num_cpus")
 
-_REQUIRED = ("game", "time_control", "bots")
+_REQUIRED = ("game", "time_control")
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 _DEFAULT_TIME_MARGIN_S = 0.05
 _DEFAULT_STARTUP_TIMEOUT_S = 10.0
@@ -235,8 +240,16 @@ def check_programs(config: TournamentConfig) -> None:
     """Refuse a tournament whose bot programs cannot be found, before anything
     runs: a typo in a command would otherwise forfeit every game of that bot.
     See :func:`arena.bot.spec.command_problem`.  A bot to run under a
-    sandbox this machine cannot run is refused too."""
+    sandbox this machine cannot run is refused too.  A submission from a
+    folder (``bots_from``) that cannot start is refused only under
+    ``startup_failures: stop``: otherwise it forfeits its games, and the
+    other teams play on."""
     for number, bot in enumerate(config.bots):
+        if bot.source is not None:
+            problem = bot.problem or command_problem(bot.cmd, bot.cwd, bot.env)
+            if problem and config.startup_failures == "stop":
+                raise ConfigError(f"bot {bot.name!r} ({bot.source}): {problem}", file=str(config.path or ""))
+            continue
         key = "cmd"
         try:
             check_sandbox(bot.sandbox)
@@ -325,7 +338,8 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
     )
     game = _game(fields)
     seed = fields.integer("seed", 0)
-    bots = _bots(fields["bots"], base_dir, _limits(fields, Limits()), _sandbox(fields, "none"))
+    bots = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"))
+    format = _format(fields)
     # Left unset, the local executor uses this machine's cores and Ray the cluster's.
     concurrency = fields.positive_int("concurrency") if "concurrency" in fields else None
     return TournamentConfig(
@@ -333,7 +347,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         game=game,
         time_control=_time_control(fields),
         rounds=fields.positive_int("rounds", 1),
-        format=_format(fields),
+        format=format,
         concurrency=concurrency or os.cpu_count() or 1,
         seed=seed,
         output=(base_dir / output).resolve(),
@@ -348,6 +362,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         report=fields.boolean("report", False),
         executor=fields.choice("executor", EXECUTORS),
         ray=_ray(fields, base_dir, concurrency),
+        reference=_reference(fields, format, bots),
     )
 
 
@@ -388,6 +403,25 @@ def _format(fields: YamlMapping) -> str:
     return name
 
 
+def _reference(fields: YamlMapping, format: str, bots: Sequence[BotConfig]) -> tuple[str, ...]:
+    """``reference: [names]``, the bots every other bot plays under ``format: reference``."""
+    value = fields.get("reference")
+    if format != "reference":
+        if value is not None:
+            raise value.error("goes with format: reference")
+        return ()
+    if value is None:
+        raise fields.missing("reference")
+    names = [item.scalar() for item in value.items("must be a list of bot names")]
+    known = [bot.name for bot in bots]
+    for item, name in zip(value.items(), names):
+        if name not in known:
+            raise item.error(f"no bot named {name!r}; bots: {', '.join(known)}")
+    if not names or len(set(names)) == len(known):
+        raise value.error("needs at least one reference bot and one bot outside the reference set")
+    return tuple(dict.fromkeys(names))
+
+
 def _openings(fields: YamlMapping, game: str, seed: int, base_dir: Path) -> tuple[Opening, ...] | None:
     value = fields.get("openings")
     if value is None:
@@ -425,27 +459,78 @@ def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings
 # -- bots -------------------------------------------------------------------------
 
 
-def _bots(value: YamlValue, base_dir: Path, limits: Limits, sandbox: str) -> tuple[BotConfig, ...]:
-    """The bots; ``limits`` and ``sandbox`` are the file's, for each bot to override."""
-    items = value.items("must be a list of bots (each with name: and cmd:)")
-    if len(items) < 2:
-        raise value.error(f"a tournament needs at least 2 bots, got {len(items)}")
+def _bots(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> tuple[BotConfig, ...]:
+    """The bots of ``bots:`` then those of ``bots_from:``; ``limits`` and
+    ``sandbox`` are the file's, for each bot to override."""
+    if "bots" not in fields and "bots_from" not in fields:
+        raise fields.missing("bots")
     bots: list[BotConfig] = []
-    first_line: dict[str, int] = {}
-    for item in items:
-        fields = item.mapping("a bot must be a mapping with name: and cmd:")
-        bot = _bot(fields, base_dir, limits, sandbox)
-        if bot.name in first_line:
-            raise fields.error(f"duplicate bot name {bot.name!r} (first on line {first_line[bot.name]})", "name")
-        first_line[bot.name] = fields["name"].line
-        bots.append(bot)
+    first_line: dict[str, str] = {}
+    if "bots" in fields:
+        for item in fields["bots"].items("must be a list of bots (each with name: and cmd:)"):
+            entry = item.mapping("a bot must be a mapping with name: and cmd:")
+            bot = _bot(entry, base_dir, limits, sandbox)
+            if bot.name in first_line:
+                raise entry.error(f"duplicate bot name {bot.name!r} (first on {first_line[bot.name]})", "name")
+            first_line[bot.name] = f"line {entry['name'].line}"
+            bots.append(bot)
+    if "bots_from" in fields:
+        for bot in _submissions(fields["bots_from"], base_dir, limits, sandbox):
+            if bot.name in first_line:
+                raise fields["bots_from"].error(
+                    f"{bot.source}: duplicate bot name {bot.name!r} (first on {first_line[bot.name]})")
+            first_line[bot.name] = f"the folder {bot.source}"
+            bots.append(bot)
+    if len(bots) < 2:
+        raise (fields.get("bots") or fields["bots_from"]).error(f"a tournament needs at least 2 bots, got {len(bots)}")
     return tuple(bots)
 
 
-def _bot(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> BotConfig:
+def _submissions(value: YamlValue, base_dir: Path, limits: Limits, sandbox: str) -> list[BotConfig]:
+    """``bots_from: FOLDER`` (each of its sub-folders) or a glob of folders:
+    one bot per folder, from the folder's ``bot.yaml``, the folder its working
+    directory and all its files part of its version.  A folder whose manifest
+    is missing or broken is still a bot, one that cannot start (its
+    ``problem`` says why): under ``startup_failures: forfeit`` it loses its
+    games and the others play on."""
+    pattern = value.text("must be a folder of submissions, or a glob of folders such as teams/*")
+    if any(ch in pattern for ch in "*?["):
+        folders = sorted(p for p in base_dir.glob(pattern) if p.is_dir())
+    else:
+        root = (base_dir / pattern).resolve()
+        if not root.is_dir():
+            raise value.error(f"no such folder: {root}")
+        folders = sorted(p for p in root.iterdir() if p.is_dir())
+    return [_submission(folder.resolve(), limits, sandbox) for folder in folders if not folder.name.startswith(".")]
+
+
+def _submission(folder: Path, limits: Limits, sandbox: str) -> BotConfig:
+    default_name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.name).lstrip("_.+-")[:64] or "bot"
+    manifest = folder / MANIFEST
+    try:
+        try:
+            text = manifest.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"no {MANIFEST} (it names the bot's cmd)", file=str(folder)) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read it: {exc}", file=str(manifest)) from None
+        root = read_yaml(text, str(manifest))
+        if root is None:
+            raise ConfigError("the manifest is empty; it needs at least cmd:", file=str(manifest))
+        fields = root.mapping("a manifest is a mapping with cmd: and, if you like, name:, version:, options:, env:")
+        fields.allow(MANIFEST_KEYS)
+        fields.require("cmd")
+        bot = _bot(fields, folder, limits, sandbox, default_name=default_name)
+    except ConfigError as exc:
+        return BotConfig(name=default_name, cmd=(MANIFEST,), options={}, cwd=folder, env={}, limits=limits,
+                         sandbox=sandbox, source=folder, problem=str(exc))
+    return replace(bot, source=folder)
+
+
+def _bot(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str, default_name: str | None = None) -> BotConfig:
     fields.allow(BOT_KEYS)
-    fields.require("name", "cmd")
-    name = fields["name"].scalar()
+    fields.require("cmd", *(() if default_name else ("name",)))
+    name = fields["name"].scalar() if "name" in fields else default_name
     if not isinstance(name, str) or not _BOT_NAME.fullmatch(name):
         raise fields.error(
             f"bad bot name {name!r}: use 1 to 64 letters, digits and _.+- , starting with a letter or digit", "name"
@@ -461,7 +546,18 @@ def _bot(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> B
         env=_environment(fields),
         limits=_limits(fields, limits),
         sandbox=_sandbox(fields, sandbox),
+        version=_version(fields),
     )
+
+
+def _version(fields: YamlMapping) -> str | None:
+    """A declared version: a short printable text (a number, a tag, a date)."""
+    if "version" not in fields:
+        return None
+    version = str(fields["version"].scalar()).strip()
+    if not version or len(version) > 64 or not version.isprintable():
+        raise fields.error(f"must be a short printable text (1 to 64 characters), got {version!r}", "version")
+    return version
 
 
 def _limits(fields: YamlMapping, inherited: Limits) -> Limits:
