@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import trueskill
@@ -87,16 +87,13 @@ class BotStanding:
     #: Version -> games this bot played in it (records that name versions only),
     #: the version of its most recent game first.
     versions: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def version(self) -> str | None:
-        """The version of the bot's most recent game, or None when no record named one."""
-        return next(iter(self.versions), None)
+    #: The version that plays now (the tournament's), else that of its most recent game.
+    version: str | None = None
 
     @property
     def earlier_games(self) -> int:
         """Games played by a version other than :attr:`version`."""
-        return sum(self.versions.values()) - (self.versions[self.version] if self.versions else 0)
+        return sum(self.versions.values()) - self.versions.get(self.version or "", 0)
 
     @property
     def rating(self) -> float:
@@ -157,12 +154,14 @@ def compute_standings(
     *,
     at_limit: bool = False,
     reference: Sequence[str] = (),
+    versions: Mapping[str, str] | None = None,
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
     (``at_limit``: no more games are scheduled).  With ``reference`` (the
     bots of a ``format: reference`` tournament), the other bots are also
-    ranked by their score against those.
+    ranked by their score against those.  ``versions`` names the version of
+    each bot that plays now; games by other versions are counted apart.
 
     ``bot_names`` lists bots to show even if they have no game yet (they keep
     the initial rating); bots found only in records are shown too.  Raises
@@ -201,8 +200,8 @@ def compute_standings(
             pair_games[key] = pair_games.get(key, 0) + 1
             pair_scores[key] = pair_scores.get(key, 0.0) + _POINTS[result]
         for color, version in (record.versions or {}).items():
-            versions = bots[names[color]].versions
-            versions[version] = versions.get(version, 0) + 1
+            played_by = bots[names[color]].versions
+            played_by[version] = played_by.get(version, 0) + 1
             key = (names[color], version)
             last_played[key] = max(last_played.get(key, ""), record.ended_at)
         if record.forfeit_by is not None:
@@ -224,6 +223,7 @@ def compute_standings(
         bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
     for bot in bots.values():
         bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (last_played[bot.name, v[0]], v[0]), reverse=True))
+        bot.version = (versions or {}).get(bot.name) or next(iter(bot.versions), None)
     ranked = sorted(bots.values(), key=lambda s: (-s.rating, -s.score, s.name))
     fit = fit_elo(elo_games)
     for standing in ranked:

@@ -79,6 +79,12 @@ class LoadedResults:
     good_bytes: int = 0
 
 
+def bot_versions(meta: dict[str, Any]) -> dict[str, str]:
+    """Bot name -> version, as a ``tournament.json`` says (the versions of its last run)."""
+    return {str(b["name"]): str(b["version"]) for b in meta.get("bots", [])
+            if isinstance(b, dict) and "name" in b and "version" in b}
+
+
 class ResultsStore:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)

@@ -403,6 +403,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "elo": bot.elo,
                 "elo_margin": bot.elo_margin,
                 "los_next": bot.los_next,
+                "version": bot.version,
                 "versions": dict(bot.versions),
             }
             for rank, bot in enumerate(standings.bots, start=1)

@@ -248,7 +248,9 @@ def check_programs(config: TournamentConfig) -> None:
         if bot.source is not None:
             problem = bot.problem or command_problem(bot.cmd, bot.cwd, bot.env)
             if problem and config.startup_failures == "stop":
-                raise ConfigError(f"bot {bot.name!r} ({bot.source}): {problem}", file=str(config.path or ""))
+                # A manifest's problem names the manifest's path; a command's, the folder.
+                where = "" if bot.problem else f" in {bot.source}"
+                raise ConfigError(f"bot {bot.name!r}{where}: {problem}", file="")
             continue
         key = "cmd"
         try:

@@ -28,7 +28,7 @@ from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import GameRecord, GameSpec
 from arena.results.statistics import SprtConfig
-from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore
+from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, bot_versions
 from arena.run.config import TournamentConfig, load_config
 from arena.run.schedule import make_schedule
 
@@ -310,6 +310,11 @@ class ReadResults:
     config: TournamentConfig | None
     sprt: SprtConfig | None
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def versions(self) -> dict[str, str]:
+        """Each bot's version, as the run that wrote the directory last found it."""
+        return bot_versions(self.meta)
 
     @property
     def reference(self) -> tuple[str, ...]:

@@ -42,6 +42,8 @@ class RunSummary:
     replayed: int = 0
     #: The HTML report written at the end (``report: true``), or None.
     report: Path | None = None
+    #: Each bot's version in this run.
+    versions: dict[str, str] = field(default_factory=dict)
 
 
 class RunningSprt:
@@ -187,7 +189,7 @@ def run_tournament(
             store.replace(replaced)
         summary = RunSummary(
             total=len(schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replaced),
-            sprt=sprt,
+            sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
         )
         report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt) if config.report else None
         if on_start is not None:

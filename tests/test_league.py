@@ -1,0 +1,261 @@
+"""A league that changes while it runs, through the ``arena`` command.
+
+A results directory describes itself: standings, report and replays read the
+same from the directory, its ``games.jsonl`` and the tournament file, for
+every format and opening suite.  Bots join, leave, move in the file and
+change version without replaying what was played, and nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from test_cli import ROOT, arena, assert_one_line_error, records
+
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
+RANDOM_BOT = ROOT / "bots" / "random_bot.py"
+STAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?( UTC|[+-]\d\d:\d\d)?")
+
+
+def tournament(directory: Path, bots: list[str], *, extra: str = "", name: str = "league.yaml") -> Path:
+    """A tournament of the given bots, each a copy of the random bot in ``directory`` (``<bot>.py``)."""
+    for bot in bots:
+        if not (directory / f"{bot}.py").exists():
+            shutil.copy(RANDOM_BOT, directory / f"{bot}.py")
+    entries = "".join(f"  - {{name: {bot}, cmd: python {bot}.py}}\n" for bot in bots)
+    path = directory / name
+    path.write_text(f"name: league\ngame: oxono\ntime_control: 10+0.1\nconcurrency: 2\nseed: 11\n"
+                    f"output: out\n{extra}bots:\n{entries}")
+    return path
+
+
+def played(result) -> int:
+    match = re.search(r"^(\d+) games played, (\d+) resumed", result.err, re.M)
+    assert match, result.err
+    return int(match[1])
+
+
+def readings(target: Path, game_id: str) -> tuple[str, str, str]:
+    """Standings (JSON), the report (times aside) and one game's replay, read from ``target``."""
+    standings = arena("standings", target, "-f", "json")
+    assert standings.exit_code == 0, standings.err
+    report = arena("report", target, "-o", target.parent / f"report-{target.name}.html")
+    assert report.exit_code == 0, report.err
+    page = STAMP.sub("", (target.parent / f"report-{target.name}.html").read_text())
+    show = arena("show", target, game_id, "--final")
+    assert show.exit_code == 0, show.err
+    return standings.out, page, show.out
+
+
+def assert_read_alike(directory: Path, yaml: Path | None, game_id: str) -> dict:
+    results = [readings(t, game_id) for t in (directory, directory / "games.jsonl", *([yaml] if yaml else []))]
+    for other in results[1:]:
+        assert other == results[0]
+    return json.loads(results[0][0])
+
+
+@pytest.mark.parametrize("setup", ["generated-suite", "suite-file", "gauntlet", "reference"])
+def test_standings_report_and_show_read_alike_from_the_directory_its_games_and_the_file(tmp_path, setup):
+    extra = {
+        "generated-suite": "openings: {plies: 2, count: 3}\n",  # 3 openings, OXONO has 2 start positions
+        "suite-file": "openings: {file: suite.txt}\n",
+        "gauntlet": "format: gauntlet\nopenings: {plies: 1, count: 2}\n",
+        "reference": "format: reference\nreference: [ann]\nopenings: {plies: 2, count: 2}\n",
+    }[setup]
+    (tmp_path / "suite.txt").write_text("Xd3 d2, Oc4 b4\nXc4 b4, Od5 d6, Xc5 c6\n1: Xd5 d6, Oc4 b4\n")
+    path = tournament(tmp_path, ["ann", "bob", "cy"], extra=extra)
+    run = arena("run", path)
+    assert run.exit_code == 0, run.err
+    games = records(tmp_path / "out")
+    last = max(games, key=lambda r: int(r["game_id"].rpartition("-g")[2]))  # beyond the start positions
+    data = assert_read_alike(tmp_path / "out", path, last["game_id"])
+    assert data["total_games"] == len(games) == {"generated-suite": 18, "suite-file": 18, "gauntlet": 8,
+                                                 "reference": 8}[setup]
+    read_back = arena("standings", tmp_path / "out")
+    assert "warning" not in read_back.err and "ignored" not in read_back.err
+    if setup == "reference":
+        assert data["reference"] == ["ann"] and sorted(data["entrants"]) == ["bob", "cy"]
+        assert "Against the reference bots" in read_back.out
+
+
+def test_a_match_and_an_sprt_match_read_alike(tmp_path):
+    plain = tmp_path / "m"
+    match = arena("match", "python -m bots.random_bot", "python -m bots.greedy", "-n", "12", "--seed", "4",
+                  "--openings", "plies=2,count=3", "--output", plain)
+    assert match.exit_code == 0, match.err
+    assert assert_read_alike(plain, None, "r2-greedy~random_bot-g2")["total_games"] == 12
+    sprt = tmp_path / "s"
+    test = arena("match", "python -m bots.greedy", "python -m bots.random_bot", "-n", "200", "--seed", "2",
+                 "--openings", "plies=2,count=5", "--sprt", "elo0=0,elo1=200", "--output", sprt)
+    assert test.exit_code == 0, test.err
+    data = assert_read_alike(sprt, None, records(sprt)[0]["game_id"])
+    assert data["sprt"]["verdict"] == "H1" and data["total_games"] == len(records(sprt))
+    assert data["sprt"]["pairs"] == len(records(sprt)) // 2
+
+
+def test_a_bot_joins_leaves_and_moves_without_disturbing_the_games_played(tmp_path):
+    path = tournament(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 2}\n")
+    assert played(arena("run", path)) == 12
+    before = {r["game_id"]: (r["seed"], r["players"]) for r in records(tmp_path / "out")}
+
+    joined = arena("run", tournament(tmp_path, ["ann", "dee", "bob", "cy"], extra="openings: {plies: 2, count: 2}\n"))
+    assert joined.exit_code == 0, joined.err
+    assert played(joined) == 12  # dee's 3 pairs x 2 openings x 2 colours, nothing else
+    after = records(tmp_path / "out")
+    assert {r["game_id"]: (r["seed"], r["players"]) for r in after if "dee" not in r["players"].values()} == before
+    assert all("dee" in r["players"].values() for r in after[12:])
+
+    reordered = arena("run", tournament(tmp_path, ["cy", "bob", "dee", "ann"], extra="openings: {plies: 2, count: 2}\n"))
+    assert played(reordered) == 0
+    left = arena("run", tournament(tmp_path, ["cy", "dee", "ann"], extra="openings: {plies: 2, count: 2}\n"))
+    assert played(left) == 0
+    line = "warning: 12 games of bots no longer in the tournament are left out of the ranking (kept in games.jsonl): bob (12)"
+    assert line in left.err.splitlines()
+    assert len(records(tmp_path / "out")) == 24
+    standings = json.loads(arena("standings", tmp_path / "out", "-f", "json").out)
+    assert sorted(b["name"] for b in standings["bots"]) == ["ann", "cy", "dee"] and standings["total_games"] == 12
+
+
+def test_a_changed_bot_stops_the_run_then_replay_or_keep(tmp_path):
+    path = tournament(tmp_path, ["ann", "bob", "cy"])
+    assert played(arena("run", path)) == 12
+    before = records(tmp_path / "out")
+    old_version = before[0]["versions"][next(c for c, n in before[0]["players"].items())]
+    with open(tmp_path / "bob.py", "a") as script:
+        script.write("# fixed\n")
+    stopped = arena("run", path)
+    line = assert_one_line_error(stopped, "bot 'bob' (bob.py changed; 8 games by version", "nothing was played",
+                                 "--replay bob", "--keep bob")
+    assert records(tmp_path / "out") == before
+
+    replayed = arena("run", path, "--replay", "bob")
+    assert replayed.exit_code == 0, replayed.err
+    assert played(replayed) == 8
+    archived = [json.loads(l) for l in (tmp_path / "out" / "replaced.jsonl").read_text().splitlines()]
+    assert sorted(a["record"]["game_id"] for a in archived) == sorted(r["game_id"] for r in before if "bob" in r["players"].values())
+    assert {a["reason"] for a in archived} == {"--replay bob"}
+    now = records(tmp_path / "out")
+    assert Counter(r["game_id"] for r in now) == Counter(r["game_id"] for r in before)
+    bob_versions = {r["versions"][c] for r in now for c, n in r["players"].items() if n == "bob"}
+    assert len(bob_versions) == 1 and old_version not in bob_versions
+    assert played(arena("run", path)) == 0
+
+    with open(tmp_path / "cy.py", "a") as script:
+        script.write("# tuned\n")
+    assert_one_line_error(arena("run", path), "bot 'cy'")
+    kept = arena("run", path, "--keep", "cy")
+    assert kept.exit_code == 0 and played(kept) == 0
+    assert re.search(r"^\s+\d+\s+cy\s.*[0-9a-f]{12} \(\+8 by earlier\)$", kept.out, re.M), kept.out
+    again = arena("run", path)  # kept once, kept for good
+    assert again.exit_code == 0 and played(again) == 0
+    standings = json.loads(arena("standings", tmp_path / "out", "-f", "json").out)
+    cy = next(b for b in standings["bots"] if b["name"] == "cy")
+    assert list(cy["versions"].values()) == [8] and cy["version"] not in cy["versions"]  # played by the old one only
+    assert_one_line_error(arena("run", path, "--replay", "nobody"), "--replay: no bot named 'nobody'")
+
+
+def submission(folder: Path, manifest: str, *, bot: str = "") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(RANDOM_BOT, folder / "bot.py")
+    if bot:
+        (folder / "bot.py").write_text((folder / "bot.py").read_text() + bot)
+    (folder / "bot.yaml").write_text(manifest)
+
+
+def test_bots_from_a_folder_of_submissions(tmp_path):
+    teams = tmp_path / "submissions"
+    for team in ("team-a", "team-b", "team-c"):
+        submission(teams / team, "cmd: python bot.py\n")
+    submission(teams / "team-d", "cmd: [python, bot.py\n")  # a broken manifest
+    path = tmp_path / "course.yaml"
+    path.write_text("name: course\ngame: oxono\ntime_control: 10+0.1\nconcurrency: 2\noutput: out\n"
+                    "bots_from: submissions\n")
+    stopped = arena("run", path)
+    assert_one_line_error(stopped, "bot 'team-d': ", "submissions/team-d/bot.yaml:2: bad YAML")
+    path.write_text(path.read_text() + "startup_failures: forfeit\n")
+    first = arena("run", path)
+    assert first.exit_code == 0, first.err
+    assert played(first) == 24
+    forfeits = [r for r in records(tmp_path / "out") if r["forfeit_by"]]
+    assert len(forfeits) == 12 and all(r["players"][r["forfeit_by"]] == "team-d" for r in forfeits)
+    assert all(r["reason"] == "startup_failure" for r in forfeits)
+
+    submission(teams / "team-e", "name: late-team\ncmd: python bot.py\nversion: '1'\n")  # a late entry
+    (teams / "team-d" / "bot.yaml").write_text("cmd: python bot.py\n")  # fixed
+    late = arena("run", path)
+    assert late.exit_code == 0, late.err
+    assert played(late) == 12 + 16  # team-d's forfeits again, late-team's 4 pairs
+    assert not any(r["forfeit_by"] for r in records(tmp_path / "out"))
+    assert {r["versions"][c] for r in records(tmp_path / "out") for c, n in r["players"].items() if n == "late-team"} == {"1"}
+
+    (teams / "team-b" / "bot.py").write_text((teams / "team-b" / "bot.py").read_text() + "# v2\n")  # changed
+    assert_one_line_error(arena("run", path), "bot 'team-b' (bot.py changed", "--replay team-b")
+    shutil.rmtree(teams / "team-c")  # withdrawn
+    replayed = arena("run", path, "--replay", "team-b")
+    assert replayed.exit_code == 0, replayed.err
+    assert played(replayed) == 12  # team-b against a, d and late-team
+    assert "16 games of bots no longer in the tournament are left out of the ranking (kept in games.jsonl): team-c (16)" in replayed.err
+    assert len(records(tmp_path / "out")) == 24 + 16  # team-b's 12 replaced games archived, the 12 new in their place
+    archived = [json.loads(line) for line in (tmp_path / "out" / "replaced.jsonl").read_text().splitlines()]
+    assert Counter(a["reason"] for a in archived) == {"--replay-forfeits startup_failure": 12, "--replay team-b": 12}
+
+
+def test_kill_9_in_the_middle_of_a_replay_leaves_every_game_once_and_the_archive_whole(tmp_path):
+    path = tournament(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 6}\n")
+    path.write_text(path.read_text().replace("concurrency: 2", "concurrency: 1"))
+    assert played(arena("run", path)) == 36
+    before = records(tmp_path / "out")
+    bob_games = sorted(r["game_id"] for r in before if "bob" in r["players"].values())
+    # bob's new version thinks 20 ms a move, so the replay is still going when it is killed
+    (tmp_path / "bob.py").write_text(
+        f"import runpy, sys\nsys.argv[1:] = ['0.02']\nsys.path.insert(0, {str(ROOT / 'tests' / 'bots')!r})\n"
+        f"runpy.run_path({str(ROOT / 'tests' / 'bots' / 'slow.py')!r}, run_name='__main__')\n")
+    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--replay", "bob"], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    games, archive = tmp_path / "out" / "games.jsonl", tmp_path / "out" / "replaced.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        archive.exists() and len(games.read_bytes().splitlines()) >= len(before) - len(bob_games) + 3
+    ):
+        time.sleep(0.02)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    middle = records(tmp_path / "out")
+    assert len(before) - len(bob_games) + 3 <= len(middle) < len(before)  # killed in the middle of the replay
+    assert len({r["game_id"] for r in middle}) == len(middle)
+    assert sorted(json.loads(line)["record"]["game_id"] for line in archive.read_text().splitlines()) == bob_games
+    finish = arena("run", path)  # no --replay: the rest of the replay is simply what is missing
+    assert finish.exit_code == 0, finish.err
+    after = records(tmp_path / "out")
+    assert sorted(r["game_id"] for r in after) == sorted(r["game_id"] for r in before)
+    assert len(archive.read_text().splitlines()) == len(bob_games)
+
+
+def test_results_written_by_version_0_1_read_and_resume_as_they_were_played(tmp_path):
+    # Written by Totem Arena 0.1: game ids number pairs by position, and its
+    # tournament.json holds the opening suite's count and digest, not its moves.
+    shutil.copytree(ROOT / "tests" / "data" / "results-0.1", tmp_path / "old")
+    out, yaml = tmp_path / "old" / "out", tmp_path / "old" / "legacy.yaml"
+    assert "suite" not in json.loads((out / "tournament.json").read_text())["openings"]
+    beyond_the_start_positions = "r1-p3-g6"
+    data = assert_read_alike(out, yaml, beyond_the_start_positions)
+    assert data["total_games"] == 18 == len(records(out))
+    assert "warning" not in arena("standings", out).err
+    resumed = arena("run", yaml)
+    assert resumed.exit_code == 0, resumed.err
+    assert played(resumed) == 0 and "18 resumed" in resumed.err
+    assert json.loads((out / "tournament.json").read_text())["game_ids"] == "positions"
+    again = assert_read_alike(out, yaml, beyond_the_start_positions)
+    assert [(b["name"], b["rating"]) for b in again["bots"]] == [(b["name"], b["rating"]) for b in data["bots"]]
