@@ -259,3 +259,35 @@ def test_results_written_by_version_0_1_read_and_resume_as_they_were_played(tmp_
     assert json.loads((out / "tournament.json").read_text())["game_ids"] == "positions"
     again = assert_read_alike(out, yaml, beyond_the_start_positions)
     assert [(b["name"], b["rating"]) for b in again["bots"]] == [(b["name"], b["rating"]) for b in data["bots"]]
+
+
+def test_the_league_page_runs_as_written(tmp_path):
+    """docs/league.md's commands, in order, from a copy of the repository's
+    tournaments (the staff bots run from the root, as in the repository)."""
+    shutil.copytree(ROOT / "tournaments", tmp_path / "tournaments")
+    for package in ("bots", "engine"):
+        (tmp_path / package).symlink_to(ROOT / package)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    page = (ROOT / "docs" / "league.md").read_text()
+    commands = [line for block in re.findall(r"^```sh\n(.*?)^```", page, re.M | re.S)
+                for line in block.splitlines() if line.strip() and not line.startswith("#")]
+    outputs = []
+    for command in commands:
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        expected = 2 if "# stops" in command else 0
+        assert done.returncode == expected, f"{command}\n{done.stdout}\n{done.stderr}"
+        assert "Traceback" not in done.stderr
+        outputs.append(done)
+    out = tmp_path / "results" / "course"
+    runs = [o for c, o in zip(commands, outputs) if c.startswith("arena run")]
+    assert "48 games played, 0 resumed" in runs[0].stderr
+    assert "16 games played, 48 resumed" in runs[1].stderr  # the late team's only
+    assert "bot 'team-bob' (bot.py changed; 16 games by version" in runs[2].stderr
+    assert "16 games played, 48 resumed" in runs[3].stderr  # team-bob's again
+    assert "left out of the ranking (kept in games.jsonl): team-cy (16)" in runs[4].stderr
+    assert len(records(out)) == 64
+    archived = [json.loads(line) for line in (out / "replaced.jsonl").read_text().splitlines()]
+    assert len(archived) == 16 and {a["reason"] for a in archived} == {"--replay team-bob"}
+    assert (tmp_path / "results" / "course-report.html").stat().st_size > 10_000
+    published = next(o for c, o in zip(commands, outputs) if c.startswith("arena standings")).stdout
+    assert "Against the reference bots" in published and "team-cy" not in published
