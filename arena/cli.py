@@ -445,7 +445,7 @@ def match(
     stats = result.statistics()
     penta = stats.penta
     say(f"{a} vs {b}: {result.games} game{'s' if result.games != 1 else ''} of {game} at {config.time_control}")
-    say(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {100 * result.score:.1f}%"
+    say(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {result.score_pct or 0.0:.1f}%"
         f"  draw ratio {format_percent(stats.draw_ratio)}")
     basis = f"{penta.pairs} game pairs" if stats.model == "pentanomial" else f"{stats.games} single games"
     say(f"  Elo difference: {format_elo_interval(stats)} (95%, from {basis})  LOS {format_percent(stats.los)}")

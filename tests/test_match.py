@@ -88,14 +88,14 @@ def record(index: int, pink: str, black: str, winner: str | None, reason: str = 
 
 def test_the_tally_is_from_the_first_bots_point_of_view_whatever_its_colour():
     result = MatchResult(names=("a", "b"))
-    result.add(record(0, "a", "b", "pink"))                      # a wins as pink
-    result.add(record(1, "b", "a", "black"))                     # a wins as black
-    result.add(record(2, "a", "b", None, "exhausted"))           # draw
-    result.add(record(3, "b", "a", "pink", "timeout", "black"))  # a loses on time as black
-    result.add(record(4, "a", "b", "pink", "illegal_move", "black"))
-    result.add(record(5, "b", "a", "black", "illegal_move", "pink"))
+    result.add_record(record(0, "a", "b", "pink"))                      # a wins as pink
+    result.add_record(record(1, "b", "a", "black"))                     # a wins as black
+    result.add_record(record(2, "a", "b", None, "exhausted"))           # draw
+    result.add_record(record(3, "b", "a", "pink", "timeout", "black"))  # a loses on time as black
+    result.add_record(record(4, "a", "b", "pink", "illegal_move", "black"))
+    result.add_record(record(5, "b", "a", "black", "illegal_move", "pink"))
     assert (result.wins, result.draws, result.losses, result.games) == (4, 1, 1, 6)
-    assert result.score == pytest.approx(4.5 / 6)
+    assert result.score == 4.5 and result.score_pct == pytest.approx(100 * 4.5 / 6)
     assert result.forfeits == {"a": Counter(timeout=1), "b": Counter(illegal_move=2)}
     assert [r.game_id for r in result.records] == [f"g{i}" for i in range(6)]
 

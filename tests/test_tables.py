@@ -173,7 +173,7 @@ def test_no_games_keeps_machine_formats_parseable():
 
 
 def test_rating_just_below_zero_shows_no_negative_zero():
-    bot = BotStanding("ace", mu=1.0, sigma=0.35, games=1, wins=1)
+    bot = BotStanding("ace", mu=1.0, sigma=0.35, wins=1)
     lone = Standings(game="oxono", bots=[bot], crosstable={"ace": {}}, by_color={}, total_games=1)
     row = next(line for line in render_standings(lone).splitlines() if " ace " in line)
     assert row.split()[2] == "0.0"

@@ -18,6 +18,7 @@ import trueskill
 from arena.game.records import GameRecord
 from arena.results.statistics import (
     MatchStatistics,
+    Tally,
     SprtConfig,
     SprtStatus,
     fit_elo,
@@ -60,16 +61,12 @@ def rating_env() -> trueskill.TrueSkill:
 
 
 @dataclass
-class BotStanding:
+class BotStanding(Tally):
     """One bot's rating and tallies over the games it played."""
 
     name: str
     mu: float = INITIAL_MU
     sigma: float = INITIAL_SIGMA
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
     #: Forfeit reason -> how many games this bot lost that way.
     forfeits: dict[str, int] = field(default_factory=dict)
     #: Moves this bot played, and the time charged for them in total.
@@ -100,15 +97,6 @@ class BotStanding:
         """Conservative skill estimate, mu - 3 sigma: the bot is very likely at
         least this strong, so an unproven bot does not rank high by luck."""
         return self.mu - 3 * self.sigma
-
-    @property
-    def score(self) -> float:
-        return self.wins + self.draws / 2
-
-    @property
-    def score_pct(self) -> float | None:
-        """Score as a percentage of games played; ``None`` with no games."""
-        return 100 * self.score / self.games if self.games else None
 
     @property
     def mean_move_ms(self) -> float | None:
@@ -189,12 +177,11 @@ def compute_standings(
         names = {color: record.players[color] for color in (first, second)}
         for color in (first, second):
             standing = bots.setdefault(names[color], BotStanding(names[color]))
-            standing.games += 1
             tally = by_color.setdefault(color, {"games": 0, "wins": 0, "draws": 0, "losses": 0})
             tally["games"] += 1
             result = "draws" if winner is None else "wins" if winner == color else "losses"
             tally[result] += 1
-            setattr(standing, result, getattr(standing, result) + 1)
+            standing.add(_POINTS[result])
             opponent = names[second if color == first else first]
             key = (names[color], opponent)
             pair_games[key] = pair_games.get(key, 0) + 1

@@ -29,6 +29,7 @@ from typing import Any
 from arena.game.records import GameRecord
 
 __all__ = [
+    "Tally",
     "scores_of",
     "PairTally",
     "ELO_METHOD",
@@ -314,6 +315,38 @@ class PairTally:
         return Pentanomial(**self._counts)
 
 
+@dataclass(kw_only=True)
+class Tally:
+    """Wins, draws and losses of one side, and the points they make (a win
+    1, a draw ½): a bot in the standings, the first bot of a match."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def add(self, score: float) -> None:
+        """Count one game the side scored ``score`` in (1, 0.5 or 0)."""
+        if score == 1.0:
+            self.wins += 1
+        elif score == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2
+
+    @property
+    def score_pct(self) -> float | None:
+        """Score as a percentage of games played; ``None`` with no games."""
+        return 100 * self.score / self.games if self.games else None
+
+
 @dataclass(frozen=True)
 class MatchStatistics:
     """Two bots, from the first one's side.  ``elo``/``margin``/``los`` come
@@ -359,8 +392,10 @@ def match_statistics(games: Sequence[float], pairs: Sequence[tuple[float, float]
         values, model = [(x + y) / 2 for x, y in pairs], "pentanomial"
     else:
         values, model = list(games), "trinomial"
-    wins, draws = sum(1 for x in games if x == 1.0), sum(1 for x in games if x == 0.5)
-    losses = len(games) - wins - draws
+    tally = Tally()
+    for score in games:
+        tally.add(score)
+    wins, draws, losses = tally.wins, tally.draws, tally.losses
     if not values:
         return MatchStatistics(wins, draws, losses, penta, model, 0.5, 0.0, -math.inf, math.inf, math.inf, 0.5)
     n = len(values)

@@ -22,7 +22,7 @@ from arena.bot.spec import BotConfig, split_command
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
-from arena.results.statistics import MatchStatistics, SprtConfig, SprtStatus, match_statistics, scores_of
+from arena.results.statistics import MatchStatistics, SprtConfig, SprtStatus, Tally, match_statistics, score_of, scores_of
 from arena.results.store import ResultsStore
 from arena.run.config import TournamentConfig
 from arena.run.executor import LocalExecutor
@@ -34,13 +34,10 @@ __all__ = ["MatchResult", "match_config", "play_match"]
 
 
 @dataclass
-class MatchResult:
+class MatchResult(Tally):
     """The match from the first bot's point of view."""
 
     names: tuple[str, str]
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
     #: Forfeits committed, by bot then by reason.
     forfeits: dict[str, Counter[str]] = field(default_factory=dict)
     records: list[GameRecord] = field(default_factory=list)
@@ -49,23 +46,9 @@ class MatchResult:
     #: Games already in the output directory when the match started.
     resumed: int = 0
 
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
-
-    def add(self, record: GameRecord) -> None:
+    def add_record(self, record: GameRecord) -> None:
         self.records.append(record)
-        winner = record.name_of(record.winner)
-        if winner is None:
-            self.draws += 1
-        elif winner == self.names[0]:
-            self.wins += 1
-        else:
-            self.losses += 1
+        self.add(score_of(record, self.names[0]))
         if record.forfeit_by is not None:
             self.forfeits.setdefault(record.players[record.forfeit_by], Counter())[record.reason] += 1
 
@@ -163,7 +146,7 @@ def play_match(
             loaded = open_results(store, plan)
             schedule = plan.schedule
             for record in loaded.records:
-                result.add(record)
+                result.add_record(record)
                 running_sprt.add(record)
             result.resumed = len(result.records)
             result.sprt = running_sprt.status()
@@ -175,7 +158,7 @@ def play_match(
         played = play_and_store(config, pending, LocalExecutor(config, logs_dir), running_sprt, store if keep_records else None)
         with closing(played):
             for record in played:
-                result.add(record)
+                result.add_record(record)
                 result.sprt = running_sprt.status()
                 if on_record is not None:
                     on_record(record, result)
