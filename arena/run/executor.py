@@ -1,8 +1,8 @@
 """Runs game specs in parallel and hands back their records as they finish.
 
 The local executor keeps ``concurrency`` worker processes (``multiprocess``).
-Each worker owns one :class:`BotPlayer` per bot and reuses its process from
-game to game.  The executor never writes files beyond the bots' logs and knows
+Each worker keeps a :class:`~arena.run.pool.BotPool`, which reuses each bot's
+process from game to game.  The executor never writes files beyond the bots' logs and knows
 nothing of ratings: the caller stores each record as it arrives.
 """
 
@@ -13,7 +13,6 @@ import json
 import math
 import os
 import select
-import signal
 import time
 import traceback
 from collections import Counter, deque
@@ -25,13 +24,13 @@ import multiprocess
 from multiprocess.connection import Connection
 
 from arena.bot.limits import cgroup_mode, kill_cgroups_of
-from arena.bot.player import BotPlayer, NOTICE_TIMEOUT_S, close_all
-from arena.bot.process import become_subreaper, die_with_parent, kill_adopted, kill_all_now
+from arena.bot.player import NOTICE_TIMEOUT_S
+from arena.bot.process import become_subreaper, kill_adopted
 from arena.game.records import GameRecord, GameSpec
-from arena.game.referee import play_game
 from arena.run.config import TournamentConfig
+from arena.run.pool import BotPool, die_with_the_arena
 
-__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied", "WorkerStalled", "game_deadline_s", "die_killing_bots", "die_with_the_arena"]
+__all__ = ["Executor", "LocalExecutor", "WorkerDied", "WorkerStalled", "game_deadline_s"]
 
 #: More plies than any game of OXONO (32) or YOXII can have.
 _MAX_PLIES = 64
@@ -65,54 +64,6 @@ class Executor(Protocol):
     ending the iterator; the games in flight still finish and are yielded."""
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
-
-
-class BotPool:
-    """The bots of one tournament as one worker sees them: a player per bot,
-    started on first use and kept for the next game.  Each bot's scratch
-    directory is ``scratch_dir/<name><tag>`` (a temporary one when
-    ``scratch_dir`` is None); a sandboxed bot sees neither the results
-    directory nor the logs nor the tournament file."""
-
-    def __init__(
-        self,
-        config: TournamentConfig,
-        logs_dir: Path | None,
-        tag: str = "",
-        scratch_dir: Path | None = None,
-        spin: bool = False,
-    ) -> None:
-        self.config = config
-        self.logs_dir = logs_dir
-        self.tag = tag
-        self.scratch_dir = scratch_dir
-        self.spin = spin
-        self.hidden = tuple(p for p in (config.output, logs_dir, config.path) if p is not None)
-        self.players: dict[str, BotPlayer] = {}
-
-    def player(self, name: str) -> BotPlayer:
-        if name not in self.players:
-            log_path = None
-            if self.logs_dir is not None:
-                log_path = self.logs_dir / f"{name}{self.tag}.log"
-            self.players[name] = BotPlayer(
-                self.config.bot(name),
-                self.config.game,
-                log_path=log_path,
-                startup_timeout_s=self.config.startup_timeout_s,
-                scratch_dir=self.scratch_dir / f"{name}{self.tag}" if self.scratch_dir is not None else None,
-                hidden=self.hidden,
-                spin=self.spin,
-            )
-        return self.players[name]
-
-    def play(self, spec: GameSpec) -> GameRecord:
-        seats = [self.player(name) for name in spec.players]
-        return play_game(spec, seats, self.config.time_control, self.config.time_margin_ms)
-
-    def close(self) -> None:
-        close_all(self.players.values())
-        self.players.clear()
 
 
 def _worker_main(
@@ -157,24 +108,6 @@ def _spec_from_line(line: bytes) -> GameSpec:
     # GameSpec holds tuples where JSON has lists.
     values = [tuple(v) if isinstance(v, list) else v for v in json.loads(line)]
     return GameSpec(*values)
-
-
-def die_with_the_arena() -> None:
-    """Set up a child process of the arena that starts bots (a worker, the
-    pre-flight).  Ctrl-C reaches the whole foreground process group: the
-    arena decides what to do and terminates its children.  SIGTERM, which
-    the kernel also sends when the arena dies (even by ``kill -9``), kills
-    every bot's tree before the process exits."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, die_killing_bots)
-    die_with_parent(signal.SIGTERM)
-
-
-def die_killing_bots(signum: int, frame: object) -> None:
-    """The SIGTERM handler of a process that starts bots (a worker, the
-    pre-flight): kill every bot's tree, then exit at once."""
-    kill_all_now()
-    os._exit(128 + signum)
 
 
 class WorkerDied(RuntimeError):

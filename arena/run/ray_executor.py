@@ -1,7 +1,7 @@
 """Runs game specs on a Ray cluster: the same games as the local executor,
 on actors spread over many machines.
 
-Each actor is one Ray worker process holding a :class:`~arena.run.executor.BotPool`,
+Each actor is one Ray worker process holding a :class:`~arena.run.pool.BotPool`,
 exactly as a local worker does: its bots are started on first use and kept
 from game to game.  The driver (the process running the tournament) feeds
 each actor one spec at a time and hands back the records; it alone writes
@@ -29,12 +29,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.run.config import ConfigError, TournamentConfig, check_programs
-
 from arena.bot.process import become_subreaper, kill_adopted, kill_all
 from arena.bot.spec import BotConfig
 from arena.game.records import GameRecord, GameSpec
-from arena.run.executor import BotPool, WorkerDied, WorkerStalled, die_killing_bots, game_deadline_s  # the local workers' SIGTERM handler
+from arena.run.config import ConfigError, TournamentConfig, check_programs
+from arena.run.executor import WorkerDied, WorkerStalled, game_deadline_s
+from arena.run.pool import BotPool, die_killing_bots  # a local worker's SIGTERM handler too
 
 __all__ = [
     "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
