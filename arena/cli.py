@@ -34,7 +34,7 @@ from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreE
 from arena.results.tables import FORMATS, TABLES, format_elo_interval, format_percent, render_standings
 from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, with_executor
-from arena.run.executor import WorkerDied
+from arena.run.spec_queue import WorkerDied
 from arena.run.match import MatchResult, match_config, play_match
 from arena.run.preflight import StartupFailed
 from arena.run.results_dir import find_results, scheduled_records
