@@ -18,8 +18,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import engine
 from arena import __version__
-from arena.bot.reaper import kill_all
 from arena.bot.protocol import FORFEIT_REASONS
+from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.check import check_bot
 from arena.game.clock import parse_time_control
@@ -33,10 +33,10 @@ from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreE
 from arena.results.tables import FORMATS, TABLES, format_elo_interval, format_percent, render_standings
 from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
-from arena.run.executor import WorkerDied
 from arena.run.match import MatchResult, match_config, play_match
 from arena.run.preflight import StartupFailed
 from arena.run.results_dir import ReadResults, read_results
+from arena.run.spec_queue import WorkerDied
 from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
 
 

@@ -57,7 +57,7 @@ from arena.game.clock import Clock, TimeControl  # noqa: E402
 from arena.game.records import GameSpec
 from arena.game.referee import play_game  # noqa: E402
 from arena.run.config import load_config  # noqa: E402
-from arena.run.executor import BotPool  # noqa: E402
+from arena.run.pool import BotPool  # noqa: E402
 from arena.run.schedule import make_schedule  # noqa: E402
 
 GAME = "oxono"

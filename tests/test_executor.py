@@ -10,8 +10,9 @@ import multiprocess
 import pytest
 
 from arena.run.config import parse_config
-from arena.run.executor import LocalExecutor, WorkerDied
+from arena.run.executor import LocalExecutor
 from arena.run.schedule import make_schedule
+from arena.run.spec_queue import WorkerDied
 
 ROOT = Path(__file__).parent.parent
 

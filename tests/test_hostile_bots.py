@@ -21,9 +21,10 @@ import pytest
 
 from arena.bot.cgroups import cgroup_mode
 from arena.run.config import load_config
-from arena.run.executor import LocalExecutor, WorkerStalled
+from arena.run.executor import LocalExecutor
 from arena.run.preflight import StartupFailed
 from arena.run.schedule import make_schedule
+from arena.run.spec_queue import WorkerStalled
 from arena.run.tournament import run_tournament
 import needs
 from conftest import running_with

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.bot.version import fingerprint
 from arena.game.openings import random_suite
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy
 from arena.run.config import parse_config
-from arena.bot.version import fingerprint
 from arena.run.results_dir import RunPlan, open_results
 from arena.run.schedule import make_schedule
 

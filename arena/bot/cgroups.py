@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bot.limits import MB, Limits
+from arena.bot.limits import Limits, MB
 
 __all__ = ["BotCgroup", "new_cgroup", "kill_cgroups_of", "remove_own_cgroups", "cgroup_mode"]
 

@@ -1,8 +1,10 @@
 """Runs game specs in parallel and hands back their records as they finish.
 
 The local executor keeps ``concurrency`` worker processes (``multiprocess``).
-Each worker owns one :class:`BotPlayer` per bot and reuses its process from
-game to game.  The executor never writes files beyond the bots' logs and knows
+Each worker keeps a :class:`~arena.run.pool.BotPool`, which reuses each bot's
+process from game to game; a :class:`~arena.run.spec_queue.SpecQueue` hands
+out the specs and decides what becomes of the games of a worker that dies or
+stalls.  The executor never writes files beyond the bots' logs and knows
 nothing of ratings: the caller stores each record as it arrives.
 """
 
@@ -13,10 +15,8 @@ import json
 import math
 import os
 import select
-import signal
 import time
 import traceback
-from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -25,13 +25,14 @@ import multiprocess
 from multiprocess.connection import Connection
 
 from arena.bot.cgroups import cgroup_mode, kill_cgroups_of
-from arena.bot.player import BotPlayer, NOTICE_TIMEOUT_S, close_all
-from arena.bot.reaper import become_subreaper, die_with_parent, kill_adopted, kill_all_now
+from arena.bot.player import NOTICE_TIMEOUT_S
+from arena.bot.reaper import become_subreaper, kill_adopted
 from arena.game.records import GameRecord, GameSpec
-from arena.game.referee import play_game
 from arena.run.config import TournamentConfig
+from arena.run.pool import BotPool, die_with_the_arena
+from arena.run.spec_queue import SpecQueue
 
-__all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied", "WorkerStalled", "game_deadline_s", "die_killing_bots", "die_with_the_arena"]
+__all__ = ["Executor", "LocalExecutor", "game_deadline_s"]
 
 #: More plies than any game of OXONO (32) or YOXII can have.
 _MAX_PLIES = 64
@@ -65,54 +66,6 @@ class Executor(Protocol):
     ending the iterator; the games in flight still finish and are yielded."""
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
-
-
-class BotPool:
-    """The bots of one tournament as one worker sees them: a player per bot,
-    started on first use and kept for the next game.  Each bot's scratch
-    directory is ``scratch_dir/<name><tag>`` (a temporary one when
-    ``scratch_dir`` is None); a sandboxed bot sees neither the results
-    directory nor the logs nor the tournament file."""
-
-    def __init__(
-        self,
-        config: TournamentConfig,
-        logs_dir: Path | None,
-        tag: str = "",
-        scratch_dir: Path | None = None,
-        spin: bool = False,
-    ) -> None:
-        self.config = config
-        self.logs_dir = logs_dir
-        self.tag = tag
-        self.scratch_dir = scratch_dir
-        self.spin = spin
-        self.hidden = tuple(p for p in (config.output, logs_dir, config.path) if p is not None)
-        self.players: dict[str, BotPlayer] = {}
-
-    def player(self, name: str) -> BotPlayer:
-        if name not in self.players:
-            log_path = None
-            if self.logs_dir is not None:
-                log_path = self.logs_dir / f"{name}{self.tag}.log"
-            self.players[name] = BotPlayer(
-                self.config.bot(name),
-                self.config.game,
-                log_path=log_path,
-                startup_timeout_s=self.config.startup_timeout_s,
-                scratch_dir=self.scratch_dir / f"{name}{self.tag}" if self.scratch_dir is not None else None,
-                hidden=self.hidden,
-                spin=self.spin,
-            )
-        return self.players[name]
-
-    def play(self, spec: GameSpec) -> GameRecord:
-        seats = [self.player(name) for name in spec.players]
-        return play_game(spec, seats, self.config.time_control, self.config.time_margin_ms)
-
-    def close(self) -> None:
-        close_all(self.players.values())
-        self.players.clear()
 
 
 def _worker_main(
@@ -159,39 +112,8 @@ def _spec_from_line(line: bytes) -> GameSpec:
     return GameSpec(*values)
 
 
-def die_with_the_arena() -> None:
-    """Set up a child process of the arena that starts bots (a worker, the
-    pre-flight).  Ctrl-C reaches the whole foreground process group: the
-    arena decides what to do and terminates its children.  SIGTERM, which
-    the kernel also sends when the arena dies (even by ``kill -9``), kills
-    every bot's tree before the process exits."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, die_killing_bots)
-    die_with_parent(signal.SIGTERM)
-
-
-def die_killing_bots(signum: int, frame: object) -> None:
-    """The SIGTERM handler of a process that starts bots (a worker, the
-    pre-flight): kill every bot's tree, then exit at once."""
-    kill_all_now()
-    os._exit(128 + signum)
-
-
-class WorkerDied(RuntimeError):
-    """A worker process of the local executor disappeared (killed from outside)."""
-
-
-class WorkerStalled(WorkerDied):
-    """Games whose worker went silent past the game deadline, twice: every
-    other game was played and handed back first."""
-
-
 class LocalExecutor:
-    """Plays specs on ``concurrency`` worker processes of this machine.
-
-    Each worker has a pipe of its own and gets one spec at a time, so a worker
-    that dies is noticed at once (its pipe closes) and nothing else waits on
-    a lock it held, which ``multiprocessing.Pool`` cannot promise."""
+    """Plays specs on ``concurrency`` worker processes of this machine (see :class:`_Workers`)."""
 
     def __init__(
         self,
@@ -219,140 +141,25 @@ class LocalExecutor:
         caller sees the record and never waits for this process between
         games.  Closing the generator early (or an exception in the caller,
         such as Ctrl-C) terminates the workers, and with them every bot
-        process.  Raises :class:`WorkerDied` if a worker is killed from
-        outside.  A worker
-        silent on one game for longer than ``game_deadline`` is killed and
-        its game played again by a fresh worker; a game that stalls twice is
-        given up, and :class:`WorkerStalled` is raised once every other game
-        is done."""
+        process.  Raises :class:`~arena.run.spec_queue.WorkerDied` if a worker
+        is killed from outside.  A worker silent on one game for longer than
+        ``game_deadline`` is killed and its game played again by a fresh
+        worker; a game that stalls twice is given up, and
+        :class:`~arena.run.spec_queue.WorkerStalled` is raised once every
+        other game is done."""
         # Orphans of bots whose worker died come back to this process.
         become_subreaper()
         # Where bots' cgroups go is found once, here, and inherited by the workers.
         cgroup_mode()
-        ahead = isinstance(specs, Sequence)
-        # A worker waiting for a move may spin only where that takes no core
-        # from a bot: with a core for each worker and each bot to move.
-        spin = 2 * self.concurrency <= len(os.sched_getaffinity(0))
-        todo = iter(specs)
-        retry: deque[GameSpec] = deque()
-        workers: dict[Connection, multiprocess.Process] = {}
-        # The game each worker plays and its deadline, and the specs sent to
-        # it after that one, which it has not started yet.
-        playing: dict[Connection, tuple[GameSpec, float]] = {}
-        waiting: dict[Connection, deque[GameSpec]] = {}
-        stalls: Counter[str] = Counter()
-        abandoned: list[str] = []
+        queue: SpecQueue[_Worker] = SpecQueue(specs, self.game_deadline, worker_kind="worker")
+        workers = _Workers(self, queue, ahead=isinstance(specs, Sequence))
         finished = False
-
-        def next_spec() -> GameSpec | None:
-            return retry.popleft() if retry else next(todo, None)
-
-        def start_worker() -> Connection:
-            ours, theirs = multiprocess.Pipe()
-            number = len(workers) + sum(stalls.values()) + 1
-            process = multiprocess.Process(
-                target=_worker_main,
-                args=(theirs, self.config, self.logs_dir, self.scratch_dir, number, spin),
-                name=f"arena-worker-{number}", daemon=True,
-            )
-            process.start()
-            theirs.close()
-            workers[ours] = process
-            by_fd[ours.fileno()] = ours
-            return ours
-
-        def hand_out(conn: Connection, spec: GameSpec) -> None:
-            conn.send_bytes(_spec_line(spec))
-            if conn in playing:
-                waiting[conn].append(spec)
-            else:
-                poller.register(conn.fileno(), select.POLLIN)
-                playing[conn] = (spec, time.monotonic() + self.game_deadline)
-                waiting[conn] = deque()
-
-        def idle(conn: Connection) -> deque[GameSpec]:
-            del playing[conn]
-            poller.unregister(conn.fileno())
-            return waiting.pop(conn)
-
-        # One poll object for the whole run, of the workers playing a game
-        # (multiprocess's wait() builds a selector at every call, which cost
-        # more than storing a record).
-        poller = select.poll()
-        by_fd: dict[int, Connection] = {}
-
         try:
-            for _ in range(self.concurrency):
-                spec = next_spec()
-                if spec is None:
-                    break
-                hand_out(start_worker(), spec)
-            while playing:
-                first_deadline = min(deadline for _, deadline in playing.values())
-                wait_ms = max(0, math.ceil((first_deadline - time.monotonic()) * 1000))
-                for fd, _ in poller.poll(wait_ms):
-                    conn = by_fd[fd]
-                    try:
-                        answer = conn.recv_bytes()
-                    except (EOFError, OSError):  # its end of the pipe closed: it is dead
-                        raise _died(workers[conn]) from None
-                    if answer[:1] != _RECORD:
-                        raise RuntimeError(f"{workers[conn].name} failed:\n{answer[1:].decode(errors='replace')}")
-                    now = time.monotonic()
-                    quick = now - (playing[conn][1] - self.game_deadline) < _QUEUE_AHEAD_BELOW_S
-                    if waiting[conn]:  # it has started the next one already
-                        playing[conn] = (waiting[conn].popleft(), now + self.game_deadline)
-                    else:
-                        idle(conn)
-                    lost = None
-                    if ahead:
-                        # The next game first, so that the worker plays on while
-                        # this process stores the record; after a quick game,
-                        # the one after it too, so that it never waits for this
-                        # process.  Not after a long one: at the end, a game
-                        # queued behind it would wait while other workers idle.
-                        sent = 2 if quick else 1  # games sent and not finished: the one playing, one waiting
-                        try:
-                            while len(waiting.get(conn, ())) + (conn in playing) < sent and (spec := next_spec()):
-                                hand_out(conn, spec)
-                        except OSError:
-                            lost = _died(workers[conn])  # after handing over the record it did send
-                    yield GameRecord.from_line(answer[1:])
-                    if lost is not None:
-                        raise lost
-                    if ahead or conn in playing:
-                        continue
-                    spec = next_spec()
-                    if spec is None:
-                        continue
-                    try:
-                        hand_out(conn, spec)
-                    except OSError:
-                        raise _died(workers[conn]) from None
-                now = time.monotonic()
-                for conn, (spec, deadline) in list(playing.items()):
-                    if now < deadline:
-                        continue
-                    not_started = idle(conn)
-                    _kill_worker(workers.pop(conn), conn)
-                    stalls[spec.game_id] += 1
-                    if stalls[spec.game_id] < 2:
-                        retry.append(spec)
-                    else:
-                        abandoned.append(spec.game_id)
-                    retry.extend(not_started)
-                    replacement = next_spec()
-                    if replacement is not None:
-                        hand_out(start_worker(), replacement)
+            yield from workers.records()
             finished = True
-            if abandoned:
-                raise WorkerStalled(
-                    f"no result for game{'s' if len(abandoned) > 1 else ''} {', '.join(abandoned)}: "
-                    f"its worker went silent for more than {self.game_deadline:.0f} s, twice "
-                    "(a bot may have stopped it); every other game is kept"
-                )
+            queue.finish()
         finally:
-            _stop(workers, gently=finished)
+            workers.stop(gently=finished)
 
 
 #: Given a sequence of specs, a worker whose last game took less than this
@@ -360,20 +167,154 @@ class LocalExecutor:
 _QUEUE_AHEAD_BELOW_S = 0.2
 
 
-def _died(process: multiprocess.Process) -> WorkerDied:
-    process.join(1)
-    return WorkerDied(
-        f"{process.name} died (exit code {process.exitcode}) in the middle of a game; "
-        "that game is lost, every finished game is kept"
-    )
+@dataclasses.dataclass(eq=False)
+class _Worker:
+    process: multiprocess.Process
+    conn: Connection
 
 
-def _kill_worker(process: multiprocess.Process, conn: Connection) -> None:
+class _Workers:
+    """The worker processes of one run of a :class:`LocalExecutor`, fed from
+    ``queue``.  Each has a pipe of its own and gets one spec at a time (two
+    after quick games, from a sequence), so a worker that dies is noticed at
+    once (its pipe closes) and nothing else waits on a lock it held, which
+    ``multiprocessing.Pool`` cannot promise."""
+
+    def __init__(self, executor: LocalExecutor, queue: SpecQueue[_Worker], ahead: bool) -> None:
+        self.executor = executor
+        self.queue = queue
+        self.ahead = ahead
+        # A worker waiting for a move may spin only where that takes no core
+        # from a bot: with a core for each worker and each bot to move.
+        self.spin = 2 * executor.concurrency <= len(os.sched_getaffinity(0))
+        self.workers: list[_Worker] = []
+        self.started = 0
+        # One poll object for the whole run, of the workers playing a game
+        # (multiprocess's wait() builds a selector at every call, which cost
+        # more than storing a record).
+        self.poller = select.poll()
+        self.by_fd: dict[int, _Worker] = {}
+
+    def records(self) -> Iterator[GameRecord]:
+        """Play every spec of the queue; yield each record as it comes."""
+        for _ in range(self.queue.fill(self.executor.concurrency)):
+            self._feed(self._start(), 1)
+        while self.queue.busy():
+            for fd, _ in self.poller.poll(self._wait_ms()):
+                yield from self._answer(self.by_fd[fd])
+            for worker in self.queue.stalled():
+                self._replace(worker)
+
+    def _wait_ms(self) -> int:
+        """How long to wait for an answer: until the first deadline."""
+        deadline = self.queue.next_deadline()
+        assert deadline is not None  # a game is in flight
+        return max(0, math.ceil((deadline - time.monotonic()) * 1000))
+
+    def _answer(self, worker: _Worker) -> Iterator[GameRecord]:
+        """Read the answer of ``worker``, which has a game in flight, and give it its next spec."""
+        try:
+            answer = worker.conn.recv_bytes()
+        except (EOFError, OSError):  # its end of the pipe closed: it is dead
+            answer = None
+        if answer is None:
+            self._lose(worker)
+            return
+        if answer[:1] != _RECORD:
+            raise RuntimeError(f"{worker.process.name} failed:\n{answer[1:].decode(errors='replace')}")
+        quick = time.monotonic() - self.queue.since(worker) < _QUEUE_AHEAD_BELOW_S
+        fresh = self.queue.done(worker, [GameRecord.from_line(answer[1:])])
+        if not self.queue.in_flight(worker):
+            self.poller.unregister(worker.conn.fileno())
+        alive = True
+        if self.ahead:
+            # The next game first, so that the worker plays on while this
+            # process stores the record; after a quick game, the one after it
+            # too, so that it never waits for this process.  Not after a long
+            # one: at the end, a game queued behind it would wait while other
+            # workers idle.
+            alive = self._top_up(worker, 2 if quick else 1)
+        yield from fresh
+        if not alive:  # after handing over the record it did send
+            self._lose(worker)
+        elif not self.ahead:
+            self._feed(worker, 1)
+
+    def _feed(self, worker: _Worker, count: int) -> None:
+        if not self._top_up(worker, count):
+            self._lose(worker)
+
+    def _top_up(self, worker: _Worker, count: int) -> bool:
+        """Send ``worker`` specs until it has ``count`` games in flight (fewer
+        when they run out); False if its pipe is closed (it died)."""
+        while (playing := self.queue.in_flight(worker)) < count and (specs := self.queue.take(worker)):
+            if not playing:
+                self.poller.register(worker.conn.fileno(), select.POLLIN)
+            try:
+                worker.conn.send_bytes(_spec_line(specs[0]))
+            except OSError:
+                return False
+        return True
+
+    def _lose(self, worker: _Worker) -> None:
+        # Only a worker with a game in flight is polled, and a spec counts as
+        # in flight before it is sent: with one attempt per game, this raises.
+        worker.process.join(1)
+        self.queue.lose(worker, f"{worker.process.name} died (exit code {worker.process.exitcode})")
+
+    def _replace(self, worker: _Worker) -> None:
+        """Kill a stalled worker, put its games back, and start another for the next spec."""
+        self.queue.stall(worker)
+        self.poller.unregister(worker.conn.fileno())
+        del self.by_fd[worker.conn.fileno()]
+        self.workers.remove(worker)
+        _kill_worker(worker)
+        if self.queue.fill(1):
+            self._feed(self._start(), 1)
+
+    def _start(self) -> _Worker:
+        ours, theirs = multiprocess.Pipe()
+        self.started += 1
+        executor = self.executor
+        process = multiprocess.Process(
+            target=_worker_main,
+            args=(theirs, executor.config, executor.logs_dir, executor.scratch_dir, self.started, self.spin),
+            name=f"arena-worker-{self.started}", daemon=True,
+        )
+        process.start()
+        theirs.close()
+        worker = _Worker(process, ours)
+        self.workers.append(worker)
+        self.by_fd[ours.fileno()] = worker
+        return worker
+
+    def stop(self, gently: bool) -> None:
+        """End the workers: after the work, let them quit their bots and exit;
+        otherwise SIGTERM them (their handler kills their bots at once)."""
+        for worker in self.workers:
+            if gently:
+                try:
+                    worker.conn.send_bytes(_QUIT)
+                except OSError:
+                    pass
+            elif worker.process.is_alive():
+                worker.process.terminate()
+        for worker in self.workers:
+            # A gentle stop waits for the bots' quit grace; SIGKILL is the last word.
+            worker.process.join(10 if gently else 2)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
+        _kill_leftovers([worker.process for worker in self.workers])
+
+
+def _kill_worker(worker: _Worker) -> None:
     """SIGKILL a worker (a stopped one too) and whatever its bots left."""
-    process.kill()
-    process.join()
-    conn.close()
-    _kill_leftovers([process])
+    worker.process.kill()
+    worker.process.join()
+    worker.conn.close()
+    _kill_leftovers([worker.process])
 
 
 def _kill_leftovers(processes: Iterable[multiprocess.Process]) -> None:
@@ -384,24 +325,3 @@ def _kill_leftovers(processes: Iterable[multiprocess.Process]) -> None:
         if process.pid is not None:
             kill_cgroups_of(process.pid)
     kill_adopted()
-
-
-def _stop(workers: dict[Connection, multiprocess.Process], gently: bool) -> None:
-    """End the workers: after the work, let them quit their bots and exit;
-    otherwise SIGTERM them (their handler kills their bots at once)."""
-    for conn, process in workers.items():
-        if gently:
-            try:
-                conn.send_bytes(_QUIT)
-            except OSError:
-                pass
-        elif process.is_alive():
-            process.terminate()
-    for conn, process in workers.items():
-        # A gentle stop waits for the bots' quit grace; SIGKILL is the last word.
-        process.join(10 if gently else 2)
-        if process.is_alive():
-            process.kill()
-            process.join()
-        conn.close()
-    _kill_leftovers(workers.values())

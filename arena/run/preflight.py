@@ -4,11 +4,11 @@ answer ``hello``.
 A bot that cannot start would otherwise forfeit every one of its games, each
 after the start-up timeout, and a typo in its command would cost the whole
 tournament.  The bots are started in parallel, by the same
-:class:`~arena.run.executor.BotPool` a worker uses for its games (so the same
+:class:`~arena.run.pool.BotPool` a worker uses for its games (so the same
 spawn path, environment, limits and sandbox apply), and quit again at once.
 
 This happens in a process of its own that dies with the arena as a worker
-does (:func:`~arena.run.executor.die_with_the_arena`): after a ``kill -9`` of
+does (:func:`~arena.run.pool.die_with_the_arena`): after a ``kill -9`` of
 the arena it still kills its bots, what they forked, and a sandbox caught
 half set up, which no parent-death signal reaches.
 """
@@ -26,7 +26,7 @@ from multiprocess.connection import Connection
 
 from arena.bot.player import BotPlayer, Forfeit
 from arena.run.config import TournamentConfig
-from arena.run.executor import BotPool, die_with_the_arena
+from arena.run.pool import BotPool, die_with_the_arena
 
 __all__ = ["StartupProblem", "StartupFailed", "preflight"]
 

@@ -1,7 +1,7 @@
 """Runs game specs on a Ray cluster: the same games as the local executor,
 on actors spread over many machines.
 
-Each actor is one Ray worker process holding a :class:`~arena.run.executor.BotPool`,
+Each actor is one Ray worker process holding a :class:`~arena.run.pool.BotPool`,
 exactly as a local worker does: its bots are started on first use and kept
 from game to game.  The driver (the process running the tournament) feeds
 each actor one spec at a time and hands back the records; it alone writes
@@ -23,18 +23,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-
-from arena.run.config import ConfigError, TournamentConfig, check_programs
 
 from arena.bot.reaper import become_subreaper, kill_adopted, kill_all
 from arena.bot.spec import BotConfig
 from arena.game.records import GameRecord, GameSpec
-from arena.run.executor import BotPool, WorkerDied, WorkerStalled, die_killing_bots, game_deadline_s  # the local workers' SIGTERM handler
+from arena.run.config import ConfigError, TournamentConfig, check_programs
+from arena.run.executor import game_deadline_s
+from arena.run.pool import BotPool, die_killing_bots  # a local worker's SIGTERM handler too
+from arena.run.spec_queue import SpecQueue, WorkerDied, WorkerStalled
 
 __all__ = [
     "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
@@ -233,19 +233,6 @@ def describe_ray_address(address: str) -> str:
     return "a Ray instance started on this machine" if address == "local" else f"the Ray cluster at {address!r}"
 
 
-@dataclass
-class _Actor:
-    number: int
-    handle: Any
-    placement: Placement | None = None
-    #: The games sent to it and not handed back, the first being played
-    #: (from a sequence of specs more are queued, so that it never waits for
-    #: the driver), and when it must have answered the one it plays
-    #: (``time.monotonic()``).
-    queued: list[GameSpec] = field(default_factory=list)
-    deadline: float = 0.0
-
-
 class RayExecutor:
     """Plays specs on Ray actors, one game at a time per actor.
 
@@ -344,207 +331,209 @@ class RayExecutor:
         (:class:`WorkerStalled` once every other game is done).  Raises
         :class:`WorkerDied` when actors keep dying (a game lost its actor
         ``MAX_ATTEMPTS`` times, or none is left or could start)."""
-        ray = self.ray
-        ahead = isinstance(specs, Sequence)
-        todo = iter(specs)
-        retry: deque[GameSpec] = deque()
-        first = next(todo, None)
-        if first is None:
+        queue: SpecQueue[_Actor] = SpecQueue(
+            specs, self.game_deadline, worker_kind="Ray actor", max_attempts=MAX_ATTEMPTS
+        )
+        if not queue.fill(1):
             return
-        retry.append(first)
         connected_here = self._connect()
         self.placements.clear()
         self.lost = 0
-        actors: list[_Actor] = []
+        actors: _Actors | None = None
         finished = False
-
-        def next_spec() -> GameSpec | None:
-            return retry.popleft() if retry else next(todo, None)
-
         try:
-            width = self._actor_count()
-            actor_class = self._actor_class()
-            options: dict[str, Any] = {"num_cpus": self.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
-            made = 0
-            # Calls in flight: an actor's placement report, or its batch of
-            # games (a stream of records).
-            waiting: dict[Any, _Actor] = {}
-            #: The games of each batch in flight whose records have not come back.
-            batch_of: dict[Any, deque[GameSpec]] = {}
-            #: How long a game lasts, on average, as the driver sees it.
-            game_s: float | None = None
-
-            def launch() -> None:
-                nonlocal made
-                made += 1
-                handle = actor_class.options(**options).remote(
-                    self.config, _text(self.logs_dir), _text(self.scratch_dir), made, sys.executable,
-                    _text(self.config.ray.working_dir),
-                )
-                actor = _Actor(made, handle)
-                actors.append(actor)
-                waiting[handle.placement.remote()] = actor
-
-            def feed(actor: _Actor, count: int = 1) -> None:
-                batch = [spec for _ in range(count) if (spec := next_spec()) is not None]
-                if batch:
-                    if not actor.queued:
-                        actor.deadline = time.monotonic() + self.game_deadline
-                    actor.queued.extend(batch)
-                    stream = actor.handle.play.options(num_returns="streaming").remote(batch)
-                    waiting[stream], batch_of[stream] = actor, deque(batch)
-
-            def lose(actor: _Actor, why: str) -> None:
-                """Forget a dead (or killed) actor, put its game back first in
-                line, and start another actor in its place."""
-                nonlocal spare
-                self.lost += 1
-                actors.remove(actor)
-                for call in [call for call, owner in waiting.items() if owner is actor]:
-                    del waiting[call]
-                    batch_of.pop(call, None)
-                lost, actor.queued = actor.queued, []
-                if lost:  # only the first was being played: the others count no attempt
-                    attempts[lost[0].game_id] += 1
-                    if attempts[lost[0].game_id] >= MAX_ATTEMPTS:
-                        raise WorkerDied(f"game {lost[0].game_id} lost its Ray actor {MAX_ATTEMPTS} times (last: {why}); "
-                                         "every finished game is kept")
-                    retry.extendleft(reversed(lost))
-                if spare > 0 and (retry or any(a.queued for a in actors)):
-                    spare -= 1
-                    launch()
-                for other in actors:  # a game put back may be taken at once by an idle actor
-                    if other.placement is not None and not other.queued and retry:
-                        feed(other)
-
-            def more() -> bool:
-                """Whether a game waits or is being played; when none is, the
-                next spec is taken (the caller may have ended them)."""
-                if retry or any(actor.queued for actor in actors):
-                    return True
-                spec = next(todo, None)
-                if spec is None:
-                    return False
-                retry.append(spec)
-                for idle in [a for a in actors if a.placement is not None]:
-                    feed(idle)
-                    break
-                return True
-
-            # As locally, one spec per actor at the start: an actor is started
-            # only for a game there is.
-            while len(retry) < width and (spec := next(todo, None)) is not None:
-                retry.append(spec)
-            for _ in range(len(retry)):
-                launch()
-            attempts: Counter[str] = Counter()
-            stalls: Counter[str] = Counter()
-            abandoned: list[str] = []
-            handed: set[str] = set()
-            # Replacements for lost actors, bounded so that a cluster that
-            # kills every actor ends the run instead of feeding it forever.
-            spare = 2 * width + 2
-            # Since when actors are being started with none placed (at start, or after losses).
-            starting_since = time.monotonic()
-            # Until every game is played: actors still waiting for a place on
-            # the cluster (replacements, say) are not waited for.
-            while more():
-                if not waiting:
-                    raise WorkerDied("every Ray actor died; every finished game is kept")
-                ready, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)
-                now = time.monotonic()
-                for actor in [a for a in actors if a.queued and now > a.deadline]:
-                    # Given up here or put back by hand below; the games queued behind it go back first in line.
-                    spec, *behind = actor.queued
-                    actor.queued = []
-                    retry.extendleft(reversed(behind))
-                    stalls[spec.game_id] += 1
-                    if stalls[spec.game_id] < 2:
-                        retry.append(spec)
-                    else:
-                        abandoned.append(spec.game_id)
-                    ray.kill(actor.handle, no_restart=True)
-                    lose(actor, "silent past the game deadline")
-                if not ready:
-                    if not any(a.placement for a in actors) and now - starting_since > START_TIMEOUT_S:
-                        raise WorkerDied(
-                            f"no Ray actor started within {START_TIMEOUT_S:g} s (each needs "
-                            f"{self.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
-                        )
-                    continue
-                call = ready[0]
-                actor = waiting.get(call)
-                if actor is None:  # the answer of an actor killed meanwhile
-                    continue
-                batch = batch_of.get(call)
-                try:
-                    if batch is None:
-                        del waiting[call]
-                        value = ray.get(call)
-                    else:
-                        value = ray.get(next(call))
-                        played = [batch.popleft() for _ in value]
-                        if not batch:
-                            del waiting[call], batch_of[call]
-                except ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
-                    raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
-                except ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
-                    lose(actor, _first_line(exc))
-                    if not any(a.placement for a in actors):
-                        starting_since = time.monotonic()
-                    continue
-                if actor.placement is None:
-                    actor.placement = value
-                    if value.problem:
-                        raise ConfigError(f"on node {value.node}: {value.problem}", file="")
-                    self.placements[actor.number] = value
-                    feed(actor)
-                    for _ in range(QUEUED_AHEAD if ahead else 0):
-                        feed(actor)
-                    continue
-                now = time.monotonic()
-                took = (now - (actor.deadline - self.game_deadline)) / len(value)
-                game_s = took if game_s is None else game_s + (took - game_s) / 4
-                for spec in played:
-                    actor.queued.remove(spec)
-                if actor.queued:  # it has started the next one
-                    actor.deadline = now + self.game_deadline
-                if ahead:
-                    # Every spec is known: the actor keeps games queued while
-                    # the records are stored, quick ones in batches.
-                    size = max(1, min(MAX_BATCH, int(BATCH_S / max(game_s, 1e-6))))
-                    if len(actor.queued) <= size * QUEUED_AHEAD:
-                        feed(actor, size)
-                for line in value:
-                    record = GameRecord.from_line(line)
-                    if record.game_id not in handed:
-                        handed.add(record.game_id)
-                        yield record
-                if not ahead:
-                    feed(actor)
+            actors = _Actors(self, queue, ahead=isinstance(specs, Sequence))
+            yield from actors.records()
             finished = True
-            if abandoned:
-                raise WorkerStalled(
-                    f"no result for game{'s' if len(abandoned) > 1 else ''} {', '.join(abandoned)}: "
-                    f"its Ray actor went silent for more than {self.game_deadline:.0f} s, twice "
-                    "(a bot may have stopped it); every other game is kept"
-                )
+            queue.finish()
         finally:
-            self._stop(actors, gently=finished)
+            if actors is not None:
+                actors.stop(gently=finished)
             if connected_here:
-                ray.shutdown()
+                self.ray.shutdown()
 
     def _actor_class(self) -> Any:
         # concurrency_groups: stop_now runs on its own thread, beside a game.
         return self.ray.remote(max_restarts=0, concurrency_groups={"control": 1})(GameActor)
 
-    def _stop(self, actors: list[_Actor], gently: bool) -> None:
+
+@dataclass(eq=False)
+class _Actor:
+    number: int
+    handle: Any
+    placement: Placement | None = None
+
+
+class _Actors:
+    """The actors of one run of a :class:`RayExecutor`, fed from ``queue``,
+    and the calls in flight to them: an actor's placement report, or its
+    batch of games (a stream of records).  One spec per actor at the start;
+    then, from a sequence of specs, more are queued on each actor (quick
+    games in batches), so that it never waits for the driver."""
+
+    def __init__(self, executor: RayExecutor, queue: SpecQueue[_Actor], ahead: bool) -> None:
+        self.executor = executor
+        self.ray = executor.ray
+        self.queue = queue
+        self.ahead = ahead
+        self.width = executor._actor_count()
+        self.actor_class = executor._actor_class()
+        self.options: dict[str, Any] = {"num_cpus": executor.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
+        self.actors: list[_Actor] = []
+        self.made = 0
+        self.calls: dict[Any, _Actor] = {}
+        #: The records each batch in flight has still to send.
+        self.unread: dict[Any, int] = {}
+        #: How long a game lasts, on average, as the driver sees it.
+        self.game_s: float | None = None
+        # Replacements for lost actors, bounded so that a cluster that
+        # kills every actor ends the run instead of feeding it forever.
+        self.spare = 2 * self.width + 2
+        # Since when actors are being started with none placed (from the start, or after losses).
+        self.starting_since = time.monotonic()
+
+    def records(self) -> Iterator[GameRecord]:
+        """Play every spec of the queue; yield each record as it comes.
+        Actors still waiting for a place on the cluster (replacements, say)
+        are not waited for once every game is played."""
+        # As locally, one spec per actor at the start: an actor is started
+        # only for a game there is.
+        for _ in range(self.queue.fill(self.width)):
+            self._launch()
+        while self._more():
+            if not self.calls:
+                raise WorkerDied("every Ray actor died; every finished game is kept")
+            ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=1.0)
+            for actor in self.queue.stalled():
+                self._kill_stalled(actor)
+            if ready:
+                yield from self._answer(ready[0])
+            else:
+                self._check_started()
+
+    def _more(self) -> bool:
+        """Whether a game waits or is being played; when none is, the next
+        spec is taken (the caller may have ended them)."""
+        if self.queue.unfinished():
+            return True
+        if not self.queue.fill(1):
+            return False
+        idle = next((actor for actor in self.actors if actor.placement is not None), None)
+        if idle is not None:
+            self._feed(idle)
+        return True
+
+    def _answer(self, call: Any) -> Iterator[GameRecord]:
+        """Take the answer of ``call``, which is ready: an actor placed, or records."""
+        actor = self.calls.get(call)
+        if actor is None:  # the answer of an actor killed meanwhile
+            return
+        try:
+            value = self._read(call)
+        except self.ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
+            raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
+        except self.ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
+            self._lose(actor, _first_line(exc))
+            if not self._any_placed():
+                self.starting_since = time.monotonic()
+            return
+        if actor.placement is None:
+            self._place(actor, value)
+        else:
+            yield from self._played(actor, value)
+
+    def _read(self, call: Any) -> Any:
+        """The placement ``call`` reports, or the records its batch sends next."""
+        if call not in self.unread:
+            del self.calls[call]
+            return self.ray.get(call)
+        lines = self.ray.get(next(call))
+        self.unread[call] -= len(lines)
+        if not self.unread[call]:
+            del self.calls[call], self.unread[call]
+        return lines
+
+    def _place(self, actor: _Actor, placement: Placement) -> None:
+        """An actor started: note where, and give it its first games."""
+        actor.placement = placement
+        if placement.problem:
+            raise ConfigError(f"on node {placement.node}: {placement.problem}", file="")
+        self.executor.placements[actor.number] = placement
+        self._feed(actor)
+        for _ in range(QUEUED_AHEAD if self.ahead else 0):
+            self._feed(actor)
+
+    def _played(self, actor: _Actor, lines: list[bytes]) -> Iterator[GameRecord]:
+        """Records from ``actor``: give it more games, and yield them."""
+        records = [GameRecord.from_line(line) for line in lines]
+        took = (time.monotonic() - self.queue.since(actor)) / len(records)
+        self.game_s = took if self.game_s is None else self.game_s + (took - self.game_s) / 4
+        fresh = self.queue.done(actor, records)
+        if self.ahead:
+            # Every spec is known: the actor keeps games queued while the
+            # records are stored, quick ones in batches.
+            size = max(1, min(MAX_BATCH, int(BATCH_S / max(self.game_s, 1e-6))))
+            if self.queue.in_flight(actor) <= size * QUEUED_AHEAD:
+                self._feed(actor, size)
+        yield from fresh
+        if not self.ahead:
+            self._feed(actor)
+
+    def _feed(self, actor: _Actor, count: int = 1) -> None:
+        batch = self.queue.take(actor, count)
+        if batch:
+            stream = actor.handle.play.options(num_returns="streaming").remote(batch)
+            self.calls[stream], self.unread[stream] = actor, len(batch)
+
+    def _launch(self) -> None:
+        self.made += 1
+        config = self.executor.config
+        handle = self.actor_class.options(**self.options).remote(
+            config, _text(self.executor.logs_dir), _text(self.executor.scratch_dir), self.made, sys.executable,
+            _text(config.ray.working_dir),
+        )
+        actor = _Actor(self.made, handle)
+        self.actors.append(actor)
+        self.calls[handle.placement.remote()] = actor
+
+    def _kill_stalled(self, actor: _Actor) -> None:
+        self.queue.stall(actor)
+        self.ray.kill(actor.handle, no_restart=True)
+        self._lose(actor, "silent past the game deadline")
+
+    def _lose(self, actor: _Actor, why: str) -> None:
+        """Forget a dead (or killed) actor, put its games back first in line,
+        and start another actor in its place."""
+        self.executor.lost += 1
+        self.actors.remove(actor)
+        for call in [call for call, owner in self.calls.items() if owner is actor]:
+            del self.calls[call]
+            self.unread.pop(call, None)
+        self.queue.lose(actor, why)
+        if self.spare > 0 and self.queue.unfinished():
+            self.spare -= 1
+            self._launch()
+        for other in self.actors:  # a game put back may be taken at once by an idle actor
+            if other.placement is not None and not self.queue.in_flight(other) and self.queue.waiting():
+                self._feed(other)
+
+    def _any_placed(self) -> bool:
+        return any(actor.placement is not None for actor in self.actors)
+
+    def _check_started(self) -> None:
+        if not self._any_placed() and time.monotonic() - self.starting_since > START_TIMEOUT_S:
+            raise WorkerDied(
+                f"no Ray actor started within {START_TIMEOUT_S:g} s (each needs "
+                f"{self.executor.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
+            )
+
+    def stop(self, gently: bool) -> None:
         """End the actors: after the work, let them quit their bots; otherwise
         kill their bots at once.  Then kill the actors themselves."""
         ray = self.ray
         # An actor still waiting for a place on the cluster has no bots, and
         # would not answer: it is only killed.
-        placed = [actor.handle for actor in actors if actor.placement is not None]
+        placed = [actor.handle for actor in self.actors if actor.placement is not None]
         if gently:
             calls = [handle.close.remote() for handle in placed]
             timeout = CLOSE_TIMEOUT_S
@@ -556,7 +545,7 @@ class RayExecutor:
                 ray.wait(calls, num_returns=len(calls), timeout=timeout)
             except Exception:  # noqa: BLE001 - the kill below ends them all the same
                 pass
-        for actor in actors:
+        for actor in self.actors:
             try:
                 ray.kill(actor.handle, no_restart=True)
             except Exception:  # noqa: BLE001 - already gone

@@ -1,0 +1,187 @@
+"""The specs of one run as an executor's workers take them, and what happens
+to the games of a worker that dies or stalls: one policy for local worker
+processes and Ray actors alike.
+
+An executor takes specs for a worker (:meth:`SpecQueue.take`) and hands back
+the records that come from it (:meth:`SpecQueue.done`); so the queue knows
+which games each worker has in flight and since when the one it plays began.
+A worker silent on one game past the game deadline is stalled: its game is
+put back once and given up the second time (:class:`WorkerStalled`, once
+every other game is done).  A worker that dies loses its games, which are put
+back first in line, until one has lost ``max_attempts`` workers: then the
+run stops (:class:`WorkerDied`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Generic, TypeVar
+
+from arena.game.records import GameRecord, GameSpec
+
+__all__ = ["SpecQueue", "WorkerDied", "WorkerStalled"]
+
+#: A worker of an executor, as the executor tells one from another.
+W = TypeVar("W", bound=Hashable)
+
+#: A game whose worker went silent past the deadline this many times is given up.
+MAX_STALLS = 2
+
+
+class WorkerDied(RuntimeError):
+    """A worker of an executor (a local worker process, a Ray actor) died, or
+    none could play: the run stops, every finished game kept."""
+
+
+class WorkerStalled(WorkerDied):
+    """Games whose worker went silent past the game deadline, twice: every
+    other game was played and handed back first."""
+
+
+class SpecQueue(Generic[W]):
+    """The specs of one run: ``specs`` read lazily, one each time a worker
+    takes one, and the games put back (those of a worker that died or
+    stalled), which go out before any new spec.
+
+    ``worker_kind`` names a worker in the errors (``worker``, ``Ray
+    actor``).  With ``max_attempts`` 1 a worker that dies stops the run at
+    once: the local executor's workers die only when killed from outside."""
+
+    def __init__(
+        self, specs: Iterable[GameSpec], game_deadline: float, *, worker_kind: str, max_attempts: int = 1
+    ) -> None:
+        self._new = iter(specs)
+        self._again: deque[GameSpec] = deque()
+        #: Seconds a worker may stay silent on one game before it is stalled.
+        self.game_deadline = game_deadline
+        self.worker_kind = worker_kind
+        self.max_attempts = max_attempts
+        # The games sent to each worker with one in flight, the first being
+        # played (the others queued so that it never waits for the executor),
+        # and when that one began, as far as the executor knows.
+        self._sent: dict[W, deque[GameSpec]] = {}
+        self._since: dict[W, float] = {}
+        self._attempts: Counter[str] = Counter()
+        self._stalls: Counter[str] = Counter()
+        self._abandoned: list[str] = []
+        self._handed: set[str] = set()
+
+    # -- handing out ---------------------------------------------------------
+
+    def fill(self, count: int) -> int:
+        """Read new specs until ``count`` wait to be taken (fewer when they
+        run out); how many wait."""
+        while len(self._again) < count and (spec := next(self._new, None)) is not None:
+            self._again.append(spec)
+        return len(self._again)
+
+    def waiting(self) -> int:
+        """Specs put back or read ahead, to be taken before any new one."""
+        return len(self._again)
+
+    def take(self, worker: W, count: int = 1) -> list[GameSpec]:
+        """Up to ``count`` specs for ``worker`` (fewer when they run out), in
+        flight there from now on; its clock starts if it was idle."""
+        specs = []
+        while len(specs) < count and (spec := self._next()) is not None:
+            specs.append(spec)
+        if specs:
+            if worker not in self._sent:
+                self._sent[worker] = deque()
+                self._since[worker] = time.monotonic()
+            self._sent[worker].extend(specs)
+        return specs
+
+    # -- in flight -----------------------------------------------------------
+
+    def in_flight(self, worker: W) -> int:
+        """Games sent to ``worker`` and not handed back."""
+        games = self._sent.get(worker)
+        return len(games) if games is not None else 0
+
+    def busy(self) -> bool:
+        """Whether some worker has a game in flight."""
+        return bool(self._sent)
+
+    def unfinished(self) -> bool:
+        """Whether a game is in flight or waits to be taken again."""
+        return bool(self._sent or self._again)
+
+    def since(self, worker: W) -> float:
+        """When the game ``worker`` plays began (``time.monotonic()``)."""
+        return self._since[worker]
+
+    def done(self, worker: W, records: Sequence[GameRecord]) -> list[GameRecord]:
+        """Take back the games of ``records``, played by ``worker``; the clock
+        of the next game it has restarts now.  Returns the records to hand
+        back: each game's first (a game played again counts once)."""
+        games = self._sent[worker]
+        finished = {record.game_id for record in records}
+        for spec in [spec for spec in games if spec.game_id in finished]:
+            games.remove(spec)
+        if games:
+            self._since[worker] = time.monotonic()
+        else:
+            del self._sent[worker], self._since[worker]
+        fresh = [record for record in records if record.game_id not in self._handed]
+        self._handed.update(record.game_id for record in fresh)
+        return fresh
+
+    # -- workers that stall or die ------------------------------------------
+
+    def next_deadline(self) -> float | None:
+        """When the first worker to stall will have (``time.monotonic()``), if one plays."""
+        return min(self._since.values()) + self.game_deadline if self._since else None
+
+    def stalled(self) -> list[W]:
+        """The workers silent on one game past the game deadline."""
+        late = time.monotonic() - self.game_deadline
+        return [worker for worker, since in self._since.items() if since <= late]
+
+    def stall(self, worker: W) -> None:
+        """``worker`` stalled and is killed: the games queued behind its game
+        go back first in line, and its game last (every other game waiting is
+        tried before it), or is given up if it stalled ``MAX_STALLS`` times."""
+        game, *behind = self._forget(worker)
+        self._again.extendleft(reversed(behind))
+        self._stalls[game.game_id] += 1
+        if self._stalls[game.game_id] < MAX_STALLS:
+            self._again.append(game)
+        else:
+            self._abandoned.append(game.game_id)
+
+    def lose(self, worker: W, why: str) -> None:
+        """``worker`` died (``why`` says how, in a few words): its games go
+        back first in line.  Raises :class:`WorkerDied` once the game it
+        played has lost ``max_attempts`` workers."""
+        lost = self._forget(worker)
+        if not lost:
+            return
+        # Only the first was being played: the others count no attempt.
+        game = lost[0].game_id
+        self._attempts[game] += 1
+        if self._attempts[game] >= self.max_attempts:
+            if self.max_attempts == 1:
+                raise WorkerDied(f"{why} in the middle of a game; that game is lost, every finished game is kept")
+            raise WorkerDied(f"game {game} lost its {self.worker_kind} {self.max_attempts} times (last: {why}); "
+                             "every finished game is kept")
+        self._again.extendleft(reversed(lost))
+
+    def finish(self) -> None:
+        """At the end of the run: raise :class:`WorkerStalled` naming the
+        games given up, if any."""
+        if self._abandoned:
+            raise WorkerStalled(
+                f"no result for game{'s' if len(self._abandoned) > 1 else ''} {', '.join(self._abandoned)}: "
+                f"its {self.worker_kind} went silent for more than {self.game_deadline:.0f} s, twice "
+                "(a bot may have stopped it); every other game is kept"
+            )
+
+    def _next(self) -> GameSpec | None:
+        return self._again.popleft() if self._again else next(self._new, None)
+
+    def _forget(self, worker: W) -> list[GameSpec]:
+        self._since.pop(worker, None)
+        return list(self._sent.pop(worker, ()))

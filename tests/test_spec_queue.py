@@ -1,0 +1,91 @@
+"""The spec queue both executors share: specs read lazily, games put back
+first, a stalled game tried twice, a game whose worker dies retried up to a
+limit, each with the one-line error the run stops with."""
+
+import time
+
+import pytest
+
+from arena.game.records import GameRecord, GameSpec
+from arena.run.spec_queue import SpecQueue, WorkerDied, WorkerStalled
+
+
+def spec(n: int) -> GameSpec:
+    return GameSpec(index=n, game_id=f"g{n}", game="oxono", round=1, players=("a", "b"), opening=0, seed=n)
+
+
+def record(n: int) -> GameRecord:
+    return GameRecord(game_id=f"g{n}", game="oxono", players={"pink": "a", "black": "b"}, seed=n, opening=0,
+                      time_control={"initial_ms": 1000, "increment_ms": 0})
+
+
+def ids(specs: list[GameSpec]) -> list[str]:
+    return [s.game_id for s in specs]
+
+
+def test_specs_are_read_only_as_workers_take_them():
+    read = []
+
+    def lazily():
+        for n in range(5):
+            read.append(n)
+            yield spec(n)
+
+    queue: SpecQueue[str] = SpecQueue(lazily(), 10.0, worker_kind="worker")
+    assert ids(queue.take("w1")) == ["g0"] and read == [0]
+    assert queue.fill(2) == 2 and read == [0, 1, 2]  # read ahead, taken first
+    assert ids(queue.take("w2", 3)) == ["g1", "g2", "g3"]
+    assert (queue.in_flight("w1"), queue.in_flight("w2"), queue.in_flight("w3")) == (1, 3, 0)
+    assert queue.busy() and queue.unfinished()
+
+
+def test_records_come_back_once_and_restart_the_clock():
+    queue: SpecQueue[str] = SpecQueue([spec(n) for n in range(3)], 10.0, worker_kind="Ray actor")
+    queue.take("w", 3)
+    began = queue.since("w")
+    time.sleep(0.01)
+    assert queue.done("w", [record(0), record(1)]) == [record(0), record(1)]
+    assert queue.in_flight("w") == 1 and queue.since("w") > began  # its last game began when the others ended
+    assert queue.done("w", [record(2)]) == [record(2)]
+    assert not queue.busy() and not queue.unfinished() and queue.next_deadline() is None
+
+
+def test_a_stalled_game_goes_back_behind_the_games_queued_with_it_and_is_given_up_the_second_time():
+    queue: SpecQueue[str] = SpecQueue([spec(n) for n in range(4)], 0.0, worker_kind="worker")
+    queue.take("w1", 2)
+    assert queue.stalled() == ["w1"]  # a deadline of 0 s has passed already
+    queue.stall("w1")
+    assert not queue.busy() and queue.waiting() == 2
+    assert ids(queue.take("w2", 4)) == ["g1", "g0", "g2", "g3"]  # the one it did not start first
+    queue.done("w2", [record(1), record(2), record(3)])
+    queue.stall("w2")
+    assert not queue.unfinished()
+    with pytest.raises(WorkerStalled) as caught:
+        queue.finish()
+    assert str(caught.value) == (
+        "no result for game g0: its worker went silent for more than 0 s, twice "
+        "(a bot may have stopped it); every other game is kept"
+    )
+
+
+def test_a_game_whose_worker_dies_goes_back_first_until_its_last_attempt():
+    queue: SpecQueue[str] = SpecQueue([spec(n) for n in range(4)], 10.0, worker_kind="Ray actor", max_attempts=3)
+    queue.take("a1", 2)
+    queue.lose("a1", "node lost")
+    queue.lose("a1", "node lost")  # nothing in flight there any more: nothing lost
+    assert ids(queue.take("a2", 3)) == ["g0", "g1", "g2"]  # only g0 was being played: one attempt
+    queue.lose("a2", "node lost")
+    assert ids(queue.take("a3")) == ["g0"]
+    with pytest.raises(WorkerDied) as caught:
+        queue.lose("a3", "killed")
+    assert str(caught.value) == "game g0 lost its Ray actor 3 times (last: killed); every finished game is kept"
+
+
+def test_with_one_attempt_a_dead_worker_stops_the_run_at_once():
+    queue: SpecQueue[str] = SpecQueue([spec(0)], 10.0, worker_kind="worker")
+    queue.take("w")
+    with pytest.raises(WorkerDied) as caught:
+        queue.lose("w", "arena-worker-1 died (exit code -9)")
+    assert str(caught.value) == (
+        "arena-worker-1 died (exit code -9) in the middle of a game; that game is lost, every finished game is kept"
+    )
