@@ -334,7 +334,8 @@ def show(
     """Replay one game in the terminal: the board after each move, with its time and info.
     On a terminal, Enter shows the next move (q then Enter stops)."""
     try:
-        record = find_game(_load_results(target).records, game_id)
+        results = _load_results(target)
+        record = find_game(results.records + results.left_out, game_id)
         replay = frames(record)
     except (LookupError, ValueError) as exc:  # ValueError: a stored move the engine refuses
         fail(str(exc))

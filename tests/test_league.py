@@ -124,6 +124,8 @@ def test_a_bot_joins_leaves_and_moves_without_disturbing_the_games_played(tmp_pa
     line = "warning: 12 games of bots no longer in the tournament are left out of the ranking (kept in games.jsonl): bob (12)"
     assert line in left.err.splitlines()
     assert len(records(tmp_path / "out")) == 24
+    withdrawn = next(r["game_id"] for r in records(tmp_path / "out") if "bob" in r["players"].values())
+    assert arena("show", tmp_path / "out", withdrawn, "--final").exit_code == 0  # still there to be shown
     standings = json.loads(arena("standings", tmp_path / "out", "-f", "json").out)
     assert sorted(b["name"] for b in standings["bots"]) == ["ann", "cy", "dee"] and standings["total_games"] == 12
 

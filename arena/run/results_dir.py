@@ -310,6 +310,8 @@ class ReadResults:
     config: TournamentConfig | None
     sprt: SprtConfig | None
     warnings: list[str] = field(default_factory=list)
+    #: Games of bots no longer in the tournament: out of the ranking, still shown by ``arena show``.
+    left_out: list[GameRecord] = field(default_factory=list)
 
     @property
     def versions(self) -> dict[str, str]:
@@ -358,7 +360,7 @@ def read_results(target: Path) -> ReadResults:
                  for r in sorted_.foreign]
     if (line := sorted_.left_out_line()) is not None:
         warnings.append(line)
-    return ReadResults(found.directory, sorted_.kept, meta, config, sprt, warnings)
+    return ReadResults(found.directory, sorted_.kept, meta, config, sprt, warnings, sorted_.left_out)
 
 
 def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -> TournamentConfig | None:
