@@ -159,7 +159,7 @@ def test_a_changed_bot_stops_the_run_then_replay_or_keep(tmp_path):
     assert_one_line_error(arena("run", path), "bot 'cy'")
     kept = arena("run", path, "--keep", "cy")
     assert kept.exit_code == 0 and played(kept) == 0
-    assert re.search(r"^\s+\d+\s+cy\s.*[0-9a-f]{12} \(\+8 by earlier\)$", kept.out, re.M), kept.out
+    assert re.search(r"^\s+\d+\s+cy\s.*[0-9a-f]{8} \(\+8 by earlier\)$", kept.out, re.M), kept.out
     again = arena("run", path)  # kept once, kept for good
     assert again.exit_code == 0 and played(again) == 0
     standings = json.loads(arena("standings", tmp_path / "out", "-f", "json").out)

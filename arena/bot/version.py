@@ -66,7 +66,7 @@ def fingerprint(bot: BotConfig) -> Fingerprint:
     files = _files(bot)
     digest = hashlib.sha256(json.dumps(
         {"cmd": cmd, "options": bot.options, "env": bot.env, "files": files}, sort_keys=True, default=str
-    ).encode()).hexdigest()[:12]
+    ).encode()).hexdigest()[:8]
     return Fingerprint(bot.version or digest, bot.version, cmd, bot.options, bot.env, files)
 
 
