@@ -27,7 +27,7 @@ from arena.bot.spec import BotConfig, split_command
 from arena.game.clock import Clock, TimeControl
 from arena.game.records import GameRecord, MoveRecord, timestamp
 
-__all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "normalise_move", "describe_info", "save_record"]
+__all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "describe_info", "save_record"]
 
 HUMAN = "you"
 _SQUARE = re.compile(r"[a-g][1-7]")
@@ -62,15 +62,6 @@ class PlayOptions:
 # -- text helpers (pure, tested directly) ---------------------------------------
 
 
-def normalise_move(game: engine.Game[Any], text: str) -> str:
-    """The person's move in the engine's exact notation: spaces collapsed, and
-    letter case as the rules write it (``xc5 C6`` -> ``Xc5 c6``)."""
-    text = " ".join(text.split())
-    if game.name == "oxono" and text:
-        return text[0].upper() + text[1:].lower()
-    return text.lower()
-
-
 def closest_moves(text: str, legal: list[str], count: int = 5) -> list[str]:
     """The legal moves nearest to a mistyped or illegal ``text``: those that
     share its squares first, then by spelling."""
@@ -92,8 +83,9 @@ def _clock_text(ms: float) -> str:
     return f"{int(seconds // 60)}:{seconds % 60:04.1f}"
 
 
-_OXONO_PAINT = {"P": "1;35", "B": "1;36", "T": "1;30;43"}
-_YOXII_PAINT = {"W": "1;37", "R": "1;31", "T": "1;30;43"}
+#: Each colour's pieces on a terminal (black ones would vanish on a dark one).
+_COLOR_PAINT = {"pink": "1;35", "black": "1;36", "white": "1;37", "red": "1;31"}
+_TOTEM_PAINT = "1;30;43"
 
 
 def render_position(
@@ -112,7 +104,9 @@ def render_position(
     board = data["board"]
     size = len(board)
     marked = set(_SQUARE.findall(last_move or ""))
-    paint = _OXONO_PAINT if game.name == "oxono" else _YOXII_PAINT
+    # Cell codes start with the owner's letter, or T for a totem.
+    paint = {letter: _COLOR_PAINT.get(color, "1") for letter, color in zip(game.piece_letters, game.colors)}
+    paint["T"] = _TOTEM_PAINT
     files = "abcdefg"[:size]
     header = "    " + "".join(f" {f}  " for f in files)
     lines = [header]
@@ -132,10 +126,7 @@ def render_position(
                 cells.append(f" {text} ")
         lines.append(f"{r + 1:>2}  " + "".join(cells) + f"  {r + 1}")
     lines.append(header)
-    if game.name == "oxono":
-        lines.append("pieces: PX/PO pink, BX/BO black; TX/TO the totems")
-    else:
-        lines.append("pieces: W1..W4 white, R1..R4 red (by value); T the totem")
+    lines.append(f"pieces: {game.cell_legend}")
     lines.extend(_sides(game, state, data, names, clocks))
     if last_move:
         lines.append(f"last move: {last_move}")
@@ -148,7 +139,7 @@ def render_position(
 
 def _sides(game: engine.Game[Any], state: Any, data: dict[str, Any], names: dict[str, str], clocks: dict[str, float] | None) -> list[str]:
     lines = []
-    around = _around_totem(game, data) if game.name == "yoxii" else None
+    tally = game.tally(state)
     for seat, color in enumerate(game.colors):
         reserve = data["reserve"][color]
         held = " ".join(f"{k}:{v}" for k, v in reserve.items())
@@ -156,29 +147,11 @@ def _sides(game: engine.Game[Any], state: Any, data: dict[str, Any], names: dict
         if clocks is not None:
             parts.append(f"clock {_clock_text(clocks[color])}")
         parts.append(f"reserve {held}")
-        if around is not None:
-            total, count = around[seat]
+        if tally is not None:
+            total, count = tally[seat]
             parts.append(f"around the totem {total} ({count} piece{'s' if count != 1 else ''})")
         lines.append("  ".join(parts))
     return lines
-
-
-def _around_totem(game: engine.Game[Any], data: dict[str, Any]) -> list[tuple[int, int]]:
-    """YOXII: each seat's total and count of pieces next to the totem now."""
-    board = data["board"]
-    totem = data["totem"]
-    tf, tr = "abcdefg".index(totem[0]), int(totem[1:]) - 1
-    sums = [[0, 0], [0, 0]]
-    for dr in (-1, 0, 1):
-        for df in (-1, 0, 1):
-            r, f = tr + dr, tf + df
-            if (dr or df) and 0 <= r < 7 and 0 <= f < 7:
-                code = board[r][f]
-                if len(code) == 2 and code[0] in "WR":
-                    seat = "WR".index(code[0])
-                    sums[seat][0] += int(code[1])
-                    sums[seat][1] += 1
-    return [(s[0], s[1]) for s in sums]
 
 
 def describe_info(info: dict[str, Any] | None) -> str:
@@ -355,7 +328,7 @@ class _Game:
         if command == "undo":
             self._undo()
             return
-        move = normalise_move(self.game, text)
+        move = self.game.normalise_move(text)
         if move not in legal:
             try:
                 self.game.apply(self.state, move)

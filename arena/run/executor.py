@@ -24,6 +24,7 @@ from typing import Protocol
 import multiprocess
 from multiprocess.connection import Connection
 
+import engine
 from arena.bot.limits import cgroup_mode, kill_cgroups_of
 from arena.bot.player import BotPlayer, NOTICE_TIMEOUT_S, close_all
 from arena.bot.process import become_subreaper, die_with_parent, kill_adopted, kill_all_now
@@ -33,8 +34,6 @@ from arena.run.config import TournamentConfig
 
 __all__ = ["Executor", "LocalExecutor", "BotPool", "WorkerDied", "WorkerStalled", "game_deadline_s", "die_killing_bots", "die_with_the_arena"]
 
-#: More plies than any game of OXONO (32) or YOXII can have.
-_MAX_PLIES = 64
 #: Slack beyond the sum of every timeout a game can run into.
 _DEADLINE_SLACK_S = 30.0
 
@@ -47,10 +46,11 @@ def game_deadline_s(config: TournamentConfig, quit_grace_s: float = 2.0) -> floa
     for longer is stuck (e.g. a bot stopped it with SIGSTOP)."""
     control = config.time_control
     margin_s = config.time_margin_ms / 1000
+    plies = engine.get_game(config.game).max_game_length
     if control.per_move_ms is not None:
-        thinking = _MAX_PLIES * (control.per_move_ms / 1000 + margin_s)
+        thinking = plies * (control.per_move_ms / 1000 + margin_s)
     else:
-        thinking = 2 * control.initial_ms / 1000 + _MAX_PLIES * (control.increment_ms / 1000 + margin_s)
+        thinking = 2 * control.initial_ms / 1000 + plies * (control.increment_ms / 1000 + margin_s)
     return 2 * config.startup_timeout_s + thinking + 4 * NOTICE_TIMEOUT_S + 2 * quit_grace_s + _DEADLINE_SLACK_S
 
 
