@@ -4,9 +4,9 @@ The person types moves on standard input, one a line, so a game can be
 driven from a pipe as well as from a keyboard.  Besides moves: ``?`` or
 ``moves`` lists the legal moves, ``undo`` takes back the last pair of moves
 (the bot gets a new ``new_game`` with the position and ``opening_moves``, the
-moves so far), ``quit`` resigns.  The bot is driven through the same
-:class:`arena.bot.player.BotPlayer` as in a tournament, under a chess clock; the
-person's time runs on the same clock.
+moves so far), ``quit`` resigns.  The bot's moves are refereed by the same
+:class:`arena.game.referee.Referee` as in a tournament, under a chess clock;
+the person's time runs on the same clock.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import engine
-from arena.bot import protocol
 from arena.bot.player import BotPlayer, Forfeit
 from arena.bot.spec import BotConfig, split_command
 from arena.game.clock import Clock, TimeControl
-from arena.game.records import GameRecord, MoveRecord, timestamp
+from arena.game.records import GameRecord, timestamp
+from arena.game.referee import Referee
 
 __all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "describe_info", "save_record"]
 
@@ -229,7 +229,9 @@ def play(options: PlayOptions, stdin: TextIO, stdout: TextIO) -> GameRecord:
 
 
 class _Game:
-    """One game's moves, clock and record; ``run`` reads the person's lines."""
+    """The person's side of a game: their turns, undo and resignation, and
+    the screen.  The bot's moves, the clock and the record are the
+    :class:`Referee`'s, as in a tournament."""
 
     def __init__(self, game: engine.Game[Any], options: PlayOptions, player: BotPlayer,
                  human: int, bot_seat: int, bot_name: str, screen: _Screen) -> None:
@@ -240,70 +242,55 @@ class _Game:
         self.bot_seat = bot_seat
         self.screen = screen
         self.colors = game.colors
-        self.opening = game.opening_of(options.seed)
-        self.start = game.new_state(seed=options.seed, opening=self.opening)
-        self.state = self.start
-        self.clock = Clock(options.time_control)
+        opening = game.opening_of(options.seed)
+        self.start = game.new_state(seed=options.seed, opening=opening)
         # Seat order, as in every game record.
         self.names = {color: HUMAN if seat == human else bot_name for seat, color in enumerate(self.colors)}
-        self.record = GameRecord(
+        record = GameRecord(
             game_id=f"play-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}",
             game=game.name,
             players=dict(self.names),
             seed=options.seed,
-            opening=self.opening,
+            opening=opening,
             time_control=options.time_control.to_json(),
             started_at=timestamp(),
         )
         self.undos = 0
-        self.bot_game_id = self.record.game_id
-        self.bot_opening: list[str] = []
+        self.referee = self._referee(self.start, record, Clock(options.time_control))
 
-    @property
-    def moves(self) -> list[str]:
-        return [m.move for m in self.record.moves]
+    def _referee(self, state: Any, record: GameRecord, clock: Clock) -> Referee:
+        """A referee from ``state``, where the bot's game begins: after an
+        undo, under an id of its own with the moves so far as its opening."""
+        seats: list[BotPlayer | None] = [None, None]
+        seats[self.bot_seat] = self.player
+        game_id = record.game_id + (f"-u{self.undos}" if self.undos else "")
+        return Referee(self.game, state, record, clock, seats, game_id=game_id, opening_moves=_moves(record))
 
     def run(self, stdin: TextIO) -> GameRecord:
         screen = self.screen
         screen.say(f"{self.game.name}: you play {self.colors[self.human]} against {self.names[self.colors[self.bot_seat]]} "
                    f"at {self.options.time_control}. Type a move, '?' for the legal moves, 'undo', or 'quit' to resign.")
-        self._tell_bot()
+        self.referee.start()
         self._show()
-        while not self.record.reason:
-            outcome = self.game.outcome(self.state)
-            if outcome is not None:
-                self.record.end_by_rules(outcome.winner, outcome.reason, outcome.scores)
-                break
-            if self.game.to_move(self.state) == self.bot_seat:
+        while not self.referee.over:
+            if self.game.to_move(self.referee.state) == self.bot_seat:
                 self._bot_move()
             else:
                 self._human_turn(stdin)
         return self._end()
 
-    def _tell_bot(self) -> None:
-        """``new_game`` for the position reached; after an undo, ``opening_moves``
-        carries the moves from the start position to it."""
-        # The bot sees each restart as a game of its own, with its own id.
-        self.bot_game_id = self.record.game_id + (f"-u{self.undos}" if self.undos else "")
-        self.bot_opening = self.moves
-        message = protocol.new_game(
-            self.bot_game_id, self.game.name, self.colors[self.bot_seat], self.record.players,
-            self.record.time_control, self.game.to_json(self.state), self.options.seed, self.bot_opening,
-        )
-        try:
-            self.player.start_game(protocol.encode(message))
-        except Forfeit as exc:
-            self._forfeit(self.bot_seat, exc)
-
     def _show(self) -> None:
-        clocks = {c: self.clock.remaining_ms[seat] for seat, c in enumerate(self.colors)}
-        last = self.moves[-1] if self.moves else None
+        referee = self.referee
+        clocks = {c: referee.clock.remaining_ms[seat] for seat, c in enumerate(self.colors)}
+        moves = referee.record.moves
+        last = moves[-1].move if moves else None
         self.screen.say()
-        self.screen.say(render_position(self.game, self.state, last, names=self.names, clocks=clocks, ansi=self.screen.ansi))
+        self.screen.say(render_position(self.game, referee.state, last, names=self.names, clocks=clocks, ansi=self.screen.ansi))
 
     def _human_turn(self, stdin: TextIO) -> None:
         screen = self.screen
-        legal = self.game.legal_moves(self.state)
+        referee = self.referee
+        legal = self.game.legal_moves(referee.state)
         started = time.monotonic()
         screen.prompt(f"{self.colors[self.human]} to move> ")
         line = stdin.readline()
@@ -331,77 +318,54 @@ class _Game:
         move = self.game.normalise_move(text)
         if move not in legal:
             try:
-                self.game.apply(self.state, move)
+                self.game.apply(referee.state, move)
                 reason = "not a legal move"
             except engine.IllegalMove as exc:
                 reason = str(exc)
             screen.say(f"illegal: {reason}", "31")
             screen.say("closest legal moves: " + ", ".join(closest_moves(text, legal)) + "   ('?' lists them all)")
             return
-        if not self.clock.charge(self.human, elapsed_ms):
-            self._forfeit(self.human, Forfeit("timeout", f"you answered after {elapsed_ms / 1000:.1f} s, past your clock"))
+        if not referee.clock.charge(self.human, elapsed_ms):
+            referee.record.end_by_forfeit(self.human, "timeout", f"you answered after {elapsed_ms / 1000:.1f} s, past your clock")
             return
-        self._play(move, elapsed_ms, None)
+        referee.apply(move, elapsed_ms, None)
         self._show()
 
     def _bot_move(self) -> None:
-        seat = self.bot_seat
-        line = protocol.encode_turn(
-            self.bot_game_id, self.game.ply(self.state), self.game.to_json_text(self.state),
-            self.game.legal_moves(self.state), self.moves[-1] if self.moves else None, self.clock.to_json(seat),
-        )
-        self.screen.say(f"{self.names[self.colors[seat]]} is thinking...")
-        try:
-            move, info, elapsed_ms = self.player.ask_move(line, self.clock.budget_ms(seat))
-            if not self.clock.charge(seat, elapsed_ms):
-                raise Forfeit("timeout", f"answered after {elapsed_ms:.0f} ms, over its {self.clock.budget_ms(seat):.0f} ms")
-            move = move.strip()
-            try:
-                self.game.apply(self.state, move)
-            except engine.IllegalMove as exc:
-                raise Forfeit("illegal_move", f"played {move[:40]!r}, not a legal move: {exc}") from None
-        except Forfeit as exc:
-            self._forfeit(seat, exc)
+        name = self.names[self.colors[self.bot_seat]]
+        self.screen.say(f"{name} is thinking...")
+        played = self.referee.bot_move()
+        if played is None:  # it forfeited
             return
-        self._play(move, elapsed_ms, info)
-        self.screen.say(f"{self.names[self.colors[seat]]} plays {move} ({elapsed_ms / 1000:.2f} s)", "1")
-        details = describe_info(info)
+        self.screen.say(f"{name} plays {played.move} ({played.ms / 1000:.2f} s)", "1")
+        details = describe_info(played.info)
         if details:
             self.screen.say(f"  info: {details}")
         self._show()
 
-    def _play(self, move: str, elapsed_ms: float, info: dict[str, Any] | None) -> None:
-        self.state = self.game.apply(self.state, move)
-        self.record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
-
     def _undo(self) -> None:
         # Back to the person's previous turn: their last move and the bot's reply.
-        moves = self.moves
+        referee = self.referee
+        record = referee.record
         back = 2
-        if len(moves) < back:
+        if len(record.moves) < back:
             self.screen.say("nothing to undo: you have not moved yet")
             return
-        del self.record.moves[len(moves) - back:]
+        del record.moves[len(record.moves) - back:]
         state = self.start
-        for move in self.moves:
+        for move in _moves(record):
             state = self.game.apply(state, move)
-        self.state = state
         self.undos += 1
+        self.referee = self._referee(state, record, referee.clock)
         self.screen.say(f"took back {back} moves")
-        self._tell_bot()
+        self.referee.start()
         self._show()
 
     def _resign(self) -> None:
-        self.record.end_by_forfeit(self.human, "resign", "the person resigned")
-
-    def _forfeit(self, seat: int, exc: Forfeit) -> None:
-        self.record.end_by_forfeit(seat, exc.reason, exc.detail)
+        self.referee.record.end_by_forfeit(self.human, "resign", "the person resigned")
 
     def _end(self) -> GameRecord:
-        record = self.record
-        record.ended_at = timestamp()
-        self.player.end_game(protocol.encode(protocol.game_over(
-            self.bot_game_id, record.winner, record.reason, self.moves, record.scores, self.bot_opening)))
+        record = self.referee.finish()
         if record.winner is None:
             verdict = "draw"
         elif record.winner == self.colors[self.human]:
@@ -415,6 +379,10 @@ class _Game:
             save_record(record, self.options.save)
             self.screen.say(f"saved to {self.options.save}")
         return record
+
+
+def _moves(record: GameRecord) -> list[str]:
+    return [m.move for m in record.moves]
 
 
 def save_record(record: GameRecord, path: Path) -> None:
