@@ -4,9 +4,9 @@ The person types moves on standard input, one a line, so a game can be
 driven from a pipe as well as from a keyboard.  Besides moves: ``?`` or
 ``moves`` lists the legal moves, ``undo`` takes back the last pair of moves
 (the bot gets a new ``new_game`` with the position and ``opening_moves``, the
-moves so far), ``quit`` resigns.  The bot is driven through the same
-:class:`arena.bot.player.BotPlayer` as in a tournament, under a chess clock; the
-person's time runs on the same clock.
+moves so far), ``quit`` resigns.  The bot's moves are refereed by the same
+:class:`arena.game.referee.Referee` as in a tournament, under a chess clock;
+the person's time runs on the same clock.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import engine
-from arena.bot import protocol
 from arena.bot.player import BotPlayer, Forfeit
 from arena.bot.spec import BotConfig, split_command
 from arena.game.clock import Clock, TimeControl
-from arena.game.records import GameRecord, MoveRecord, timestamp
+from arena.game.records import GameRecord, timestamp
+from arena.game.referee import Referee
 
-__all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "normalise_move", "describe_info", "save_record"]
+__all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "describe_info", "save_record"]
 
 HUMAN = "you"
 _SQUARE = re.compile(r"[a-g][1-7]")
@@ -62,15 +62,6 @@ class PlayOptions:
 # -- text helpers (pure, tested directly) ---------------------------------------
 
 
-def normalise_move(game: engine.Game[Any], text: str) -> str:
-    """The person's move in the engine's exact notation: spaces collapsed, and
-    letter case as the rules write it (``xc5 C6`` -> ``Xc5 c6``)."""
-    text = " ".join(text.split())
-    if game.name == "oxono" and text:
-        return text[0].upper() + text[1:].lower()
-    return text.lower()
-
-
 def closest_moves(text: str, legal: list[str], count: int = 5) -> list[str]:
     """The legal moves nearest to a mistyped or illegal ``text``: those that
     share its squares first, then by spelling."""
@@ -92,8 +83,9 @@ def _clock_text(ms: float) -> str:
     return f"{int(seconds // 60)}:{seconds % 60:04.1f}"
 
 
-_OXONO_PAINT = {"P": "1;35", "B": "1;36", "T": "1;30;43"}
-_YOXII_PAINT = {"W": "1;37", "R": "1;31", "T": "1;30;43"}
+#: Each colour's pieces on a terminal (black ones would vanish on a dark one).
+_COLOR_PAINT = {"pink": "1;35", "black": "1;36", "white": "1;37", "red": "1;31"}
+_TOTEM_PAINT = "1;30;43"
 
 
 def render_position(
@@ -112,7 +104,9 @@ def render_position(
     board = data["board"]
     size = len(board)
     marked = set(_SQUARE.findall(last_move or ""))
-    paint = _OXONO_PAINT if game.name == "oxono" else _YOXII_PAINT
+    # Cell codes start with the owner's letter, or T for a totem.
+    paint = {letter: _COLOR_PAINT.get(color, "1") for letter, color in zip(game.piece_letters, game.colors)}
+    paint["T"] = _TOTEM_PAINT
     files = "abcdefg"[:size]
     header = "    " + "".join(f" {f}  " for f in files)
     lines = [header]
@@ -132,10 +126,7 @@ def render_position(
                 cells.append(f" {text} ")
         lines.append(f"{r + 1:>2}  " + "".join(cells) + f"  {r + 1}")
     lines.append(header)
-    if game.name == "oxono":
-        lines.append("pieces: PX/PO pink, BX/BO black; TX/TO the totems")
-    else:
-        lines.append("pieces: W1..W4 white, R1..R4 red (by value); T the totem")
+    lines.append(f"pieces: {game.cell_legend}")
     lines.extend(_sides(game, state, data, names, clocks))
     if last_move:
         lines.append(f"last move: {last_move}")
@@ -148,7 +139,7 @@ def render_position(
 
 def _sides(game: engine.Game[Any], state: Any, data: dict[str, Any], names: dict[str, str], clocks: dict[str, float] | None) -> list[str]:
     lines = []
-    around = _around_totem(game, data) if game.name == "yoxii" else None
+    tally = game.tally(state)
     for seat, color in enumerate(game.colors):
         reserve = data["reserve"][color]
         held = " ".join(f"{k}:{v}" for k, v in reserve.items())
@@ -156,29 +147,11 @@ def _sides(game: engine.Game[Any], state: Any, data: dict[str, Any], names: dict
         if clocks is not None:
             parts.append(f"clock {_clock_text(clocks[color])}")
         parts.append(f"reserve {held}")
-        if around is not None:
-            total, count = around[seat]
+        if tally is not None:
+            total, count = tally[seat]
             parts.append(f"around the totem {total} ({count} piece{'s' if count != 1 else ''})")
         lines.append("  ".join(parts))
     return lines
-
-
-def _around_totem(game: engine.Game[Any], data: dict[str, Any]) -> list[tuple[int, int]]:
-    """YOXII: each seat's total and count of pieces next to the totem now."""
-    board = data["board"]
-    totem = data["totem"]
-    tf, tr = "abcdefg".index(totem[0]), int(totem[1:]) - 1
-    sums = [[0, 0], [0, 0]]
-    for dr in (-1, 0, 1):
-        for df in (-1, 0, 1):
-            r, f = tr + dr, tf + df
-            if (dr or df) and 0 <= r < 7 and 0 <= f < 7:
-                code = board[r][f]
-                if len(code) == 2 and code[0] in "WR":
-                    seat = "WR".index(code[0])
-                    sums[seat][0] += int(code[1])
-                    sums[seat][1] += 1
-    return [(s[0], s[1]) for s in sums]
 
 
 def describe_info(info: dict[str, Any] | None) -> str:
@@ -256,7 +229,9 @@ def play(options: PlayOptions, stdin: TextIO, stdout: TextIO) -> GameRecord:
 
 
 class _Game:
-    """One game's moves, clock and record; ``run`` reads the person's lines."""
+    """The person's side of a game: their turns, undo and resignation, and
+    the screen.  The bot's moves, the clock and the record are the
+    :class:`Referee`'s, as in a tournament."""
 
     def __init__(self, game: engine.Game[Any], options: PlayOptions, player: BotPlayer,
                  human: int, bot_seat: int, bot_name: str, screen: _Screen) -> None:
@@ -267,70 +242,55 @@ class _Game:
         self.bot_seat = bot_seat
         self.screen = screen
         self.colors = game.colors
-        self.opening = game.opening_of(options.seed)
-        self.start = game.new_state(seed=options.seed, opening=self.opening)
-        self.state = self.start
-        self.clock = Clock(options.time_control)
+        opening = game.opening_of(options.seed)
+        self.start = game.new_state(seed=options.seed, opening=opening)
         # Seat order, as in every game record.
         self.names = {color: HUMAN if seat == human else bot_name for seat, color in enumerate(self.colors)}
-        self.record = GameRecord(
+        record = GameRecord(
             game_id=f"play-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}",
             game=game.name,
             players=dict(self.names),
             seed=options.seed,
-            opening=self.opening,
+            opening=opening,
             time_control=options.time_control.to_json(),
             started_at=timestamp(),
         )
         self.undos = 0
-        self.bot_game_id = self.record.game_id
-        self.bot_opening: list[str] = []
+        self.referee = self._referee(self.start, record, Clock(options.time_control))
 
-    @property
-    def moves(self) -> list[str]:
-        return [m.move for m in self.record.moves]
+    def _referee(self, state: Any, record: GameRecord, clock: Clock) -> Referee:
+        """A referee from ``state``, where the bot's game begins: after an
+        undo, under an id of its own with the moves so far as its opening."""
+        seats: list[BotPlayer | None] = [None, None]
+        seats[self.bot_seat] = self.player
+        game_id = record.game_id + (f"-u{self.undos}" if self.undos else "")
+        return Referee(self.game, state, record, clock, seats, game_id=game_id, opening_moves=_moves(record))
 
     def run(self, stdin: TextIO) -> GameRecord:
         screen = self.screen
         screen.say(f"{self.game.name}: you play {self.colors[self.human]} against {self.names[self.colors[self.bot_seat]]} "
                    f"at {self.options.time_control}. Type a move, '?' for the legal moves, 'undo', or 'quit' to resign.")
-        self._tell_bot()
+        self.referee.start()
         self._show()
-        while not self.record.reason:
-            outcome = self.game.outcome(self.state)
-            if outcome is not None:
-                self.record.end_by_rules(outcome.winner, outcome.reason, outcome.scores)
-                break
-            if self.game.to_move(self.state) == self.bot_seat:
+        while not self.referee.over:
+            if self.game.to_move(self.referee.state) == self.bot_seat:
                 self._bot_move()
             else:
                 self._human_turn(stdin)
         return self._end()
 
-    def _tell_bot(self) -> None:
-        """``new_game`` for the position reached; after an undo, ``opening_moves``
-        carries the moves from the start position to it."""
-        # The bot sees each restart as a game of its own, with its own id.
-        self.bot_game_id = self.record.game_id + (f"-u{self.undos}" if self.undos else "")
-        self.bot_opening = self.moves
-        message = protocol.new_game(
-            self.bot_game_id, self.game.name, self.colors[self.bot_seat], self.record.players,
-            self.record.time_control, self.game.to_json(self.state), self.options.seed, self.bot_opening,
-        )
-        try:
-            self.player.start_game(protocol.encode(message))
-        except Forfeit as exc:
-            self._forfeit(self.bot_seat, exc)
-
     def _show(self) -> None:
-        clocks = {c: self.clock.remaining_ms[seat] for seat, c in enumerate(self.colors)}
-        last = self.moves[-1] if self.moves else None
+        referee = self.referee
+        clocks = {c: referee.clock.remaining_ms[seat] for seat, c in enumerate(self.colors)}
+        moves = referee.record.moves
+        last = moves[-1].move if moves else None
         self.screen.say()
-        self.screen.say(render_position(self.game, self.state, last, names=self.names, clocks=clocks, ansi=self.screen.ansi))
+        self.screen.say(render_position(self.game, referee.state, last, names=self.names, clocks=clocks, ansi=self.screen.ansi))
 
     def _human_turn(self, stdin: TextIO) -> None:
         screen = self.screen
-        legal = self.game.legal_moves(self.state)
+        referee = self.referee
+        legal = self.game.legal_moves(referee.state)
         started = time.monotonic()
         screen.prompt(f"{self.colors[self.human]} to move> ")
         line = stdin.readline()
@@ -355,80 +315,57 @@ class _Game:
         if command == "undo":
             self._undo()
             return
-        move = normalise_move(self.game, text)
+        move = self.game.normalise_move(text)
         if move not in legal:
             try:
-                self.game.apply(self.state, move)
+                self.game.apply(referee.state, move)
                 reason = "not a legal move"
             except engine.IllegalMove as exc:
                 reason = str(exc)
             screen.say(f"illegal: {reason}", "31")
             screen.say("closest legal moves: " + ", ".join(closest_moves(text, legal)) + "   ('?' lists them all)")
             return
-        if not self.clock.charge(self.human, elapsed_ms):
-            self._forfeit(self.human, Forfeit("timeout", f"you answered after {elapsed_ms / 1000:.1f} s, past your clock"))
+        if not referee.clock.charge(self.human, elapsed_ms):
+            referee.record.end_by_forfeit(self.human, "timeout", f"you answered after {elapsed_ms / 1000:.1f} s, past your clock")
             return
-        self._play(move, elapsed_ms, None)
+        referee.apply(move, elapsed_ms, None)
         self._show()
 
     def _bot_move(self) -> None:
-        seat = self.bot_seat
-        line = protocol.encode_turn(
-            self.bot_game_id, self.game.ply(self.state), self.game.to_json_text(self.state),
-            self.game.legal_moves(self.state), self.moves[-1] if self.moves else None, self.clock.to_json(seat),
-        )
-        self.screen.say(f"{self.names[self.colors[seat]]} is thinking...")
-        try:
-            move, info, elapsed_ms = self.player.ask_move(line, self.clock.budget_ms(seat))
-            if not self.clock.charge(seat, elapsed_ms):
-                raise Forfeit("timeout", f"answered after {elapsed_ms:.0f} ms, over its {self.clock.budget_ms(seat):.0f} ms")
-            move = move.strip()
-            try:
-                self.game.apply(self.state, move)
-            except engine.IllegalMove as exc:
-                raise Forfeit("illegal_move", f"played {move[:40]!r}, not a legal move: {exc}") from None
-        except Forfeit as exc:
-            self._forfeit(seat, exc)
+        name = self.names[self.colors[self.bot_seat]]
+        self.screen.say(f"{name} is thinking...")
+        played = self.referee.bot_move()
+        if played is None:  # it forfeited
             return
-        self._play(move, elapsed_ms, info)
-        self.screen.say(f"{self.names[self.colors[seat]]} plays {move} ({elapsed_ms / 1000:.2f} s)", "1")
-        details = describe_info(info)
+        self.screen.say(f"{name} plays {played.move} ({played.ms / 1000:.2f} s)", "1")
+        details = describe_info(played.info)
         if details:
             self.screen.say(f"  info: {details}")
         self._show()
 
-    def _play(self, move: str, elapsed_ms: float, info: dict[str, Any] | None) -> None:
-        self.state = self.game.apply(self.state, move)
-        self.record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
-
     def _undo(self) -> None:
         # Back to the person's previous turn: their last move and the bot's reply.
-        moves = self.moves
+        referee = self.referee
+        record = referee.record
         back = 2
-        if len(moves) < back:
+        if len(record.moves) < back:
             self.screen.say("nothing to undo: you have not moved yet")
             return
-        del self.record.moves[len(moves) - back:]
+        del record.moves[len(record.moves) - back:]
         state = self.start
-        for move in self.moves:
+        for move in _moves(record):
             state = self.game.apply(state, move)
-        self.state = state
         self.undos += 1
+        self.referee = self._referee(state, record, referee.clock)
         self.screen.say(f"took back {back} moves")
-        self._tell_bot()
+        self.referee.start()
         self._show()
 
     def _resign(self) -> None:
-        self.record.end_by_forfeit(self.human, "resign", "the person resigned")
-
-    def _forfeit(self, seat: int, exc: Forfeit) -> None:
-        self.record.end_by_forfeit(seat, exc.reason, exc.detail)
+        self.referee.record.end_by_forfeit(self.human, "resign", "the person resigned")
 
     def _end(self) -> GameRecord:
-        record = self.record
-        record.ended_at = timestamp()
-        self.player.end_game(protocol.encode(protocol.game_over(
-            self.bot_game_id, record.winner, record.reason, self.moves, record.scores, self.bot_opening)))
+        record = self.referee.finish()
         if record.winner is None:
             verdict = "draw"
         elif record.winner == self.colors[self.human]:
@@ -442,6 +379,10 @@ class _Game:
             save_record(record, self.options.save)
             self.screen.say(f"saved to {self.options.save}")
         return record
+
+
+def _moves(record: GameRecord) -> list[str]:
+    return [m.move for m in record.moves]
 
 
 def save_record(record: GameRecord, path: Path) -> None:

@@ -21,9 +21,6 @@ import engine
 
 __all__ = ["Deadline", "Searcher", "TimeManager", "run_bot", "options_number"]
 
-#: Plies a game can last at most: OXONO places 32 pieces, YOXII fills 36 squares.
-MAX_PLIES = {"oxono": 32, "yoxii": 36}
-
 
 class Deadline:
     """A search's time limit.  ``soft`` is when no new iteration should start;
@@ -101,7 +98,8 @@ class TimeManager:
             floor = min(initial * 0.35, 1500.0)
             # Own moves still to come if the game runs to its end; most games
             # end earlier, so the time of the later moves is spent sooner.
-            moves_left = max(2.0, (MAX_PLIES.get(self.game, 40) - ply + 1) / 2 * 0.7)
+            max_plies = engine.get_game(self.game).max_game_length
+            moves_left = max(2.0, (max_plies - ply + 1) / 2 * 0.7)
             held_back = self.reserve_ms + self.lag_ms
             spare = max(0.0, remaining - held_back - floor)
             cap = min(spare * 0.5 + max(0.0, increment - self.lag_ms) * 0.7, max(0.0, remaining - held_back) * 0.5)

@@ -66,6 +66,14 @@ class Game(ABC, Generic[S]):
     colors: tuple[str, str]
     #: Number of distinct start positions (OXONO: 2 totem placements, YOXII: 1).
     openings: int
+    #: The most plies any game can last (OpenSpiel's ``MaxGameLength``):
+    #: OXONO 32, YOXII 36.
+    max_game_length: int
+    #: The first letter of each seat's piece codes on the state object's
+    #: board, by seat; a totem's code starts with ``T`` in every game.
+    piece_letters: tuple[str, str]
+    #: What the board's cell codes stand for, in one line.
+    cell_legend: str
 
     @abstractmethod
     def new_state(self, seed: int = 0, opening: int | None = None) -> S:
@@ -80,6 +88,12 @@ class Game(ABC, Generic[S]):
     def apply(self, state: S, move: str) -> S:
         """The state after ``move``.  Raises :class:`IllegalMove` saying why when the
         move is malformed, illegal, or the game is over."""
+
+    @abstractmethod
+    def normalise_move(self, text: str) -> str:
+        """A move as a person may type it, in the exact notation :meth:`apply`
+        accepts: white space collapsed to single spaces and letters in the
+        case the rules write them.  Whether the move is legal is not checked."""
 
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None:
@@ -116,6 +130,13 @@ class Game(ABC, Generic[S]):
         # A multiplicative hash rather than ``seed % openings`` so that
         # consecutive seeds do not simply alternate.
         return ((seed * 0x9E3779B97F4A7C15) >> 32) % self.openings
+
+    def tally(self, state: S) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """In a game decided by the pieces next to the totem (YOXII), what the
+        rules would count there were the game to end now: ``(total, pieces)``
+        by seat, the values of the seat's pieces next to the totem and how
+        many they are.  ``None`` in a game decided otherwise (OXONO)."""
+        return None
 
     def is_over(self, state: S) -> bool:
         return self.outcome(state) is not None

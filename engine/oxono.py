@@ -237,6 +237,9 @@ class Oxono(Game[OxonoState]):
     name = "oxono"
     colors = COLORS
     openings = 2
+    max_game_length = MAX_PLIES
+    piece_letters = ("P", "B")
+    cell_legend = "PX/PO pink, BX/BO black; TX/TO the totems"
 
     def new_state(self, seed: int = 0, opening: int | None = None) -> OxonoState:
         """Opening 0 has totem X on c3 and O on d4, opening 1 the reverse."""
@@ -352,6 +355,11 @@ class Oxono(Game[OxonoState]):
         if landings and dest not in landings:
             where = ", ".join(SQUARE_NAMES[sq] for sq in landings)
             raise IllegalMove(f"{move!r}: {here} is enclosed and may only jump to {where}")
+
+    def normalise_move(self, text: str) -> str:
+        """``xc5  C6`` -> ``Xc5 c6``: the totem's letter upper case, the squares lower case."""
+        text = " ".join(text.split())
+        return text[:1].upper() + text[1:].lower()
 
     def outcome(self, state: OxonoState) -> Outcome | None:
         return state.result

@@ -30,6 +30,9 @@ _VALUES = (1, 2, 3, 4)
 #: Pieces of each value a player starts with.
 _START_COUNT = {1: 5, 2: 5, 3: 5, 4: 3}
 _PIECES_PER_PLAYER = sum(_START_COUNT.values())
+#: Both players' pieces fill the 36 squares around the totem's, and the
+#: player to move then cannot move the totem: the game is over by then.
+_MAX_PLIES = 2 * _PIECES_PER_PLAYER
 _CENTRE = "d4"
 
 _DIRECTIONS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
@@ -192,26 +195,34 @@ def _jump_landings(totem: int, own: int, empty: int) -> int:
     return landings
 
 
+def _tally(codes: int, totem: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Each seat's ``(total, pieces)``: the values and the number of its
+    pieces next to the totem, which decide the game when it ends."""
+    totals = [0, 0]
+    counts = [0, 0]
+    for sq in _NEIGH_SQS[totem]:
+        code = _code_at(codes, sq)
+        if code:
+            owner = 0 if code <= 4 else 1
+            totals[owner] += code - 4 * owner
+            counts[owner] += 1
+    return (totals[0], counts[0]), (totals[1], counts[1])
+
+
 def _blocked_outcome(white: int, red: int, codes: int, totem: int, seat: int) -> Outcome | None:
     """The result if ``seat``, to move, cannot move the totem; else ``None``."""
     empty = _EXISTS & ~(white | red) & ~(1 << totem)
     if _NEIGH[totem] & empty or _jump_landings(totem, red if seat else white, empty):
         return None
-    totals = [0, 0]
-    counts = [0, 0]
-    for sq in _NEIGH_SQS[totem]:
-        code = _code_at(codes, sq)
-        # Every neighbour is occupied here, so code is 1..8.
-        owner = 0 if code <= 4 else 1
-        totals[owner] += code - 4 * owner
-        counts[owner] += 1
-    if totals[0] != totals[1]:
-        winner: int | None = 0 if totals[0] > totals[1] else 1
-    elif counts[0] != counts[1]:
-        winner = 0 if counts[0] > counts[1] else 1
+    # Higher total wins; equal totals, more pieces; equal counts, a draw.
+    (white_total, white_count), (red_total, red_count) = _tally(codes, totem)
+    if white_total != red_total:
+        winner: int | None = 0 if white_total > red_total else 1
+    elif white_count != red_count:
+        winner = 0 if white_count > red_count else 1
     else:
         winner = None
-    return Outcome(winner, "blocked", (totals[0], totals[1]))
+    return Outcome(winner, "blocked", (white_total, red_total))
 
 
 def totem_destinations(state: YoxiiState) -> tuple[int, int]:
@@ -247,6 +258,9 @@ class Yoxii(Game[YoxiiState]):
     name = "yoxii"
     colors = ("white", "red")
     openings = 1
+    max_game_length = _MAX_PLIES
+    piece_letters = _LETTERS
+    cell_legend = "W1..W4 white, R1..R4 red (by value); T the totem"
 
     def new_state(self, seed: int = 0, opening: int | None = None) -> YoxiiState:
         """The start position: totem on d4, full reserves, white to move.  YOXII
@@ -337,10 +351,17 @@ class Yoxii(Game[YoxiiState]):
             outcome = _blocked_outcome(white, red, codes, dest, 1 - seat)
         return YoxiiState(white, red, codes, dest, state.reserve - (1 << shift), state.ply + 1, outcome)
 
+    def normalise_move(self, text: str) -> str:
+        """``D5  3E6`` -> ``d5 3e6``: all lower case."""
+        return " ".join(text.split()).lower()
+
     # -- queries ---------------------------------------------------------------
 
     def outcome(self, state: YoxiiState) -> Outcome | None:
         return state.outcome
+
+    def tally(self, state: YoxiiState) -> tuple[tuple[int, int], tuple[int, int]]:
+        return _tally(state.codes, state.totem)
 
     def to_move(self, state: YoxiiState) -> int:
         return state.ply & 1
@@ -478,8 +499,8 @@ def _parse_state(data: Any) -> YoxiiState:
     if missing:
         raise InvalidState(f"yoxii state lacks {', '.join(missing)}")
     ply = data["ply"]
-    if not isinstance(ply, int) or isinstance(ply, bool) or not 0 <= ply <= 2 * _PIECES_PER_PLAYER:
-        raise InvalidState(f"ply must be an integer from 0 to {2 * _PIECES_PER_PLAYER}, got {ply!r}")
+    if not isinstance(ply, int) or isinstance(ply, bool) or not 0 <= ply <= _MAX_PLIES:
+        raise InvalidState(f"ply must be an integer from 0 to {_MAX_PLIES}, got {ply!r}")
     if data["to_move"] != _COLORS[ply & 1]:
         raise InvalidState(
             f"to_move is {data['to_move']!r} but at ply {ply} it must be {_COLORS[ply & 1]!r}"

@@ -19,7 +19,7 @@ import pytest
 
 import engine
 from arena.game.records import GameRecord
-from arena.play import closest_moves, describe_info, normalise_move, render_position
+from arena.play import closest_moves, describe_info, render_position
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "to move> "
@@ -217,8 +217,8 @@ def test_a_bot_that_cannot_start_is_one_line():
 
 def test_helpers():
     oxono = engine.get_game("oxono")
-    assert normalise_move(oxono, " xc5   C6 ") == "Xc5 c6"
-    assert normalise_move(engine.get_game("yoxii"), "D5 3E6") == "d5 3e6"
+    assert oxono.normalise_move(" xc5   C6 ") == "Xc5 c6"
+    assert engine.get_game("yoxii").normalise_move("D5 3E6") == "d5 3e6"
     assert closest_moves("Xc5 c7", ["Od1 d2", "Xc5 c6", "Xc5 b5"], 2) == ["Xc5 c6", "Xc5 b5"]
     # Control characters from a bot never reach the terminal.
     assert describe_info({"score": 3, "pv": ["a\x1b[2J", "b"], "junk": 1}) == "score 3, pv a?[2J b"

@@ -11,12 +11,14 @@ from arena.bot import protocol
 def test_fast_turn_encoding_is_byte_for_byte_the_plain_one(name):
     game = engine.get_game(name)
     rng = random.Random(7)
+    lines = protocol.TurnLines("r1-p2-g3")
     for seed in range(20):
         state, last = game.new_state(seed=seed), None
         while True:
             legal = game.legal_moves(state)
             clock = {"remaining_ms": rng.randrange(10**6), "opponent_ms": 5, "increment_ms": 100}
-            fast = protocol.encode_turn("r1-p2-g3", game.ply(state), game.to_json_text(state), legal, last, clock)
+            clock_text = json.dumps(clock, separators=(",", ":"))
+            fast = lines.full(game.ply(state), game.to_json_text(state), legal, last, clock_text)
             plain = protocol.encode(protocol.turn("r1-p2-g3", game.ply(state), game.to_json(state), legal, last, clock))
             assert fast == plain
             if not legal:

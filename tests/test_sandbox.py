@@ -214,12 +214,12 @@ def test_cpu_limit_kills_a_spinning_bot_and_says_so():
 
 def test_game_deadline_adds_up_every_timeout_a_game_can_meet():
     clock = config_with("startup_timeout: 3\ntime_margin: 0.1\nbots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n")
-    # 2 starts of 3 s; two 1 s clocks; 64 plies of 0 s increment + 0.1 s margin; 4 notices of 5 s; 2 quits of 2 s; 30 s slack
-    assert game_deadline_s(clock) == pytest.approx(2 * 3 + 2 * 1 + 64 * 0.1 + 4 * 5 + 2 * 2 + 30)
+    # 2 starts of 3 s; two 1 s clocks; OXONO's 32 plies of 0 s increment + 0.1 s margin; 4 notices of 5 s; 2 quits of 2 s; 30 s slack
+    assert game_deadline_s(clock) == pytest.approx(2 * 3 + 2 * 1 + 32 * 0.1 + 4 * 5 + 2 * 2 + 30)
     per_move = parse_config(
         "name: t\ngame: oxono\ntime_control: move 0.5\nbots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n", base_dir=ROOT
     )
-    assert game_deadline_s(per_move) == pytest.approx(2 * 10 + 64 * (0.5 + 0.05) + 4 * 5 + 2 * 2 + 30)
+    assert game_deadline_s(per_move) == pytest.approx(2 * 10 + 32 * (0.5 + 0.05) + 4 * 5 + 2 * 2 + 30)
 
 
 # -- arena check --sandbox -----------------------------------------------------------

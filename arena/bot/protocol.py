@@ -27,7 +27,6 @@ __all__ = [
     "new_game",
     "turn",
     "compact_turn",
-    "encode_turn",
     "TurnLines",
     "plain_move",
     "game_over",
@@ -262,18 +261,6 @@ class TurnLines:
     def compact(self, ply: int, last_move: str | None, clock_text: str) -> bytes:
         last = "null" if last_move is None else f'"{last_move}"'
         return f'{self._head}{ply},"last_move":{last},"clock":{clock_text}}}\n'.encode()
-
-
-def encode_turn(
-    game_id: str,
-    ply: int,
-    state_text: str,
-    legal_moves: list[str],
-    last_move: str | None,
-    clock: dict[str, int],
-) -> bytes:
-    """``encode(turn(...))`` byte for byte, from the state already encoded."""
-    return TurnLines(game_id).full(ply, state_text, legal_moves, last_move, _dumps(clock))
 
 
 # The shapes of a move line that the common encoders write (compact, and

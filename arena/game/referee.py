@@ -1,13 +1,16 @@
-"""Plays one game between two bots under a time control and returns its record.
+"""Referees one game, move by move, under a time control and returns its record.
 
 The referee knows the protocol's messages and the engine's rules; it does not
 know how processes are spawned (that is :mod:`arena.bot.process`, behind
-:class:`arena.bot.player.BotPlayer`).
+:class:`arena.bot.player.BotPlayer`).  :class:`Referee` is one game in
+progress, a move at a time; :func:`play_game` plays a tournament's game with
+it, and ``arena play`` a person's game.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import engine
 from arena.bot import protocol
@@ -16,13 +19,156 @@ from arena.game.clock import Clock, TimeControl
 from arena.game.openings import play_opening
 from arena.game.records import GameRecord, GameSpec, MoveRecord, timestamp
 
-__all__ = ["play_game"]
+__all__ = ["Referee", "play_game"]
+
+#: No move of either game is this long; a longer string is refused with a short message.
+_MAX_MOVE_CHARS = 32
 
 
 def _budget_text(clock: Clock, seat: int, budget_ms: float) -> str:
     """``its budget of 150 ms (100 ms on its clock + 50 ms margin)``."""
     kind = "per move" if clock.control.per_move_ms is not None else "on its clock"
     return f"its budget of {budget_ms:.0f} ms ({budget_ms - clock.margin_ms:.0f} ms {kind} + {clock.margin_ms} ms margin)"
+
+
+class Referee:
+    """One game in progress: the engine state, the clock and the record being
+    built.  A seat with a :class:`BotPlayer` is asked for its moves
+    (:meth:`bot_move`); a seat of ``None`` moves from elsewhere (the person in
+    ``arena play``) through :meth:`apply`.
+
+    The bots are told ``game_id`` and ``opening_moves``, the record's own
+    unless given: ``arena play`` restarts the bot's game after an undo under
+    an id of its own, with the moves so far as its opening.  ``moves`` are the
+    moves played since the bots were told the position.
+    """
+
+    __slots__ = ("game", "state", "record", "clock", "players", "game_id", "opening_moves", "moves",
+                 "_turns", "_compact", "_told")
+
+    def __init__(
+        self,
+        game: engine.Game[Any],
+        state: Any,
+        record: GameRecord,
+        clock: Clock,
+        players: Sequence[BotPlayer | None],
+        *,
+        game_id: str | None = None,
+        opening_moves: Sequence[str] | None = None,
+    ) -> None:
+        self.game = game
+        self.state = state
+        self.record = record
+        self.clock = clock
+        self.players = players
+        self.game_id = record.game_id if game_id is None else game_id
+        self.opening_moves = list(record.opening_moves if opening_moves is None else opening_moves)
+        self.moves: list[str] = []
+        self._turns = protocol.TurnLines(self.game_id)
+        self._compact = [False, False]
+        self._told: list[BotPlayer] = []
+
+    @property
+    def over(self) -> bool:
+        return bool(self.record.reason)
+
+    def start(self) -> None:
+        """Send each bot ``new_game``; the game is over at once if a bot
+        cannot take it (it forfeits) or the position is already decided."""
+        record = self.record
+        # Both bots are started even if the first fails, so the opponent of a
+        # bot that cannot start still sees the game begin and end.  Should
+        # both fail, seat 0's failure is the one recorded.
+        starts = protocol.new_game_lines(
+            self.game_id, record.game, record.players, record.time_control, self.game.to_json_text(self.state),
+            record.seed, self.opening_moves,
+        )
+        for seat, player in enumerate(self.players):
+            if player is None:
+                continue
+            try:
+                player.start_game(starts[seat])
+                self._told.append(player)
+            except Forfeit as exc:
+                if not record.reason:
+                    record.end_by_forfeit(seat, exc.reason, exc.detail)
+        # Read once the processes are started: a bot says it in its ``ready``.
+        self._compact = [player is not None and player.compact_turns for player in self.players]
+        if not record.reason:
+            self._end_if_decided()
+
+    def bot_move(self) -> MoveRecord | None:
+        """Ask the bot whose turn it is for its move, under the clock, and
+        apply it; the move's record, or ``None`` when the bot forfeited.  A
+        bot that misbehaves forfeits: its opponent wins, and the record names
+        the reason and what the bot did."""
+        game, state, clock = self.game, self.state, self.clock
+        seat = game.to_move(state)
+        player = self.players[seat]
+        assert player is not None, "a seat without a bot moves through apply"
+        moves = self.moves
+        last_move = moves[-1] if moves else None
+        if self._compact[seat]:
+            # The move is checked by game.apply all the same: the engine
+            # accepts exactly the moves legal_moves would have listed.
+            line = self._turns.compact(game.ply(state), last_move, clock.to_json_text(seat))
+        else:
+            line = self._turns.full(
+                game.ply(state), game.to_json_text(state), game.legal_moves(state), last_move, clock.to_json_text(seat)
+            )
+        budget_ms = clock.budget_ms(seat)
+        try:
+            try:
+                move, info, elapsed_ms = player.ask_move(line, budget_ms)
+            except Forfeit as exc:
+                if exc.waited_ms is None:
+                    raise
+                raise Forfeit("timeout", f"{exc.detail}, over {_budget_text(clock, seat, budget_ms)}") from None
+            if not clock.charge(seat, elapsed_ms):
+                raise Forfeit("timeout", f"took {elapsed_ms:.0f} ms, over {_budget_text(clock, seat, budget_ms)}")
+            move = move.strip()
+            if len(move) > _MAX_MOVE_CHARS:
+                raise Forfeit("illegal_move", f"played a {len(move)}-character string, not a move: {move[:40]!r}...")
+            # The engine accepts exactly the listed moves (its property tests
+            # hold it to that) and says what is wrong with any other string.
+            return self.apply(move, elapsed_ms, info)
+        except engine.IllegalMove as exc:
+            self.record.end_by_forfeit(seat, "illegal_move", f"played {move!r}, not a legal move: {exc}")
+        except Forfeit as exc:
+            self.record.end_by_forfeit(seat, exc.reason, exc.detail)
+        return None
+
+    def apply(self, move: str, elapsed_ms: float, info: dict[str, Any] | None) -> MoveRecord:
+        """Play ``move`` for the seat to move, its time already charged to the
+        clock, and end the game if the rules end it; the move's record.
+        Raises :class:`engine.IllegalMove`, changing nothing, for an illegal move."""
+        self.state = self.game.apply(self.state, move)
+        self.moves.append(move)
+        played = MoveRecord(move, round(elapsed_ms, 3), info)
+        self.record.moves.append(played)
+        self._end_if_decided()
+        return played
+
+    def _end_if_decided(self) -> None:
+        """End the game by the rules if the position is decided."""
+        outcome = self.game.outcome(self.state)
+        if outcome is not None:
+            self.record.end_by_rules(outcome.winner, outcome.reason, outcome.scores)
+
+    def finish(self) -> GameRecord:
+        """Stamp the game's end and tell the bots how it ended; the record."""
+        record = self.record
+        record.ended_at = timestamp()
+        # Both bots hear how it ended, the forfeiting one too: it may play again.
+        # As in protocol 1, ``moves`` is the whole game from the start position.
+        over = protocol.encode(protocol.game_over(
+            self.game_id, record.winner, record.reason, [*self.opening_moves, *self.moves], record.scores,
+            self.opening_moves,
+        ))
+        for player in self._told:
+            player.end_game(over)
+        return record
 
 
 def play_game(
@@ -54,76 +200,8 @@ def play_game(
         pair=spec.pair,
         versions={colors[seat]: spec.versions[seat] for seat in (0, 1)} if spec.versions else None,
     )
-    clock = Clock(time_control, margin_ms)
-    moves: list[str] = []
-
-    def forfeit(seat: int, exc: Forfeit) -> None:
-        record.end_by_forfeit(seat, exc.reason, exc.detail)
-
-    # Both bots are started even if the first fails, so the opponent of a bot
-    # that cannot start still sees the game begin and end.  Should both fail,
-    # seat 0's failure is the one recorded.
-    told: list[BotPlayer] = []
-    starts = protocol.new_game_lines(
-        spec.game_id, spec.game, record.players, record.time_control, game.to_json_text(state),
-        spec.seed, spec.opening_moves,
-    )
-    for seat in (0, 1):
-        try:
-            players[seat].start_game(starts[seat])
-            told.append(players[seat])
-        except Forfeit as exc:
-            if not record.reason:
-                forfeit(seat, exc)
-    # Read once the processes are started: a bot says it in its ``ready``.
-    compact = [player.compact_turns for player in players]
-    turns = protocol.TurnLines(spec.game_id)
-    last_move = None
+    referee = Referee(game, state, record, Clock(time_control, margin_ms), players)
+    referee.start()
     while not record.reason:
-        outcome = game.outcome(state)
-        if outcome is not None:
-            record.end_by_rules(outcome.winner, outcome.reason, outcome.scores)
-            break
-        seat = game.to_move(state)
-        if compact[seat]:
-            # The move is checked by game.apply all the same: the engine
-            # accepts exactly the moves legal_moves would have listed.
-            line = turns.compact(game.ply(state), last_move, clock.to_json_text(seat))
-        else:
-            line = turns.full(
-                game.ply(state), game.to_json_text(state), game.legal_moves(state), last_move, clock.to_json_text(seat)
-            )
-        budget_ms = clock.budget_ms(seat)
-        try:
-            try:
-                move, info, elapsed_ms = players[seat].ask_move(line, budget_ms)
-            except Forfeit as exc:
-                if exc.waited_ms is None:
-                    raise
-                raise Forfeit("timeout", f"{exc.detail}, over {_budget_text(clock, seat, budget_ms)}") from None
-            if not clock.charge(seat, elapsed_ms):
-                raise Forfeit("timeout", f"took {elapsed_ms:.0f} ms, over {_budget_text(clock, seat, budget_ms)}")
-            move = move.strip()
-            if len(move) > 32:  # no move of either game is this long; keep the message short
-                raise Forfeit("illegal_move", f"played a {len(move)}-character string, not a move: {move[:40]!r}...")
-            # The engine accepts exactly the listed moves (its property tests
-            # hold it to that) and says what is wrong with any other string.
-            state = game.apply(state, move)
-        except engine.IllegalMove as exc:
-            forfeit(seat, Forfeit("illegal_move", f"played {move!r}, not a legal move: {exc}"))
-            break
-        except Forfeit as exc:
-            forfeit(seat, exc)
-            break
-        moves.append(move)
-        last_move = move
-        record.moves.append(MoveRecord(move, round(elapsed_ms, 3), info))
-    record.ended_at = timestamp()
-    # Both bots hear how it ended, the forfeiting one too: it may play again.
-    # As in protocol 1, ``moves`` is the whole game from the start position.
-    over = protocol.encode(protocol.game_over(
-        spec.game_id, record.winner, record.reason, [*spec.opening_moves, *moves], record.scores, spec.opening_moves
-    ))
-    for player in told:
-        player.end_game(over)
-    return record
+        referee.bot_move()
+    return referee.finish()

@@ -24,6 +24,7 @@ from typing import Protocol
 import multiprocess
 from multiprocess.connection import Connection
 
+import engine
 from arena.bot.cgroups import cgroup_mode, kill_cgroups_of
 from arena.bot.player import NOTICE_TIMEOUT_S
 from arena.bot.reaper import become_subreaper, kill_adopted
@@ -34,8 +35,6 @@ from arena.run.spec_queue import SpecQueue
 
 __all__ = ["Executor", "LocalExecutor", "game_deadline_s"]
 
-#: More plies than any game of OXONO (32) or YOXII can have.
-_MAX_PLIES = 64
 #: Slack beyond the sum of every timeout a game can run into.
 _DEADLINE_SLACK_S = 30.0
 
@@ -48,10 +47,11 @@ def game_deadline_s(config: TournamentConfig, quit_grace_s: float = 2.0) -> floa
     for longer is stuck (e.g. a bot stopped it with SIGSTOP)."""
     control = config.time_control
     margin_s = config.time_margin_ms / 1000
+    plies = engine.get_game(config.game).max_game_length
     if control.per_move_ms is not None:
-        thinking = _MAX_PLIES * (control.per_move_ms / 1000 + margin_s)
+        thinking = plies * (control.per_move_ms / 1000 + margin_s)
     else:
-        thinking = 2 * control.initial_ms / 1000 + _MAX_PLIES * (control.increment_ms / 1000 + margin_s)
+        thinking = 2 * control.initial_ms / 1000 + plies * (control.increment_ms / 1000 + margin_s)
     return 2 * config.startup_timeout_s + thinking + 4 * NOTICE_TIMEOUT_S + 2 * quit_grace_s + _DEADLINE_SLACK_S
 
 
