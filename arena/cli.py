@@ -30,7 +30,7 @@ from arena.results.show import find_game, frames, game_heading
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.statistics import SprtConfig, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
-from arena.results.tables import FORMATS, TABLES, format_elo_interval, format_percent, render_standings
+from arena.results.tables import OUTPUT_FORMATS, TABLES, format_elo_interval, format_percent, render_standings
 from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
 from arena.run.match import MatchResult, match_config, play_match
@@ -104,8 +104,8 @@ def warn(text: str) -> None:
 
 
 def check_format(fmt: str) -> str:
-    if fmt.lower() not in FORMATS:
-        fail(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt.lower() not in OUTPUT_FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(OUTPUT_FORMATS)}")
     return fmt.lower()
 
 
@@ -148,7 +148,7 @@ def _sprt_field(status: SprtStatus | None) -> str:
 def run(
     file: Path = typer.Argument(..., help="The tournament file (YAML)."),
     concurrency: int = typer.Option(None, "--concurrency", "-j", min=1, help="Games at once (default: the file's, else the number of cores)."),
-    fmt: str = typer.Option("plain", "--format", "-f", help=f"Standings format at the end: {', '.join(FORMATS)}."),
+    fmt: str = typer.Option("plain", "--format", "-f", help=f"Standings format at the end: {', '.join(OUTPUT_FORMATS)}."),
     replay_forfeits: str = typer.Option(
         ",".join(REPLAYED_BY_DEFAULT), "--replay-forfeits", metavar="REASONS",
         help=f"Play again on resume the games forfeited for these reasons, comma-separated: {', '.join(FORFEIT_REASONS)}; 'none' for none.",
@@ -272,7 +272,7 @@ def standings(
     target: Path = typer.Argument(
         ..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."
     ),
-    fmt: str = typer.Option("plain", "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
+    fmt: str = typer.Option("plain", "--format", "-f", help=f"One of: {', '.join(OUTPUT_FORMATS)}."),
     table: str = typer.Option(
         None, "--table", "-t", help=f"Only this table: {', '.join(TABLES)} (csv shows one table: the ranking unless named)."
     ),

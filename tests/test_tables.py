@@ -11,7 +11,7 @@ import pytest
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.standings import BotStanding, Standings, compute_standings
 from arena.results.statistics import SprtConfig, fit_elo, sprt_llr
-from arena.results.tables import FORMATS, LEGEND, render_standings
+from arena.results.tables import OUTPUT_FORMATS, LEGEND, render_standings
 
 
 def game(index: int, white: str, red: str, winner: str | None, *, forfeit: str | None = None) -> GameRecord:
@@ -81,7 +81,7 @@ def test_forfeits_show_dash_when_none(standings):
     assert ace_row.split()[14] == "-"  # after Elo, ±, "≈" and the LOS
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", OUTPUT_FORMATS)
 def test_every_format_names_every_bot(standings, fmt):
     text = render_standings(standings, fmt)
     for bot in ("ace", "cat", "idle"):

@@ -46,11 +46,11 @@ from arena.results.standings import BotStanding, Standings
 from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
 __all__ = [
-    "FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_percent",
+    "OUTPUT_FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_percent",
     "standings_notes", "standings_tables", "standings_title",
 ]
 
-FORMATS = ("plain", "github", "html", "csv", "json")
+OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
 TABLES = ("ranking", "reference", "match", "sprt", "crosstable", "colors")
@@ -94,7 +94,7 @@ Table = _Table
 
 
 def render_standings(standings: Standings, fmt: str = "plain", table: str | None = None) -> str:
-    """Render ``standings`` in format ``fmt``, one of :data:`FORMATS`: every
+    """Render ``standings`` in format ``fmt``, one of :data:`OUTPUT_FORMATS`: every
     table, or only ``table`` (one of :data:`TABLES`; csv shows the ranking
     when none is named).
 
@@ -102,8 +102,8 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
     unknown format or table.
     """
     fmt = fmt.lower()
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown standings format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    if fmt not in OUTPUT_FORMATS:
+        raise ValueError(f"unknown standings format {fmt!r}; choose one of: {', '.join(OUTPUT_FORMATS)}")
     if table is not None and table.lower() not in TABLES:
         raise ValueError(f"unknown table {table!r}; choose one of: {', '.join(TABLES)}")
     if fmt == "json":
