@@ -419,8 +419,8 @@ def match(
         nonlocal so_far
         so_far = result
         if result.resumed:
-            say(f"resuming: {result.resumed} of {games} games already in {config.output}", err)
-        progress.update(task, completed=result.resumed, score=score(result))
+            say(f"resuming: {result.resumed} of {result.total} games already in {config.output}", err)
+        progress.update(task, total=result.total, completed=result.resumed, score=score(result))
         progress.start()
 
     try:
@@ -435,7 +435,7 @@ def match(
     except KeyboardInterrupt:
         # Outside the progress display, so the message comes after its last line.
         kept = f"; records in {config.output}: the same command resumes" if output is not None else ""
-        fail(f"interrupted after {so_far.games} of {games} games; W/D/L for {a}: "
+        fail(f"interrupted after {so_far.games} of {so_far.total or games} games; W/D/L for {a}: "
              f"{so_far.wins}/{so_far.draws}/{so_far.losses}{kept}", 130)
     except (StartupFailed, ResultsConflict, StoreBusy) as exc:
         fail(str(exc))

@@ -38,26 +38,31 @@ def module_name(path: Path, root: Path = ROOT) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> list[tuple[int, str]]:
-    """(line, module) for every import in ``path``: ``from a.b import c`` counts as ``a.b.c``
-    when ``c`` is a module, as ``a.b`` otherwise."""
+def imports_of(path: Path, package: str = "") -> list[tuple[int, str]]:
+    """(line, module) for every import in ``path``, a module of ``package``:
+    ``from a.b import c`` counts as ``a.b.c`` when ``c`` is a module, as
+    ``a.b`` otherwise; a relative import is resolved against ``package``."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
             for alias in node.names:
-                candidate = f"{node.module}.{alias.name}"
+                candidate = f"{module}.{alias.name}"
                 is_module = (ROOT / candidate.replace(".", "/")).with_suffix(".py").is_file() or (ROOT / candidate.replace(".", "/")).is_dir()
-                found.append((node.lineno, candidate if is_module else node.module))
+                found.append((node.lineno, candidate if is_module else module))
     return found
 
 
 def upward_imports(root: Path = ROOT) -> list[str]:
     wrong = []
     for path in sorted([*root.glob("engine/**/*.py"), *root.glob("arena/**/*.py")]):
-        own = layer_of(module_name(path, root))
-        for line, module in imports_of(path):
+        name = module_name(path, root)
+        own = layer_of(name)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for line, module in imports_of(path, package):
             rank = layer_of(module)
             if rank is not None and rank > own:
                 wrong.append(f"{path.relative_to(root)}:{line} ({module_name(path, root)}) imports {module}")
@@ -82,13 +87,15 @@ def test_the_checker_sees_an_upward_import(tmp_path):
     assert layer_of("engine.oxono") < layer_of("arena.bot.protocol")
     assert layer_of("bots.greedy") > layer_of("arena.cli")
     (tmp_path / "arena" / "bot").mkdir(parents=True)
-    (tmp_path / "arena" / "bot" / "probe.py").write_text("def f():\n    from arena.run.config import load_config\n")
+    (tmp_path / "arena" / "bot" / "probe.py").write_text(
+        "def f():\n    from arena.run.config import load_config\n    from ..run import config\n")
     (tmp_path / "arena" / "run").mkdir()
     (tmp_path / "arena" / "run" / "fine.py").write_text("from arena.bot import protocol\nimport engine\n")
     (tmp_path / "engine").mkdir()
     (tmp_path / "engine" / "rules.py").write_text("import arena.cli\n")
     assert upward_imports(tmp_path) == [
         "arena/bot/probe.py:2 (arena.bot.probe) imports arena.run.config",
+        "arena/bot/probe.py:3 (arena.bot.probe) imports arena.run.config",
         "engine/rules.py:1 (engine.rules) imports arena.cli",
     ]
 

@@ -5,6 +5,7 @@ constrained maximum likelihood."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from statistics import NormalDist, fmean, pvariance
@@ -362,3 +363,13 @@ def test_llr_signs_and_verdicts():
     assert not sprt_status(config, Pentanomial(ww=300), at_limit=True).at_limit  # decided, so not "at the limit"
     assert strong.to_json()["pairs"] == 430 and set(strong.to_json()) >= {
         "llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "verdict", "pairs"}
+
+
+def test_sprt_bounds_beyond_what_the_test_can_compute_are_refused_and_the_rest_always_compute():
+    # An older bug: elo1 300 made the normalized MLE divide by zero mid-run.
+    with pytest.raises(ValueError, match="elo1 must be between -200 and 200"):
+        SprtConfig(elo0=0, elo1=300)
+    for counts in itertools.product(range(3), repeat=6):
+        penta = Pentanomial(*counts)
+        for elo0, elo1 in ((-200, 200), (0, 200), (190, 200), (-200, -190)):
+            assert math.isfinite(sprt_llr(penta, elo0, elo1))

@@ -9,16 +9,20 @@ is the one its entry declares (``version:``), or else a digest of:
   virtual environment is not a new bot), options and environment;
 - the content of every file its command names inside its working directory
   or by path (the script, the binary, the jar, a ``-m`` module), and, for a
-  bot submitted as a folder (``bots_from``), of every file in that folder.
+  bot submitted as a folder (``bots_from``), of every file in that folder
+  but hidden ones (``.git``, ``.venv``) and Python's byte-code caches, which
+  running the bot writes there.
 
 Programs found on the PATH (``python``, ``java``, ``node``) are not part of
-it: upgrading the machine does not make every bot a new version.
+it: upgrading the machine does not make every bot a new version.  Values of
+``env`` enter as digests, so ``tournament.json`` holds no secret.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +32,7 @@ from arena.bot.spec import BotConfig
 
 __all__ = ["Fingerprint", "fingerprint", "describe_change"]
 
-#: Files read for one bot's fingerprint at the most; the rest are named by size only.
+#: Files read for one bot's fingerprint at the most; the rest count by name and size only.
 MAX_FILES = 10_000
 
 
@@ -42,8 +46,10 @@ class Fingerprint:
     declared: str | None
     cmd: tuple[str, ...]
     options: dict[str, Any]
+    #: Variable -> a digest of its value.
     env: dict[str, str]
-    #: File (relative to the bot's folder, or absolute) -> SHA-256 of its content.
+    #: File (relative to the bot's folder, or absolute) -> SHA-256 of its content
+    #: (past :data:`MAX_FILES`, its size).
     files: dict[str, str]
 
     def to_json(self) -> dict[str, Any]:
@@ -64,10 +70,11 @@ def fingerprint(bot: BotConfig) -> Fingerprint:
     """The version of ``bot`` and what it is made of."""
     cmd = tuple("python" if word == sys.executable else word for word in bot.cmd)
     files = _files(bot)
+    env = {name: hashlib.sha256(value.encode()).hexdigest()[:16] for name, value in bot.env.items()}
     digest = hashlib.sha256(json.dumps(
-        {"cmd": cmd, "options": bot.options, "env": bot.env, "files": files}, sort_keys=True, default=str
+        {"cmd": cmd, "options": bot.options, "env": env, "files": files}, sort_keys=True, default=str
     ).encode()).hexdigest()[:8]
-    return Fingerprint(bot.version or digest, bot.version, cmd, bot.options, bot.env, files)
+    return Fingerprint(bot.version or digest, bot.version, cmd, bot.options, env, files)
 
 
 def describe_change(old: Fingerprint | None, new: Fingerprint) -> str:
@@ -96,9 +103,8 @@ def describe_change(old: Fingerprint | None, new: Fingerprint) -> str:
 def _files(bot: BotConfig) -> dict[str, str]:
     found: dict[str, Path] = {}
     if bot.source is not None:
-        for path in sorted(bot.source.rglob("*")):
-            if path.is_file() and not path.is_symlink() and len(found) < MAX_FILES:
-                found[str(path.relative_to(bot.source))] = path
+        for path in sorted(_folder_files(bot.source)):
+            found[str(path.relative_to(bot.source))] = path
     words = list(bot.cmd)
     for i, word in enumerate(words):
         if i == 0 and "/" not in word:
@@ -110,7 +116,25 @@ def _files(bot: BotConfig) -> dict[str, str]:
             if candidate.is_file() and str(candidate) != sys.executable:
                 found.setdefault(_name(candidate, bot), candidate)
                 break
-    return {name: _digest(path) for name, path in sorted(found.items())}
+    return {name: _digest(path) if i < MAX_FILES else _size(path) for i, (name, path) in enumerate(sorted(found.items()))}
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """The files of a submission's folder, hidden ones and byte-code caches left out."""
+    files = []
+    for directory, subdirectories, names in os.walk(folder):
+        subdirectories[:] = [d for d in subdirectories if not d.startswith(".") and d != "__pycache__"]
+        files += [Path(directory, name) for name in names
+                  if not name.startswith(".") and not name.endswith((".pyc", ".pyo"))
+                  and not os.path.islink(os.path.join(directory, name))]
+    return files
+
+
+def _size(path: Path) -> str:
+    try:
+        return f"size {path.stat().st_size}"
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
 
 
 def _name(path: Path, bot: BotConfig) -> str:

@@ -411,6 +411,10 @@ def match_statistics(games: Sequence[float], pairs: Sequence[tuple[float, float]
 # -- SPRT ------------------------------------------------------------------------
 
 
+#: The largest |elo0| and |elo1| an SPRT takes, in normalized Elo.
+MAX_SPRT_ELO = 200
+
+
 @dataclass(frozen=True)
 class SprtConfig:
     """A sequential test of H0 "the first bot is ``elo0`` stronger" against
@@ -425,6 +429,12 @@ class SprtConfig:
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 must be below elo1, got elo0={self.elo0:g}, elo1={self.elo1:g}")
+        for key in ("elo0", "elo1"):
+            # Beyond it the normalized MLE (normalized_mle) may have no step
+            # that meets its constraint; an SPRT is for close calls anyway.
+            if abs(getattr(self, key)) > MAX_SPRT_ELO:
+                raise ValueError(f"{key} must be between -{MAX_SPRT_ELO:g} and {MAX_SPRT_ELO:g} (normalized Elo), "
+                                 f"got {getattr(self, key):g}")
         for key in ("alpha", "beta"):
             value = getattr(self, key)
             if not 0 < value < 1:

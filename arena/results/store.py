@@ -79,10 +79,15 @@ class LoadedResults:
     good_bytes: int = 0
 
 
+def meta_bots(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The well-formed bot entries of a ``tournament.json`` (one edited by hand may hold anything)."""
+    bots = meta.get("bots")
+    return [b for b in bots if isinstance(b, dict) and isinstance(b.get("name"), str)] if isinstance(bots, list) else []
+
+
 def bot_versions(meta: dict[str, Any]) -> dict[str, str]:
     """Bot name -> version, as a ``tournament.json`` says (the versions of its last run)."""
-    return {str(b["name"]): str(b["version"]) for b in meta.get("bots", [])
-            if isinstance(b, dict) and "name" in b and "version" in b}
+    return {b["name"]: b["version"] for b in meta_bots(meta) if isinstance(b.get("version"), str)}
 
 
 class ResultsStore:
@@ -152,15 +157,13 @@ class ResultsStore:
 
     # -- writing (one run at a time) ----------------------------------------
 
-    def open_for_run(
-        self, game: str, prepare: Callable[[dict[str, Any] | None, list[GameRecord]], dict[str, Any]],
-    ) -> LoadedResults:
+    def open_for_run(self, game: str, check: Callable[[dict[str, Any] | None, list[GameRecord]], None]) -> LoadedResults:
         """Lock the directory, cut a torn tail, and get ready to append.
-        ``prepare`` is given the old ``tournament.json`` (None when there is
+        ``check`` is given the old ``tournament.json`` (None when there is
         none) and the records of ``game`` there; it refuses results that
-        belong to another tournament (raising :class:`ResultsConflict`, before
-        anything is written) or returns the new ``tournament.json``.  Returns
-        what is there already."""
+        belong to another tournament by raising :class:`ResultsConflict`,
+        before anything is written.  Returns what is there already; the run
+        writes its ``tournament.json`` with :meth:`write_meta`."""
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             if not self.directory.is_dir():
@@ -170,12 +173,7 @@ class ResultsStore:
         except OSError as exc:
             raise _store_error(exc, "create", self.directory) from None
         loaded = self.load(game)
-        meta = prepare(self.read_meta(), loaded.records)
-        try:
-            if self.read_meta() != meta:
-                write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
-        except OSError as exc:
-            raise _store_error(exc, "write", self.meta_path) from None
+        check(self.read_meta(), loaded.records)
         try:
             self._fd = os.open(self.games_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             if os.fstat(self._fd).st_size != loaded.good_bytes:
@@ -186,6 +184,14 @@ class ResultsStore:
         self._syncer = threading.Thread(target=self._sync_every_interval, name="games-fsync", daemon=True)
         self._syncer.start()
         return loaded
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        """Write ``tournament.json`` (atomically; not at all when it says the same)."""
+        try:
+            if self.read_meta() != meta:
+                write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
+        except OSError as exc:
+            raise _store_error(exc, "write", self.meta_path) from None
 
     def replace(self, reasons: dict[str, str]) -> None:
         """Move the records of the games in ``reasons`` (game id to why) to

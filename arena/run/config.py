@@ -23,6 +23,7 @@ form (:class:`Section`; the command line's is :mod:`arena.run.option_reader`).
 
 from __future__ import annotations
 
+import glob
 import math
 import os
 import re
@@ -477,10 +478,17 @@ def _bots(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> 
             first_line[bot.name] = f"line {entry['name'].line}"
             bots.append(bot)
     if "bots_from" in fields:
-        for bot in _submissions(fields["bots_from"], base_dir, limits, sandbox):
+        # A submission named as its folder keeps its name; one whose manifest
+        # claims a name already taken (or whose folder's name cleans up to one)
+        # is the one that cannot run, under a name of its own.
+        submissions = _submissions(fields["bots_from"], base_dir, limits, sandbox)
+        for bot in sorted(submissions, key=lambda b: b.name != _folder_name(b.source)):
             if bot.name in first_line:
-                raise fields["bots_from"].error(
-                    f"{bot.source}: duplicate bot name {bot.name!r} (first on {first_line[bot.name]})")
+                taken = f"{bot.source / MANIFEST}: the name {bot.name!r} is taken by {first_line[bot.name]}"
+                name = _folder_name(bot.source)
+                while name in first_line:
+                    name = f"{_folder_name(bot.source)[:60]}-{len(first_line)}"
+                bot = replace(bot, name=name, problem=bot.problem or taken)
             first_line[bot.name] = f"the folder {bot.source}"
             bots.append(bot)
     if len(bots) < 2:
@@ -495,19 +503,26 @@ def _submissions(value: YamlValue, base_dir: Path, limits: Limits, sandbox: str)
     is missing or broken is still a bot, one that cannot start (its
     ``problem`` says why): under ``startup_failures: forfeit`` it loses its
     games and the others play on."""
-    pattern = value.text("must be a folder of submissions, or a glob of folders such as teams/*")
+    pattern = os.path.expanduser(value.text("must be a folder of submissions, or a glob of folders such as teams/*"))
     if any(ch in pattern for ch in "*?["):
-        folders = sorted(p for p in base_dir.glob(pattern) if p.is_dir())
+        folders = sorted(Path(p) for p in glob.glob(os.path.join(base_dir, pattern)) if os.path.isdir(p))
     else:
         root = (base_dir / pattern).resolve()
         if not root.is_dir():
             raise value.error(f"no such folder: {root}")
         folders = sorted(p for p in root.iterdir() if p.is_dir())
-    return [_submission(folder.resolve(), limits, sandbox) for folder in folders if not folder.name.startswith(".")]
+    # Named after the folder as the organiser sees it, a symbolic link's name included.
+    return [_submission(folder, limits, sandbox) for folder in folders if not folder.name.startswith(".")]
 
 
-def _submission(folder: Path, limits: Limits, sandbox: str) -> BotConfig:
-    default_name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.name).lstrip("_.+-")[:64] or "bot"
+def _folder_name(folder: Path | None) -> str:
+    """A bot name made of a submission folder's name."""
+    return re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.name if folder else "").lstrip("_.+-")[:64] or "bot"
+
+
+def _submission(seen_as: Path, limits: Limits, sandbox: str) -> BotConfig:
+    folder = seen_as.resolve()
+    default_name = _folder_name(seen_as)
     manifest = folder / MANIFEST
     try:
         try:
@@ -525,8 +540,8 @@ def _submission(folder: Path, limits: Limits, sandbox: str) -> BotConfig:
         bot = _bot(fields, folder, limits, sandbox, default_name=default_name)
     except ConfigError as exc:
         return BotConfig(name=default_name, cmd=(MANIFEST,), options={}, cwd=folder, env={}, limits=limits,
-                         sandbox=sandbox, source=folder, problem=str(exc))
-    return replace(bot, source=folder)
+                         sandbox=sandbox, source=seen_as.absolute(), problem=str(exc))
+    return replace(bot, source=seen_as.absolute())
 
 
 def _bot(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str, default_name: str | None = None) -> BotConfig:
@@ -556,9 +571,11 @@ def _version(fields: YamlMapping) -> str | None:
     """A declared version: a short printable text (a number, a tag, a date)."""
     if "version" not in fields:
         return None
-    version = str(fields["version"].scalar()).strip()
-    if not version or len(version) > 64 or not version.isprintable():
-        raise fields.error(f"must be a short printable text (1 to 64 characters), got {version!r}", "version")
+    value = fields["version"]
+    # As written: 1.10 is not 1.1.
+    version = value.text("must be a short text such as 2, v1.3 or 2026-11-23").strip()
+    if value.scalar() is None or not version or len(version) > 64 or not version.isprintable():
+        raise value.error(f"must be a short printable text (1 to 64 characters), got {version!r}")
     return version
 
 

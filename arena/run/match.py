@@ -45,6 +45,9 @@ class MatchResult(Tally):
     sprt: SprtStatus | None = None
     #: Games already in the output directory when the match started.
     resumed: int = 0
+    #: Games the match plays at most: its limit, or the games already in
+    #: its directory when an earlier run's limit was higher.
+    total: int = 0
 
     def add_record(self, record: GameRecord) -> None:
         self.records.append(record)
@@ -113,7 +116,8 @@ def _default_names(commands: Sequence[str]) -> list[str]:
                 if not arg.startswith("-"):
                     stem = Path(arg).stem
                     break
-        names.append("".join(ch if ch.isalnum() or ch in "_.+-" else "_" for ch in stem)[:60] or "bot")
+        name = "".join(ch if ch.isalnum() or ch in "_.+-" else "_" for ch in stem)[:60].lstrip("_.+-")
+        names.append(name or "bot")
     if names[0] == names[1]:
         names = [f"{names[0]}-1", f"{names[1]}-2"]
     return names
@@ -151,6 +155,7 @@ def play_match(
             result.resumed = len(result.records)
             result.sprt = running_sprt.status()
             logs_dir = store.logs_dir
+        result.total = len(schedule)
         pending = [] if result.sprt is not None and result.sprt.decided else pending_specs(schedule, result.records)
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:

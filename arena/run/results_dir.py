@@ -22,14 +22,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import engine
 from arena.bot.spec import BotConfig
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import GameRecord, GameSpec
 from arena.results.statistics import SprtConfig
-from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, bot_versions
-from arena.run.config import TournamentConfig, load_config
+from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, bot_versions, meta_bots
+from arena.run.config import FORMATS, TournamentConfig, load_config
 from arena.run.schedule import make_schedule
 
 __all__ = [
@@ -49,6 +50,7 @@ class VersionChanged(ResultsConflict):
 def tournament_meta(
     config: TournamentConfig, fingerprints: dict[str, Fingerprint] | None = None,
     earlier_versions: dict[str, list[str]] | None = None, games: int | None = None,
+    departed: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """What ``tournament.json`` says of the tournament: everything a reader
     needs to rebuild its schedule and ranking.  ``earlier_versions`` lists,
@@ -77,6 +79,8 @@ def tournament_meta(
         GAME_IDS_KEY: config.game_ids,
         "games": games,
         "bots": bots,
+        # Bots that left, as they were: not in the schedule, remembered for their return.
+        "departed": list(departed),
         "openings": None if config.openings is None else {
             "count": len(config.openings), "digest": suite_digest(config.openings),
             "suite": [[opening.start, list(opening.moves)] for opening in config.openings],
@@ -85,6 +89,11 @@ def tournament_meta(
         # but ``arena standings`` reads it to show the test.
         "sprt": None if config.sprt is None else config.sprt.to_json(),
     }
+
+
+def _bot_entries(meta: dict[str, Any] | None, key: str) -> list[dict[str, Any]]:
+    """The well-formed bot entries under ``key`` (``bots`` or ``departed``) of a ``tournament.json``."""
+    return meta_bots({"bots": (meta or {}).get(key)})
 
 
 def game_ids_of(meta: dict[str, Any] | None, records: Sequence[GameRecord]) -> str:
@@ -130,9 +139,9 @@ def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], na
             if record.index != spec.index or record.pair != spec.pair:
                 record = replace(record, index=spec.index, pair=spec.pair)
             out.kept.append(record)
-        elif not set(record.players.values()) <= out.current:
+        elif spec is None and not set(record.players.values()) <= out.current:
             out.left_out.append(record)
-        else:
+        else:  # an id the schedule gives to another game counts as neither: it would be played twice
             out.foreign.append(record)
     return out
 
@@ -147,13 +156,17 @@ def _same_game(record: GameRecord, spec: GameSpec) -> bool:
 class RunPlan:
     """What a run of ``config`` does with the results already in its directory.
 
-    Given to :meth:`ResultsStore.open_for_run` as its ``prepare`` hook: with
-    the directory's old ``tournament.json`` and records it fixes the game ids'
+    Given to :meth:`ResultsStore.open_for_run` as its ``check``: with the
+    directory's old ``tournament.json`` and records it fixes the game ids'
     scheme, the schedule, the records kept and left out, and which records
     ``--replay`` replaces; a forfeit for one of ``replay_forfeits`` is not
-    held against a changed bot (it is played again anyway).  It raises :class:`ResultsConflict` (or
-    :class:`VersionChanged`) before anything is written, and returns the new
-    ``tournament.json``.  ``games`` cuts the schedule (a match's limit)."""
+    held against a changed bot (it is played again anyway).  It raises
+    :class:`ResultsConflict` (or :class:`VersionChanged`) before anything is
+    written, and leaves the new ``tournament.json`` in :attr:`meta`, for the
+    run to write once the old records are replaced (so the file never names
+    a version that no record was played or kept for).  ``games`` cuts the
+    schedule (a match's limit).  Bots that left keep their entries (under
+    ``departed``), so a ``--keep`` holds when they come back."""
 
     def __init__(
         self, config: TournamentConfig, directory: Path, *, replay: Collection[str] = (), keep: Collection[str] = (),
@@ -175,24 +188,28 @@ class RunPlan:
         #: The ``tournament.json`` written for the run.
         self.meta: dict[str, Any] = {}
 
-    def __call__(self, meta: dict[str, Any] | None, records: list[GameRecord]) -> dict[str, Any]:
+    def __call__(self, meta: dict[str, Any] | None, records: list[GameRecord]) -> None:
         config = self.config
         if meta is not None:
             self._check_settings(meta)
         self.config = config = replace(config, game_ids=game_ids_of(meta, records))
         versions = {name: fp.version for name, fp in self.fingerprints.items()}
         schedule = make_schedule(config, versions)
-        self.schedule = schedule if self.games is None else schedule[: self.games]
         self.records = sort_records(records, schedule, [bot.name for bot in config.bots])
         if self.records.foreign:
             self._refuse(self.records.foreign[0], schedule)
+        if self.games is not None:
+            # A smaller limit than a run before: the games played count all the same.
+            self.games = max([self.games, *(r.index + 1 for r in self.records.kept)])
+        self.schedule = schedule if self.games is None else schedule[: self.games]
         earlier = self._check_versions(meta or {})
         for record in self.records.kept:
             replayed = sorted(self.replay & set(record.players.values()))
             if replayed:
                 self.replaced[record.game_id] = f"--replay {replayed[0]}"
-        self.meta = tournament_meta(config, self.fingerprints, earlier, self.games)
-        return self.meta
+        departed = [entry for entry in _bot_entries(meta, "bots") + _bot_entries(meta, "departed")
+                    if entry["name"] not in self.fingerprints]
+        self.meta = tournament_meta(config, self.fingerprints, earlier, self.games, departed)
 
     def _asker(self) -> str:
         # arena match has no tournament file: its command line is what asks.
@@ -207,7 +224,8 @@ class RunPlan:
                     f"{where} were played with {key} {_show(meta.get(key))}, {self._asker()} now says {_show(new[key])}; {advice}"
                 )
         old = meta.get("openings")
-        if (old and {k: old.get(k) for k in ("count", "digest")}) != (new["openings"] and {k: new["openings"][k] for k in ("count", "digest")}):
+        identity = (lambda o: {k: o.get(k) for k in ("count", "digest")} if isinstance(o, dict) else o)
+        if identity(old) != identity(new["openings"]):
             raise ResultsConflict(f"{where} were played with another opening suite than {self._asker()} gives; {advice}")
 
     def _refuse(self, record: GameRecord, schedule: Sequence[GameSpec]) -> None:
@@ -224,8 +242,9 @@ class RunPlan:
         """The earlier versions whose games stay (those kept before, and those
         ``--keep`` keeps now); raises :class:`VersionChanged` for a bot whose
         recorded games another version played, unless ``--replay`` or ``--keep`` names it."""
-        old_entries = {b.get("name"): b for b in meta.get("bots", []) if isinstance(b, dict)}
-        earlier = {name: set(entry.get("earlier_versions") or ()) for name, entry in old_entries.items()}
+        old_entries = {entry["name"]: entry for entry in _bot_entries(meta, "departed") + _bot_entries(meta, "bots")}
+        earlier = {name: {v for v in entry.get("earlier_versions") or () if isinstance(v, str)}
+                   if isinstance(entry.get("earlier_versions"), list) else set() for name, entry in old_entries.items()}
         stale: dict[str, Counter[str]] = {}
         for record in self.records.kept:
             if record.forfeit_by is not None and record.reason in self.replay_forfeits:
@@ -258,9 +277,13 @@ class RunPlan:
 
 
 def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
-    """Open ``store`` for the run ``plan`` prepares and return the games
-    already there that its tournament schedules (with ``plan`` filled in)."""
+    """Open ``store`` for the run ``plan`` prepares, write its ``tournament.json``
+    and return the games already there that its tournament schedules (with
+    ``plan`` filled in).  For a run that replaces nothing (``arena match``);
+    :func:`~arena.run.tournament.run_tournament` writes ``tournament.json``
+    only once the records it replays are archived."""
     loaded = store.open_for_run(plan.config.game, plan)
+    store.write_meta(plan.meta)
     return LoadedResults(plan.records.kept, loaded.warnings, loaded.good_bytes)
 
 
@@ -327,7 +350,7 @@ class ReadResults:
         """The tournament's bots, in the file's order."""
         if self.config is not None:
             return [bot.name for bot in self.config.bots]
-        return [str(bot["name"]) for bot in self.meta.get("bots", []) if isinstance(bot, dict) and "name" in bot]
+        return [bot["name"] for bot in meta_bots(self.meta)]
 
 
 def read_results(target: Path) -> ReadResults:
@@ -346,13 +369,18 @@ def read_results(target: Path) -> ReadResults:
         warnings.append(f"{store.meta_path}: ignored an unreadable sprt setting ({exc})")
         sprt = None
     config = found.config or config_from_meta(meta, loaded.records)
-    if config is None:
+    if config is None:  # no tournament.json, or one that does not say enough: every readable game counts
         return ReadResults(found.directory, loaded.records, meta, None, sprt, warnings)
-    rounds = max([config.rounds, *(r.round for r in loaded.records)])
+    # Only rounds some game was played in: the schedule is never longer than the results.
+    rounds = max((r.round for r in loaded.records), default=1)
     config = replace(config, rounds=rounds, game_ids=game_ids_of(meta or None, loaded.records))
     if found.config is not None and config.sprt is not None:
         sprt = config.sprt
-    schedule = make_schedule(config)
+    try:
+        schedule = make_schedule(config)
+    except ValueError as exc:  # e.g. a 0.1 directory (ids by position) read with a file of a later format
+        warnings.append(f"cannot rebuild the schedule of {found.directory} ({exc}); every readable game is ranked")
+        return ReadResults(found.directory, loaded.records, meta, None, sprt, warnings)
     if isinstance(meta.get("games"), int):
         schedule = schedule[: meta["games"]]
     sorted_ = sort_records(loaded.records, schedule, [bot.name for bot in config.bots])
@@ -372,16 +400,21 @@ def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -
         openings = meta.get("openings")
         suite = None
         if openings:
-            suite = tuple(Opening(int(start), tuple(moves)) for start, moves in openings["suite"]) \
+            suite = tuple(Opening(int(start), tuple(str(m) for m in moves)) for start, moves in openings["suite"]) \
                 if "suite" in openings else _suite_from_records(records, int(openings["count"]))
+        names = [entry["name"] for entry in _bot_entries(meta, "bots")]
+        reference = tuple(meta.get("reference") or ())
+        if (meta["format"] not in FORMATS or meta["game"] not in engine.GAMES or len(set(names)) < 2
+                or not set(reference) <= set(names)):
+            return None
         return TournamentConfig(
             name=str(meta["name"]), game=meta["game"], time_control=TimeControl.from_json(meta["time_control"]),
-            rounds=int(meta.get("rounds") or 1), format=meta["format"], concurrency=1, seed=int(meta["seed"]),
-            output=Path("."), bots=tuple(BotConfig(name=b["name"], cmd=("-",), options={}, cwd=Path("."), env={}) for b in meta["bots"]),
+            rounds=1, format=meta["format"], concurrency=1, seed=int(meta["seed"]), output=Path("."),
+            bots=tuple(BotConfig(name=name, cmd=("-",), options={}, cwd=Path("."), env={}) for name in names),
             time_margin_ms=0, startup_timeout_s=1.0, path=None, description=str(meta.get("description") or ""),
-            openings=suite, reference=tuple(meta.get("reference") or ()),
+            openings=suite, reference=reference,
         )
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, AttributeError):
         return None
 
 

@@ -18,7 +18,7 @@ from arena.results.store import ResultsStore
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
-from arena.run.results_dir import RunPlan, open_results
+from arena.run.results_dir import RunPlan
 
 __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
 
@@ -171,15 +171,17 @@ def run_tournament(
     if executor is None:
         executor = make_executor(config, store, concurrency)
     with store:
-        loaded = open_results(store, plan)
-        config, schedule = plan.config, plan.schedule
-        decided = (sprt := sprt_of(config, loaded.records)) is not None and sprt.decided
-        # A decided SPRT plays nothing more: forfeits stand, no bot is started.
-        replaced = {} if decided else dict(plan.replaced) | {
-            r.game_id: f"--replay-forfeits {r.reason}" for r in loaded.records
+        loaded = store.open_for_run(config.game, plan)
+        config, schedule, records = plan.config, plan.schedule, plan.records.kept
+        # A decided SPRT plays nothing more: forfeits stand, no bot is started;
+        # but the games of a bot played again (--replay) no longer count.
+        decided = (sprt := sprt_of(config, [r for r in records if r.game_id not in plan.replaced])) is not None \
+            and sprt.decided
+        replaced = dict(plan.replaced) | ({} if decided else {
+            r.game_id: f"--replay-forfeits {r.reason}" for r in records
             if r.forfeit_by is not None and r.reason in replay_forfeits and r.game_id not in plan.replaced
-        }
-        kept = [r for r in loaded.records if r.game_id not in replaced]
+        })
+        kept = [r for r in records if r.game_id not in replaced]
         running_sprt = RunningSprt(config, kept)
         sprt = running_sprt.status()
         pending = [] if decided else pending_specs(schedule, kept)
@@ -187,6 +189,7 @@ def run_tournament(
         warnings += start_bots(config, pending, store.logs_dir)
         if replaced:
             store.replace(replaced)
+        store.write_meta(plan.meta)
         summary = RunSummary(
             total=len(schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replaced),
             sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},

@@ -31,7 +31,7 @@ from arena.results.report.charts import bot_colors, move_time_chart, move_times,
 from arena.results.report.data import games_data, script_json
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings
 from arena.results.statistics import SprtConfig
-from arena.results.store import bot_versions, write_atomically
+from arena.results.store import bot_versions, meta_bots, write_atomically
 from arena.results.tables import Table, standings_notes, standings_tables, standings_title
 
 __all__ = ["REPORT_FILE", "LiveReport", "Progress", "build_report", "write_report"]
@@ -69,9 +69,9 @@ def build_report(
     far the run that writes the report is; ``live`` marks the report of a run
     still playing, which reloads itself."""
     meta = meta or {}
-    names = [bot["name"] for bot in meta.get("bots", [])]
+    names = [bot["name"] for bot in meta_bots(meta)]
     finished = progress is not None and not live and progress.played >= progress.total
-    standings = compute_standings(records, names, sprt, at_limit=finished, reference=meta.get("reference") or (),
+    standings = compute_standings(records, names, sprt, at_limit=finished, reference=[r for r in meta.get("reference") or [] if r in names] if isinstance(meta.get("reference"), list) else (),
                                   versions=bot_versions(meta))
     game = engine.get_game(standings.game or meta.get("game") or engine.GAMES[0])
     colors = bot_colors([bot.name for bot in standings.bots])
