@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import needs
 from arena.check import check_bot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +50,7 @@ def test_the_random_bot_passes_every_step(game, tmp_path):
     assert steps[4].detail == "exit code 0"
     # the candidate's stderr is logged: it played check-1 on seat 0, then check-2 on seat 1
     colors = [name.split()[5] for name in STEPS[game][1:3]]
-    log = (tmp_path / "candidate.log").read_text()
+    log = (tmp_path / "candidate" / "check.log").read_text()
     assert f"new game check-1 as {colors[0]}" in log and f"new game check-2 as {colors[1]}" in log
 
 
@@ -142,3 +143,31 @@ def test_a_bot_that_does_not_exit_on_quit_is_killed_and_fails(tmp_path):
 def test_an_unknown_game_is_a_value_error():
     with pytest.raises(ValueError, match="chess"):
         check_bot("python -m bots.random_bot", "chess")
+
+
+def test_under_the_sandbox_the_bot_sees_nothing_a_tournament_would_hide(tmp_path, monkeypatch):
+    """A tournament's sandbox hides its file and results from the bots; the
+    check does not know which tournament, so it hides every tournament file
+    and results directory under the working directory (the bot's)."""
+    needs.program("bwrap", "apt-get install bubblewrap")
+    (tmp_path / "tournaments").mkdir()
+    (tmp_path / "tournaments" / "course.yaml").write_text(
+        "game: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: x, env: {TOKEN: SECRET-1}}\n"
+    )
+    (tmp_path / "flow.yml").write_text('{"game": "oxono", "bots_from": "teams", "note": "SECRET-2"}\n')
+    results = tmp_path / "results" / "course"
+    (results / "logs" / "a").mkdir(parents=True)
+    (results / "games.jsonl").write_text('{"detail": "SECRET-3"}\n')
+    (results / "logs" / "a" / "w1.log").write_text("SECRET-4\n")
+    (tmp_path / "mybot.yaml").write_text("depth: 3  # SECRET-5: the bot's own settings, which it may read\n")
+    logs = tmp_path / "checklogs"
+    monkeypatch.chdir(tmp_path)
+    command = f"python {BOTS / 'read_secrets.py'} tournaments flow.yml results mybot.yaml {logs}"
+    (logs / "candidate").mkdir(parents=True)
+    (logs / "candidate" / "old.log").write_text("SECRET-6\n")
+    plain = check_bot(command, "oxono", games=1, logs_dir=logs)
+    assert plain[0].detail == "name found: course.yaml flow.yml games.jsonl w1.log mybot.yaml old.log"  # all there
+    boxed = check_bot(command, "oxono", games=1, logs_dir=logs, sandbox="bwrap")
+    assert boxed[0].ok and boxed[0].detail == "name found: mybot.yaml"
+    assert all(step.ok for step in boxed), boxed
+    assert (logs / "candidate" / "check.log").exists()  # the arena still writes the log it hides

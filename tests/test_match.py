@@ -121,5 +121,5 @@ def test_a_short_match_alternates_colours_and_start_positions(tmp_path, monkeypa
     assert [r.players["pink"] for r in result.records] == ["greedy", "random_bot"] * 3
     assert [r.opening for r in result.records] == [0, 0, 1, 1, 0, 0]
     # the pre-flight's log and the worker's, for each bot
-    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
-        "greedy.log", "greedy.w1.log", "random_bot.log", "random_bot.w1.log"]
+    assert sorted(str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").rglob("*.log")) == [
+        "greedy/preflight.log", "greedy/w1.log", "random_bot/preflight.log", "random_bot/w1.log"]

@@ -92,7 +92,7 @@ def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ra
     assert ranking(summaries["ray"].records) == ranking(summaries["local"].records)
     # Each actor kept its bots from game to game: one log per bot and actor
     # (beside the pre-flight's, from this machine).
-    logs = [p.name for p in (configs["ray"].output / "logs").iterdir() if ".ray" in p.name]
+    logs = [p for p in (configs["ray"].output / "logs").glob("*/ray*.log")]
     assert 0 < len(logs) <= 2 * len(RANDOM)
     # A local Ray as the executor starts it: bots at the driver's priority, as locally, not at Ray's niceness 15.
     assert niceness == {os.getpriority(os.PRIO_PROCESS, 0)}
@@ -226,8 +226,8 @@ def test_bots_shipped_with_working_dir_run_from_the_copy(tmp_path, local_ray):
     assert result.returncode == 0, result.stderr
     records = lines(config)
     assert len(records) == 4 and not any(r["forfeit_by"] for r in records)
-    # The actors' logs: the pre-flight's (``a.log``) ran on this machine, in the original.
-    seen = {line.split(" ", 1)[1] for log in (config.output / "logs").glob("*.ray*.log")
+    # The actors' logs: the pre-flight's (``a/preflight.log``) ran on this machine, in the original.
+    seen = {line.split(" ", 1)[1] for log in (config.output / "logs").glob("*/ray*.log")
             for line in log.read_text().splitlines() if line.startswith("cwd ")}
     assert seen and str(shipped) not in seen  # not the driver's directory: Ray's copy of it
     assert all(Path(where, "where_bot.py").read_text() == (shipped / "where_bot.py").read_text() for where in seen)

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -42,12 +43,49 @@ def test_plays_every_scheduled_game_once_in_parallel(tmp_path):
     assert summary.played == summary.total == len(schedule) == 12
     assert sorted(game_ids(config.output)) == sorted(s.game_id for s in schedule)
     assert all(r.forfeit_by is None for r in summary.records)
-    logs = sorted(p.name for p in (config.output / "logs").iterdir())
-    assert logs and all(name.split(".")[0] in {"a", "b", "c"} for name in logs)
-    # one log per bot from the pre-flight, then bots are reused within a worker:
-    # at most one log (one process) per bot and worker
-    assert [name for name in logs if ".w" not in name] == ["a.log", "b.log", "c.log"]
-    assert len([name for name in logs if ".w" in name]) <= 3 * 2
+    logs = sorted(str(p.relative_to(config.output / "logs")) for p in (config.output / "logs").rglob("*.log"))
+    # a directory per bot, a file per process that started it: one from the
+    # pre-flight, then bots are reused within a worker: at most one log (one
+    # process) per bot and worker
+    assert sorted(p.name for p in (config.output / "logs").iterdir()) == ["a", "b", "c"]
+    assert [name for name in logs if name.endswith("/preflight.log")] == ["a/preflight.log", "b/preflight.log", "c/preflight.log"]
+    workers = [name for name in logs if not name.endswith("/preflight.log")]
+    assert workers and len(workers) <= 3 * 2 and all(re.fullmatch(r"[abc]/w[12]\.log", name) for name in workers)
+
+
+#: Plays the first legal move and writes its own name (argv[1]) on stderr
+#: for every line it receives.
+NAMED_BOT = """import json, sys
+me = sys.argv[1]
+for line in sys.stdin:
+    print("I am " + me, file=sys.stderr, flush=True)
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "turn":
+        print(json.dumps({"type": "move", "move": message["legal_moves"][0]}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+def test_each_log_holds_only_its_own_bots_lines_whatever_the_names(tmp_path):
+    # "x.w1" is both a bot and, as logs/<name>.w<N>.log once named them, bot x's first worker.
+    (tmp_path / "named.py").write_text(NAMED_BOT)
+    entries = "".join(f"  - {{name: {name}, cmd: [python, named.py, {name}]}}\n" for name in ("x", "x.w1"))
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\ngame: oxono\ntime_control: 10+0.1\nconcurrency: 1\noutput: out\nbots:\n{entries}")
+    config = load_config(path)
+    summary = run_tournament(config)
+    assert summary.played == summary.total > 0 and all(r.forfeit_by is None for r in summary.records)
+    logs = config.output / "logs"
+    for name in ("x", "x.w1"):
+        files = sorted(p.name for p in (logs / name).iterdir())
+        assert files == ["preflight.log", "w1.log"]
+        for file in files:
+            lines = (logs / name / file).read_text().splitlines()
+            assert lines and set(lines) == {f"I am {name}"}, (name, file, lines)
+    assert sorted(p.name for p in logs.iterdir()) == ["x", "x.w1"]
 
 
 def test_rerun_resumes_without_replaying(tmp_path):

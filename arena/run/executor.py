@@ -25,12 +25,12 @@ import multiprocess
 from multiprocess.connection import Connection
 
 import engine
-from arena.bot.cgroups import cgroup_mode, kill_cgroups_of
+from arena.bot.cgroups import cgroup_mode
 from arena.bot.player import NOTICE_TIMEOUT_S
-from arena.bot.reaper import become_subreaper, kill_adopted
+from arena.bot.reaper import become_subreaper
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
-from arena.run.pool import BotPool, die_with_the_arena
+from arena.run.pool import BotPool, die_with_the_arena, kill_leftovers
 from arena.run.spec_queue import SpecQueue
 
 __all__ = ["Executor", "LocalExecutor", "game_deadline_s"]
@@ -83,7 +83,7 @@ def _worker_main(
     ``multiprocess`` does with dill, in pure Python) cost more than the game.
     Specs come the same way (``_spec_line``)."""
     die_with_the_arena()
-    bots = BotPool(config, logs_dir, tag=f".w{number}", scratch_dir=scratch_dir, spin=spin)
+    bots = BotPool(config, logs_dir, tag=f"w{number}", scratch_dir=scratch_dir, spin=spin)
     try:
         while (message := conn.recv_bytes()) != _QUIT:
             try:
@@ -306,7 +306,7 @@ class _Workers:
                 worker.process.kill()
                 worker.process.join()
             worker.conn.close()
-        _kill_leftovers([worker.process for worker in self.workers])
+        kill_leftovers(worker.process.pid for worker in self.workers if worker.process.pid is not None)
 
 
 def _kill_worker(worker: _Worker) -> None:
@@ -314,14 +314,4 @@ def _kill_worker(worker: _Worker) -> None:
     worker.process.kill()
     worker.process.join()
     worker.conn.close()
-    _kill_leftovers([worker.process])
-
-
-def _kill_leftovers(processes: Iterable[multiprocess.Process]) -> None:
-    # A worker that could not clean up (killed, stopped) leaves bots behind:
-    # in its cgroups, or orphaned to this subreaper (one look at the orphans
-    # covers every worker).
-    for process in processes:
-        if process.pid is not None:
-            kill_cgroups_of(process.pid)
-    kill_adopted()
+    kill_leftovers([worker.process.pid])

@@ -5,35 +5,48 @@ arena.
 A :class:`BotPool` starts a bot on first use and keeps its process from game
 to game: starting a fresh Python bot for every game would make Python bots
 about 20 times slower.
+
+Each bot's stderr goes to ``logs/<name>/<tag>.log``, one file per process of
+the arena that starts it (``preflight``, a worker's ``w1``, an actor's
+``ray1``): a directory per bot, since a bot's name cannot hold ``/``, keeps
+the logs of two bots apart whatever their names (with ``<name>.<tag>.log``,
+a bot called ``x.w1`` would share a file with bot ``x``'s first worker).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterable
 from pathlib import Path
 
+from arena.bot.cgroups import kill_cgroups_of
 from arena.bot.player import BotPlayer, close_all
-from arena.bot.reaper import die_with_parent, kill_all_now
+from arena.bot.reaper import die_with_parent, kill_adopted, kill_all_now
 from arena.game.records import GameRecord, GameSpec
 from arena.game.referee import play_game
 from arena.run.config import TournamentConfig
 
-__all__ = ["BotPool", "die_killing_bots", "die_with_the_arena"]
+__all__ = ["BotPool", "PREFLIGHT_TAG", "die_killing_bots", "die_with_the_arena", "kill_leftovers", "log_path"]
+
+#: The tag of the pre-flight's bots (a worker's is ``w<number>``, an actor's ``ray<number>``).
+PREFLIGHT_TAG = "preflight"
 
 
 class BotPool:
     """The bots of one tournament as one worker sees them: a player per bot,
-    started on first use and kept for the next game.  Each bot's scratch
-    directory is ``scratch_dir/<name><tag>`` (a temporary one when
-    ``scratch_dir`` is None); a sandboxed bot sees neither the results
-    directory nor the logs nor the tournament file."""
+    started on first use and kept for the next game.  ``tag`` names the
+    process that keeps the pool (:data:`PREFLIGHT_TAG`, ``w1``, ``ray1``).
+    Each bot's log is :func:`log_path`, its scratch directory
+    ``scratch_dir/<name>.<tag>`` (a temporary one when ``scratch_dir`` is
+    None); a sandboxed bot sees neither the results directory nor the logs
+    nor the tournament file."""
 
     def __init__(
         self,
         config: TournamentConfig,
         logs_dir: Path | None,
-        tag: str = "",
+        tag: str,
         scratch_dir: Path | None = None,
         spin: bool = False,
     ) -> None:
@@ -47,15 +60,12 @@ class BotPool:
 
     def player(self, name: str) -> BotPlayer:
         if name not in self.players:
-            log_path = None
-            if self.logs_dir is not None:
-                log_path = self.logs_dir / f"{name}{self.tag}.log"
             self.players[name] = BotPlayer(
                 self.config.bot(name),
                 self.config.game,
-                log_path=log_path,
+                log_path=log_path(self.logs_dir, name, self.tag) if self.logs_dir is not None else None,
                 startup_timeout_s=self.config.startup_timeout_s,
-                scratch_dir=self.scratch_dir / f"{name}{self.tag}" if self.scratch_dir is not None else None,
+                scratch_dir=self.scratch_dir / f"{name}.{self.tag}" if self.scratch_dir is not None else None,
                 hidden=self.hidden,
                 spin=self.spin,
             )
@@ -68,6 +78,12 @@ class BotPool:
     def close(self) -> None:
         close_all(self.players.values())
         self.players.clear()
+
+
+def log_path(logs_dir: Path, name: str, tag: str) -> Path:
+    """Where bot ``name`` writes its stderr in the process tagged ``tag``:
+    a file in a directory of the bot's own (see the module's docstring)."""
+    return logs_dir / name / f"{tag}.log"
 
 
 def die_with_the_arena() -> None:
@@ -86,3 +102,14 @@ def die_killing_bots(signum: int, frame: object) -> None:
     pre-flight, a Ray actor): kill every bot's tree, then exit at once."""
     kill_all_now()
     os._exit(128 + signum)
+
+
+def kill_leftovers(pids: Iterable[int]) -> None:
+    """Kill what the bots of the arena processes ``pids`` left behind when
+    such a process was killed (a stalled worker, a silent pre-flight) and so
+    could not clean up: the processes in their cgroups, and the orphans that
+    came back to this process, which must be a child subreaper (one look at
+    the orphans covers every process)."""
+    for pid in pids:
+        kill_cgroups_of(pid)
+    kill_adopted()

@@ -117,7 +117,7 @@ class GameActor:
         subprocess.Popen([sys.executable, "-m", "arena.bot.guardian"], stdin=read_end, process_group=0)
         os.close(read_end)
         self.config = on_this_node(config, driver_python, Path(shipped_from) if shipped_from else None, Path.cwd())
-        tag = f".ray{number}"
+        tag = f"ray{number}"
         self.logs_dir = _writable(Path(logs_dir), self.config.name, "logs") if logs_dir else None
         scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
         self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch)

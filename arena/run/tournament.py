@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.game.records import GameRecord, GameSpec
@@ -110,15 +110,25 @@ def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[G
     return [spec for spec in schedule if spec.game_id not in done]
 
 
-def start_bots(config: TournamentConfig, specs: list[GameSpec], logs_dir: Path | None) -> list[str]:
+def start_bots(
+    config: TournamentConfig, specs: list[GameSpec], logs_dir: Path | None
+) -> tuple[TournamentConfig, list[str]]:
     """The pre-flight for the bots that play in ``specs``: raises
     :class:`StartupFailed` if one does not start and ``startup_failures`` is
-    ``stop``; otherwise returns a warning for each bot that did not."""
+    ``stop``; otherwise returns the config to play with and a warning for
+    each bot that did not start.  A bot that stopped or killed the process
+    that started it is never started again: in the config returned it
+    forfeits each of its games at once, with the pre-flight's detail."""
     names = {name for spec in specs for name in spec.players}
     problems = preflight(config, names, logs_dir) if names else []
     if problems and config.startup_failures == "stop":
         raise StartupFailed(problems)
-    return [f"{problem}; its games are forfeited (startup_failures: forfeit)" for problem in problems]
+    barred = {problem.bot: problem.detail for problem in problems if not problem.restartable}
+    if barred:
+        config = replace(config, bots=tuple(
+            replace(bot, problem=barred[bot.name]) if bot.name in barred else bot for bot in config.bots
+        ))
+    return config, [f"{problem}; its games are forfeited (startup_failures: forfeit)" for problem in problems]
 
 
 def make_executor(config: TournamentConfig, store: ResultsStore, concurrency: int | None = None) -> Executor:
@@ -168,7 +178,8 @@ def run_tournament(
     check_programs(config)
     store = ResultsStore(config.output)
     plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits)
-    if executor is None:
+    own_executor = executor is None
+    if executor is None:  # made now: a missing Ray is one line before any bot starts
         executor = make_executor(config, store, concurrency)
     with store:
         loaded = store.open_for_run(config.game, plan)
@@ -186,7 +197,12 @@ def run_tournament(
         sprt = running_sprt.status()
         pending = [] if decided else pending_specs(schedule, kept)
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
-        warnings += start_bots(config, pending, store.logs_dir)
+        started, more = start_bots(config, pending, store.logs_dir)
+        warnings += more
+        if started is not config:  # a bot the pre-flight barred from starting again
+            config = started
+            if own_executor:  # (an executor given plays with the config it was given)
+                executor = make_executor(config, store, concurrency)
         if replaced:
             store.replace(replaced)
         store.write_meta(plan.meta)
