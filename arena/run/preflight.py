@@ -25,6 +25,7 @@ import multiprocess
 from multiprocess.connection import Connection
 
 from arena.bot.player import BotPlayer, Forfeit
+from arena.bot.process import ArenaWriteError
 from arena.run.config import TournamentConfig
 from arena.run.pool import BotPool, die_with_the_arena
 
@@ -54,7 +55,9 @@ class StartupFailed(Exception):
 def preflight(config: TournamentConfig, names: Iterable[str], logs_dir: Path | None = None) -> list[StartupProblem]:
     """Start the bots called ``names`` at once, each within the start-up
     timeout, and stop them again.  Returns the bots that did not answer
-    ``hello`` with ``ready``, in file order."""
+    ``hello`` with ``ready``, in file order.  Raises
+    :class:`~arena.bot.process.ArenaWriteError` when the arena cannot write
+    a bot's log or scratch directory: that is no bot's failure."""
     ours, theirs = multiprocess.Pipe(duplex=False)
     process = multiprocess.Process(
         target=_preflight_main, args=(theirs, config, sorted(set(names)), logs_dir), name="arena-preflight", daemon=True
@@ -75,6 +78,8 @@ def preflight(config: TournamentConfig, names: Iterable[str], logs_dir: Path | N
         ours.close()
     if isinstance(answer, str):  # a bug, not a bot's misbehaviour: report it whole
         raise RuntimeError(f"the pre-flight failed:\n{answer}")
+    if isinstance(answer, ArenaWriteError):
+        raise answer
     return [StartupProblem(bot, detail) for bot, detail in answer]
 
 
@@ -82,6 +87,8 @@ def _preflight_main(conn: Connection, config: TournamentConfig, names: list[str]
     die_with_the_arena()
     try:
         conn.send([(p.bot, p.detail) for p in _start_and_stop(config, set(names), logs_dir)])
+    except ArenaWriteError as exc:
+        conn.send(exc)
     except Exception:
         conn.send(traceback.format_exc())
 
@@ -90,6 +97,7 @@ def _start_and_stop(config: TournamentConfig, wanted: set[str], logs_dir: Path |
     pool = BotPool(config, logs_dir)
     players = [pool.player(bot.name) for bot in config.bots if bot.name in wanted]
     problems: dict[str, StartupProblem] = {}
+    arena_failures: list[ArenaWriteError] = []
 
     def start(player: BotPlayer) -> None:
         # Started and stopped on the same thread: a bot is killed when the
@@ -98,6 +106,8 @@ def _start_and_stop(config: TournamentConfig, wanted: set[str], logs_dir: Path |
             player.ensure_started()
         except Forfeit as exc:
             problems[player.name] = StartupProblem(player.name, exc.detail)
+        except ArenaWriteError as exc:  # the arena's disk, not the bot's doing
+            arena_failures.append(exc)
         finally:
             player.close()
 
@@ -106,4 +116,6 @@ def _start_and_stop(config: TournamentConfig, wanted: set[str], logs_dir: Path |
         thread.start()
     for thread in threads:
         thread.join()
+    if arena_failures:
+        raise arena_failures[0]
     return [problems[p.name] for p in players if p.name in problems]
