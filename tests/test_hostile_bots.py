@@ -62,11 +62,11 @@ def strict_records(out: Path) -> list[dict]:
     return [json.loads(line, parse_constant=refuse) for line in (out / "games.jsonl").read_text().splitlines()]
 
 
-def play(tmp_path: Path, hostile: list[str], **kwargs: str) -> list[dict]:
+def play(tmp_path: Path, hostile: list[str], on_start: Callable[[object], None] | None = None, **kwargs: str) -> list[dict]:
     """Run the tournament; check it is complete and the games without the
     hostile bot are intact; return the hostile bot's games."""
     config = load_config(write_tournament(tmp_path, hostile, **kwargs))
-    summary = run_tournament(config)
+    summary = run_tournament(config, on_start=on_start)
     assert summary.played == summary.total == 12
     records = strict_records(config.output)
     assert sorted(r["game_id"] for r in records) == sorted({r["game_id"] for r in records}) and len(records) == 12
@@ -356,9 +356,12 @@ def test_sandboxed_bot_cannot_append_to_games_jsonl(tmp_path):
 def test_sandboxed_bot_sees_no_other_environment_scratch_log_or_tournament_file(tmp_path):
     bwrap()
     results = tmp_path / "out"
-    (results / "scratch" / "a.w1").mkdir(parents=True)
-    (results / "scratch" / "a.w1" / "note").write_text("SECRET-a-1234")
-    games = play(tmp_path, ["snoop.py"], top="sandbox: bwrap\n", bot=f"    options: {{results: '{tmp_path}'}}\n")
+
+    def note(summary: object) -> None:  # once the run has emptied the old scratch directories
+        (results / "scratch" / "a.w1").mkdir(parents=True, exist_ok=True)
+        (results / "scratch" / "a.w1" / "note").write_text("SECRET-a-1234")
+
+    games = play(tmp_path, ["snoop.py"], note, top="sandbox: bwrap\n", bot=f"    options: {{results: '{tmp_path}'}}\n")
     for record in games:
         assert hostile_infos(record)[0] == {"environ": [], "files": [], "results_visible": True}
     assert "SECRET-a-1234" not in (results / "games.jsonl").read_text()
