@@ -149,9 +149,9 @@ class LocalExecutor:
         such as Ctrl-C) terminates the workers, and with them every bot
         process.  Raises :class:`~arena.run.spec_queue.WorkerDied` if a worker
         is killed from outside, and :class:`~arena.bot.process.ArenaWriteError`
-        as soon as a worker cannot write a bot's log or scratch directory.  A worker silent on one game for longer than
-        ``game_deadline`` is killed and its game played again by a fresh
-        worker; a game that stalls twice is given up, and
+        as soon as a worker cannot write a bot's log or scratch directory.  A
+        worker silent on one game for longer than ``game_deadline`` is killed
+        and its game played again by a fresh worker; a game that stalls twice is given up, and
         :class:`~arena.run.spec_queue.WorkerStalled` is raised once every
         other game is done."""
         # Orphans of bots whose worker died come back to this process.
