@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import engine
 from arena import __version__
+from arena.bot.process import ArenaWriteError
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
@@ -485,7 +486,7 @@ def check(
         fail(f"unknown sandbox {sandbox!r}; use one of {', '.join(SANDBOXES)}")
     try:
         steps = check_bot(cmd, game, time_control=control, startup_timeout_s=startup_timeout, sandbox=sandbox)
-    except (ValueError, SandboxUnavailable) as exc:
+    except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:  # ArenaWriteError: the bot's log or scratch on a full disk
         fail(str(exc))
     for step in steps:
         mark = "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"
@@ -514,7 +515,7 @@ def play(
     try:
         options = PlayOptions(game=game, bot=bot, color=color, time_control=parse_time_control(tc), save=save, seed=seed, log=log)
         play_game(options, sys.stdin, sys.stdout)
-    except (PlayError, ValueError) as exc:
+    except (PlayError, ValueError, ArenaWriteError) as exc:  # ArenaWriteError: the bot's log or scratch on a full disk
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot save the game to {save}: {exc.strerror or exc}")

@@ -1,9 +1,13 @@
 """What confining a bot costs: per move and per process start.
 
-Three ways of running the same bot, side by side:
+Four ways of running the same bot, side by side:
 
-- ``bare``: no limits (still a clean environment and a scratch directory);
-- ``limits``: the default limits (a cgroup where there is one, else rlimits);
+- ``bare``: no limits (still a clean environment, a scratch directory and,
+  where the arena can mount, a /dev/shm of its own);
+- ``limits``: the default limits (a cgroup where there is one, else rlimits;
+  the scratch quota as a tmpfs where the arena can mount);
+- ``watched``: the default limits with the scratch quota measured on a
+  timer (``TOTEM_ARENA_MOUNTS=off``), as where the arena cannot mount;
 - ``bwrap``: the default limits inside the bubblewrap sandbox.
 
 Per move: the time charged to an instant bot (the C random bot, which does
@@ -19,12 +23,15 @@ same moves.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +42,7 @@ from arena.bot.cgroups import cgroup_mode  # noqa: E402
 from arena.bot.limits import Limits  # noqa: E402
 from arena.bot.player import BotPlayer  # noqa: E402
 from arena.bot.process import BotProcess  # noqa: E402
+from arena.bot.quota import mounts_mode  # noqa: E402
 from arena.bot.sandbox import Confinement  # noqa: E402
 from arena.bot.spec import BotConfig  # noqa: E402
 from arena.game.clock import TimeControl  # noqa: E402
@@ -43,7 +51,20 @@ from arena.game.referee import play_game  # noqa: E402
 
 CONTROL = TimeControl(initial_ms=600_000, increment_ms=0)
 NO_LIMITS = Limits(memory_mb=None, processes=None, file_mb=None, cpu_s=None)
-MODES = {"bare": (NO_LIMITS, "none"), "limits": (Limits(), "none"), "bwrap": (Limits(), "bwrap")}
+MODES = {"bare": (NO_LIMITS, "none"), "limits": (Limits(), "none"), "watched": (Limits(), "none"), "bwrap": (Limits(), "bwrap")}
+
+
+@contextlib.contextmanager
+def mode_environment(mode: str) -> Iterator[None]:
+    """``watched`` measures the scratch quota instead of mounting it."""
+    if mode != "watched":
+        yield
+        return
+    os.environ["TOTEM_ARENA_MOUNTS"] = "off"
+    try:
+        yield
+    finally:
+        del os.environ["TOTEM_ARENA_MOUNTS"]
 
 
 def build_c_bot(directory: Path) -> Path:
@@ -98,7 +119,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="the modes take turns this many times (machine noise hits all alike)")
     args = parser.parse_args()
     modes = [m for m in MODES if m != "bwrap" or shutil.which("bwrap")]
-    print(f"limits enforced with: {cgroup_mode()}; modes: {', '.join(modes)}")
+    print(f"limits enforced with: {cgroup_mode()}; private mounts: {mounts_mode() or 'none'}; modes: {', '.join(modes)}")
     with tempfile.TemporaryDirectory() as tmp:
         c_bot = (str(build_c_bot(Path(tmp))),)
         python_bot = (sys.executable, "-m", "bots.random_bot")
@@ -107,7 +128,8 @@ def main() -> None:
         played: dict[str, list[list[str]]] = {mode: [] for mode in modes}
         for _ in range(rounds):
             for mode in modes:
-                times, moves = per_move(c_bot, mode, max(1, args.games // rounds))
+                with mode_environment(mode):
+                    times, moves = per_move(c_bot, mode, max(1, args.games // rounds))
                 charged[mode] += times
                 played[mode] += moves
         print(f"\nper move (C random bot, {args.games} OXONO games): time charged beyond the bot's own work")
@@ -121,7 +143,8 @@ def main() -> None:
             starts: dict[str, list[float]] = {mode: [] for mode in modes}
             for _ in range(rounds):
                 for mode in modes:
-                    starts[mode] += per_start(cmd, mode, max(1, args.starts // rounds))
+                    with mode_environment(mode):
+                        starts[mode] += per_start(cmd, mode, max(1, args.starts // rounds))
             shown = "  ".join(f"{mode} {statistics.median(ms):6.1f} ms" for mode, ms in starts.items())
             print(f"  {name:10}  {shown}")
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from arena.bot.cgroups import cgroup_mode
+from arena.bot.quota import mounts_mode
 from arena.run.config import load_config
 from arena.run.executor import LocalExecutor
 from arena.run.preflight import StartupFailed
@@ -61,11 +62,11 @@ def strict_records(out: Path) -> list[dict]:
     return [json.loads(line, parse_constant=refuse) for line in (out / "games.jsonl").read_text().splitlines()]
 
 
-def play(tmp_path: Path, hostile: list[str], **kwargs: str) -> list[dict]:
+def play(tmp_path: Path, hostile: list[str], on_start: Callable[[object], None] | None = None, **kwargs: str) -> list[dict]:
     """Run the tournament; check it is complete and the games without the
     hostile bot are intact; return the hostile bot's games."""
     config = load_config(write_tournament(tmp_path, hostile, **kwargs))
-    summary = run_tournament(config)
+    summary = run_tournament(config, on_start=on_start)
     assert summary.played == summary.total == 12
     records = strict_records(config.output)
     assert sorted(r["game_id"] for r in records) == sorted({r["game_id"] for r in records}) and len(records) == 12
@@ -259,6 +260,54 @@ def test_a_file_past_the_size_limit_cannot_be_written(tmp_path):
         assert first == {"written": 1 << 20, "error": "File too large"}
 
 
+# -- the disk and /dev/shm ------------------------------------------------------------
+
+QUOTA = "    limits: {scratch_mb: 2, scratch_files: 50}\n"
+
+
+@pytest.mark.parametrize("what, amount", [("bytes", "8"), ("files", "200")])
+@pytest.mark.parametrize("mode", ["mounted", "watched", "sandboxed", "sandboxed-watched"])
+def test_a_bot_over_its_scratch_quota_forfeits_saying_so_and_leaves_nothing_on_disk(tmp_path, monkeypatch, mode, what, amount):
+    if mode.startswith("sandboxed"):
+        bwrap()
+    if mode.endswith("watched"):
+        monkeypatch.setenv("TOTEM_ARENA_MOUNTS", "off")  # the workers inherit it
+    elif mounts_mode() is None:
+        pytest.skip("neither root nor user namespaces: the scratch quota is measured (the 'watched' cases)")
+    sandbox = "bwrap" if mode.startswith("sandboxed") else "none"
+    games = play(tmp_path, ["fill_scratch.py", what, amount], top=f"sandbox: {sandbox}\n", bot=QUOTA)
+    for record in games:
+        assert record["forfeit_by"] == hostile_color(record)
+        assert record["reason"] == "crash"
+        if mode.endswith("watched"):  # measured on disk: killed once over
+            assert record["detail"].startswith(
+                "the bot was killed by SIGKILL: it went over its scratch quota (scratch_mb: 2, scratch_files: 50): "
+                f"its scratch directory held more than {'2 MB' if what == 'bytes' else '50 files'}"
+            ), record["detail"]
+        else:  # a tmpfs of the quota: the write fails, the bot dies of it
+            assert record["detail"].startswith(
+                "the bot exited with code 1: it ran out of space in its scratch directory "
+                "(scratch_mb: 2, scratch_files: 50) or its /dev/shm (memory_mb: 1024); stderr ends with: "
+            ), record["detail"]
+            assert "No space left on device" in record["detail"]
+    # A tmpfs never reached the disk; a watched directory is emptied when its bot is killed.
+    assert [p for p in (tmp_path / "out" / "scratch").rglob("*") if not p.is_dir()] == []
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_what_a_bot_writes_to_dev_shm_goes_with_it(tmp_path, sandbox):
+    if sandbox == "bwrap":
+        bwrap()
+    elif mounts_mode() is None:
+        pytest.skip("neither root nor user namespaces: /dev/shm is the machine's (docs/security.md)")
+    marker = f"totem-shm-{os.getpid()}-{tmp_path.name}"
+    games = play(tmp_path, ["shm_writer.py", marker], top=f"sandbox: {sandbox}\n", bot="    limits: {memory_mb: 100}\n")
+    for record in games:
+        assert record["forfeit_by"] == hostile_color(record) and record["reason"] == "crash"
+        assert record["detail"].endswith("stderr ends with: wrote 50 MiB to /dev/shm"), record["detail"]
+    assert [name for name in os.listdir("/dev/shm") if name.startswith(marker)] == []
+
+
 # -- the arena never waits forever ----------------------------------------------------
 
 
@@ -307,9 +356,12 @@ def test_sandboxed_bot_cannot_append_to_games_jsonl(tmp_path):
 def test_sandboxed_bot_sees_no_other_environment_scratch_log_or_tournament_file(tmp_path):
     bwrap()
     results = tmp_path / "out"
-    (results / "scratch" / "a.w1").mkdir(parents=True)
-    (results / "scratch" / "a.w1" / "note").write_text("SECRET-a-1234")
-    games = play(tmp_path, ["snoop.py"], top="sandbox: bwrap\n", bot=f"    options: {{results: '{tmp_path}'}}\n")
+
+    def note(summary: object) -> None:  # once the run has emptied the old scratch directories
+        (results / "scratch" / "a.w1").mkdir(parents=True, exist_ok=True)
+        (results / "scratch" / "a.w1" / "note").write_text("SECRET-a-1234")
+
+    games = play(tmp_path, ["snoop.py"], note, top="sandbox: bwrap\n", bot=f"    options: {{results: '{tmp_path}'}}\n")
     for record in games:
         assert hostile_infos(record)[0] == {"environ": [], "files": [], "results_visible": True}
     assert "SECRET-a-1234" not in (results / "games.jsonl").read_text()

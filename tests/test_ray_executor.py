@@ -177,6 +177,21 @@ def test_a_bot_crash_is_a_crash_forfeit_as_locally(tmp_path, local_ray):
     }
 
 
+def test_an_actor_that_cannot_make_a_bots_scratch_directory_stops_the_run_as_locally(tmp_path, local_ray):
+    from arena.results.store import StoreError
+
+    config = load_config(write_tournament(tmp_path, RANDOM))
+
+    def block_the_actors(summary):  # after the pre-flight, before the first game
+        (config.output / "scratch").mkdir()
+        for number in range(1, 5):
+            (config.output / "scratch" / f"b.ray{number}").write_text("in the way")
+
+    with pytest.raises(StoreError, match=r"^cannot make the scratch directory '.*/scratch/b\.ray\d': File exists$"):
+        run_tournament(config, on_start=block_the_actors)
+    assert all(r["forfeit_by"] is None for r in lines(config))  # no bot is charged with the arena's disk
+
+
 def test_ctrl_c_of_the_driver_leaves_no_bot_process(tmp_path, local_ray):
     bots = {name: f"[python, {BOTS / 'slow_forker.py'}, '0.05']" for name in ("a", "b")}
     path = write_tournament(tmp_path, bots, rounds=20)

@@ -11,7 +11,7 @@ import pytest
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.standings import BotStanding, Standings, compute_standings
 from arena.results.statistics import SprtConfig, fit_elo, sprt_llr
-from arena.results.tables import OUTPUT_FORMATS, LEGEND, render_standings
+from arena.results.tables import LEGEND, OUTPUT_FORMATS, render_standings
 
 
 def game(index: int, white: str, red: str, winner: str | None, *, forfeit: str | None = None) -> GameRecord:

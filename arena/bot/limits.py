@@ -5,7 +5,9 @@ Memory and the number of processes are counted for the whole tree by the
 bot's cgroup where there is one (:mod:`arena.bot.cgroups`); :func:`rlimits`
 falls back to weaker per-process limits for what no cgroup holds.  File size
 and CPU time are always rlimits (``RLIMIT_FSIZE``, ``RLIMIT_CPU``): the
-kernel enforces them for every user, root included.
+kernel enforces them for every user, root included.  The scratch quota is
+:mod:`arena.bot.quota`'s: a tmpfs of that size where the arena can mount
+one for the bot, else measured.
 """
 
 from __future__ import annotations
@@ -32,15 +34,21 @@ class Limits:
     of each process (``RLIMIT_DATA`` fallback).  ``processes``: processes and
     threads of the tree.  ``file_mb``: the largest file it may write.
     ``cpu_s``: CPU seconds of each process over its whole life (it plays many
-    games), off by default since the clock already bounds thinking time."""
+    games), off by default since the clock already bounds thinking time.
+    ``scratch_mb`` and ``scratch_files``: what its scratch directory (its
+    HOME and TMPDIR) may hold in all, in bytes and in files (directories
+    count), so that no bot can fill the disk the results live on."""
 
     memory_mb: int | None = 1024
     processes: int | None = 64
     file_mb: int | None = 64
     cpu_s: float | None = None
+    scratch_mb: int | None = 256
+    scratch_files: int | None = 10000
 
     def to_json(self) -> dict[str, float | None]:
-        return {"memory_mb": self.memory_mb, "processes": self.processes, "file_mb": self.file_mb, "cpu_s": self.cpu_s}
+        return {"memory_mb": self.memory_mb, "processes": self.processes, "file_mb": self.file_mb, "cpu_s": self.cpu_s,
+                "scratch_mb": self.scratch_mb, "scratch_files": self.scratch_files}
 
 
 #: Every field of :class:`Limits`, as the YAML spells it.

@@ -3,7 +3,10 @@ answers moves by a deadline, and is reused from game to game.
 
 Every way a bot can misbehave surfaces here as a :class:`Forfeit` carrying one
 of the protocol's forfeit reasons and a one-line description of what the bot
-did.  The OS process itself is :class:`arena.bot.process.BotProcess`.
+did.  What fails on the arena's side (its log or the bot's scratch
+directory cannot be written) is :class:`arena.bot.process.ArenaWriteError`,
+which passes through: no bot is charged with it.  The OS process itself is
+:class:`arena.bot.process.BotProcess`.
 """
 
 from __future__ import annotations
@@ -133,8 +136,10 @@ class BotPlayer:
         if self.process is not None and self.process.alive:
             return self.process
         if self.process is not None:
-            self.process.kill()
-            self.process = None
+            dead, self.process = self.process, None
+            dead.kill()
+            if dead.scratch_over is not None:  # killed between games for what it wrote: this game is its loss
+                raise Forfeit("crash", f"the bot was killed by SIGKILL: {dead.scratch_over}")
         return self._start()
 
     def discard_process(self) -> None:

@@ -17,6 +17,7 @@ stream is out of step and the process should be stopped.  After
 from __future__ import annotations
 
 import errno
+import functools
 import math
 import os
 import resource
@@ -33,12 +34,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from arena.bot import cgroups, limits as _limits, sandbox as _sandbox
+from arena.bot import cgroups, limits as _limits, quota, sandbox as _sandbox
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
 
 __all__ = [
+    "ArenaWriteError",
     "BotProcessError",
     "StartError",
     "ProcessExited",
@@ -71,6 +73,13 @@ class StartError(BotProcessError):
     """The bot could not be started; the one-line message names the command and the cause."""
 
 
+class ArenaWriteError(Exception):
+    """The arena could not write what it needs to start a bot (its log file,
+    its scratch directory): a full or read-only disk is the arena's failure,
+    never the bot's, so this is not a :class:`BotProcessError` and no forfeit
+    comes of it.  The one-line message names the path and the cause."""
+
+
 class ProcessExited(BotProcessError):
     """The bot closed its stdout or exited.
 
@@ -101,11 +110,13 @@ class WriteTimeout(BotProcessError):
 _SIGKILL = int(signal.SIGKILL)
 
 
-def _child_preexec(parent_pid: int, cgroup_fds: list[int], rlimits: list[tuple[int, int, int]]) -> Callable[[], None]:
-    """The preexec_fn of a bot: join its cgroup, set its rlimits, and ask
-    the kernel to SIGKILL it when the arena dies, even by ``kill -9``, so
-    that no bot outlives its arena.  Only plain system calls: this runs
-    between fork and exec.
+def _child_preexec(
+    parent_pid: int, cgroup_fds: list[int], rlimits: list[tuple[int, int, int]], mounts: quota.PrivateMounts | None,
+) -> Callable[[], None]:
+    """The preexec_fn of a bot: join its cgroup, set its rlimits, mount its
+    private scratch directory and /dev/shm, and ask the kernel to SIGKILL it
+    when the arena dies, even by ``kill -9``, so that no bot outlives its
+    arena.  Only plain system calls: this runs between fork and exec.
 
     The death signal fires when the *thread* that forked the bot exits, not
     the whole arena process: spawn bots from a long-lived thread (the main
@@ -118,6 +129,8 @@ def _child_preexec(parent_pid: int, cgroup_fds: list[int], rlimits: list[tuple[i
             os.write(fd, b"0")  # "0": the writing process itself
         for which, soft, hard in rlimits:
             resource.setrlimit(which, (soft, hard))
+        if mounts is not None:
+            mounts.enter()
         set_parent_death_signal(_SIGKILL)
         # The arena may have died between fork and prctl; then no signal comes.
         if os.getppid() != parent_pid:
@@ -221,6 +234,11 @@ class BotProcess:
         self.confinement = confinement
         self._cgroup: cgroups.BotCgroup | None = None
         self._temp_scratch: Path | None = None
+        self._scratch: Path | None = None
+        self._mounts: quota.PrivateMounts | None = None
+        self._watch: quota.ScratchWatch | None = None
+        #: Why the scratch watch had the bot killed (it went over its quota), or None.
+        self.scratch_over: str | None = None
         self.cwd = Path(cwd) if cwd is not None else None
         self.env = dict(env) if env else {}
         self.log_path = Path(log_path) if log_path is not None else None
@@ -252,14 +270,19 @@ class BotProcess:
                 why = "is not a directory" if self.cwd.exists() else "does not exist"
                 raise StartError(f"cannot start {command}: working directory {str(self.cwd)!r} {why}")
             become_subreaper()
-            log = self._open_log(command)
+            log = self._open_log()
             try:
-                proc = self._spawn()
+                scratch = self._make_scratch()
+                proc = self._spawn(scratch)
             except (OSError, subprocess.SubprocessError, _sandbox.SandboxUnavailable) as exc:
                 if log is not None:
                     log.close()
                 self._release()
                 raise StartError(f"cannot start {command}: {_start_cause(self.cmd[0], exc)}") from None
+            except ArenaWriteError:
+                if log is not None:
+                    log.close()
+                raise
             assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
             os.set_blocking(proc.stdin.fileno(), False)
             os.set_blocking(proc.stdout.fileno(), False)
@@ -274,17 +297,42 @@ class BotProcess:
             self._exit_seen = False
             self._returncode = None
             self._killed = False
+            self.scratch_over = None
+            max_bytes, max_files = quota.watched_quota(self.confinement.limits, self._mounts)
+            if max_bytes is not None or max_files is not None:
+                self._watch = quota.ScratchWatch(scratch, self.confinement.limits, max_bytes, max_files,
+                                                 functools.partial(self._over_quota, proc))
+                self._watch.start()
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
+    def _make_scratch(self) -> Path:
+        """The bot's scratch directory, made if need be.  Failing to make it
+        is the arena's failure (:class:`ArenaWriteError`), not the bot's."""
+        scratch = self.confinement.scratch_dir
+        try:
+            if scratch is None:
+                scratch = self._temp_scratch = Path(tempfile.mkdtemp(prefix="totem-bot-"))
+            else:
+                scratch.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            where = scratch if scratch is not None else Path(tempfile.gettempdir())
+            raise ArenaWriteError(f"cannot make the scratch directory {str(where)!r}: {exc.strerror or exc}") from None
+        self._scratch = scratch
+        return scratch
+
+    def _over_quota(self, proc: subprocess.Popen[bytes], why: str) -> None:
+        """The scratch watch found the bot over its quota: kill it, so that
+        its next read or write says why (see :meth:`_limit_hit`)."""
+        with self._lock:
+            if self._proc is proc and not self._killed:
+                self.scratch_over = why
+                self.kill_processes_now()
+
+    def _spawn(self, scratch: Path) -> subprocess.Popen[bytes]:
         """Start the confined process and register it as live, under the
         registry's lock so that :func:`arena.bot.reaper.kill_adopted` never
         mistakes a bot being born for an orphan."""
         confinement = self.confinement
-        scratch = confinement.scratch_dir
-        if scratch is None:
-            scratch = self._temp_scratch = Path(tempfile.mkdtemp(prefix="totem-bot-"))
-        else:
-            scratch.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._mounts = quota.private_mounts(confinement.limits, scratch)
         sandboxed = confinement.sandbox == "bwrap"
         env = _sandbox.bot_environment(self.env, scratch)
         argv = self.cmd
@@ -307,7 +355,7 @@ class BotProcess:
                         env=env,
                         bufsize=0,
                         start_new_session=True,
-                        preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits),
+                        preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits, self._mounts),
                     )
                     # Its pid must be known before it counts as live: kill_adopted on
                     # another thread (the pre-flight starts bots at once) takes a live
@@ -328,22 +376,32 @@ class BotProcess:
         return proc
 
     def _release(self) -> None:
-        """Remove what a start made for the process: its cgroup, its temporary scratch directory."""
+        """Remove what a start made for the process: its cgroup, its scratch
+        watch, its temporary scratch directory, and what its scratch
+        directory holds if it went over its quota (the next process starts
+        with it empty, and the disk does not stay full)."""
         if self._cgroup is not None:
             self._cgroup.remove()
             self._cgroup = None
+        if self._watch is not None:
+            self._watch.stop()
+            self._watch = None
+        if self.scratch_over is not None and self._scratch is not None:
+            quota.empty_directory(self._scratch)
         if self._temp_scratch is not None:
             shutil.rmtree(self._temp_scratch, ignore_errors=True)
             self._temp_scratch = None
 
-    def _open_log(self, command: str) -> IO[bytes] | None:
+    def _open_log(self) -> IO[bytes] | None:
+        """The bot's log, opened to append.  Failing to open it is the
+        arena's failure (:class:`ArenaWriteError`), not the bot's."""
         if self.log_path is None:
             return None
         try:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             return open(self.log_path, "ab", buffering=0)
         except OSError as exc:
-            raise StartError(f"cannot start {command}: cannot open log file {str(self.log_path)!r}: {exc.strerror}") from None
+            raise ArenaWriteError(f"cannot open log file {str(self.log_path)!r}: {exc.strerror or exc}") from None
 
     def stop(self, grace: float = 2.0) -> None:
         """Close the bot's stdin, give it ``grace`` seconds to exit by itself,
@@ -503,8 +561,14 @@ class BotProcess:
     def _limit_hit(self, rc: int | None, signum: int, tail: str) -> str:
         """Which resource limit, if any, explains how the bot ended."""
         limits = self.confinement.limits
+        if self.scratch_over is not None:
+            return self.scratch_over
         if rc is None or rc == 0:
             return ""
+        if self._mounts is not None and self._mounts.bounds_scratch and "No space left on device" in tail:
+            # Its scratch directory and /dev/shm are tmpfs of its own: the space it ran out of is its quota's.
+            shm = f"memory_mb: {limits.memory_mb}" if limits.memory_mb is not None else "no limit"
+            return f"it ran out of space in its scratch directory ({quota.quota_text(limits)}) or its /dev/shm ({shm})"
         if signum == signal.SIGXCPU:
             return f"it used up its CPU time limit ({limits.cpu_s:g} s)"
         if signum == signal.SIGXFSZ or "File too large" in tail:

@@ -11,7 +11,8 @@ With ``sandbox: bwrap`` the bot runs under bubblewrap in its own user, PID,
 network, IPC, UTS and cgroup namespaces, as an unprivileged user with no
 capabilities, and sees a read-only system, its working directory and its
 program's directory read-only, and nothing writable but its scratch
-directory and a private ``/tmp``.
+directory, a private ``/tmp`` as big as its scratch quota and a private
+``/dev/shm`` as big as its memory limit.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.bot.limits import Limits
+from arena.bot.limits import Limits, MB
 
 __all__ = ["SANDBOXES", "Confinement", "SandboxUnavailable", "bot_environment", "bwrap_command", "check_sandbox"]
 
@@ -132,7 +133,10 @@ def bwrap_command(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confine
             argv += ["--tmpfs", secret]
         elif os.path.exists(secret):
             argv += ["--ro-bind", "/dev/null", secret]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # /tmp and /dev/shm are its own and bounded: the scratch quota, the memory limit.
+    limits = confinement.limits
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += _sized_tmpfs("/tmp", limits.scratch_mb) + _sized_tmpfs("/dev/shm", limits.memory_mb)
     for directory in _visible_dirs(cmd, cwd, env):
         argv += ["--ro-bind", directory, directory]
     # A hidden path inside another (the logs in the results directory) is hidden with it.
@@ -148,6 +152,11 @@ def bwrap_command(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confine
             argv += ["--remount-ro", str(path)]
     argv += ["--chdir", str(cwd)]
     return argv + ["--", *cmd]
+
+
+def _sized_tmpfs(path: str, megabytes: int | None) -> list[str]:
+    """A tmpfs on ``path`` of at most ``megabytes`` (None: the kernel's default, half the memory)."""
+    return (["--size", str(megabytes * MB)] if megabytes is not None else []) + ["--tmpfs", path]
 
 
 def _visible_dirs(cmd: Sequence[str], cwd: Path, env: Mapping[str, str]) -> list[str]:

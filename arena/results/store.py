@@ -6,7 +6,7 @@ Layout::
     DIR/tournament.json   the tournament, as much as rebuilds its schedule (format, rounds, bots and versions, openings)
     DIR/replaced.jsonl    records replaced by games played again (--replay, --replay-forfeits), with why and when
     DIR/logs/             each bot's standard error
-    DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker
+    DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker; emptied when a run starts
     DIR/.lock             held by the one ``arena run`` writing here
 
 Resuming reads ``games.jsonl`` back: a last line torn by a crash mid-write is
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bot.quota import empty_directory
 from arena.game.records import GameRecord, timestamp
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "write_atomically"]
@@ -158,7 +159,9 @@ class ResultsStore:
     # -- writing (one run at a time) ----------------------------------------
 
     def open_for_run(self, game: str, check: Callable[[dict[str, Any] | None, list[GameRecord]], None]) -> LoadedResults:
-        """Lock the directory, cut a torn tail, and get ready to append.
+        """Lock the directory, cut a torn tail, empty the bots' scratch
+        directories of the last run (so that a disk a bot filled does not
+        stay full), and get ready to append.
         ``check`` is given the old ``tournament.json`` (None when there is
         none) and the records of ``game`` there; it refuses results that
         belong to another tournament by raising :class:`ResultsConflict`,
@@ -172,6 +175,7 @@ class ResultsStore:
             self._lock()
         except OSError as exc:
             raise _store_error(exc, "create", self.directory) from None
+        empty_directory(self.scratch_dir)  # under the lock: no other run's bots are using it
         loaded = self.load(game)
         check(self.read_meta(), loaded.records)
         try:

@@ -5,7 +5,10 @@ Each worker keeps a :class:`~arena.run.pool.BotPool`, which reuses each bot's
 process from game to game; a :class:`~arena.run.spec_queue.SpecQueue` hands
 out the specs and decides what becomes of the games of a worker that dies or
 stalls.  The executor never writes files beyond the bots' logs and knows
-nothing of ratings: the caller stores each record as it arrives.
+nothing of ratings: the caller stores each record as it arrives.  When the
+arena itself cannot write (a bot's log or scratch directory on a full disk)
+a worker says so and :meth:`LocalExecutor.run` raises
+:class:`~arena.bot.process.ArenaWriteError`: no game is charged with it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from multiprocess.connection import Connection
 import engine
 from arena.bot.cgroups import cgroup_mode
 from arena.bot.player import NOTICE_TIMEOUT_S
+from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
@@ -88,6 +92,8 @@ def _worker_main(
         while (message := conn.recv_bytes()) != _QUIT:
             try:
                 conn.send_bytes(_RECORD + bots.play(_spec_from_line(message)).to_line())
+            except ArenaWriteError as exc:  # the arena's disk, not a bot: the run stops
+                conn.send_bytes(_ARENA + str(exc).encode())
             except Exception:  # a bug, not a bot's misbehaviour: report it whole
                 conn.send_bytes(_ERROR + traceback.format_exc().encode())
     except EOFError:  # the parent is gone
@@ -97,7 +103,7 @@ def _worker_main(
 
 
 # The first byte of a worker's answer says what follows.
-_RECORD, _ERROR = b"r", b"e"
+_RECORD, _ERROR, _ARENA = b"r", b"e", b"a"
 _QUIT = b""
 _SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(GameSpec))
 
@@ -142,9 +148,10 @@ class LocalExecutor:
         games.  Closing the generator early (or an exception in the caller,
         such as Ctrl-C) terminates the workers, and with them every bot
         process.  Raises :class:`~arena.run.spec_queue.WorkerDied` if a worker
-        is killed from outside.  A worker silent on one game for longer than
-        ``game_deadline`` is killed and its game played again by a fresh
-        worker; a game that stalls twice is given up, and
+        is killed from outside, and :class:`~arena.bot.process.ArenaWriteError`
+        as soon as a worker cannot write a bot's log or scratch directory.  A
+        worker silent on one game for longer than ``game_deadline`` is killed
+        and its game played again by a fresh worker; a game that stalls twice is given up, and
         :class:`~arena.run.spec_queue.WorkerStalled` is raised once every
         other game is done."""
         # Orphans of bots whose worker died come back to this process.
@@ -220,6 +227,8 @@ class _Workers:
         if answer is None:
             self._lose(worker)
             return
+        if answer[:1] == _ARENA:
+            raise ArenaWriteError(answer[1:].decode(errors="replace"))
         if answer[:1] != _RECORD:
             raise RuntimeError(f"{worker.process.name} failed:\n{answer[1:].decode(errors='replace')}")
         quick = time.monotonic() - self.queue.since(worker) < _QUEUE_AHEAD_BELOW_S

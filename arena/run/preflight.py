@@ -31,9 +31,10 @@ from multiprocess.connection import Connection, wait
 
 from arena.bot.cgroups import cgroup_mode
 from arena.bot.player import Forfeit
+from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper
 from arena.run.config import TournamentConfig
-from arena.run.pool import PREFLIGHT_TAG, BotPool, die_with_the_arena, kill_leftovers
+from arena.run.pool import BotPool, PREFLIGHT_TAG, die_with_the_arena, kill_leftovers
 
 __all__ = ["StartupProblem", "StartupFailed", "preflight", "preflight_deadline_s"]
 
@@ -77,7 +78,7 @@ class StartupFailed(Exception):
 
 
 # What a pre-flight process answers: the first item says what the second is.
-_READY, _FAILED, _BUG = "ready", "failed", "bug"
+_READY, _FAILED, _BUG, _ARENA = "ready", "failed", "bug", "arena"
 
 
 @dataclass(eq=False)
@@ -105,7 +106,9 @@ def preflight(
     ``hello`` with ``ready``, in file order, and those whose pre-flight
     process stayed silent for ``deadline_s`` (by default
     :func:`preflight_deadline_s`) or died: such a process is killed with
-    everything its bot started, and its problem is not ``restartable``."""
+    everything its bot started, and its problem is not ``restartable``.
+    Raises :class:`~arena.bot.process.ArenaWriteError` when the arena cannot
+    write a bot's log or scratch directory: that is no bot's failure."""
     wanted = set(names)
     deadline_s = preflight_deadline_s(config) if deadline_s is None else deadline_s
     # Orphans of the bots of a killed pre-flight process come back to this
@@ -125,6 +128,8 @@ def preflight(
     for start in starts:
         if start.answer is not None and start.answer[0] == _BUG:  # a bug, not a bot's misbehaviour: report it whole
             raise RuntimeError(f"the pre-flight of bot {start.bot!r} failed:\n{start.answer[1]}")
+        if start.answer is not None and start.answer[0] == _ARENA:  # the arena's disk, not the bot's doing
+            raise ArenaWriteError(start.answer[1])
     problems = []
     for start in starts:
         if start.answer is None:
@@ -195,6 +200,8 @@ def _preflight_main(conn: Connection, config: TournamentConfig, name: str, logs_
     try:
         problem = _start_and_stop(config, name, logs_dir)
         conn.send((_READY, "") if problem is None else (_FAILED, problem))
+    except ArenaWriteError as exc:
+        conn.send((_ARENA, str(exc)))
     except Exception:
         conn.send((_BUG, traceback.format_exc()))
 

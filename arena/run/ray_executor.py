@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper, kill_adopted, kill_all
 from arena.bot.spec import BotConfig
 from arena.game.records import GameRecord, GameSpec
@@ -431,6 +432,8 @@ class _Actors:
         try:
             value = self._read(call)
         except self.ray.exceptions.RayTaskError as exc:  # a bug, not a bot's misbehaviour: report it whole
+            if isinstance(exc.cause, ArenaWriteError):  # a node's disk, not a bot: the run stops, as locally
+                raise ArenaWriteError(str(exc.cause)) from None
             raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
         except self.ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
             self._lose(actor, _first_line(exc))

@@ -6,15 +6,18 @@ reported through a callback so this module prints nothing itself.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from arena.bot.process import ArenaWriteError
+from arena.bot.quota import measure
 from arena.game.records import GameRecord, GameSpec
 from arena.results.report import LiveReport, REPORT_FILE
 from arena.results.statistics import PairTally, SprtStatus, sprt_status
-from arena.results.store import ResultsStore
+from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
@@ -97,12 +100,50 @@ def play_and_store(
     # the records before it are in (see LocalExecutor.run); a plain list lets
     # it send the next games ahead.
     specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt.status)
-    with closing(executor.run(specs)) as finished:
+    with _arena_writes(store.directory if store is not None else None), closing(executor.run(specs)) as finished:
         for record in finished:
             if store is not None:
                 store.append(record)
             running_sprt.add(record)
             yield record
+
+
+@contextmanager
+def _arena_writes(directory: Path | None) -> Iterator[None]:
+    """The arena's own writes failing (a bot's log or scratch directory,
+    ``games.jsonl``) end the run as a :class:`StoreError`: one line, every
+    game written before kept, and never a bot's forfeit.  On a full disk
+    the line says what in ``directory`` takes the space."""
+    try:
+        yield
+    except (ArenaWriteError, StoreError) as exc:
+        raise StoreError(f"{exc}{_space_users(directory)}") from None
+
+
+def _space_users(directory: Path | None, shown: int = 3) -> str:
+    """When the disk of the results ``directory`` is full, what in its
+    scratch directories and logs uses the most (files, when it is the
+    inodes that ran out), as the end of an error line; else nothing."""
+    if directory is None:
+        return ""
+    try:
+        disk = os.statvfs(directory)
+    except OSError:
+        return ""
+    no_inodes = disk.f_files > 0 and disk.f_favail == 0
+    if disk.f_bavail > 0 and not no_inodes:
+        return ""
+    users = []
+    for kind in (SCRATCH_DIR, LOGS_DIR):
+        try:
+            users += [(path, measure(path)) for path in (directory / kind).iterdir()]
+        except OSError:
+            pass
+    users.sort(key=lambda user: user[1].files if no_inodes else user[1].bytes, reverse=True)
+    listed = ", ".join(f"{path.relative_to(directory)} {usage}" for path, usage in users[:shown] if usage.files)
+    if not listed:
+        return f"; the disk of {directory} is full, not with the bots' scratch directories or logs"
+    return f"; the disk of {directory} is full; the most {'files' if no_inodes else 'space'}: {listed}"
 
 
 def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[GameSpec]:
@@ -118,9 +159,12 @@ def start_bots(
     ``stop``; otherwise returns the config to play with and a warning for
     each bot that did not start.  A bot that stopped or killed the process
     that started it is never started again: in the config returned it
-    forfeits each of its games at once, with the pre-flight's detail."""
+    forfeits each of its games at once, with the pre-flight's detail.
+    Raises ``StoreError`` when the arena cannot write a bot's log or
+    scratch directory."""
     names = {name for spec in specs for name in spec.players}
-    problems = preflight(config, names, logs_dir) if names else []
+    with _arena_writes(config.output):
+        problems = preflight(config, names, logs_dir) if names else []
     if problems and config.startup_failures == "stop":
         raise StartupFailed(problems)
     barred = {problem.bot: problem.detail for problem in problems if not problem.restartable}
@@ -169,7 +213,10 @@ def run_tournament(
     games so far has crossed a bound; a resumed run plays on only while the
     test is undecided.  Raises ``ResultsConflict`` (``VersionChanged``), ``StoreBusy``,
     ``StoreError`` or ``StartupFailed`` before anything is played, and
-    ``ConfigError`` when a bot's program cannot be found.
+    ``ConfigError`` when a bot's program cannot be found.  A write of the
+    arena's own that fails while it plays (``games.jsonl``, a bot's log or
+    scratch directory) raises ``StoreError``, saying on a full disk what
+    uses the space; no bot forfeits for it.
 
     With ``report: true`` the HTML report in the output directory is refreshed
     every few seconds while games finish and written once more at the end (also
