@@ -22,11 +22,12 @@ from arena.bot.process import ArenaWriteError
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
+from arena.bot.text import safe
 from arena.check import check_bot
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
-from arena.results.report import REPORT_FILE, build_report, write_report
+from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, write_report
 from arena.results.show import find_game, frames, game_heading
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.statistics import SprtConfig, SprtStatus
@@ -74,15 +75,20 @@ def _main(
     """Totem Arena: play OXONO and YOXII bots against each other and rank them."""
 
 
-# Messages quote bots' output, paths and YAML text: markup only in our own
-# literals (anything else is escaped or printed with markup=False), no emoji codes.
+# Messages quote bots' output, results files, paths and YAML text: markup
+# only in our own literals (anything else is escaped or printed with
+# markup=False), no emoji codes, and no control character but a line break
+# (everything printed goes through safe()).
 out = Console(emoji=False)
 err = Console(stderr=True, emoji=False)
 
 
 def say(text: str, console: Console = out) -> None:
-    """Print text literally: no markup, no highlighting, no wrapping (pipes get whole lines)."""
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
+    """Print text literally: no markup, no highlighting, no wrapping (pipes get whole lines).
+    Every line is cleaned (:func:`~arena.bot.text.safe`) on the way out:
+    messages quote bots and results files, and no escape sequence they hold
+    may reach the terminal, whichever path brought it here."""
+    console.print(safe(text, lines=True), markup=False, highlight=False, soft_wrap=True)
 
 
 _failed = False
@@ -91,7 +97,7 @@ _failed = False
 def fail(message: str, code: int = 2) -> NoReturn:
     global _failed
     _failed = True
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(safe(message, lines=True))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -101,7 +107,7 @@ def fail_store(exc: StoreError, kept: int, directory: Path) -> NoReturn:
 
 
 def warn(text: str) -> None:
-    err.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+    err.print(f"[yellow]warning:[/] {escape(safe(text, lines=True))}", highlight=False, soft_wrap=True)
 
 
 def check_format(fmt: str) -> str:
@@ -113,7 +119,7 @@ def check_format(fmt: str) -> str:
 def show_forfeits(records: list[GameRecord], fmt: str, *, every: bool = False, hint: str = "") -> None:
     """Forfeit details under a text table (machine formats stay as they are)."""
     if fmt in ("plain", "github"):
-        lines = forfeit_lines(records, every=every, hint=hint)
+        lines = forfeit_lines(records, every=every, hint=hint, destination="markdown" if fmt == "github" else "terminal")
         if lines:
             say("\n" + "\n".join(lines))
 
@@ -137,7 +143,7 @@ def interruptible(command: F) -> F:
 
 def _leader(running: RunningLeader) -> str:
     best = running.leader()
-    return "" if best is None else f"leader: {best[0]} ({best[1]:.1f})"
+    return "" if best is None else escape(f"leader: {safe(best[0])} ({best[1]:.1f})")
 
 
 def _sprt_field(status: SprtStatus | None) -> str:
@@ -196,7 +202,7 @@ def run(
         for record in summary.records:
             running.add(record)
         task = progress.add_task(
-            escape(config.name), total=summary.total, completed=summary.resumed,
+            escape(safe(config.name)), total=summary.total, completed=summary.resumed,
             leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
         )
 
@@ -311,10 +317,15 @@ def report(
         ..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."
     ),
     output: Path = typer.Option(None, "--output", "-o", help=f"The HTML file to write (default: DIR/{REPORT_FILE})."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing file that is not an HTML page (never a file of a results directory)."),
 ) -> None:
     """Write the tournament's HTML report: standings, charts, every game in a viewer (one file, works offline)."""
     results = _load_results(target)
     path = output or results.directory / REPORT_FILE
+    try:
+        check_report_path(path, force=force)
+    except ReportPathRefused as exc:
+        fail(str(exc))
     try:
         page = build_report(results.records, results.meta, sprt=results.sprt)
     except ValueError as exc:  # records that contradict themselves
@@ -410,7 +421,7 @@ def match(
     so_far = MatchResult(names=(a, b))
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[score]}"), console=err)
-    task = progress.add_task(f"{a} vs {b}", total=games, score="")
+    task = progress.add_task(escape(safe(f"{a} vs {b}")), total=games, score="")
 
     def score(result: MatchResult) -> str:
         return escape(f"{result.wins}-{result.draws}-{result.losses}  {_sprt_field(result.sprt)}")
@@ -490,7 +501,8 @@ def check(
         fail(str(exc))
     for step in steps:
         mark = "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"
-        out.print(f"{mark} " + escape(step.name + (f": {step.detail}" if step.detail else "")), highlight=False, soft_wrap=True)
+        text = safe(step.name + (f": {step.detail}" if step.detail else ""), limit=None)
+        out.print(f"{mark} " + escape(text), highlight=False, soft_wrap=True)
     if all(step.ok for step in steps):
         out.print("[green]all checks passed[/]")
     else:

@@ -23,17 +23,17 @@ from typing import Any, TextIO
 import engine
 from arena.bot.player import BotPlayer, Forfeit
 from arena.bot.spec import BotConfig, split_command
+from arena.bot.text import safe
 from arena.game.clock import Clock, TimeControl
-from arena.game.records import GameRecord, timestamp
+from arena.game.records import GameRecord, RESIGNATION, timestamp
 from arena.game.referee import Referee
 
 __all__ = ["PlayError", "PlayOptions", "play", "render_position", "closest_moves", "describe_info", "save_record"]
 
 HUMAN = "you"
 _SQUARE = re.compile(r"[a-g][1-7]")
-# Bots' info values are shown, so they are bounded and stripped of control
-# characters (a terminal escape from an untrusted bot would reach the screen).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# What the bot says (its name, its info, a forfeit's detail) goes to the
+# person's terminal through safe(): escaped, never raw, and bounded.
 _INFO_KEYS = ("score", "depth", "iterations", "nodes", "time_ms", "pv")
 
 
@@ -169,7 +169,7 @@ def describe_info(info: dict[str, Any] | None) -> str:
             text = str(value)
         else:
             continue
-        parts.append(f"{key} {_CONTROL.sub('?', text)[:120]}")
+        parts.append(f"{key} {safe(text, limit=120)}")
     return ", ".join(parts)
 
 
@@ -221,8 +221,8 @@ def play(options: PlayOptions, stdin: TextIO, stdout: TextIO) -> GameRecord:
         try:
             player.ensure_started()
         except Forfeit as exc:
-            raise PlayError(f"the bot could not start: {exc.detail}") from None
-        bot_name = _CONTROL.sub("?", str(player.ready.get("name") or "bot"))[:40]
+            raise PlayError(f"the bot could not start: {safe(exc.detail)}") from None
+        bot_name = safe(player.ready.get("name") or "bot", limit=40)
         return _Game(game, options, player, human, bot_seat, bot_name, screen).run(stdin)
     finally:
         player.close()
@@ -362,7 +362,7 @@ class _Game:
         self._show()
 
     def _resign(self) -> None:
-        self.referee.record.end_by_forfeit(self.human, "resign", "the person resigned")
+        self.referee.record.end_by_forfeit(self.human, RESIGNATION, "the person resigned")
 
     def _end(self) -> GameRecord:
         record = self.referee.finish()
@@ -372,7 +372,7 @@ class _Game:
             verdict = "you win"
         else:
             verdict = f"{self.names[record.winner]} wins"
-        how = record.reason + (f": {record.detail}" if record.detail else "")
+        how = record.reason + (f": {safe(record.detail)}" if record.detail else "")
         scores = f"; scores {', '.join(f'{c} {s}' for c, s in record.scores.items())}" if record.scores else ""
         self.screen.say(f"game over after {len(record.moves)} moves: {verdict} ({how}){scores}", "1")
         if self.options.save is not None:

@@ -220,8 +220,9 @@ def test_helpers():
     assert oxono.normalise_move(" xc5   C6 ") == "Xc5 c6"
     assert engine.get_game("yoxii").normalise_move("D5 3E6") == "d5 3e6"
     assert closest_moves("Xc5 c7", ["Od1 d2", "Xc5 c6", "Xc5 b5"], 2) == ["Xc5 c6", "Xc5 b5"]
-    # Control characters from a bot never reach the terminal.
-    assert describe_info({"score": 3, "pv": ["a\x1b[2J", "b"], "junk": 1}) == "score 3, pv a?[2J b"
+    # Control characters from a bot never reach the terminal: shown escaped (as everywhere else), not raw.
+    assert describe_info({"score": 3, "pv": ["a\x1b[2J", "b"], "junk": 1}) == "score 3, pv a\\x1b[2J b"
+    assert describe_info({"score": "\x9b" + "9" * 300}) == "score \\x9b" + "9" * 116 + "..."
     state = oxono.apply(oxono.new_state(opening=0), "Xc5 c6")
     board = render_position(oxono, state, "Xc5 c6", names={"pink": "you", "black": "bot"}, clocks={"pink": 61500, "black": 5})
     assert "[TX]" in board and "[PX]" in board and "clock 1:01.5" in board and "clock 0:00.0" in board

@@ -134,14 +134,6 @@ def test_bound_info_keeps_small_strict_objects_and_notes_why_others_are_dropped(
     assert protocol.bound_info({"a": "[[[[[[[[[[[[[[[[[[[[["}) == {"a": "[[[[[[[[[[[[[[[[[[[[["}  # brackets in text are not depth
 
 
-def test_clean_text_is_one_bounded_printable_line():
-    assert protocol.clean_text("fine") == "fine"
-    assert protocol.clean_text("a\nb\x1b[31m\ud800") == "a\\nb\\x1b[31m\\ud800"
-    assert protocol.clean_text("x" * 300, 10) == "x" * 10 + "..."
-    assert protocol.clean_text(json.loads(nested(900))) == "(not text but a list)"
-    assert protocol.clean_text(None) == "(not text but null)"
-
-
 def test_ready_fields_keeps_name_version_author_as_short_text():
     message = {"type": "ready", "name": "n" * 500, "version": 2, "author": "me", "extra": json.loads(nested(900))}
     assert protocol.ready_fields(message) == {"name": "n" * 100 + "...", "author": "me"}

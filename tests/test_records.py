@@ -1,9 +1,11 @@
-"""GameRecord's line: encoded once, the same bytes as before, strict JSON."""
+"""GameRecord's line: encoded once, the same bytes as before, strict JSON; the reasons a record may give."""
 
 import dataclasses
 import json
+import random
 
-from arena.game.records import GameRecord, MoveRecord
+import engine
+from arena.game.records import GameRecord, MoveRecord, REASONS, RULE_REASONS
 
 
 def record(**changes):
@@ -47,3 +49,17 @@ def test_an_info_strict_json_cannot_hold_is_left_out():
 
 def pytest_fail(name):
     raise AssertionError(f"{name} in a record line")
+
+
+def test_every_reason_the_engines_give_is_a_known_reason():
+    rng = random.Random(1)
+    seen = set()
+    for name in engine.GAMES:
+        game = engine.get_game(name)
+        for seed in range(200):
+            state = game.new_state(seed=seed)
+            while game.outcome(state) is None:
+                state = game.apply(state, rng.choice(game.legal_moves(state)))
+            seen.add(game.outcome(state).reason)
+    assert seen <= set(RULE_REASONS) and set(RULE_REASONS) <= set(REASONS)
+    assert {"alignment", "blocked"} <= seen  # both games were played to their end

@@ -23,6 +23,7 @@ from arena.results.standings import compute_standings
 from arena.results.statistics import SprtConfig
 from arena.results.tables import standings_notes, standings_tables
 from played_games import played_games
+from test_cli import arena, assert_one_line_error
 
 META = {"name": "cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},
         "bots": [{"name": n, "options": {}} for n in ("ann", "bob", "cy")]}
@@ -279,3 +280,54 @@ def test_report_of_a_run_stopped_by_the_sprt_says_so():
     assert "H1 accepted" in page
     page = build_report(records[:2], meta, sprt=sprt, progress=Progress(2, 400))
     assert "2 of 400 games played: the run stopped" in page
+
+
+# -- where a report may be written (arena report -o) -------------------------------
+
+
+@pytest.fixture
+def results(tmp_path):
+    """A results directory: its games, tournament.json, archive, a log and a scratch directory."""
+    out = tmp_path / "out"
+    (out / "logs").mkdir(parents=True)
+    (out / "scratch" / "a.w1").mkdir(parents=True)
+    records = played_games("oxono", ["ann", "bob", "cy"], 6, seed=2)
+    (out / "games.jsonl").write_bytes(b"".join(r.to_line() for r in records))
+    (out / "tournament.json").write_text(json.dumps(META))
+    (out / "logs" / "ann.log").write_text("ann's stderr\n")
+    return out
+
+
+def files(directory):
+    return {p: p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("name", ["games.jsonl", "tournament.json", "replaced.jsonl", ".lock", "logs/ann.log",
+                                  "logs/new.html", "scratch/a.w1/r.html", "scratch/new/r.html"])
+@pytest.mark.parametrize("force", [False, True])
+def test_a_report_is_never_written_over_a_file_of_a_results_directory(results, name, force):
+    before = files(results)
+    args = ["report", results, "-o", results / name] + (["--force"] if force else [])
+    assert_one_line_error(arena(*args), f"{results / name} is part of the results in {results}", "name another file with -o")
+    assert files(results) == before
+
+
+def test_a_link_to_a_results_file_is_refused_too(results, tmp_path):
+    (tmp_path / "r.html").symlink_to(results / "games.jsonl")
+    before = files(results)
+    assert_one_line_error(arena("report", results, "-o", tmp_path / "r.html"), "is part of the results in")
+    assert files(results) == before
+
+
+def test_an_existing_file_that_is_not_html_needs_force(results, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    assert_one_line_error(arena("report", results, "-o", notes), "notes.txt exists and is not an HTML page", "--force")
+    assert notes.read_text() == "my notes\n"
+    assert arena("report", results, "-o", notes, "--force").exit_code == 0
+    assert notes.read_text().startswith("<!DOCTYPE html>")
+    # An earlier report, and the results directory's own report.html, are simply replaced.
+    old = tmp_path / "old.html"
+    old.write_text("<!doctype html><p>last week</p>")
+    assert arena("report", results, "-o", old).exit_code == 0 and "last week" not in old.read_text()
+    assert arena("report", results).exit_code == 0 and (results / "report.html").exists()

@@ -19,6 +19,7 @@ from typing import Any
 from arena.bot import protocol
 from arena.bot.sandbox import Confinement
 from arena.bot.spec import BotConfig
+from arena.bot.text import clean_text
 from arena.bot.process import (
     BotProcess,
     LineTimeout,
@@ -40,6 +41,10 @@ class Forfeit(Exception):
 
     def __init__(self, reason: str, detail: str, *, waited_ms: float | None = None) -> None:
         assert reason in protocol.FORFEIT_REASONS, reason
+        # The detail quotes what a bot sent or wrote, and is printed to the
+        # organiser (the pre-flight's error, arena check, arena play) as
+        # well as stored: one bounded, printable line from here on.
+        detail = clean_text(detail, protocol.MAX_DETAIL_CHARS)
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
@@ -125,7 +130,7 @@ class BotPlayer:
             raise Forfeit("startup_failure", f"bad answer to 'hello': {_describe(exc)}") from None
         if message.get("type") == "error":
             process.kill()
-            raise Forfeit("startup_failure", f"refused to start: {protocol.clean_text(message.get('message', ''))}")
+            raise Forfeit("startup_failure", f"refused to start: {clean_text(message.get('message', ''))}")
         self.ready = protocol.ready_fields(message)
         self.compact_turns = message.get("compact_turns") is True
         self.process = process
@@ -214,7 +219,7 @@ class BotPlayer:
             self.discard_process()
             raise Forfeit("protocol_error", str(exc)) from None
         if answer["type"] == "error":
-            raise Forfeit("bot_error", f"gave up: {protocol.clean_text(answer.get('message', ''))}")
+            raise Forfeit("bot_error", f"gave up: {clean_text(answer.get('message', ''))}")
         move = answer.get("move")
         if not isinstance(move, str):
             self.discard_process()

@@ -38,6 +38,7 @@ from arena.bot import cgroups, limits as _limits, quota, sandbox as _sandbox
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
+from arena.bot.text import clean_tail, clean_text
 
 __all__ = [
     "ArenaWriteError",
@@ -492,11 +493,16 @@ class BotProcess:
 
     @property
     def stderr_tail(self) -> str:
-        """The last few lines the bot wrote on stderr."""
+        """The last few lines the bot wrote on stderr, each cleaned
+        (:func:`~arena.bot.text.clean_text`): what a bot wrote is quoted to
+        the organiser, and its escape sequences must not reach a terminal."""
+        return "\n".join(clean_text(line, None) for line in self._tail_lines())
+
+    def _tail_lines(self) -> list[str]:
+        """The last few lines the bot wrote on stderr, as it wrote them."""
         if self._drain is None:
-            return ""
-        lines = self._drain.tail.decode("utf-8", errors="replace").splitlines()
-        return "\n".join(lines[-5:])
+            return []
+        return self._drain.tail.decode("utf-8", errors="replace").splitlines()[-5:]
 
     def _exited(self) -> bool:
         """Whether the leader has exited, without reaping it (see kill_processes)."""
@@ -530,7 +536,8 @@ class BotProcess:
         if self._exited() and self._drain is not None:
             self._drain.join(0.2)
         rc = self._returncode
-        tail = self.stderr_tail
+        lines = self._tail_lines()
+        tail = "\n".join(lines)
         signum = self._signal_of(rc)
         if rc is None:
             message = "the bot closed its output but is still running"
@@ -543,9 +550,9 @@ class BotProcess:
             message += f": {limit}"
         if note:
             message += f" ({note})"
-        if tail:
-            message += f"; stderr ends with: {' | '.join(tail.splitlines())[-300:]}"
-        return ProcessExited(message, rc, tail)
+        if lines:
+            message += f"; stderr ends with: {clean_tail(' | '.join(lines), 300)}"
+        return ProcessExited(message, rc, self.stderr_tail)
 
     def _signal_of(self, rc: int | None) -> int:
         """The signal that ended the bot, or 0.  Bubblewrap reports a signal

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from arena.bot.text import clean_text, json_kind
+
 __all__ = [
     "PROTOCOL_VERSION",
     "MAX_LINE_BYTES",
@@ -18,7 +20,6 @@ __all__ = [
     "decode",
     "strict_dumps",
     "bound_info",
-    "clean_text",
     "ready_fields",
     "MAX_INFO_BYTES",
     "MAX_INFO_DEPTH",
@@ -80,7 +81,7 @@ def decode(line: str, expected: str) -> dict[str, Any]:
     kind = message.get("type")
     if kind == "error" or kind == expected:
         return message
-    shown = _json_kind(kind) if isinstance(kind, (list, dict)) else repr(kind)[:40]  # never print a bot's deep list
+    shown = json_kind(kind) if isinstance(kind, (list, dict)) else repr(kind)[:40]  # never print a bot's deep list
     raise ProtocolError(f"expected a {expected!r} message, got type {shown}: {_excerpt(line)}")
 
 
@@ -96,7 +97,7 @@ def bound_info(info: Any) -> dict[str, Any] | None:
     if info is None:
         return None
     if not isinstance(info, dict):
-        return {"dropped": f"'info' must be a JSON object, not {_json_kind(info)}"}
+        return {"dropped": f"'info' must be a JSON object, not {json_kind(info)}"}
     try:
         text = strict_dumps(info)
         size = len(text.encode())
@@ -125,34 +126,6 @@ def _depth(value: Any) -> int:
             deepest = max(deepest, depth)
             todo += [(child, depth + 1) for child in item]
     return deepest
-
-
-def _json_kind(value: Any) -> str:
-    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
-    return kinds.get(type(value), "null")
-
-
-def clean_text(value: Any, limit: int = 200, ellipsis: str = "...") -> str:
-    """Text from a bot made safe to store and print: one line, control
-    characters (an escape sequence among them) and lone surrogates escaped,
-    at most ``limit`` characters, then ``ellipsis`` if some were cut (never
-    half an escape).  Anything that is not a string is named by its type,
-    never printed (a deeply nested list cannot even be printed)."""
-    if not isinstance(value, str):
-        return f"(not text but {_json_kind(value)})"
-    # Escaping only lengthens text: what shows is in the first ``limit`` characters.
-    head = value[:limit]
-    if head.isprintable():
-        return head + ellipsis if len(value) > limit else head
-    shown: list[str] = []
-    size = 0
-    for ch in head:
-        piece = ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-        size += len(piece)
-        if size > limit:
-            return "".join(shown) + ellipsis
-        shown.append(piece)
-    return "".join(shown) + ellipsis if len(value) > limit else "".join(shown)
 
 
 def ready_fields(message: dict[str, Any]) -> dict[str, str]:

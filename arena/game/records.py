@@ -12,9 +12,40 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from arena.bot.protocol import MAX_DETAIL_CHARS, clean_text, strict_dumps
+import engine
+from arena.bot.protocol import FORFEIT_REASONS, MAX_DETAIL_CHARS, bound_info, strict_dumps
+from arena.bot.text import clean_text
 
-__all__ = ["GameSpec", "MoveRecord", "GameRecord", "timestamp"]
+__all__ = [
+    "GameSpec", "MoveRecord", "GameRecord", "timestamp", "RULE_REASONS", "RESIGNATION", "REASONS", "MAX_RECORD_BYTES", "MAX_ROUND",
+]
+
+#: How a game ends by the rules, as the engines' ``Outcome.reason`` says
+#: (OXONO: an alignment, or every piece played; YOXII: the totem blocked).
+RULE_REASONS = ("alignment", "exhausted", "blocked")
+#: A person's resignation in ``arena play`` (a forfeit no bot can commit).
+RESIGNATION = "resign"
+#: Every reason a record can give; a record read from disk with another is refused.
+REASONS = RULE_REASONS + FORFEIT_REASONS + (RESIGNATION,)
+
+# Bounds on what a record read from disk may hold (the arena writes far
+# less): a hand-edited or forged line must not make a reader build a huge
+# schedule, print a huge table or recurse without end.
+#: The longest game id and bot name (the arena's are at most 64 characters
+#: and a bot's ``ready`` name 100).
+MAX_ID_CHARS = 200
+MAX_NAME_CHARS = 100
+#: The highest round and schedule index (a match of four million games has a million rounds).
+MAX_ROUND = 1_000_000
+MAX_INDEX = 1 << 31
+#: Seeds are below 2**31; the protocol hands them to bots as JSON numbers.
+MAX_SEED = 1 << 63
+#: The longest line of ``games.jsonl`` read (the arena's longest record, a
+#: game of 36 moves each with an ``info`` of 4096 bytes, is under 200 KiB).
+MAX_RECORD_BYTES = 1 << 20
+#: The longest move text the referee accepts, and the longest time stamp.
+MAX_MOVE_CHARS = 32
+MAX_STAMP_CHARS = 64
 
 
 def timestamp() -> str:
@@ -54,10 +85,18 @@ class MoveRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MoveRecord:
+        """A move read from disk; ``ValueError`` naming what is wrong."""
+        # Every move of every record is read here: the checks are inline.
         move, ms, info = data.get("move"), data.get("ms"), data.get("info")
-        _check(isinstance(move, str), "move", move)
-        _check(_is_number(ms) and ms >= 0, "move time", ms)
-        _check(info is None or isinstance(info, dict), "move info", info)
+        if not (type(move) is str and 0 < len(move) <= MAX_MOVE_CHARS and move.isprintable()):
+            _check(False, "move", move)
+        if not (type(ms) in (int, float) and 0 <= ms < math.inf):  # no NaN, no boolean
+            _check(False, "move time", ms)
+        if info is not None:
+            # The bounds the referee holds a bot's info to (see bound_info).
+            bounded = bound_info(info)
+            if bounded is not info:
+                _check(False, "move info", info, (bounded or {}).get("dropped", ""))
         return cls(move, ms, info)
 
     def to_json(self) -> dict[str, Any]:
@@ -194,43 +233,74 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, data: Any) -> GameRecord:
-        """The record in ``data`` (a line of ``games.jsonl``, parsed).  Raises
-        ``ValueError`` naming the first field whose value cannot be right, so
-        that a damaged line is skipped rather than breaking the ratings."""
+        """The record in ``data`` (a line of ``games.jsonl``, parsed), which
+        anyone who could write the file may have forged.  Every field is
+        checked (type, range, a known reason, a game the engine knows and
+        its colours) and the forfeit's ``detail`` is cleaned, so that what a
+        reader prints, ranks or replays is sane.  Raises ``ValueError``
+        naming the first field whose value cannot be right (and no other
+        exception, whatever ``data`` is), so that a damaged line is skipped
+        rather than breaking the ratings."""
         if not isinstance(data, dict):
             raise ValueError(f"a record is a JSON object, not {type(data).__name__}")
         fields = {k: v for k, v in data.items() if k in _INIT_FIELDS}
+        for name in _REQUIRED:
+            _check(name in fields, name, None, "missing")
         moves = fields.get("moves", [])
         _check(isinstance(moves, list) and all(isinstance(m, dict) for m in moves), "moves", moves)
         fields["moves"] = [MoveRecord.from_json(m) for m in moves]
         record = cls(**fields)
         record._validate()
+        if record.detail is not None:
+            record.detail = clean_text(record.detail, MAX_DETAIL_CHARS)
         return record
 
     def _validate(self) -> None:
-        for name in ("game_id", "game", "reason", "started_at", "ended_at"):
-            _check(isinstance(getattr(self, name), str), name, getattr(self, name))
-        for name in ("seed", "opening", "index", "round"):
+        _check(_is_text(self.game_id, MAX_ID_CHARS, empty=False), "game_id", self.game_id)
+        # (The reasons in words are built only for a bad record: every record is read here.)
+        if not (isinstance(self.game, str) and self.game in engine.GAMES):
+            _check(False, "game", self.game, f"not one of {', '.join(engine.GAMES)}")
+        game = engine.get_game(self.game)
+        for name in ("started_at", "ended_at"):
+            _check(_is_text(getattr(self, name), MAX_STAMP_CHARS), name, getattr(self, name))
+        for name, top in (("seed", MAX_SEED), ("opening", game.openings), ("index", MAX_INDEX), ("round", MAX_ROUND)):
             value = getattr(self, name)
-            _check(isinstance(value, int) and not isinstance(value, bool) and value >= 0, name, value)
+            if not _is_int(value, top):
+                _check(False, name, value, f"a whole number from 0 to {top - 1}")
+        _check(self.pair is None or _is_int(self.pair, MAX_INDEX), "pair", self.pair)
         players = self.players
+        if not (isinstance(players, dict) and list(players) == list(game.colors)
+                and all(_is_text(v, MAX_NAME_CHARS, empty=False) for v in players.values())):
+            _check(False, "players", players, f"the {game.name} colours {' then '.join(game.colors)}, each with a bot's name")
         _check(
-            isinstance(players, dict) and len(players) == 2
-            and all(isinstance(k, str) and isinstance(v, str) for k, v in players.items()),
-            "players", players,
+            isinstance(self.opening_moves, list) and len(self.opening_moves) <= game.max_game_length
+            and all(_is_text(m, MAX_MOVE_CHARS, empty=False) for m in self.opening_moves),
+            "opening_moves", self.opening_moves,
         )
-        _check(self.winner is None or self.winner in players, "winner", self.winner)
-        _check(self.forfeit_by is None or self.forfeit_by in players, "forfeit_by", self.forfeit_by)
+        if len(self.moves) > game.max_game_length:
+            _check(False, "moves", f"{len(self.moves)} moves", f"a game of {game.name} has at most {game.max_game_length}")
+        if not (isinstance(self.reason, str) and self.reason in REASONS):
+            _check(False, "reason", self.reason, f"not a known reason ({', '.join(REASONS)})")
+        # A colour is text: ``in`` a dict would raise for a list (unhashable).
+        _check(self.winner is None or (isinstance(self.winner, str) and self.winner in players), "winner", self.winner)
+        _check(self.forfeit_by is None or (isinstance(self.forfeit_by, str) and self.forfeit_by in players),
+               "forfeit_by", self.forfeit_by)
         if self.forfeit_by is not None:
             _check(self.winner is not None and self.winner != self.forfeit_by, "forfeit_by",
                    self.forfeit_by, "the winner of a forfeit is the other colour")
+        _check((self.forfeit_by is None) == (self.reason in RULE_REASONS), "reason", self.reason,
+               "a forfeit names the colour that forfeited, an end by the rules does not")
         _check(self.detail is None or isinstance(self.detail, str), "detail", self.detail)
         _check(
             self.versions is None or (isinstance(self.versions, dict) and set(self.versions) == set(players)
-                                      and all(isinstance(v, str) for v in self.versions.values())),
+                                      and all(_is_text(v, MAX_NAME_CHARS) for v in self.versions.values())),
             "versions", self.versions,
         )
-        _check(isinstance(self.time_control, dict), "time_control", self.time_control)
+        _check(
+            isinstance(self.time_control, dict) and 0 < len(self.time_control) <= 2
+            and all(k in _CLOCK_FIELDS and _is_int(v, MAX_INDEX) for k, v in self.time_control.items()),
+            "time_control", self.time_control,
+        )
         _check(
             self.scores is None or (isinstance(self.scores, dict) and set(self.scores) <= set(players)
                                     and all(_is_number(v) for v in self.scores.values())),
@@ -242,14 +312,43 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _is_int(value: Any, top: int) -> bool:
+    """A whole number (not a boolean) from 0 to ``top - 1``."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < top
+
+
+def _is_text(value: Any, limit: int, *, empty: bool = True) -> bool:
+    """One printable line of at most ``limit`` characters: a record's ids,
+    names and moves are shown as they are, so none may hold an escape
+    sequence or a lone surrogate (the arena never writes one)."""
+    return isinstance(value, str) and len(value) <= limit and (empty or bool(value)) and value.isprintable()
+
+
 def _check(ok: bool, name: str, value: Any, why: str = "") -> None:
     if not ok:
-        shown = repr(value)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        raise ValueError(f"bad {name} {shown}" + (f": {why}" if why else ""))
+        raise ValueError(f"bad {name} {_shown(value)}" + (f": {why}" if why else ""))
+
+
+def _shown(value: Any) -> str:
+    """A short, printable view of a bad value: never a deep list printed
+    whole, never a control character (repr escapes them)."""
+    if isinstance(value, (dict, list)):
+        try:
+            shown = repr(value) if len(value) <= 8 and len(strict_dumps(value)) <= 60 else ""
+        except (ValueError, RecursionError):
+            shown = ""
+        if not shown:
+            return f"({type(value).__name__} of {len(value)})"
+    else:
+        shown = repr(value) if not isinstance(value, str) or len(value) <= 60 else repr(value[:57])
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 _INIT_FIELDS = frozenset(name for name, f in GameRecord.__dataclass_fields__.items() if f.init)
+#: The fields without which a record says nothing (the others have defaults
+#: that older records rely on).
+_REQUIRED = ("game_id", "game", "players", "seed", "opening", "time_control", "winner", "reason")
+_CLOCK_FIELDS = frozenset(("initial_ms", "increment_ms", "per_move_ms"))
 
 
 def _encodable(value: Any) -> bool:

@@ -2,13 +2,16 @@
 
 Pure functions of game records, for the lines under the standings and the
 match summary: ``chatty  r1-chatty~greedy-g2  protocol_error on its 3rd move (ply 5):
-not JSON: 'thinking...'``.
+not JSON: 'thinking...'``.  A detail quotes a bot and a record may be
+forged: what a record says is written through :func:`arena.bot.text.safe`
+for the ``destination`` (a terminal, or Markdown under ``-f github``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from arena.bot.text import safe
 from arena.game.records import GameRecord
 
 __all__ = ["when_forfeited", "describe_forfeit", "forfeit_lines"]
@@ -31,12 +34,15 @@ def when_forfeited(record: GameRecord) -> str:
     return f"after ply {plies}, on the opponent's turn" if plies else "before the first move"
 
 
-def describe_forfeit(record: GameRecord) -> str:
+def describe_forfeit(record: GameRecord, destination: str = "terminal") -> str:
     """``timeout on its 3rd move (ply 5): no move after 151 ms, over ...``."""
-    return f"{record.reason} {when_forfeited(record)}: {record.detail or 'no detail recorded'}"
+    detail = safe(record.detail, destination) if record.detail else "no detail recorded"
+    return f"{safe(record.reason, destination)} {when_forfeited(record)}: {detail}"
 
 
-def forfeit_lines(records: Iterable[GameRecord], *, every: bool = False, hint: str = "") -> list[str]:
+def forfeit_lines(
+    records: Iterable[GameRecord], *, every: bool = False, hint: str = "", destination: str = "terminal",
+) -> list[str]:
     """The forfeits, each bot's first one (``every``: all of them) in schedule
     order, as lines to print under a table; no lines when there is none.
     ``hint`` follows the title when only the first of each bot is shown."""
@@ -46,11 +52,13 @@ def forfeit_lines(records: Iterable[GameRecord], *, every: bool = False, hint: s
             by_bot.setdefault(record.players[record.forfeit_by], []).append(record)
     if not by_bot:
         return []
-    width = max(map(len, by_bot))
-    lines = ["Forfeits" if every else f"Forfeits (the first of each bot{'; ' + hint if hint else ''})"]
+    names = {bot: safe(bot, destination) for bot in by_bot}
+    width = max(map(len, names.values()))
+    lines = [safe("Forfeits" if every else f"Forfeits (the first of each bot{'; ' + hint if hint else ''})", destination)]
     for bot, forfeits in sorted(by_bot.items()):
         shown = forfeits if every else forfeits[:1]
         for record in shown:
             more = f"  (+{len(forfeits) - 1} more)" if not every and len(forfeits) > 1 else ""
-            lines.append(f"  {bot:<{width}}  {record.game_id}  {describe_forfeit(record)}{more}")
+            lines.append(f"  {names[bot]:<{width}}  {safe(record.game_id, destination)}  "
+                         f"{describe_forfeit(record, destination)}{more}")
     return lines

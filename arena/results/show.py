@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 
 import engine
-from arena.bot.protocol import clean_text
+from arena.bot.text import clean_text, safe
 from arena.game.positions import positions
 from arena.game.records import GameRecord
 
@@ -31,19 +31,22 @@ def find_game(records: Sequence[GameRecord], game_id: str) -> GameRecord:
 
 
 def game_heading(record: GameRecord) -> str:
-    players = " vs ".join(f"{name} ({color})" for color, name in record.players.items())
-    return f"{record.game} game {record.game_id}: {players}; round {record.round}, opening {record.opening}"
+    players = " vs ".join(f"{safe(name)} ({color})" for color, name in record.players.items())
+    return f"{record.game} game {safe(record.game_id)}: {players}; round {record.round}, opening {record.opening}"
 
 
 def result_line(record: GameRecord) -> str:
+    # What a record says is shown through safe(): a detail quotes a bot, and
+    # a record may have been forged.
     scores = f" ({', '.join(f'{c} {s}' for c, s in record.scores.items())})" if record.scores else ""
+    reason = safe(record.reason)
     if record.winner is None:
-        return f"result: draw by {record.reason}{scores}"
-    winner = f"{record.winner} ({record.players[record.winner]}) wins"
+        return f"result: draw by {reason}{scores}"
+    winner = f"{record.winner} ({safe(record.players[record.winner])}) wins"
     if record.forfeit_by is not None:
-        detail = f": {record.detail}" if record.detail else ""
-        return f"result: {winner}; {record.forfeit_by} ({record.players[record.forfeit_by]}) forfeited by {record.reason}{detail}"
-    return f"result: {winner} by {record.reason}{scores}"
+        detail = f": {safe(record.detail)}" if record.detail else ""
+        return f"result: {winner}; {record.forfeit_by} ({safe(record.players[record.forfeit_by])}) forfeited by {reason}{detail}"
+    return f"result: {winner} by {reason}{scores}"
 
 
 def frames(record: GameRecord) -> list[str]:
@@ -52,11 +55,11 @@ def frames(record: GameRecord) -> list[str]:
     states = positions(record)
     colors = list(record.players)
     first = game.to_move(states[0])
-    opening = f" after the opening's moves {', '.join(record.opening_moves)}" if record.opening_moves else ""
+    opening = f" after the opening's moves {', '.join(map(safe, record.opening_moves))}" if record.opening_moves else ""
     out = [f"start position{opening}\n{game.render(states[0])}"]
     for ply, (move, state) in enumerate(zip(record.moves, states[1:]), start=1):
         color = colors[(first + ply - 1) % 2]
-        line = f"move {ply}: {color} ({record.players[color]}) played {move.move} in {move.ms:.1f} ms"
+        line = f"move {ply}: {color} ({safe(record.players[color])}) played {safe(move.move)} in {move.ms:.1f} ms"
         if move.info is not None:
             # A bot's info is untrusted: a control character (an escape
             # sequence among them) must not reach the terminal.

@@ -39,7 +39,7 @@ from typing import Any
 
 import engine
 from arena.bot.quota import empty_directory
-from arena.game.records import GameRecord, timestamp
+from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "write_atomically"]
 
@@ -48,6 +48,7 @@ META_FILE = "tournament.json"
 REPLACED_FILE = "replaced.jsonl"
 LOGS_DIR = "logs"
 SCRATCH_DIR = "scratch"
+LOCK_FILE = ".lock"
 #: Longest time a record written to games.jsonl waits for its fdatasync.
 SYNC_INTERVAL_S = 1.0
 
@@ -108,9 +109,10 @@ class ResultsStore:
     # -- reading (safe at any time, also while a run is writing) -------------
 
     def load(self, game: str | None = None) -> LoadedResults:
-        """Every readable record, with a warning for each line skipped.  With
-        ``game``, records of another game (or with other colours) are skipped too."""
-        colors = set(engine.get_game(game).colors) if game in engine.GAMES else None
+        """Every readable record, with a warning naming the line of each one
+        skipped: a line that is not a record :meth:`GameRecord.from_json`
+        accepts (it checks every field), however it is broken, never raises.
+        With ``game``, records of another game are skipped too."""
         result = LoadedResults()
         try:
             data = self.games_path.read_bytes()
@@ -130,16 +132,24 @@ class ResultsStore:
         for number, line in enumerate(complete.splitlines(), start=1):
             if not line.strip():
                 continue
+            if len(line) > MAX_RECORD_BYTES:  # not even parsed: no record is that long
+                result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record "
+                                       f"({len(line)} bytes, over the {MAX_RECORD_BYTES} a record can hold)")
+                continue
             try:
-                record = GameRecord.from_json(json.loads(line))
-            except (ValueError, TypeError, KeyError) as exc:
+                fields = json.loads(line)
+                other = fields.get("game") if isinstance(fields, dict) else None
+                if game in engine.GAMES and other in engine.GAMES and other != game:
+                    result.warnings.append(f"{self.games_path}:{number}: skipped a record of another game ({other!r}); "
+                                           f"these results are of {game}")
+                    continue
+                record = GameRecord.from_json(fields)
+            except ValueError as exc:  # not JSON, or a field that cannot be right (from_json says which)
                 result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({exc})")
                 continue
-            if colors is not None and (record.game != game or set(record.players) != colors):
-                result.warnings.append(
-                    f"{self.games_path}:{number}: skipped a record of another game ({record.game!r}, "
-                    f"colours {', '.join(record.players)}); these results are of {game}"
-                )
+            except (RecursionError, MemoryError) as exc:  # JSON nested deeper than the parser goes, or too big for it
+                why = "nested too deeply to read" if isinstance(exc, RecursionError) else "too big to read"
+                result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({why})")
                 continue
             if record.game_id in seen:
                 # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
@@ -152,7 +162,7 @@ class ResultsStore:
     def read_meta(self) -> dict[str, Any] | None:
         try:
             meta = json.loads(self.meta_path.read_text())
-        except (OSError, ValueError):  # none yet, or unreadable: nothing to go by
+        except (OSError, ValueError, RecursionError):  # none yet, or unreadable: nothing to go by
             return None
         return meta if isinstance(meta, dict) else None
 
@@ -288,7 +298,7 @@ class ResultsStore:
         self.close()
 
     def _lock(self) -> None:
-        fd = os.open(self.directory / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = os.open(self.directory / LOCK_FILE, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -306,9 +316,10 @@ def _write(fd: int, data: memoryview) -> int:
 def _game_id_of(line: bytes) -> str | None:
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line load() skipped: no game of the run's
         return None
-    return value.get("game_id") if isinstance(value, dict) else None
+    game_id = value.get("game_id") if isinstance(value, dict) else None
+    return game_id if isinstance(game_id, str) else None
 
 
 def write_atomically(path: Path, data: str | bytes) -> None:

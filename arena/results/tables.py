@@ -18,7 +18,11 @@ These tables are rendered, in this order:
    for each colour, so the total is in the title, not on each row.
 
 Formats: ``plain`` (terminal), ``github`` (Markdown), ``html`` (a standalone
-page), ``csv`` and ``json`` (names in any case).  The csv text is one table: a
+page), ``csv`` and ``json`` (names in any case).  Bot names, versions and
+everything else read from records are text others chose: each cell goes
+through :func:`arena.bot.text.safe` for its format (no escape sequence in
+plain, no raw HTML or stray ``|`` in github, no markup in html, no formula in
+csv), and json is ASCII with every other character escaped.  The csv text is one table: a
 header row and the data rows, cells as displayed; the ranking unless another
 table is asked for (``ranking``, ``crosstable`` or ``colors``, see
 :data:`TABLES`), which the other text formats can show alone too.  The json text is one
@@ -32,7 +36,6 @@ layout so that programs reading them need no special case.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import math
@@ -42,6 +45,7 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
+from arena.bot.text import safe
 from arena.results.standings import BotStanding, Standings
 from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
@@ -55,7 +59,11 @@ OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
 TABLES = ("ranking", "reference", "match", "sprt", "crosstable", "colors")
 
-_TABLEFMT = {"plain": "simple", "github": "github", "html": "html"}
+# The cells are escaped before tabulate sees them: html with "unsafehtml",
+# which adds no escaping of its own.
+_TABLEFMT = {"plain": "simple", "github": "github", "html": "unsafehtml"}
+#: Where each text format's cells go, as :func:`arena.bot.text.safe` names it.
+_DESTINATION = {"plain": "terminal", "github": "markdown", "html": "html", "csv": "csv"}
 _CSS = (
     "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
     "table{border-collapse:collapse;margin-bottom:2em}"
@@ -109,7 +117,9 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
     if fmt == "json":
         if table is not None:
             raise ValueError("json holds every table; --table picks one for the other formats")
-        return json.dumps(_finite(_json_object(standings)), indent=2, ensure_ascii=False, allow_nan=False)
+        # ASCII: JSON escapes every other character, control characters and
+        # lone surrogates among them, so no name reaches a terminal raw.
+        return json.dumps(_finite(_json_object(standings)), indent=2, ensure_ascii=True, allow_nan=False)
     tables = _tables(standings)
     if table is not None or fmt == "csv":
         wanted = (table or "ranking").lower()
@@ -118,13 +128,15 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
             needs = {"sprt": "an SPRT (sprt: in the tournament file, or arena match --sprt)",
                      "reference": "format: reference"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
+    destination = _DESTINATION[fmt]
+    tables = [_escaped(t, destination) for t in tables]
     if fmt == "csv":
         return _csv(tables[0])
-    title = _title(standings)
+    title = safe(_title(standings), destination)
     if fmt == "html":
         return _html_page(standings, title, tables)
     if standings.total_games == 0:
-        return _no_games(standings)
+        return safe(_no_games(standings), destination)
     heading = "## " if fmt == "github" else ""
     parts = [f"# {title}" if fmt == "github" else title]
     for table in tables:
@@ -135,6 +147,14 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
         if table is tables[0]:
             parts.append("\n".join(("- " if fmt == "github" else "  ") + line for line in _notes(standings)))
     return "\n\n".join(parts)
+
+
+def _escaped(table: _Table, destination: str) -> _Table:
+    """``table`` with every text as it may be written to ``destination``."""
+    return _Table(
+        safe(table.title, destination), [safe(h, destination) for h in table.headers],
+        [[safe(cell, destination) for cell in row] for row in table.rows], table.align, table.key,
+    )
 
 
 def _notes(standings: Standings) -> list[str]:
@@ -352,19 +372,20 @@ def _csv(table: _Table) -> str:
 
 
 def _html_page(standings: Standings, title: str, tables: list[_Table]) -> str:
+    """The page of ``tables`` and ``title``, both already escaped for HTML."""
     if standings.total_games == 0:
-        body = f"<p>{html.escape(_no_games(standings))}</p>"
+        body = f"<p>{safe(_no_games(standings), 'html')}</p>"
     else:
         body = "\n".join(
-            f"<h2>{html.escape(t.title)}</h2>\n"
-            + tabulate(t.rows, headers=t.headers, tablefmt="html", colalign=t.align, disable_numparse=True)
-            + ("\n<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in _notes(standings)) + "</ul>" if i == 0 else "")
+            f"<h2>{t.title}</h2>\n"
+            + tabulate(t.rows, headers=t.headers, tablefmt=_TABLEFMT["html"], colalign=t.align, disable_numparse=True)
+            + ("\n<ul>" + "".join(f"<li>{safe(n, 'html')}</li>" for n in _notes(standings)) + "</ul>" if i == 0 else "")
             for i, t in enumerate(tables)
         )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-        f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>"
+        f"<title>{title}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<h1>{title}</h1>\n{body}\n</body>\n</html>"
     )
 
 

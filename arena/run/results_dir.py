@@ -27,7 +27,7 @@ from arena.bot.spec import BotConfig
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
-from arena.game.records import GameRecord, GameSpec
+from arena.game.records import GameRecord, GameSpec, MAX_ROUND
 from arena.results.statistics import SprtConfig
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, bot_versions, meta_bots
 from arena.run.config import FORMATS, TournamentConfig, load_config
@@ -41,6 +41,8 @@ __all__ = [
 #: The key of ``tournament.json`` that says how game ids name pairs; results
 #: directories written before it existed number pairs by the bots' places.
 GAME_IDS_KEY = "game_ids"
+#: The most openings a suite rebuilt from the records may have (suites are files of lines).
+_MAX_SUITE = 100_000
 
 
 class VersionChanged(ResultsConflict):
@@ -128,16 +130,17 @@ class SortedRecords:
 
 def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], names: Collection[str]) -> SortedRecords:
     """Sort ``records`` against ``schedule`` (whose bots are ``names``).  A
-    kept record takes the schedule's ``index`` and ``pair``: ratings fold in
-    the order of the schedule as it is now, whatever it was when the game was
-    played, so the same results always give the same table."""
+    kept record takes the schedule's ``index``, ``pair`` and ``round``:
+    ratings fold in the order of the schedule as it is now, whatever it was
+    when the game was played, so the same results always give the same
+    table (and a round edited into a record is not believed)."""
     by_id = {spec.game_id: spec for spec in schedule}
     out = SortedRecords(frozenset(names))
     for record in records:
         spec = by_id.get(record.game_id)
         if spec is not None and _same_game(record, spec):
-            if record.index != spec.index or record.pair != spec.pair:
-                record = replace(record, index=spec.index, pair=spec.pair)
+            if record.index != spec.index or record.pair != spec.pair or record.round != spec.round:
+                record = replace(record, index=spec.index, pair=spec.pair, round=spec.round)
             out.kept.append(record)
         elif spec is None and not set(record.players.values()) <= out.current:
             out.left_out.append(record)
@@ -371,9 +374,14 @@ def read_results(target: Path) -> ReadResults:
     config = found.config or config_from_meta(meta, loaded.records)
     if config is None:  # no tournament.json, or one that does not say enough: every readable game counts
         return ReadResults(found.directory, loaded.records, meta, None, sprt, warnings)
-    # Only rounds some game was played in: the schedule is never longer than the results.
-    rounds = max((r.round for r in loaded.records), default=1)
-    config = replace(config, rounds=rounds, game_ids=game_ids_of(meta or None, loaded.records))
+    # The schedule covers the rounds played, as far as the tournament goes:
+    # the file's rounds, or more when tournament.json says more were played
+    # (the file was cut short since).  A record's own round is never believed
+    # beyond that, so an edited one cannot make a huge schedule; its game is
+    # then one the schedule does not hold, ignored with a warning.
+    known = max(config.rounds, _meta_rounds(meta) or 1)
+    played = max((r.round for r in loaded.records if r.round <= known), default=1)
+    config = replace(config, rounds=played, game_ids=game_ids_of(meta or None, loaded.records))
     if found.config is not None and config.sprt is not None:
         sprt = config.sprt
     try:
@@ -409,7 +417,7 @@ def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -
             return None
         return TournamentConfig(
             name=str(meta["name"]), game=meta["game"], time_control=TimeControl.from_json(meta["time_control"]),
-            rounds=1, format=meta["format"], concurrency=1, seed=int(meta["seed"]), output=Path("."),
+            rounds=_meta_rounds(meta) or 1, format=meta["format"], concurrency=1, seed=int(meta["seed"]), output=Path("."),
             bots=tuple(BotConfig(name=name, cmd=("-",), options={}, cwd=Path("."), env={}) for name in names),
             time_margin_ms=0, startup_timeout_s=1.0, path=None, description=str(meta.get("description") or ""),
             openings=suite, reference=reference,
@@ -418,7 +426,16 @@ def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -
         return None
 
 
+def _meta_rounds(meta: dict[str, Any]) -> int | None:
+    """The rounds ``tournament.json`` says, when they are a sane number
+    (see :data:`~arena.game.records.MAX_ROUND`); None otherwise."""
+    rounds = meta.get("rounds")
+    return rounds if isinstance(rounds, int) and not isinstance(rounds, bool) and 0 < rounds <= MAX_ROUND else None
+
+
 def _suite_from_records(records: Sequence[GameRecord], count: int) -> tuple[Opening, ...]:
+    if not 0 < count <= _MAX_SUITE:  # tournament.json is input too: no list of a billion places
+        raise ValueError(f"an opening suite of {count}")
     suite = [Opening(-1, ())] * count  # a place no record shows matches no game
     for record in records:
         k = record.game_id.rpartition("-g")[2]

@@ -13,7 +13,6 @@ replaces the file atomically, so a browser never reads half a report, and
 
 from __future__ import annotations
 
-import html
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bot.text import safe
 from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
 from arena.results.report.board import board_svg, pieces_svg
@@ -31,10 +31,12 @@ from arena.results.report.charts import bot_colors, move_time_chart, move_times,
 from arena.results.report.data import games_data, script_json
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings
 from arena.results.statistics import SprtConfig
-from arena.results.store import bot_versions, meta_bots, write_atomically
+from arena.results.store import (
+    GAMES_FILE, LOCK_FILE, LOGS_DIR, META_FILE, REPLACED_FILE, SCRATCH_DIR, bot_versions, meta_bots, write_atomically,
+)
 from arena.results.tables import Table, standings_notes, standings_tables, standings_title
 
-__all__ = ["REPORT_FILE", "LiveReport", "Progress", "build_report", "write_report"]
+__all__ = ["REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused", "build_report", "check_report_path", "write_report"]
 
 #: The report's file name in a results directory.
 REPORT_FILE = "report.html"
@@ -96,7 +98,7 @@ def build_report(
             + move_time_chart(standings, move_times(records), colors)
         )
         tables = standings_tables(standings)
-        notes = "".join(f"<li>{html.escape(line)}</li>" for line in standings_notes(standings))
+        notes = "".join(f"<li>{safe(line, 'html')}</li>" for line in standings_notes(standings))
         tables = (_table_html(tables[0]) + f'<ul class="notes">{notes}</ul>'
                   + "".join(_table_html(table) for table in tables[1:]))
     else:
@@ -104,11 +106,12 @@ def build_report(
         tables = "<p>No games played yet.</p>"
     start = game.to_json(game.new_state())["board"]
     fields = {
-        "title": html.escape(f"{title}: {standings_title(standings)}"),
-        "heading": html.escape(title),
-        "description": html.escape(meta.get("description") or ""),
-        "subtitle": html.escape(f"{standings_title(standings)} · {_time_control(meta)}"),
-        "status": html.escape(status),
+        # The name and description come from tournament.json: input like the records.
+        "title": safe(f"{safe(title)}: {standings_title(standings)}", "html"),
+        "heading": safe(title, "html"),
+        "description": safe(meta.get("description") or "", "html"),
+        "subtitle": safe(f"{standings_title(standings)} · {_time_control(meta)}", "html"),
+        "status": safe(status, "html"),
         "status_class": "live" if live else "final",
         "css": _asset("report.css"),
         "script": _asset("viewer.js"),
@@ -119,6 +122,48 @@ def build_report(
         "data": script_json(data),
     }
     return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _asset("page.html"))
+
+
+class ReportPathRefused(ValueError):
+    """The report would replace a file it must not; ``str()`` is one line saying which and why."""
+
+
+#: What a results directory holds besides reports: a report never replaces one.
+_RESULTS_FILES = (GAMES_FILE, META_FILE, REPLACED_FILE, LOCK_FILE)
+_RESULTS_DIRS = (LOGS_DIR, SCRATCH_DIR)
+
+
+def check_report_path(path: Path, *, force: bool = False) -> None:
+    """Refuse (:class:`ReportPathRefused`) to write a report at ``path`` when
+    that would replace a file of a results directory (its games, its
+    ``tournament.json``, its archive, its lock, anything under its logs or
+    scratch directories), whatever ``force`` says, or, unless ``force``, an
+    existing file that is not an HTML page: ``-o`` naming the wrong file
+    must not lose what was there."""
+    target = path.resolve()  # a link is judged by what it points to
+    for parent in target.parents:
+        if _is_results_dir(parent):
+            inside = target.relative_to(parent)
+            if str(inside) in _RESULTS_FILES or inside.parts[0] in _RESULTS_DIRS:
+                raise ReportPathRefused(
+                    f"{path} is part of the results in {parent} ({inside}): the report is not written over it; "
+                    f"name another file with -o"
+                )
+            break
+    if force or not target.is_file():
+        return
+    try:
+        with open(target, "rb") as handle:
+            head = handle.read(1024)
+    except OSError:
+        return  # unreadable: writing will say why
+    if not head.lstrip(b"\xef\xbb\xbf \t\r\n").lower().startswith((b"<!doctype html", b"<html")):
+        raise ReportPathRefused(f"{path} exists and is not an HTML page: the report is not written over it; "
+                                f"--force replaces it")
+
+
+def _is_results_dir(directory: Path) -> bool:
+    return (directory / GAMES_FILE).is_file() or (directory / META_FILE).is_file()
 
 
 def write_report(path: str | Path, text: str) -> None:
@@ -177,12 +222,12 @@ def _time_control(meta: dict[str, Any]) -> str:
 
 def _table_html(table: Table) -> str:
     head = "".join(
-        f'<th class="{"num" if align == "right" else ""}">{html.escape(h)}</th>' for h, align in zip(table.headers, table.align)
+        f'<th class="{"num" if align == "right" else ""}">{safe(h, "html")}</th>' for h, align in zip(table.headers, table.align)
     )
     rows = "".join(
         "<tr>" + "".join(
-            f'<td class="{"num" if align == "right" else ""}">{html.escape(cell)}</td>' for cell, align in zip(row, table.align)
+            f'<td class="{"num" if align == "right" else ""}">{safe(cell, "html")}</td>' for cell, align in zip(row, table.align)
         ) + "</tr>"
         for row in table.rows
     )
-    return f'<h3>{html.escape(table.title)}</h3><table class="data" data-table="{html.escape(table.key)}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    return f'<h3>{safe(table.title, "html")}</h3><table class="data" data-table="{table.key}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'

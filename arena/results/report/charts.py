@@ -9,10 +9,10 @@ functions returning SVG text; no script is needed to read them.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 
+from arena.bot.text import safe
 from arena.game.records import GameRecord
 from arena.results.standings import BotStanding, Standings
 
@@ -30,7 +30,8 @@ def bot_colors(names: Sequence[str]) -> dict[str, str]:
 
 
 def _esc(text: object) -> str:
-    return html.escape(str(text))
+    # Names come from records and tournament.json, which anyone may have edited.
+    return safe(str(text), "html", limit=None)
 
 
 def _svg(height: int, title: str, body: list[str]) -> str:

@@ -81,8 +81,11 @@ def games_data(game: engine.Game[Any], records: Sequence[GameRecord], bot_names:
 
 def script_json(data: Any) -> str:
     """JSON text safe inside ``<script type="application/json">``: no ``<`` at
-    all, so neither ``</script>`` nor ``<!--`` in a bot's name or info can end it."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    all, so neither ``</script>`` nor ``<!--`` in a bot's name or info can end
+    it, and ASCII, so no text read from a results file (a lone surrogate
+    among them) can stop the page being written; the script shows it all as
+    text (``textContent``), never as markup."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c")
 
 
 def _opening_label(record: GameRecord) -> str:
