@@ -240,7 +240,7 @@ def run(
         warn(warning)
     at_limit = summary.sprt is not None and summary.sprt.at_limit
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
-                                             versions=summary.versions), fmt))
+                                             versions=summary.versions, ranking=config.ranking), fmt))
     show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
@@ -292,7 +292,7 @@ def standings(
     results = _load_results(target)
     try:
         say(render_standings(compute_standings(results.records, results.names, results.sprt, reference=results.reference,
-                                             versions=results.versions), fmt, table))
+                                             versions=results.versions, ranking=results.ranking), fmt, table))
     except ValueError as exc:  # a table these results do not have
         fail(str(exc))
     if table is None or forfeits:

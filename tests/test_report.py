@@ -109,7 +109,7 @@ def test_report_tables_are_the_standings_tables():
     assert list(tables) == [(t.key, t.title) for t in expected]
     for table in expected:
         assert tables[table.key, table.title] == [table.headers, *table.rows]
-    ranking = tables["ranking", "Ranking"]
+    ranking = tables["ranking", "Ranking by TrueSkill rating (mu - 3·sigma)"]
     assert sorted(row[1] for row in ranking[1:]) == ["ann", "bob", "cy"]
 
 

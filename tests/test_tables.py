@@ -55,7 +55,7 @@ def test_plain_shows_the_three_tables(standings):
     text = render_standings(standings)
     assert text.startswith("YOXII standings after 8 games")
     lines = text.splitlines()
-    ranking = lines.index("Ranking")
+    ranking = lines.index("Ranking by TrueSkill rating (mu - 3·sigma)")
     rows = [line.split() for line in lines[ranking + 3 : ranking + 7]]
     # rank, bot, rating (mu - 3 sigma, one decimal), ... in ranking order.
     assert [row[1] for row in rows] == [b.name for b in standings.bots]
@@ -93,7 +93,7 @@ def test_every_format_names_every_bot(standings, fmt):
 def test_github_is_markdown(standings):
     text = render_standings(standings, "github")
     assert text.startswith("# YOXII standings")
-    assert "## Ranking" in text and "## Results by colour" in text
+    assert "## Ranking by TrueSkill rating (mu - 3·sigma)" in text and "## Results by colour" in text
     assert "| ace " in text
 
 
@@ -101,7 +101,7 @@ def test_html_is_a_standalone_page(standings):
     text = render_standings(standings, "html")
     assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>")
     assert text.count("<table>") == text.count("</table>") == 3
-    assert "<style>" in text and "<h2>Ranking</h2>" in text
+    assert "<style>" in text and "<h2>Ranking by TrueSkill rating (mu - 3·sigma)</h2>" in text
     assert "<b>old" not in text
 
 
@@ -140,7 +140,7 @@ def test_csv_other_tables_on_request(standings):
     assert len(h2h) == 1 + len(standings.bots)
     colours = list(csv.reader(io.StringIO(render_standings(standings, "CSV", table="Colors"))))
     assert colours == [["colour", "wins", "draws", "losses", "score %"],
-                       ["white", "4", "1", "3", "56.2"], ["red", "3", "1", "4", "43.8"]]
+                       ["white", "4", "1", "3", "56.25"], ["red", "3", "1", "4", "43.75"]]  # plain numbers
 
 
 def test_one_table_alone_in_a_text_format(standings):

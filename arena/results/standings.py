@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import trueskill
@@ -37,6 +37,9 @@ __all__ = [
     "rating_env",
     "compute_standings",
     "reference_ranking",
+    "RANKINGS",
+    "RANKING_RULES",
+    "meta_ranking",
     "RunningLeader",
 ]
 
@@ -48,6 +51,16 @@ INITIAL_SIGMA = INITIAL_MU / 3
 DRAW_PROBABILITY = 0.10
 
 _POINTS = {"wins": 1.0, "draws": 0.5, "losses": 0.0}
+
+#: The rules that may order the ranking (``ranking:`` in a tournament file).
+RANKINGS = ("trueskill", "elo", "points")
+#: Each rule in one line, as the tables and the report state it.
+RANKING_RULES = {
+    "trueskill": "TrueSkill's cautious estimate mu - 3·sigma, then score",
+    "elo": "the Bradley–Terry Elo of all games, then score",
+    "points": "points (win 1, draw ½), then the head-to-head score among the tied bots, "
+              "then Sonneborn–Berger, then wins; a tie none of them breaks shares its rank (shown 3=)",
+}
 
 
 def rating_env() -> trueskill.TrueSkill:
@@ -86,6 +99,21 @@ class BotStanding(Tally):
     versions: dict[str, int] = field(default_factory=dict)
     #: The version that plays now (the tournament's), else that of its most recent game.
     version: str | None = None
+    #: Its place in the ranking, from 1; bots tied under ``ranking: points``
+    #: after every tie-break share the place of the first of them.
+    rank: int = 0
+    #: True when another bot has the same :attr:`rank`.
+    shared_rank: bool = False
+    #: Sonneborn–Berger: the sum, over its games, of the points it scored
+    #: times the final score of the opponent of that game.
+    sonneborn_berger: float = 0.0
+    #: Its score in the games among the bots with the same score (``ranking: points``).
+    tied_score: float = 0.0
+
+    @property
+    def withdrawn(self) -> bool:
+        """The arena withdrew it (``withdraw_after_crashes``): its later games were forfeited."""
+        return bool(self.forfeits.get("withdrawn"))
 
     @property
     def earlier_games(self) -> int:
@@ -110,7 +138,7 @@ class Standings:
 
     #: The game played (``oxono``, ``yoxii``), or ``None`` when no game was played.
     game: str | None
-    #: Ranked by rating, then score, both descending, then name.
+    #: Ranked by the rule ``ranking`` names (see :data:`RANKING_RULES`), then name.
     bots: list[BotStanding]
     #: Row bot -> column bot -> (row's score against column, games between them),
     #: for every ordered pair of distinct bots (``(0.0, 0)`` if they never met).
@@ -133,6 +161,8 @@ class Standings:
     #: entrants) ranked by their score against them (see :func:`reference_ranking`).
     reference: tuple[str, ...] = ()
     entrants: list[BotStanding] = field(default_factory=list)
+    #: The rule that orders :attr:`bots`, one of :data:`RANKINGS`.
+    ranking: str = "trueskill"
 
 
 def compute_standings(
@@ -143,6 +173,7 @@ def compute_standings(
     at_limit: bool = False,
     reference: Sequence[str] = (),
     versions: Mapping[str, str] | None = None,
+    ranking: str = "trueskill",
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
@@ -150,6 +181,7 @@ def compute_standings(
     bots of a ``format: reference`` tournament), the other bots are also
     ranked by their score against those.  ``versions`` names the version of
     each bot that plays now; games by other versions are counted apart.
+    ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`.
 
     ``bot_names`` lists bots to show even if they have no game yet (they keep
     the initial rating); bots found only in records are shown too.  Raises
@@ -211,11 +243,14 @@ def compute_standings(
     for bot in bots.values():
         bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (last_played[bot.name, v[0]], v[0]), reverse=True))
         bot.version = (versions or {}).get(bot.name) or next(iter(bot.versions), None)
-    ranked = sorted(bots.values(), key=lambda s: (-s.rating, -s.score, s.name))
+    if ranking not in RANKINGS:
+        raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
     fit = fit_elo(elo_games)
-    for standing in ranked:
+    for standing in bots.values():
         if standing.name in fit.elo:
             standing.elo, standing.elo_margin = fit.elo[standing.name], fit.margin(standing.name)
+    _tie_breaks(bots, pair_scores)
+    ranked = _ranked(list(bots.values()), ranking)
     for standing, below in zip(ranked, ranked[1:]):
         if standing.name in fit.elo and below.name in fit.elo:
             standing.los_next = fit.los(standing.name, below.name)
@@ -247,7 +282,54 @@ def compute_standings(
         sprt=status,
         reference=tuple(reference),
         entrants=reference_ranking(ranked, crosstable, reference) if reference else [],
+        ranking=ranking,
     )
+
+
+def meta_ranking(meta: Mapping[str, object] | None) -> str:
+    """The ranking rule a results directory's ``tournament.json`` names;
+    TrueSkill for one written before the key existed (or naming no known rule)."""
+    ranking = (meta or {}).get("ranking")
+    return ranking if isinstance(ranking, str) and ranking in RANKINGS else RANKINGS[0]
+
+
+def _tie_breaks(bots: Mapping[str, BotStanding], pair_scores: Mapping[tuple[str, str], float]) -> None:
+    """Set each bot's Sonneborn–Berger and its score among the bots with its score."""
+    for bot in bots.values():
+        bot.sonneborn_berger = sum(
+            points * bots[opponent].score for (name, opponent), points in pair_scores.items() if name == bot.name
+        )
+        bot.tied_score = sum(
+            points for (name, opponent), points in pair_scores.items()
+            if name == bot.name and bots[opponent].score == bot.score
+        )
+
+
+def _ranked(bots: list[BotStanding], ranking: str) -> list[BotStanding]:
+    """``bots`` in the order of ``ranking``, with their ranks set."""
+    if ranking == "points":
+        def key(b: BotStanding) -> tuple[float, ...]:
+            return (-b.score, -b.tied_score, -b.sonneborn_berger, -b.wins)
+    elif ranking == "elo":
+        def key(b: BotStanding) -> tuple[float, ...]:
+            return (b.elo is None, -(b.elo or 0.0), -b.score)
+    else:
+        def key(b: BotStanding) -> tuple[float, ...]:
+            return (-b.rating, -b.score)
+    ranked = sorted(bots, key=lambda b: (key(b), b.name))
+    _set_ranks(ranked, key if ranking == "points" else lambda b: b.name)
+    return ranked
+
+
+def _set_ranks(ranked: Sequence[BotStanding], key: Callable[[BotStanding], object]) -> None:
+    """Number ``ranked`` from 1; bots whose ``key`` is equal share the first one's rank."""
+    for place, bot in enumerate(ranked, start=1):
+        before = ranked[place - 2] if place > 1 else None
+        if before is not None and key(before) == key(bot):
+            bot.rank = before.rank
+            bot.shared_rank = before.shared_rank = True
+        else:
+            bot.rank, bot.shared_rank = place, False
 
 
 def reference_ranking(
@@ -255,16 +337,18 @@ def reference_ranking(
 ) -> list[BotStanding]:
     """The bots outside ``reference`` by their score rate against the
     reference bots (a course's grading rule: the same opponents for every
-    entrant), then by rating, then by name; bots without such a game last."""
-    def against(bot: BotStanding) -> tuple[float, int]:
+    entrant), bots without such a game last; then by their place in
+    ``ranked`` (the tournament's ranking rule and its tie-breaks), then by
+    name.  The list is a new order of the same bots: their
+    :attr:`BotStanding.rank` stays that of the main ranking."""
+    place = {bot.name: i for i, bot in enumerate(ranked)}
+
+    def rate(bot: BotStanding) -> float:
         cells = [crosstable.get(bot.name, {}).get(ref, (0.0, 0)) for ref in reference]
-        return sum(score for score, _ in cells), sum(games for _, games in cells)
+        score, games = sum(s for s, _ in cells), sum(g for _, g in cells)
+        return -(score / games) if games else 1.0
 
-    def key(bot: BotStanding) -> tuple[float, float, str]:
-        score, games = against(bot)
-        return (-(score / games) if games else 1.0, -bot.rating, bot.name)
-
-    return sorted((bot for bot in ranked if bot.name not in reference), key=key)
+    return sorted((bot for bot in ranked if bot.name not in reference), key=lambda b: (rate(b), place[b.name], b.name))
 
 
 def _rate(

@@ -22,12 +22,25 @@ page), ``csv`` and ``json`` (names in any case).  Bot names, versions and
 everything else read from records are text others chose: each cell goes
 through :func:`arena.bot.text.safe` for its format (no escape sequence in
 plain, no raw HTML or stray ``|`` in github, no markup in html, no formula in
-csv), and json is ASCII with every other character escaped.  The csv text is one table: a
-header row and the data rows, cells as displayed; the ranking unless another
-table is asked for (``ranking``, ``crosstable`` or ``colors``, see
-:data:`TABLES`), which the other text formats can show alone too.  The json text is one
-object with ``game``, ``total_games``, ``bots`` (every field at full
-precision), ``crosstable``, ``by_color``, ``elo_method``,
+csv), and json is ASCII with every other character escaped.
+
+The ranking is ordered by the standings' rule (``ranking:``, see
+:data:`arena.results.standings.RANKING_RULES`); the text formats name it in
+the ranking's title and first note, csv in a ``ranked by`` column, json in
+``ranking``.  A shared rank (a tie under ``ranking: points`` that no
+tie-break breaks) shows as ``3=`` in the text formats; csv and json give the
+number (``3``) and say ``shared`` apart.
+
+The csv text is one table: a header row and the data rows; the ranking
+unless another table is asked for (``ranking``, ``crosstable`` or
+``colors``, see :data:`TABLES`), which the other text formats can show alone
+too.  Its cells are plain numbers for a spreadsheet or a gradebook, at full
+precision: Elo and its margin as numbers, LOS and ratios as fractions (0.953,
+not ``95.3%``), score % as a percentage (56.25), a head-to-head cell as the
+row's score; a cell with no value (no game, the last bot's LOS, a 100 %
+score's infinite Elo) is empty.  The text formats keep the display
+(``+531``, ``≈ 75.3%``, ``-``).  The json text is one object with ``game``, ``total_games``, ``ranking``, ``bots`` (every field at full
+precision, ``null`` for none), ``crosstable``, ``by_color``, ``elo_method``,
 ``elo_regularized``, ``match`` and ``sprt`` (``null`` when not shown).  With no game played yet, the text
 formats print a friendly line instead of empty tables; csv and json keep their
 layout so that programs reading them need no special case.
@@ -39,14 +52,14 @@ import csv
 import io
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
-from arena.results.standings import BotStanding, Standings
+from arena.results.standings import RANKING_RULES, BotStanding, Standings
 from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
 __all__ = [
@@ -75,7 +88,7 @@ _CSS = (
 
 #: What the ranking's columns mean, one line each, printed under the text table.
 LEGEND = (
-    "rating: TrueSkill's cautious skill estimate, mu - 3·sigma; the table is ranked by it",
+    "rating: TrueSkill's cautious skill estimate, mu - 3·sigma",
     "mu: TrueSkill's estimate of the bot's skill; sigma: how unsure that estimate still is",
     "Elo: maximum-likelihood Bradley–Terry Elo over all games (a draw is half a win; the bots average 0)",
     "±: half the width of the Elo's 95 % interval (from the fit's covariance)",
@@ -95,6 +108,11 @@ class _Table:
     align: list[str]
     #: Its name in :data:`TABLES`.
     key: str = ""
+    #: The cells as csv writes them, row by row: numbers as numbers, ``None``
+    #: for no value; ``None`` when csv writes the displayed :attr:`rows`.
+    values: list[list[Any]] | None = None
+    #: Headers of columns only csv shows, after the others (see :func:`_add_column`).
+    extra: list[str] = field(default_factory=list)
 
 
 #: A table as every format shows it; the HTML report draws them too.
@@ -154,12 +172,22 @@ def _escaped(table: _Table, destination: str) -> _Table:
     return _Table(
         safe(table.title, destination), [safe(h, destination) for h in table.headers],
         [[safe(cell, destination) for cell in row] for row in table.rows], table.align, table.key,
+        None if table.values is None else [
+            [safe(cell, destination) if isinstance(cell, str) else cell for cell in row] for row in table.values
+        ],
+        [safe(h, destination) for h in table.extra],
     )
 
 
 def _notes(standings: Standings) -> list[str]:
-    """The legend, and a warning when the Elo fit needed its prior."""
-    notes = list(LEGEND)
+    """The rule that orders the ranking, the legend, the bots withdrawn, and
+    a warning when the Elo fit needed its prior."""
+    notes = [f"ranked by {RANKING_RULES[standings.ranking]}", *LEGEND]
+    if standings.ranking == "points":
+        notes.append("SB: Sonneborn–Berger, the sum over the bot's games of its points times that opponent's score")
+    withdrawn = [bot.name for bot in standings.bots if bot.withdrawn]
+    if withdrawn:
+        notes.append(f"withdrawn (crashed too many games in a row; later games forfeited): {', '.join(withdrawn)}")
     if standings.elo_regularized:
         notes.append(
             "Elo note: a bot or group won or lost every game against the others, so the fit adds "
@@ -231,12 +259,13 @@ def _no_games(standings: Standings) -> str:
 
 def _tables(standings: Standings) -> list[_Table]:
     names = [bot.name for bot in standings.bots]
+    points = standings.ranking == "points"
     ranking = _Table(
-        "Ranking",
+        f"Ranking by {_RULE_NAMES[standings.ranking]}",
         ["#", "bot", "rating", "mu", "sigma", "games", "W", "D", "L", "score %", "Elo", "±", "LOS", "forfeits", "ms/move"],
         [
             [
-                str(rank),
+                f"{bot.rank}=" if bot.shared_rank else str(bot.rank),
                 bot.name,
                 _number(bot.rating),
                 _number(bot.mu, 2),
@@ -252,17 +281,32 @@ def _tables(standings: Standings) -> list[_Table]:
                 _forfeits(bot),
                 _number(bot.mean_move_ms),
             ]
-            for rank, bot in enumerate(standings.bots, start=1)
+            for bot in standings.bots
         ],
         ["right", "left"] + ["right"] * 11 + ["left", "right"],
         "ranking",
+        [
+            [
+                bot.rank, bot.name, bot.rating, bot.mu, bot.sigma, bot.games, bot.wins, bot.draws, bot.losses,
+                bot.score_pct, bot.elo, bot.elo_margin, bot.los_next, _forfeits(bot, ""), bot.mean_move_ms,
+            ]
+            for bot in standings.bots
+        ],
     )
+    if points:  # the tie-breaks, so that an organiser can show how a tie was broken
+        _add_column(ranking, "score", "right", [(_score(b.score), b.score) for b in standings.bots], at=5)
+        _add_column(ranking, "SB", "right", [(_score(b.sonneborn_berger), b.sonneborn_berger) for b in standings.bots], at=6)
+    if any(bot.withdrawn for bot in standings.bots):
+        _add_column(ranking, "withdrawn", "left", [("yes" if b.withdrawn else "", b.withdrawn) for b in standings.bots])
+    _add_column(ranking, "ranked by", "left", [(standings.ranking, standings.ranking)] * len(standings.bots), csv_only=True)
+    _add_column(ranking, "shared", "left", [("", b.shared_rank) for b in standings.bots], csv_only=True)
     head_to_head = _Table(
         "Head to head (row's score against column)",
         ["bot", *names],
         [[row, *(_h2h_cell(standings, row, col) for col in names)] for row in names],
         ["left"] + ["right"] * len(names),
         "crosstable",
+        [[row, *(_h2h_value(standings, row, col) for col in names)] for row in names],
     )
     by_color = _Table(
         f"Results by colour ({standings.total_games} game{'' if standings.total_games == 1 else 's'})",
@@ -273,12 +317,10 @@ def _tables(standings: Standings) -> list[_Table]:
         ],
         ["left"] + ["right"] * 4,
         "colors",
+        [[color, t["wins"], t["draws"], t["losses"], _color_pct(t)] for color, t in standings.by_color.items()],
     )
     if any(bot.versions for bot in standings.bots):
-        ranking.headers.append("version")
-        ranking.align.append("left")
-        for row, bot in zip(ranking.rows, standings.bots):
-            row.append(_version_cell(bot))
+        _add_column(ranking, "version", "left", [(_version_cell(b), _version_cell(b)) for b in standings.bots])
     tables = [ranking]
     if standings.reference:
         tables.append(_reference_table(standings))
@@ -287,6 +329,30 @@ def _tables(standings: Standings) -> list[_Table]:
     if standings.sprt is not None:
         tables.append(_sprt_table(standings.sprt))
     return tables + [head_to_head, by_color]
+
+
+#: The rule of a ranking as its table's title names it.
+_RULE_NAMES = {"trueskill": "TrueSkill rating (mu - 3·sigma)", "elo": "Elo", "points": "points"}
+
+
+def _add_column(
+    table: _Table, header: str, align: str, cells: list[tuple[str, Any]], *, at: int | None = None, csv_only: bool = False
+) -> None:
+    """Add a column to ``table``, each cell as (displayed text, csv value),
+    at ``at`` or last.  A ``csv_only`` column goes after every other one of
+    the csv, for programs (the text formats say it in the title or the rank)."""
+    if csv_only:
+        table.extra.append(header)
+        for row, (_, value) in zip(table.values or [], cells):
+            row.append(value)
+        return
+    place = len(table.headers) if at is None else at
+    table.headers.insert(place, header)
+    table.align.insert(place, align)
+    for row, (text, _) in zip(table.rows, cells):
+        row.insert(place, text)
+    for row, (_, value) in zip(table.values or [], cells):
+        row.insert(place, value)
 
 
 def _version_cell(bot: BotStanding) -> str:
@@ -298,15 +364,18 @@ def _version_cell(bot: BotStanding) -> str:
 
 def _reference_table(standings: Standings) -> _Table:
     refs = list(standings.reference)
-    rows = []
+    rows, values = [], []
     for rank, bot in enumerate(standings.entrants, start=1):
         cells = [standings.crosstable.get(bot.name, {}).get(ref, (0.0, 0)) for ref in refs]
         score, games = sum(s for s, _ in cells), sum(g for _, g in cells)
+        pct = 100 * score / games if games else None
         rows.append([str(rank), bot.name, *(_h2h_cell(standings, bot.name, ref) for ref in refs),
-                     f"{score:g}/{games}", _number(100 * score / games if games else None)])
+                     f"{score:g}/{games}", _number(pct)])
+        values.append([rank, bot.name, *(_h2h_value(standings, bot.name, ref) for ref in refs), score, pct])
     return _Table(
         "Against the reference bots (entrants ranked by score %)",
         ["#", "bot", *refs, "total", "score %"], rows, ["right", "left"] + ["right"] * (len(refs) + 2), "reference",
+        values,
     )
 
 
@@ -321,6 +390,8 @@ def _match_table(match: MatchStatistics, names: tuple[str, str]) -> _Table:
         ]],
         ["right"] * 14,
         "match",
+        [[match.games, match.wins, match.draws, match.losses, match.elo, match.margin, match.los, match.draw_ratio,
+          match.penta.pairs, *match.penta.counts()]],
     )
 
 
@@ -333,6 +404,7 @@ def _sprt_table(sprt: SprtStatus) -> _Table:
           f"{c.lower:.2f}", f"{c.upper:.2f}", str(sprt.pairs), sprt.verdict_text]],
         ["right"] * 8 + ["left"],
         "sprt",
+        [[c.elo0, c.elo1, c.alpha, c.beta, sprt.llr, c.lower, c.upper, sprt.pairs, sprt.verdict_text]],
     )
 
 
@@ -343,11 +415,23 @@ def _number(value: float | None, digits: int = 1) -> str:
     return f"{round(value, digits) + 0.0:.{digits}f}"
 
 
-def _forfeits(bot: BotStanding) -> str:
+def _forfeits(bot: BotStanding, none: str = "-") -> str:
     # Known reasons in the protocol's order, so columns read alike across bots.
     order = {reason: i for i, reason in enumerate(FORFEIT_REASONS)}
     reasons = sorted(bot.forfeits, key=lambda r: (order.get(r, len(order)), r))
-    return ", ".join(f"{reason} {bot.forfeits[reason]}" for reason in reasons) or "-"
+    return ", ".join(f"{reason} {bot.forfeits[reason]}" for reason in reasons) or none
+
+
+def _score(points: float) -> str:
+    """Points as a chess table shows them: ``3``, ``2.5``, ``6.25``."""
+    return f"{points:g}"
+
+
+def _h2h_value(standings: Standings, row: str, col: str) -> float | None:
+    if row == col:
+        return None
+    score, games = standings.crosstable[row][col]
+    return score if games else None
 
 
 def _h2h_cell(standings: Standings, row: str, col: str) -> str:
@@ -366,9 +450,22 @@ def _color_pct(tally: dict[str, int]) -> float | None:
 def _csv(table: _Table) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(table.headers)
-    writer.writerows(table.rows)
+    writer.writerow(table.headers + table.extra)
+    if table.values is None:
+        writer.writerows(table.rows)
+    else:
+        writer.writerows([_csv_value(value) for value in row] for row in table.values)
     return out.getvalue().rstrip("\n")
+
+
+def _csv_value(value: Any) -> Any:
+    """A number as a number (``repr``: every digit), nothing (``None``, an
+    infinity, NaN) as an empty cell, a truth as ``true``/``false``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    return value
 
 
 def _html_page(standings: Standings, title: str, tables: list[_Table]) -> str:
@@ -404,9 +501,11 @@ def _json_object(standings: Standings) -> dict[str, Any]:
     return {
         "game": standings.game,
         "total_games": standings.total_games,
+        "ranking": standings.ranking,
         "bots": [
             {
-                "rank": rank,
+                "rank": bot.rank,
+                "shared_rank": bot.shared_rank,
                 "name": bot.name,
                 "rating": bot.rating,
                 "mu": bot.mu,
@@ -417,6 +516,9 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "losses": bot.losses,
                 "score": bot.score,
                 "score_pct": bot.score_pct,
+                "sonneborn_berger": bot.sonneborn_berger,
+                "tied_score": bot.tied_score,
+                "withdrawn": bot.withdrawn,
                 "forfeits": dict(bot.forfeits),
                 "moves": bot.moves,
                 "move_ms": bot.move_ms,
@@ -427,7 +529,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "version": bot.version,
                 "versions": dict(bot.versions),
             }
-            for rank, bot in enumerate(standings.bots, start=1)
+            for bot in standings.bots
         ],
         "crosstable": {
             row: {col: {"score": score, "games": games} for col, (score, games) in cols.items()}

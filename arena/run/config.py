@@ -38,6 +38,7 @@ from arena.bot.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
 from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
+from arena.results.standings import RANKINGS
 from arena.results.statistics import SprtConfig
 from arena.run.option_reader import OptionMapping
 from arena.run.yaml_reader import ConfigError, YamlMapping, YamlValue, kind_of, read_yaml
@@ -87,6 +88,8 @@ TOURNAMENT_KEYS = (
     "executor",
     "ray",
     "reference",
+    "ranking",
+    "withdraw_after_crashes",
     "bots_from",
     "bots",
 )
@@ -165,6 +168,11 @@ class TournamentConfig:
     #: (their places in the file), as results directories written before
     #: version 0.2 did; see :func:`arena.run.schedule.make_schedule`.
     game_ids: str = "names"
+    #: The rule that orders the ranking, one of :data:`arena.results.standings.RANKINGS`.
+    ranking: str = "trueskill"
+    #: A bot whose games end in ``crash`` forfeits this many times in a row is
+    #: withdrawn: its later games are forfeited without starting it.  None: never.
+    withdraw_after_crashes: int | None = None
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -366,6 +374,8 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         executor=fields.choice("executor", EXECUTORS),
         ray=_ray(fields, base_dir, concurrency),
         reference=_reference(fields, format, bots),
+        ranking=fields.choice("ranking", RANKINGS),
+        withdraw_after_crashes=fields.positive_int("withdraw_after_crashes") if "withdraw_after_crashes" in fields else None,
     )
 
 

@@ -28,6 +28,7 @@ from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
+from arena.results.standings import meta_ranking
 from arena.results.statistics import SprtConfig
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, bot_versions, meta_bots
 from arena.run.config import FORMATS, TournamentConfig, load_config
@@ -78,6 +79,8 @@ def tournament_meta(
         "format": config.format,
         "rounds": config.rounds,
         "reference": list(config.reference),
+        "ranking": config.ranking,
+        "withdraw_after_crashes": config.withdraw_after_crashes,
         GAME_IDS_KEY: config.game_ids,
         "games": games,
         "bots": bots,
@@ -349,6 +352,11 @@ class ReadResults:
         return self.config.reference if self.config is not None else ()
 
     @property
+    def ranking(self) -> str:
+        """The rule that orders the ranking: the file's, else tournament.json's."""
+        return self.config.ranking if self.config is not None else meta_ranking(self.meta)
+
+    @property
     def names(self) -> list[str]:
         """The tournament's bots, in the file's order."""
         if self.config is not None:
@@ -420,7 +428,7 @@ def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -
             rounds=_meta_rounds(meta) or 1, format=meta["format"], concurrency=1, seed=int(meta["seed"]), output=Path("."),
             bots=tuple(BotConfig(name=name, cmd=("-",), options={}, cwd=Path("."), env={}) for name in names),
             time_margin_ms=0, startup_timeout_s=1.0, path=None, description=str(meta.get("description") or ""),
-            openings=suite, reference=reference,
+            openings=suite, reference=reference, ranking=meta_ranking(meta),
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return None

@@ -29,7 +29,7 @@ from arena.game.records import GameRecord
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.charts import bot_colors, move_time_chart, move_times, rating_chart, results_chart
 from arena.results.report.data import games_data, script_json
-from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings
+from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings, meta_ranking
 from arena.results.statistics import SprtConfig
 from arena.results.store import (
     GAMES_FILE, LOCK_FILE, LOGS_DIR, META_FILE, REPLACED_FILE, SCRATCH_DIR, bot_versions, meta_bots, write_atomically,
@@ -74,7 +74,7 @@ def build_report(
     names = [bot["name"] for bot in meta_bots(meta)]
     finished = progress is not None and not live and progress.played >= progress.total
     standings = compute_standings(records, names, sprt, at_limit=finished, reference=[r for r in meta.get("reference") or [] if r in names] if isinstance(meta.get("reference"), list) else (),
-                                  versions=bot_versions(meta))
+                                  versions=bot_versions(meta), ranking=meta_ranking(meta))
     game = engine.get_game(standings.game or meta.get("game") or engine.GAMES[0])
     colors = bot_colors([bot.name for bot in standings.bots])
     data = {**games_data(game, records, [bot.name for bot in standings.bots]), "live": live, "refresh_s": REFRESH_S}
