@@ -193,3 +193,48 @@ def test_arena_standings_shows_the_rule_and_shared_ranks(tmp_path):
     # every command agrees from the directory: the report says the rule too
     assert arena("report", out).exit_code == 0
     assert "Ranking by points" in (out / "report.html").read_text()
+
+
+# -- withdraw_after_crashes ------------------------------------------------------
+
+
+def test_a_bot_that_keeps_crashing_is_withdrawn(tmp_path):
+    from test_cli import BOTS, arena, records, write_tournament
+
+    # gamma plays, then exits mid-game, in every game: 8 of the 12 games are its.
+    path = write_tournament(tmp_path, cmds={"gamma": f"python {BOTS / 'crash_midgame.py'}"},
+                            extra="withdraw_after_crashes: 2\n")
+    result = arena("run", path, "-f", "json")
+    assert result.exit_code == 0, result.err
+    games = records(tmp_path / "out")
+    assert len(games) == 12
+    mine = [g for g in games if "gamma" in g["players"].values()]
+    crashed = [g for g in mine if g["reason"] == "crash"]
+    withdrawn = [g for g in mine if g["reason"] == "withdrawn"]
+    # two crashes in a row withdraw it; the concurrency of 2 lets one more game be in flight then
+    assert 2 <= len(crashed) <= 3 and len(crashed) + len(withdrawn) == 8, [g["reason"] for g in mine]
+    for game in withdrawn:
+        assert game["players"][game["forfeit_by"]] == "gamma" and game["moves"] == []
+        assert "withdraw_after_crashes: 2" in game["detail"]
+    # the games without gamma were all played
+    assert all(g["reason"] not in ("crash", "withdrawn") for g in games if g not in mine)
+    data = json.loads(result.out[: result.out.rindex("}") + 1])
+    gamma = next(b for b in data["bots"] if b["name"] == "gamma")
+    assert gamma["withdrawn"] is True and gamma["forfeits"] == {"crash": len(crashed), "withdrawn": len(withdrawn)}
+    assert not any(b["withdrawn"] for b in data["bots"] if b["name"] != "gamma")
+    plain = arena("standings", tmp_path / "out").out
+    assert f"crash {len(crashed)}, withdrawn {len(withdrawn)}" in plain
+    assert "withdrawn (crashed too many games in a row; later games forfeited): gamma" in plain
+
+
+def test_withdraw_after_crashes_is_off_by_default_and_checked():
+    from arena.run.config import ConfigError, parse_config
+
+    base = "game: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: python -m bots.random_bot}\n" \
+           "  - {name: b, cmd: python -m bots.random_bot}\n"
+    assert parse_config("name: t\n" + base).withdraw_after_crashes is None
+    assert parse_config("name: t\nwithdraw_after_crashes: 3\n" + base).withdraw_after_crashes == 3
+    with pytest.raises(ConfigError, match="withdraw_after_crashes.*positive integer"):
+        parse_config("name: t\nwithdraw_after_crashes: 0\n" + base)
+    with pytest.raises(ConfigError, match="ranking.*trueskill, elo, points"):
+        parse_config("name: t\nranking: best\n" + base)

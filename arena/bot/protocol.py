@@ -47,7 +47,9 @@ MAX_INFO_DEPTH = 16
 MAX_DETAIL_CHARS = 1000
 
 #: Why a bot can lose a game other than by the rules, as recorded in game records.
-FORFEIT_REASONS = ("timeout", "illegal_move", "protocol_error", "crash", "startup_failure", "bot_error")
+#: ``withdrawn``: the arena withdrew the bot after it crashed too many games in
+#: a row (``withdraw_after_crashes``), and recorded its later games unplayed.
+FORFEIT_REASONS = ("timeout", "illegal_move", "protocol_error", "crash", "startup_failure", "bot_error", "withdrawn")
 
 
 class ProtocolError(Exception):

@@ -161,6 +161,25 @@ class GameRecord:
     def name_of(self, color: str | None) -> str | None:
         return None if color is None else self.players[color]
 
+    @classmethod
+    def for_spec(cls, spec: GameSpec, colors: Sequence[str], time_control: dict[str, int]) -> GameRecord:
+        """The record of ``spec`` before its first move, ``colors`` the
+        game's in seat order; started now."""
+        return cls(
+            game_id=spec.game_id,
+            game=spec.game,
+            players={colors[seat]: spec.players[seat] for seat in (0, 1)},
+            seed=spec.seed,
+            opening=spec.opening,
+            time_control=time_control,
+            index=spec.index,
+            round=spec.round,
+            started_at=timestamp(),
+            opening_moves=list(spec.opening_moves),
+            pair=spec.pair,
+            versions={colors[seat]: spec.versions[seat] for seat in (0, 1)} if spec.versions else None,
+        )
+
     def end_by_forfeit(self, seat: int, reason: str, detail: str) -> None:
         """The player in ``seat`` (0 or 1, the order of ``players``) lost by
         ``reason``.  ``detail`` quotes what a bot sent or wrote, so it is kept

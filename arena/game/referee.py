@@ -186,20 +186,7 @@ def play_game(
     colors = game.colors
     # The schedule's openings were checked against the engine when the suite was made.
     state = play_opening(game, spec.opening, spec.opening_moves)
-    record = GameRecord(
-        game_id=spec.game_id,
-        game=spec.game,
-        players={colors[seat]: players[seat].name for seat in (0, 1)},
-        seed=spec.seed,
-        opening=spec.opening,
-        time_control=time_control.to_json(),
-        index=spec.index,
-        round=spec.round,
-        started_at=timestamp(),
-        opening_moves=list(spec.opening_moves),
-        pair=spec.pair,
-        versions={colors[seat]: spec.versions[seat] for seat in (0, 1)} if spec.versions else None,
-    )
+    record = GameRecord.for_spec(spec, colors, time_control.to_json())
     referee = Referee(game, state, record, Clock(time_control, margin_ms), players)
     referee.start()
     while not record.reason:

@@ -7,11 +7,13 @@ reported through a callback so this module prints nothing itself.
 from __future__ import annotations
 
 import os
+from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import engine
 from arena.bot.process import ArenaWriteError
 from arena.bot.quota import measure
 from arena.game.records import GameRecord, GameSpec
@@ -23,11 +25,11 @@ from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
 from arena.run.results_dir import RunPlan
 
-__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT"]
+__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
 
 #: Forfeits played again on resume: the bot never played, so they are not a
-#: result (a typo in a command, since fixed, must not stand).
-REPLAYED_BY_DEFAULT = ("startup_failure",)
+#: result (a typo in a command, or a crash withdrawn for, since fixed, must not stand).
+REPLAYED_BY_DEFAULT = ("startup_failure", "withdrawn")
 
 
 @dataclass
@@ -85,6 +87,54 @@ def until_decided(specs: Iterable[GameSpec], status: Callable[[], SprtStatus | N
         yield spec
 
 
+class Withdrawals:
+    """``withdraw_after_crashes``: each bot's run of games in a row lost by a
+    ``crash`` forfeit, in the order the records come in (this run's games
+    only: a resumed run starts every count at 0).  A bot whose run reaches the
+    limit is withdrawn; :meth:`playable` keeps its games from the executor,
+    and :meth:`forfeits` makes their records without starting anyone."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.limit = config.withdraw_after_crashes
+        self.colors = engine.get_game(config.game).colors
+        self.time_control = config.time_control.to_json()
+        self.crashes: Counter[str] = Counter()
+        #: The bots withdrawn so far.
+        self.withdrawn: set[str] = set()
+        self._held: deque[GameSpec] = deque()
+
+    def add(self, record: GameRecord) -> None:
+        for color, name in record.players.items():
+            if record.forfeit_by == color and record.reason == "crash":
+                self.crashes[name] += 1
+                if self.limit is not None and self.crashes[name] >= self.limit:
+                    self.withdrawn.add(name)
+            else:  # a game it finished (or its opponent forfeited) ends the run
+                self.crashes[name] = 0
+
+    def playable(self, specs: Iterable[GameSpec]) -> Iterator[GameSpec]:
+        """``specs`` without those of a withdrawn bot, held for :meth:`forfeits`.
+        Read lazily (one spec per free worker), so a bot withdrawn now keeps
+        none of its games that have not started yet."""
+        for spec in specs:
+            if any(name in self.withdrawn for name in spec.players):
+                self._held.append(spec)
+            else:
+                yield spec
+
+    def forfeits(self) -> Iterator[GameRecord]:
+        """The records of the games held so far: the withdrawn bot (seat 0's
+        when both were) forfeits each, unplayed."""
+        while self._held:
+            spec = self._held.popleft()
+            seat = 0 if spec.players[0] in self.withdrawn else 1
+            record = GameRecord.for_spec(spec, self.colors, self.time_control)
+            record.end_by_forfeit(seat, "withdrawn", f"not started: withdrawn after {self.limit} games in a row "
+                                                     f"lost by a crash (withdraw_after_crashes: {self.limit})")
+            record.ended_at = record.started_at
+            yield record
+
+
 def play_and_store(
     config: TournamentConfig,
     pending: list[GameSpec],
@@ -96,16 +146,28 @@ def play_and_store(
     there is one) and in ``running_sprt``.  With ``sprt:`` no game starts
     once the test is decided.  Close the generator (``contextlib.closing``)
     to stop the executor, and its bots, at once when the caller fails."""
-    # Lazy only with an SPRT, so that the executor takes each spec only once
-    # the records before it are in (see LocalExecutor.run); a plain list lets
-    # it send the next games ahead.
+    # Lazy only with an SPRT or withdrawals, so that the executor takes each
+    # spec only once the records before it are in (see LocalExecutor.run); a
+    # plain list lets it send the next games ahead.
     specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt.status)
+    withdrawals = Withdrawals(config) if config.withdraw_after_crashes is not None else None
+    if withdrawals is not None:
+        specs = withdrawals.playable(specs)
+
+    def stored(record: GameRecord) -> GameRecord:
+        if store is not None:
+            store.append(record)
+        running_sprt.add(record)
+        return record
+
     with _arena_writes(store.directory if store is not None else None), closing(executor.run(specs)) as finished:
         for record in finished:
-            if store is not None:
-                store.append(record)
-            running_sprt.add(record)
-            yield record
+            yield stored(record)
+            if withdrawals is not None:
+                withdrawals.add(record)
+                yield from map(stored, withdrawals.forfeits())
+        if withdrawals is not None:  # games held while the last ones were played
+            yield from map(stored, withdrawals.forfeits())
 
 
 @contextmanager
