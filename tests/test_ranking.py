@@ -225,6 +225,13 @@ def test_a_bot_that_keeps_crashing_is_withdrawn(tmp_path):
     plain = arena("standings", tmp_path / "out").out
     assert f"crash {len(crashed)}, withdrawn {len(withdrawn)}" in plain
     assert "withdrawn (crashed too many games in a row; later games forfeited): gamma" in plain
+    # its games were never played: a resumed run plays them again, unless told not to
+    kept = arena("run", path, "--replay-forfeits", "none")
+    assert kept.exit_code == 0 and "0 games played, 12 resumed" in kept.err
+    again = arena("run", path)
+    assert again.exit_code == 0 and f"{len(withdrawn)} games played" in again.err, again.err
+    replayed = [g for g in records(tmp_path / "out") if "gamma" in g["players"].values()]
+    assert len(replayed) == 8 and {g["reason"] for g in replayed} <= {"crash", "withdrawn"}
 
 
 def test_withdraw_after_crashes_is_off_by_default_and_checked():

@@ -1,4 +1,5 @@
-"""TrueSkill ratings and tallies folded from finished games.  Pure: no I/O.
+"""TrueSkill ratings and tallies folded from finished games, ordered by the
+tournament's ranking rule (:data:`RANKING_RULES`).  Pure: no I/O.
 
 Games are folded in schedule order (``GameRecord.index``), never in the order
 they finished, so the same results always give the same ratings however many

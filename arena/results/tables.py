@@ -2,10 +2,12 @@
 
 These tables are rendered, in this order:
 
-1. **ranking** — rank, bot, rating (mu - 3 sigma), mu, sigma, games, wins,
+1. **ranking** — titled with the rule that orders it: rank (``3=`` when
+   shared), bot, rating (mu - 3 sigma), mu, sigma, (under ``ranking:
+   points``: score and Sonneborn–Berger,) games, wins,
    draws, losses, score %, Elo, its 95 % margin, LOS over the next bot
    (``≈`` where it is under 95 %), forfeits by reason, mean milliseconds per
-   move; in text formats a legend follows it;
+   move, ``withdrawn`` when a bot was; in text formats a legend follows it;
 2. **match** (two bots only) — from the first bot's side: games, W, D, L,
    Elo difference and margin, LOS, draw ratio, game pairs and their
    pentanomial counts LL, LD, WL+DD, WD, WW;
