@@ -216,14 +216,14 @@ def test_bots_from_a_folder_of_submissions(tmp_path):
 
 
 def test_kill_9_in_the_middle_of_a_replay_leaves_every_game_once_and_the_archive_whole(tmp_path):
-    path = tournament(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 6}\n")
+    path = tournament(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 3}\n")
     path.write_text(path.read_text().replace("concurrency: 2", "concurrency: 1"))
-    assert played(arena("run", path)) == 36
+    assert played(arena("run", path)) == 18
     before = records(tmp_path / "out")
     bob_games = sorted(r["game_id"] for r in before if "bob" in r["players"].values())
-    # bob's new version thinks 20 ms a move, so the replay is still going when it is killed
+    # bob's new version thinks 100 ms a move, so its 12 games (about 7 s) are still being played when it is killed
     (tmp_path / "bob.py").write_text(
-        f"import runpy, sys\nsys.argv[1:] = ['0.02']\nsys.path.insert(0, {str(ROOT / 'tests' / 'bots')!r})\n"
+        f"import runpy, sys\nsys.argv[1:] = ['0.1']\nsys.path.insert(0, {str(ROOT / 'tests' / 'bots')!r})\n"
         f"runpy.run_path({str(ROOT / 'tests' / 'bots' / 'slow.py')!r}, run_name='__main__')\n")
     run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--replay", "bob"], cwd=ROOT,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
