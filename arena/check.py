@@ -245,11 +245,14 @@ def check_tournament(
     (by default the file's concurrency), each in a process of its own that
     dies with the arena.  Rows come in file order.  Raises
     :class:`~arena.bot.process.ArenaWriteError` when the arena cannot write
-    a log or scratch directory, and ``ValueError`` for an unknown reference."""
+    a log or scratch directory, ``SandboxUnavailable`` when a bot's sandbox
+    cannot run here, and ``ValueError`` for an unknown reference."""
     if reference not in REFERENCES:
         raise ValueError(f"unknown reference bot {reference!r}; use one of: {', '.join(REFERENCES)}")
     if games < 1:
         raise ValueError("--games must be at least 1")
+    for sandbox in sorted({bot.sandbox for bot in config.bots}):
+        check_sandbox(sandbox)  # as arena run would: a machine without it is refused in one line
     become_subreaper()  # the orphans of a killed check process come back here, to be killed
     cgroup_mode()  # found once, here, rather than in each process
     jobs = max(1, jobs or config.concurrency)
@@ -448,7 +451,7 @@ def render_checks(rows: list[BotCheck], time_control: TimeControl) -> str:
             "passed" if row.passed else "FAILED",
             str(row.games),
             str(row.forfeits),
-            "-" if row.slowest_ms is None else f"{row.slowest_ms:.0f} ms",
+            "-" if row.slowest_ms is None else f"{row.slowest_ms:.{1 if row.slowest_ms < 100 else 0}f} ms",
             "-" if row.peak_memory_bytes is None else f"{row.peak_memory_bytes / 2**20:.0f} MiB",
             safe(row.reason, "terminal") or "-",
         ]

@@ -478,7 +478,7 @@ def match(
         say(f"records in {config.output} (seed {seed}); arena standings {output} ranks them", err)
 
 
-@app.command(epilog=_epilog("arena check tournaments/course.yaml   or   arena check './mybot' --game yoxii", "bots.md#arena-check"))
+@app.command(epilog=_epilog("arena check tournaments/course.yaml   or   arena check './mybot' --game yoxii", "tournaments.md"))
 @interruptible
 def check(
     target: str = typer.Argument(..., help="A tournament file (every bot of it is checked), or one bot's command, e.g. './mybot'."),
@@ -528,7 +528,7 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None) -> Non
         fail(str(exc))
     try:
         rows = check_tournament(config, games=games, reference=reference, jobs=jobs)
-    except (ValueError, ArenaWriteError) as exc:
+    except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:
         fail(str(exc))
     say(render_checks(rows, config.time_control))
     failed = [row.bot for row in rows if not row.passed]
