@@ -389,3 +389,42 @@ def test_cwd_is_where_a_relative_program_is_looked_up(tmp_path):
     assert all(step.ok for step in steps), steps
     missing = check_bot("./bot", "oxono", cwd=tmp_path)
     assert missing[0].detail == f"no such program './bot' (looked in {tmp_path})"
+
+
+SNOOP = """\
+import json, os, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        try:
+            seen = "SECRET" in open(sys.argv[1]).read()
+        except OSError:
+            seen = False
+        print(json.dumps({"type": "error", "message": "I can read the tournament file"} if seen else {"type": "ready"}), flush=True)
+    elif m["type"] == "turn":
+        print(json.dumps({"type": "move", "move": m["legal_moves"][0]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"""
+
+
+def test_a_bot_is_checked_in_the_sandbox_the_file_gives_it(tmp_path):
+    """Under the file's sandbox the bot cannot see the tournament file, as in
+    the tournament; the same bot without a sandbox can, and says so."""
+    needs.program("bwrap", "apt-get install bubblewrap")
+    bot = tmp_path / "snoop.py"
+    bot.write_text(SNOOP)
+    path = tmp_path / "t.yaml"
+    path.write_text(f"""\
+# SECRET: what a tournament hides from a sandboxed bot
+game: oxono
+time_control: 5+0.1
+bots:
+  - {{name: boxed, cmd: python {bot} {path}, sandbox: bwrap}}
+  - {{name: bare, cmd: python {bot} {path}}}
+""")
+    result = arena_cli("check", path, "--games", "2")
+    assert result.exit_code == 1
+    rows = table_rows(result.stdout)
+    assert rows["boxed"][1:4] == ["passed", "2", "0"]
+    assert rows["bare"][1] == "FAILED" and rows["bare"][6] == "did not start: refused to start: I can read the tournament file"
