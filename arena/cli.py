@@ -485,26 +485,31 @@ def check(
     games: int = typer.Option(None, "--games", "-n", min=1, help=f"Games per bot (default: {DEFAULT_GAMES} for a tournament file, 2 for one bot)."),
     reference: str = typer.Option("random", "--reference", help=f"The bot a tournament file's bots play: {', '.join(REFERENCES)}."),
     jobs: int = typer.Option(None, "--jobs", "-j", min=1, help="Bots checked at once (default: the file's concurrency, else all cores)."),
-    game: str = typer.Option("oxono", "--game", "-g", help=f"One bot: one of: {', '.join(engine.GAMES)}."),
-    tc: str = typer.Option("10+0.1", "--tc", help="One bot: time control for the test games."),
+    game: str = typer.Option(None, "--game", "-g", help=f"One bot: one of: {', '.join(engine.GAMES)} (default: oxono)."),
+    tc: str = typer.Option(None, "--tc", help="One bot: time control for the test games (default: 10+0.1)."),
     cwd: Path = typer.Option(None, "--cwd", help="One bot: its working directory (default: the current one)."),
-    startup_timeout: float = typer.Option(10.0, "--startup-timeout", min=0.1, help="One bot: seconds the bot has to answer 'hello'."),
-    sandbox: str = typer.Option("none", "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)}."),
+    startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help="One bot: seconds the bot has to answer 'hello' (default: 10)."),
+    sandbox: str = typer.Option(None, "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)} (default: none)."),
 ) -> None:
     """Check every bot of a tournament file as the tournament runs it, into one
     table; or walk one bot through a checklist.  Exit status 1 when a bot fails."""
     if target.endswith((".yaml", ".yml")):
+        given = [flag for flag, value in (("--game", game), ("--tc", tc), ("--cwd", cwd),
+                                          ("--startup-timeout", startup_timeout), ("--sandbox", sandbox)) if value is not None]
+        if given:
+            fail(f"{', '.join(given)}: for one bot's command; a tournament file gives each of its bots these settings")
         _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs)
         return
-    game = _game_name(game)
+    game = _game_name(game or "oxono")
+    sandbox = sandbox or "none"
     try:
-        control = parse_time_control(tc)
+        control = parse_time_control(tc or "10+0.1")
     except ValueError as exc:
         fail(str(exc))
     if sandbox not in SANDBOXES:
         fail(f"unknown sandbox {sandbox!r}; use one of {', '.join(SANDBOXES)}")
     try:
-        steps = check_bot(target, game, time_control=control, games=games or 2, startup_timeout_s=startup_timeout,
+        steps = check_bot(target, game, time_control=control, games=games or 2, startup_timeout_s=startup_timeout or 10.0,
                           sandbox=sandbox, cwd=cwd)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:  # ArenaWriteError: the bot's log or scratch on a full disk
         fail(str(exc))

@@ -296,6 +296,9 @@ def test_a_bad_file_or_option_is_one_line(tmp_path):
     path.write_text("game: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: python -m bots.random_bot}\n")
     result = arena_cli("check", path, "--reference", "stockfish")
     assert result.exit_code == 2 and "unknown bot 'stockfish'" in result.stderr
+    result = arena_cli("check", path, "--cwd", tmp_path, "--game", "yoxii")
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "--game, --cwd: for one bot's command; a tournament file gives each of its bots these settings" in result.stderr
 
 
 def test_every_check_uses_the_tournament_s_settings(tmp_path):
