@@ -236,6 +236,7 @@ def check_tournament(
     reference: str = "random",
     jobs: int | None = None,
     logs_dir: Path | None = None,
+    deadline_s: float | None = None,
 ) -> list[BotCheck]:
     """Check every bot of ``config`` as its tournament runs it: the same
     :class:`~arena.run.pool.BotPool` (its command, cwd, environment, options,
@@ -243,7 +244,9 @@ def check_tournament(
     ``games`` games against the ``reference`` bot, both colours of each of
     the tournament's openings in turn.  ``jobs`` bots are checked at once
     (by default the file's concurrency), each in a process of its own that
-    dies with the arena.  Rows come in file order.  Raises
+    dies with the arena; one silent for ``deadline_s`` (by default
+    :func:`check_deadline_s`) is killed with its bots, and so is one its
+    bot killed.  Rows come in file order.  Raises
     :class:`~arena.bot.process.ArenaWriteError` when the arena cannot write
     a log or scratch directory, ``SandboxUnavailable`` when a bot's sandbox
     cannot run here, and ``ValueError`` for an unknown reference."""
@@ -256,7 +259,7 @@ def check_tournament(
     become_subreaper()  # the orphans of a killed check process come back here, to be killed
     cgroup_mode()  # found once, here, rather than in each process
     jobs = max(1, jobs or config.concurrency)
-    deadline_s = check_deadline_s(config, games)
+    deadline_s = check_deadline_s(config, games) if deadline_s is None else deadline_s
     pending = [bot.name for bot in config.bots]
     running: dict[Connection, tuple[str, multiprocess.Process, float]] = {}
     rows: dict[str, BotCheck] = {}

@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 import needs
-from arena.check import DEFAULT_GAMES, check_bot
+from arena.check import DEFAULT_GAMES, check_bot, check_tournament
 from arena.cli import app
+from arena.run.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -431,3 +432,28 @@ bots:
     rows = table_rows(result.stdout)
     assert rows["boxed"][1:4] == ["passed", "2", "0"]
     assert rows["bare"][1] == "FAILED" and rows["bare"][6] == "did not start: refused to start: I can read the tournament file"
+
+
+@pytest.mark.parametrize("signal_name", ["STOP", "KILL"])
+def test_a_bot_that_stops_or_kills_its_checker_is_a_row_not_a_hang(tmp_path, signal_name):
+    """The bot stops (or kills) the arena's process checking it: that process
+    is killed with the bot at the deadline (at once when it died), the row
+    says why, and the other bots are checked all the same."""
+    path = tmp_path / "t.yaml"
+    path.write_text(f"""\
+game: oxono
+time_control: 5+0.1
+bots:
+  - {{name: sly, cmd: python {BOTS / 'stop_parent_on_hello.py'} {signal_name}}}
+{OTHER}""")
+    started = time.monotonic()
+    rows = check_tournament(load_config(path), games=2, deadline_s=3)
+    assert time.monotonic() - started < 15
+    sly, other = rows
+    assert not sly.passed and sly.games == 0
+    if signal_name == "STOP":
+        assert sly.reason == ("the arena's process checking it was silent for more than 3 s and was killed "
+                              "(a bot that stops its parent with SIGSTOP does that)")
+    else:
+        assert sly.reason == ("the arena's process checking it died (exit code -9; a bot that kills its parent does that)")
+    assert other.passed and other.games == 2
