@@ -23,7 +23,7 @@ from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.bot.text import safe
-from arena.check import check_bot
+from arena.check import DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
@@ -478,25 +478,39 @@ def match(
         say(f"records in {config.output} (seed {seed}); arena standings {output} ranks them", err)
 
 
-@app.command(epilog=_epilog("arena check './mybot' --game yoxii", "protocol.md"))
+@app.command(epilog=_epilog("arena check tournaments/course.yaml   or   arena check './mybot' --game yoxii", "tournaments.md"))
 @interruptible
 def check(
-    cmd: str = typer.Argument(..., help="The bot's command, e.g. './mybot' or 'python mybot.py'."),
-    game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
-    tc: str = typer.Option("10+0.1", "--tc", help="Time control for the test games."),
-    startup_timeout: float = typer.Option(10.0, "--startup-timeout", min=0.1, help="Seconds the bot has to answer 'hello'."),
-    sandbox: str = typer.Option("none", "--sandbox", help=f"Run the bot as a tournament with this sandbox would: {', '.join(SANDBOXES)}."),
+    target: str = typer.Argument(..., help="A tournament file (every bot of it is checked), or one bot's command, e.g. './mybot'."),
+    games: int = typer.Option(None, "--games", "-n", min=1, help=f"Games per bot (default: {DEFAULT_GAMES} for a tournament file, 2 for one bot)."),
+    reference: str = typer.Option("random", "--reference", help=f"The bot a tournament file's bots play: {', '.join(REFERENCES)}."),
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1, help="Bots checked at once (default: the file's concurrency, else all cores)."),
+    game: str = typer.Option(None, "--game", "-g", help=f"One bot: one of: {', '.join(engine.GAMES)} (default: oxono)."),
+    tc: str = typer.Option(None, "--tc", help="One bot: time control for the test games (default: 10+0.1)."),
+    cwd: Path = typer.Option(None, "--cwd", help="One bot: its working directory (default: the current one)."),
+    startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help="One bot: seconds the bot has to answer 'hello' (default: 10)."),
+    sandbox: str = typer.Option(None, "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)} (default: none)."),
 ) -> None:
-    """Walk a bot through a checklist and say in plain words what is wrong."""
-    game = _game_name(game)
+    """Check every bot of a tournament file as the tournament runs it, into one
+    table; or walk one bot through a checklist.  Exit status 1 when a bot fails."""
+    if target.endswith((".yaml", ".yml")):
+        given = [flag for flag, value in (("--game", game), ("--tc", tc), ("--cwd", cwd),
+                                          ("--startup-timeout", startup_timeout), ("--sandbox", sandbox)) if value is not None]
+        if given:
+            fail(f"{', '.join(given)}: for one bot's command; a tournament file gives each of its bots these settings")
+        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs)
+        return
+    game = _game_name(game or "oxono")
+    sandbox = sandbox or "none"
     try:
-        control = parse_time_control(tc)
+        control = parse_time_control(tc or "10+0.1")
     except ValueError as exc:
         fail(str(exc))
     if sandbox not in SANDBOXES:
         fail(f"unknown sandbox {sandbox!r}; use one of {', '.join(SANDBOXES)}")
     try:
-        steps = check_bot(cmd, game, time_control=control, startup_timeout_s=startup_timeout, sandbox=sandbox)
+        steps = check_bot(target, game, time_control=control, games=games or 2, startup_timeout_s=startup_timeout or 10.0,
+                          sandbox=sandbox, cwd=cwd)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:  # ArenaWriteError: the bot's log or scratch on a full disk
         fail(str(exc))
     for step in steps:
@@ -507,6 +521,26 @@ def check(
         out.print("[green]all checks passed[/]")
     else:
         raise typer.Exit(1)
+
+
+def _check_file(path: Path, games: int, reference: str, jobs: int | None) -> None:
+    """``arena check FILE.yaml``: every bot of the file, one table."""
+    if reference not in REFERENCES:
+        fail(f"--reference: unknown bot {reference!r}; use one of: {', '.join(REFERENCES)}")
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        fail(str(exc))
+    try:
+        rows = check_tournament(config, games=games, reference=reference, jobs=jobs)
+    except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:
+        fail(str(exc))
+    say(render_checks(rows, config.time_control))
+    failed = [row.bot for row in rows if not row.passed]
+    if failed:
+        say(f"{len(failed)} of {len(rows)} bots failed: {', '.join(failed)}")
+        raise typer.Exit(1)
+    say(f"all {len(rows)} bots passed {games} games each against the {reference} bot")
 
 
 @app.command(epilog=_epilog("arena play --game oxono --bot 'python -m bots.mcts'", "bots.md"))

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import needs
-from arena.check import check_bot
+from arena.check import DEFAULT_GAMES, check_bot, check_tournament
+from arena.cli import app
+from arena.run.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -171,3 +178,282 @@ def test_under_the_sandbox_the_bot_sees_nothing_a_tournament_would_hide(tmp_path
     assert boxed[0].ok and boxed[0].detail == "name found: mybot.yaml"
     assert all(step.ok for step in boxed), boxed
     assert (logs / "candidate" / "check.log").exists()  # the arena still writes the log it hides
+
+
+# -- arena check FILE.yaml: every bot of a tournament file ---------------------------
+
+
+def arena_cli(*args: object):
+    """``arena ARGS`` in-process; never a traceback."""
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.stdout + result.stderr
+    return result
+
+
+#: A tournament file's second bot (a file needs two).
+OTHER = f"  - {{name: other, cmd: python -m bots.random_bot, cwd: {ROOT}}}\n"
+
+
+def table_rows(text: str) -> dict[str, list[str]]:
+    """The table's rows by bot: the columns split on runs of 2+ spaces."""
+    lines = text.splitlines()
+    assert lines[0].split()[:4] == ["bot", "check", "games", "forfeits"], text
+    rows = {}
+    for line in lines[2:]:
+        if not line.strip() or line.startswith(("all ", "1 ", "2 ", "3 ")):
+            break
+        cells = re.split(r"\s{2,}", line.strip(), maxsplit=6)
+        rows[cells[0]] = cells
+    return rows
+
+
+@pytest.fixture(scope="module")
+def java_bot(tmp_path_factory) -> Path:
+    """bots/java/RandomBot.java compiled into a folder of its own: ``java
+    RandomBot`` runs only from there (the class path is the working directory)."""
+    javac = needs.program("javac", "apt-get install default-jdk-headless (scripts/install-test-deps.sh)")
+    folder = tmp_path_factory.mktemp("java")
+    shutil.copy(ROOT / "bots" / "java" / "RandomBot.java", folder)
+    subprocess.run([javac, "-Xlint:all", "-Werror", "RandomBot.java"], cwd=folder, check=True)
+    assert (folder / "RandomBot.class").is_file()
+    return folder
+
+
+def test_the_default_games_catch_a_bot_that_fails_one_game_in_ten():
+    """The figure the docs give: a bot forfeiting one game in ten passes the
+    default check with probability 0.9**N, under 5 %."""
+    assert 0.9 ** DEFAULT_GAMES < 0.05
+    assert 0.9 ** DEFAULT_GAMES == pytest.approx(0.042, abs=0.001)  # docs/bots.md: "about 4 %"
+
+
+def test_a_tournament_file_checks_every_bot_as_it_runs(tmp_path, java_bot):
+    """A passing bot, one crashing one game in ten, a Java bot that runs only
+    from its cwd, one that cannot start, and a team from a ``bots_from``
+    folder: one table, a row each, exit status 1."""
+    team = tmp_path / "submissions" / "team-zed"
+    team.mkdir(parents=True)
+    (team / "bot.py").write_text((ROOT / "bots" / "random_bot.py").read_text())
+    (team / "bot.yaml").write_text("cmd: python bot.py\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"""\
+game: oxono
+time_control: 5+0.1
+openings: {{plies: 2, count: 3}}
+startup_failures: forfeit
+concurrency: 2
+bots_from: submissions
+bots:
+  - {{name: good, cmd: python -m bots.random_bot, cwd: {ROOT}}}
+  - {{name: flaky, cmd: python {BOTS / 'crash_one_in_ten.py'}}}
+  - {{name: java, cmd: java RandomBot, cwd: {java_bot}}}
+  - {{name: java-elsewhere, cmd: java RandomBot, cwd: {tmp_path}}}
+  - {{name: missing, cmd: no-such-program-xyz}}
+""")
+    started = time.monotonic()
+    result = arena_cli("check", path)
+    took = time.monotonic() - started
+    assert result.exit_code == 1, result.stdout + result.stderr
+    rows = table_rows(result.stdout)
+    assert list(rows) == ["good", "flaky", "java", "java-elsewhere", "missing", "team-zed"]
+    for name in ("good", "java", "team-zed"):
+        assert rows[name][1:4] == ["passed", str(DEFAULT_GAMES), "0"], rows[name]
+        assert rows[name][4].endswith(" ms") and rows[name][5].endswith(" MiB") and rows[name][6] == "-"
+    # it crashes on the 10th game of each of its processes: games 10, 20 and 30
+    assert rows["flaky"][1:4] == ["FAILED", "30", "3"]
+    assert rows["flaky"][6].startswith(
+        "3 forfeits; first: check-10 as black: crash on its 1st move (ply 2): the bot exited with code 4"
+    )
+    assert rows["java-elsewhere"][1:4] == ["FAILED", "0", "0"]
+    assert "Could not find or load main class RandomBot" in rows["java-elsewhere"][6]
+    assert rows["missing"][1:4] == ["FAILED", "0", "0"]
+    assert rows["missing"][4:6] == ["-", "-"]
+    assert "no-such-program-xyz" in rows["missing"][6]
+    assert result.stdout.splitlines()[-1] == "3 of 6 bots failed: flaky, java-elsewhere, missing"
+    assert "slowest move (tc 5+0.1)" in result.stdout.splitlines()[0]
+    assert took < 60, took
+
+
+def test_a_check_of_a_few_games_misses_the_flaky_bot(tmp_path):
+    """What issue 20 saw: three games pass a bot that forfeits one in ten."""
+    path = tmp_path / "t.yaml"
+    path.write_text(f"game: yoxii\ntime_control: 5+0.1\nbots:\n  - {{name: flaky, cmd: python {BOTS / 'crash_one_in_ten.py'}}}\n{OTHER}")
+    result = arena_cli("check", path, "--games", "3", "--reference", "greedy")
+    assert result.exit_code == 0, result.stdout
+    assert table_rows(result.stdout)["flaky"][1:4] == ["passed", "3", "0"]
+    assert result.stdout.splitlines()[-1] == "all 2 bots passed 3 games each against the greedy bot"
+
+
+def test_the_course_file_passes():
+    result = arena_cli("check", ROOT / "tournaments" / "course.yaml", "--games", "4")
+    assert result.exit_code == 0, result.stdout
+    assert list(table_rows(result.stdout)) == ["staff-random", "staff-greedy", "team-ann", "team-bob", "team-cy"]
+
+
+def test_a_bad_file_or_option_is_one_line(tmp_path):
+    result = arena_cli("check", tmp_path / "none.yaml")
+    assert result.exit_code == 2 and "no such file" in result.stderr and len(result.stderr.splitlines()) == 1
+    path = tmp_path / "t.yaml"
+    path.write_text("game: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: python -m bots.random_bot}\n")
+    result = arena_cli("check", path, "--reference", "stockfish")
+    assert result.exit_code == 2 and "unknown bot 'stockfish'" in result.stderr
+    result = arena_cli("check", path, "--cwd", tmp_path, "--game", "yoxii")
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "--game, --cwd: for one bot's command; a tournament file gives each of its bots these settings" in result.stderr
+
+
+def test_every_check_uses_the_tournament_s_settings(tmp_path):
+    """Options, environment and time control reach the bot as in the tournament:
+    a bot that forfeits unless it gets them passes."""
+    bot = tmp_path / "picky.py"
+    bot.write_text(PICKY)
+    path = tmp_path / "t.yaml"
+    path.write_text(f"""\
+game: oxono
+time_control: 7+0.25
+bots:
+  - {{name: picky, cmd: python {bot}, options: {{depth: 3}}, env: {{TEAM: zed}}}}
+{OTHER}""")
+    result = arena_cli("check", path, "--games", "2")
+    assert result.exit_code == 0, result.stdout
+    assert table_rows(result.stdout)["picky"][1:4] == ["passed", "2", "0"]
+
+
+PICKY = """\
+import json, os, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        ok = m["options"] == {"depth": 3} and os.environ.get("TEAM") == "zed"
+        print(json.dumps({"type": "ready"} if ok else {"type": "error", "message": "not as in the tournament"}), flush=True)
+    elif m["type"] == "new_game":
+        assert m["time_control"] == {"initial_ms": 7000, "increment_ms": 250}
+    elif m["type"] == "turn":
+        print(json.dumps({"type": "move", "move": m["legal_moves"][0]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"""
+
+
+def test_peak_memory_is_the_tree_s_high_water_mark(tmp_path):
+    """A bot that touches 60 MiB once shows at least that, though it freed it."""
+    bot = tmp_path / "hungry.py"
+    bot.write_text(HUNGRY)
+    path = tmp_path / "t.yaml"
+    path.write_text(f"game: oxono\ntime_control: 5+0.1\nbots:\n  - {{name: hungry, cmd: python {bot}}}\n{OTHER}")
+    result = arena_cli("check", path, "--games", "1")
+    assert result.exit_code == 0, result.stdout
+    mib = int(table_rows(result.stdout)["hungry"][5].removesuffix(" MiB"))
+    assert 60 <= mib < 200, mib
+
+
+HUNGRY = """\
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        block = bytearray(60 * 2**20)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+        del block
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif m["type"] == "turn":
+        print(json.dumps({"type": "move", "move": m["legal_moves"][0]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"""
+
+
+# -- one bot: --cwd, and the Java bot --------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["oxono", "yoxii"])
+def test_the_java_bot_passes_the_check_in_its_cwd(java_bot, game):
+    result = arena_cli("check", "java RandomBot", "--cwd", java_bot, "--game", game, "--games", "4")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "name JavaRandomBot, version 1.0, author Totem Arena" in result.stdout
+    assert result.stdout.splitlines()[-1] == "all checks passed"
+
+
+def test_without_its_cwd_the_java_bot_fails_to_start(java_bot):
+    result = arena_cli("check", "java RandomBot")
+    assert result.exit_code == 1
+    assert "Could not find or load main class RandomBot" in result.stdout
+
+
+def test_a_cwd_that_is_not_a_directory_is_one_line(tmp_path):
+    result = arena_cli("check", "python bot.py", "--cwd", tmp_path / "nowhere")
+    assert result.exit_code == 2 and "--cwd: no such directory" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_cwd_is_where_a_relative_program_is_looked_up(tmp_path):
+    (tmp_path / "bot.py").write_text((ROOT / "bots" / "random_bot.py").read_text())
+    steps = check_bot("python bot.py", "oxono", games=1, cwd=tmp_path)
+    assert all(step.ok for step in steps), steps
+    missing = check_bot("./bot", "oxono", cwd=tmp_path)
+    assert missing[0].detail == f"no such program './bot' (looked in {tmp_path})"
+
+
+SNOOP = """\
+import json, os, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        try:
+            seen = "SECRET" in open(sys.argv[1]).read()
+        except OSError:
+            seen = False
+        print(json.dumps({"type": "error", "message": "I can read the tournament file"} if seen else {"type": "ready"}), flush=True)
+    elif m["type"] == "turn":
+        print(json.dumps({"type": "move", "move": m["legal_moves"][0]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"""
+
+
+def test_a_bot_is_checked_in_the_sandbox_the_file_gives_it(tmp_path):
+    """Under the file's sandbox the bot cannot see the tournament file, as in
+    the tournament; the same bot without a sandbox can, and says so."""
+    needs.program("bwrap", "apt-get install bubblewrap")
+    bot = tmp_path / "snoop.py"
+    bot.write_text(SNOOP)
+    path = tmp_path / "t.yaml"
+    path.write_text(f"""\
+# SECRET: what a tournament hides from a sandboxed bot
+game: oxono
+time_control: 5+0.1
+bots:
+  - {{name: boxed, cmd: python {bot} {path}, sandbox: bwrap}}
+  - {{name: bare, cmd: python {bot} {path}}}
+""")
+    result = arena_cli("check", path, "--games", "2")
+    assert result.exit_code == 1
+    rows = table_rows(result.stdout)
+    assert rows["boxed"][1:4] == ["passed", "2", "0"]
+    assert rows["bare"][1] == "FAILED" and rows["bare"][6] == "did not start: refused to start: I can read the tournament file"
+
+
+@pytest.mark.parametrize("signal_name", ["STOP", "KILL"])
+def test_a_bot_that_stops_or_kills_its_checker_is_a_row_not_a_hang(tmp_path, signal_name):
+    """The bot stops (or kills) the arena's process checking it: that process
+    is killed with the bot at the deadline (at once when it died), the row
+    says why, and the other bots are checked all the same."""
+    path = tmp_path / "t.yaml"
+    path.write_text(f"""\
+game: oxono
+time_control: 5+0.1
+bots:
+  - {{name: sly, cmd: python {BOTS / 'stop_parent_on_hello.py'} {signal_name}}}
+{OTHER}""")
+    started = time.monotonic()
+    rows = check_tournament(load_config(path), games=2, deadline_s=3)
+    assert time.monotonic() - started < 15
+    sly, other = rows
+    assert not sly.passed and sly.games == 0
+    if signal_name == "STOP":
+        assert sly.reason == ("the arena's process checking it was silent for more than 3 s and was killed "
+                              "(a bot that stops its parent with SIGSTOP does that)")
+    else:
+        assert sly.reason == ("the arena's process checking it died (exit code -9; a bot that kills its parent does that)")
+    assert other.passed and other.games == 2

@@ -1,5 +1,7 @@
 import json
 import random
+import re
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +139,106 @@ def test_bound_info_keeps_small_strict_objects_and_notes_why_others_are_dropped(
 def test_ready_fields_keeps_name_version_author_as_short_text():
     message = {"type": "ready", "name": "n" * 500, "version": 2, "author": "me", "extra": json.loads(nested(900))}
     assert protocol.ready_fields(message) == {"name": "n" * 100 + "...", "author": "me"}
+
+
+# -- what docs/protocol.md guarantees about the arena's lines ("Reading the
+# messages without a JSON library"), asserted on lines a real bot received.
+
+RECORDER = """\
+import json, sys
+sys.path.insert(0, {root!r})
+import engine
+record = open(sys.argv[1], "w", encoding="utf-8", newline="")
+compact = sys.argv[2] == "compact"
+rules = state = None
+for line in sys.stdin:
+    record.write(line)
+    record.flush()
+    message = json.loads(line)
+    kind = message["type"]
+    if kind == "hello":
+        rules = engine.get_game(message["game"])
+        print(json.dumps({{"type": "ready", "compact_turns": compact}}), flush=True)
+    elif kind == "new_game":
+        state = rules.from_json(message["state"])
+    elif kind == "turn":
+        if message["last_move"] is not None:
+            state = rules.apply(state, message["last_move"])
+        move = rules.legal_moves(state)[0]
+        state = rules.apply(state, move)
+        print(json.dumps({{"type": "move", "move": move}}), flush=True)
+    elif kind == "quit":
+        break
+"""
+
+#: The fields of each message, in the order the arena writes them.
+FIELD_ORDER = {
+    "hello": ["type", "protocol", "game", "name", "options"],
+    "new_game": ["type", "game_id", "game", "you", "players", "time_control", "state", "seed", "opening_moves"],
+    "turn": ["type", "game_id", "ply", "state", "legal_moves", "last_move", "clock"],
+    "compact turn": ["type", "game_id", "ply", "last_move", "clock"],
+    "game_over": ["type", "game_id", "winner", "reason", "moves", "opening_moves"],
+    "game_over with scores": ["type", "game_id", "winner", "reason", "moves", "opening_moves", "scores"],
+    "quit": ["type"],
+}
+STATE_ORDER = {"oxono": ["board", "to_move", "ply", "totems", "reserve"],
+               "yoxii": ["board", "to_move", "ply", "totem", "reserve"]}
+MOVE = re.compile(r"[A-Za-z0-9]+( [A-Za-z0-9]+)?")
+
+
+@pytest.mark.parametrize("name", engine.GAMES)
+def test_the_lines_the_arena_sends_are_as_the_protocol_page_says(name, tmp_path):
+    from arena.game.records import GameSpec
+    from arena.run.config import parse_config
+    from arena.run.pool import BotPool
+
+    root = str(Path(__file__).resolve().parent.parent)
+    bot = tmp_path / "recorder.py"
+    bot.write_text(RECORDER.format(root=root))
+    config = parse_config(f"""\
+name: wire
+game: {name}
+time_control: 5+0.1
+openings: {{plies: 2, count: 1}}
+bots:
+  - {{name: full, cmd: python {bot} {tmp_path / 'full.jsonl'} full, options: {{note: "bö \\\\ \\"q\\"\\n\\t€", depth: 3, w: 0.5}}}}
+  - {{name: compact, cmd: python {bot} {tmp_path / 'compact.jsonl'} compact}}
+""")
+    pool = BotPool(config, None, "t")
+    try:
+        opening = config.openings[0]
+        for index, players in enumerate((("full", "compact"), ("compact", "full"))):
+            pool.play(GameSpec(index=index, game_id=f"g\"{index}é", game=name, round=1, players=players,
+                               opening=opening.start, opening_moves=opening.moves, seed=index))
+    finally:
+        pool.close()
+    seen: set[str] = set()
+    for who in ("full", "compact"):
+        raw = (tmp_path / f"{who}.jsonl").read_bytes()
+        assert raw.endswith(b"\n")
+        for line in raw.decode("utf-8").split("\n")[:-1]:  # one object per line, nothing between
+            message = json.loads(line)
+            # compact: no space between tokens; non-ASCII as it is, only JSON's own escapes (\" \\ \n \t ...)
+            assert line == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+            kind = message["type"]
+            if kind == "turn" and who == "compact":
+                kind = "compact turn"
+            if kind == "game_over" and "scores" in message:
+                kind = "game_over with scores"
+            assert list(message) == FIELD_ORDER[kind], line
+            for i, key in enumerate(message):  # the first '"key":' in the line is the top-level field
+                before = json.dumps(dict(list(message.items())[:i]), separators=(",", ":"), ensure_ascii=False)[:-1]
+                assert line.find(f'"{key}":') == len(before) + (i > 0), (key, line)
+            if "state" in message:
+                assert list(message["state"]) == STATE_ORDER[name]
+            if "clock" in message:
+                assert list(message["clock"]) == ["remaining_ms", "opponent_ms", "increment_ms"]
+            if "time_control" in message:
+                assert list(message["time_control"]) == ["initial_ms", "increment_ms"]
+            assert line.startswith('{"type":"' + message["type"] + '",')  or kind == "quit"
+            for move in message.get("legal_moves", []) + message.get("moves", []) + [message.get("last_move") or "a1"]:
+                assert MOVE.fullmatch(move), move
+            seen.add(kind)
+    assert line == '{"type":"quit"}'
+    assert '"options":{"note":"bö \\\\ \\"q\\"\\n\\t€","depth":3,"w":0.5}' in (tmp_path / "full.jsonl").read_text()
+    assert seen == set(FIELD_ORDER) - ({"game_over"} if name == "yoxii" else {"game_over with scores"})

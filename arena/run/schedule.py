@@ -23,7 +23,7 @@ from arena.game.openings import Opening
 from arena.game.records import GameSpec
 from arena.run.config import TournamentConfig
 
-__all__ = ["game_seed", "make_schedule", "pair_id", "pairings"]
+__all__ = ["game_seed", "make_schedule", "opening_suite", "pair_id", "pairings"]
 
 
 def game_seed(tournament_seed: int, game_id: str) -> int:
@@ -75,6 +75,11 @@ def _pairings_by_position(bot_count: int, format: str) -> list[tuple[int, int]]:
     raise ValueError(f"unknown format {format!r}")
 
 
+def opening_suite(config: TournamentConfig) -> list[Opening]:
+    """The openings a tournament plays: its suite, else the game's start positions."""
+    return list(config.openings or [Opening(start, ()) for start in range(engine.get_game(config.game).openings)])
+
+
 def make_schedule(config: TournamentConfig, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
     """Every game of the tournament in playing order: round by round, pair by
     pair (see :func:`pairings`); within a pair, opening by opening, the
@@ -87,7 +92,7 @@ def make_schedule(config: TournamentConfig, versions: Mapping[str, str] | None =
     ``tournament.json``) keep their ids ``r<round>-p<pair>-g<k>``, the pair
     numbered from 1 in file order.  ``versions`` (bot name to version) are
     written into each spec, and from there into its record."""
-    openings = config.openings or [Opening(start, ()) for start in range(engine.get_game(config.game).openings)]
+    openings = opening_suite(config)
     names = [bot.name for bot in config.bots]
     if config.game_ids == "positions":
         pairs = [(f"p{n}", (names[i], names[j])) for n, (i, j) in enumerate(_pairings_by_position(len(names), config.format), start=1)]
