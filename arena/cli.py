@@ -28,7 +28,7 @@ from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, write_report
-from arena.results.show import find_game, frames, game_heading
+from arena.results.show import find_game, frames, game_heading, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.statistics import SprtConfig, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
@@ -342,9 +342,11 @@ def show(
     target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file."),
     game_id: str = typer.Argument(..., help="The game's id, as in the report or games.jsonl (e.g. r1-alpha~beta-g1)."),
     final: bool = typer.Option(False, "--final", help="Show only the final position."),
+    stderr_lines: int = typer.Option(
+        20, "--stderr", min=0, help="Lines of each bot's stderr in this game shown after the replay (0: none)."),
 ) -> None:
-    """Replay one game in the terminal: the board after each move, with its time and info.
-    On a terminal, Enter shows the next move (q then Enter stops)."""
+    """Replay one game in the terminal: the board after each move, with its time and info,
+    then the end of each bot's stderr in that game. On a terminal, Enter shows the next move (q then Enter stops)."""
     try:
         results = _load_results(target)
         record = find_game(results.records + results.left_out, game_id)
@@ -354,16 +356,18 @@ def show(
     say(game_heading(record))
     if final:
         say(replay[-1])
-        return
-    stepping = sys.stdin.isatty() and sys.stdout.isatty()
-    for i, frame in enumerate(replay):
-        say(("\n" if i else "") + frame)
-        if stepping and i < len(replay) - 1:
-            try:
-                if input(f"[{i + 1}/{len(replay) - 1}] Enter: next move, q: quit ").strip().lower() == "q":
+    else:
+        stepping = sys.stdin.isatty() and sys.stdout.isatty()
+        for i, frame in enumerate(replay):
+            say(("\n" if i else "") + frame)
+            if stepping and i < len(replay) - 1:
+                try:
+                    if input(f"[{i + 1}/{len(replay) - 1}] Enter: next move, q: quit ").strip().lower() == "q":
+                        return
+                except EOFError:
                     return
-            except EOFError:
-                return
+    if stderr_lines:
+        say("\n" + stderr_tails(record, results.directory, stderr_lines))
 
 
 @app.command(epilog=_epilog(

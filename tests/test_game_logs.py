@@ -6,6 +6,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
 
 from arena.bot.stderr_log import GAME_HEAD_BYTES, GAME_TAIL_BYTES, StderrLog, arena_time
 from arena.results.logs import game_log, game_log_file, log_tail
@@ -85,6 +88,7 @@ for line in sys.stdin:
     elif message["type"] == "turn":
         turns += 1
         if turns == 3:
+            print("\\x1b]0;owned\\x07\\x1b[2Jred alert", file=sys.stderr)
             raise RuntimeError("gave up in " + game)
         print(json.dumps({"type": "move", "move": message["legal_moves"][0]}), flush=True)
 """
@@ -102,6 +106,18 @@ def test_a_bots_crash_is_in_the_log_of_the_game_it_lost(tmp_path):
         stamps(text)
         assert f"RuntimeError: gave up in {record.game_id}" in log_tail(text)
         assert "Traceback" in text
+    # arena show prints the end of each bot's stderr under the replay, the loser's first, safe for a terminal.
+    record = lost[0]
+    result = CliRunner().invoke(app, ["show", str(out), record.game_id, "--final"])
+    assert result.exit_code == 0, result.output
+    after = result.output.split(record.reason, 1)[1]
+    crash_part, rnd_part = after.split("stderr of rnd")
+    assert f"stderr of crash, last " in crash_part and f"games/{record.game_id}.log" in crash_part
+    assert f"  | RuntimeError: gave up in {record.game_id}" in crash_part
+    assert "\x1b" not in result.output and "\x07" not in result.output and "red alert" in crash_part
+    assert f"  | === game {record.game_id}: ended " in rnd_part
+    quiet = CliRunner().invoke(app, ["show", str(out), record.game_id, "--final", "--stderr", "0"])
+    assert quiet.exit_code == 0 and "stderr of" not in quiet.output
 
 
 def test_the_tournament_bound_keeps_only_a_tail(tmp_path, monkeypatch):
