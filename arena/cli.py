@@ -366,8 +366,9 @@ def show(
                         return
                 except EOFError:
                     return
-    if stderr_lines:
-        say("\n" + stderr_tails(record, results.directory, stderr_lines))
+    tails = stderr_tails(record, results.directory, stderr_lines) if stderr_lines else ""
+    if tails:
+        say("\n" + tails)
 
 
 @app.command(epilog=_epilog(

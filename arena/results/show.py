@@ -74,14 +74,17 @@ def frames(record: GameRecord) -> list[str]:
 
 def stderr_tails(record: GameRecord, results_dir: Path, lines: int = TAIL_LINES) -> str:
     """Each bot's stderr in this game, its last ``lines`` lines under the
-    file's path (the forfeiting bot's first), or a line saying there is none.
+    file's path (the forfeiting bot's first), or a line saying there is none;
+    empty when no bot has a log of the game (results without their logs).
     What a bot wrote is untrusted: every line goes through :func:`safe`."""
     names = list(dict.fromkeys(record.players.values()))
     if record.forfeit_by is not None:
         names.sort(key=lambda name: name != record.players[record.forfeit_by])
     out = []
+    found = False
     for name in names:
         text = game_log(results_dir, name, record.game_id)
+        found = found or text is not None
         if text is None:
             out.append(f"stderr of {safe(name)}: no log of this game in {results_dir}")
             continue
@@ -89,4 +92,4 @@ def stderr_tails(record: GameRecord, results_dir: Path, lines: int = TAIL_LINES)
         tail = log_tail(text, lines)
         out.append(f"stderr of {safe(name)}, last {len(tail.splitlines())} lines ({safe(str(path))}):\n"
                    + "\n".join("  | " + safe(line, limit=300) for line in tail.splitlines()))
-    return "\n".join(out)
+    return "\n".join(out) if found else ""
