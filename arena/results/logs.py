@@ -14,7 +14,7 @@ from pathlib import Path
 from arena.bot.stderr_log import GAME_HEAD_BYTES, GAME_TAIL_BYTES, game_log_path
 from arena.results.store import LOGS_DIR
 
-__all__ = ["TAIL_LINES", "game_log", "game_log_file", "log_tail"]
+__all__ = ["TAIL_LINES", "game_log", "game_log_file", "game_log_tail", "log_tail"]
 
 #: The lines of a game's log that a tail shows (the viewer, ``arena show``).
 TAIL_LINES = 20
@@ -52,3 +52,21 @@ def log_tail(text: str, lines: int = TAIL_LINES, chars: int = 4000) -> str:
     """The last ``lines`` lines of ``text``, at most ``chars`` characters."""
     tail = "\n".join(text.splitlines()[-lines:])
     return tail[-chars:]
+
+
+def game_log_tail(results_dir: Path, bot: str, game_id: str, lines: int = TAIL_LINES, chars: int = 2000) -> str | None:
+    """The end of ``bot``'s stderr for game ``game_id`` (its last ``lines``
+    lines, at most ``chars`` characters, the end frame line included), read
+    from the end of the file only: the report takes one per forfeit on every
+    refresh.  None when there is no log."""
+    path = game_log_file(results_dir, bot, game_id)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - 4 * chars))
+            text = handle.read(4 * chars).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return log_tail(text, lines, chars)
