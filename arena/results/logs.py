@@ -49,9 +49,16 @@ def game_log(results_dir: Path, bot: str, game_id: str) -> str | None:
 
 
 def log_tail(text: str, lines: int = TAIL_LINES, chars: int = 4000) -> str:
-    """The last ``lines`` lines of ``text``, at most ``chars`` characters."""
-    tail = "\n".join(text.splitlines()[-lines:])
-    return tail[-chars:]
+    """The last ``lines`` lines of ``text``, at most ``chars`` characters:
+    whole lines, but for a last line longer than ``chars`` (its end kept)."""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(text.splitlines()[-lines:]):
+        if kept and size + len(line) + 1 > chars:
+            break
+        kept.append(line[-chars:])
+        size += len(line) + 1
+    return "\n".join(reversed(kept))
 
 
 def game_log_tail(results_dir: Path, bot: str, game_id: str, lines: int = TAIL_LINES, chars: int = 2000) -> str | None:

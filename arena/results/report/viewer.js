@@ -97,6 +97,11 @@
     return pre;
   }
 
+  // A stderr block opens on its end, which is what explains a forfeit.
+  function endsInView() {
+    document.querySelectorAll("pre.stderr").forEach((pre) => { pre.scrollTop = pre.scrollHeight; });
+  }
+
   function gameLink(id) {
     const link = document.createElement("a");
     link.href = "#" + hashFor(id, 0);
@@ -445,6 +450,7 @@
       renderGameLogs(g);
     }
     viewer.hidden = false;
+    endsInView();
     show(ply);
   }
 
@@ -565,7 +571,7 @@
       $("charts").hidden = name !== null;
     }
     $("col-log").hidden = name === null;
-    if (name !== null) renderBotPage(name);
+    if (name !== null) { renderBotPage(name); endsInView(); }
     if (changed) {
       for (const key in filters) filters[key].value = "";
       if (name !== null) filters.bot.value = name;
@@ -615,10 +621,10 @@
     const nav = $("bot-links");
     if (DATA.only_bot) { nav.hidden = true; return; }
     nav.append("Each bot's page: ");
-    used.forEach((i) => {
+    used.map((i) => BOTS[i]).sort().forEach((name) => {  // by name: a team looks for its own
       const a = document.createElement("a");
-      a.href = "#bot=" + encodeURIComponent(BOTS[i]);
-      a.textContent = BOTS[i];
+      a.href = "#bot=" + encodeURIComponent(name);
+      a.textContent = name;
       nav.appendChild(a);
     });
   }
