@@ -434,7 +434,9 @@ class BotProcess:
             except OSError:
                 return
             quiet = 0 if pending or drain.in_hand else quiet + 1
-            time.sleep(0.001)
+            # Quiet: only yield, so the drain can mark a chunk it has just read (this runs
+            # at the end of every game, instant ones too).
+            time.sleep(0 if quiet else 0.001)
 
     def stop(self, grace: float = 2.0) -> None:
         """Close the bot's stdin, give it ``grace`` seconds to exit by itself,

@@ -17,7 +17,9 @@ A chatty bot cannot fill the disk: a game's file keeps the first
 wrote in that game, with one line saying how many bytes were dropped between
 them; once the bot's folder of logs holds :data:`BOT_BUDGET_BYTES`, a game's
 file keeps only the last :data:`GAME_TAIL_BYTES_OVER_BUDGET` (the end is what
-explains a crash).  Outside a game the process log keeps at most
+explains a crash); the folder is measured every 50 games of a worker and
+counted in between, so the workers together may go past the bound by a few
+of their games.  Outside a game the process log keeps at most
 ``max_default_bytes``, counted across restarts, as before.
 
 The frame lines are the arena's: a bot writing a line that looks like one
@@ -47,6 +49,8 @@ BOT_BUDGET_BYTES = 32 * 1024 * 1024
 GAME_TAIL_BYTES_OVER_BUDGET = 4 * 1024
 #: The folder of the per-game files, inside a bot's folder of logs.
 GAME_LOGS_DIR = "games"
+#: Games between two measures of a bot's folder of logs.
+_RESCAN = 50
 
 
 def game_log_path(bot_logs_dir: Path, game_id: str) -> Path:
@@ -135,6 +139,8 @@ class StderrLog:
         self._default_full = False
         self._game: _GameFile | None = None
         self._game_id = ""
+        self._used = 0
+        self._rescan = 0
 
     def open(self) -> None:
         """Open the process log to append, if it is not open.  Raises OSError."""
@@ -175,9 +181,19 @@ class StderrLog:
         except ValueError:
             return  # its stderr stays in the process log
         path = game_log_path(self.default_path.parent, game_id)
-        over_budget = _folder_bytes(self.default_path.parent) >= BOT_BUDGET_BYTES
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(path, "wb", buffering=0)
+        # The folder is measured every _RESCAN games (other workers write to it
+        # too), and counted in between: measuring it each game would cost a
+        # stat per file it holds, every game.
+        if self._rescan <= 0:
+            self._used = _folder_bytes(self.default_path.parent)
+            self._rescan = _RESCAN
+        self._rescan -= 1
+        over_budget = self._used >= BOT_BUDGET_BYTES
+        try:
+            handle = open(path, "wb", buffering=0)
+        except FileNotFoundError:  # the first game of this bot: make its folder
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "wb", buffering=0)
         with self._lock:
             self._close_game()
             try:
@@ -203,6 +219,7 @@ class StderrLog:
                 text = f"=== game {self._game_id}: ended {arena_time()}; {game.seen} bytes of stderr, {kept} kept ===\n"
                 # The end line starts a line of its own even after a bot's unfinished one.
                 game.handle.write(text.encode() if game.ends_line else b"\n" + text.encode())
+                self._used += game.handle.tell()
             except OSError:
                 pass
             finally:
