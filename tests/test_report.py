@@ -408,3 +408,12 @@ def test_arena_report_bot_writes_one_page(tmp_path):
     elsewhere = arena("report", out, "-o", tmp_path / "x" / "r.html")
     assert elsewhere.exit_code == 0 and embedded((tmp_path / "x" / "r.html").read_text())["logs_href"] == "../out/logs/"
     assert_one_line_error(arena("report", out, "--bot", "nobody"), f"no bot 'nobody' in {out}; its bots: ann, bob, cy")
+
+
+def test_no_log_links_for_results_without_their_logs(tmp_path):
+    from arena.results.report import logs_href
+
+    assert logs_href(tmp_path, tmp_path / "report.html") is None
+    (tmp_path / "logs").mkdir()
+    assert logs_href(tmp_path, tmp_path / "report.html") == "logs/"
+    assert logs_href(tmp_path, tmp_path / "sub" / "r.html") == "../logs/"

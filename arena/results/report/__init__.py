@@ -187,8 +187,11 @@ def _is_results_dir(directory: Path) -> bool:
     return (directory / GAMES_FILE).is_file() or (directory / META_FILE).is_file()
 
 
-def logs_href(results_dir: Path, report_path: Path) -> str:
-    """The results directory's logs folder as a page at ``report_path`` links it."""
+def logs_href(results_dir: Path, report_path: Path) -> str | None:
+    """The results directory's logs folder as a page at ``report_path`` links
+    it; None when there is none (records copied without their logs)."""
+    if not (results_dir / LOGS_DIR).is_dir():
+        return None
     relative = os.path.relpath((results_dir / LOGS_DIR).resolve(), report_path.resolve().parent)
     return Path(relative).as_posix() + "/"
 
