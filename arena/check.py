@@ -23,8 +23,8 @@ from arena.bot.player import BotPlayer, Forfeit
 from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper
 from arena.bot.sandbox import check_sandbox
-from arena.bot.text import safe
 from arena.bot.spec import BotConfig, command_problem, split_command
+from arena.bot.text import safe
 from arena.game.clock import TimeControl
 from arena.game.records import GameSpec
 from arena.game.referee import play_game

@@ -27,8 +27,8 @@ from arena.check import DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, 
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
-from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, write_report
-from arena.results.show import find_game, frames, game_heading
+from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
+from arena.results.show import find_game, frames, game_heading, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.statistics import SprtConfig, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
@@ -316,25 +316,32 @@ def report(
     target: Path = typer.Argument(
         ..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."
     ),
-    output: Path = typer.Option(None, "--output", "-o", help=f"The HTML file to write (default: DIR/{REPORT_FILE})."),
+    output: Path = typer.Option(None, "--output", "-o", help=f"The HTML file to write (default: DIR/{REPORT_FILE}, with --bot DIR/bot-NAME.html)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing file that is not an HTML page (never a file of a results directory)."),
+    bot: str = typer.Option(None, "--bot", help="Write just this bot's page (its games, forfeits, versions and stderr), to hand to its team."),
 ) -> None:
-    """Write the tournament's HTML report: standings, charts, every game in a viewer (one file, works offline)."""
+    """Write the tournament's HTML report: standings, charts, every game in a viewer, a page per bot (one file, works offline)."""
     results = _load_results(target)
-    path = output or results.directory / REPORT_FILE
+    if bot is not None and bot not in results.names and not any(bot in r.players.values() for r in results.records):
+        fail(f"no bot {safe(bot)!r} in {results.directory}; its bots: {', '.join(map(safe, results.names)) or 'none'}")
+    if bot is not None and output is None and ("/" in bot or bot.startswith(".")):
+        fail(f"the bot's name {safe(bot)!r} cannot name a file: name the page with -o")
+    path = output or results.directory / (REPORT_FILE if bot is None else f"bot-{bot}.html")
     try:
         check_report_path(path, force=force)
     except ReportPathRefused as exc:
         fail(str(exc))
     try:
-        page = build_report(results.records, results.meta, sprt=results.sprt)
+        page = build_report(results.records, results.meta, sprt=results.sprt, results_dir=results.directory,
+                            logs_href=logs_href(results.directory, path), bot=bot)
     except ValueError as exc:  # records that contradict themselves
         fail(f"cannot report on {results.directory}: {exc}")
     try:
         write_report(path, page)
     except OSError as exc:
         fail(f"cannot write the report to {path}: {exc.strerror or exc}")
-    say(f"report of {len(results.records)} games written to {path}", err)
+    games = len(results.records) if bot is None else sum(bot in r.players.values() for r in results.records)
+    say(f"{'report' if bot is None else f'page of {safe(bot)}'} of {games} games written to {path}", err)
 
 
 @app.command(epilog=_epilog("arena show results/oxono-demo r1-greedy~random-g1 --final", "report.md"))
@@ -342,9 +349,11 @@ def show(
     target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file."),
     game_id: str = typer.Argument(..., help="The game's id, as in the report or games.jsonl (e.g. r1-alpha~beta-g1)."),
     final: bool = typer.Option(False, "--final", help="Show only the final position."),
+    stderr_lines: int = typer.Option(
+        20, "--stderr", min=0, help="Lines of each bot's stderr in this game shown after the replay (0: none)."),
 ) -> None:
-    """Replay one game in the terminal: the board after each move, with its time and info.
-    On a terminal, Enter shows the next move (q then Enter stops)."""
+    """Replay one game in the terminal: the board after each move, with its time and info,
+    then the end of each bot's stderr in that game. On a terminal, Enter shows the next move (q then Enter stops)."""
     try:
         results = _load_results(target)
         record = find_game(results.records + results.left_out, game_id)
@@ -354,16 +363,19 @@ def show(
     say(game_heading(record))
     if final:
         say(replay[-1])
-        return
-    stepping = sys.stdin.isatty() and sys.stdout.isatty()
-    for i, frame in enumerate(replay):
-        say(("\n" if i else "") + frame)
-        if stepping and i < len(replay) - 1:
-            try:
-                if input(f"[{i + 1}/{len(replay) - 1}] Enter: next move, q: quit ").strip().lower() == "q":
+    else:
+        stepping = sys.stdin.isatty() and sys.stdout.isatty()
+        for i, frame in enumerate(replay):
+            say(("\n" if i else "") + frame)
+            if stepping and i < len(replay) - 1:
+                try:
+                    if input(f"[{i + 1}/{len(replay) - 1}] Enter: next move, q: quit ").strip().lower() == "q":
+                        return
+                except EOFError:
                     return
-            except EOFError:
-                return
+    tails = stderr_tails(record, results.directory, stderr_lines) if stderr_lines else ""
+    if tails:
+        say("\n" + tails)
 
 
 @app.command(epilog=_epilog(

@@ -39,8 +39,11 @@ def test_every_spec_comes_back_once_with_its_own_record(tmp_path):
         assert tuple(record.players.values()) == spec.players
         assert (record.seed, record.opening, record.index) == (spec.seed, spec.opening, spec.index)
     # one log per bot and worker: each worker kept its bot processes for all its games
-    logs = sorted(str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").rglob("*.log"))
+    logs = sorted(str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").glob("*/*.log"))
     assert logs and set(logs) <= {"a/w1.log", "a/w2.log", "b/w1.log", "b/w2.log"}
+    # and a log per bot and game, named by the game's id
+    games = sorted(str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").glob("*/games/*.log"))
+    assert games == sorted(f"{name}/games/{s.game_id}.log" for s in specs for name in s.players)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="kills a worker by pid")

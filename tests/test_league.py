@@ -55,6 +55,8 @@ def readings(target: Path, game_id: str) -> tuple[str, str, str]:
     report = arena("report", target, "-o", target.parent / f"report-{target.name}.html")
     assert report.exit_code == 0, report.err
     page = STAMP.sub("", (target.parent / f"report-{target.name}.html").read_text())
+    # The link to the logs is relative to where the page is, so it differs from page to page.
+    page = re.sub(r'"logs_href":"[^"]*"', "", page)
     show = arena("show", target, game_id, "--final")
     assert show.exit_code == 0, show.err
     return standings.out, page, show.out

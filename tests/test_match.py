@@ -120,6 +120,8 @@ def test_a_short_match_alternates_colours_and_start_positions(tmp_path, monkeypa
     # positions are played with both colours
     assert [r.players["pink"] for r in result.records] == ["greedy", "random_bot"] * 3
     assert [r.opening for r in result.records] == [0, 0, 1, 1, 0, 0]
-    # the pre-flight's log and the worker's, for each bot
-    assert sorted(str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").rglob("*.log")) == [
+    # the pre-flight's log and the worker's, for each bot, and one per bot and game
+    assert sorted(str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").glob("*/*.log")) == [
         "greedy/preflight.log", "greedy/w1.log", "random_bot/preflight.log", "random_bot/w1.log"]
+    assert sorted(str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").glob("*/games/*.log")) == sorted(
+        f"{name}/games/{r.game_id}.log" for r in result.records for name in ("greedy", "random_bot"))

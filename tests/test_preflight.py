@@ -195,5 +195,10 @@ def test_arena_run_under_forfeit_plays_on_without_a_bot_that_stops_the_pre_fligh
         assert record["players"][record["forfeit_by"]] == "gamma"
     assert all(r["forfeit_by"] is None for r in played if r not in ghost)  # no innocent forfeit
     # Started once, by the pre-flight, and never by a worker.
-    assert [p.name for p in (tmp_path / "out" / "logs" / "gamma").iterdir()] == ["preflight.log"]
+    gamma = tmp_path / "out" / "logs" / "gamma"
+    assert sorted(p.name for p in gamma.iterdir()) == ["games", "preflight.log"]
+    # Each forfeited game's log holds the arena's two frame lines and nothing from the bot.
+    for record in ghost:
+        lines = (gamma / "games" / f"{record['game_id']}.log").read_text().splitlines()
+        assert len(lines) == 2 and lines[0].startswith(f"=== game {record['game_id']}: bot gamma, started ")
     assert re.search(r"^\s*\d+\s+gamma\s.*startup_failure 8", result.out, re.M), result.out

@@ -242,8 +242,9 @@ def test_bots_shipped_with_working_dir_run_from_the_copy(tmp_path, local_ray):
     records = lines(config)
     assert len(records) == 4 and not any(r["forfeit_by"] for r in records)
     # The actors' logs: the pre-flight's (``a/preflight.log``) ran on this machine, in the original.
-    seen = {line.split(" ", 1)[1] for log in (config.output / "logs").glob("*/ray*.log")
-            for line in log.read_text().splitlines() if line.startswith("cwd ")}
+    # A bot started by a game writes its start-up to that game's log.
+    actors = [*(config.output / "logs").glob("*/ray*.log"), *(config.output / "logs").glob("*/games/*.log")]
+    seen = {line.split(" ", 1)[1] for log in actors for line in log.read_text().splitlines() if line.startswith("cwd ")}
     assert seen and str(shipped) not in seen  # not the driver's directory: Ray's copy of it
     assert all(Path(where, "where_bot.py").read_text() == (shipped / "where_bot.py").read_text() for where in seen)
 

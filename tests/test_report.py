@@ -331,3 +331,89 @@ def test_an_existing_file_that_is_not_html_needs_force(results, tmp_path):
     old.write_text("<!doctype html><p>last week</p>")
     assert arena("report", results, "-o", old).exit_code == 0 and "last week" not in old.read_text()
     assert arena("report", results).exit_code == 0 and (results / "report.html").exists()
+
+
+# -- a bot's stderr beside its forfeits, and a bot's own page ---------------------------
+
+
+def logged_results(tmp_path):
+    """Records with forfeits, and a log of every bot in every game whose lines name the bot and the game."""
+    records = played_games("oxono", ["ann", "bob", "cy"], 12, seed=5, forfeit_every=3)
+    for record in records:
+        record.versions = {color: f"{name}-v{1 + record.index % 2}" for color, name in record.players.items()}
+        for name in record.players.values():
+            path = tmp_path / "logs" / name / "games" / f"{record.game_id}.log"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lines = [f"=== game {record.game_id}: bot {name}, started 2026-11-23T17:00:00.000Z (arena clock, UTC) ==="]
+            lines += [f"{name} in {record.game_id} line {i} </pre><script>alert(1)</script>" for i in range(40)]
+            path.write_text("\n".join(lines) + "\n")
+    return records
+
+
+def test_a_forfeit_carries_the_end_of_the_forfeiting_bots_stderr_only(tmp_path):
+    records = logged_results(tmp_path)
+    data = embedded(build_report(records, META, results_dir=tmp_path, logs_href="logs/"))
+    assert data["logs_href"] == "logs/" and data["only_bot"] is None
+    forfeits = 0
+    for record, entry in zip(records, data["games"]):
+        if record.forfeit_by is None:
+            assert "e" not in entry
+            continue
+        forfeits += 1
+        seat = list(record.players).index(record.forfeit_by)
+        name = record.players[record.forfeit_by]
+        assert entry["e"][1 - seat] is None
+        assert entry["e"][seat].splitlines() == [
+            f"{name} in {record.game_id} line {i} </pre><script>alert(1)</script>" for i in range(20, 40)]
+    assert forfeits == 4
+    # The page itself holds no markup from a bot: its lines are JSON text, shown as text.
+    page = build_report(records, META, results_dir=tmp_path)
+    assert "<script>alert(1)" not in page and page.count("</script>") == 2
+    # Without a results directory (records only), no stderr at all.
+    assert all("e" not in g for g in embedded(build_report(records, META))["games"])
+
+
+def test_a_bots_page_holds_its_games_its_stderr_and_its_versions_only(tmp_path):
+    records = logged_results(tmp_path)
+    page = build_report(records, {**META, "bots": [{"name": n, "options": {}, "version": f"{n}-v9"} for n in ("ann", "bob", "cy")]},
+                        results_dir=tmp_path, logs_href="logs/", bot="bob")
+    data = embedded(page)
+    mine = [r for r in records if "bob" in r.players.values()]
+    assert [g["id"] for g in data["games"]] == [r.game_id for r in mine] and len(mine) == 8
+    assert data["only_bot"] == "bob" and data["logs_href"] is None  # one file for a team: nothing to link to
+    for record, entry in zip(mine, data["games"]):
+        seat = list(record.players.values()).index("bob")
+        assert entry["e"][1 - seat] is None  # never the other team's stderr
+        assert entry["e"][seat].splitlines()[-1] == f"bob in {record.game_id} line 39 </pre><script>alert(1)</script>"
+    played = {"bob-v1": sum(r.index % 2 == 0 for r in mine), "bob-v2": sum(r.index % 2 == 1 for r in mine)}
+    assert data["versions"]["bob"] == {"now": "bob-v9", "played": played}
+    # No standings or charts of the whole tournament on a team's page.
+    assert tables_of(page) == {} and 'id="standings" hidden' in page and 'id="charts" hidden' in page
+    assert "<h1>cup: bob</h1>" in page
+
+
+def test_arena_report_bot_writes_one_page(tmp_path):
+    out = tmp_path / "out"
+    records = logged_results(out)
+    (out / "games.jsonl").write_bytes(b"".join(r.to_line() for r in records))
+    (out / "tournament.json").write_text(json.dumps(META))
+    result = arena("report", out, "--bot", "cy")
+    assert result.exit_code == 0, result.err
+    page = (out / "bot-cy.html").read_text()
+    assert result.err.strip() == f"page of cy of 8 games written to {out / 'bot-cy.html'}"
+    assert {g["id"] for g in embedded(page)["games"]} == {r.game_id for r in records if "cy" in r.players.values()}
+    full = arena("report", out)
+    assert full.exit_code == 0 and embedded((out / "report.html").read_text())["logs_href"] == "logs/"
+    (tmp_path / "x").mkdir()
+    elsewhere = arena("report", out, "-o", tmp_path / "x" / "r.html")
+    assert elsewhere.exit_code == 0 and embedded((tmp_path / "x" / "r.html").read_text())["logs_href"] == "../out/logs/"
+    assert_one_line_error(arena("report", out, "--bot", "nobody"), f"no bot 'nobody' in {out}; its bots: ann, bob, cy")
+
+
+def test_no_log_links_for_results_without_their_logs(tmp_path):
+    from arena.results.report import logs_href
+
+    assert logs_href(tmp_path, tmp_path / "report.html") is None
+    (tmp_path / "logs").mkdir()
+    assert logs_href(tmp_path, tmp_path / "report.html") == "logs/"
+    assert logs_href(tmp_path, tmp_path / "sub" / "r.html") == "../logs/"

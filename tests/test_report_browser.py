@@ -263,3 +263,121 @@ def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
     shown = [tr.get_attribute("data-game") for tr in browser.find_elements("css selector", "#game-list tbody tr")]
     assert shown == [r.game_id for r in records if "ann" in r.players.values()]
     no_script_errors(browser)
+
+
+#: A bot's stderr line that would be markup if the page did not show it as text.
+HOSTILE = '</pre><img id="pwned" src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory) -> tuple[Path, list[GameRecord]]:
+    """A results directory of oxono games with every bot's stderr in every game, and its report."""
+    from arena.results.report import logs_href
+
+    out = tmp_path_factory.mktemp("logged")
+    records = GAMES["oxono"]
+    for record in records:
+        for name in record.players.values():
+            path = out / "logs" / name / "games" / f"{record.game_id}.log"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(f"{name} in {record.game_id} line {i} {HOSTILE}\n" for i in range(30)))
+    meta = {"name": "oxono cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},
+            "bots": [{"name": bot, "options": {}, "version": f"{bot}-1"} for bot in BOTS]}
+    write_report(out / "report.html", build_report(records, meta, results_dir=out, logs_href=logs_href(out, out / "report.html")))
+    write_report(out / "bot-bob.html", build_report(records, meta, results_dir=out, bot="bob"))
+    return out, records
+
+
+def wait_for_viewer(browser) -> None:
+    """The viewer opens on the hashchange event, which comes after the click returns."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "viewer").is_displayed()
+                                     and d.find_elements("css selector", "#v-logs .log-line"))
+
+
+def not_injected(browser) -> None:
+    assert browser.title != "pwned" and not browser.find_elements("id", "pwned")
+
+
+def test_a_bots_page_lists_its_games_forfeits_and_logs(browser, logged, shots):
+    out, records = logged
+    browser.get("about:blank")
+    browser.get((out / "report.html").as_uri())
+    # Each bot's page is linked from the standings.
+    links = browser.find_elements("css selector", "#bot-links a")
+    assert [a.text for a in links] == BOTS
+    links[1].click()
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "b-name").text == "bob")
+    assert browser.execute_script("return location.hash") == "#bot=bob"
+    assert browser.find_element("id", "bot-page").is_displayed()
+    assert not browser.find_element("id", "standings").is_displayed()
+    assert browser.find_element("id", "b-name").text == "bob"
+    mine = [r for r in records if "bob" in r.players.values()]
+    rows = browser.find_elements("css selector", "#game-list tbody tr")
+    assert [tr.get_attribute("data-game") for tr in rows] == [r.game_id for r in mine]
+    # A log link per game, to the bot's file of that game.
+    hrefs = [a.get_attribute("href") for a in browser.find_elements("css selector", "#game-list tbody td.log a")]
+    assert hrefs == [(out / "logs" / "bob" / "games" / f"{r.game_id}.log").as_uri() for r in mine]
+    # Its results against each opponent, counted here from the records.
+    table = {tr.find_element("css selector", "td").text: [td.text for td in tr.find_elements("css selector", "td")[1:5]]
+             for tr in browser.find_elements("css selector", "#b-opponents tbody tr")}
+    for opponent in ("ann", "cy"):
+        games = [r for r in mine if opponent in r.players.values()]
+        won = sum(r.winner is not None and r.players[r.winner] == "bob" for r in games)
+        drawn = sum(r.winner is None for r in games)
+        assert table[opponent] == [str(len(games)), str(won), str(drawn), str(len(games) - won - drawn)]
+    # Its forfeits, each with what it did and the end of its stderr in that game.
+    lost = [r for r in mine if r.forfeit_by is not None and r.players[r.forfeit_by] == "bob"]
+    assert lost
+    forfeits = browser.find_elements("css selector", "#b-forfeits tbody tr")
+    assert [tr.find_element("css selector", "td a").text for tr in forfeits] == [r.game_id for r in lost]
+    for tr, record in zip(forfeits, lost):
+        cells = tr.find_elements("css selector", "td")
+        assert cells[2].text == record.reason and cells[3].text == (record.detail or "")
+        tail = cells[4].find_element("css selector", "pre.stderr").text
+        line = f"bob in {record.game_id} line {{}} {HOSTILE}"
+        fit = 2000 // (len(line.format(10)) + 1)  # its last whole lines that fit in 2,000 characters
+        assert tail == "\n".join(line.format(i) for i in range(30 - fit, 30))
+    assert "Version now: bob-1" in browser.find_element("id", "b-versions").text
+    browser.save_screenshot(str(shots / "bot-page.png"))
+    # The viewer shows the forfeiting bot's stderr beside the forfeit, and the log links.
+    forfeits[0].find_element("css selector", "td a").click()
+    wait_for_viewer(browser)
+    assert browser.execute_script("return location.hash").startswith(f"#bot=bob&game={lost[0].game_id}")
+    shown = browser.find_element("css selector", "#v-logs pre.stderr").text.splitlines()
+    assert shown[-1] == f"bob in {lost[0].game_id} line 29 {HOSTILE}"
+    assert len(browser.find_elements("css selector", "#v-logs a")) == 2  # each bot's whole log
+    browser.save_screenshot(str(shots / "bot-page-forfeit.png"))
+    not_injected(browser)
+    # Closing the viewer stays on the bot's page; the log link opens the file.
+    browser.find_element("id", "v-close").click()
+    assert browser.execute_script("return location.hash") == "#bot=bob"
+    assert browser.find_element("id", "bot-page").is_displayed()
+    browser.get(hrefs[0])
+    assert f"bob in {mine[0].game_id} line 0" in browser.find_element("tag name", "body").text
+    no_script_errors(browser)
+
+
+def test_a_bots_own_page_has_only_its_games_and_its_stderr(browser, logged, shots):
+    out, records = logged
+    browser.get("about:blank")
+    browser.get((out / "bot-bob.html").as_uri())
+    mine = [r for r in records if "bob" in r.players.values()]
+    assert browser.find_element("id", "bot-page").is_displayed()
+    assert not browser.find_element("id", "b-back").is_displayed()
+    assert not browser.find_elements("css selector", "table[data-table]")  # no standings
+    rows = browser.find_elements("css selector", "#game-list tbody tr")
+    assert [tr.get_attribute("data-game") for tr in rows] == [r.game_id for r in mine]
+    assert not browser.find_elements("css selector", "#game-list td.log a")  # nothing to link to: inlined
+    record = next(r for r in mine if r.forfeit_by is None)
+    browser.find_element("css selector", f'#game-list tr[data-game="{record.game_id}"] a').click()
+    wait_for_viewer(browser)
+    blocks = browser.find_elements("css selector", "#v-logs pre.stderr")
+    assert len(blocks) == 1, browser.find_element("id", "v-logs").get_attribute("innerHTML") and blocks[0].text.splitlines()[-1] == f"bob in {record.game_id} line 29 {HOSTILE}"
+    other = next(n for n in record.players.values() if n != "bob")
+    assert other not in browser.find_element("id", "v-logs").text  # never another team's stderr
+    browser.save_screenshot(str(shots / "bot-own-page.png"))
+    not_injected(browser)
+    no_script_errors(browser)

@@ -43,7 +43,7 @@ def test_plays_every_scheduled_game_once_in_parallel(tmp_path):
     assert summary.played == summary.total == len(schedule) == 12
     assert sorted(game_ids(config.output)) == sorted(s.game_id for s in schedule)
     assert all(r.forfeit_by is None for r in summary.records)
-    logs = sorted(str(p.relative_to(config.output / "logs")) for p in (config.output / "logs").rglob("*.log"))
+    logs = sorted(str(p.relative_to(config.output / "logs")) for p in (config.output / "logs").glob("*/*.log"))
     # a directory per bot, a file per process that started it: one from the
     # pre-flight, then bots are reused within a worker: at most one log (one
     # process) per bot and worker
@@ -51,6 +51,9 @@ def test_plays_every_scheduled_game_once_in_parallel(tmp_path):
     assert [name for name in logs if name.endswith("/preflight.log")] == ["a/preflight.log", "b/preflight.log", "c/preflight.log"]
     workers = [name for name in logs if not name.endswith("/preflight.log")]
     assert workers and len(workers) <= 3 * 2 and all(re.fullmatch(r"[abc]/w[12]\.log", name) for name in workers)
+    # and each game's stderr in a file of each of its bots, named by the game's id
+    games = sorted(str(p.relative_to(config.output / "logs")) for p in (config.output / "logs").glob("*/games/*.log"))
+    assert games == sorted(f"{name}/games/{s.game_id}.log" for s in schedule for name in s.players)
 
 
 #: Plays the first legal move and writes its own name (argv[1]) on stderr
@@ -81,9 +84,10 @@ def test_each_log_holds_only_its_own_bots_lines_whatever_the_names(tmp_path):
     logs = config.output / "logs"
     for name in ("x", "x.w1"):
         files = sorted(p.name for p in (logs / name).iterdir())
-        assert files == ["preflight.log", "w1.log"]
+        assert files == ["games", "preflight.log", "w1.log"]
+        files = ["preflight.log", "w1.log"] + [f"games/{p.name}" for p in (logs / name / "games").iterdir()]
         for file in files:
-            lines = (logs / name / file).read_text().splitlines()
+            lines = [line for line in (logs / name / file).read_text().splitlines() if not line.startswith("=== game ")]
             assert lines and set(lines) == {f"I am {name}"}, (name, file, lines)
     assert sorted(p.name for p in logs.iterdir()) == ["x", "x.w1"]
 

@@ -19,8 +19,10 @@ from typing import Any
 from arena.bot import protocol
 from arena.bot.sandbox import Confinement
 from arena.bot.spec import BotConfig
+from arena.bot.stderr_log import StderrLog
 from arena.bot.text import clean_text
 from arena.bot.process import (
+    ArenaWriteError,
     BotProcess,
     LineTimeout,
     LineTooLong,
@@ -76,6 +78,9 @@ class BotPlayer:
         self.command = command
         self.game = game
         self.log_path = log_path
+        #: The bot's stderr in this process of the arena: ``log_path`` outside
+        #: games, a file per game beside it inside (:meth:`begin_log`).
+        self.stderr_log = StderrLog(log_path, 10 * 1024 * 1024) if log_path is not None else None
         #: How the bot's processes are confined: its limits and sandbox from
         #: the tournament file, its scratch directory (a temporary one when
         #: None), and what a sandbox hides from it (results, tournament file).
@@ -106,7 +111,7 @@ class BotPlayer:
         if self.command.problem is not None:  # a submission that cannot run at all (a broken manifest)
             raise Forfeit("startup_failure", self.command.problem)
         process = BotProcess(
-            self.command.cmd, cwd=self.command.cwd, env=self.command.env, log_path=self.log_path,
+            self.command.cmd, cwd=self.command.cwd, env=self.command.env, stderr_log=self.stderr_log,
             confinement=self.confinement,
         )
         try:
@@ -156,13 +161,36 @@ class BotPlayer:
     def close(self) -> None:
         """Send ``quit`` and let the process exit; kill it after the grace period."""
         process, self.process = self.process, None
-        if process is None:
+        if process is not None:
+            try:
+                process.send_line(protocol.encode(protocol.QUIT), time.monotonic() + 0.5)
+            except (ProcessExited, WriteTimeout):
+                pass  # it is killed below all the same
+            process.stop(self.quit_grace_s)
+        if self.stderr_log is not None:
+            self.stderr_log.close()
+
+    # -- the log of one game ------------------------------------------------
+
+    def begin_log(self, game_id: str) -> None:
+        """What the bot writes to stderr from now on is game ``game_id``'s
+        (a file of its own, :mod:`arena.bot.stderr_log`), its start included
+        when the game starts it.  Raises :class:`ArenaWriteError`."""
+        if self.stderr_log is None:
             return
         try:
-            process.send_line(protocol.encode(protocol.QUIT), time.monotonic() + 0.5)
-        except (ProcessExited, WriteTimeout):
-            pass  # it is killed below all the same
-        process.stop(self.quit_grace_s)
+            self.stderr_log.begin_game(game_id, self.name)
+        except OSError as exc:
+            where = str(exc.filename) if exc.filename else f"of game {game_id} of {self.name}"
+            raise ArenaWriteError(f"cannot open log file {where!r}: {exc.strerror or exc}") from None
+
+    def end_log(self) -> None:
+        """Close the game's log once what the bot wrote before its last word is in it."""
+        if self.stderr_log is None:
+            return
+        if self.process is not None:
+            self.process.settle_stderr()
+        self.stderr_log.end_game()
 
     # -- one game ---------------------------------------------------------
 

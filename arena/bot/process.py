@@ -38,6 +38,7 @@ from arena.bot import cgroups, limits as _limits, quota, sandbox as _sandbox
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
+from arena.bot.stderr_log import StderrLog
 from arena.bot.text import clean_tail, clean_text
 
 __all__ = [
@@ -157,24 +158,30 @@ def _capped(triples: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
 
 class _StderrDrain:
     """Reads a bot's stderr until EOF on a daemon thread, so a bot writing a lot
-    never blocks on a full pipe, and copies it into the log up to a cap."""
+    never blocks on a full pipe, and hands it to the bot's :class:`StderrLog`
+    (which bounds what is kept).  ``owned``: the log is this process's alone,
+    closed at EOF; else it outlives the process (a player's, see
+    :class:`arena.bot.stderr_log.StderrLog`)."""
 
-    def __init__(self, pid: int, stream: IO[bytes], log: IO[bytes] | None, max_log_bytes: int) -> None:
+    def __init__(self, pid: int, stream: IO[bytes], log: StderrLog | None, owned: bool) -> None:
         self.tail = b""
+        #: A chunk read but not yet handed to the log (see :meth:`BotProcess.settle_stderr`).
+        self.in_hand = False
         self._stream = stream
         self._log = log
-        self._cap = max_log_bytes
+        self._owned = owned
         self._thread = threading.Thread(target=self._run, name=f"bot-stderr-{pid}", daemon=True)
         self._thread.start()
 
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
 
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
     def _run(self) -> None:
         log = self._log
-        # Counting from the current size caps the file across restarts of a bot.
-        written = log.seek(0, os.SEEK_END) if log is not None else 0
-        truncated = written >= self._cap
         try:
             while True:
                 try:
@@ -183,23 +190,17 @@ class _StderrDrain:
                     break
                 if not chunk:
                     break
+                self.in_hand = True
                 # A new bytes object each time: readers on other threads see
                 # either the old tail or the new one, never a torn one.
                 self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
-                if log is None or truncated:
-                    continue
-                part = chunk[: self._cap - written]
-                try:
-                    log.write(part)
-                    written += len(part)
-                    if len(part) < len(chunk):
-                        log.write(f"\n[log truncated at {self._cap} bytes]\n".encode())
-                        truncated = True
-                except OSError:
-                    truncated = True  # e.g. disk full: keep draining, stop logging
+                if log is not None:
+                    log.write(chunk)
+                self.in_hand = False
         finally:
+            self.in_hand = False
             self._stream.close()
-            if log is not None:
+            if log is not None and self._owned:
                 log.close()
 
 
@@ -217,6 +218,8 @@ class BotProcess:
     pipes.  ``confinement`` sets its limits, sandbox and scratch directory.
     ``log_path`` receives the bot's stderr (appended, at most
     ``max_log_bytes`` in all); with None it is read and discarded.
+    ``stderr_log`` instead: a log that outlives the process (a player's,
+    with a file per game; see :mod:`arena.bot.stderr_log`).
     Use as a context manager to start it and kill it at the end.
     """
 
@@ -230,6 +233,7 @@ class BotProcess:
         max_log_bytes: int = 10 * 1024 * 1024,
         max_line_bytes: int = MAX_LINE_BYTES,
         confinement: Confinement = Confinement(),
+        stderr_log: StderrLog | None = None,
     ) -> None:
         self.cmd = list(cmd)
         self.confinement = confinement
@@ -244,6 +248,7 @@ class BotProcess:
         self.env = dict(env) if env else {}
         self.log_path = Path(log_path) if log_path is not None else None
         self.max_log_bytes = max_log_bytes
+        self.stderr_log = stderr_log
         self.max_line_bytes = max_line_bytes
         # Guards start and the kill sequence; re-entrant for kill_all in a
         # signal handler on the thread that holds it.
@@ -276,12 +281,12 @@ class BotProcess:
                 scratch = self._make_scratch()
                 proc = self._spawn(scratch)
             except (OSError, subprocess.SubprocessError, _sandbox.SandboxUnavailable) as exc:
-                if log is not None:
+                if log is not None and self.stderr_log is None:
                     log.close()
                 self._release()
                 raise StartError(f"cannot start {command}: {_start_cause(self.cmd[0], exc)}") from None
             except ArenaWriteError:
-                if log is not None:
+                if log is not None and self.stderr_log is None:
                     log.close()
                 raise
             assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -293,7 +298,7 @@ class BotProcess:
             self._readable = select.poll()
             self._readable.register(proc.stdout.fileno(), select.POLLIN)
             self._proc = proc
-            self._drain = _StderrDrain(proc.pid, proc.stderr, log, self.max_log_bytes)
+            self._drain = _StderrDrain(proc.pid, proc.stderr, log, owned=self.stderr_log is None)
             self._lines = _Lines(self.max_line_bytes)
             self._exit_seen = False
             self._returncode = None
@@ -393,16 +398,45 @@ class BotProcess:
             shutil.rmtree(self._temp_scratch, ignore_errors=True)
             self._temp_scratch = None
 
-    def _open_log(self) -> IO[bytes] | None:
-        """The bot's log, opened to append.  Failing to open it is the
-        arena's failure (:class:`ArenaWriteError`), not the bot's."""
-        if self.log_path is None:
+    def _open_log(self) -> StderrLog | None:
+        """The bot's log, opened to append (the player's, or one of this
+        process's own).  Failing to open it is the arena's failure
+        (:class:`ArenaWriteError`), not the bot's."""
+        log = self.stderr_log
+        if log is None and self.log_path is not None:
+            log = StderrLog(self.log_path, self.max_log_bytes)
+        if log is None:
             return None
         try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            return open(self.log_path, "ab", buffering=0)
+            log.open()
         except OSError as exc:
-            raise ArenaWriteError(f"cannot open log file {str(self.log_path)!r}: {exc.strerror or exc}") from None
+            raise ArenaWriteError(f"cannot open log file {str(log.default_path)!r}: {exc.strerror or exc}") from None
+        return log
+
+    def settle_stderr(self, timeout: float = 0.05) -> None:
+        """Wait (at most ``timeout`` seconds) until what the bot has written to
+        stderr so far is in its log: the stderr it wrote before its last move
+        belongs to the game that move ended, not to the next."""
+        drain, proc = self._drain, self._proc
+        if drain is None or proc is None or proc.stderr is None:
+            return
+        poll = select.poll()
+        try:
+            poll.register(proc.stderr.fileno(), select.POLLIN)
+        except (ValueError, OSError):
+            return  # closed: the drain has read it all
+        end = time.monotonic() + timeout
+        quiet = 0
+        while quiet < 2 and not drain.done and time.monotonic() < end:
+            # Twice quiet in a row: a chunk the drain has just read is in hand by the second look.
+            try:
+                pending = any(ev & select.POLLIN for _, ev in poll.poll(0))
+            except OSError:
+                return
+            quiet = 0 if pending or drain.in_hand else quiet + 1
+            # Quiet: only yield, so the drain can mark a chunk it has just read (this runs
+            # at the end of every game, instant ones too).
+            time.sleep(0 if quiet else 0.001)
 
     def stop(self, grace: float = 2.0) -> None:
         """Close the bot's stdin, give it ``grace`` seconds to exit by itself,

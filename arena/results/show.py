@@ -7,13 +7,15 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import engine
 from arena.bot.text import clean_text, safe
 from arena.game.positions import positions
 from arena.game.records import GameRecord
+from arena.results.logs import TAIL_LINES, game_log, game_log_file, log_tail
 
-__all__ = ["find_game", "game_heading", "result_line", "frames"]
+__all__ = ["find_game", "game_heading", "result_line", "frames", "stderr_tails"]
 
 #: The most characters of a move's ``info`` shown on its line.
 INFO_CHARS = 200
@@ -68,3 +70,26 @@ def frames(record: GameRecord) -> list[str]:
     out[-1] += "\n" + result_line(record)
     return out
 
+
+
+def stderr_tails(record: GameRecord, results_dir: Path, lines: int = TAIL_LINES) -> str:
+    """Each bot's stderr in this game, its last ``lines`` lines under the
+    file's path (the forfeiting bot's first), or a line saying there is none;
+    empty when no bot has a log of the game (results without their logs).
+    What a bot wrote is untrusted: every line goes through :func:`safe`."""
+    names = list(dict.fromkeys(record.players.values()))
+    if record.forfeit_by is not None:
+        names.sort(key=lambda name: name != record.players[record.forfeit_by])
+    out = []
+    found = False
+    for name in names:
+        text = game_log(results_dir, name, record.game_id)
+        found = found or text is not None
+        if text is None:
+            out.append(f"stderr of {safe(name)}: no log of this game in {results_dir}")
+            continue
+        path = game_log_file(results_dir, name, record.game_id)
+        tail = log_tail(text, lines)
+        out.append(f"stderr of {safe(name)}, last {len(tail.splitlines())} lines ({safe(str(path))}):\n"
+                   + "\n".join("  | " + safe(line, limit=300) for line in tail.splitlines()))
+    return "\n".join(out) if found else ""

@@ -61,7 +61,7 @@ from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
-from arena.results.standings import RANKING_RULES, BotStanding, Standings
+from arena.results.standings import BotStanding, RANKING_RULES, Standings
 from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
 __all__ = [

@@ -6,11 +6,13 @@ A :class:`BotPool` starts a bot on first use and keeps its process from game
 to game: starting a fresh Python bot for every game would make Python bots
 about 20 times slower.
 
-Each bot's stderr goes to ``logs/<name>/<tag>.log``, one file per process of
-the arena that starts it (``preflight``, a worker's ``w1``, an actor's
-``ray1``): a directory per bot, since a bot's name cannot hold ``/``, keeps
-the logs of two bots apart whatever their names (with ``<name>.<tag>.log``,
-a bot called ``x.w1`` would share a file with bot ``x``'s first worker).
+Each bot's stderr during a game goes to ``logs/<name>/games/<game id>.log``,
+and outside games to ``logs/<name>/<tag>.log``, one file per process of the
+arena that starts it (``preflight``, a worker's ``w1``, an actor's
+``ray1``); :mod:`arena.bot.stderr_log` bounds them.  A directory per bot,
+since a bot's name cannot hold ``/``, keeps the logs of two bots apart
+whatever their names (with ``<name>.<tag>.log``, a bot called ``x.w1``
+would share a file with bot ``x``'s first worker).
 """
 
 from __future__ import annotations
@@ -73,7 +75,15 @@ class BotPool:
 
     def play(self, spec: GameSpec) -> GameRecord:
         seats = [self.player(name) for name in spec.players]
-        return play_game(spec, seats, self.config.time_control, self.config.time_margin_ms)
+        # Each bot's stderr during the game goes to the game's own file.
+        logged = list({id(seat): seat for seat in seats}.values())
+        for seat in logged:
+            seat.begin_log(spec.game_id)
+        try:
+            return play_game(spec, seats, self.config.time_control, self.config.time_margin_ms)
+        finally:
+            for seat in logged:
+                seat.end_log()
 
     def close(self) -> None:
         close_all(self.players.values())

@@ -13,6 +13,7 @@ replaces the file atomically, so a browser never reads half a report, and
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -26,6 +27,7 @@ import engine
 from arena.bot.text import safe
 from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
+from arena.results.logs import game_log_tail
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.charts import bot_colors, move_time_chart, move_times, rating_chart, results_chart
 from arena.results.report.data import games_data, script_json
@@ -36,7 +38,8 @@ from arena.results.store import (
 )
 from arena.results.tables import Table, standings_notes, standings_tables, standings_title
 
-__all__ = ["REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused", "build_report", "check_report_path", "write_report"]
+__all__ = ["REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused", "build_report", "check_report_path", "logs_href",
+           "write_report"]
 
 #: The report's file name in a results directory.
 REPORT_FILE = "report.html"
@@ -64,20 +67,34 @@ def build_report(
     progress: Progress | None = None,
     live: bool = False,
     now: datetime | None = None,
+    results_dir: Path | None = None,
+    logs_href: str | None = None,
+    bot: str | None = None,
 ) -> str:
     """The report page for ``records``.  ``meta`` is the results directory's
     ``tournament.json`` (name, description, game, bots); ``sprt`` the
     tournament's test, as ``arena standings`` shows it.  ``progress`` says how
     far the run that writes the report is; ``live`` marks the report of a run
-    still playing, which reloads itself."""
+    still playing, which reloads itself.
+
+    ``results_dir``: where the bots' logs are read, for the end of a
+    forfeiting bot's stderr beside its forfeit; ``logs_href``: the logs
+    folder as the page links it (relative to the page), None for no links.
+    ``bot``: just that bot's page (its games only, its stderr in each of them
+    inlined, no other bot's log; no standings): to hand to one team."""
     meta = meta or {}
-    names = [bot["name"] for bot in meta_bots(meta)]
+    names = [b["name"] for b in meta_bots(meta)]
+    if bot is not None:
+        records = [r for r in records if bot in r.players.values()]
+    tails = _stderr_tails(records, results_dir, bot)
     finished = progress is not None and not live and progress.played >= progress.total
     standings = compute_standings(records, names, sprt, at_limit=finished, reference=[r for r in meta.get("reference") or [] if r in names] if isinstance(meta.get("reference"), list) else (),
                                   versions=bot_versions(meta), ranking=meta_ranking(meta))
     game = engine.get_game(standings.game or meta.get("game") or engine.GAMES[0])
-    colors = bot_colors([bot.name for bot in standings.bots])
-    data = {**games_data(game, records, [bot.name for bot in standings.bots]), "live": live, "refresh_s": REFRESH_S}
+    colors = bot_colors([b.name for b in standings.bots])
+    data = {**games_data(game, records, [b.name for b in standings.bots], tails), "live": live, "refresh_s": REFRESH_S,
+            "only_bot": bot, "logs_href": None if bot is not None else logs_href,
+            "versions": _versions(records, meta)}
     title = meta.get("name") or "Tournament"
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
     if live and progress is not None:
@@ -91,7 +108,7 @@ def build_report(
     if standings.total_games:
         charts = (
             "<h3>Rating against games played</h3>"
-            + rating_chart({bot.name: bot.history for bot in standings.bots}, colors, (INITIAL_MU, INITIAL_SIGMA))
+            + rating_chart({b.name: b.history for b in standings.bots}, colors, (INITIAL_MU, INITIAL_SIGMA))
             + "<h3>Results and forfeits</h3>"
             + results_chart(standings.bots, colors)
             + "<h3>Time per move</h3>"
@@ -104,6 +121,9 @@ def build_report(
     else:
         charts = "<p>No games played yet.</p>"
         tables = "<p>No games played yet.</p>"
+    if bot is not None:  # a team's page: its games, not the others' standings
+        charts = tables = ""
+        title = f"{safe(title)}: {bot}"
     start = game.to_json(game.new_state())["board"]
     fields = {
         # The name and description come from tournament.json: input like the records.
@@ -119,6 +139,7 @@ def build_report(
         "board": board_svg(game.name, start),
         "tables": tables,
         "charts": charts,
+        "whole": "" if bot is None else "hidden",
         "data": script_json(data),
     }
     return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _asset("page.html"))
@@ -166,6 +187,15 @@ def _is_results_dir(directory: Path) -> bool:
     return (directory / GAMES_FILE).is_file() or (directory / META_FILE).is_file()
 
 
+def logs_href(results_dir: Path, report_path: Path) -> str | None:
+    """The results directory's logs folder as a page at ``report_path`` links
+    it; None when there is none (records copied without their logs)."""
+    if not (results_dir / LOGS_DIR).is_dir():
+        return None
+    relative = os.path.relpath((results_dir / LOGS_DIR).resolve(), report_path.resolve().parent)
+    return Path(relative).as_posix() + "/"
+
+
 def write_report(path: str | Path, text: str) -> None:
     """Replace the file at ``path`` with ``text`` in one step, so a browser
     never reads half a report."""
@@ -186,6 +216,9 @@ class LiveReport:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.path = Path(path)
+        # The report of a run is written into its results directory: the logs are beside it.
+        self.results_dir = self.path.parent
+        self.logs_href = logs_href(self.results_dir, self.path)
         self.meta = meta
         self.sprt = sprt
         self.error: str | None = None
@@ -197,20 +230,58 @@ class LiveReport:
         started = self._clock()
         if started < self._next or self.error:
             return False
-        self._write(build_report(records, self.meta, sprt=self.sprt, progress=Progress(len(records), total), live=True))
+        self._write(build_report(records, self.meta, sprt=self.sprt, progress=Progress(len(records), total), live=True,
+                                 results_dir=self.results_dir, logs_href=self.logs_href))
         self._next = started + max(REFRESH_S, 10 * (self._clock() - started))
         return self.error is None
 
     def finish(self, records: Sequence[GameRecord], total: int) -> None:
         """Write the report of a run that has ended, all ``total`` games played or not."""
         if not self.error:
-            self._write(build_report(records, self.meta, sprt=self.sprt, progress=Progress(len(records), total)))
+            self._write(build_report(records, self.meta, sprt=self.sprt, progress=Progress(len(records), total),
+                                     results_dir=self.results_dir, logs_href=self.logs_href))
 
     def _write(self, text: str) -> None:
         try:
             write_report(self.path, text)
         except OSError as exc:
             self.error = f"cannot write the report {self.path}: {exc.strerror or exc}; the games are kept"
+
+
+def _stderr_tails(
+    records: Sequence[GameRecord], results_dir: Path | None, bot: str | None,
+) -> dict[str, list[str | None]]:
+    """By game id, the end of the stderr shown for each seat: on a bot's page
+    that bot's in every game, else the forfeiting bot's in a forfeit."""
+    if results_dir is None:
+        return {}
+    tails: dict[str, list[str | None]] = {}
+    for record in records:
+        seats = list(record.players.values())
+        if bot is not None:
+            shown = [name == bot for name in seats]
+        elif record.forfeit_by is not None:
+            shown = [color == record.forfeit_by for color in record.players]
+        else:
+            continue
+        tail = [game_log_tail(results_dir, name, record.game_id) if show else None for name, show in zip(seats, shown)]
+        if any(t is not None for t in tail):
+            tails[record.game_id] = tail
+    return tails
+
+
+def _versions(records: Sequence[GameRecord], meta: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """By bot: its version now (``tournament.json``) and the games each
+    version played (the records'), for the bot pages."""
+    now = bot_versions(meta)
+    out: dict[str, dict[str, Any]] = {name: {"now": version, "played": {}} for name, version in now.items()}
+    for record in records:
+        for color, name in record.players.items():
+            version = (record.versions or {}).get(color)
+            entry = out.setdefault(name, {"now": None, "played": {}})
+            if version is not None:
+                entry["played"][version] = entry["played"].get(version, 0) + 1
+    return out
 
 
 def _time_control(meta: dict[str, Any]) -> str:

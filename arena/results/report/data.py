@@ -4,14 +4,16 @@ Each game keeps its moves, not its positions; the page replays the moves from
 the game's start position (see ``viewer.js``), which costs a few bytes per
 move instead of a whole board per ply.  Distinct start positions (after the
 opening suite's moves, when there is a suite) are stored once in ``starts`` and
-referred to by index, as are bot names, openings and time controls.  A bot's ``info`` is free-form and untrusted: it is kept as JSON text
+referred to by index, as are bot names, openings and time controls.  The
+end of a bot's stderr in a game (``e``, by seat) is kept only where it is
+shown: beside a forfeit, or every game of a bot's own page.  A bot's ``info`` is free-form and untrusted: it is kept as JSON text
 cut to :data:`INFO_CHARS` characters, so a chatty bot cannot bloat the page.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import engine
@@ -24,8 +26,13 @@ __all__ = ["INFO_CHARS", "games_data", "script_json"]
 INFO_CHARS = 400
 
 
-def games_data(game: engine.Game[Any], records: Sequence[GameRecord], bot_names: Sequence[str]) -> dict[str, Any]:
-    """The games of ``records`` (all of ``game``) in schedule order, ready for :func:`script_json`."""
+def games_data(
+    game: engine.Game[Any], records: Sequence[GameRecord], bot_names: Sequence[str],
+    tails: Mapping[str, Sequence[str | None]] | None = None,
+) -> dict[str, Any]:
+    """The games of ``records`` (all of ``game``) in schedule order, ready for
+    :func:`script_json`.  ``tails``: by game id, the end of each seat's
+    stderr in that game (None for a seat whose log is not shown)."""
     colors = game.colors
     bots = list(bot_names)
     bot_index = {name: i for i, name in enumerate(bots)}
@@ -67,6 +74,9 @@ def games_data(game: engine.Game[Any], records: Sequence[GameRecord], bot_names:
         if record.forfeit_by is not None:
             entry["f"] = _seat(colors, record.forfeit_by)
             entry["d"] = record.detail or ""
+        tail = (tails or {}).get(record.game_id)
+        if tail and any(t is not None for t in tail):
+            entry["e"] = list(tail)
         if record.scores is not None:
             entry["sc"] = [record.scores.get(color) for color in colors]
         notes = {str(ply): _info_text(m.info) for ply, m in enumerate(record.moves, start=1) if m.info is not None}

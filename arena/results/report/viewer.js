@@ -75,6 +75,40 @@
     BY_ID.set(g.id, g);
   });
 
+  // ---- logs and the page shown: the whole report, or one bot's page -----------
+
+  // The bot whose page is shown (#bot=NAME), or null for the whole report.
+  const page = { bot: null };
+
+  // The link to a bot's stderr in a game: relative to the page, names encoded.
+  function logHref(bot, id) {
+    return DATA.logs_href ? DATA.logs_href + encodeURIComponent(bot) + "/games/" + encodeURIComponent(id) + ".log" : null;
+  }
+
+  function hashFor(id, ply) {
+    return (page.bot && !DATA.only_bot ? "bot=" + encodeURIComponent(page.bot) + "&" : "") +
+      "game=" + encodeURIComponent(id) + "&ply=" + ply;
+  }
+
+  function stderrBlock(text) {
+    const pre = document.createElement("pre");
+    pre.className = "stderr";
+    pre.textContent = text;
+    return pre;
+  }
+
+  // A stderr block opens on its end, which is what explains a forfeit.
+  function endsInView() {
+    document.querySelectorAll("pre.stderr").forEach((pre) => { pre.scrollTop = pre.scrollHeight; });
+  }
+
+  function gameLink(id) {
+    const link = document.createElement("a");
+    link.href = "#" + hashFor(id, 0);
+    link.textContent = id;
+    return link;
+  }
+
   function winnerName(g) {
     return g.w === null ? null : BOTS[g.p[g.w]];
   }
@@ -168,6 +202,26 @@
     return td;
   }
 
+  // On a bot's page: its stderr in the game, a link to the file or, in a
+  // page of its own, shown in the viewer.
+  function logCell(g) {
+    const td = cell("", "log");
+    const href = logHref(page.bot, g.id);
+    const seat = g.first === page.bot ? 0 : 1;
+    if (href) {
+      const a = document.createElement("a");
+      a.href = href;
+      a.textContent = "log";
+      td.appendChild(a);
+    } else if (g.e && g.e[seat] !== null && g.e[seat] !== undefined) {
+      td.textContent = g.e[seat].split("\n").length + " lines";
+      td.title = "shown in the game's viewer";
+    } else {
+      td.textContent = "-";
+    }
+    return td;
+  }
+
   function renderList() {
     const rows = selected();
     const pages = Math.max(1, Math.ceil(rows.length / PAGE_ROWS));
@@ -176,16 +230,14 @@
     rows.slice(view.page * PAGE_ROWS, (view.page + 1) * PAGE_ROWS).forEach((g) => {
       const tr = document.createElement("tr");
       tr.dataset.game = g.id;
-      const link = document.createElement("a");
-      link.href = "#game=" + encodeURIComponent(g.id) + "&ply=0";
-      link.textContent = g.id;
       const id = cell("");
-      id.appendChild(link);
+      id.appendChild(gameLink(g.id));
       const opening = cell(DATA.openings[g.o], "opening");
       opening.title = DATA.openings[g.o];
       tr.append(cell(String(g.i), "num"), id, cell(String(g.rd), "num"), opening, cell(g.first),
         cell(g.second), cell(g.result), cell(g.f !== undefined ? g.r + " (" + COLORS[g.f] + ")" : g.r),
         cell(String(g.moves.length), "num"), cell(g.time.toFixed(2), "num"));
+      if (page.bot) tr.appendChild(logCell(g));
       body.appendChild(tr);
     });
     $("game-list").replaceChild(body, $("game-list").tBodies[0]);
@@ -236,7 +288,7 @@
   $("page-next").addEventListener("click", () => { view.page += 1; renderList(); });
   $("game-list").addEventListener("click", (event) => {
     const tr = event.target.closest("tr[data-game]");
-    if (tr && !event.target.closest("a")) location.hash = "game=" + encodeURIComponent(tr.dataset.game) + "&ply=0";
+    if (tr && !event.target.closest("a")) location.hash = hashFor(tr.dataset.game, 0);
   });
 
   // ---- viewer ---------------------------------------------------------------------
@@ -360,7 +412,7 @@
     });
     $("v-first").disabled = $("v-prev").disabled = ply === 0;
     $("v-next").disabled = $("v-last").disabled = ply === n;
-    history.replaceState(null, "", "#game=" + encodeURIComponent(g.id) + "&ply=" + ply);
+    history.replaceState(null, "", "#" + hashFor(g.id, ply));
   }
 
   function openGame(id, ply) {
@@ -395,19 +447,142 @@
         detail.textContent = g.d;
         result.appendChild(detail);
       }
+      renderGameLogs(g);
     }
     viewer.hidden = false;
+    endsInView();
     show(ply);
+  }
+
+  // Beside the result: each shown bot's stderr in this game (the end of it,
+  // inlined: beside a forfeit, or a bot's own page) and the link to its file.
+  function renderGameLogs(g) {
+    const box = $("v-logs");
+    box.textContent = "";
+    g.p.forEach((botIndex, seat) => {
+      const name = BOTS[botIndex];
+      if (DATA.only_bot && name !== DATA.only_bot) return;  // a team's page holds no other bot's log
+      const tail = g.e ? g.e[seat] : null;
+      const href = logHref(name, g.id);
+      if ((tail === null || tail === undefined) && !href) return;
+      const line = document.createElement("div");
+      line.className = "log-line";
+      line.append("stderr of " + name + " (" + COLORS[seat] + ") in this game");
+      if (href) {
+        const a = document.createElement("a");
+        a.href = href;
+        a.textContent = "the whole log";
+        line.append(": ", a);
+      }
+      box.appendChild(line);
+      if (tail !== null && tail !== undefined) {
+        const label = document.createElement("div");
+        label.className = "log-line";
+        label.textContent = "its end:";
+        box.append(label, stderrBlock(tail));
+      }
+    });
   }
 
   function closeViewer() {
     viewer.hidden = true;
     open.game = null;
-    if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+    const back = page.bot && !DATA.only_bot ? "#bot=" + encodeURIComponent(page.bot) : "";
+    if (location.hash !== back) history.replaceState(null, "", (location.pathname + location.search) + back);
+  }
+
+  // ---- a bot's page ----------------------------------------------------------------
+
+  function row(cells) {
+    const tr = document.createElement("tr");
+    cells.forEach((c) => tr.appendChild(c instanceof Node ? c : cell(String(c[0]), c[1])));
+    return tr;
+  }
+
+  function renderBotPage(name) {
+    $("b-name").textContent = name;
+    $("b-back").hidden = Boolean(DATA.only_bot);
+    const mine = GAMES.filter((g) => g.first === name || g.second === name);
+    const byOpponent = new Map();
+    const forfeits = [];
+    let won = 0, drawn = 0, lost = 0;
+    mine.forEach((g) => {
+      const seat = g.first === name ? 0 : 1;
+      const opponent = BOTS[g.p[1 - seat]];
+      const tally = byOpponent.get(opponent) || { games: 0, won: 0, drawn: 0, lost: 0, forfeits: 0 };
+      tally.games += 1;
+      if (g.w === null) { tally.drawn += 1; drawn += 1; }
+      else if (g.w === seat) { tally.won += 1; won += 1; }
+      else { tally.lost += 1; lost += 1; }
+      if (g.f === seat) { tally.forfeits += 1; forfeits.push({ g: g, seat: seat, opponent: opponent }); }
+      byOpponent.set(opponent, tally);
+    });
+    $("b-summary").textContent = mine.length + " games: " + won + " won, " + drawn + " drawn, " + lost + " lost; score " +
+      (won + drawn / 2) + " of " + mine.length + "; " + forfeits.length + " forfeits.";
+    const versions = DATA.versions[name] || { now: null, played: {} };
+    const played = Object.entries(versions.played).map(([v, n]) => v + " (" + n + " games)");
+    $("b-versions").textContent = "Version now: " + (versions.now || "unknown") +
+      (played.length ? "; its games were played by " + played.join(", ") : "") + ".";
+    const opponents = document.createElement("tbody");
+    Array.from(byOpponent.keys()).sort().forEach((opponent) => {
+      const t = byOpponent.get(opponent);
+      opponents.appendChild(row([[opponent], [t.games, "num"], [t.won, "num"], [t.drawn, "num"], [t.lost, "num"],
+        [(t.won + t.drawn / 2) + " / " + t.games, "num"], [t.forfeits, "num"]]));
+    });
+    $("b-opponents").replaceChild(opponents, $("b-opponents").tBodies[0]);
+    const list = document.createElement("tbody");
+    forfeits.forEach(({ g, seat, opponent }) => {
+      const id = cell("");
+      id.appendChild(gameLink(g.id));
+      const stderr = cell("");
+      const tail = g.e ? g.e[seat] : null;
+      if (tail !== null && tail !== undefined) stderr.appendChild(stderrBlock(tail));
+      const href = logHref(name, g.id);
+      if (href) {
+        const a = document.createElement("a");
+        a.href = href;
+        a.textContent = "the whole log";
+        stderr.appendChild(a);
+      }
+      if (!stderr.childNodes.length) stderr.textContent = "no log";
+      list.appendChild(row([id, [opponent], [g.r], [g.d || ""], stderr]));
+    });
+    $("b-forfeits").replaceChild(list, $("b-forfeits").tBodies[0]);
+    $("b-forfeits").hidden = forfeits.length === 0;
+    $("b-no-forfeits").hidden = forfeits.length > 0;
+    $("b-logs").textContent = DATA.logs_href
+      ? "Its stderr in each game: the log link of each game below (the files are in the results directory's logs/" + name + "/games/)."
+      : "The end of its stderr in each game is shown in the game's viewer.";
+  }
+
+  // Shows the bot's page (its results, forfeits, versions; the game list
+  // filtered to its games), or the whole report for null.
+  function showPage(name) {
+    if (name !== null && !BOTS.includes(name)) {
+      $("status").textContent = "This report has no bot " + JSON.stringify(name) + ".";
+      name = null;
+    }
+    if (DATA.only_bot) name = DATA.only_bot;
+    const changed = page.bot !== name;
+    page.bot = name;
+    $("bot-page").hidden = name === null;
+    if (!DATA.only_bot) {
+      $("standings").hidden = name !== null;
+      $("charts").hidden = name !== null;
+    }
+    $("col-log").hidden = name === null;
+    if (name !== null) { renderBotPage(name); endsInView(); }
+    if (changed) {
+      for (const key in filters) filters[key].value = "";
+      if (name !== null) filters.bot.value = name;
+      view.page = 0;
+      renderList();
+    }
   }
 
   function followHash() {
     const params = new URLSearchParams(location.hash.slice(1));
+    showPage(params.get("bot"));
     const id = params.get("game");
     if (id === null) {
       if (!viewer.hidden) closeViewer();
@@ -442,6 +617,19 @@
   });
   window.addEventListener("hashchange", followHash);
 
+  function addBotLinks() {
+    const nav = $("bot-links");
+    if (DATA.only_bot) { nav.hidden = true; return; }
+    nav.append("Each bot's page: ");
+    used.map((i) => BOTS[i]).sort().forEach((name) => {  // by name: a team looks for its own
+      const a = document.createElement("a");
+      a.href = "#bot=" + encodeURIComponent(name);
+      a.textContent = name;
+      nav.appendChild(a);
+    });
+  }
+
+  addBotLinks();
   restoreState();
   renderList();
   followHash();
