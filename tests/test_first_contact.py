@@ -453,7 +453,7 @@ def test_match_draws_a_seed_when_none_is_given():
 
 @pytest.mark.parametrize("command, page", [
     ([], "tournaments.md"), (["run"], "tournaments.md"), (["standings"], "tournaments.md"),
-    (["match"], "tournaments.md"), (["check"], "protocol.md"), (["play"], "bots.md"),
+    (["match"], "tournaments.md"), (["check"], "tournaments.md"), (["play"], "bots.md"),
 ])
 @pytest.mark.parametrize("flag", ["-h", "--help"])
 def test_help_ends_with_an_example_and_the_docs_page(command, page, flag):
