@@ -30,6 +30,12 @@ between the true order and the format's ranking, both as the mean over the
 repetitions with its standard error:
 
     python benchmarks/formats.py [--sizes 32,64,128] [--repeat 1000] [--draw 0.1] [--seed 1]
+
+``--real`` confirms it with real games instead of the model: the same
+formats between bots of graded strength (:class:`EngineField`) playing
+OXONO with the rules engine in this process (no bot processes, no clock):
+
+    python benchmarks/formats.py --real --sizes 16 --repeat 20
 """
 
 from __future__ import annotations
@@ -73,6 +79,36 @@ class Field:
         for _ in range(2):
             u = self.rng.random()
             total += 0.5 if u < self.draw else 1.0 if u < self.draw + (1 - self.draw) * p else 0.0
+        self.games += 2
+        return total
+
+
+class EngineField(Field):
+    """n real bots of graded strength playing OXONO in this process: bot i
+    plays ``bots.greedy``'s move with probability i/(n−1) and a random legal
+    move otherwise (bot 0 is the random bot, bot n−1 the greedy one).  The
+    two games of a pair share an opening and swap colours."""
+
+    def __init__(self, n: int, rng: random.Random, draw: float = 0.0) -> None:
+        import engine
+        from bots.greedy import choose_move
+
+        super().__init__(n, rng, draw)
+        self.strength = [i / (n - 1) for i in range(n)]
+        self.engine = engine.get_game("oxono")
+        self.choose = choose_move
+
+    def game_pair(self, a: int, b: int) -> float:
+        game, rng = self.engine, self.rng
+        seed = rng.randrange(2**31)
+        total = 0.0
+        for players in ((a, b), (b, a)):
+            state = game.new_state(seed=seed)
+            while (outcome := game.outcome(state)) is None:
+                moves = game.legal_moves(state)
+                greedy = rng.random() < self.strength[players[game.to_move(state)]]
+                state = game.apply(state, self.choose(game, state, moves, rng) if greedy else rng.choice(moves))
+            total += 0.5 if outcome.winner is None else float(players[outcome.winner] == a)
         self.games += 2
         return total
 
@@ -203,9 +239,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1000)
     parser.add_argument("--draw", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--real", action="store_true", help="real OXONO games between bots of graded strength")
     args = parser.parse_args()
     started = time.perf_counter()
-    print(f"Elo evenly over 0..1000, draws {args.draw:.0%}, random seeding, {args.repeat} repetitions; mean ± standard error")
+    make = EngineField if args.real else Field
+    field_text = ("OXONO games, bot i greedy with probability i/(n-1), else random" if args.real
+                  else f"Elo evenly over 0..1000, draws {args.draw:.0%}")
+    print(f"{field_text}; random seeding, {args.repeat} repetitions; mean ± standard error")
     print(f"| bots | format | games | strongest wins | Spearman |")
     print(f"|---:|---|---:|---:|---:|")
     for n in [int(s) for s in args.sizes.split(",")]:
@@ -216,7 +256,7 @@ def main() -> None:
                 rng = random.Random(f"{args.seed}/{n}/{rep}")
                 seeding = list(range(n))
                 rng.shuffle(seeding)
-                field = Field(n, rng, args.draw)
+                field = make(n, rng, args.draw)
                 ranks = play(field, seeding)
                 games.append(field.games)
                 wins.append(1.0 if ranks[n - 1] == 1 else 0.0)

@@ -49,3 +49,15 @@ def test_formats_cost_what_they_should():
     # 7 matches of one game pair, up to 3 more game pairs each when tied
     assert 2 * 7 <= games["knockout"] <= 2 * 7 * 4
     assert games["swiss 3+ko8"] >= 3 * n + 14
+
+
+def test_real_games_of_graded_bots():
+    from benchmarks.formats import EngineField
+
+    field = EngineField(2, random.Random(4))  # bot 0 random, bot 1 greedy
+    results = [field.game_pair(1, 0) for _ in range(10)]
+    assert field.games == 20
+    assert all(0 <= r <= 2 for r in results)
+    assert sum(results) / len(results) > 1.5  # the greedy bot wins most games
+    again = EngineField(2, random.Random(4))
+    assert [again.game_pair(1, 0) for _ in range(10)] == results
