@@ -1,0 +1,194 @@
+"""Who meets whom in a large field: Swiss rounds, knockout brackets and the
+tie-breaks of a points table.
+
+Every function here is pure and deterministic: the same standing, the same
+meetings and the same seeding give the same pairs, so a resumed run, a rerun
+of the standings and another machine can rebuild a round exactly.  Bots are
+any hashable, orderable-by-position values (names in the arena); where two
+bots are otherwise equal, their position in the list given (the seeding)
+decides.
+
+A *meeting* is one pairing (a game pair in the arena); ``points[(a, b)]`` is
+the points ``a`` scored against ``b`` over all their games, the
+representation ``arena.results.standings`` uses for its Sonneborn–Berger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
+
+Bot = TypeVar("Bot", bound=Hashable)
+
+
+class PairingError(ValueError):
+    """No pairing satisfies the rules (for instance more rounds than a field
+    of that size can play without a rematch)."""
+
+
+def swiss_round(
+    standing: Sequence[tuple[Bot, float]],
+    played: Iterable[frozenset[Bot]],
+    byes: Iterable[Bot] = (),
+    withdrawn: Iterable[Bot] = (),
+) -> tuple[list[tuple[Bot, Bot]], Bot | None]:
+    """The pairs of the next Swiss round and the bot that gets the bye (None
+    for an even field).
+
+    ``standing`` is every bot with its score, in seeding order (the order
+    breaks ties of score).  ``played`` holds the pairs that have already met,
+    ``byes`` the bots that have had a bye, ``withdrawn`` the bots not to pair.
+
+    Rules: no rematch; each bot, from the top of the standing down, meets the
+    unpaired bot of nearest score (the highest-ranked of equals) that keeps
+    the rest of the round pairable, found by depth-first search with the
+    failed remainders remembered (the search is then fast even late in a
+    128-bot Swiss); an odd field's bye goes to the lowest-ranked bot without
+    one, or the next one up when the rest cannot be paired around it.
+    Raises :class:`PairingError` when no legal round exists.
+    """
+    gone = set(withdrawn)
+    met = {frozenset(p) for p in played}
+    had_bye = set(byes)
+    # Sorting is stable: equal scores keep the seeding order.
+    ranked = sorted((b for b in standing if b[0] not in gone), key=lambda b: -b[1])
+    bots = [b for b, _ in ranked]
+    score = dict(ranked)
+    if len(set(bots)) != len(bots):
+        raise PairingError("a bot appears twice in the standing")
+    if len(bots) % 2 == 0:
+        pairs = _pair_all(bots, score, met)
+        if pairs is None:
+            raise PairingError(f"no Swiss round of {len(bots)} bots avoids a rematch")
+        return pairs, None
+    for bye in reversed(bots):
+        if bye in had_bye:
+            continue
+        pairs = _pair_all([b for b in bots if b != bye], score, met)
+        if pairs is not None:
+            return pairs, bye
+    raise PairingError(f"no Swiss round of {len(bots)} bots avoids a rematch and a second bye")
+
+
+def _pair_all(bots: list[Bot], score: Mapping[Bot, float], met: set[frozenset[Bot]]) -> list[tuple[Bot, Bot]] | None:
+    """A perfect matching of ``bots`` (in rank order) without rematches, each
+    top bot taking the nearest-scored partner it can; None if none exists."""
+    rank = {b: i for i, b in enumerate(bots)}
+    # Whether a set of bots can be paired depends on that set alone, so a
+    # remainder that failed once is never searched again.
+    failed: set[frozenset[Bot]] = set()
+
+    def search(rest: tuple[Bot, ...]) -> list[tuple[Bot, Bot]] | None:
+        if not rest:
+            return []
+        key = frozenset(rest)
+        if key in failed:
+            return None
+        top, others = rest[0], rest[1:]
+        candidates = sorted(
+            (b for b in others if frozenset((top, b)) not in met),
+            key=lambda b: (abs(score[top] - score[b]), rank[b]),
+        )
+        for partner in candidates:
+            found = search(tuple(b for b in others if b != partner))
+            if found is not None:
+                return [(top, partner), *found]
+        failed.add(key)
+        return None
+
+    return search(tuple(bots))
+
+
+def knockout_bracket(seeds: Sequence[Bot]) -> list[tuple[Bot, Bot | None]]:
+    """The first round of a single-elimination bracket, in bracket order: a
+    match's winner meets the winner of the match beside it (0 with 1, 2 with
+    3, ...; see :func:`knockout_next_round`).
+
+    Standard placement: in a bracket of 2^k slots, seed 1 meets seed 2^k, and
+    each half, quarter, ... holds seeds so that the best two seeds can meet
+    only in the final, the best four only in the semi-finals (for 16:
+    1–16, 8–9, 4–13, 5–12, 2–15, 7–10, 3–14, 6–11).  When the field is not a
+    power of two the missing lowest seeds are byes, so the byes go to the
+    top seeds: ``(bot, None)``.
+    """
+    if len(set(seeds)) != len(seeds):
+        raise PairingError("a bot appears twice in the seeding")
+    if len(seeds) < 2:
+        raise PairingError(f"a knockout needs at least 2 bots, not {len(seeds)}")
+    size = 1
+    order = [1]
+    while size < len(seeds):
+        size *= 2
+        # Each seed s of the smaller bracket takes the slot of its match
+        # against size + 1 - s: the standard recursive placement.
+        order = [slot for s in order for slot in (s, size + 1 - s)]
+    slot = lambda s: seeds[s - 1] if s <= len(seeds) else None  # noqa: E731
+    return [(slot(order[i]), slot(order[i + 1])) for i in range(0, size, 2)]  # type: ignore[misc]
+
+
+def knockout_next_round(winners: Sequence[Bot]) -> list[tuple[Bot, Bot]]:
+    """The next round's matches from the previous round's winners, in
+    bracket order."""
+    if len(winners) < 2 or len(winners) % 2:
+        raise PairingError(f"{len(winners)} winners cannot make a knockout round")
+    return [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
+
+
+def knockout_places(rounds: Sequence[Sequence[tuple[Bot, Bot | None]]]) -> dict[Bot, tuple[int, int]]:
+    """Each bot's place, as the range (first, last) it shares: (1, 1) for the
+    winner, (2, 2) for the finalist, (3, 4) for the semi-final losers, (5, 8)
+    for the quarter-final losers, ...; the first round's losers share the
+    places down to the size of the field.
+
+    ``rounds`` holds every round's results as (winner, loser) pairs, a bye as
+    (bot, None); the last round is the final.
+    """
+    if not rounds or len(rounds[-1]) != 1:
+        raise PairingError("a knockout's last round is its final, one match")
+    field = sum(1 + (loser is not None) for _, loser in rounds[0])
+    total = len(rounds)
+    places: dict[Bot, tuple[int, int]] = {rounds[-1][0][0]: (1, 1)}
+    for r, results in enumerate(rounds):
+        # The losers of the round r (of ``total``) are those knocked out when
+        # 2^(total - r) bots were left: places 2^(total-r-1)+1 .. 2^(total-r).
+        first, last = 2 ** (total - r - 1) + 1, min(2 ** (total - r), field)
+        for _, loser in results:
+            if loser is not None:
+                places[loser] = (first, last)
+    return places
+
+
+def scores_of(points: Mapping[tuple[Bot, Bot], float]) -> dict[Bot, float]:
+    """Each bot's total points from the points it scored against each opponent."""
+    totals: dict[Bot, float] = {}
+    for (bot, opponent), p in points.items():
+        totals[bot] = totals.get(bot, 0.0) + p
+        totals.setdefault(opponent, 0.0)
+    return totals
+
+
+def buchholz(points: Mapping[tuple[Bot, Bot], float], scores: Mapping[Bot, float]) -> dict[Bot, float]:
+    """Buchholz: the sum of the final scores of the opponents a bot met (a
+    bye has no opponent and adds nothing)."""
+    opponents: dict[Bot, set[Bot]] = {b: set() for b in scores}
+    for bot, opponent in points:
+        opponents.setdefault(bot, set()).add(opponent)
+    return {b: sum(scores[o] for o in opps) for b, opps in opponents.items()}
+
+
+def sonneborn_berger(points: Mapping[tuple[Bot, Bot], float], scores: Mapping[Bot, float]) -> dict[Bot, float]:
+    """Sonneborn–Berger: the sum, over a bot's opponents, of the points it
+    scored against each times that opponent's final score."""
+    sb = {b: 0.0 for b in scores}
+    for (bot, opponent), p in points.items():
+        sb[bot] = sb.get(bot, 0.0) + p * scores[opponent]
+    return sb
+
+
+def points_order(seeding: Sequence[Bot], points: Mapping[tuple[Bot, Bot], float],
+                 scores: Mapping[Bot, float]) -> list[Bot]:
+    """``seeding``'s bots ordered by score (byes included in ``scores``),
+    then Buchholz, then Sonneborn–Berger, then seeding."""
+    bh, sb = buchholz(points, scores), sonneborn_berger(points, scores)
+    position = {b: i for i, b in enumerate(seeding)}
+    return sorted(seeding, key=lambda b: (-scores.get(b, 0.0), -bh.get(b, 0.0), -sb.get(b, 0.0), position[b]))

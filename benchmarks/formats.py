@@ -1,0 +1,272 @@
+"""How good a ranking each tournament format gives for the games it costs.
+
+Simulated, so it runs in seconds without playing a game: n bots with set
+Elo ratings spread evenly over 0..1000 (bot i of n has 1000·i/(n−1); the
+strongest is 1000 Elo above the weakest, neighbours 1000/(n−1) apart).  A
+game is a draw with probability 10 %, otherwise won by A with the
+Bradley–Terry (Elo) probability 1/(1 + 10^((Eb − Ea)/400)).  Each pairing is
+a game pair, as in the arena (two games, both colours; colour does not
+matter to the model); every result of one repetition is drawn from one
+``random.Random`` seeded by the repetition, so a run is reproducible.  The
+seeding (the order of the tournament file) is a random shuffle: the
+organiser does not know the strengths.
+
+Formats, each ranked as it would be by a tournament director:
+
+* ``round-robin``: every pair meets once; ranked by points, then Buchholz,
+  then Sonneborn–Berger, then seeding (:func:`arena.run.pairing.points_order`);
+* ``swiss R``: R rounds of :func:`arena.run.pairing.swiss_round`, a bye worth
+  a won game pair; ranked like the round-robin;
+* ``knockout``: :func:`arena.run.pairing.knockout_bracket` from the seeding, a
+  match of one game pair, a tied match up to 3 more game pairs, then the
+  better seed; ranked by places (1, 2, 3–4, 5–8, ...; a shared place counts as
+  its middle rank);
+* ``swiss+ko8``: ⌈log2 n⌉ Swiss rounds, then a knockout of the top 8 seeded
+  by the Swiss order; the top 8 ranked by places, the rest by the Swiss.
+
+Printed per format and field size: games played, how often the strongest bot
+wins the format (first place alone), and the Spearman rank correlation
+between the true order and the format's ranking, both as the mean over the
+repetitions with its standard error:
+
+    python benchmarks/formats.py [--sizes 32,64,128] [--repeat 1000] [--draw 0.1] [--seed 1]
+
+``--real`` confirms it with real games instead of the model: the same
+formats between bots of graded strength (:class:`EngineField`) playing
+OXONO with the rules engine in this process (no bot processes, no clock):
+
+    python benchmarks/formats.py --real --sizes 16 --repeat 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.run.pairing import (  # noqa: E402
+    knockout_bracket,
+    knockout_next_round,
+    knockout_places,
+    points_order,
+    scores_of,
+    swiss_round,
+)
+
+TIEBREAK_PAIRS = 3
+
+
+class Field:
+    """n bots of known Elo and the random source all their results come from."""
+
+    def __init__(self, n: int, rng: random.Random, draw: float) -> None:
+        self.elo = [1000.0 * i / (n - 1) for i in range(n)]  # bot i: higher i is stronger
+        self.rng = rng
+        self.draw = draw
+        self.games = 0
+
+    def game_pair(self, a: int, b: int) -> float:
+        """A's points (0..2) from a game pair against B."""
+        p = 1.0 / (1.0 + 10 ** ((self.elo[b] - self.elo[a]) / 400))
+        total = 0.0
+        for _ in range(2):
+            u = self.rng.random()
+            total += 0.5 if u < self.draw else 1.0 if u < self.draw + (1 - self.draw) * p else 0.0
+        self.games += 2
+        return total
+
+
+class EngineField(Field):
+    """n real bots of graded strength playing OXONO in this process: bot i
+    plays ``bots.greedy``'s move with probability i/(n−1) and a random legal
+    move otherwise (bot 0 is the random bot, bot n−1 the greedy one).  The
+    two games of a pair share an opening and swap colours."""
+
+    def __init__(self, n: int, rng: random.Random, draw: float = 0.0) -> None:
+        import engine
+        from bots.greedy import choose_move
+
+        super().__init__(n, rng, draw)
+        self.strength = [i / (n - 1) for i in range(n)]
+        self.engine = engine.get_game("oxono")
+        self.choose = choose_move
+
+    def game_pair(self, a: int, b: int) -> float:
+        game, rng = self.engine, self.rng
+        seed = rng.randrange(2**31)
+        total = 0.0
+        for players in ((a, b), (b, a)):
+            state = game.new_state(seed=seed)
+            while (outcome := game.outcome(state)) is None:
+                moves = game.legal_moves(state)
+                greedy = rng.random() < self.strength[players[game.to_move(state)]]
+                state = game.apply(state, self.choose(game, state, moves, rng) if greedy else rng.choice(moves))
+            total += 0.5 if outcome.winner is None else float(players[outcome.winner] == a)
+        self.games += 2
+        return total
+
+
+def meet(field: Field, points: dict[tuple[int, int], float], a: int, b: int) -> None:
+    pa = field.game_pair(a, b)
+    points[(a, b)] = points.get((a, b), 0.0) + pa
+    points[(b, a)] = points.get((b, a), 0.0) + 2 - pa
+
+
+def round_robin(field: Field, seeding: list[int]) -> list[float]:
+    points: dict[tuple[int, int], float] = {}
+    for i, a in enumerate(seeding):
+        for b in seeding[i + 1:]:
+            meet(field, points, a, b)
+    return ranks_of(points_order(seeding, points, scores_of(points)))
+
+
+def swiss(field: Field, seeding: list[int], rounds: int) -> list[int]:
+    """The Swiss order after ``rounds`` rounds, best first."""
+    points: dict[tuple[int, int], float] = {}
+    byes: set[int] = set()
+    played: set[frozenset[int]] = set()
+    for _ in range(rounds):
+        scores = full_scores(points, byes, seeding)
+        pairs, bye = swiss_round([(b, scores[b]) for b in seeding], played, byes)
+        for a, b in pairs:
+            played.add(frozenset((a, b)))
+            meet(field, points, a, b)
+        if bye is not None:
+            byes.add(bye)
+    return points_order(seeding, points, full_scores(points, byes, seeding))
+
+
+def full_scores(points: dict[tuple[int, int], float], byes: set[int], seeding: list[int]) -> dict[int, float]:
+    """Scores with a bye worth a won game pair (2 points)."""
+    scores = scores_of(points)
+    return {b: scores.get(b, 0.0) + 2.0 * (b in byes) for b in seeding}
+
+
+def knockout(field: Field, seeds: list[int]) -> dict[int, tuple[int, int]]:
+    """Places of a knockout seeded ``seeds`` (best seed first)."""
+    seed_rank = {b: i for i, b in enumerate(seeds)}
+    rounds = []
+    matches = knockout_bracket(seeds)
+    while True:
+        results = []
+        for a, b in matches:
+            if b is None:
+                results.append((a, None))
+                continue
+            margin = field.game_pair(a, b) - 1
+            extra = 0
+            while margin == 0 and extra < TIEBREAK_PAIRS:
+                margin = field.game_pair(a, b) - 1
+                extra += 1
+            if margin == 0:  # still tied: the better seed goes through
+                margin = 1 if seed_rank[a] < seed_rank[b] else -1
+            results.append((a, b) if margin > 0 else (b, a))
+        rounds.append(results)
+        winners = [w for w, _ in results]
+        if len(winners) == 1:
+            return knockout_places(rounds)
+        matches = knockout_next_round(winners)
+
+
+def ranks_of(order: list[int]) -> list[float]:
+    """rank[bot] (1 = best) from an order, best first."""
+    ranks = [0.0] * len(order)
+    for r, b in enumerate(order, 1):
+        ranks[b] = float(r)
+    return ranks
+
+
+def knockout_only(field: Field, seeding: list[int]) -> list[float]:
+    places = knockout(field, seeding)
+    return [(lo + hi) / 2 for lo, hi in (places[b] for b in range(len(seeding)))]
+
+
+def swiss_then_ko(field: Field, seeding: list[int], rounds: int, top: int = 8) -> list[float]:
+    order = swiss(field, seeding, rounds)
+    ranks = ranks_of(order)
+    for b, (lo, hi) in knockout(field, order[:top]).items():
+        ranks[b] = (lo + hi) / 2
+    return ranks
+
+
+def spearman(x: list[float], y: list[float]) -> float:
+    """Spearman's rho: Pearson's correlation of the ranks (ties as their mean rank)."""
+    rx, ry = mean_ranks(x), mean_ranks(y)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    return cov / math.sqrt(sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
+
+
+def mean_ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def formats(n: int) -> dict[str, Callable[[Field, list[int]], list[float]]]:
+    log = math.ceil(math.log2(n))
+    return {
+        "round-robin": round_robin,
+        f"swiss {log}": lambda f, s: ranks_of(swiss(f, s, log)),
+        f"swiss {2 * log}": lambda f, s: ranks_of(swiss(f, s, 2 * log)),
+        "knockout": knockout_only,
+        f"swiss {log}+ko8": lambda f, s: swiss_then_ko(f, s, log),
+    }
+
+
+def mean_se(values: list[float]) -> tuple[float, float]:
+    return statistics.fmean(values), statistics.stdev(values) / math.sqrt(len(values))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="32,64,128")
+    parser.add_argument("--repeat", type=int, default=1000)
+    parser.add_argument("--draw", type=float, default=0.1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--real", action="store_true", help="real OXONO games between bots of graded strength")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    make = EngineField if args.real else Field
+    field_text = ("OXONO games, bot i greedy with probability i/(n-1), else random" if args.real
+                  else f"Elo evenly over 0..1000, draws {args.draw:.0%}")
+    print(f"{field_text}; random seeding, {args.repeat} repetitions; mean ± standard error")
+    print(f"| bots | format | games | strongest wins | Spearman |")
+    print(f"|---:|---|---:|---:|---:|")
+    for n in [int(s) for s in args.sizes.split(",")]:
+        truth = [float(n - b) for b in range(n)]  # true rank: bot n-1 is 1st
+        for name, play in formats(n).items():
+            games, wins, rho = [], [], []
+            for rep in range(args.repeat):
+                rng = random.Random(f"{args.seed}/{n}/{rep}")
+                seeding = list(range(n))
+                rng.shuffle(seeding)
+                field = make(n, rng, args.draw)
+                ranks = play(field, seeding)
+                games.append(field.games)
+                wins.append(1.0 if ranks[n - 1] == 1 else 0.0)
+                rho.append(spearman(truth, ranks))
+            g, _ = mean_se(games)
+            w, w_se = mean_se(wins)
+            r, r_se = mean_se(rho)
+            print(f"| {n} | {name} | {g:,.0f} | {w:.1%} ± {w_se:.1%} | {r:.3f} ± {r_se:.4f} |", flush=True)
+    print(f"({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
