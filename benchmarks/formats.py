@@ -51,12 +51,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.results.statistics import total_scores  # noqa: E402
 from arena.run.pairing import (  # noqa: E402
     knockout_bracket,
     knockout_next_round,
     knockout_places,
     points_order,
-    scores_of,
     swiss_round,
 )
 
@@ -124,7 +124,7 @@ def round_robin(field: Field, seeding: list[int]) -> list[float]:
     for i, a in enumerate(seeding):
         for b in seeding[i + 1:]:
             meet(field, points, a, b)
-    return ranks_of(points_order(seeding, points, scores_of(points)))
+    return ranks_of(points_order(seeding, points, total_scores(points)))
 
 
 def swiss(field: Field, seeding: list[int], rounds: int) -> list[int]:
@@ -145,7 +145,7 @@ def swiss(field: Field, seeding: list[int], rounds: int) -> list[int]:
 
 def full_scores(points: dict[tuple[int, int], float], byes: set[int], seeding: list[int]) -> dict[int, float]:
     """Scores with a bye worth a won game pair (2 points)."""
-    scores = scores_of(points)
+    scores = total_scores(points)
     return {b: scores.get(b, 0.0) + 2.0 * (b in byes) for b in seeding}
 
 

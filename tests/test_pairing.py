@@ -7,15 +7,13 @@ import random
 
 import pytest
 
+from arena.results.statistics import buchholz, sonneborn_berger, total_scores
 from arena.run.pairing import (
     PairingError,
-    buchholz,
     knockout_bracket,
     knockout_next_round,
     knockout_places,
     points_order,
-    scores_of,
-    sonneborn_berger,
     swiss_round,
 )
 
@@ -224,7 +222,7 @@ def test_buchholz_and_sonneborn_berger():
     # a beat b 2-0, drew c 1-1; b beat c 1.5-0.5; d had a bye only.
     points = {("a", "b"): 2.0, ("b", "a"): 0.0, ("a", "c"): 1.0, ("c", "a"): 1.0,
               ("b", "c"): 1.5, ("c", "b"): 0.5}
-    scores = scores_of(points)
+    scores = total_scores(points)
     assert scores == {"a": 3.0, "b": 1.5, "c": 1.5}
     scores["d"] = 2.0  # the bye
     assert buchholz(points, scores) == {"a": 1.5 + 1.5, "b": 3.0 + 1.5, "c": 3.0 + 1.5, "d": 0}

@@ -26,6 +26,7 @@ from arena.results.statistics import (
     match_statistics,
     pentanomial,
     scores_of,
+    sonneborn_berger,
     sprt_status,
 )
 
@@ -296,10 +297,9 @@ def meta_ranking(meta: Mapping[str, object] | None) -> str:
 
 def _tie_breaks(bots: Mapping[str, BotStanding], pair_scores: Mapping[tuple[str, str], float]) -> None:
     """Set each bot's Sonneborn–Berger and its score among the bots with its score."""
+    sb = sonneborn_berger(pair_scores, {name: bot.score for name, bot in bots.items()})
     for bot in bots.values():
-        bot.sonneborn_berger = sum(
-            points * bots[opponent].score for (name, opponent), points in pair_scores.items() if name == bot.name
-        )
+        bot.sonneborn_berger = sb[bot.name]
         bot.tied_score = sum(
             points for (name, opponent), points in pair_scores.items()
             if name == bot.name and bots[opponent].score == bot.score

@@ -30,6 +30,9 @@ from arena.game.records import GameRecord
 
 __all__ = [
     "Tally",
+    "buchholz",
+    "sonneborn_berger",
+    "total_scores",
     "scores_of",
     "PairTally",
     "ELO_METHOD",
@@ -313,6 +316,36 @@ class PairTally:
 
     def pentanomial(self) -> Pentanomial:
         return Pentanomial(**self._counts)
+
+
+# -- points tables: tie-breaks of Swiss and points rankings -------------------------
+
+
+def total_scores(points: Mapping[tuple[str, str], float]) -> dict[str, float]:
+    """Each bot's total points from the points it scored against each opponent."""
+    totals: dict[str, float] = {}
+    for (bot, opponent), p in points.items():
+        totals[bot] = totals.get(bot, 0.0) + p
+        totals.setdefault(opponent, 0.0)
+    return totals
+
+
+def buchholz(points: Mapping[tuple[str, str], float], scores: Mapping[str, float]) -> dict[str, float]:
+    """Buchholz: the sum of the final scores of the opponents a bot met (a
+    bye has no opponent and adds nothing)."""
+    opponents: dict[str, set[str]] = {b: set() for b in scores}
+    for bot, opponent in points:
+        opponents.setdefault(bot, set()).add(opponent)
+    return {b: sum(scores[o] for o in opps) for b, opps in opponents.items()}
+
+
+def sonneborn_berger(points: Mapping[tuple[str, str], float], scores: Mapping[str, float]) -> dict[str, float]:
+    """Sonneborn–Berger: the sum, over a bot's opponents, of the points it
+    scored against each times that opponent's final score."""
+    sb = {b: 0.0 for b in scores}
+    for (bot, opponent), p in points.items():
+        sb[bot] = sb.get(bot, 0.0) + p * scores[opponent]
+    return sb
 
 
 @dataclass(kw_only=True)

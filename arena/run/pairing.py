@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
+from arena.results.statistics import buchholz, sonneborn_berger
+
 Bot = TypeVar("Bot", bound=Hashable)
 
 
@@ -156,33 +158,6 @@ def knockout_places(rounds: Sequence[Sequence[tuple[Bot, Bot | None]]]) -> dict[
             if loser is not None:
                 places[loser] = (first, last)
     return places
-
-
-def scores_of(points: Mapping[tuple[Bot, Bot], float]) -> dict[Bot, float]:
-    """Each bot's total points from the points it scored against each opponent."""
-    totals: dict[Bot, float] = {}
-    for (bot, opponent), p in points.items():
-        totals[bot] = totals.get(bot, 0.0) + p
-        totals.setdefault(opponent, 0.0)
-    return totals
-
-
-def buchholz(points: Mapping[tuple[Bot, Bot], float], scores: Mapping[Bot, float]) -> dict[Bot, float]:
-    """Buchholz: the sum of the final scores of the opponents a bot met (a
-    bye has no opponent and adds nothing)."""
-    opponents: dict[Bot, set[Bot]] = {b: set() for b in scores}
-    for bot, opponent in points:
-        opponents.setdefault(bot, set()).add(opponent)
-    return {b: sum(scores[o] for o in opps) for b, opps in opponents.items()}
-
-
-def sonneborn_berger(points: Mapping[tuple[Bot, Bot], float], scores: Mapping[Bot, float]) -> dict[Bot, float]:
-    """Sonneborn–Berger: the sum, over a bot's opponents, of the points it
-    scored against each times that opponent's final score."""
-    sb = {b: 0.0 for b in scores}
-    for (bot, opponent), p in points.items():
-        sb[bot] = sb.get(bot, 0.0) + p * scores[opponent]
-    return sb
 
 
 def points_order(seeding: Sequence[Bot], points: Mapping[tuple[Bot, Bot], float],
