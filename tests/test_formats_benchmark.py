@@ -3,11 +3,21 @@ computed here."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
-from benchmarks.formats import Field, formats, mean_ranks, spearman
+# benchmarks/ is a folder of scripts, not a package: load the script itself.
+_SPEC = importlib.util.spec_from_file_location(
+    "formats_benchmark", Path(__file__).resolve().parent.parent / "benchmarks" / "formats.py"
+)
+_MODULE = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = _MODULE  # its dataclasses look their module up
+_SPEC.loader.exec_module(_MODULE)
+Field, formats, mean_ranks, spearman = _MODULE.Field, _MODULE.formats, _MODULE.mean_ranks, _MODULE.spearman
 
 
 def test_spearman_matches_the_textbook_formula_without_ties():
