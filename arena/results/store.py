@@ -81,10 +81,17 @@ class LoadedResults:
     good_bytes: int = 0
 
 
-def meta_bots(meta: dict[str, Any]) -> list[dict[str, Any]]:
-    """The well-formed bot entries of a ``tournament.json`` (one edited by hand may hold anything)."""
-    bots = meta.get("bots")
+def meta_bots(meta: dict[str, Any] | None, key: str = "bots") -> list[dict[str, Any]]:
+    """The well-formed bot entries under ``key`` (``bots``, or ``departed``: the
+    bots that left) of a ``tournament.json`` (one edited by hand may hold anything)."""
+    bots = (meta or {}).get(key)
     return [b for b in bots if isinstance(b, dict) and isinstance(b.get("name"), str)] if isinstance(bots, list) else []
+
+
+def meta_reference(meta: dict[str, Any]) -> list[str]:
+    """The reference bots a ``tournament.json`` names, those of its bots only."""
+    reference, names = meta.get("reference"), {b["name"] for b in meta_bots(meta)}
+    return [name for name in reference if name in names] if isinstance(reference, list) else []
 
 
 def bot_versions(meta: dict[str, Any]) -> dict[str, str]:

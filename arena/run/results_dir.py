@@ -96,11 +96,6 @@ def tournament_meta(
     }
 
 
-def _bot_entries(meta: dict[str, Any] | None, key: str) -> list[dict[str, Any]]:
-    """The well-formed bot entries under ``key`` (``bots`` or ``departed``) of a ``tournament.json``."""
-    return meta_bots({"bots": (meta or {}).get(key)})
-
-
 def game_ids_of(meta: dict[str, Any] | None, records: Sequence[GameRecord]) -> str:
     """How the games of a directory are named: as its ``tournament.json``
     says; a directory written before that key existed numbers pairs by
@@ -213,7 +208,7 @@ class RunPlan:
             replayed = sorted(self.replay & set(record.players.values()))
             if replayed:
                 self.replaced[record.game_id] = f"--replay {replayed[0]}"
-        departed = [entry for entry in _bot_entries(meta, "bots") + _bot_entries(meta, "departed")
+        departed = [entry for entry in meta_bots(meta) + meta_bots(meta, "departed")
                     if entry["name"] not in self.fingerprints]
         self.meta = tournament_meta(config, self.fingerprints, earlier, self.games, departed)
 
@@ -248,7 +243,7 @@ class RunPlan:
         """The earlier versions whose games stay (those kept before, and those
         ``--keep`` keeps now); raises :class:`VersionChanged` for a bot whose
         recorded games another version played, unless ``--replay`` or ``--keep`` names it."""
-        old_entries = {entry["name"]: entry for entry in _bot_entries(meta, "departed") + _bot_entries(meta, "bots")}
+        old_entries = {entry["name"]: entry for entry in meta_bots(meta, "departed") + meta_bots(meta)}
         earlier = {name: {v for v in entry.get("earlier_versions") or () if isinstance(v, str)}
                    if isinstance(entry.get("earlier_versions"), list) else set() for name, entry in old_entries.items()}
         stale: dict[str, Counter[str]] = {}
@@ -418,7 +413,7 @@ def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -
         if openings:
             suite = tuple(Opening(int(start), tuple(str(m) for m in moves)) for start, moves in openings["suite"]) \
                 if "suite" in openings else _suite_from_records(records, int(openings["count"]))
-        names = [entry["name"] for entry in _bot_entries(meta, "bots")]
+        names = [entry["name"] for entry in meta_bots(meta)]
         reference = tuple(meta.get("reference") or ())
         if (meta["format"] not in FORMATS or meta["game"] not in engine.GAMES or len(set(names)) < 2
                 or not set(reference) <= set(names)):

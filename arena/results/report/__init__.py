@@ -34,7 +34,8 @@ from arena.results.report.data import games_data, script_json
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings, meta_ranking
 from arena.results.statistics import SprtConfig
 from arena.results.store import (
-    GAMES_FILE, LOCK_FILE, LOGS_DIR, META_FILE, REPLACED_FILE, SCRATCH_DIR, bot_versions, meta_bots, write_atomically,
+    GAMES_FILE, LOCK_FILE, LOGS_DIR, META_FILE, REPLACED_FILE, SCRATCH_DIR, bot_versions, meta_bots, meta_reference,
+    write_atomically,
 )
 from arena.results.tables import Table, standings_notes, standings_tables, standings_title
 
@@ -88,7 +89,7 @@ def build_report(
         records = [r for r in records if bot in r.players.values()]
     tails = _stderr_tails(records, results_dir, bot)
     finished = progress is not None and not live and progress.played >= progress.total
-    standings = compute_standings(records, names, sprt, at_limit=finished, reference=[r for r in meta.get("reference") or [] if r in names] if isinstance(meta.get("reference"), list) else (),
+    standings = compute_standings(records, names, sprt, at_limit=finished, reference=meta_reference(meta),
                                   versions=bot_versions(meta), ranking=meta_ranking(meta))
     game = engine.get_game(standings.game or meta.get("game") or engine.GAMES[0])
     colors = bot_colors([b.name for b in standings.bots])
