@@ -202,13 +202,14 @@ def run(
         for record in summary.records:
             running.add(record)
         task = progress.add_task(
-            escape(safe(config.name)), total=summary.total, completed=summary.resumed,
+            _run_title(config.name, summary), total=summary.total, completed=summary.resumed,
             leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
         )
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
         running.add(record)
-        progress.update(task, advance=1, leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)))
+        progress.update(task, advance=1, leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
+                        total=summary.total, description=_run_title(config.name, summary))
 
     def stop_progress() -> None:
         # Only once, and only if started: on a non-interactive console every
@@ -240,13 +241,19 @@ def run(
         warn(warning)
     at_limit = summary.sprt is not None and summary.sprt.at_limit
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
-                                             versions=summary.versions, ranking=config.ranking), fmt))
+                                             versions=summary.versions, ranking=config.ranking, rounds=summary.rounds), fmt))
     show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
     if summary.report is not None:
         say(f"report: {summary.report}", err)
+
+
+def _run_title(name: str, summary: RunSummary) -> str:
+    """The progress line's title: the tournament, and the round a Swiss or knockout is in."""
+    where = f", {summary.rounds.describe()}" if summary.rounds is not None and summary.rounds.pairings else ""
+    return escape(safe(name + where))
 
 
 def _bot_list(values: list[str]) -> list[str]:
@@ -292,7 +299,8 @@ def standings(
     results = _load_results(target)
     try:
         say(render_standings(compute_standings(results.records, results.names, results.sprt, reference=results.reference,
-                                             versions=results.versions, ranking=results.ranking), fmt, table))
+                                             versions=results.versions, ranking=results.ranking, rounds=results.rounds),
+                                           fmt, table))
     except ValueError as exc:  # a table these results do not have
         fail(str(exc))
     if table is None or forfeits:

@@ -14,7 +14,7 @@ organiser does not know the strengths.
 Formats, each ranked as it would be by a tournament director:
 
 * ``round-robin``: every pair meets once; ranked by points, then Buchholz,
-  then Sonneborn–Berger, then seeding (:func:`arena.run.pairing.points_order`);
+  then Sonneborn–Berger, then seeding (:func:`arena.results.rounds.points_order`);
 * ``swiss R``: R rounds of :func:`arena.run.pairing.swiss_round`, a bye worth
   a won game pair; ranked like the round-robin;
 * ``knockout``: :func:`arena.run.pairing.knockout_bracket` from the seeding, a
@@ -51,12 +51,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.results.rounds import knockout_places, points_order
 from arena.results.statistics import total_scores  # noqa: E402
 from arena.run.pairing import (  # noqa: E402
     knockout_bracket,
     knockout_next_round,
-    knockout_places,
-    points_order,
     swiss_round,
 )
 
@@ -171,7 +170,7 @@ def knockout(field: Field, seeds: list[int]) -> dict[int, tuple[int, int]]:
         rounds.append(results)
         winners = [w for w, _ in results]
         if len(winners) == 1:
-            return knockout_places(rounds)
+            return knockout_places(rounds, len(seeds))
         matches = knockout_next_round(winners)
 
 

@@ -384,7 +384,7 @@ def test_missing_bot_key(tmp_path: Path, key: str) -> None:
         ("time_control: [5, 0.1]", "time_control: must be a text like 5+0.1 or 'move 0.5'"),
         ("game: chess", "game: unknown game 'chess'; known games: oxono, yoxii"),
         ("game: 3", "game: unknown game 3; known games: oxono, yoxii"),
-        ("format: swiss", "format: unknown format 'swiss'; known formats: round-robin, gauntlet"),
+        ("format: ladder", "format: unknown format 'ladder'; known formats: round-robin, gauntlet"),
         ("bots: {a: 1}", "bots: must be a list of bots"),
         ("report: 1", "report: must be true or false, got integer '1'"),
         ("report: html", "report: must be true or false, got string 'html'"),

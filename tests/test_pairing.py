@@ -7,13 +7,12 @@ import random
 
 import pytest
 
+from arena.results.rounds import knockout_places, points_order
 from arena.results.statistics import buchholz, sonneborn_berger, total_scores
 from arena.run.pairing import (
     PairingError,
     knockout_bracket,
     knockout_next_round,
-    knockout_places,
-    points_order,
     swiss_round,
 )
 
@@ -201,7 +200,7 @@ def test_knockout_places_13():
         if len(winners) == 1:
             break
         matches = knockout_next_round(winners)
-    places = knockout_places(rounds)
+    places = knockout_places(rounds, 13)
     assert len(rounds) == 4
     assert places[1] == (1, 1) and places[2] == (2, 2)
     assert places[3] == places[4] == (3, 4)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import trueskill
 
 from arena.game.records import GameRecord
+from arena.results.rounds import Rounds
 from arena.results.statistics import (
     MatchStatistics,
     Tally,
@@ -111,6 +112,24 @@ class BotStanding(Tally):
     sonneborn_berger: float = 0.0
     #: Its score in the games among the bots with the same score (``ranking: points``).
     tied_score: float = 0.0
+    #: A Swiss, knockout or staged tournament: what its byes scored, its
+    #: Buchholz in the first stage (when that is a Swiss or round-robin),
+    #: and the places it shares ((3, 4) for a semi-final loser).
+    bye_points: float = 0.0
+    buchholz: float | None = None
+    place: tuple[int, int] | None = None
+
+    @property
+    def points(self) -> float:
+        """Its score with its byes'."""
+        return self.score + self.bye_points
+
+    @property
+    def rank_text(self) -> str:
+        """Its rank as the tables show it: ``3``, ``3=`` when shared, ``3–4`` for a place range."""
+        if self.place is not None and self.place[0] != self.place[1]:
+            return f"{self.place[0]}–{self.place[1]}"
+        return f"{self.rank}=" if self.shared_rank else str(self.rank)
 
     @property
     def withdrawn(self) -> bool:
@@ -165,6 +184,31 @@ class Standings:
     entrants: list[BotStanding] = field(default_factory=list)
     #: The rule that orders :attr:`bots`, one of :data:`RANKINGS`.
     ranking: str = "trueskill"
+    #: A Swiss, knockout or staged tournament's rounds (their pairings,
+    #: matches and places); ``ranking: points`` then follows their places.
+    rounds: Rounds | None = None
+
+    @property
+    def rule(self) -> str:
+        """The rule that orders :attr:`bots`, in one line."""
+        if self.ranking != "points" or self.rounds is None:
+            return RANKING_RULES[self.ranking]
+        return rounds_rule(self.rounds)
+
+
+def rounds_rule(rounds: Rounds) -> str:
+    """How a Swiss, knockout or staged tournament places its bots, in one line."""
+    parts = []
+    for state in reversed(rounds.stages):
+        stage = state.stage
+        if stage.format == "knockout":
+            parts.append(f"the places of the knockout{f' of the top {stage.top}' if stage.top else ''} "
+                         f"(1, 2, 3–4, 5–8, ...), then seed")
+        else:
+            bye = f", a bye as a {dict(win='won', draw='drawn', loss='lost')[stage.bye]} pairing" if stage.format == "swiss" else ""
+            kind = "Swiss" if stage.format == "swiss" else "round-robin"
+            parts.append(f"the {kind}'s points (win 1, draw ½{bye}), then Buchholz, then Sonneborn–Berger, then seed")
+    return "; below them ".join(parts)
 
 
 def compute_standings(
@@ -176,6 +220,7 @@ def compute_standings(
     reference: Sequence[str] = (),
     versions: Mapping[str, str] | None = None,
     ranking: str = "trueskill",
+    rounds: Rounds | None = None,
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
@@ -183,7 +228,9 @@ def compute_standings(
     bots of a ``format: reference`` tournament), the other bots are also
     ranked by their score against those.  ``versions`` names the version of
     each bot that plays now; games by other versions are counted apart.
-    ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`.
+    ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`;
+    with the ``rounds`` of a Swiss, knockout or staged tournament, ``points``
+    orders them by those rounds' places (:meth:`Rounds.places`), byes counted.
 
     ``bot_names`` lists bots to show even if they have no game yet (they keep
     the initial rating); bots found only in records are shown too.  Raises
@@ -252,7 +299,10 @@ def compute_standings(
         if standing.name in fit.elo:
             standing.elo, standing.elo_margin = fit.elo[standing.name], fit.margin(standing.name)
     _tie_breaks(bots, pair_scores)
-    ranked = _ranked(list(bots.values()), ranking)
+    if rounds is not None:
+        ranked = _placed(bots, rounds, ranking)
+    else:
+        ranked = _ranked(list(bots.values()), ranking)
     for standing, below in zip(ranked, ranked[1:]):
         if standing.name in fit.elo and below.name in fit.elo:
             standing.los_next = fit.los(standing.name, below.name)
@@ -285,7 +335,32 @@ def compute_standings(
         reference=tuple(reference),
         entrants=reference_ranking(ranked, crosstable, reference) if reference else [],
         ranking=ranking,
+        rounds=rounds,
     )
+
+
+def _placed(bots: dict[str, BotStanding], rounds: Rounds, ranking: str) -> list[BotStanding]:
+    """The bots with their byes, Buchholz and places from ``rounds``, in the
+    order of ``ranking`` (``points``: the places; bots the rounds do not
+    place, such as one that joined after the last round was paired, last)."""
+    for name, points in rounds.bye_points.items():
+        bots.setdefault(name, BotStanding(name)).bye_points = points
+    first = rounds.stages[0] if rounds.stages else None
+    if first is not None and first.stage.format != "knockout":
+        # The tie-breaks the first stage's order used, byes counted.
+        for name, bh in first.buchholz.items():
+            if name in bots:
+                bots[name].buchholz, bots[name].sonneborn_berger = bh, first.sonneborn_berger[name]
+    places = rounds.places()
+    for name, place in places:
+        if name in bots:
+            bots[name].place = place
+    if ranking != "points":
+        return _ranked(list(bots.values()), ranking)
+    order = {name: i for i, (name, _) in enumerate(places)}
+    ranked = sorted(bots.values(), key=lambda b: (order.get(b.name, len(order)), b.name))
+    _set_ranks(ranked, lambda b: b.place if b.place is not None and b.place[0] != b.place[1] else b.name)
+    return ranked
 
 
 def meta_ranking(meta: Mapping[str, object] | None) -> str:

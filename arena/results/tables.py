@@ -61,7 +61,8 @@ from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
-from arena.results.standings import BotStanding, RANKING_RULES, Standings
+from arena.results.rounds import Match, Rounds, StageState
+from arena.results.standings import BotStanding, Standings, rounds_rule
 from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
 __all__ = [
@@ -72,7 +73,7 @@ __all__ = [
 OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
-TABLES = ("ranking", "reference", "match", "sprt", "crosstable", "colors")
+TABLES = ("ranking", "rounds", "bracket", "reference", "match", "sprt", "crosstable", "colors")
 
 # The cells are escaped before tabulate sees them: html with "unsafehtml",
 # which adds no escaping of its own.
@@ -146,7 +147,8 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
         tables = [t for t in tables if t.key == wanted]
         if not tables:
             needs = {"sprt": "an SPRT (sprt: in the tournament file, or arena match --sprt)",
-                     "reference": "format: reference"}.get(wanted, "exactly two bots")
+                     "reference": "format: reference", "rounds": "a Swiss or round-robin stage (format: swiss, stages:)",
+                     "bracket": "a knockout (format: knockout, stages:)"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
     destination = _DESTINATION[fmt]
     tables = [_escaped(t, destination) for t in tables]
@@ -164,7 +166,7 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
             table.rows, headers=table.headers, tablefmt=_TABLEFMT[fmt], colalign=table.align, disable_numparse=True
         )
         parts.append(f"{heading}{table.title}\n\n{body}" if fmt == "github" else f"{table.title}\n{body}")
-        if table is tables[0]:
+        if table is tables[0] and table.key == "ranking":
             parts.append("\n".join(("- " if fmt == "github" else "  ") + line for line in _notes(standings)))
     return "\n\n".join(parts)
 
@@ -184,9 +186,11 @@ def _escaped(table: _Table, destination: str) -> _Table:
 def _notes(standings: Standings) -> list[str]:
     """The rule that orders the ranking, the legend, the bots withdrawn, and
     a warning when the Elo fit needed its prior."""
-    notes = [f"ranked by {RANKING_RULES[standings.ranking]}", *LEGEND]
+    notes = [f"ranked by {standings.rule}", *LEGEND]
     if standings.ranking == "points":
         notes.append("SB: Sonneborn–Berger, the sum over the bot's games of its points times that opponent's score")
+    if any(bot.buchholz is not None for bot in standings.bots):
+        notes.append("Bh: Buchholz, the sum of the points of the opponents the bot met")
     withdrawn = [bot.name for bot in standings.bots if bot.withdrawn]
     if withdrawn:
         notes.append(f"withdrawn (crashed too many games in a row; later games forfeited): {', '.join(withdrawn)}")
@@ -267,7 +271,7 @@ def _tables(standings: Standings) -> list[_Table]:
         ["#", "bot", "rating", "mu", "sigma", "games", "W", "D", "L", "score %", "Elo", "±", "LOS", "forfeits", "ms/move"],
         [
             [
-                f"{bot.rank}=" if bot.shared_rank else str(bot.rank),
+                bot.rank_text,
                 bot.name,
                 _number(bot.rating),
                 _number(bot.mu, 2),
@@ -297,7 +301,15 @@ def _tables(standings: Standings) -> list[_Table]:
     )
     if points:  # the tie-breaks, so that an organiser can show how a tie was broken
         _add_column(ranking, "score", "right", [(_score(b.score), b.score) for b in standings.bots], at=5)
-        _add_column(ranking, "SB", "right", [(_score(b.sonneborn_berger), b.sonneborn_berger) for b in standings.bots], at=6)
+        at = 6
+        if any(b.bye_points for b in standings.bots):
+            _add_column(ranking, "byes", "right", [(_score(b.bye_points), b.bye_points) for b in standings.bots], at=at)
+            _add_column(ranking, "points", "right", [(_score(b.points), b.points) for b in standings.bots], at=at + 1)
+            at += 2
+        if any(b.buchholz is not None for b in standings.bots):
+            _add_column(ranking, "Bh", "right", [(_score(b.buchholz or 0.0), b.buchholz) for b in standings.bots], at=at)
+            at += 1
+        _add_column(ranking, "SB", "right", [(_score(b.sonneborn_berger), b.sonneborn_berger) for b in standings.bots], at=at)
     if any(bot.withdrawn for bot in standings.bots):
         _add_column(ranking, "withdrawn", "left", [("yes" if b.withdrawn else "", b.withdrawn) for b in standings.bots])
     _add_column(ranking, "ranked by", "left", [(standings.ranking, standings.ranking)] * len(standings.bots), csv_only=True)
@@ -324,6 +336,8 @@ def _tables(standings: Standings) -> list[_Table]:
     if any(bot.versions for bot in standings.bots):
         _add_column(ranking, "version", "left", [(_version_cell(b), _version_cell(b)) for b in standings.bots])
     tables = [ranking]
+    if standings.rounds is not None:
+        tables += _rounds_tables(standings.rounds)
     if standings.reference:
         tables.append(_reference_table(standings))
     if standings.match is not None and standings.match_bots is not None:
@@ -331,6 +345,44 @@ def _tables(standings: Standings) -> list[_Table]:
     if standings.sprt is not None:
         tables.append(_sprt_table(standings.sprt))
     return tables + [head_to_head, by_color]
+
+
+def _rounds_tables(rounds: Rounds) -> list[_Table]:
+    """A Swiss or round-robin stage's rounds (who met whom, and the byes);
+    a knockout's bracket, match by match."""
+    tables = []
+    staged = len(rounds.stages) > 1
+    for state in rounds.stages:
+        where = f"stage {state.number}, " if staged else ""
+        if state.stage.format == "knockout":
+            rows = [[f"{m.round} ({_round_name(state, i)})", *_match_cells(m)]
+                    for i, matches in enumerate(state.matches) for m in matches]
+            tables.append(_Table(
+                f"Bracket ({where}knockout of {len(state.field)})", ["round", "match", "winner", "decided by"],
+                rows, ["left", "left", "left", "left"], "bracket",
+            ))
+        else:
+            rows = [[str(p.round), ", ".join(f"{a}–{b}" for a, b in p.pairs), ", ".join(p.byes)] for p in state.pairings]
+            kind = "Swiss" if state.stage.format == "swiss" else "round-robin"
+            title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired{'; ' + state.note if state.note else ''})"
+            tables.append(_Table(title, ["round", "pairings", "bye"], rows, ["right", "left", "left"], "rounds"))
+    return tables
+
+
+def _round_name(state: StageState, index: int) -> str:
+    """``final``, ``semi-finals``, ``quarter-finals`` or ``round of 16``, ...: by the bots left."""
+    left = 2 ** (state.total_rounds - index)
+    return {2: "final", 4: "semi-finals", 8: "quarter-finals"}.get(left, f"round of {left}")
+
+
+def _match_cells(match: Match) -> list[str]:
+    a, b = match.bots
+    if b is None:
+        return [f"{a} (bye)", a, "bye"]
+    score = f"{a} {_score(match.score[0])}–{_score(match.score[1])} {b}"
+    how = {"score": "score", "tie-break": f"tie-break pairs ({match.pairs} game pairs)",
+           "seed": f"better seed (tied after {match.pairs} game pairs)", "walkover": "walkover (the other bot left)"}
+    return [score, match.winner or "being played", how.get(match.decided_by, "")]
 
 
 #: The rule of a ranking as its table's title names it.
@@ -530,9 +582,14 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "los_next": bot.los_next,
                 "version": bot.version,
                 "versions": dict(bot.versions),
+                "bye_points": bot.bye_points,
+                "points": bot.points,
+                "buchholz": bot.buchholz,
+                "place": None if bot.place is None else list(bot.place),
             }
             for bot in standings.bots
         ],
+        "rounds": None if standings.rounds is None else _rounds_json(standings.rounds),
         "crosstable": {
             row: {col: {"score": score, "games": games} for col, (score, games) in cols.items()}
             for row, cols in standings.crosstable.items()
@@ -544,6 +601,24 @@ def _json_object(standings: Standings) -> dict[str, Any]:
         "sprt": None if standings.sprt is None else standings.sprt.to_json(),
         "reference": list(standings.reference),
         "entrants": [bot.name for bot in standings.entrants],
+    }
+
+
+def _rounds_json(rounds: Rounds) -> dict[str, Any]:
+    return {
+        "rule": rounds_rule(rounds),
+        "finished": rounds.finished,
+        "pairings": [p.to_json() for p in rounds.pairings],
+        "stages": [
+            {
+                **state.stage.to_json(), "field": state.field, "rounds_paired": len(state.pairings),
+                "total_rounds": state.total_rounds, "complete": state.complete,
+                "bracket": [[{"round": m.round, "bots": list(m.bots), "seeds": list(m.seeds), "score": list(m.score),
+                              "game_pairs": m.pairs, "games": m.games, "winner": m.winner, "decided_by": m.decided_by}
+                             for m in matches] for matches in state.matches],
+            }
+            for state in rounds.stages
+        ],
     }
 
 

@@ -38,6 +38,7 @@ from arena.bot.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
 from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
+from arena.results.rounds import BYE_SCORES, STAGE_FORMATS, Stage
 from arena.results.standings import RANKINGS
 from arena.results.statistics import SprtConfig
 from arena.run.option_reader import OptionMapping
@@ -47,6 +48,8 @@ __all__ = [
     "BOT_KEYS",
     "EXECUTORS",
     "FORMATS",
+    "STAGED",
+    "STAGE_KEYS",
     "RAY_KEYS",
     "TOURNAMENT_KEYS",
     "OPENINGS_KEYS",
@@ -90,6 +93,11 @@ TOURNAMENT_KEYS = (
     "reference",
     "ranking",
     "withdraw_after_crashes",
+    "bye",
+    "games_per_match",
+    "tiebreak_pairs",
+    "seed_from",
+    "stages",
     "bots_from",
     "bots",
 )
@@ -101,8 +109,13 @@ MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
 #: The keys of ``openings:`` (either ``file`` or ``plies``/``count``) and of ``sprt:``.
 OPENINGS_KEYS = ("plies", "count", "file")
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
-#: The pairing formats, see :mod:`arena.run.schedule`.
-FORMATS = ("round-robin", "gauntlet", "reference")
+#: The pairing formats: fixed in advance (see :mod:`arena.run.schedule`), or
+#: paired round by round from the results (see :mod:`arena.run.progression`).
+FORMATS = ("round-robin", "gauntlet", "reference", "swiss", "knockout")
+#: The format of a tournament in ``stages:``.
+STAGED = "stages"
+#: Every key a stage of ``stages:`` may hold.
+STAGE_KEYS = ("format", "rounds", "top", "games_per_match", "tiebreak_pairs", "bye")
 #: What a bot that fails the pre-flight does: stop the run, or forfeit its games.
 STARTUP_FAILURES = ("stop", "forfeit")
 #: A tournament file's size: a small input must not cost a lot (for what its
@@ -173,6 +186,16 @@ class TournamentConfig:
     #: A bot whose games end in ``crash`` forfeits this many times in a row is
     #: withdrawn: its later games are forfeited without starting it.  None: never.
     withdraw_after_crashes: int | None = None
+    #: Swiss, knockout and staged tournaments: their stages, in order (a single
+    #: format is one stage); empty for the formats fixed in advance.
+    stages: tuple[Stage, ...] = ()
+    #: The results directory whose ranking seeds the first stage; None: the file's order.
+    seed_from: Path | None = None
+
+    @property
+    def paired_by_results(self) -> bool:
+        """The rounds are paired one by one from the results (Swiss, knockout, stages)."""
+        return bool(self.stages)
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -351,13 +374,14 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
     seed = fields.integer("seed", 0)
     bots = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"))
     format = _format(fields)
+    stages = _stages(fields, format, len(bots))
     # Left unset, the local executor uses this machine's cores and Ray the cluster's.
     concurrency = fields.positive_int("concurrency") if "concurrency" in fields else None
     return TournamentConfig(
         name=name,
         game=game,
         time_control=_time_control(fields),
-        rounds=fields.positive_int("rounds", 1),
+        rounds=stages[0].rounds if stages else fields.positive_int("rounds", 1),
         format=format,
         concurrency=concurrency or os.cpu_count() or 1,
         seed=seed,
@@ -368,14 +392,17 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         path=path,
         description=fields.string("description", ""),
         openings=_openings(fields, game, seed, base_dir),
-        sprt=_sprt(fields, len(bots)),
+        sprt=_sprt(fields, len(bots), format),
         startup_failures=fields.choice("startup_failures", STARTUP_FAILURES),
         report=fields.boolean("report", False),
         executor=fields.choice("executor", EXECUTORS),
         ray=_ray(fields, base_dir, concurrency),
         reference=_reference(fields, format, bots),
-        ranking=fields.choice("ranking", RANKINGS),
+        # A Swiss or knockout ranks by its own rule (points or places) unless told otherwise.
+        ranking=fields.choice("ranking", RANKINGS) if "ranking" in fields or not stages else "points",
         withdraw_after_crashes=fields.positive_int("withdraw_after_crashes") if "withdraw_after_crashes" in fields else None,
+        stages=stages,
+        seed_from=_seed_from(fields, base_dir, stages),
     )
 
 
@@ -409,11 +436,89 @@ def _time_control(fields: YamlMapping) -> TimeControl:
 def _format(fields: YamlMapping) -> str:
     value = fields.get("format")
     if value is None:
-        return FORMATS[0]
+        return STAGED if "stages" in fields else FORMATS[0]
     name = value.scalar()
     if name not in FORMATS:
         raise value.error(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
+    if "stages" in fields:
+        raise value.error("goes either with stages: (each stage has its format) or without it, not both")
     return name
+
+
+def _stages(fields: YamlMapping, format: str, bot_count: int) -> tuple[Stage, ...]:
+    """The stages of a Swiss, a knockout or ``stages:``; () for the other
+    formats, which refuse the keys of these."""
+    if "stages" in fields:
+        for key in ("rounds", "bye", "games_per_match", "tiebreak_pairs"):
+            if key in fields:
+                raise fields.error("goes in a stage of stages:, not at the top", key)
+        items = fields["stages"].items("must be a list of stages, e.g. [{format: swiss, rounds: 7}, {format: knockout, top: 8}]")
+        if len(items) < 2:
+            raise fields["stages"].error("needs at least 2 stages (a single one is format: swiss or format: knockout)")
+        stages: list[Stage] = []
+        field_size = bot_count
+        for number, item in enumerate(items):
+            section = item.mapping("a stage must be a mapping, e.g. {format: knockout, top: 8}")
+            section.allow(STAGE_KEYS)
+            section.require("format")
+            stage_format = section.choice("format", STAGE_FORMATS)
+            if number == 0 and "top" in section:
+                raise section.error("the first stage plays every bot; top: goes in a later stage", "top")
+            if number > 0:
+                section.require("top")
+                top = section.positive_int("top")
+                if not 2 <= top <= field_size:
+                    raise section.error(f"must be from 2 to the {field_size} bots the stage before has, got {top}", "top")
+                field_size = top
+            stages.append(_stage(section, stage_format, field_size, top=None if number == 0 else field_size))
+        return tuple(stages)
+    if format not in ("swiss", "knockout"):
+        for key in ("bye", "games_per_match", "tiebreak_pairs"):
+            if key in fields:
+                raise fields.error(f"goes with format: {'swiss' if key == 'bye' else 'knockout'}", key)
+        return ()
+    return (_stage(fields, format, bot_count),)
+
+
+def _stage(section: YamlMapping, format: str, field_size: int, top: int | None = None) -> Stage:
+    """One stage's settings: a Swiss's ``rounds`` and ``bye``, a knockout's
+    ``games_per_match`` and ``tiebreak_pairs``, a round-robin's ``rounds``."""
+    wrong = {"swiss": ("games_per_match", "tiebreak_pairs"), "knockout": ("rounds", "bye"),
+             "round-robin": ("games_per_match", "tiebreak_pairs", "bye")}[format]
+    for key in wrong:
+        if key in section:
+            reason = "a knockout's rounds follow from its field" if key == "rounds" else f"does not go with format: {format}"
+            raise section.error(reason, key)
+    if format == "knockout":
+        return Stage("knockout", top=top, games_per_match=section.positive_int("games_per_match", 1),
+                     tiebreak_pairs=_not_negative(section, "tiebreak_pairs", 3))
+    if format == "swiss" and "rounds" not in section:
+        raise section.error(f"a Swiss needs rounds: (about log2 of the field: {max(1, math.ceil(math.log2(field_size)))} "
+                            f"for {field_size} bots)", "rounds")
+    rounds = section.positive_int("rounds", 1)
+    if format == "swiss" and rounds >= field_size:
+        raise section.error(f"{field_size} bots can play at most {field_size - 1} Swiss rounds without a rematch "
+                            f"(a round-robin is {field_size - 1} rounds), got {rounds}", "rounds")
+    return Stage(format, rounds=rounds, top=top, bye=section.choice("bye", tuple(BYE_SCORES)) if format == "swiss" else "win")
+
+
+def _not_negative(section: YamlMapping, key: str, default: int) -> int:
+    number = section.integer(key, default)
+    if number < 0:
+        raise section.error(f"must not be negative, got {number}", key)
+    return number
+
+
+def _seed_from(fields: YamlMapping, base_dir: Path, stages: Sequence[Stage]) -> Path | None:
+    """``seed_from:``, a results directory (or its tournament file) whose ranking seeds the first stage."""
+    if "seed_from" not in fields:
+        return None
+    if not stages:
+        raise fields.error("goes with format: swiss, format: knockout or stages:", "seed_from")
+    path = (base_dir / fields.path("seed_from")).resolve()
+    if not path.exists():
+        raise fields.error(f"no such results directory: {path}", "seed_from")
+    return path
 
 
 def _reference(fields: YamlMapping, format: str, bots: Sequence[BotConfig]) -> tuple[str, ...]:
@@ -443,11 +548,13 @@ def _openings(fields: YamlMapping, game: str, seed: int, base_dir: Path) -> tupl
     return openings_section(section, game, seed, base_dir)
 
 
-def _sprt(fields: YamlMapping, bot_count: int) -> SprtConfig | None:
+def _sprt(fields: YamlMapping, bot_count: int, format: str) -> SprtConfig | None:
     value = fields.get("sprt")
     if value is None:
         return None
     section = value.mapping("must be a mapping like {elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05}")
+    if format not in ("round-robin", "gauntlet"):
+        raise section.error(f"an SPRT is a match of two bots, not a {format} tournament")
     if bot_count != 2:
         raise section.error(f"an SPRT compares two bots; this file has {bot_count}")
     return sprt_section(section)

@@ -1,5 +1,4 @@
-"""Who meets whom in a large field: Swiss rounds, knockout brackets and the
-tie-breaks of a points table.
+"""Who meets whom in a large field: Swiss rounds and knockout brackets.
 
 Every function here is pure and deterministic: the same standing, the same
 meetings and the same seeding give the same pairs, so a resumed run, a rerun
@@ -17,8 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
-
-from arena.results.statistics import buchholz, sonneborn_berger
 
 Bot = TypeVar("Bot", bound=Hashable)
 
@@ -134,36 +131,3 @@ def knockout_next_round(winners: Sequence[Bot]) -> list[tuple[Bot, Bot]]:
     if len(winners) < 2 or len(winners) % 2:
         raise PairingError(f"{len(winners)} winners cannot make a knockout round")
     return [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
-
-
-def knockout_places(rounds: Sequence[Sequence[tuple[Bot, Bot | None]]]) -> dict[Bot, tuple[int, int]]:
-    """Each bot's place, as the range (first, last) it shares: (1, 1) for the
-    winner, (2, 2) for the finalist, (3, 4) for the semi-final losers, (5, 8)
-    for the quarter-final losers, ...; the first round's losers share the
-    places down to the size of the field.
-
-    ``rounds`` holds every round's results as (winner, loser) pairs, a bye as
-    (bot, None); the last round is the final.
-    """
-    if not rounds or len(rounds[-1]) != 1:
-        raise PairingError("a knockout's last round is its final, one match")
-    field = sum(1 + (loser is not None) for _, loser in rounds[0])
-    total = len(rounds)
-    places: dict[Bot, tuple[int, int]] = {rounds[-1][0][0]: (1, 1)}
-    for r, results in enumerate(rounds):
-        # The losers of the round r (of ``total``) are those knocked out when
-        # 2^(total - r) bots were left: places 2^(total-r-1)+1 .. 2^(total-r).
-        first, last = 2 ** (total - r - 1) + 1, min(2 ** (total - r), field)
-        for _, loser in results:
-            if loser is not None:
-                places[loser] = (first, last)
-    return places
-
-
-def points_order(seeding: Sequence[Bot], points: Mapping[tuple[Bot, Bot], float],
-                 scores: Mapping[Bot, float]) -> list[Bot]:
-    """``seeding``'s bots ordered by score (byes included in ``scores``),
-    then Buchholz, then Sonneborn–Berger, then seeding."""
-    bh, sb = buchholz(points, scores), sonneborn_berger(points, scores)
-    position = {b: i for i, b in enumerate(seeding)}
-    return sorted(seeding, key=lambda b: (-scores.get(b, 0.0), -bh.get(b, 0.0), -sb.get(b, 0.0), position[b]))

@@ -28,15 +28,17 @@ from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
-from arena.results.standings import meta_ranking
+from arena.results.rounds import Pairing, Rounds, Stage, pairings_from_json
+from arena.results.standings import compute_standings, meta_ranking
 from arena.results.statistics import SprtConfig
-from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, bot_versions, meta_bots
-from arena.run.config import FORMATS, TournamentConfig, load_config
+from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError, bot_versions, meta_bots
+from arena.run.config import FORMATS, STAGED, ConfigError, TournamentConfig, load_config
+from arena.run.progression import next_pairing, read_progress, rounds_schedule
 from arena.run.schedule import make_schedule
 
 __all__ = [
     "FoundResults", "RunPlan", "VersionChanged", "find_results", "open_results", "read_results",
-    "ReadResults", "sort_records", "tournament_meta",
+    "ReadResults", "ranking_order", "schedule_of", "seeding_of", "sort_records", "tournament_meta",
 ]
 
 #: The key of ``tournament.json`` that says how game ids name pairs; results
@@ -53,12 +55,14 @@ class VersionChanged(ResultsConflict):
 def tournament_meta(
     config: TournamentConfig, fingerprints: dict[str, Fingerprint] | None = None,
     earlier_versions: dict[str, list[str]] | None = None, games: int | None = None,
-    departed: Sequence[dict[str, Any]] = (),
+    departed: Sequence[dict[str, Any]] = (), seeding: Sequence[str] = (), pairings: Sequence[Pairing] = (),
 ) -> dict[str, Any]:
     """What ``tournament.json`` says of the tournament: everything a reader
     needs to rebuild its schedule and ranking.  ``earlier_versions`` lists,
     per bot, the versions whose games were kept (``--keep``); ``games`` is the
-    limit of a match (``arena match --games``)."""
+    limit of a match (``arena match --games``).  A Swiss, knockout or staged
+    tournament adds its stages, the first stage's ``seeding`` and every
+    round's pairing so far."""
     fingerprints = fingerprints or {}
     earlier_versions = earlier_versions or {}
     bots = []
@@ -93,6 +97,9 @@ def tournament_meta(
         # Not part of what identifies the games (a new SPRT may judge them),
         # but ``arena standings`` reads it to show the test.
         "sprt": None if config.sprt is None else config.sprt.to_json(),
+        "stages": [stage.to_json() for stage in config.stages],
+        "seeding": list(seeding),
+        "pairings": [pairing.to_json() for pairing in pairings],
     }
 
 
@@ -188,14 +195,29 @@ class RunPlan:
         self.replaced: dict[str, str] = {}
         #: The ``tournament.json`` written for the run.
         self.meta: dict[str, Any] = {}
+        #: A Swiss, knockout or staged tournament: the first stage's seeding,
+        #: the rounds paired so far and what they hold.
+        self.seeding: list[str] = []
+        self.pairings: list[Pairing] = []
+        self.rounds: Rounds | None = None
 
     def __call__(self, meta: dict[str, Any] | None, records: list[GameRecord]) -> None:
         config = self.config
         if meta is not None:
             self._check_settings(meta)
         self.config = config = replace(config, game_ids=game_ids_of(meta, records))
-        versions = {name: fp.version for name, fp in self.fingerprints.items()}
-        schedule = make_schedule(config, versions)
+        if config.paired_by_results:
+            self.seeding = seeding_of(config, meta or {})
+            try:
+                self.pairings = pairings_from_json((meta or {}).get("pairings") or [])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ResultsConflict(f"{self.directory}/tournament.json: its pairings cannot be read ({exc}); "
+                                      "use another output directory, or remove that one to start over") from None
+        try:
+            schedule, self.rounds = schedule_of(config, self.seeding, self.pairings, records, self._versions)
+        except (KeyError, ValueError) as exc:  # a hand-edited pairing naming a bot the seeding does not hold
+            raise ResultsConflict(f"{self.directory}/tournament.json: its pairings do not fit the tournament ({exc}); "
+                                  "use another output directory, or remove that one to start over") from None
         self.records = sort_records(records, schedule, [bot.name for bot in config.bots])
         if self.records.foreign:
             self._refuse(self.records.foreign[0], schedule)
@@ -210,7 +232,33 @@ class RunPlan:
                 self.replaced[record.game_id] = f"--replay {replayed[0]}"
         departed = [entry for entry in meta_bots(meta) + meta_bots(meta, "departed")
                     if entry["name"] not in self.fingerprints]
-        self.meta = tournament_meta(config, self.fingerprints, earlier, self.games, departed)
+        self.meta = tournament_meta(config, self.fingerprints, earlier, self.games, departed, self.seeding, self.pairings)
+
+    @property
+    def _versions(self) -> dict[str, str]:
+        return {name: fp.version for name, fp in self.fingerprints.items()}
+
+    def advance(self, records: Sequence[GameRecord]) -> list[GameSpec]:
+        """A Swiss, knockout or staged tournament, once the games before are
+        in ``records``: the games to play next.  Those of the rounds paired
+        so far not yet played (a tied knockout match's next game pair), else
+        those of the next round, paired now (:attr:`meta` then holds it, for
+        the run to write before its first game).  Empty when the tournament
+        is over."""
+        while self.config.paired_by_results:
+            schedule, self.rounds = schedule_of(self.config, self.seeding, self.pairings, records, self._versions)
+            self.schedule = schedule
+            done = {record.game_id for record in records}
+            pending = [spec for spec in schedule if spec.game_id not in done]
+            if pending:
+                return pending
+            pairing = next_pairing(self.config, self.rounds, records)
+            if pairing is None:
+                return []
+            self.pairings.append(pairing)
+            self.meta["seeding"] = self.seeding
+            self.meta["pairings"] = [p.to_json() for p in self.pairings]
+        return []
 
     def _asker(self) -> str:
         # arena match has no tournament file: its command line is what asks.
@@ -224,6 +272,11 @@ class RunPlan:
                 raise ResultsConflict(
                     f"{where} were played with {key} {_show(meta.get(key))}, {self._asker()} now says {_show(new[key])}; {advice}"
                 )
+        # A Swiss may be given more rounds (or fewer) between runs; anything else of a stage is what was paired.
+        identity = [{k: v for k, v in stage.items() if k != "rounds"} for stage in meta.get("stages") or []]
+        if identity != [{k: v for k, v in stage.items() if k != "rounds"} for stage in new["stages"]]:
+            raise ResultsConflict(f"{where} were played with stages {_show(meta.get('stages'))}, "
+                                  f"{self._asker()} now says {_show(new['stages'])}; {advice}")
         old = meta.get("openings")
         identity = (lambda o: {k: o.get(k) for k in ("count", "digest")} if isinstance(o, dict) else o)
         if identity(old) != identity(new["openings"]):
@@ -275,6 +328,48 @@ class RunPlan:
                 f"to keep them, marked as played by an earlier version: {command} --keep {bots}"
             )
         return {name: sorted(versions) for name, versions in earlier.items() if versions}
+
+
+def seeding_of(config: TournamentConfig, meta: dict[str, Any]) -> list[str]:
+    """The first stage's seeding, best first: as ``tournament.json`` stored it
+    when the first round was paired (bots that joined since come after, in
+    the file's order); before that, the ranking of the results directory
+    ``seed_from`` names (the bots it does not rank after, in the file's
+    order), or else the file's order."""
+    names = [bot.name for bot in config.bots]
+    stored = meta.get("seeding")
+    if isinstance(stored, list) and stored and all(isinstance(n, str) for n in stored):
+        seeding = list(dict.fromkeys(stored))
+    elif config.seed_from is not None:
+        try:
+            seeding = [name for name in ranking_order(read_results(config.seed_from)) if name in names]
+        except (FileNotFoundError, StoreError, ConfigError) as exc:
+            raise ResultsConflict(f"seed_from: {exc}") from None
+    else:
+        seeding = []
+    return seeding + [name for name in names if name not in seeding]
+
+
+def ranking_order(results: ReadResults) -> list[str]:
+    """The bots of ``results`` from the first: by places in a Swiss,
+    knockout or staged tournament, else by its ranking rule."""
+    if results.rounds is not None:
+        return [bot for bot, _ in results.rounds.places()]
+    standings = compute_standings(results.records, results.names, reference=results.reference,
+                                  versions=results.versions, ranking=results.ranking)
+    return [bot.name for bot in standings.bots]
+
+
+def schedule_of(config: TournamentConfig, seeding: Sequence[str], pairings: Sequence[Pairing],
+                records: Sequence[GameRecord], versions: dict[str, str] | None = None) -> tuple[list[GameSpec], Rounds | None]:
+    """The schedule as far as it goes now: every game of a format fixed in
+    advance; the games of the rounds ``pairings`` made for a Swiss, knockout
+    or staged tournament (a knockout match's tie-break pairs as its recorded
+    games call for), with those rounds as far as ``records`` play them."""
+    if not config.paired_by_results:
+        return make_schedule(config, versions), None
+    rounds = read_progress(config, seeding, pairings, records)
+    return rounds_schedule(config, rounds, versions), rounds
 
 
 def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
@@ -336,6 +431,8 @@ class ReadResults:
     warnings: list[str] = field(default_factory=list)
     #: Games of bots no longer in the tournament: out of the ranking, still shown by ``arena show``.
     left_out: list[GameRecord] = field(default_factory=list)
+    #: A Swiss, knockout or staged tournament's rounds as far as they are played.
+    rounds: Rounds | None = None
 
     @property
     def versions(self) -> dict[str, str]:
@@ -377,19 +474,22 @@ def read_results(target: Path) -> ReadResults:
     config = found.config or config_from_meta(meta, loaded.records)
     if config is None:  # no tournament.json, or one that does not say enough: every readable game counts
         return ReadResults(found.directory, loaded.records, meta, None, sprt, warnings)
-    # The schedule covers the rounds played, as far as the tournament goes:
-    # the file's rounds, or more when tournament.json says more were played
-    # (the file was cut short since).  A record's own round is never believed
-    # beyond that, so an edited one cannot make a huge schedule; its game is
-    # then one the schedule does not hold, ignored with a warning.
-    known = max(config.rounds, _meta_rounds(meta) or 1)
-    played = max((r.round for r in loaded.records if r.round <= known), default=1)
-    config = replace(config, rounds=played, game_ids=game_ids_of(meta or None, loaded.records))
+    config = replace(config, game_ids=game_ids_of(meta or None, loaded.records))
+    if not config.paired_by_results:
+        # The schedule covers the rounds played, as far as the tournament goes:
+        # the file's rounds, or more when tournament.json says more were played
+        # (the file was cut short since).  A record's own round is never believed
+        # beyond that, so an edited one cannot make a huge schedule; its game is
+        # then one the schedule does not hold, ignored with a warning.
+        known = max(config.rounds, _meta_rounds(meta) or 1)
+        config = replace(config, rounds=max((r.round for r in loaded.records if r.round <= known), default=1))
     if found.config is not None and config.sprt is not None:
         sprt = config.sprt
     try:
-        schedule = make_schedule(config)
-    except ValueError as exc:  # e.g. a 0.1 directory (ids by position) read with a file of a later format
+        pairings = pairings_from_json(meta.get("pairings") or []) if config.paired_by_results else []
+        schedule, rounds = schedule_of(config, seeding_of(config, meta), pairings, loaded.records)
+    except (ValueError, KeyError, TypeError, ResultsConflict) as exc:
+        # e.g. a 0.1 directory (ids by position) read with a file of a later format
         warnings.append(f"cannot rebuild the schedule of {found.directory} ({exc}); every readable game is ranked")
         return ReadResults(found.directory, loaded.records, meta, None, sprt, warnings)
     if isinstance(meta.get("games"), int):
@@ -399,7 +499,7 @@ def read_results(target: Path) -> ReadResults:
                  for r in sorted_.foreign]
     if (line := sorted_.left_out_line()) is not None:
         warnings.append(line)
-    return ReadResults(found.directory, sorted_.kept, meta, config, sprt, warnings, sorted_.left_out)
+    return ReadResults(found.directory, sorted_.kept, meta, config, sprt, warnings, sorted_.left_out, rounds)
 
 
 def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -> TournamentConfig | None:
@@ -415,15 +515,16 @@ def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -
                 if "suite" in openings else _suite_from_records(records, int(openings["count"]))
         names = [entry["name"] for entry in meta_bots(meta)]
         reference = tuple(meta.get("reference") or ())
-        if (meta["format"] not in FORMATS or meta["game"] not in engine.GAMES or len(set(names)) < 2
-                or not set(reference) <= set(names)):
+        stages = tuple(Stage.from_json(entry) for entry in meta.get("stages") or ())
+        if (meta["format"] not in (*FORMATS, STAGED) or meta["game"] not in engine.GAMES or len(set(names)) < 2
+                or not set(reference) <= set(names) or bool(stages) != (meta["format"] in ("swiss", "knockout", STAGED))):
             return None
         return TournamentConfig(
             name=str(meta["name"]), game=meta["game"], time_control=TimeControl.from_json(meta["time_control"]),
             rounds=_meta_rounds(meta) or 1, format=meta["format"], concurrency=1, seed=int(meta["seed"]), output=Path("."),
             bots=tuple(BotConfig(name=name, cmd=("-",), options={}, cwd=Path("."), env={}) for name in names),
             time_margin_ms=0, startup_timeout_s=1.0, path=None, description=str(meta.get("description") or ""),
-            openings=suite, reference=reference, ranking=meta_ranking(meta),
+            openings=suite, reference=reference, ranking=meta_ranking(meta), stages=stages,
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return None

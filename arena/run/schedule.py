@@ -23,7 +23,7 @@ from arena.game.openings import Opening
 from arena.game.records import GameSpec
 from arena.run.config import TournamentConfig
 
-__all__ = ["game_seed", "make_schedule", "opening_suite", "pair_id", "pairings"]
+__all__ = ["add_game_pair", "game_seed", "make_schedule", "opening_suite", "pair_id", "pairings"]
 
 
 def game_seed(tournament_seed: int, game_id: str) -> int:
@@ -100,24 +100,33 @@ def make_schedule(config: TournamentConfig, versions: Mapping[str, str] | None =
         pairs = [(pair_id(a, b), (a, b)) for a, b in pairings(names, config.format, config.reference)]
     specs: list[GameSpec] = []
     for round_ in range(1, config.rounds + 1):
-        for label, (a, b) in pairs:
-            k = 0
-            for opening in openings:
-                for players in ((a, b), (b, a)):
-                    k += 1
-                    game_id = f"r{round_}-{label}-g{k}"
-                    specs.append(
-                        GameSpec(
-                            index=len(specs),
-                            game_id=game_id,
-                            game=config.game,
-                            round=round_,
-                            players=players,
-                            opening=opening.start,
-                            seed=game_seed(config.seed, game_id),
-                            pair=len(specs) // 2,
-                            opening_moves=opening.moves,
-                            versions=(versions[players[0]], versions[players[1]]) if versions else (),
-                        )
-                    )
+        for label, players in pairs:
+            for k, opening in enumerate(openings):
+                add_game_pair(specs, config, round_, label, players, opening, 2 * k + 1, versions)
     return specs
+
+
+def add_game_pair(specs: list[GameSpec], config: TournamentConfig, round_: int, label: str, players: tuple[str, str],
+                  opening: Opening, k: int, versions: Mapping[str, str] | None) -> None:
+    """Append a game pair to ``specs``: games ``r<round>-<label>-g<k>`` and
+    ``g<k+1>`` on ``opening``, ``players[0]`` on seat 0 in the first and
+    ``players[1]`` in the second, each with its seed, the pair's number and
+    the bots' ``versions``."""
+    a, b = players
+    for seats in ((a, b), (b, a)):
+        game_id = f"r{round_}-{label}-g{k}"
+        k += 1
+        specs.append(
+            GameSpec(
+                index=len(specs),
+                game_id=game_id,
+                game=config.game,
+                round=round_,
+                players=seats,
+                opening=opening.start,
+                seed=game_seed(config.seed, game_id),
+                pair=len(specs) // 2,
+                opening_moves=opening.moves,
+                versions=(versions[seats[0]], versions[seats[1]]) if versions else (),
+            )
+        )

@@ -18,11 +18,13 @@ from arena.bot.process import ArenaWriteError
 from arena.bot.quota import measure
 from arena.game.records import GameRecord, GameSpec
 from arena.results.report import LiveReport, REPORT_FILE
+from arena.results.rounds import Rounds
 from arena.results.statistics import PairTally, SprtStatus, sprt_status
 from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
+from arena.run.progression import estimated_games
 from arena.run.results_dir import RunPlan
 
 __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
@@ -49,6 +51,8 @@ class RunSummary:
     report: Path | None = None
     #: Each bot's version in this run.
     versions: dict[str, str] = field(default_factory=dict)
+    #: A Swiss, knockout or staged tournament's rounds, as far as played.
+    rounds: Rounds | None = None
 
 
 class RunningSprt:
@@ -141,6 +145,7 @@ def play_and_store(
     executor: Executor,
     running_sprt: RunningSprt,
     store: ResultsStore | None,
+    withdrawals: Withdrawals | None = None,
 ) -> Iterator[GameRecord]:
     """Play ``pending`` and yield each record once it is in ``store`` (when
     there is one) and in ``running_sprt``.  With ``sprt:`` no game starts
@@ -150,7 +155,8 @@ def play_and_store(
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
     specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt.status)
-    withdrawals = Withdrawals(config) if config.withdraw_after_crashes is not None else None
+    if withdrawals is None and config.withdraw_after_crashes is not None:
+        withdrawals = Withdrawals(config)
     if withdrawals is not None:
         specs = withdrawals.playable(specs)
 
@@ -214,9 +220,9 @@ def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[G
 
 
 def start_bots(
-    config: TournamentConfig, specs: list[GameSpec], logs_dir: Path | None
+    config: TournamentConfig, specs: list[GameSpec], logs_dir: Path | None, names: Collection[str] | None = None,
 ) -> tuple[TournamentConfig, list[str]]:
-    """The pre-flight for the bots that play in ``specs``: raises
+    """The pre-flight for the bots that play in ``specs`` (or for ``names``): raises
     :class:`StartupFailed` if one does not start and ``startup_failures`` is
     ``stop``; otherwise returns the config to play with and a warning for
     each bot that did not start.  A bot that stopped or killed the process
@@ -224,7 +230,7 @@ def start_bots(
     forfeits each of its games at once, with the pre-flight's detail.
     Raises ``StoreError`` when the arena cannot write a bot's log or
     scratch directory."""
-    names = {name for spec in specs for name in spec.players}
+    names = set(names) if names is not None else {name for spec in specs for name in spec.players}
     with _arena_writes(config.output):
         problems = preflight(config, names, logs_dir) if names else []
     if problems and config.startup_failures == "stop":
@@ -304,9 +310,11 @@ def run_tournament(
         kept = [r for r in records if r.game_id not in replaced]
         running_sprt = RunningSprt(config, kept)
         sprt = running_sprt.status()
-        pending = [] if decided else pending_specs(schedule, kept)
+        pending = [] if decided else plan.advance(kept) if config.paired_by_results else pending_specs(schedule, kept)
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
-        started, more = start_bots(config, pending, store.logs_dir)
+        # A later round may pair any bot: each is started once before the first.
+        everyone = {bot.name for bot in config.bots} if config.paired_by_results and pending else None
+        started, more = start_bots(config, pending, store.logs_dir, everyone)
         warnings += more
         if started is not config:  # a bot the pre-flight barred from starting again
             config = started
@@ -316,26 +324,44 @@ def run_tournament(
             store.replace(replaced)
         store.write_meta(plan.meta)
         summary = RunSummary(
-            total=len(schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replaced),
-            sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
+            total=len(plan.schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replaced),
+            sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()}, rounds=plan.rounds,
         )
+        summary.total = _total(config, summary)
         report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt) if config.report else None
         if on_start is not None:
             on_start(summary)
-        # closing(): an exception here (Ctrl-C included) must stop the workers
-        # and their bots now, not whenever the generator is collected.
-        played = play_and_store(config, pending, executor, running_sprt, store)
-        with _final_report(report, summary), closing(played):
-            for record in played:
-                summary.played += 1
-                summary.records.append(record)
-                summary.sprt = running_sprt.status()
-                if report is not None:
-                    report.update(summary.records, summary.total)
-                if on_record is not None:
-                    on_record(record, summary)
+        withdrawals = Withdrawals(config) if config.withdraw_after_crashes is not None else None
+        with _final_report(report, summary):
+            # A Swiss, knockout or staged tournament plays round by round: the
+            # next round is paired, and written down, once this one is complete.
+            while pending:
+                # closing(): an exception here (Ctrl-C included) must stop the workers
+                # and their bots now, not whenever the generator is collected.
+                with closing(play_and_store(config, pending, executor, running_sprt, store, withdrawals)) as played:
+                    for record in played:
+                        summary.played += 1
+                        summary.records.append(record)
+                        summary.sprt = running_sprt.status()
+                        if report is not None:
+                            report.update(summary.records, summary.total)
+                        if on_record is not None:
+                            on_record(record, summary)
+                pending = plan.advance(summary.records) if config.paired_by_results else []
+                store.write_meta(plan.meta)
+                summary.rounds = plan.rounds
+                summary.total = _total(config, summary)
     summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total)
     return summary
+
+
+def _total(config: TournamentConfig, summary: RunSummary) -> int:
+    """The games of the whole tournament: as scheduled, or as far as a
+    Swiss, knockout or staged tournament's rounds to pair can be foreseen
+    (never fewer than those played)."""
+    if summary.rounds is None:
+        return summary.total
+    return max(estimated_games(config, summary.rounds), len(summary.records))
 
 
 @contextmanager

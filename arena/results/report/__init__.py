@@ -31,6 +31,7 @@ from arena.results.logs import game_log_tail
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.charts import bot_colors, move_time_chart, move_times, rating_chart, results_chart
 from arena.results.report.data import games_data, script_json
+from arena.results.rounds import rounds_from_meta
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings, meta_ranking
 from arena.results.statistics import SprtConfig
 from arena.results.store import (
@@ -89,9 +90,12 @@ def build_report(
         records = [r for r in records if bot in r.players.values()]
     tails = _stderr_tails(records, results_dir, bot)
     finished = progress is not None and not live and progress.played >= progress.total
+    game = engine.get_game(meta.get("game") or next((r.game for r in records), None) or engine.GAMES[0])
+    suite = meta.get("openings")
+    count = suite.get("count") if isinstance(suite, dict) else None
+    rounds = rounds_from_meta(meta, records, count if isinstance(count, int) and count > 0 else game.openings)
     standings = compute_standings(records, names, sprt, at_limit=finished, reference=meta_reference(meta),
-                                  versions=bot_versions(meta), ranking=meta_ranking(meta))
-    game = engine.get_game(standings.game or meta.get("game") or engine.GAMES[0])
+                                  versions=bot_versions(meta), ranking=meta_ranking(meta), rounds=rounds)
     colors = bot_colors([b.name for b in standings.bots])
     data = {**games_data(game, records, [b.name for b in standings.bots], tails), "live": live, "refresh_s": REFRESH_S,
             "only_bot": bot, "logs_href": None if bot is not None else logs_href,

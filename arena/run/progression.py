@@ -1,0 +1,142 @@
+"""Swiss, knockout and staged tournaments: pair the next round from the
+results, and the games of the rounds paired so far.
+
+A round is paired when every game of the rounds before it is recorded (and
+each knockout match decided), by a pure function of the stages, the seeding
+and those results (:mod:`arena.run.pairing`), so a run resumed after
+``kill -9`` pairs it exactly as an uninterrupted one would.  Once paired it
+is stored in ``tournament.json`` (see :mod:`arena.results.rounds`) and is
+never paired again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from arena.game.records import GameRecord, GameSpec
+from arena.results.rounds import Pairing, Rounds, StageState, read_rounds
+from arena.run.config import TournamentConfig
+from arena.run.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
+from arena.run.schedule import add_game_pair, opening_suite, pair_id, pairings
+
+__all__ = ["estimated_games", "next_pairing", "read_progress", "rounds_schedule", "withdrawn_bots"]
+
+#: A bot's own forfeits that mean it is out of the tournament: it never played.
+_GONE = ("startup_failure", "withdrawn")
+
+
+def read_progress(config: TournamentConfig, seeding: Sequence[str], pairings: Sequence[Pairing],
+                  records: Iterable[GameRecord]) -> Rounds:
+    """The rounds ``pairings`` made, with the results of ``records``."""
+    return read_rounds(config.stages, seeding, pairings, records, len(opening_suite(config)),
+                       present=[bot.name for bot in config.bots])
+
+
+def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[GameRecord]) -> Pairing | None:
+    """The next round's pairing, when the rounds paired so far are all
+    played and the tournament is not over; else None."""
+    if rounds.finished or not rounds.stages:
+        return None
+    stage = rounds.current
+    if not stage.played:
+        return None
+    number = len(rounds.pairings) + 1
+    if stage.stage.format == "knockout":
+        pairs: list[tuple[str, str | None]]
+        if not stage.matches:
+            pairs = list(knockout_bracket(stage.field))
+        else:
+            pairs = list(knockout_next_round(stage.winners(len(stage.matches) - 1)))
+        return Pairing(number, stage.number, tuple(pairs))
+    here = {bot.name for bot in config.bots}
+    gone = withdrawn_bots(records, config.withdraw_after_crashes)
+    field = [b for b in stage.field if b in here and b not in gone]
+    if stage.stage.format == "round-robin":
+        return Pairing(number, stage.number, tuple(pairings(field, "round-robin")))
+    standing = [(b, stage.points.get(b, 0.0)) for b in field]
+    met = [frozenset(p) for p in stage.pair_points]
+    byes = [b for p in stage.pairings for b in p.byes]
+    if len(standing) < 2:  # nobody left to pair: the round passes
+        return Pairing(number, stage.number, ())
+    try:
+        swiss, bye = swiss_round(standing, met, byes)
+    except PairingError:
+        # Late in a small (or thinned) field no round may avoid a rematch or
+        # a second bye: then the nearest scores meet again, rather than stop.
+        swiss, bye = swiss_round(standing, (), ())
+    return Pairing(number, stage.number, tuple(swiss), (bye,) if bye is not None else ())
+
+
+def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> set[str]:
+    """The bots out of the tournament by their games: in the latest round
+    they played, they did not start (``startup_failure``) or were withdrawn,
+    or their last ``crash_limit`` games (``withdraw_after_crashes``) all
+    ended in a crash forfeit.  A later Swiss round does not pair them."""
+    games: dict[str, list[tuple[int, str, str | None]]] = {}
+    for record in records:
+        for color, name in record.players.items():
+            own = record.reason if record.forfeit_by == color else None
+            games.setdefault(name, []).append((record.round, record.game_id, own))
+    out = set()
+    for name, played in games.items():
+        played.sort()
+        latest = played[-1][0]
+        if any(round_ == latest and own in _GONE for round_, _, own in played):
+            out.add(name)
+        elif crash_limit is not None and len(played) >= crash_limit \
+                and all(own == "crash" for _, _, own in played[-crash_limit:]):
+            out.add(name)
+    return out
+
+
+def rounds_schedule(config: TournamentConfig, rounds: Rounds, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
+    """The games of every round paired so far, round by round: in a Swiss or
+    round-robin round each pairing plays the opening suite (a game pair per
+    opening); in a knockout round each match's first ``games_per_match``
+    game pairs, then the tie-break pairs its score has called for so far,
+    the ``j``-th game pair of a match on the suite's opening ``j``
+    (cycling).  Pairings with a bot no longer in the tournament play nothing."""
+    openings = opening_suite(config)
+    here = {bot.name for bot in config.bots}
+    specs: list[GameSpec] = []
+    for stage in rounds.stages:
+        for index, pairing in enumerate(stage.pairings):
+            if stage.stage.format != "knockout":
+                for a, b in pairing.pairs:
+                    if a in here and b in here:
+                        first, second = sorted((a, b))  # type: ignore[type-var]
+                        for k, opening in enumerate(openings):
+                            add_game_pair(specs, config, pairing.round, pair_id(first, second), (first, second),
+                                          opening, 2 * k + 1, versions)
+                continue
+            matches = [m for m in stage.matches[index] if m.bots[1] is not None and m.decided_by != "walkover"]
+            most = max((m.pairs for m in matches), default=0)
+            for j in range(most):  # game pair j of every match that has one
+                for match in matches:
+                    if j < match.pairs:
+                        first, second = sorted((match.bots[0], match.bots[1]))  # type: ignore[type-var]
+                        add_game_pair(specs, config, pairing.round, pair_id(first, second), (first, second),
+                                      openings[j % len(openings)], 2 * j + 1, versions)
+    return specs
+
+
+def estimated_games(config: TournamentConfig, rounds: Rounds) -> int:
+    """The games the whole tournament will have, as far as can be known:
+    those scheduled so far, and those of the rounds still to pair (a
+    knockout's without tie-breaks)."""
+    suite = len(opening_suite(config))
+    scheduled = len(rounds_schedule(config, rounds))
+    size = len(rounds.stages[0].field) if rounds.stages else len(config.bots)
+    more = 0
+    for number, stage in enumerate(config.stages, start=1):
+        state: StageState | None = rounds.stages[number - 1] if number <= len(rounds.stages) else None
+        size = len(state.field) if state is not None else (stage.top or size)
+        paired = len(state.pairings) if state is not None else 0
+        if stage.format == "knockout":
+            done = sum(1 for r in (state.matches if state else []) for m in r if m.bots[1] is not None)
+            more += (size - 1 - done) * 2 * stage.games_per_match
+        elif stage.format == "swiss":
+            more += (stage.rounds - paired) * (size // 2) * 2 * suite
+        else:
+            more += (stage.rounds - paired) * (size * (size - 1) // 2) * 2 * suite
+    return scheduled + max(0, more)
