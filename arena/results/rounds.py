@@ -10,11 +10,14 @@ rounds (who scored what, which knockout match needs another game pair, who
 won it, the places) needs the pairings and the records only, so every
 command reads a results directory the same way.  Pure: no I/O.
 
-Units: in a Swiss or round-robin stage each pairing plays the opening suite,
-a game pair per opening (as a round-robin's round does); a knockout match is
-``games_per_match`` game pairs, the ``j``-th pair on the suite's opening
-``j mod len(suite)``, and a tied match adds game pairs up to
-``tiebreak_pairs``, after which the better seed goes through.
+Units: a Swiss pairing is one game pair (both colours, the same opening);
+a knockout match is ``games_per_match`` game pairs, and a tied match adds
+game pairs up to ``tiebreak_pairs``, after which the better seed goes
+through.  The ``j``-th game pair (from 0) of a pairing in round ``r`` plays
+the suite's opening ``(r - 1 + j) mod len(suite)``: every pairing of a
+round on the same opening, each round on the next.  A round-robin stage's
+pairing plays the whole suite, a game pair per opening, as a round-robin
+tournament's round does.
 """
 
 from __future__ import annotations
@@ -29,12 +32,12 @@ from arena.results.statistics import buchholz, score_of, sonneborn_berger
 
 __all__ = [
     "BYE_SCORES", "STAGE_FORMATS", "Match", "Pairing", "Rounds", "Stage", "StageState",
-    "game_ids", "knockout_places", "rounds_from_meta", "knockout_rounds", "pairings_from_json", "points_order", "read_rounds",
+    "game_ids", "knockout_places", "pairs_per_pairing", "rounds_from_meta", "knockout_rounds", "pairings_from_json", "points_order", "read_rounds",
 ]
 
 #: The formats a stage may have.
 STAGE_FORMATS = ("round-robin", "swiss", "knockout")
-#: What a Swiss bye scores, per game of a pairing's games (``bye:`` in a tournament file).
+#: What a Swiss bye scores, per game of the game pair it stands for (``bye:`` in a tournament file).
 BYE_SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 #: A bot's forfeits that take it out of later Swiss rounds: it did not play.
 _GONE = ("startup_failure", "withdrawn")
@@ -127,6 +130,11 @@ def rounds_from_meta(meta: Mapping[str, Any], records: Iterable[GameRecord], sui
         return read_rounds(stages, seeding, pairings_from_json(meta.get("pairings") or []), records, suite_size, names)
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def pairs_per_pairing(stage: Stage, suite_size: int) -> int:
+    """The game pairs a Swiss or round-robin pairing plays in a round."""
+    return suite_size if stage.format == "round-robin" else 1
 
 
 def game_ids(round_: int, a: str, b: str, pairs: int) -> list[str]:
@@ -361,12 +369,12 @@ def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size:
     state.total_rounds = stage.rounds
     points: dict[str, float] = {b: 0.0 for b in state.field}
     pair_points: dict[tuple[str, str], float] = {}
-    bye_value = BYE_SCORES[stage.bye] * 2 * suite_size
+    bye_value = BYE_SCORES[stage.bye] * 2  # a game pair's
     for pairing in state.pairings:
         for a, b in pairing.pairs:
             if a not in here or b not in here:
                 continue
-            for game_id in game_ids(pairing.round, a, b, suite_size):
+            for game_id in game_ids(pairing.round, a, b, pairs_per_pairing(stage, suite_size)):
                 record = by_id.get(game_id)
                 if record is None:
                     state.played = False

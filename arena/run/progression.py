@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from arena.game.records import GameRecord, GameSpec
-from arena.results.rounds import Pairing, Rounds, StageState, read_rounds
+from arena.game.openings import Opening
+from arena.results.rounds import Pairing, Rounds, StageState, pairs_per_pairing, read_rounds
 from arena.run.config import TournamentConfig
 from arena.run.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
 from arena.run.schedule import add_game_pair, opening_suite, pair_id, pairings
@@ -90,24 +91,30 @@ def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> se
 
 
 def rounds_schedule(config: TournamentConfig, rounds: Rounds, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
-    """The games of every round paired so far, round by round: in a Swiss or
-    round-robin round each pairing plays the opening suite (a game pair per
-    opening); in a knockout round each match's first ``games_per_match``
-    game pairs, then the tie-break pairs its score has called for so far,
-    the ``j``-th game pair of a match on the suite's opening ``j``
-    (cycling).  Pairings with a bot no longer in the tournament play nothing."""
+    """The games of every round paired so far, round by round: in a Swiss
+    round a game pair for each pairing, in a round-robin round a game pair
+    per opening of the suite; in a knockout round each match's first
+    ``games_per_match`` game pairs, then the tie-break pairs its score has
+    called for so far.  Which opening a game pair plays: see
+    :mod:`arena.results.rounds`.  Pairings with a bot no longer in the
+    tournament play nothing."""
     openings = opening_suite(config)
     here = {bot.name for bot in config.bots}
     specs: list[GameSpec] = []
+
+    def opening(round_: int, j: int) -> Opening:
+        return openings[(round_ - 1 + j) % len(openings)]
+
     for stage in rounds.stages:
         for index, pairing in enumerate(stage.pairings):
             if stage.stage.format != "knockout":
                 for a, b in pairing.pairs:
                     if a in here and b in here:
                         first, second = sorted((a, b))  # type: ignore[type-var]
-                        for k, opening in enumerate(openings):
+                        for j in range(pairs_per_pairing(stage.stage, len(openings))):
+                            chosen = openings[j] if stage.stage.format == "round-robin" else opening(pairing.round, j)
                             add_game_pair(specs, config, pairing.round, pair_id(first, second), (first, second),
-                                          opening, 2 * k + 1, versions)
+                                          chosen, 2 * j + 1, versions)
                 continue
             matches = [m for m in stage.matches[index] if m.bots[1] is not None and m.decided_by != "walkover"]
             most = max((m.pairs for m in matches), default=0)
@@ -116,7 +123,7 @@ def rounds_schedule(config: TournamentConfig, rounds: Rounds, versions: Mapping[
                     if j < match.pairs:
                         first, second = sorted((match.bots[0], match.bots[1]))  # type: ignore[type-var]
                         add_game_pair(specs, config, pairing.round, pair_id(first, second), (first, second),
-                                      openings[j % len(openings)], 2 * j + 1, versions)
+                                      opening(pairing.round, j), 2 * j + 1, versions)
     return specs
 
 
@@ -136,7 +143,7 @@ def estimated_games(config: TournamentConfig, rounds: Rounds) -> int:
             done = sum(1 for r in (state.matches if state else []) for m in r if m.bots[1] is not None)
             more += (size - 1 - done) * 2 * stage.games_per_match
         elif stage.format == "swiss":
-            more += (stage.rounds - paired) * (size // 2) * 2 * suite
+            more += (stage.rounds - paired) * (size // 2) * 2
         else:
             more += (stage.rounds - paired) * (size * (size - 1) // 2) * 2 * suite
     return scheduled + max(0, more)
