@@ -227,3 +227,14 @@ def test_the_stages_the_docs_show_are_those_of_the_example_cup_which_reads():
     config = load_config(cup)
     assert [(s.format, s.rounds if s.format == "swiss" else s.top) for s in config.stages] == [("swiss", 3), ("knockout", 4)]
     assert config.ranking == "points" and len(config.bots) == 8
+
+
+def test_seed_from_a_reference_tournament_takes_its_entrants_order(tmp_path):
+    graded = field(tmp_path / "graded", BOTS7[:5], "format: reference\nreference: [bot1]\n")
+    assert arena("run", graded).exit_code == 0
+    standings = json.loads(arena("standings", tmp_path / "graded" / "out", "-f", "json").out)
+    entrants = standings["entrants"]
+    cup = field(tmp_path / "cup", BOTS7[:5], f"format: knockout\nseed_from: {tmp_path / 'graded' / 'out'}\n")
+    result = arena("run", cup)
+    assert result.exit_code == 0, result.err
+    assert meta(tmp_path / "cup" / "out")["seeding"] == [*entrants, "bot1"]

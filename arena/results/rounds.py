@@ -199,7 +199,7 @@ class StageState:
     field: list[str]
     #: Its rounds, as paired so far.
     pairings: list[Pairing] = field(default_factory=list)
-    #: The rounds it will have in all (a Swiss may stop earlier, see ``note``).
+    #: The rounds it will have in all.
     total_rounds: int = 0
     #: Every paired round is played (and each of its knockout matches decided).
     played: bool = True
@@ -214,13 +214,11 @@ class StageState:
     matches: list[list[Match]] = field(default_factory=list)
     #: Knockout: each bot's place, as the range it shares ((3, 4) for a semi-final loser).
     places: dict[str, tuple[int, int]] = field(default_factory=dict)
-    #: Why a Swiss ended before its rounds (no legal pairing was left), else empty.
-    note: str = ""
 
     @property
     def complete(self) -> bool:
         """Every round it will have is paired and played."""
-        return self.played and (len(self.pairings) >= self.total_rounds or bool(self.note))
+        return self.played and len(self.pairings) >= self.total_rounds
 
     @property
     def order(self) -> list[str]:

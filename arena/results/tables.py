@@ -364,7 +364,7 @@ def _rounds_tables(rounds: Rounds) -> list[_Table]:
         else:
             rows = [[str(p.round), ", ".join(f"{a}–{b}" for a, b in p.pairs), ", ".join(p.byes)] for p in state.pairings]
             kind = "Swiss" if state.stage.format == "swiss" else "round-robin"
-            title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired{'; ' + state.note if state.note else ''})"
+            title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired)"
             tables.append(_Table(title, ["round", "pairings", "bye"], rows, ["right", "left", "left"], "rounds"))
     return tables
 

@@ -352,12 +352,15 @@ def seeding_of(config: TournamentConfig, meta: dict[str, Any]) -> list[str]:
 
 def ranking_order(results: ReadResults) -> list[str]:
     """The bots of ``results`` from the first: by places in a Swiss,
-    knockout or staged tournament, else by its ranking rule."""
+    knockout or staged tournament; in a reference tournament the entrants
+    by their score against the reference bots, then those; else by its
+    ranking rule."""
     if results.rounds is not None:
         return [bot for bot, _ in results.rounds.places()]
     standings = compute_standings(results.records, results.names, reference=results.reference,
                                   versions=results.versions, ranking=results.ranking)
-    return [bot.name for bot in standings.bots]
+    entrants = [bot.name for bot in standings.entrants]
+    return entrants + [bot.name for bot in standings.bots if bot.name not in entrants]
 
 
 def schedule_of(config: TournamentConfig, seeding: Sequence[str], pairings: Sequence[Pairing],
