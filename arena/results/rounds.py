@@ -73,12 +73,15 @@ class Stage:
     @classmethod
     def from_json(cls, entry: Mapping[str, Any]) -> Stage:
         """A stage as ``tournament.json`` holds it; ``ValueError`` when it is not one."""
-        stage = cls(
-            format=str(entry["format"]), rounds=int(entry.get("rounds", 1)),
-            top=None if entry.get("top") is None else int(entry["top"]),
-            games_per_match=int(entry.get("games_per_match", 1)), tiebreak_pairs=int(entry.get("tiebreak_pairs", 3)),
-            bye=str(entry.get("bye", "win")),
-        )
+        try:
+            stage = cls(
+                format=str(entry["format"]), rounds=int(entry.get("rounds", 1)),
+                top=None if entry.get("top") is None else int(entry["top"]),
+                games_per_match=int(entry.get("games_per_match", 1)), tiebreak_pairs=int(entry.get("tiebreak_pairs", 3)),
+                bye=str(entry.get("bye", "win")),
+            )
+        except (KeyError, TypeError, AttributeError):
+            raise ValueError(f"not a stage: {str(entry)[:200]}") from None
         if (stage.format not in STAGE_FORMATS or stage.bye not in BYE_SCORES or not 0 < stage.rounds <= 10_000
                 or stage.games_per_match < 1 or stage.tiebreak_pairs < 0 or (stage.top is not None and stage.top < 2)):
             raise ValueError(f"not a stage: {dict(entry)}")
@@ -108,11 +111,26 @@ def pairings_from_json(entries: Any) -> list[Pairing]:
         raise ValueError("pairings must be a list")
     out = []
     for entry in entries:
-        pairs = tuple((str(a), None if b is None else str(b)) for a, b in entry["pairs"])
-        out.append(Pairing(int(entry["round"]), int(entry["stage"]), pairs, tuple(str(b) for b in entry.get("byes", ()))))
+        try:
+            pairs = tuple((a, b) for a, b in _list(entry["pairs"]))
+            byes = tuple(_list(entry.get("byes", [])))
+            pairing = Pairing(int(entry["round"]), int(entry["stage"]), pairs, byes)
+        except (KeyError, TypeError, AttributeError):
+            raise ValueError(f"pairing {len(out) + 1} is not one the arena writes") from None
+        # Names as the arena writes them: a bot's is a string, a bye's partner None.
+        if not all(isinstance(a, str) and (b is None or isinstance(b, str)) for a, b in pairs) \
+                or not all(isinstance(b, str) for b in byes):
+            raise ValueError(f"pairing {len(out) + 1} names a bot by something else than a string")
+        out.append(pairing)
     if [p.round for p in out] != list(range(1, len(out) + 1)):
         raise ValueError("pairings must number their rounds 1, 2, 3, ...")
     return out
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"not a list: {value!r}")
+    return value
 
 
 def rounds_from_meta(meta: Mapping[str, Any], records: Iterable[GameRecord], suite_size: int) -> Rounds | None:
@@ -240,6 +258,8 @@ class Rounds:
     stages: list[StageState]
     #: Every round paired so far, through the stages.
     pairings: list[Pairing]
+    #: The stages the tournament has, those not reached yet included.
+    stage_count: int = 0
 
     @property
     def finished(self) -> bool:
@@ -261,7 +281,7 @@ class Rounds:
         state = self.current
         total = max(state.total_rounds, len(state.pairings))
         where = f"round {len(state.pairings)} of {total}"
-        if len(self.stages) > 1 or state.number > 1:
+        if max(len(self.stages), self.stage_count) > 1:
             return f"stage {state.number} ({state.stage.format}), {where}"
         return where
 
@@ -352,14 +372,18 @@ def read_rounds(
             before = states[-1]
             if not before.complete:
                 break
-            field_ = [b for b in before.order if b in here][: stage.top]
+            # Once the stage is paired, its field is the bots it was paired
+            # with, whoever has left or been withdrawn since.
+            paired = {b for p in pairings if p.stage == number for pair in p.pairs for b in pair if b is not None}
+            paired |= {b for p in pairings if p.stage == number for b in p.byes}
+            field_ = [b for b in before.order if b in paired] if paired else [b for b in before.order if b in here][: stage.top]
         state = StageState(number, stage, field_, [p for p in pairings if p.stage == number])
         if stage.format == "knockout":
             _read_knockout(state, by_id, suite_size, here)
         else:
             _read_points(state, by_id, suite_size, here)
         states.append(state)
-    return Rounds(states, list(pairings))
+    return Rounds(states, list(pairings), len(stages))
 
 
 def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size: int, here: set[str]) -> None:

@@ -42,16 +42,21 @@ def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[Gam
     if not stage.played:
         return None
     number = len(rounds.pairings) + 1
+    here = {bot.name for bot in config.bots}
+    gone = withdrawn_bots(records, config.withdraw_after_crashes)
+    entrants = stage.field
+    if stage.number > 1 and not stage.pairings:
+        # A later stage is played by the best of the stage before still in the tournament.
+        before = rounds.stages[stage.number - 2]
+        entrants = [b for b in before.order if b in here and b not in gone][: stage.stage.top]
     if stage.stage.format == "knockout":
         pairs: list[tuple[str, str | None]]
         if not stage.matches:
-            pairs = list(knockout_bracket(stage.field))
+            pairs = list(knockout_bracket(entrants))
         else:
             pairs = list(knockout_next_round(stage.winners(len(stage.matches) - 1)))
         return Pairing(number, stage.number, tuple(pairs))
-    here = {bot.name for bot in config.bots}
-    gone = withdrawn_bots(records, config.withdraw_after_crashes)
-    field = [b for b in stage.field if b in here and b not in gone]
+    field = [b for b in entrants if b in here and b not in gone]
     if stage.stage.format == "round-robin":
         return Pairing(number, stage.number, tuple(pairings(field, "round-robin")))
     standing = [(b, stage.points.get(b, 0.0)) for b in field]
