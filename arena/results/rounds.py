@@ -435,12 +435,12 @@ def _read_knockout(state: StageState, by_id: Mapping[str, GameRecord], suite_siz
 
 
 def _play_match(match: Match, stage: Stage, by_id: Mapping[str, GameRecord], here: set[str]) -> None:
-    """Fill ``match`` from the records: the game pairs it has so far, the score and, once decided, the winner."""
+    """Fill ``match`` from the records: the game pairs it has so far, the
+    score and, once decided, the winner.  A match decided on the board
+    stands when a bot leaves the tournament later; one not decided yet is
+    a walkover for the bot that stays."""
     a, b = match.bots
     assert b is not None
-    if a not in here or b not in here:
-        match.winner, match.decided_by = (a if a in here else b), "walkover"
-        return
     limit = stage.games_per_match + stage.tiebreak_pairs
     match.pairs = stage.games_per_match
     while True:
@@ -449,6 +449,8 @@ def _play_match(match: Match, stage: Stage, by_id: Mapping[str, GameRecord], her
         match.games = [r.game_id for r in done]
         match.score = (sum(score_of(r, a) for r in done), sum(score_of(r, b) for r in done))
         if len(done) < len(ids):
+            if a not in here or b not in here:
+                match.winner, match.decided_by = (a if a in here else b), "walkover"
             return  # being played
         if match.score[0] != match.score[1]:
             match.winner = a if match.score[0] > match.score[1] else b
