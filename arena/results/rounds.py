@@ -31,7 +31,7 @@ from arena.game.records import GameRecord
 from arena.results.statistics import buchholz, score_of, sonneborn_berger
 
 __all__ = [
-    "BYE_SCORES", "STAGE_FORMATS", "Match", "Pairing", "Rounds", "Stage", "StageState",
+    "BYE_SCORES", "STAGE_FORMATS", "Match", "Pairing", "Rounds", "Stage", "StageState", "bracket_slots",
     "game_ids", "knockout_places", "pairs_per_pairing", "rounds_from_meta", "knockout_rounds", "pairings_from_json", "points_order", "read_rounds",
 ]
 
@@ -321,6 +321,21 @@ def points_order(seeding: Sequence[str], points: Mapping[tuple[str, str], float]
     return sorted(seeding, key=lambda b: (-scores.get(b, 0.0), -bh.get(b, 0.0), -sb.get(b, 0.0), position[b]))
 
 
+def bracket_slots(field_size: int) -> list[int]:
+    """The seeds (from 1) of a single-elimination bracket's slots, in
+    bracket order: in a bracket of 2^k slots seed 1 meets seed 2^k, and the
+    best two can meet only in the final, the best four only in the
+    semi-finals (for 8: 1, 8, 4, 5, 2, 7, 3, 6).  Seeds beyond
+    ``field_size`` are byes."""
+    size, order = 1, [1]
+    while size < field_size:
+        size *= 2
+        # Each seed s of the smaller bracket takes the slot of its match
+        # against size + 1 - s: the standard recursive placement.
+        order = [slot for s in order for slot in (s, size + 1 - s)]
+    return order
+
+
 def knockout_rounds(field_size: int) -> int:
     """The rounds of a single elimination of ``field_size`` bots."""
     return max(1, math.ceil(math.log2(field_size))) if field_size > 1 else 0
@@ -374,16 +389,28 @@ def read_rounds(
                 break
             # Once the stage is paired, its field is the bots it was paired
             # with, whoever has left or been withdrawn since.
-            paired = {b for p in pairings if p.stage == number for pair in p.pairs for b in pair if b is not None}
-            paired |= {b for p in pairings if p.stage == number for b in p.byes}
-            field_ = [b for b in before.order if b in paired] if paired else [b for b in before.order if b in here][: stage.top]
+            field_ = [b for b in before.order if b in here][: stage.top]
         state = StageState(number, stage, field_, [p for p in pairings if p.stage == number])
+        if stage.format == "knockout" and state.pairings:
+            # Once drawn, the bracket says who was seeded where, whoever has
+            # left or been withdrawn since.
+            state.field = _seeds_of(state.pairings[0])
+        elif number > 1 and state.pairings:
+            paired = {b for p in state.pairings for pair in p.pairs for b in pair if b is not None}
+            state.field = [b for b in before.order if b in paired | {b for p in state.pairings for b in p.byes}]
         if stage.format == "knockout":
             _read_knockout(state, by_id, suite_size, here)
         else:
             _read_points(state, by_id, suite_size, here)
         states.append(state)
     return Rounds(states, list(pairings), len(stages))
+
+
+def _seeds_of(first_round: Pairing) -> list[str]:
+    """A knockout's field in seeding order, from its first round's bracket."""
+    slots = [bot for pair in first_round.pairs for bot in pair]
+    seeded = sorted((seed, bot) for seed, bot in zip(bracket_slots(len(slots)), slots) if bot is not None)
+    return [bot for _, bot in seeded]
 
 
 def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size: int, here: set[str]) -> None:

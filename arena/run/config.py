@@ -497,8 +497,8 @@ def _stage(section: YamlMapping, format: str, field_size: int, top: int | None =
                             f"for {field_size} bots)", "rounds")
     rounds = section.positive_int("rounds", 1)
     if format == "swiss" and rounds >= field_size:
-        raise section.error(f"{field_size} bots can play at most {field_size - 1} Swiss rounds without a rematch "
-                            f"(a round-robin is {field_size - 1} rounds), got {rounds}", "rounds")
+        raise section.error(f"{field_size} bots can play at most {field_size - 1} Swiss rounds (by then each "
+                            f"has met every other, as in a round-robin), got {rounds}", "rounds")
     return Stage(format, rounds=rounds, top=top, bye=section.choice("bye", tuple(BYE_SCORES)) if format == "swiss" else "win")
 
 

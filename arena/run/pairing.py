@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
+from arena.results.rounds import bracket_slots
+
 Bot = TypeVar("Bot", bound=Hashable)
 
 
@@ -114,15 +116,9 @@ def knockout_bracket(seeds: Sequence[Bot]) -> list[tuple[Bot, Bot | None]]:
         raise PairingError("a bot appears twice in the seeding")
     if len(seeds) < 2:
         raise PairingError(f"a knockout needs at least 2 bots, not {len(seeds)}")
-    size = 1
-    order = [1]
-    while size < len(seeds):
-        size *= 2
-        # Each seed s of the smaller bracket takes the slot of its match
-        # against size + 1 - s: the standard recursive placement.
-        order = [slot for s in order for slot in (s, size + 1 - s)]
+    order = bracket_slots(len(seeds))
     slot = lambda s: seeds[s - 1] if s <= len(seeds) else None  # noqa: E731
-    return [(slot(order[i]), slot(order[i + 1])) for i in range(0, size, 2)]  # type: ignore[misc]
+    return [(slot(order[i]), slot(order[i + 1])) for i in range(0, len(order), 2)]  # type: ignore[misc]
 
 
 def knockout_next_round(winners: Sequence[Bot]) -> list[tuple[Bot, Bot]]:
