@@ -4,9 +4,12 @@ made in milliseconds and without starting a bot."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import engine
 from arena.game.records import GameRecord, MoveRecord
@@ -62,3 +65,52 @@ def played_games(
                 record.scores = dict(zip(game.colors, outcome.scores))
         records.append(record)
     return records
+
+
+def played_tournament(
+    yaml_text: str, winners: Mapping[frozenset[str], Sequence[str | None]] | None = None, *, seed: int = 0,
+) -> tuple[list[GameRecord], dict[str, Any]]:
+    """A Swiss, knockout or staged tournament played out in-process, as
+    ``arena run`` pairs it round by round: its records and its
+    ``tournament.json``.  Each game is a real game of random moves, its bots
+    seated so that the wanted one wins: ``winners[{a, b}]`` lists, game by
+    game, the winner of the games of ``a`` and ``b`` in a round (None: a
+    draw, only when the random games had one); a pairing not listed is won
+    every game by the bot earlier in the file."""
+    from arena.run.config import parse_config
+    from arena.run.progression import next_pairing, read_progress, rounds_schedule
+    from arena.run.results_dir import tournament_meta
+
+    config = parse_config(yaml_text, base_dir=Path.cwd())
+    game = engine.get_game(config.game)
+    order = [bot.name for bot in config.bots]
+    pool = played_games(game.name, ["x", "y"], 40, seed=seed)
+    by_winner: dict[str | None, list[GameRecord]] = {}
+    for record in pool:
+        by_winner.setdefault(record.winner, []).append(record)
+    seeding: list[str] = list(order)
+    pairings: list[Any] = []
+    records: list[GameRecord] = []
+    played: dict[tuple[int, frozenset[str]], int] = {}
+    while True:
+        rounds = read_progress(config, seeding, pairings, records)
+        done = {r.game_id for r in records}
+        missing = [spec for spec in rounds_schedule(config, rounds) if spec.game_id not in done]
+        for spec in missing:
+            pair = frozenset(spec.players)
+            k = played.get((spec.round, pair), 0)
+            played[(spec.round, pair)] = k + 1
+            wanted = (winners or {}).get(pair)
+            winner = wanted[k] if wanted is not None else min(spec.players, key=order.index)
+            color = None if winner is None else game.colors[spec.players.index(winner)]
+            source = by_winner[color][len(records) % len(by_winner[color])]
+            records.append(dataclasses.replace(
+                source, game_id=spec.game_id, players=dict(zip(game.colors, spec.players)), round=spec.round,
+                index=len(records), pair=spec.pair, opening=source.opening,
+            ))
+        if missing:
+            continue
+        pairing = next_pairing(config, rounds, records)
+        if pairing is None:
+            return records, tournament_meta(config, seeding=seeding, pairings=pairings)
+        pairings.append(pairing)

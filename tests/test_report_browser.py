@@ -381,3 +381,36 @@ def test_a_bots_own_page_has_only_its_games_and_its_stderr(browser, logged, shot
     browser.save_screenshot(str(shots / "bot-own-page.png"))
     not_injected(browser)
     no_script_errors(browser)
+
+
+def test_a_match_in_the_bracket_opens_its_games(browser, tmp_path, shots):
+    """A knockout's report draws its bracket; a match's numbered game link
+    opens that game in the viewer, the hostile bot's name shown as text."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from test_report_bracket import HOSTILE, KNOCKOUT, tournament
+
+    records, meta = tournament(*KNOCKOUT)
+    path = tmp_path / "report.html"
+    write_report(path, build_report(records, meta))
+    browser.get("about:blank")
+    browser.get(path.as_uri())
+    columns = browser.find_elements("css selector", ".bracket .ko-round h4")
+    assert [h.text for h in columns] == ["Quarter-finals round 1", "Semi-finals round 2", "Final round 3", "Winner"]
+    winners = browser.find_elements("css selector", ".bracket .ko-round:nth-child(2) .bot.winner .name")
+    assert [w.text for w in winners] == ["ann", "bob"]
+    # The match decided by the seed rule: its fifth game is the second tie-break pair's first.
+    match = browser.find_element("css selector", '.bracket .match[data-decided="seed"]')
+    assert HOSTILE in match.text
+    match.find_elements("css selector", "a.game")[4].click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "viewer").is_displayed())
+    game_id = f"r2-{HOSTILE}~bob-g5"
+    assert browser.find_element("id", "v-title").text.startswith(f"Game {game_id}:")
+    record = next(r for r in records if r.game_id == game_id)
+    assert shown_ply(browser) == 0 and board(browser) == expected_board(positions(record)[0], "oxono")
+    browser.save_screenshot(str(shots / "bracket-game.png"))
+    browser.find_element("id", "v-close").click()
+    browser.execute_script("document.querySelector('.bracket').scrollIntoView()")
+    browser.save_screenshot(str(shots / "bracket.png"))
+    not_injected(browser)
+    no_script_errors(browser)

@@ -31,7 +31,7 @@ from arena.game.records import GameRecord
 from arena.results.statistics import buchholz, score_of, sonneborn_berger
 
 __all__ = [
-    "BYE_SCORES", "STAGE_FORMATS", "Match", "Pairing", "Rounds", "Stage", "StageState", "bracket_slots",
+    "BYE_SCORES", "STAGE_FORMATS", "Match", "PairResult", "Pairing", "Rounds", "Stage", "StageState", "bracket_slots",
     "game_ids", "knockout_places", "pairs_per_pairing", "rounds_from_meta", "knockout_rounds", "pairings_from_json", "points_order", "read_rounds",
 ]
 
@@ -208,6 +208,17 @@ def _num(x: float) -> str:
 
 
 @dataclass
+class PairResult:
+    """A Swiss or round-robin pairing in its round: its games recorded so
+    far, in order, and each bot's score in them (in the pairing's order)."""
+
+    games: list[str] = field(default_factory=list)
+    score: tuple[float, float] = (0.0, 0.0)
+    #: Every game it has is recorded.
+    played: bool = False
+
+
+@dataclass
 class StageState:
     """One stage as far as it has been played."""
 
@@ -228,6 +239,9 @@ class StageState:
     sonneborn_berger: dict[str, float] = field(default_factory=dict)
     #: Swiss and round-robin: (a, b) -> a's points against b in this stage.
     pair_points: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: Swiss and round-robin: each pairing's games and score, by (round, a, b)
+    #: as paired; none for a pairing with a bot that left (it plays nothing).
+    results: dict[tuple[int, str, str], PairResult] = field(default_factory=dict)
     #: Knockout: its matches, round by round.
     matches: list[list[Match]] = field(default_factory=list)
     #: Knockout: each bot's place, as the range it shares ((3, 4) for a semi-final loser).
@@ -246,6 +260,12 @@ class StageState:
         if self.stage.format == "knockout":
             return sorted(self.field, key=lambda b: (self.places.get(b, (len(self.field), 0))[0], seed[b]))
         return points_order(self.field, self.pair_points, self.points)
+
+    def round_name(self, index: int) -> str:
+        """A knockout round's name by the bots it leaves (``index`` from 0):
+        ``final``, ``semi-finals``, ``quarter-finals``, ``round of 16``, ..."""
+        left = 2 ** (self.total_rounds - index)
+        return {2: "final", 4: "semi-finals", 8: "quarter-finals"}.get(left, f"round of {left}")
 
     def winners(self, round_index: int) -> list[str]:
         return [m.winner for m in self.matches[round_index] if m.winner is not None]
@@ -423,15 +443,20 @@ def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size:
         for a, b in pairing.pairs:
             if a not in here or b not in here:
                 continue
-            for game_id in game_ids(pairing.round, a, b, pairs_per_pairing(stage, suite_size)):
+            result = state.results[(pairing.round, a, b)] = PairResult()
+            ids = game_ids(pairing.round, a, b, pairs_per_pairing(stage, suite_size))
+            for game_id in ids:
                 record = by_id.get(game_id)
                 if record is None:
                     state.played = False
                     continue
+                result.games.append(game_id)
+                result.score = (result.score[0] + score_of(record, a), result.score[1] + score_of(record, b))
                 for bot, other in ((a, b), (b, a)):
                     score = score_of(record, bot)
                     points[bot] = points.get(bot, 0.0) + score
                     pair_points[(bot, other)] = pair_points.get((bot, other), 0.0) + score
+            result.played = len(result.games) == len(ids)
         for bot in pairing.byes:
             points[bot] = points.get(bot, 0.0) + bye_value
             state.bye_points[bot] = state.bye_points.get(bot, 0.0) + bye_value

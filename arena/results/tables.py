@@ -61,7 +61,7 @@ from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
-from arena.results.rounds import Match, Rounds, StageState
+from arena.results.rounds import Match, Rounds
 from arena.results.standings import BotStanding, Standings, rounds_rule
 from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
@@ -355,7 +355,7 @@ def _rounds_tables(rounds: Rounds) -> list[_Table]:
     for state in rounds.stages:
         where = f"stage {state.number}, " if staged else ""
         if state.stage.format == "knockout":
-            rows = [[f"{m.round} ({_round_name(state, i)})", *_match_cells(m)]
+            rows = [[f"{m.round} ({state.round_name(i)})", *_match_cells(m)]
                     for i, matches in enumerate(state.matches) for m in matches]
             tables.append(_Table(
                 f"Bracket ({where}knockout of {len(state.field)})", ["round", "match", "winner", "decided by"],
@@ -367,12 +367,6 @@ def _rounds_tables(rounds: Rounds) -> list[_Table]:
             title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired)"
             tables.append(_Table(title, ["round", "pairings", "bye"], rows, ["right", "left", "left"], "rounds"))
     return tables
-
-
-def _round_name(state: StageState, index: int) -> str:
-    """``final``, ``semi-finals``, ``quarter-finals`` or ``round of 16``, ...: by the bots left."""
-    left = 2 ** (state.total_rounds - index)
-    return {2: "final", 4: "semi-finals", 8: "quarter-finals"}.get(left, f"round of {left}")
 
 
 def _match_cells(match: Match) -> list[str]:

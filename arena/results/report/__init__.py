@@ -1,7 +1,8 @@
 """The HTML report of a tournament: one self-contained page.
 
-The page holds the standings (the same tables as ``arena standings``), three
-SVG charts, the list of games with filters and sorting, and a game viewer.
+The page holds the standings (the same tables as ``arena standings``, but a
+Swiss or knockout's rounds drawn by :mod:`.bracket` rather than as text),
+three SVG charts, the list of games with filters and sorting, and a game viewer.
 Nothing is fetched when it is opened: the stylesheet, the script, the piece
 symbols and the games (as JSON) are all inlined from the files beside this
 module (``page.html``, ``report.css``, ``viewer.js``, ``pieces.svg``).
@@ -29,6 +30,7 @@ from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
 from arena.results.logs import game_log_tail
 from arena.results.report.board import board_svg, pieces_svg
+from arena.results.report.bracket import rounds_html
 from arena.results.report.charts import bot_colors, move_time_chart, move_times, rating_chart, results_chart
 from arena.results.report.data import games_data, script_json
 from arena.results.rounds import rounds_from_meta
@@ -97,6 +99,7 @@ def build_report(
     standings = compute_standings(records, names, sprt, at_limit=finished, reference=meta_reference(meta),
                                   versions=bot_versions(meta), ranking=meta_ranking(meta), rounds=rounds)
     colors = bot_colors([b.name for b in standings.bots])
+    drawing = rounds_html(rounds) if rounds is not None else ""
     data = {**games_data(game, records, [b.name for b in standings.bots], tails), "live": live, "refresh_s": REFRESH_S,
             "only_bot": bot, "logs_href": None if bot is not None else logs_href,
             "versions": _versions(records, meta)}
@@ -119,13 +122,12 @@ def build_report(
             + "<h3>Time per move</h3>"
             + move_time_chart(standings, move_times(records), colors)
         )
-        tables = standings_tables(standings)
         notes = "".join(f"<li>{safe(line, 'html')}</li>" for line in standings_notes(standings))
-        tables = (_table_html(tables[0]) + f'<ul class="notes">{notes}</ul>'
-                  + "".join(_table_html(table) for table in tables[1:]))
+        tables = _tables_html(standings_tables(standings), f'<ul class="notes">{notes}</ul>', drawing)
     else:
         charts = "<p>No games played yet.</p>"
-        tables = "<p>No games played yet.</p>"
+        # The first round is paired before its first game ends: show who meets whom.
+        tables = "<p>No games played yet.</p>" + drawing
     if bot is not None:  # a team's page: its games, not the others' standings
         charts = tables = ""
         title = f"{safe(title)}: {bot}"
@@ -294,6 +296,23 @@ def _time_control(meta: dict[str, Any]) -> str:
         return f"time control {TimeControl.from_json(meta['time_control'])}"
     except (KeyError, TypeError, ValueError):
         return "time control unknown"
+
+
+#: The text tables of the rounds (``arena standings``), which the report draws instead.
+_DRAWN_TABLES = ("rounds", "bracket")
+
+
+def _tables_html(tables: Sequence[Table], notes: str, drawing: str) -> str:
+    """The standings tables, the ranking's ``notes`` under it; the rounds'
+    text tables give way to their ``drawing``, where the first of them was."""
+    out = [_table_html(tables[0]), notes]
+    for table in tables[1:]:
+        if table.key in _DRAWN_TABLES and drawing:
+            out.append(drawing)
+            drawing = ""
+        elif table.key not in _DRAWN_TABLES:
+            out.append(_table_html(table))
+    return "".join(out)
 
 
 def _table_html(table: Table) -> str:
