@@ -174,6 +174,10 @@ def test_a_staged_tournament_resumes_between_and_within_its_stages(tmp_path):
     assert [b["place"] for b in standings["bots"]][:2] == [[1, 1], [2, 2]]
     assert [b["place"] for b in standings["bots"]][4:] == [[5, 5], [6, 6], [7, 7]]
 
+    out = tmp_path / "whole" / "out"
+    game_id = full[-1]["game_id"]
+    assert readings(out, game_id) == readings(out / "games.jsonl", game_id) == readings(whole, game_id)
+
     # Between the stages: the Swiss played, the knockout not paired yet.
     for cut, label in ((3, "between"), (4, "within")):
         out = tmp_path / label / "out"
@@ -233,3 +237,35 @@ def test_seed_from_a_reference_tournament_takes_its_entrants_order(tmp_path):
     result = arena("run", cup)
     assert result.exit_code == 0, result.err
     assert meta(tmp_path / "cup" / "out")["seeding"] == [*entrants, "bot1"]
+
+
+def test_a_swiss_given_more_rounds_pairs_a_late_bot_from_the_next_round_and_keeps_the_rounds_played(tmp_path):
+    path = field(tmp_path, BOTS7[:6], "format: swiss\nrounds: 2\n")
+    assert played(arena("run", path)) == 12
+    before = meta(tmp_path / "out")["pairings"]
+    path = field(tmp_path, BOTS7, "format: swiss\nrounds: 3\n")  # bot7 joins; one round more
+    more = arena("run", path)
+    assert more.exit_code == 0, more.err
+    assert played(more) == 6  # 7 bots: 3 pairings and a bye
+    after = meta(tmp_path / "out")["pairings"]
+    assert after[:2] == before
+    third = {b for pair in after[2]["pairs"] for b in pair} | set(after[2]["byes"])
+    assert third == set(BOTS7)
+    assert meta(tmp_path / "out")["seeding"] == BOTS7  # the late bot seeded last
+    shrink = field(tmp_path, BOTS7, "format: knockout\n")
+    assert_one_line_error(arena("run", shrink), "format 'swiss'", "'knockout'")
+
+
+def test_a_changed_bot_in_a_swiss_replays_its_games_in_their_rounds_and_pairs_nothing_again(tmp_path):
+    path = field(tmp_path, BOTS7[:5], "format: swiss\nrounds: 3\n")
+    assert played(arena("run", path)) == 12
+    pairings = meta(tmp_path / "out")["pairings"]
+    theirs = sorted(r["game_id"] for r in records(tmp_path / "out") if "bot3" in r["players"].values())
+    (tmp_path / "bot3.py").write_text((tmp_path / "bot3.py").read_text() + "\n# fixed\n")
+    assert_one_line_error(arena("run", path), "bot3", "--replay bot3")
+    replay = arena("run", path, "--replay", "bot3")
+    assert replay.exit_code == 0, replay.err
+    assert played(replay) == len(theirs)
+    assert meta(tmp_path / "out")["pairings"] == pairings
+    archived = [json.loads(line)["record"]["game_id"] for line in (tmp_path / "out" / "replaced.jsonl").read_text().splitlines()]
+    assert sorted(archived) == theirs
