@@ -24,6 +24,11 @@ Formats, each ranked as it would be by a tournament director:
 * ``swiss+ko8``: ⌈log2 n⌉ Swiss rounds, then a knockout of the top 8 seeded
   by the Swiss order; the top 8 ranked by places, the rest by the Swiss.
 
+These are the arena's rules (``format: swiss``, ``format: knockout``,
+``stages:`` with ``tiebreak_pairs: 3``): tests/test_formats_benchmark.py
+plays the same results through the arena's own pairing and reading and
+checks that both rank alike.
+
 Printed per format and field size: games played, how often the strongest bot
 wins the format (first place alone), and the Spearman rank correlation
 between the true order and the format's ranking, both as the mean over the

@@ -71,3 +71,79 @@ def test_real_games_of_graded_bots():
     assert sum(results) / len(results) > 1.5  # the greedy bot wins most games
     again = EngineField(2, random.Random(4))
     assert [again.game_pair(1, 0) for _ in range(10)] == results
+
+
+# -- the benchmark measures what the arena does ------------------------------------------
+
+from test_rounds import result, start, tournament  # noqa: E402
+
+
+def _outcome(lo: int, hi: int, meeting: int, game: int, elo: list[float]) -> int | None:
+    """The winner (a bot number) of game ``game`` of the ``meeting``-th game
+    pair between bots ``lo`` < ``hi``, or None for a draw: drawn from a hash
+    under the benchmark's Elo model, so that both sides see the same games
+    whatever order they play them in."""
+    import hashlib
+
+    u = int.from_bytes(hashlib.sha256(f"{lo}:{hi}:{meeting}:{game}".encode()).digest()[:8], "big") / 2**64
+    p = 1.0 / (1.0 + 10 ** ((elo[hi] - elo[lo]) / 400))
+    return None if u < 0.1 else lo if u < 0.1 + 0.9 * p else hi
+
+
+class _HashedField(Field):
+    """The benchmark's field with each game pair's results from :func:`_outcome`."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n, random.Random(0), draw=0.1)
+        self.met: dict[frozenset[int], int] = {}
+
+    def game_pair(self, a: int, b: int) -> float:
+        lo, hi = sorted((a, b))
+        meeting = self.met.get(frozenset((a, b)), 0)
+        self.met[frozenset((a, b))] = meeting + 1
+        self.games += 2
+        winners = [_outcome(lo, hi, meeting, game, self.elo) for game in (0, 1)]
+        return sum(0.5 if w is None else float(w == a) for w in winners)
+
+
+def _arena_run(tmp_path, seeding: list[int], settings: str, elo: list[float]):
+    """The same tournament through the arena's pairing, scheduling and
+    reading (``RunPlan.advance``'s loop), each game's result from :func:`_outcome`."""
+    name = {i: f"b{i}" for i in seeding}
+    number = {v: k for k, v in name.items()}
+    tmp_path.mkdir()
+    run = start(tournament(tmp_path, [name[i] for i in seeding], settings))
+
+    def decide(spec):
+        a, b = sorted(number[p] for p in spec.players)
+        k = int(spec.game_id.rpartition("-g")[2])
+        # Game pairs these two played in the rounds before, then this one's place in its round.
+        before = sum(1 for r in run.records if r.round < spec.round
+                     and {number[p] for p in r.players.values()} == {a, b}) // 2
+        winner = _outcome(a, b, before + (k - 1) // 2, (k - 1) % 2, elo)
+        return result(spec, None if winner is None else name[winner])
+
+    run.play(decide)
+    return run, number
+
+
+@pytest.mark.parametrize("n, rounds", [(12, 4), (13, 4), (16, 4), (27, 5), (32, 5)])
+def test_the_benchmark_ranks_each_format_as_the_arena_does(tmp_path, n, rounds):
+    seeding = list(range(n))
+    random.Random(n).shuffle(seeding)
+    bench = _MODULE
+    elo = Field(n, random.Random(0), 0.1).elo
+
+    run, number = _arena_run(tmp_path / "swiss", seeding, f"format: swiss\nrounds: {rounds}\n", elo)
+    assert [number[b] for b in run.rounds.stages[0].order] == bench.swiss(_HashedField(n), seeding, rounds)
+
+    run, number = _arena_run(tmp_path / "knockout", seeding, "format: knockout\n", elo)
+    places = {number[b]: p for b, p in run.rounds.stages[0].places.items()}
+    assert places == bench.knockout(_HashedField(n), seeding)
+
+    staged = f"stages:\n  - {{format: swiss, rounds: {rounds}}}\n  - {{format: knockout, top: 8}}\n"
+    run, number = _arena_run(tmp_path / "staged", seeding, staged, elo)
+    ranks = [0.0] * n
+    for bot, (first, last) in run.rounds.places():
+        ranks[number[bot]] = (first + last) / 2
+    assert ranks == bench.swiss_then_ko(_HashedField(n), seeding, rounds)
