@@ -867,3 +867,21 @@ def test_a_bot_withdrawn_in_the_swiss_does_not_take_a_place_in_the_knockout(tmp_
     assert rounds.finished
     # It keeps its Swiss place among the others.
     assert "s1" in [b for b, _ in rounds.places()[4:]]
+
+
+def test_a_swiss_round_with_no_pairing_free_of_rematches_allows_one_rather_than_stop(tmp_path: Path) -> None:
+    # Three rounds between the odd and the even seeds (K3,3 in three perfect
+    # matchings): a fourth can only pair within {s1, s3, s5} and {s2, s4, s6},
+    # triangles, so one pair must meet again.
+    config = tournament(tmp_path, 6, "format: swiss\nrounds: 5\n")
+    run = start(config)
+    run.pairings = [Pairing(1, 1, (("s1", "s2"), ("s3", "s4"), ("s5", "s6"))),
+                    Pairing(2, 1, (("s1", "s4"), ("s3", "s6"), ("s5", "s2"))),
+                    Pairing(3, 1, (("s1", "s6"), ("s3", "s2"), ("s5", "s4")))]
+    run.records = [draws(spec) for spec in rounds_schedule(config, run.rounds)]
+    fourth = next_pairing(config, run.rounds, run.records)
+    assert fourth is not None and fourth.round == 4 and fourth.byes == ()
+    paired = [b for pair in fourth.pairs for b in pair]
+    assert sorted(paired) == names(6)
+    met = {frozenset(pair) for p in run.pairings for pair in p.pairs}
+    assert sum(frozenset(pair) in met for pair in fourth.pairs) >= 1

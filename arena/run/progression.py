@@ -64,12 +64,15 @@ def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[Gam
     byes = [b for p in stage.pairings for b in p.byes]
     if len(standing) < 2:  # nobody left to pair: the round passes
         return Pairing(number, stage.number, ())
-    try:
-        swiss, bye = swiss_round(standing, met, byes)
-    except PairingError:
-        # Late in a small (or thinned) field no round may avoid a rematch or
-        # a second bye: then the nearest scores meet again, rather than stop.
-        swiss, bye = swiss_round(standing, (), ())
+    # Late in a small (or thinned) field no round may avoid a rematch, or
+    # then a second bye: the rule gives way, the nearest scores meet again,
+    # rather than the Swiss stop.
+    for played, had_bye in ((met, byes), ((), byes), ((), ())):
+        try:
+            swiss, bye = swiss_round(standing, played, had_bye)
+            break
+        except PairingError:
+            continue
     return Pairing(number, stage.number, tuple(swiss), (bye,) if bye is not None else ())
 
 
