@@ -258,7 +258,8 @@ class StageState:
         points, Buchholz, Sonneborn–Berger and seed otherwise."""
         seed = {b: i for i, b in enumerate(self.field)}
         if self.stage.format == "knockout":
-            return sorted(self.field, key=lambda b: (self.places.get(b, (len(self.field), 0))[0], seed[b]))
+            # The bots still in (no place yet) above every bot knocked out.
+            return sorted(self.field, key=lambda b: (self.places.get(b, (0, 0))[0], seed[b]))
         return points_order(self.field, self.pair_points, self.points)
 
     def round_name(self, index: int) -> str:
@@ -321,10 +322,14 @@ class Rounds:
         for stage in reversed(self.stages):
             start = len(seen)
             order = [b for b in stage.order if b not in seen]
+            # A knockout's bots still in share the places above those knocked out.
+            alive = sum(1 for b in order if b not in stage.places)
             for i, bot in enumerate(order):
                 if stage.stage.format == "knockout" and bot in stage.places:
                     first, last = stage.places[bot]
                     placed.append((bot, (start + first, start + last)))
+                elif stage.stage.format == "knockout":
+                    placed.append((bot, (start + 1, start + alive)))
                 else:
                     placed.append((bot, (start + i + 1, start + i + 1)))
             seen.update(order)
@@ -458,6 +463,8 @@ def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size:
                     pair_points[(bot, other)] = pair_points.get((bot, other), 0.0) + score
             result.played = len(result.games) == len(ids)
         for bot in pairing.byes:
+            if bot not in here:  # a bot that left: out of the ranking, byes too
+                continue
             points[bot] = points.get(bot, 0.0) + bye_value
             state.bye_points[bot] = state.bye_points.get(bot, 0.0) + bye_value
     state.points, state.pair_points = points, pair_points

@@ -271,7 +271,8 @@ def _tables(standings: Standings) -> list[_Table]:
         ["#", "bot", "rating", "mu", "sigma", "games", "W", "D", "L", "score %", "Elo", "±", "LOS", "forfeits", "ms/move"],
         [
             [
-                bot.rank_text,
+                # A place range (3–4) only where the places order the table.
+                bot.rank_text if standings.ranking == "points" else f"{bot.rank}=" if bot.shared_rank else str(bot.rank),
                 bot.name,
                 _number(bot.rating),
                 _number(bot.mu, 2),

@@ -32,6 +32,8 @@ def swiss_round(
     played: Iterable[frozenset[Bot]],
     byes: Iterable[Bot] = (),
     withdrawn: Iterable[Bot] = (),
+    *,
+    rematches: bool = False,
 ) -> tuple[list[tuple[Bot, Bot]], Bot | None]:
     """The pairs of the next Swiss round and the bot that gets the bye (None
     for an even field).
@@ -46,7 +48,9 @@ def swiss_round(
     failed remainders remembered (the search is then fast even late in a
     128-bot Swiss); an odd field's bye goes to the lowest-ranked bot without
     one, or the next one up when the rest cannot be paired around it.
-    Raises :class:`PairingError` when no legal round exists.
+    Raises :class:`PairingError` when no legal round exists.  With
+    ``rematches`` a pair that has met is allowed, but each bot takes a
+    partner it has not met whenever it can (fewest rematches, greedily).
     """
     gone = set(withdrawn)
     met = {frozenset(p) for p in played}
@@ -58,20 +62,21 @@ def swiss_round(
     if len(set(bots)) != len(bots):
         raise PairingError("a bot appears twice in the standing")
     if len(bots) % 2 == 0:
-        pairs = _pair_all(bots, score, met)
+        pairs = _pair_all(bots, score, met, rematches)
         if pairs is None:
             raise PairingError(f"no Swiss round of {len(bots)} bots avoids a rematch")
         return pairs, None
     for bye in reversed(bots):
         if bye in had_bye:
             continue
-        pairs = _pair_all([b for b in bots if b != bye], score, met)
+        pairs = _pair_all([b for b in bots if b != bye], score, met, rematches)
         if pairs is not None:
             return pairs, bye
     raise PairingError(f"no Swiss round of {len(bots)} bots avoids a rematch and a second bye")
 
 
-def _pair_all(bots: list[Bot], score: Mapping[Bot, float], met: set[frozenset[Bot]]) -> list[tuple[Bot, Bot]] | None:
+def _pair_all(bots: list[Bot], score: Mapping[Bot, float], met: set[frozenset[Bot]],
+              rematches: bool = False) -> list[tuple[Bot, Bot]] | None:
     """A perfect matching of ``bots`` (in rank order) without rematches, each
     top bot taking the nearest-scored partner it can; None if none exists."""
     rank = {b: i for i, b in enumerate(bots)}
@@ -87,8 +92,8 @@ def _pair_all(bots: list[Bot], score: Mapping[Bot, float], met: set[frozenset[Bo
             return None
         top, others = rest[0], rest[1:]
         candidates = sorted(
-            (b for b in others if frozenset((top, b)) not in met),
-            key=lambda b: (abs(score[top] - score[b]), rank[b]),
+            (b for b in others if rematches or frozenset((top, b)) not in met),
+            key=lambda b: (frozenset((top, b)) in met, abs(score[top] - score[b]), rank[b]),
         )
         for partner in candidates:
             found = search(tuple(b for b in others if b != partner))

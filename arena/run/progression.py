@@ -67,9 +67,9 @@ def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[Gam
     # Late in a small (or thinned) field no round may avoid a rematch, or
     # then a second bye: the rule gives way, the nearest scores meet again,
     # rather than the Swiss stop.
-    for played, had_bye in ((met, byes), ((), byes), ((), ())):
+    for had_bye, rematches in ((byes, False), (byes, True), ((), True)):
         try:
-            swiss, bye = swiss_round(standing, played, had_bye)
+            swiss, bye = swiss_round(standing, met, had_bye, rematches=rematches)
             break
         except PairingError:
             continue
@@ -130,8 +130,11 @@ def rounds_schedule(config: TournamentConfig, rounds: Rounds, versions: Mapping[
                 for match in matches:
                     if j < match.pairs:
                         first, second = sorted((match.bots[0], match.bots[1]))  # type: ignore[type-var]
+                        # A match decided on the board stands when one of its bots has left
+                        # since: its games stay, with no version to play them by.
+                        present = first in here and second in here
                         add_game_pair(specs, config, pairing.round, pair_id(first, second), (first, second),
-                                      opening(pairing.round, j), 2 * j + 1, versions)
+                                      opening(pairing.round, j), 2 * j + 1, versions if present else None)
     return specs
 
 

@@ -33,6 +33,7 @@ from arena.results.standings import compute_standings, meta_ranking
 from arena.results.statistics import SprtConfig
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError, bot_versions, meta_bots
 from arena.run.config import FORMATS, STAGED, ConfigError, TournamentConfig, load_config
+from arena.run.pairing import PairingError
 from arena.run.progression import next_pairing, read_progress, rounds_schedule
 from arena.run.schedule import make_schedule
 
@@ -252,7 +253,11 @@ class RunPlan:
             pending = [spec for spec in schedule if spec.game_id not in done]
             if pending:
                 return pending
-            pairing = next_pairing(self.config, self.rounds, records)
+            try:
+                pairing = next_pairing(self.config, self.rounds, records)
+            except PairingError as exc:  # e.g. a hand-edited knockout round of 3 matches
+                raise ResultsConflict(f"{self.directory}: cannot pair round {len(self.pairings) + 1}: {exc}; "
+                                      "every finished game is kept") from None
             if pairing is None:
                 return []
             self.pairings.append(pairing)
@@ -277,6 +282,14 @@ class RunPlan:
         if identity != [{k: v for k, v in stage.items() if k != "rounds"} for stage in new["stages"]]:
             raise ResultsConflict(f"{where} were played with stages {_show(meta.get('stages'))}, "
                                   f"{self._asker()} now says {_show(new['stages'])}; {advice}")
+        # ... but only while no later stage is paired: its field is the stage's order as it ended.
+        paired = {p.get("stage") for p in meta.get("pairings") or [] if isinstance(p, dict)}
+        for number, (old_stage, new_stage) in enumerate(zip(meta.get("stages") or [], new["stages"]), start=1):
+            if old_stage.get("rounds") != new_stage.get("rounds") and any(
+                    isinstance(later, int) and later > number for later in paired):
+                raise ResultsConflict(
+                    f"{where} played stage {number} with rounds {_show(old_stage.get('rounds'))} and paired the stage "
+                    f"after it from that; {self._asker()} now says rounds {_show(new_stage.get('rounds'))}; {advice}")
         old = meta.get("openings")
         identity = (lambda o: {k: o.get(k) for k in ("count", "digest")} if isinstance(o, dict) else o)
         if identity(old) != identity(new["openings"]):
