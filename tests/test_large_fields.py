@@ -269,3 +269,24 @@ def test_a_changed_bot_in_a_swiss_replays_its_games_in_their_rounds_and_pairs_no
     assert meta(tmp_path / "out")["pairings"] == pairings
     archived = [json.loads(line)["record"]["game_id"] for line in (tmp_path / "out" / "replaced.jsonl").read_text().splitlines()]
     assert sorted(archived) == theirs
+
+
+def test_a_bot_knocked_out_that_no_longer_starts_does_not_stop_the_final(tmp_path):
+    path = field(tmp_path, BOTS7[:4], "format: knockout\ntiebreak_pairs: 0\n")
+    # Declared versions: a program that changes under them is not caught, so only its starting matters here.
+    path.write_text(path.read_text().replace(".py}", ".py, version: '1'}"))
+    assert played(arena("run", path)) == 6
+    out = tmp_path / "out"
+    whole, stored = records(out), meta(out)
+    # Back to the state after the semi-finals, the final not yet paired.
+    (out / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in whole if r["round"] == 1))
+    (out / "tournament.json").write_text(json.dumps(stored | {"pairings": stored["pairings"][:1]}))
+    finalists = set(stored["pairings"][1]["pairs"][0])
+    knocked_out = sorted(set(BOTS7[:4]) - finalists)
+    for bot in knocked_out:
+        (tmp_path / f"{bot}.py").write_text("import sys\nsys.exit(3)\n")
+    final = arena("run", path)
+    assert final.exit_code == 0, final.err
+    assert played(final) == 2
+    assert outcomes(out) == {r["game_id"]: (tuple(r["players"].values()), r["winner"], r["reason"]) for r in whole}
+    assert "did not start" not in final.err

@@ -637,7 +637,7 @@ def test_swiss_then_a_knockout_of_the_top_four(tmp_path: Path) -> None:
     assert all(p == (3, 4) for _, p in places[2:4])
     # Then the others, in the Swiss's order, one place each.
     assert places[4:] == [(b, (i, i)) for i, b in enumerate(expected[4:], start=5)]
-    assert rounds.describe() == "stage 2 (knockout), round 2 of 2"
+    assert rounds.describe() == "round 5: stage 2 (knockout), 2 of 2"
 
 
 def test_staged_describe_and_current_while_the_swiss_is_played(tmp_path: Path) -> None:
@@ -648,7 +648,7 @@ def test_staged_describe_and_current_while_the_swiss_is_played(tmp_path: Path) -
     rounds = run.rounds
     assert len(rounds.stages) == 1 and not rounds.finished
     assert rounds.current.number == 1
-    assert rounds.describe() == "stage 1 (swiss), round 3 of 3"
+    assert rounds.describe() == "round 3: stage 1 (swiss), 3 of 3"
     # Games so far, the third round's, and the knockout's 3 matches of one game pair.
     assert estimated_games(run.config, rounds) == 3 * 4 * 2 + 3 * 2
 

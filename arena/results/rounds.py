@@ -39,8 +39,6 @@ __all__ = [
 STAGE_FORMATS = ("round-robin", "swiss", "knockout")
 #: What a Swiss bye scores, per game of the game pair it stands for (``bye:`` in a tournament file).
 BYE_SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
-#: A bot's forfeits that take it out of later Swiss rounds: it did not play.
-_GONE = ("startup_failure", "withdrawn")
 
 
 @dataclass(frozen=True)
@@ -298,13 +296,13 @@ class Rounds:
 
     def describe(self) -> str:
         """Where the tournament is, for a progress line: ``round 3 of 7``,
-        ``stage 2 (knockout), round 1 of 3``."""
+        ``round 8: stage 2 (knockout), 1 of 3``."""
         state = self.current
         total = max(state.total_rounds, len(state.pairings))
-        where = f"round {len(state.pairings)} of {total}"
         if max(len(self.stages), self.stage_count) > 1:
-            return f"stage {state.number} ({state.stage.format}), {where}"
-        return where
+            # The tables number rounds through the stages: say both.
+            return f"round {len(self.pairings)}: stage {state.number} ({state.stage.format}), {len(state.pairings)} of {total}"
+        return f"round {len(state.pairings)} of {total}"
 
     @property
     def bye_points(self) -> dict[str, float]:

@@ -20,7 +20,7 @@ from arena.run.config import TournamentConfig
 from arena.run.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
 from arena.run.schedule import add_game_pair, opening_suite, pair_id, pairings
 
-__all__ = ["estimated_games", "next_pairing", "read_progress", "rounds_schedule", "withdrawn_bots"]
+__all__ = ["bots_in_play", "estimated_games", "next_pairing", "read_progress", "rounds_schedule", "withdrawn_bots"]
 
 #: A bot's own forfeits that mean it is out of the tournament: it never played.
 _GONE = ("startup_failure", "withdrawn")
@@ -52,28 +52,44 @@ def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[Gam
     if stage.stage.format == "knockout":
         pairs: list[tuple[str, str | None]]
         if not stage.matches:
+            if len(entrants) < 2:  # withdrawals left nobody to play it
+                return None
             pairs = list(knockout_bracket(entrants))
         else:
             pairs = list(knockout_next_round(stage.winners(len(stage.matches) - 1)))
         return Pairing(number, stage.number, tuple(pairs))
-    field = [b for b in entrants if b in here and b not in gone]
+    out = gone | {b for b in entrants if b not in here}
     if stage.stage.format == "round-robin":
-        return Pairing(number, stage.number, tuple(pairings(field, "round-robin")))
-    standing = [(b, stage.points.get(b, 0.0)) for b in field]
+        return Pairing(number, stage.number, tuple(pairings([b for b in entrants if b not in out], "round-robin")))
+    standing = [(b, stage.points.get(b, 0.0)) for b in entrants]
     met = [frozenset(p) for p in stage.pair_points]
     byes = [b for p in stage.pairings for b in p.byes]
-    if len(standing) < 2:  # nobody left to pair: the round passes
+    if len([b for b in entrants if b not in out]) < 2:  # nobody left to pair: the round passes
         return Pairing(number, stage.number, ())
     # Late in a small (or thinned) field no round may avoid a rematch, or
     # then a second bye: the rule gives way, the nearest scores meet again,
     # rather than the Swiss stop.
     for had_bye, rematches in ((byes, False), (byes, True), ((), True)):
         try:
-            swiss, bye = swiss_round(standing, met, had_bye, rematches=rematches)
+            swiss, bye = swiss_round(standing, met, had_bye, out, rematches=rematches)
             break
         except PairingError:
             continue
     return Pairing(number, stage.number, tuple(swiss), (bye,) if bye is not None else ())
+
+
+def bots_in_play(config: TournamentConfig, rounds: Rounds, records: Sequence[GameRecord]) -> set[str]:
+    """The bots a later round of the stage being played may pair (and so the
+    stages after it, which take its best): a knockout's bots still in, a
+    Swiss's or round-robin's bots not withdrawn; all of them before the
+    first round.  A run starts these, not the bots already out."""
+    here = {bot.name for bot in config.bots}
+    if not rounds.stages or not rounds.pairings:
+        return here
+    stage = rounds.current
+    if stage.stage.format == "knockout":
+        return {b for b in stage.field if b not in stage.places} & here
+    return set(stage.field) & here - withdrawn_bots(records, config.withdraw_after_crashes)
 
 
 def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> set[str]:

@@ -501,6 +501,12 @@ def read_results(target: Path) -> ReadResults:
         config = replace(config, rounds=max((r.round for r in loaded.records if r.round <= known), default=1))
     if found.config is not None and config.sprt is not None:
         sprt = config.sprt
+    if config.paired_by_results and found.config is not None and meta.get("stages"):
+        # The stages as they were played: a file given more Swiss rounds since
+        # reads as the directory does until a run plays them.
+        stored = config_from_meta(meta, loaded.records)
+        if stored is not None and stored.stages:
+            config = replace(config, stages=stored.stages)
     try:
         pairings = pairings_from_json(meta.get("pairings") or []) if config.paired_by_results else []
         schedule, rounds = schedule_of(config, seeding_of(config, meta), pairings, loaded.records)

@@ -24,7 +24,7 @@ from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
-from arena.run.progression import estimated_games
+from arena.run.progression import bots_in_play, estimated_games
 from arena.run.results_dir import RunPlan
 
 __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
@@ -312,9 +312,11 @@ def run_tournament(
         sprt = running_sprt.status()
         pending = [] if decided else plan.advance(kept) if config.paired_by_results else pending_specs(schedule, kept)
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
-        # A later round may pair any bot: each is started once before the first.
-        everyone = {bot.name for bot in config.bots} if config.paired_by_results and pending else None
-        started, more = start_bots(config, pending, store.logs_dir, everyone)
+        # A later round may pair any bot still in play: each is started once before the first.
+        in_play = None
+        if config.paired_by_results and pending and plan.rounds is not None:
+            in_play = bots_in_play(config, plan.rounds, kept) | {name for spec in pending for name in spec.players}
+        started, more = start_bots(config, pending, store.logs_dir, in_play)
         warnings += more
         if started is not config:  # a bot the pre-flight barred from starting again
             config = started
