@@ -290,3 +290,25 @@ def test_a_bot_knocked_out_that_no_longer_starts_does_not_stop_the_final(tmp_pat
     assert played(final) == 2
     assert outcomes(out) == {r["game_id"]: (tuple(r["players"].values()), r["winner"], r["reason"]) for r in whole}
     assert "did not start" not in final.err
+
+
+def test_a_swiss_on_ray_connects_once_and_plays_the_games_the_local_executor_plays(tmp_path, monkeypatch):
+    from raytest import ray_runtime
+
+    from arena.run.config import load_config
+    from arena.run.tournament import run_tournament
+
+    body = "format: swiss\nrounds: 3\nconcurrency: 2\n"
+    local = field(tmp_path / "local", BOTS7[:5], body)
+    on_ray = field(tmp_path / "ray", BOTS7[:5], body + "executor: ray\n")
+    assert played(arena("run", local)) == 12
+    with ray_runtime(lambda ray: lambda: None) as ray:
+        assert not ray.is_initialized()
+        connects = []
+        real_init = ray.init
+        monkeypatch.setattr(ray, "init", lambda *a, **k: connects.append(1) or real_init(*a, **k))
+        summary = run_tournament(load_config(on_ray))
+        assert summary.played == 12 and len(connects) == 1  # one connection for the three rounds
+        assert not ray.is_initialized()  # and closed at the end
+    assert meta(tmp_path / "ray" / "out")["pairings"] == meta(tmp_path / "local" / "out")["pairings"]
+    assert outcomes(tmp_path / "ray" / "out") == outcomes(tmp_path / "local" / "out")

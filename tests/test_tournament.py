@@ -223,6 +223,11 @@ class ScriptedExecutor:
         self.fail_after = fail_after
         self.closed = False
 
+    def session(self):
+        from contextlib import nullcontext
+
+        return nullcontext()
+
     def run(self, specs):
         from arena.game.records import GameRecord
 

@@ -21,6 +21,7 @@ import select
 import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Protocol
 
@@ -70,6 +71,11 @@ class Executor(Protocol):
     ending the iterator; the games in flight still finish and are yielded."""
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
+
+    def session(self) -> AbstractContextManager[None]:
+        """What several runs in a row share (the rounds of a Swiss): a Ray
+        connection, made once and closed at the end; nothing locally."""
+        ...
 
 
 def _worker_main(
@@ -136,6 +142,11 @@ class LocalExecutor:
         self.concurrency = max(1, concurrency or config.concurrency)
         #: Seconds a worker may stay silent on one game before it is killed.
         self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
+
+    def session(self) -> AbstractContextManager[None]:
+        # Workers are started by each run: between the rounds of a Swiss
+        # they quit, and with them the bots, so no run keeps another's.
+        return nullcontext()
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
         """Yield each game's record as soon as it is finished (not in schedule order).

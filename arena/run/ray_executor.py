@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -301,6 +302,18 @@ class RayExecutor:
                 hint = " (give the cluster's token in RAY_AUTH_TOKEN, or run `ray get-auth-token` on its head node)"
             raise ConfigError(f"cannot connect to {where}: {first}{hint}", **self._where("ray.address")) from None
         return True
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Stay connected to Ray across runs (the rounds of a Swiss, a
+        knockout's tie-breaks): connect now unless this process is, and
+        disconnect at the end if connected here; each run within reuses it."""
+        connected_here = self._connect()
+        try:
+            yield
+        finally:
+            if connected_here:
+                self.ray.shutdown()
 
     def _actor_count(self) -> int:
         settings = self.config.ray

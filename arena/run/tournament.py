@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -334,7 +334,8 @@ def run_tournament(
         if on_start is not None:
             on_start(summary)
         withdrawals = Withdrawals(config) if config.withdraw_after_crashes is not None else None
-        with _final_report(report, summary):
+        # One Ray connection for every round (connecting starts a local Ray: seconds).
+        with _final_report(report, summary), executor.session() if pending else nullcontext():
             # A Swiss, knockout or staged tournament plays round by round: the
             # next round is paired, and written down, once this one is complete.
             while pending:
