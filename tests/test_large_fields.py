@@ -206,6 +206,12 @@ def test_seed_from_seeds_a_knockout_by_an_earlier_tournament_s_ranking(tmp_path)
     stored = meta(tmp_path / "cup" / "out")
     assert stored["seeding"] == ranked
     assert stored["pairings"][0]["pairs"] == [[ranked[0], ranked[3]], [ranked[1], ranked[2]]]
+    # Once the seeding is kept, the directory it came from may go.
+    before = arena("standings", cup, "-f", "json").out
+    shutil.rmtree(tmp_path / "league")
+    assert arena("standings", cup, "-f", "json").out == before
+    again = arena("run", cup)
+    assert again.exit_code == 0 and played(again) == 0, again.err
 
 
 @pytest.mark.parametrize("body, needles", [
@@ -213,7 +219,7 @@ def test_seed_from_seeds_a_knockout_by_an_earlier_tournament_s_ranking(tmp_path)
     ("format: swiss\nrounds: 7\n", ("rounds", "at most 6 Swiss rounds")),
     ("format: knockout\nrounds: 2\n", ("rounds", "a knockout's rounds follow from its field")),
     ("stages:\n  - {format: swiss, rounds: 2}\n  - {format: knockout}\n", ("top", "required key missing")),
-    ("format: swiss\nrounds: 2\nseed_from: nowhere\n", ("seed_from", "no such results directory")),
+    ("format: swiss\nrounds: 2\nseed_from: nowhere\n", ("seed_from", "no such file or directory", "nowhere")),
 ])
 def test_a_broken_large_field_setting_is_one_line(tmp_path, body, needles):
     path = field(tmp_path, BOTS7, body)

@@ -510,15 +510,15 @@ def _not_negative(section: YamlMapping, key: str, default: int) -> int:
 
 
 def _seed_from(fields: YamlMapping, base_dir: Path, stages: Sequence[Stage]) -> Path | None:
-    """``seed_from:``, a results directory (or its tournament file) whose ranking seeds the first stage."""
+    """``seed_from:``, a results directory (or its tournament file) whose
+    ranking seeds the first stage.  It is read when the first round is
+    paired, and the seeding kept in ``tournament.json``: the directory may
+    be gone by the time the file is read again."""
     if "seed_from" not in fields:
         return None
     if not stages:
         raise fields.error("goes with format: swiss, format: knockout or stages:", "seed_from")
-    path = (base_dir / fields.path("seed_from")).resolve()
-    if not path.exists():
-        raise fields.error(f"no such results directory: {path}", "seed_from")
-    return path
+    return (base_dir / fields.path("seed_from")).resolve()
 
 
 def _reference(fields: YamlMapping, format: str, bots: Sequence[BotConfig]) -> tuple[str, ...]:
