@@ -298,7 +298,6 @@ def test_a_tied_match_gets_a_tie_break_pair_and_is_won_in_it(tmp_path: Path) -> 
     assert (match.pairs, match.winner, match.decided_by) == (2, "s4", "tie-break")
     assert match.score == (1.0, 3.0)
     assert match.games == [f"r1-s1~s4-g{k}" for k in range(1, 5)]
-    assert "s4 won in the tie-break pairs" in match.describe()
     assert stage.matches[0][1].decided_by == "score"
     run.play(decide)
     assert [s.round for s in run.batches[2]] == [2, 2]
@@ -321,7 +320,6 @@ def test_a_match_tied_through_every_tie_break_goes_to_the_better_seed_listed_sec
     assert final.games == [f"r2-s2~s4-g{k}" for k in range(1, 7)]
     assert final.score == (3.0, 3.0)
     assert (final.winner, final.decided_by, final.loser) == ("s2", "seed", "s4")
-    assert "s2 goes through as the better seed" in final.describe()
     assert stage.places["s2"] == (1, 1) and stage.places["s4"] == (2, 2)
     # Each tie-break pair came as its own batch, after the one before was tied.
     assert [len(b) for b in run.batches] == [4, 2, 2, 2]
@@ -380,7 +378,6 @@ def test_knockout_ignores_a_bot_that_left_a_match_it_started_as_a_walkover(tmp_p
     walkover = stage.matches[0][0]
     assert walkover.bots == ("s1", "s4")
     assert (walkover.winner, walkover.decided_by, walkover.games) == ("s1", "walkover", [])
-    assert "the other bot left" in walkover.describe()
     assert [m.bots for m in stage.matches[1]] == [("s1", "s2")]
     assert not any("s4" in r.players.values() for r in run.records)
 

@@ -186,24 +186,6 @@ class Match:
             return None
         return self.bots[1] if self.winner == self.bots[0] else self.bots[0]
 
-    def describe(self) -> str:
-        """The match in a few words, for tables and the report."""
-        a, b = self.bots
-        if b is None:
-            return f"{a}: bye"
-        result = f"{a} {_num(self.score[0])}–{_num(self.score[1])} {b}"
-        if self.decided_by == "seed":
-            return f"{result}; still tied after {self.pairs} game pairs: {self.winner} goes through as the better seed"
-        if self.decided_by == "tie-break":
-            return f"{result}; {self.winner} won in the tie-break pairs"
-        if self.decided_by == "walkover":
-            return f"{result}; {self.winner} goes through: the other bot left the tournament"
-        return result if self.winner else f"{result} (being played)"
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
-
 
 @dataclass
 class PairResult:
@@ -288,11 +270,6 @@ class Rounds:
     def current(self) -> StageState:
         """The stage being played (the last one, once all are)."""
         return next((s for s in self.stages if not s.complete), self.stages[-1])
-
-    @property
-    def round(self) -> int:
-        """The round being played (the last paired)."""
-        return len(self.pairings)
 
     def describe(self) -> str:
         """Where the tournament is, for a progress line: ``round 3 of 7``,
