@@ -171,6 +171,13 @@ def test_a_staged_tournament_resumes_between_and_within_its_stages(tmp_path):
     # The knockout's field: the Swiss's top 4, 1 against 4 and 2 against 3.
     swiss = standings["rounds"]["stages"][1]["field"]
     assert reference["pairings"][3]["pairs"] == [[swiss[0], swiss[3]], [swiss[1], swiss[2]]]
+    # Its points column is the Swiss's, byes counted (a won game pair, 2 points), not every game's.
+    swiss_points = {b: 2.0 * sum(b in p["byes"] for p in reference["pairings"][:3]) for b in BOTS7}
+    for r in full:
+        if r["round"] <= 3:
+            for color, bot in r["players"].items():
+                swiss_points[bot] += 0.5 if r["winner"] is None else float(r["winner"] == color)
+    assert {b["name"]: b["points"] for b in standings["bots"]} == swiss_points
     assert [b["place"] for b in standings["bots"]][:2] == [[1, 1], [2, 2]]
     assert [b["place"] for b in standings["bots"]][4:] == [[5, 5], [6, 6], [7, 7]]
 

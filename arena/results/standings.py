@@ -112,17 +112,14 @@ class BotStanding(Tally):
     sonneborn_berger: float = 0.0
     #: Its score in the games among the bots with the same score (``ranking: points``).
     tied_score: float = 0.0
-    #: A Swiss, knockout or staged tournament: what its byes scored, its
-    #: Buchholz in the first stage (when that is a Swiss or round-robin),
-    #: and the places it shares ((3, 4) for a semi-final loser).
+    #: A Swiss, knockout or staged tournament: what its byes scored; its
+    #: points (byes included) and Buchholz in the first stage, when that is
+    #: a Swiss or round-robin (what orders it); the places it shares ((3, 4)
+    #: for a semi-final loser).
     bye_points: float = 0.0
+    points: float | None = None
     buchholz: float | None = None
     place: tuple[int, int] | None = None
-
-    @property
-    def points(self) -> float:
-        """Its score with its byes'."""
-        return self.score + self.bye_points
 
     @property
     def rank_text(self) -> str:
@@ -347,10 +344,11 @@ def _placed(bots: dict[str, BotStanding], rounds: Rounds, ranking: str) -> list[
         bots.setdefault(name, BotStanding(name)).bye_points = points
     first = rounds.stages[0] if rounds.stages else None
     if first is not None and first.stage.format != "knockout":
-        # The tie-breaks the first stage's order used, byes counted.
+        # What the first stage's order used, byes counted.
         for name, bh in first.buchholz.items():
             if name in bots:
-                bots[name].buchholz, bots[name].sonneborn_berger = bh, first.sonneborn_berger[name]
+                bot = bots[name]
+                bot.points, bot.buchholz, bot.sonneborn_berger = first.points[name], bh, first.sonneborn_berger[name]
     places = rounds.places()
     for name, place in places:
         if name in bots:

@@ -305,8 +305,11 @@ def _tables(standings: Standings) -> list[_Table]:
         at = 6
         if any(b.bye_points for b in standings.bots):
             _add_column(ranking, "byes", "right", [(_score(b.bye_points), b.bye_points) for b in standings.bots], at=at)
-            _add_column(ranking, "points", "right", [(_score(b.points), b.points) for b in standings.bots], at=at + 1)
-            at += 2
+            at += 1
+        if any(b.points is not None for b in standings.bots):  # a Swiss's (the first stage's), byes counted
+            _add_column(ranking, "points", "right", [(_score(b.points) if b.points is not None else "-", b.points)
+                                                     for b in standings.bots], at=at)
+            at += 1
         if any(b.buchholz is not None for b in standings.bots):
             _add_column(ranking, "Bh", "right", [(_score(b.buchholz or 0.0), b.buchholz) for b in standings.bots], at=at)
             at += 1
