@@ -647,7 +647,7 @@ def test_staged_describe_and_current_while_the_swiss_is_played(tmp_path: Path) -
     assert rounds.current.number == 1
     assert rounds.describe() == "round 3: stage 1 (swiss), 3 of 3"
     # Games so far, the third round's, and the knockout's 3 matches of one game pair.
-    assert estimated_games(run.config, rounds) == 3 * 4 * 2 + 3 * 2
+    assert estimated_games(run.config, rounds, len(rounds_schedule(run.config, rounds))) == 3 * 4 * 2 + 3 * 2
 
 
 # -- what tournament.json holds --------------------------------------------------------

@@ -15,6 +15,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "MAX_LINE_BYTES",
     "FORFEIT_REASONS",
+    "UNPLAYED_FORFEITS",
     "ProtocolError",
     "encode",
     "decode",
@@ -50,6 +51,9 @@ MAX_DETAIL_CHARS = 1000
 #: ``withdrawn``: the arena withdrew the bot after it crashed too many games in
 #: a row (``withdraw_after_crashes``), and recorded its later games unplayed.
 FORFEIT_REASONS = ("timeout", "illegal_move", "protocol_error", "crash", "startup_failure", "bot_error", "withdrawn")
+#: The forfeits of a game the bot never played (it did not start, or was
+#: withdrawn): not a result of its play.
+UNPLAYED_FORFEITS = ("startup_failure", "withdrawn")
 
 
 class ProtocolError(Exception):

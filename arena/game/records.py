@@ -18,6 +18,7 @@ from arena.bot.text import clean_text
 
 __all__ = [
     "GameSpec", "MoveRecord", "GameRecord", "timestamp", "RULE_REASONS", "RESIGNATION", "REASONS", "MAX_RECORD_BYTES", "MAX_ROUND",
+    "game_id", "pair_id",
 ]
 
 #: How a game ends by the rules, as the engines' ``Outcome.reason`` says
@@ -46,6 +47,19 @@ MAX_RECORD_BYTES = 1 << 20
 #: The longest move text the referee accepts, and the longest time stamp.
 MAX_MOVE_CHARS = 32
 MAX_STAMP_CHARS = 64
+
+
+def pair_id(a: str, b: str) -> str:
+    """The part of a game id that names its pair: ``a~b``, the names in
+    order (``~`` cannot occur in a bot's name, so the id is unambiguous)."""
+    return f"{a}~{b}"
+
+
+def game_id(round_: int, pair: str, k: int) -> str:
+    """A game's id, ``r<round>-<pair>-g<k>``: the schedule names its games so
+    (``pair`` from :func:`pair_id`, or ``p<n>`` in directories of 0.1), and
+    the readers of a Swiss's or a knockout's rounds find them so."""
+    return f"r{round_}-{pair}-g{k}"
 
 
 def timestamp() -> str:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.game.records import GameRecord
+from arena.game.records import GameRecord, game_id, pair_id
 from arena.results.statistics import buchholz, score_of, sonneborn_berger
 
 __all__ = [
@@ -158,7 +158,7 @@ def game_ids(round_: int, a: str, b: str, pairs: int) -> list[str]:
     round, as every schedule names them (``r<round>-<a>~<b>-g<k>``, the
     names in order)."""
     first, second = sorted((a, b))
-    return [f"r{round_}-{first}~{second}-g{k}" for k in range(1, 2 * pairs + 1)]
+    return [game_id(round_, pair_id(first, second), k) for k in range(1, 2 * pairs + 1)]
 
 
 @dataclass

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from arena.game.records import GameRecord, GameSpec
+from arena.bot.protocol import UNPLAYED_FORFEITS
 from arena.game.openings import Opening
+from arena.game.records import GameRecord, GameSpec, pair_id
 from arena.results.rounds import Pairing, Rounds, StageState, pairs_per_pairing, read_rounds
 from arena.run.config import TournamentConfig
 from arena.run.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
-from arena.run.schedule import add_game_pair, opening_suite, pair_id, pairings
+from arena.run.schedule import add_game_pair, opening_suite, pairings
 
 __all__ = ["bots_in_play", "estimated_games", "next_pairing", "read_progress", "rounds_schedule", "withdrawn_bots"]
-
-#: A bot's own forfeits that mean it is out of the tournament: it never played.
-_GONE = ("startup_failure", "withdrawn")
-
 
 def read_progress(config: TournamentConfig, seeding: Sequence[str], pairings: Sequence[Pairing],
                   records: Iterable[GameRecord]) -> Rounds:
@@ -106,7 +103,7 @@ def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> se
     for name, played in games.items():
         played.sort()
         latest = played[-1][0]
-        if any(round_ == latest and own in _GONE for round_, _, own in played):
+        if any(round_ == latest and own in UNPLAYED_FORFEITS for round_, _, own in played):
             out.add(name)
         elif crash_limit is not None and len(played) >= crash_limit \
                 and all(own == "crash" for _, _, own in played[-crash_limit:]):
@@ -154,12 +151,11 @@ def rounds_schedule(config: TournamentConfig, rounds: Rounds, versions: Mapping[
     return specs
 
 
-def estimated_games(config: TournamentConfig, rounds: Rounds) -> int:
-    """The games the whole tournament will have, as far as can be known:
-    those scheduled so far, and those of the rounds still to pair (a
-    knockout's without tie-breaks)."""
+def estimated_games(config: TournamentConfig, rounds: Rounds, scheduled: int) -> int:
+    """The games the whole tournament will have, as far as can be known: the
+    ``scheduled`` ones (:func:`rounds_schedule` of ``rounds``), and those of
+    the rounds still to pair (a knockout's without tie-breaks)."""
     suite = len(opening_suite(config))
-    scheduled = len(rounds_schedule(config, rounds))
     size = len(rounds.stages[0].field) if rounds.stages else len(config.bots)
     more = 0
     for number, stage in enumerate(config.stages, start=1):

@@ -504,9 +504,12 @@ def read_results(target: Path) -> ReadResults:
     if config.paired_by_results and found.config is not None and meta.get("stages"):
         # The stages as they were played: a file given more Swiss rounds since
         # reads as the directory does until a run plays them.
-        stored = config_from_meta(meta, loaded.records)
-        if stored is not None and stored.stages:
-            config = replace(config, stages=stored.stages)
+        try:
+            stored = tuple(Stage.from_json(entry) for entry in meta["stages"])
+        except (TypeError, ValueError):  # a hand-edited tournament.json: the file's stages
+            stored = ()
+        if stored:
+            config = replace(config, stages=stored)
     try:
         pairings = pairings_from_json(meta.get("pairings") or []) if config.paired_by_results else []
         schedule, rounds = schedule_of(config, seeding_of(config, meta), pairings, loaded.records)

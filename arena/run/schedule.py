@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 
 import engine
 from arena.game.openings import Opening
-from arena.game.records import GameSpec
+from arena.game.records import GameSpec, game_id, pair_id
 from arena.run.config import TournamentConfig
 
-__all__ = ["add_game_pair", "game_seed", "make_schedule", "opening_suite", "pair_id", "pairings"]
+__all__ = ["add_game_pair", "game_seed", "make_schedule", "opening_suite", "pairings"]
 
 
 def game_seed(tournament_seed: int, game_id: str) -> int:
@@ -57,12 +57,6 @@ def pairings(names: Sequence[str], format: str, reference: Sequence[str] = ()) -
 
 def _pair_order(pair: tuple[str, str]) -> bytes:
     return hashlib.sha256(pair_id(*pair).encode()).digest()
-
-
-def pair_id(a: str, b: str) -> str:
-    """The part of a game id that names its pair: ``a~b``, the names in
-    order (``~`` cannot occur in a bot's name, so the id is unambiguous)."""
-    return f"{a}~{b}"
 
 
 def _pairings_by_position(bot_count: int, format: str) -> list[tuple[int, int]]:
@@ -114,17 +108,17 @@ def add_game_pair(specs: list[GameSpec], config: TournamentConfig, round_: int, 
     the bots' ``versions``."""
     a, b = players
     for seats in ((a, b), (b, a)):
-        game_id = f"r{round_}-{label}-g{k}"
+        this = game_id(round_, label, k)
         k += 1
         specs.append(
             GameSpec(
                 index=len(specs),
-                game_id=game_id,
+                game_id=this,
                 game=config.game,
                 round=round_,
                 players=seats,
                 opening=opening.start,
-                seed=game_seed(config.seed, game_id),
+                seed=game_seed(config.seed, this),
                 pair=len(specs) // 2,
                 opening_moves=opening.moves,
                 versions=(versions[seats[0]], versions[seats[1]]) if versions else (),

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import engine
 from arena.bot.process import ArenaWriteError
+from arena.bot.protocol import UNPLAYED_FORFEITS
 from arena.bot.quota import measure
 from arena.game.records import GameRecord, GameSpec
 from arena.results.report import LiveReport, REPORT_FILE
@@ -31,7 +32,7 @@ __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "m
 
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, or a crash withdrawn for, since fixed, must not stand).
-REPLAYED_BY_DEFAULT = ("startup_failure", "withdrawn")
+REPLAYED_BY_DEFAULT = UNPLAYED_FORFEITS
 
 
 @dataclass
@@ -326,10 +327,10 @@ def run_tournament(
             store.replace(replaced)
         store.write_meta(plan.meta)
         summary = RunSummary(
-            total=len(plan.schedule), resumed=len(kept), records=kept, warnings=warnings, replayed=len(replaced),
-            sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()}, rounds=plan.rounds,
+            total=_total(config, plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
+            replayed=len(replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
+            rounds=plan.rounds,
         )
-        summary.total = _total(config, summary)
         report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt) if config.report else None
         if on_start is not None:
             on_start(summary)
@@ -350,21 +351,23 @@ def run_tournament(
                             report.update(summary.records, summary.total)
                         if on_record is not None:
                             on_record(record, summary)
-                pending = plan.advance(summary.records) if config.paired_by_results else []
-                store.write_meta(plan.meta)
+                if not config.paired_by_results:
+                    break
+                pending = plan.advance(summary.records)
+                store.write_meta(plan.meta)  # the next round's pairing, before its first game
                 summary.rounds = plan.rounds
-                summary.total = _total(config, summary)
+                summary.total = _total(config, plan, len(summary.records))
     summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total)
     return summary
 
 
-def _total(config: TournamentConfig, summary: RunSummary) -> int:
+def _total(config: TournamentConfig, plan: RunPlan, played: int) -> int:
     """The games of the whole tournament: as scheduled, or as far as a
     Swiss, knockout or staged tournament's rounds to pair can be foreseen
-    (never fewer than those played)."""
-    if summary.rounds is None:
-        return summary.total
-    return max(estimated_games(config, summary.rounds), len(summary.records))
+    (never fewer than the ``played`` ones)."""
+    if plan.rounds is None:
+        return len(plan.schedule)
+    return max(estimated_games(config, plan.rounds, len(plan.schedule)), played)
 
 
 @contextmanager
