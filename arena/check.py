@@ -31,7 +31,7 @@ from arena.game.referee import play_game
 from arena.results.forfeits import describe_forfeit
 from arena.results.store import GAMES_FILE, META_FILE
 from arena.run.config import MAX_FILE_BYTES, TournamentConfig
-from arena.run.pool import BotPool, die_with_the_arena, kill_leftovers, log_path
+from arena.run.pool import BotPool, die_with_the_arena, kill_leftovers, log_path, start_child
 from arena.run.schedule import game_seed, opening_suite
 
 __all__ = ["BotCheck", "CheckStep", "DEFAULT_GAMES", "check_bot", "check_one", "check_tournament", "peak_memory_bytes", "render_checks"]
@@ -272,7 +272,7 @@ def check_tournament(
                     target=_check_main, args=(theirs, config, name, games, reference, logs_dir),
                     name=f"arena-check-{name}", daemon=True,
                 )
-                process.start()
+                start_child(process)
                 theirs.close()
                 running[ours] = (name, process, time.monotonic() + deadline_s)
             soonest = min(end for _, _, end in running.values())

@@ -232,6 +232,10 @@ class ResultsStore:
                 for line in moved if b',"record":%s}\n' % line not in archived
             )
             if entries:
+                if archived and not archived.endswith(b"\n"):
+                    # A line torn by a crash in the middle of an earlier append:
+                    # these entries start on a line of their own, readable.
+                    entries = b"\n" + entries
                 with open(self.replaced_path, "ab") as archive:
                     archive.write(entries)
                     os.fsync(archive.fileno())
@@ -240,8 +244,12 @@ class ResultsStore:
         kept = [line + b"\n" for line in lines if _game_id_of(line) not in reasons]
         try:
             write_atomically(self.games_path, b"".join(kept))
-            os.close(self._fd)
-            self._fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND)
+            # The new file is open before the old one is let go: interrupted
+            # in between (Ctrl-C, SIGTERM), _fd is still an open file, which
+            # close() then closes once.
+            fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND)
+            old, self._fd = self._fd, fd
+            os.close(old)
         except OSError as exc:
             raise _store_error(exc, "write", self.games_path) from None
 

@@ -35,7 +35,7 @@ from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
-from arena.run.pool import BotPool, die_with_the_arena, kill_leftovers
+from arena.run.pool import BotPool, die_with_the_arena, kill_leftovers, start_child
 from arena.run.spec_queue import SpecQueue
 
 __all__ = ["Executor", "LocalExecutor", "game_deadline_s"]
@@ -301,7 +301,7 @@ class _Workers:
             args=(theirs, executor.config, executor.logs_dir, executor.scratch_dir, self.started, self.spin),
             name=f"arena-worker-{self.started}", daemon=True,
         )
-        process.start()
+        start_child(process)
         theirs.close()
         worker = _Worker(process, ours)
         self.workers.append(worker)

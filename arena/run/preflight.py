@@ -34,7 +34,7 @@ from arena.bot.player import Forfeit
 from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper
 from arena.run.config import TournamentConfig
-from arena.run.pool import BotPool, PREFLIGHT_TAG, die_with_the_arena, kill_leftovers
+from arena.run.pool import BotPool, PREFLIGHT_TAG, die_with_the_arena, kill_leftovers, start_child
 
 __all__ = ["StartupProblem", "StartupFailed", "preflight", "preflight_deadline_s"]
 
@@ -149,7 +149,7 @@ def _begin(config: TournamentConfig, name: str, logs_dir: Path | None) -> _Start
     process = multiprocess.Process(
         target=_preflight_main, args=(theirs, config, name, logs_dir), name=f"arena-preflight-{name}", daemon=True
     )
-    process.start()
+    start_child(process)
     theirs.close()
     return _Start(name, process, ours)
 
