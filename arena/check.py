@@ -29,10 +29,11 @@ from arena.game.clock import TimeControl
 from arena.game.records import GameSpec
 from arena.game.referee import play_game
 from arena.results.forfeits import describe_forfeit
-from arena.results.store import GAMES_FILE, META_FILE
+from arena.results.meta import META_FILE
+from arena.results.store import GAMES_FILE
 from arena.run.config import MAX_FILE_BYTES, TournamentConfig
 from arena.run.pool import BotPool, die_with_the_arena, kill_leftovers, log_path
-from arena.run.schedule import game_seed, opening_suite
+from arena.formats.game_pairs import game_seed
 
 __all__ = ["BotCheck", "CheckStep", "DEFAULT_GAMES", "check_bot", "check_one", "check_tournament", "peak_memory_bytes", "render_checks"]
 
@@ -348,7 +349,7 @@ def check_one(
         name=opponent, cmd=(sys.executable, "-m", REFERENCES[reference]), options={}, cwd=_ARENA_ROOT, env={},
     ),))
     colors = engine.get_game(config.game).colors
-    openings = opening_suite(config)
+    openings = config.competition.suite()
     pool = BotPool(config, logs_dir, CHECK_TAG)
     candidate = pool.player(name)
     played = forfeits = 0

@@ -37,7 +37,9 @@ from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
 from arena.run.match import MatchResult, match_config, play_match
 from arena.run.preflight import StartupFailed
-from arena.run.results_dir import ReadResults, read_results
+from arena.results.meta import MetaError, read_meta
+from arena.results.reading import ReadResults
+from arena.run.results_dir import read_results
 from arena.run.spec_queue import WorkerDied
 from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
 
@@ -307,6 +309,15 @@ def standings(
         show_forfeits(results.records, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
 
 
+def _stored_seed(output: Path) -> int | None:
+    """The seed of the match already in ``output``, if any."""
+    try:
+        meta = read_meta(output)
+    except MetaError:
+        return None  # the run says why in one line
+    return meta.seed if meta is not None else None
+
+
 def _load_results(target: Path) -> ReadResults:
     """The results ``target`` means (see :func:`read_results`), warnings
     printed; one line and exit when there are none."""
@@ -340,8 +351,7 @@ def report(
     except ReportPathRefused as exc:
         fail(str(exc))
     try:
-        page = build_report(results.records, results.meta, sprt=results.sprt, results_dir=results.directory,
-                            logs_href=logs_href(results.directory, path), bot=bot)
+        page = build_report(results, results_dir=results.directory, logs_href=logs_href(results.directory, path), bot=bot)
     except ValueError as exc:  # records that contradict themselves
         fail(f"cannot report on {results.directory}: {exc}")
     try:
@@ -413,7 +423,7 @@ def match(
 ) -> None:
     """Play a match between two bot commands and print W/D/L, Elo, LOS, game pairs and forfeits."""
     if seed is None and output is not None:
-        seed = (ResultsStore(output).read_meta() or {}).get("seed")  # resuming: the same games
+        seed = _stored_seed(output)  # resuming: the same games
     game = _game_name(game)
     drawn = seed is None
     if drawn:

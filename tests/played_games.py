@@ -78,7 +78,7 @@ def played_tournament(
     draw, only when the random games had one); a pairing not listed is won
     every game by the bot earlier in the file."""
     from arena.run.config import parse_config
-    from arena.run.progression import next_pairing, read_progress, rounds_schedule
+    from arena.formats.progression import next_pairing, read_progress, rounds_schedule
     from arena.run.results_dir import tournament_meta
 
     config = parse_config(yaml_text, base_dir=Path.cwd())
@@ -93,9 +93,9 @@ def played_tournament(
     records: list[GameRecord] = []
     played: dict[tuple[int, frozenset[str]], int] = {}
     while True:
-        rounds = read_progress(config, seeding, pairings, records)
+        rounds = read_progress(config.competition, seeding, pairings, records)
         done = {r.game_id for r in records}
-        missing = [spec for spec in rounds_schedule(config, rounds) if spec.game_id not in done]
+        missing = [spec for spec in rounds_schedule(config.competition, rounds) if spec.game_id not in done]
         for spec in missing:
             pair = frozenset(spec.players)
             k = played.get((spec.round, pair), 0)
@@ -103,14 +103,16 @@ def played_tournament(
             wanted = (winners or {}).get(pair)
             winner = wanted[k] if wanted is not None else min(spec.players, key=order.index)
             color = None if winner is None else game.colors[spec.players.index(winner)]
-            source = by_winner[color][len(records) % len(by_winner[color])]
+            # A game played from the spec's start position, so the record is the game the schedule holds.
+            sources = [r for r in by_winner[color] if r.opening == spec.opening] or by_winner[color]
+            source = sources[len(records) % len(sources)]
             records.append(dataclasses.replace(
                 source, game_id=spec.game_id, players=dict(zip(game.colors, spec.players)), round=spec.round,
-                index=len(records), pair=spec.pair, opening=source.opening,
+                index=len(records), pair=spec.pair, seed=spec.seed,
             ))
         if missing:
             continue
-        pairing = next_pairing(config, rounds, records)
+        pairing = next_pairing(config.competition, rounds, records)
         if pairing is None:
-            return records, tournament_meta(config, seeding=seeding, pairings=pairings)
+            return records, tournament_meta(config, seeding=seeding, pairings=pairings).to_json()
         pairings.append(pairing)

@@ -568,7 +568,7 @@ def test_run_refuses_a_directory_in_use(tmp_path):
     from arena.results.store import ResultsStore
     from arena.run.config import load_config
     from arena.run.results_dir import RunPlan, open_results
-    from arena.run.schedule import make_schedule
+    from arena.formats.schedule import make_schedule
 
     path = write_tournament(tmp_path, bots=("alpha", "beta"))
     config = load_config(path)

@@ -32,7 +32,7 @@ from arena.results.store import ResultsStore, StoreError
 from arena.run.config import load_config
 from arena.run.executor import LocalExecutor
 from arena.run.preflight import preflight
-from arena.run.schedule import make_schedule
+from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
 import needs
 from test_hostile_bots import BOTS, ROOT, bwrap, write_tournament
@@ -82,7 +82,7 @@ def test_a_worker_or_the_pre_flight_that_cannot_write_a_log_stops_the_run_in_one
     with pytest.raises(ArenaWriteError, match="^cannot open log file .*: (File exists|Not a directory)$"):
         preflight(config, ["a", "b"], logs)
     with pytest.raises(ArenaWriteError, match="^cannot open log file .*: (File exists|Not a directory)$"):
-        list(LocalExecutor(config, logs, concurrency=2).run(make_schedule(config)))
+        list(LocalExecutor(config, logs, concurrency=2).run(make_schedule(config.competition)))
 
 
 def test_a_worker_that_cannot_make_a_bots_scratch_directory_stops_the_run_and_no_bot_forfeits(tmp_path):
@@ -240,7 +240,7 @@ def test_a_run_starts_with_the_scratch_directories_of_the_last_one_empty(tmp_pat
     os.chmod(scratch / "hog.w1" / "deep", 0o500)
     store = ResultsStore(tmp_path / "out")
     with store:
-        store.open_for_run("oxono", lambda meta, records: {"name": "t"})
+        store.open_for_run("oxono")
         assert list(scratch.iterdir()) == []
     assert (outside / "keep").read_text() == "mine"
 

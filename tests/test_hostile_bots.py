@@ -24,7 +24,7 @@ from arena.bot.quota import mounts_mode
 from arena.run.config import load_config
 from arena.run.executor import LocalExecutor
 from arena.run.preflight import StartupFailed
-from arena.run.schedule import make_schedule
+from arena.formats.schedule import make_schedule
 from arena.run.spec_queue import WorkerStalled
 from arena.run.tournament import run_tournament
 import needs
@@ -324,7 +324,7 @@ def test_a_worker_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_pat
 
 def test_a_game_that_stalls_twice_is_given_up_after_every_other_game(tmp_path):
     config = load_config(write_tournament(tmp_path, ["stop_worker.py", "always"]))
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     stalling = next(s for s in schedule if "hostile" in s.players)
     fine = next(s for s in schedule if "hostile" not in s.players)
     executor = LocalExecutor(config, concurrency=2, game_deadline=1.5)

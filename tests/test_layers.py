@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Lowest first.  The front ends (cli, check, play) sit above every layer.
-LAYERS = ["engine", "arena.bot", "arena.game", "arena.results", "arena.run", "arena"]
+LAYERS = ["engine", "arena.bot", "arena.game", "arena.formats", "arena.results", "arena.run", "arena"]
 
 
 def layer_of(module: str) -> int | None:
@@ -78,6 +78,43 @@ def test_the_layers_exist_as_packages():
 
 def test_imports_run_one_way():
     assert upward_imports() == []
+
+
+#: The one module that opens ``tournament.json``: every other reads and writes
+#: it through the typed record there.
+META_MODULE = "arena/results/meta.py"
+
+
+def tournament_json_openers(root: Path = ROOT) -> list[str]:
+    """Modules of the arena, other than :data:`META_MODULE`, that name the
+    file ``tournament.json`` in code (a string constant outside a docstring):
+    each would open it by itself."""
+    found = []
+    for path in sorted(root.glob("arena/**/*.py")):
+        if path.relative_to(root).as_posix() == META_MODULE:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "tournament.json" in node.value \
+                    and id(node) not in docstrings:
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_only_the_meta_record_opens_tournament_json():
+    assert tournament_json_openers() == []
+
+
+def test_the_tournament_json_check_can_fail(tmp_path):
+    (tmp_path / "arena" / "results").mkdir(parents=True)
+    (tmp_path / "arena" / "results" / "meta.py").write_text('META_FILE = "tournament.json"\n')
+    (tmp_path / "arena" / "results" / "report.py").write_text(
+        '"""Reads tournament.json through the meta record."""\nimport json\n'
+        'def f(d):\n    return json.loads((d / "tournament.json").read_text())\n')
+    assert tournament_json_openers(tmp_path) == ["arena/results/report.py:4"]
 
 
 def test_the_checker_sees_an_upward_import(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 import engine
 from arena.game.openings import Opening, OpeningError, parse_suite, play_opening, random_suite
 from arena.run.config import ConfigError, openings_from_option, parse_config
-from arena.run.schedule import make_schedule
+from arena.formats.schedule import make_schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,7 +138,7 @@ def test_config_refuses_bad_openings_in_one_line(tmp_path, openings, words):
 
 def test_every_pair_plays_every_opening_with_both_colours_back_to_back(tmp_path):
     config = tournament(tmp_path, "{plies: 3, count: 4}", bots=3)
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     assert len(schedule) == 3 * 4 * 2
     for first, second in zip(schedule[::2], schedule[1::2]):
         assert first.pair == second.pair == first.index // 2
@@ -155,7 +155,7 @@ def test_every_pair_plays_every_opening_with_both_colours_back_to_back(tmp_path)
 def test_without_a_suite_the_start_positions_are_still_played_in_pairs(tmp_path):
     entries = "".join(f"  - {{name: bot{i}, cmd: x}}\n" for i in range(2))
     config = parse_config(f"name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n{entries}", base_dir=tmp_path)
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     assert [(s.pair, s.opening, s.opening_moves) for s in schedule] == [(0, 0, ()), (0, 0, ()), (1, 1, ()), (1, 1, ())]
 
 

@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from arena.results.rounds import knockout_places, points_order
-from arena.results.statistics import buchholz, sonneborn_berger, total_scores
-from arena.run.pairing import (
+from arena.formats.scoring import buchholz, points_order, sonneborn_berger, total_scores
+from arena.formats.pairing import (
     PairingError,
     knockout_bracket,
+    knockout_places,
     knockout_next_round,
     swiss_round,
 )

@@ -153,13 +153,13 @@ def write_results(directory: Path, ranking: str) -> Path:
     ``ranking`` in its tournament.json as ``arena run`` writes it."""
     from arena.run.config import parse_config
     from arena.run.results_dir import tournament_meta
-    from arena.run.schedule import make_schedule
+    from arena.formats.schedule import make_schedule
 
     bots = "".join(f"  - {{name: {name}, cmd: python -m bots.random_bot}}\n" for name in NAMES)
     config = parse_config(f"name: ranked\ngame: oxono\ntime_control: 5+0.1\nranking: {ranking}\nbots:\n{bots}",
                           base_dir=directory)
     lines = []
-    for spec in make_schedule(config):
+    for spec in make_schedule(config.competition):
         first, second = spec.players
         points = points_of(first, second)
         winner = None if points == 0.5 else "pink" if points == 1 else "black"
@@ -171,7 +171,7 @@ def write_results(directory: Path, ranking: str) -> Path:
     out = directory / "results"
     out.mkdir()
     (out / "games.jsonl").write_bytes(b"".join(lines))
-    (out / "tournament.json").write_text(json.dumps(tournament_meta(config)))
+    (out / "tournament.json").write_text(json.dumps(tournament_meta(config).to_json()))
     return out
 
 

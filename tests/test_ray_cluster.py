@@ -9,7 +9,7 @@ import pytest
 
 from arena.run.config import load_config
 from arena.run.ray_executor import RayExecutor
-from arena.run.schedule import make_schedule
+from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
 from raytest import QUIET, ray_runtime, wait_until_gone
 from test_ray_executor import BOTS, RANDOM, lines, played, ranking, write_tournament
@@ -47,7 +47,7 @@ def test_actors_on_two_nodes_play_the_same_games_as_the_local_executor(tmp_path,
     summaries = {"local": run_tournament(configs["local"]), "ray": run_tournament(configs["ray"], executor=executor)}
     assert len({placement.node_id for placement in executor.placements.values()}) == 2
     games = {e: lines(config) for e, config in configs.items()}
-    assert sorted(r["game_id"] for r in games["ray"]) == sorted(s.game_id for s in make_schedule(configs["ray"]))
+    assert sorted(r["game_id"] for r in games["ray"]) == sorted(s.game_id for s in make_schedule(configs["ray"].competition))
     assert played(games["ray"]) == played(games["local"])
     assert ranking(summaries["ray"].records, bots) == ranking(summaries["local"].records, bots)
     assert wait_until_gone(str(tmp_path)) == []
@@ -67,6 +67,6 @@ def test_losing_a_node_mid_run_loses_no_game(tmp_path, two_nodes):
     assert "worker" not in two_nodes, "the worker node never had an actor"
     assert executor.lost >= 1
     ids = [r["game_id"] for r in lines(config)]
-    assert sorted(ids) == sorted(s.game_id for s in make_schedule(config))
+    assert sorted(ids) == sorted(s.game_id for s in make_schedule(config.competition))
     assert not any(r.reason == "crash" for r in summary.records)
     assert wait_until_gone(str(tmp_path)) == []

@@ -19,7 +19,7 @@ import needs
 from arena.results.standings import compute_standings
 from arena.run.config import ConfigError, load_config
 from arena.run.ray_executor import LOCAL_RAY
-from arena.run.schedule import make_schedule
+from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
 from raytest import MARK, QUIET, marked, ray_runtime, wait_until_gone
 
@@ -86,7 +86,7 @@ def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ra
 
     summaries = {e: run_tournament(config, on_record=look_at_bots) for e, config in configs.items()}
     games = {e: lines(config) for e, config in configs.items()}
-    ids = [spec.game_id for spec in make_schedule(configs["ray"])]
+    ids = [spec.game_id for spec in make_schedule(configs["ray"].competition)]
     assert sorted(r["game_id"] for r in games["ray"]) == sorted(ids)  # every game, each once
     assert played(games["ray"]) == played(games["local"])
     assert ranking(summaries["ray"].records) == ranking(summaries["local"].records)
@@ -122,7 +122,7 @@ def test_a_killed_actor_loses_only_its_game_and_takes_its_bots(tmp_path, local_r
     summary = run_tournament(config, executor=executor, on_record=kill_one)
     assert executor.lost == 1
     ids = [r["game_id"] for r in lines(config)]
-    assert sorted(ids) == sorted(spec.game_id for spec in make_schedule(config))  # once each, none lost
+    assert sorted(ids) == sorted(spec.game_id for spec in make_schedule(config.competition))  # once each, none lost
     assert summary.played == len(ids)
     assert not any(r.reason == "crash" for r in summary.records)  # the lost game was replayed, not forfeited
     assert victim["alive"] == []  # its bots died with it, while the run went on
@@ -138,7 +138,7 @@ def test_an_actor_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_pat
     executor = RayExecutor(config, config.output / "logs", game_deadline=5)
     summary = run_tournament(config, executor=executor)
     assert flag.exists() and executor.lost == 1
-    assert sorted(r["game_id"] for r in lines(config)) == sorted(s.game_id for s in make_schedule(config))
+    assert sorted(r["game_id"] for r in lines(config)) == sorted(s.game_id for s in make_schedule(config.competition))
     assert all(r.forfeit_by is None for r in summary.records)
     assert wait_until_gone(str(tmp_path)) == []
 

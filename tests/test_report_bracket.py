@@ -14,9 +14,9 @@ import pytest
 
 import engine
 from arena.game.records import GameRecord
-from arena.results.report import build_report
+from builders import results, report_page
 from arena.results.report.bracket import game_href, rounds_html
-from arena.results.rounds import Rounds, rounds_from_meta
+from arena.formats.rounds import Rounds
 from arena.results.standings import compute_standings
 from arena.results.tables import standings_tables
 from played_games import played_tournament
@@ -49,7 +49,7 @@ def renamed_meta(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def rounds_of(records: list[GameRecord], meta: dict[str, Any]) -> Rounds:
-    rounds = rounds_from_meta(meta, records, engine.get_game("oxono").openings)
+    rounds = results(records, meta).rounds
     assert rounds is not None
     return rounds
 
@@ -149,7 +149,7 @@ def test_each_match_links_its_games_for_the_viewer(knockout):
 
 def test_the_report_draws_the_bracket_instead_of_its_text_table(knockout):
     records, meta = knockout
-    page = build_report(records, meta)
+    page = report_page(records, meta)
     assert rounds_html(rounds_of(records, meta)) in page
     assert 'data-table="bracket"' not in page
     assert 'data-table="ranking"' in page and 'data-table="crosstable"' in page
@@ -174,7 +174,7 @@ def test_a_knockout_being_played_shows_the_rounds_to_come(knockout):
     assert text(open_.find("div[@class='how']")) == "being played"
     assert linked_games(open_) == [r.game_id for r in played]
     # Before any game ends, the report already shows who meets whom.
-    assert "quarter-finals" in build_report([], first)
+    assert "quarter-finals" in report_page([], first)
 
 
 #: A Swiss of 5 (a bye each round), then a knockout of its top 4.
@@ -185,7 +185,7 @@ def test_a_staged_tournament_draws_its_swiss_rounds_then_its_bracket():
     records, meta = tournament(*STAGED)
     rounds = rounds_of(records, meta)
     swiss, knockout_ = rounds.stages
-    page = build_report(records, meta)
+    page = report_page(records, meta)
     assert 'data-table="rounds"' not in page and 'data-table="bracket"' not in page
     assert "Rounds (stage 1, Swiss, 3 of 3 paired)" in page
     assert "Bracket (stage 2, knockout of the top 4 of stage 1)" in page

@@ -1,6 +1,6 @@
 """Swiss, knockout and staged tournaments, round by round: the pairings
-``arena.run.progression`` makes from the results, the games it schedules
-for them, and how ``arena.results.rounds`` reads them back (scores, byes,
+``arena.formats.progression`` makes from the results, the games it schedules
+for them, and how ``arena.formats.rounds`` reads them back (scores, byes,
 knockout matches and their tie-breaks, places), driven with hand-made game
 records through the runner's own loop (``RunPlan.advance``).  No bot is
 started: every game's result is decided by the test."""
@@ -20,18 +20,13 @@ import pytest
 
 import engine
 from arena.game.records import GameRecord, GameSpec
-from arena.results.rounds import (
-    Pairing,
-    Rounds,
-    Stage,
-    game_ids,
-    knockout_places,
-    pairings_from_json,
-    points_order,
-)
+from arena.formats.game_pairs import game_ids
+from arena.formats.pairing import knockout_places
+from arena.formats.progression import estimated_games, next_pairing, read_progress, rounds_schedule, withdrawn_bots
+from arena.formats.rounds import Rounds
+from arena.formats.scoring import points_order
+from arena.formats.stages import Pairing, Stage, pairings_from_json
 from arena.run.config import ConfigError, TournamentConfig, parse_config
-from arena.run.progression import estimated_games, next_pairing, read_progress, rounds_schedule, withdrawn_bots
-from arena.run.schedule import opening_suite
 
 COLORS = engine.get_game("oxono").colors
 TIME_CONTROL = {"initial_ms": 5000, "increment_ms": 100}
@@ -114,7 +109,7 @@ class Run:
 
     @property
     def rounds(self) -> Rounds:
-        return read_progress(self.config, self.seeding, self.pairings, self.records)
+        return read_progress(self.config.competition, self.seeding, self.pairings, self.records)
 
     def advance(self, rounds_paired: int | None = None) -> list[GameSpec]:
         """As ``RunPlan.advance``: the games to play next, pairing a round
@@ -123,12 +118,12 @@ class Run:
         while True:
             rounds = self.rounds
             done = {r.game_id for r in self.records}
-            pending = [s for s in rounds_schedule(self.config, rounds) if s.game_id not in done]
+            pending = [s for s in rounds_schedule(self.config.competition, rounds) if s.game_id not in done]
             if pending:
                 return pending
             if rounds_paired is not None and len(self.pairings) >= rounds_paired:
                 return []
-            pairing = next_pairing(self.config, rounds, self.records)
+            pairing = next_pairing(self.config.competition, rounds, self.records)
             if pairing is None:
                 return []
             # Stored in tournament.json and read back, as the runner does.
@@ -289,7 +284,7 @@ def test_a_tied_match_gets_a_tie_break_pair_and_is_won_in_it(tmp_path: Path) -> 
     assert sorted(s.game_id for s in first) == ["r1-s1~s4-g1", "r1-s1~s4-g2", "r1-s2~s3-g1", "r1-s2~s3-g2"]
     assert [s.game_id for s in second] == ["r1-s1~s4-g3", "r1-s1~s4-g4"]
     # The tie-break pair is the match's second game pair: on the suite's second opening.
-    suite = opening_suite(run.config)
+    suite = list(run.config.competition.suite())
     assert len(suite) == 2 and [s.opening for s in second] == [suite[1].start] * 2
     assert [s.players for s in second] == [("s1", "s4"), ("s4", "s1")]
     (stage,) = run.rounds.stages
@@ -337,7 +332,7 @@ def test_drawn_matches_go_to_the_better_seed_listed_first(tmp_path: Path) -> Non
 def test_games_per_match_and_the_openings_of_each_game_pair(tmp_path: Path) -> None:
     settings = "format: knockout\ngames_per_match: 2\ntiebreak_pairs: 2\nopenings: {plies: 2, count: 3}\n"
     run = start(tournament(tmp_path, 2, settings))
-    suite = opening_suite(run.config)
+    suite = list(run.config.competition.suite())
     assert len(suite) == 3 and len({o.moves for o in suite}) == 3
     first = run.advance()
     # Two game pairs, colours swapped within each, the j-th pair on opening j.
@@ -479,7 +474,7 @@ def test_swiss_first_round_pairs_by_seeding_then_by_score(tmp_path: Path) -> Non
 @pytest.mark.parametrize("bye, value", [("win", 1.0), ("draw", 0.5), ("loss", 0.0)])
 def test_bye_points(tmp_path: Path, bye: str, value: float) -> None:
     config = tournament(tmp_path, 5, f"format: swiss\nrounds: 4\nbye: {bye}\nopenings: {{plies: 2, count: 3}}\n")
-    suite = len(opening_suite(config))
+    suite = len(list(config.competition.suite()))
     assert suite == 3
     run = start(config).play(better_seed)
     check_swiss(run)
@@ -537,7 +532,7 @@ def test_a_bot_that_crashes_withdraw_after_crashes_times_in_a_row_is_not_paired_
 
 def test_a_crash_between_wins_starts_the_count_again(tmp_path: Path) -> None:
     config = tournament(tmp_path, 2, "format: knockout\n")
-    spec = rounds_schedule(config, read_progress(config, ["s1", "s2"], [Pairing(1, 1, (("s1", "s2"),))], []))
+    spec = rounds_schedule(config.competition, read_progress(config.competition, ["s1", "s2"], [Pairing(1, 1, (("s1", "s2"),))], []))
     records = [forfeit(spec[0], "s1", "crash"), result(spec[1], "s1")]
     assert withdrawn_bots(records, 1) == set()
     assert withdrawn_bots(records[:1], 1) == {"s1"}
@@ -647,7 +642,7 @@ def test_staged_describe_and_current_while_the_swiss_is_played(tmp_path: Path) -
     assert rounds.current.number == 1
     assert rounds.describe() == "round 3: stage 1 (swiss), 3 of 3"
     # Games so far, the third round's, and the knockout's 3 matches of one game pair.
-    assert estimated_games(run.config, rounds, len(rounds_schedule(run.config, rounds))) == 3 * 4 * 2 + 3 * 2
+    assert estimated_games(run.config.competition, rounds, len(rounds_schedule(run.config.competition, rounds))) == 3 * 4 * 2 + 3 * 2
 
 
 # -- what tournament.json holds --------------------------------------------------------
@@ -874,8 +869,8 @@ def test_a_swiss_round_with_no_pairing_free_of_rematches_allows_one_rather_than_
     run.pairings = [Pairing(1, 1, (("s1", "s2"), ("s3", "s4"), ("s5", "s6"))),
                     Pairing(2, 1, (("s1", "s4"), ("s3", "s6"), ("s5", "s2"))),
                     Pairing(3, 1, (("s1", "s6"), ("s3", "s2"), ("s5", "s4")))]
-    run.records = [draws(spec) for spec in rounds_schedule(config, run.rounds)]
-    fourth = next_pairing(config, run.rounds, run.records)
+    run.records = [draws(spec) for spec in rounds_schedule(config.competition, run.rounds)]
+    fourth = next_pairing(config.competition, run.rounds, run.records)
     assert fourth is not None and fourth.round == 4 and fourth.byes == ()
     paired = [b for pair in fourth.pairs for b in pair]
     assert sorted(paired) == names(6)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.game.records import GameRecord, MoveRecord
+from arena.formats.scoring import Tally
 from arena.results.standings import DRAW_PROBABILITY, INITIAL_MU, INITIAL_SIGMA, RunningLeader, compute_standings
 
 BOTS = ("alpha", "beta", "gamma")
@@ -187,8 +188,8 @@ def test_tallies_crosstable_and_colours():
         assert sum(score for score, _ in standings.crosstable[row].values()) == by_name(standings)[row].score
 
     assert list(standings.by_color) == ["pink", "black"]
-    assert standings.by_color["pink"] == {"games": 7, "wins": 3, "draws": 2, "losses": 2}
-    assert standings.by_color["black"] == {"games": 7, "wins": 2, "draws": 2, "losses": 3}
+    assert standings.by_color["pink"] == Tally(wins=3, draws=2, losses=2) and standings.by_color["pink"].games == 7
+    assert standings.by_color["black"] == Tally(wins=2, draws=2, losses=3)
 
 
 def test_moves_alternate_from_seat_zero():
@@ -267,7 +268,7 @@ def test_tallies_always_add_up(games):
             assert played == other_played
             assert score + other_score == played
     for tally in standings.by_color.values():
-        assert tally["games"] == len(games) == tally["wins"] + tally["draws"] + tally["losses"]
+        assert tally.games == len(games) == tally.wins + tally.draws + tally.losses
     ranking = [(b.rating, b.score) for b in bots]
     assert ranking == sorted(ranking, key=lambda t: (-t[0], -t[1]))
 

@@ -15,7 +15,7 @@ import pytest
 from arena.results.standings import compute_standings
 from arena.results.store import ResultsConflict, ResultsStore
 from arena.run.config import ConfigError, load_config
-from arena.run.schedule import make_schedule
+from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
 
 ROOT = Path(__file__).parent.parent
@@ -40,7 +40,7 @@ def game_ids(directory):
 def test_plays_every_scheduled_game_once_in_parallel(tmp_path):
     config = load_config(write_tournament(tmp_path))
     summary = run_tournament(config)
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     assert summary.played == summary.total == len(schedule) == 12
     assert sorted(game_ids(config.output)) == sorted(s.game_id for s in schedule)
     assert all(r.forfeit_by is None for r in summary.records)
@@ -255,7 +255,7 @@ def test_another_executor_plugs_in_and_only_gets_the_missing_games(tmp_path):
     summary = run_tournament(config, executor=second)
     assert len(second.given) == 7 and not set(second.given) & set(game_ids(config.output)[:5])
     assert summary.resumed == 5 and summary.played == 7
-    assert sorted(game_ids(config.output)) == sorted(s.game_id for s in make_schedule(config))
+    assert sorted(game_ids(config.output)) == sorted(s.game_id for s in make_schedule(config.competition))
 
 
 # -- SPRT: stop once decided, resume only while undecided ---------------------------

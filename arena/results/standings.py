@@ -17,17 +17,17 @@ from dataclasses import dataclass, field
 import trueskill
 
 from arena.game.records import GameRecord
-from arena.results.rounds import Rounds
+from arena.formats.rounds import Rounds
+from arena.formats.scoring import Tally, side_score, sonneborn_berger
+from arena.results.meta import RANKINGS
 from arena.results.statistics import (
     MatchStatistics,
-    Tally,
     SprtConfig,
     SprtStatus,
     fit_elo,
     match_statistics,
     pentanomial,
     scores_of,
-    sonneborn_berger,
     sprt_status,
 )
 
@@ -42,7 +42,8 @@ __all__ = [
     "reference_ranking",
     "RANKINGS",
     "RANKING_RULES",
-    "meta_ranking",
+    "RatingFold",
+    "conservative",
     "RunningLeader",
 ]
 
@@ -53,10 +54,6 @@ INITIAL_SIGMA = INITIAL_MU / 3
 #: games can end drawn, and 10% is a fair prior for both.
 DRAW_PROBABILITY = 0.10
 
-_POINTS = {"wins": 1.0, "draws": 0.5, "losses": 0.0}
-
-#: The rules that may order the ranking (``ranking:`` in a tournament file).
-RANKINGS = ("trueskill", "elo", "points")
 #: Each rule in one line, as the tables and the report state it.
 RANKING_RULES = {
     "trueskill": "TrueSkill's cautious estimate mu - 3·sigma, then score",
@@ -64,6 +61,12 @@ RANKING_RULES = {
     "points": "points (win 1, draw ½), then the head-to-head score among the tied bots, "
               "then Sonneborn–Berger, then wins; a tie none of them breaks shares its rank (shown 3=)",
 }
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """TrueSkill's cautious estimate, mu - 3 sigma: the bot is very likely at
+    least this strong, so an unproven bot does not rank high by luck."""
+    return mu - 3 * sigma
 
 
 def rating_env() -> trueskill.TrueSkill:
@@ -142,7 +145,7 @@ class BotStanding(Tally):
     def rating(self) -> float:
         """Conservative skill estimate, mu - 3 sigma: the bot is very likely at
         least this strong, so an unproven bot does not rank high by luck."""
-        return self.mu - 3 * self.sigma
+        return conservative(self.mu, self.sigma)
 
     @property
     def mean_move_ms(self) -> float | None:
@@ -161,9 +164,9 @@ class Standings:
     #: Row bot -> column bot -> (row's score against column, games between them),
     #: for every ordered pair of distinct bots (``(0.0, 0)`` if they never met).
     crosstable: dict[str, dict[str, tuple[float, int]]]
-    #: Colour -> {"games", "wins", "draws", "losses"} for whoever played that
+    #: Colour -> the results of whoever played that
     #: colour, in seat order: this shows any first-mover advantage.
-    by_color: dict[str, dict[str, int]]
+    by_color: dict[str, Tally]
     total_games: int
     #: The Elo fit added a virtual draw between every two bots, because some
     #: bot or group scored 100 % or 0 % against the rest (see arena.results.statistics).
@@ -237,33 +240,29 @@ def compute_standings(
     # Ties on index (which a well-formed schedule never makes) are broken by
     # game id, so the fold order never depends on the order of the input.
     ordered = sorted(records, key=lambda r: (r.index, r.game_id))
-    env = rating_env()
+    fold = RatingFold()
     bots: dict[str, BotStanding] = {name: BotStanding(name) for name in bot_names or ()}
-    ratings: dict[str, trueskill.Rating] = {}
     pair_scores: dict[tuple[str, str], float] = {}
     pair_games: dict[tuple[str, str], int] = {}
     elo_games: list[tuple[str, str, float]] = []
-    by_color: dict[str, dict[str, int]] = {}
+    by_color: dict[str, Tally] = {}
     last_played: dict[tuple[str, str], str] = {}
     games = {r.game for r in ordered}
     if len(games) > 1:
         raise ValueError(f"records mix several games ({', '.join(sorted(games))}); rate each game apart")
 
     for record in ordered:
-        first, second = _seats(record)
-        winner = _winner(record)
+        first, second, winner = fold.add(record)
         names = {color: record.players[color] for color in (first, second)}
         for color in (first, second):
             standing = bots.setdefault(names[color], BotStanding(names[color]))
-            tally = by_color.setdefault(color, {"games": 0, "wins": 0, "draws": 0, "losses": 0})
-            tally["games"] += 1
-            result = "draws" if winner is None else "wins" if winner == color else "losses"
-            tally[result] += 1
-            standing.add(_POINTS[result])
+            score = side_score(winner, color)
+            by_color.setdefault(color, Tally()).add(score)
+            standing.add(score)
             opponent = names[second if color == first else first]
             key = (names[color], opponent)
             pair_games[key] = pair_games.get(key, 0) + 1
-            pair_scores[key] = pair_scores.get(key, 0.0) + _POINTS[result]
+            pair_scores[key] = pair_scores.get(key, 0.0) + score
         for color, version in (record.versions or {}).items():
             played_by = bots[names[color]].versions
             played_by[version] = played_by.get(version, 0) + 1
@@ -272,7 +271,7 @@ def compute_standings(
         if record.forfeit_by is not None:
             forfeits = bots[names[record.forfeit_by]].forfeits
             forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
-        elo_games.append((names[first], names[second], 0.5 if winner is None else float(winner == first)))
+        elo_games.append((names[first], names[second], side_score(winner, first)))
         # Seat 0 moves first and the players alternate (neither game has a
         # pass); the opening's moves were not the bots'.
         for ply, move in enumerate(record.moves, start=len(record.opening_moves)):
@@ -280,11 +279,11 @@ def compute_standings(
             standing.moves += 1
             standing.move_ms += move.ms
 
-        _rate(env, ratings, names[first], names[second], winner == second, winner is None)
         for name in (names[first], names[second]):
-            bots[name].history.append((bots[name].games, ratings[name].mu, ratings[name].sigma))
+            rating = fold.ratings[name]
+            bots[name].history.append((bots[name].games, rating.mu, rating.sigma))
 
-    for name, rating in ratings.items():
+    for name, rating in fold.ratings.items():
         bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
     for bot in bots.values():
         bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (last_played[bot.name, v[0]], v[0]), reverse=True))
@@ -359,13 +358,6 @@ def _placed(bots: dict[str, BotStanding], rounds: Rounds, ranking: str) -> list[
     ranked = sorted(bots.values(), key=lambda b: (order.get(b.name, len(order)), b.name))
     _set_ranks(ranked, lambda b: b.place if b.place is not None and b.place[0] != b.place[1] else b.name)
     return ranked
-
-
-def meta_ranking(meta: Mapping[str, object] | None) -> str:
-    """The ranking rule a results directory's ``tournament.json`` names;
-    TrueSkill for one written before the key existed (or naming no known rule)."""
-    ranking = (meta or {}).get("ranking")
-    return ranking if isinstance(ranking, str) and ranking in RANKINGS else RANKINGS[0]
 
 
 def _tie_breaks(bots: Mapping[str, BotStanding], pair_scores: Mapping[tuple[str, str], float]) -> None:
@@ -479,18 +471,36 @@ def _draw_margin(env: trueskill.TrueSkill) -> float:
     return trueskill.calc_draw_margin(env.draw_probability, 2, env)
 
 
+class RatingFold:
+    """TrueSkill ratings and each bot's results, folded one game at a time
+    in the order given: the one fold of the standings and of the live leader."""
+
+    def __init__(self) -> None:
+        self.env = rating_env()
+        self.ratings: dict[str, trueskill.Rating] = {}
+        self.tallies: dict[str, Tally] = {}
+
+    def add(self, record: GameRecord) -> tuple[str, str, str | None]:
+        """Fold ``record`` in; its seats' colours and the winning colour (None: a draw)."""
+        first, second = _seats(record)
+        winner = _winner(record)
+        for color in (first, second):
+            self.tallies.setdefault(record.players[color], Tally()).add(side_score(winner, color))
+        _rate(self.env, self.ratings, record.players[first], record.players[second], winner == second, winner is None)
+        return first, second, winner
+
+
 class RunningLeader:
     """The leader of a tournament in progress, for a progress line: the
     ratings of :func:`compute_standings` over the games ``0 .. k-1`` of the
     schedule (the longest run of finished games from the start), folded one
-    game at a time as they come in, so each record costs O(1) rather than a
-    fold of every game so far.  Records out of order wait for the ones before
-    them; once every game is in, the leader is the standings' first bot."""
+    game at a time as they come in (the same :class:`RatingFold`), so each
+    record costs O(1) rather than a fold of every game so far.  Records out
+    of order wait for the ones before them; once every game is in, the
+    leader is the standings' first bot."""
 
     def __init__(self) -> None:
-        self._env = rating_env()
-        self._ratings: dict[str, trueskill.Rating] = {}
-        self._points: dict[str, float] = {}
+        self._fold = RatingFold()
         self._waiting: dict[int, GameRecord] = {}
         self._next = 0
 
@@ -498,24 +508,15 @@ class RunningLeader:
         self._waiting[record.index] = record
         while (record := self._waiting.pop(self._next, None)) is not None:
             self._next += 1
-            first, second = _seats(record)
-            winner = _winner(record)
-            names = record.players
-            for color in (first, second):
-                points = 0.5 if winner is None else float(winner == color)
-                self._points[names[color]] = self._points.get(names[color], 0.0) + points
-            _rate(self._env, self._ratings, names[first], names[second], winner == second, winner is None)
+            self._fold.add(record)
 
     def leader(self) -> tuple[str, float] | None:
         """The best bot's name and conservative rating (mu - 3 sigma), or None before the first game."""
-        if not self._ratings:
+        ratings, tallies = self._fold.ratings, self._fold.tallies
+        if not ratings:
             return None
-        name = min(self._ratings, key=lambda n: (-_conservative(self._ratings[n]), -self._points[n], n))
-        return name, _conservative(self._ratings[name])
-
-
-def _conservative(rating: trueskill.Rating) -> float:
-    return rating.mu - 3 * rating.sigma
+        name = min(ratings, key=lambda n: (-conservative(ratings[n].mu, ratings[n].sigma), -tallies[n].score, n))
+        return name, conservative(ratings[name].mu, ratings[name].sigma)
 
 
 def _seats(record: GameRecord) -> tuple[str, str]:

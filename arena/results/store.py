@@ -32,10 +32,8 @@ import fcntl
 import json
 import os
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import engine
 from arena.bot.quota import empty_directory
@@ -44,7 +42,6 @@ from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "write_atomically"]
 
 GAMES_FILE = "games.jsonl"
-META_FILE = "tournament.json"
 REPLACED_FILE = "replaced.jsonl"
 LOGS_DIR = "logs"
 SCRATCH_DIR = "scratch"
@@ -67,7 +64,7 @@ class StoreError(Exception):
     and the cause; every record written before is kept."""
 
 
-def _store_error(exc: OSError, doing: str, path: Path) -> StoreError:
+def store_error(exc: OSError, doing: str, path: Path) -> StoreError:
     if isinstance(exc, FileExistsError) or isinstance(exc, NotADirectoryError):
         return StoreError(f"cannot use {path} as the results directory: a file of that name is in the way")
     return StoreError(f"cannot {doing} {exc.filename or path}: {exc.strerror or exc}")
@@ -81,29 +78,10 @@ class LoadedResults:
     good_bytes: int = 0
 
 
-def meta_bots(meta: dict[str, Any] | None, key: str = "bots") -> list[dict[str, Any]]:
-    """The well-formed bot entries under ``key`` (``bots``, or ``departed``: the
-    bots that left) of a ``tournament.json`` (one edited by hand may hold anything)."""
-    bots = (meta or {}).get(key)
-    return [b for b in bots if isinstance(b, dict) and isinstance(b.get("name"), str)] if isinstance(bots, list) else []
-
-
-def meta_reference(meta: dict[str, Any]) -> list[str]:
-    """The reference bots a ``tournament.json`` names, those of its bots only."""
-    reference, names = meta.get("reference"), {b["name"] for b in meta_bots(meta)}
-    return [name for name in reference if name in names] if isinstance(reference, list) else []
-
-
-def bot_versions(meta: dict[str, Any]) -> dict[str, str]:
-    """Bot name -> version, as a ``tournament.json`` says (the versions of its last run)."""
-    return {b["name"]: b["version"] for b in meta_bots(meta) if isinstance(b.get("version"), str)}
-
-
 class ResultsStore:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
         self.games_path = self.directory / GAMES_FILE
-        self.meta_path = self.directory / META_FILE
         self.replaced_path = self.directory / REPLACED_FILE
         self.logs_dir = self.directory / LOGS_DIR
         self.scratch_dir = self.directory / SCRATCH_DIR
@@ -128,7 +106,7 @@ class ResultsStore:
         except OSError as exc:
             if exc.errno == errno.ENAMETOOLONG:
                 return result
-            raise _store_error(exc, "read", self.games_path) from None
+            raise store_error(exc, "read", self.games_path) from None
         result.good_bytes = data.rfind(b"\n") + 1
         complete, tail = data[: result.good_bytes], data[result.good_bytes :]
         if tail.strip():
@@ -166,24 +144,14 @@ class ResultsStore:
             result.records.append(record)
         return result
 
-    def read_meta(self) -> dict[str, Any] | None:
-        try:
-            meta = json.loads(self.meta_path.read_text())
-        except (OSError, ValueError, RecursionError):  # none yet, or unreadable: nothing to go by
-            return None
-        return meta if isinstance(meta, dict) else None
-
     # -- writing (one run at a time) ----------------------------------------
 
-    def open_for_run(self, game: str, check: Callable[[dict[str, Any] | None, list[GameRecord]], None]) -> LoadedResults:
-        """Lock the directory, cut a torn tail, empty the bots' scratch
-        directories of the last run (so that a disk a bot filled does not
-        stay full), and get ready to append.
-        ``check`` is given the old ``tournament.json`` (None when there is
-        none) and the records of ``game`` there; it refuses results that
-        belong to another tournament by raising :class:`ResultsConflict`,
-        before anything is written.  Returns what is there already; the run
-        writes its ``tournament.json`` with :meth:`write_meta`."""
+    def open_for_run(self, game: str) -> LoadedResults:
+        """Lock the directory, empty the bots' scratch directories of the
+        last run (so that a disk a bot filled does not stay full), and
+        return the records of ``game`` there.  Nothing else is written
+        until :meth:`start_appending`: the run decides its plan from what
+        this returns first (and may refuse the directory)."""
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             if not self.directory.is_dir():
@@ -191,28 +159,21 @@ class ResultsStore:
             self.logs_dir.mkdir(exist_ok=True)
             self._lock()
         except OSError as exc:
-            raise _store_error(exc, "create", self.directory) from None
+            raise store_error(exc, "create", self.directory) from None
         empty_directory(self.scratch_dir)  # under the lock: no other run's bots are using it
-        loaded = self.load(game)
-        check(self.read_meta(), loaded.records)
+        return self.load(game)
+
+    def start_appending(self, loaded: LoadedResults) -> None:
+        """Cut the torn tail :meth:`open_for_run` found and get ready to append."""
         try:
             self._fd = os.open(self.games_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             if os.fstat(self._fd).st_size != loaded.good_bytes:
                 os.ftruncate(self._fd, loaded.good_bytes)
         except OSError as exc:
-            raise _store_error(exc, "write", self.games_path) from None
+            raise store_error(exc, "write", self.games_path) from None
         self._closing.clear()
         self._syncer = threading.Thread(target=self._sync_every_interval, name="games-fsync", daemon=True)
         self._syncer.start()
-        return loaded
-
-    def write_meta(self, meta: dict[str, Any]) -> None:
-        """Write ``tournament.json`` (atomically; not at all when it says the same)."""
-        try:
-            if self.read_meta() != meta:
-                write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
-        except OSError as exc:
-            raise _store_error(exc, "write", self.meta_path) from None
 
     def replace(self, reasons: dict[str, str]) -> None:
         """Move the records of the games in ``reasons`` (game id to why) to
@@ -236,14 +197,14 @@ class ResultsStore:
                     archive.write(entries)
                     os.fsync(archive.fileno())
         except OSError as exc:
-            raise _store_error(exc, "write", self.replaced_path) from None
+            raise store_error(exc, "write", self.replaced_path) from None
         kept = [line + b"\n" for line in lines if _game_id_of(line) not in reasons]
         try:
             write_atomically(self.games_path, b"".join(kept))
             os.close(self._fd)
             self._fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
-            raise _store_error(exc, "write", self.games_path) from None
+            raise store_error(exc, "write", self.games_path) from None
 
     def append(self, record: GameRecord) -> None:
         """Write one record as one line.  When this returns the line is the
@@ -261,7 +222,7 @@ class ResultsStore:
                 os.ftruncate(self._fd, start)
             except OSError:
                 pass  # the next run drops the torn tail with a warning
-            raise _store_error(exc, "write", self.games_path) from None
+            raise store_error(exc, "write", self.games_path) from None
         self._unsynced = True
 
     def _sync(self) -> None:
@@ -289,7 +250,7 @@ class ResultsStore:
                 try:
                     self._sync()
                 except OSError as exc:
-                    raise _store_error(exc, "write", self.games_path) from None
+                    raise store_error(exc, "write", self.games_path) from None
                 finally:
                     os.close(self._fd)
                     self._fd = None

@@ -61,7 +61,7 @@ from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
-from arena.results.rounds import Match, Rounds
+from arena.formats.rounds import Match, Rounds
 from arena.results.standings import BotStanding, Standings, rounds_rule
 from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
@@ -330,12 +330,12 @@ def _tables(standings: Standings) -> list[_Table]:
         f"Results by colour ({standings.total_games} game{'' if standings.total_games == 1 else 's'})",
         ["colour", "wins", "draws", "losses", "score %"],
         [
-            [color, *(str(t[k]) for k in ("wins", "draws", "losses")), _number(_color_pct(t))]
+            [color, str(t.wins), str(t.draws), str(t.losses), _number(t.score_pct)]
             for color, t in standings.by_color.items()
         ],
         ["left"] + ["right"] * 4,
         "colors",
-        [[color, t["wins"], t["draws"], t["losses"], _color_pct(t)] for color, t in standings.by_color.items()],
+        [[color, t.wins, t.draws, t.losses, t.score_pct] for color, t in standings.by_color.items()],
     )
     if any(bot.versions for bot in standings.bots):
         _add_column(ranking, "version", "left", [(_version_cell(b), _version_cell(b)) for b in standings.bots])
@@ -493,12 +493,6 @@ def _h2h_cell(standings: Standings, row: str, col: str) -> str:
     return f"{score:g}/{games}" if games else "-"
 
 
-def _color_pct(tally: dict[str, int]) -> float | None:
-    if not tally["games"]:
-        return None
-    return 100 * (tally["wins"] + tally["draws"] / 2) / tally["games"]
-
-
 def _csv(table: _Table) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -592,7 +586,8 @@ def _json_object(standings: Standings) -> dict[str, Any]:
             row: {col: {"score": score, "games": games} for col, (score, games) in cols.items()}
             for row, cols in standings.crosstable.items()
         },
-        "by_color": {color: {**tally, "score_pct": _color_pct(tally)} for color, tally in standings.by_color.items()},
+        "by_color": {color: {"games": t.games, "wins": t.wins, "draws": t.draws, "losses": t.losses,
+                              "score_pct": t.score_pct} for color, t in standings.by_color.items()},
         "elo_method": ELO_METHOD,
         "elo_regularized": standings.elo_regularized,
         "match": None if standings.match is None else _match_json(standings.match, standings.match_bots),

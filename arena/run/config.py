@@ -38,7 +38,8 @@ from arena.bot.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
 from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
-from arena.results.rounds import BYE_SCORES, STAGE_FORMATS, Stage
+from arena.formats.competition import FORMATS, STAGED, Competition
+from arena.formats.stages import BYE_SCORES, STAGE_FORMATS, Stage, stage_problem
 from arena.results.standings import RANKINGS
 from arena.results.statistics import SprtConfig
 from arena.run.option_reader import OptionMapping
@@ -109,11 +110,6 @@ MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
 #: The keys of ``openings:`` (either ``file`` or ``plies``/``count``) and of ``sprt:``.
 OPENINGS_KEYS = ("plies", "count", "file")
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
-#: The pairing formats: fixed in advance (see :mod:`arena.run.schedule`), or
-#: paired round by round from the results (see :mod:`arena.run.progression`).
-FORMATS = ("round-robin", "gauntlet", "reference", "swiss", "knockout")
-#: The format of a tournament in ``stages:``.
-STAGED = "stages"
 #: Every key a stage of ``stages:`` may hold.
 STAGE_KEYS = ("format", "rounds", "top", "games_per_match", "tiebreak_pairs", "bye")
 #: What a bot that fails the pre-flight does: stop the run, or forfeit its games.
@@ -179,7 +175,7 @@ class TournamentConfig:
     reference: tuple[str, ...] = ()
     #: How game ids name a pair: ``names`` (the bots' names), or ``positions``
     #: (their places in the file), as results directories written before
-    #: version 0.2 did; see :func:`arena.run.schedule.make_schedule`.
+    #: version 0.2 did; see :func:`arena.formats.schedule.make_schedule`.
     game_ids: str = "names"
     #: The rule that orders the ranking, one of :data:`arena.results.standings.RANKINGS`.
     ranking: str = "trueskill"
@@ -196,6 +192,15 @@ class TournamentConfig:
     def paired_by_results(self) -> bool:
         """The rounds are paired one by one from the results (Swiss, knockout, stages)."""
         return bool(self.stages)
+
+    @property
+    def competition(self) -> Competition:
+        """What decides the tournament's games and pairings."""
+        return Competition(
+            game=self.game, seed=self.seed, format=self.format, names=tuple(bot.name for bot in self.bots),
+            rounds=self.rounds, reference=self.reference, openings=self.openings, game_ids=self.game_ids,
+            stages=self.stages, withdraw_after_crashes=self.withdraw_after_crashes,
+        )
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -464,13 +469,12 @@ def _stages(fields: YamlMapping, format: str, bot_count: int) -> tuple[Stage, ..
             stage_format = section.choice("format", STAGE_FORMATS)
             if number == 0 and "top" in section:
                 raise section.error("the first stage plays every bot; top: goes in a later stage", "top")
+            top = None
             if number > 0:
                 section.require("top")
                 top = section.positive_int("top")
-                if not 2 <= top <= field_size:
-                    raise section.error(f"must be from 2 to the {field_size} bots the stage before has, got {top}", "top")
-                field_size = top
-            stages.append(_stage(section, stage_format, field_size, top=None if number == 0 else field_size))
+            stages.append(_stage(section, stage_format, field_size, top))
+            field_size = top or field_size
         return tuple(stages)
     if format not in ("swiss", "knockout"):
         for key in ("bye", "games_per_match", "tiebreak_pairs"):
@@ -489,17 +493,20 @@ def _stage(section: YamlMapping, format: str, field_size: int, top: int | None =
         if key in section:
             reason = "a knockout's rounds follow from its field" if key == "rounds" else f"does not go with format: {format}"
             raise section.error(reason, key)
-    if format == "knockout":
-        return Stage("knockout", top=top, games_per_match=section.positive_int("games_per_match", 1),
-                     tiebreak_pairs=_not_negative(section, "tiebreak_pairs", 3))
     if format == "swiss" and "rounds" not in section:
         raise section.error(f"a Swiss needs rounds: (about log2 of the field: {max(1, math.ceil(math.log2(field_size)))} "
                             f"for {field_size} bots)", "rounds")
-    rounds = section.positive_int("rounds", 1)
-    if format == "swiss" and rounds >= field_size:
-        raise section.error(f"{field_size} bots can play at most {field_size - 1} Swiss rounds (by then each "
-                            f"has met every other, as in a round-robin), got {rounds}", "rounds")
-    return Stage(format, rounds=rounds, top=top, bye=section.choice("bye", tuple(BYE_SCORES)) if format == "swiss" else "win")
+    if format == "knockout":
+        stage = Stage("knockout", top=top, games_per_match=section.positive_int("games_per_match", 1),
+                      tiebreak_pairs=_not_negative(section, "tiebreak_pairs", 3))
+    else:
+        stage = Stage(format, rounds=section.positive_int("rounds", 1), top=top,
+                      bye=section.choice("bye", tuple(BYE_SCORES)) if format == "swiss" else "win")
+    # The checks tournament.json's stages get too (Stage.from_json), against the field here.
+    problem = stage_problem(stage, field_size)
+    if problem is not None:
+        raise section.error(problem[1], problem[0])
+    return stage
 
 
 def _not_negative(section: YamlMapping, key: str, default: int) -> int:

@@ -18,15 +18,16 @@ from arena.bot.process import ArenaWriteError
 from arena.bot.protocol import UNPLAYED_FORFEITS
 from arena.bot.quota import measure
 from arena.game.records import GameRecord, GameSpec
+from arena.formats.progression import bots_in_play, estimated_games
+from arena.formats.rounds import Rounds
 from arena.results.report import LiveReport, REPORT_FILE
-from arena.results.rounds import Rounds
 from arena.results.statistics import PairTally, SprtStatus, sprt_status
 from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
-from arena.run.progression import bots_in_play, estimated_games
-from arena.run.results_dir import RunPlan
+from arena.results.meta import write_meta
+from arena.run.results_dir import RunPlan, run_meta
 
 __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
 
@@ -298,40 +299,42 @@ def run_tournament(
     if executor is None:  # made now: a missing Ray is one line before any bot starts
         executor = make_executor(config, store, concurrency)
     with store:
-        loaded = store.open_for_run(config.game, plan)
-        config, schedule, records = plan.config, plan.schedule, plan.records.kept
+        # The run, in order: open the store, decide the plan, start the bots,
+        # archive what is played again, write tournament.json, play.
+        loaded = store.open_for_run(config.game)
+        plan.decide(run_meta(store.directory), loaded.records)
+        store.start_appending(loaded)
+        config = plan.config
         # A decided SPRT plays nothing more: forfeits stand, no bot is started;
         # but the games of a bot played again (--replay) no longer count.
-        decided = (sprt := sprt_of(config, [r for r in records if r.game_id not in plan.replaced])) is not None \
-            and sprt.decided
-        replaced = dict(plan.replaced) | ({} if decided else {
-            r.game_id: f"--replay-forfeits {r.reason}" for r in records
-            if r.forfeit_by is not None and r.reason in replay_forfeits and r.game_id not in plan.replaced
-        })
-        kept = [r for r in records if r.game_id not in replaced]
+        decided = (sprt := sprt_of(config, plan.kept)) is not None and sprt.decided
+        plan.replay_forfeits_unless(decided)
+        kept = plan.kept
         running_sprt = RunningSprt(config, kept)
         sprt = running_sprt.status()
-        pending = [] if decided else plan.advance(kept) if config.paired_by_results else pending_specs(schedule, kept)
+        pending = [] if decided else plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
         # A later round may pair any bot still in play: each is started once before the first.
         in_play = None
         if config.paired_by_results and pending and plan.rounds is not None:
-            in_play = bots_in_play(config, plan.rounds, kept) | {name for spec in pending for name in spec.players}
+            in_play = bots_in_play(plan.competition, plan.rounds, kept) | {name for spec in pending for name in spec.players}
         started, more = start_bots(config, pending, store.logs_dir, in_play)
         warnings += more
         if started is not config:  # a bot the pre-flight barred from starting again
             config = started
             if own_executor:  # (an executor given plays with the config it was given)
                 executor = make_executor(config, store, concurrency)
-        if replaced:
-            store.replace(replaced)
-        store.write_meta(plan.meta)
+        if plan.replaced:
+            store.replace(plan.replaced)
+        assert plan.meta is not None
+        write_meta(store.directory, plan.meta)
         summary = RunSummary(
-            total=_total(config, plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
-            replayed=len(replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
+            total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
+            replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
             rounds=plan.rounds,
         )
-        report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt) if config.report else None
+        report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt, left_out=plan.records.left_out) \
+            if config.report else None
         if on_start is not None:
             on_start(summary)
         withdrawals = Withdrawals(config) if config.withdraw_after_crashes is not None else None
@@ -354,20 +357,22 @@ def run_tournament(
                 if not config.paired_by_results:
                     break
                 pending = plan.advance(summary.records)
-                store.write_meta(plan.meta)  # the next round's pairing, before its first game
+                write_meta(store.directory, plan.meta)  # the next round's pairing, before its first game
+                if report is not None:
+                    report.meta = plan.meta
                 summary.rounds = plan.rounds
-                summary.total = _total(config, plan, len(summary.records))
+                summary.total = _total(plan, len(summary.records))
     summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total)
     return summary
 
 
-def _total(config: TournamentConfig, plan: RunPlan, played: int) -> int:
+def _total(plan: RunPlan, played: int) -> int:
     """The games of the whole tournament: as scheduled, or as far as a
     Swiss, knockout or staged tournament's rounds to pair can be foreseen
     (never fewer than the ``played`` ones)."""
     if plan.rounds is None:
         return len(plan.schedule)
-    return max(estimated_games(config, plan.rounds, len(plan.schedule)), played)
+    return max(estimated_games(plan.competition, plan.rounds, len(plan.schedule)), played)
 
 
 @contextmanager
