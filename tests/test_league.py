@@ -211,10 +211,11 @@ def test_bots_from_a_folder_of_submissions(tmp_path):
     replayed = arena("run", path, "--replay", "team-b")
     assert replayed.exit_code == 0, replayed.err
     assert played(replayed) == 12  # team-b against a, d and late-team
-    assert "16 games of bots no longer in the tournament are left out of the ranking (kept in games.jsonl): team-c (16)" in replayed.err
-    assert len(records(tmp_path / "out")) == 24 + 16  # team-b's 12 replaced games archived, the 12 new in their place
+    # team-b's 4 games against team-c are archived too: played again by its new version if team-c comes back.
+    assert "12 games of bots no longer in the tournament are left out of the ranking (kept in games.jsonl): team-c (12)" in replayed.err
+    assert len(records(tmp_path / "out")) == 24 + 12  # team-b's 16 replaced games archived, 12 new in their place
     archived = [json.loads(line) for line in (tmp_path / "out" / "replaced.jsonl").read_text().splitlines()]
-    assert Counter(a["reason"] for a in archived) == {"--replay-forfeits startup_failure": 12, "--replay team-b": 12}
+    assert Counter(a["reason"] for a in archived) == {"--replay-forfeits startup_failure": 12, "--replay team-b": 16}
 
 
 def test_kill_9_in_the_middle_of_a_replay_leaves_every_game_once_and_the_archive_whole(tmp_path):

@@ -16,6 +16,7 @@ import engine
 from arena.game.records import GameRecord
 from builders import results, report_page
 from arena.results.report.bracket import game_href, rounds_html
+from arena.formats.game_pairs import game_seed
 from arena.formats.rounds import Rounds
 from arena.results.standings import compute_standings
 from arena.results.tables import standings_tables
@@ -32,11 +33,13 @@ def tournament(stages: str, names: list[str], winners: dict[frozenset[str], list
     bots = "".join(f"  - name: {name}\n    cmd: python -m bots.greedy\n" for name in names)
     text = f"name: cup\ngame: oxono\ntime_control: move 0.2\n{stages}\nbots:\n{bots}"
     records, meta = played_tournament(text, winners)
-    return [renamed(r) for r in records], renamed_meta(meta)
+    return [renamed(r, meta["seed"]) for r in records], renamed_meta(meta)
 
 
-def renamed(record: GameRecord) -> GameRecord:
-    return dataclasses.replace(record, game_id=record.game_id.replace(STAND_IN, HOSTILE),
+def renamed(record: GameRecord, tournament_seed: int) -> GameRecord:
+    # A game's seed follows from its id: the renamed game is the one the renamed schedule holds.
+    game_id = record.game_id.replace(STAND_IN, HOSTILE)
+    return dataclasses.replace(record, game_id=game_id, seed=game_seed(tournament_seed, game_id),
                                players={c: HOSTILE if n == STAND_IN else n for c, n in record.players.items()})
 
 

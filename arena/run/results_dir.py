@@ -38,7 +38,7 @@ from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, Resu
 from arena.run.config import ConfigError, TournamentConfig, load_config
 
 __all__ = ["FoundResults", "RunPlan", "VersionChanged", "find_results", "open_results", "read_results", "ranking_order",
-           "run_meta", "seeding_of", "tournament_meta"]
+           "run_meta", "schedule_conflict", "seeding_of", "settings_conflict", "tournament_meta"]
 
 _ADVICE = "use another output directory, or remove that one to start over"
 
@@ -122,7 +122,9 @@ class RunPlan:
         """Decide the run from the directory's ``meta`` and ``records``."""
         config = self.config
         if meta is not None:
-            self._check_settings(meta, bool(records))
+            problem = settings_conflict(meta, tournament_meta(config), played=bool(records), asker=self._asker())
+            if problem is not None:
+                raise ResultsConflict(f"the results in {self.directory} {problem}; {_ADVICE}")
         game_ids = (meta.game_ids if meta is not None else None) or ("positions" if meta is not None and records else "names")
         self.config = config = replace(config, game_ids=game_ids)
         self.competition = competition = config.competition
@@ -136,7 +138,8 @@ class RunPlan:
                                   f"{_ADVICE}") from None
         self.records = sort_records(records, schedule, competition.names)
         if self.records.foreign:
-            self._refuse(self.records.foreign[0], schedule)
+            problem = schedule_conflict(self.records.foreign[0], schedule, self._asker())
+            raise ResultsConflict(f"the results in {self.directory} {problem}; {_ADVICE}")
         if self.games is not None:
             # A smaller limit than a run before: the games played count all the same.
             self.games = max([self.games, *(r.index + 1 for r in self.records.kept)])
@@ -146,6 +149,7 @@ class RunPlan:
             replayed = sorted(self.replay & set(record.players.values()))
             if replayed:
                 self.replaced[record.game_id] = f"--replay {replayed[0]}"
+        self.records.left_out = [r for r in self.records.left_out if r.game_id not in self.replaced]
         departed = [entry for entry in (*(meta.bots if meta else ()), *(meta.departed if meta else ()))
                     if entry.name not in self.fingerprints]
         self.meta = tournament_meta(config, self.fingerprints, earlier, self.games, departed, self.seeding, self.pairings)
@@ -199,42 +203,6 @@ class RunPlan:
         # arena match has no tournament file: its command line is what asks.
         return "the tournament file" if self.config.path is not None else "this command"
 
-    def _check_settings(self, meta: TournamentMeta, played: bool) -> None:
-        where = f"the results in {self.directory}"
-        new = tournament_meta(self.config)
-        old_json, new_json = meta.to_json(), new.to_json()
-        for key in ("game", "time_control", "seed", "format"):
-            if old_json[key] != new_json[key]:
-                raise ResultsConflict(f"{where} were played with {key} {_show(old_json[key])}, "
-                                      f"{self._asker()} now says {_show(new_json[key])}; {_ADVICE}")
-        # The test decides from the games played: other bounds would be another test.
-        if played and meta.sprt != new.sprt:
-            raise ResultsConflict(f"{where} were played as the SPRT {_sprt_text(meta.sprt)}, {self._asker()} now says "
-                                  f"{_sprt_text(new.sprt)}; {_ADVICE}")
-        # A Swiss may be given more rounds (or fewer) between runs; anything else of a stage is what was paired.
-        if [replace(s, rounds=1) for s in meta.stages] != [replace(s, rounds=1) for s in new.stages]:
-            raise ResultsConflict(f"{where} were played with stages {_show(old_json['stages'])}, "
-                                  f"{self._asker()} now says {_show(new_json['stages'])}; {_ADVICE}")
-        # ... but only while no later stage is paired: its field is the stage's order as it ended.
-        paired = {p.stage for p in meta.pairings}
-        for number, (old_stage, new_stage) in enumerate(zip(meta.stages, new.stages), start=1):
-            if old_stage.rounds != new_stage.rounds and any(later > number for later in paired):
-                raise ResultsConflict(
-                    f"{where} played stage {number} with rounds {old_stage.rounds} and paired the stage "
-                    f"after it from that; {self._asker()} now says rounds {new_stage.rounds}; {_ADVICE}")
-        if (meta.openings_count, meta.openings_digest) != (new.openings_count, new.openings_digest):
-            raise ResultsConflict(f"{where} were played with another opening suite than {self._asker()} gives; {_ADVICE}")
-
-    def _refuse(self, record: GameRecord, schedule: Sequence[GameSpec]) -> None:
-        where = f"the results in {self.directory}"
-        spec = next((s for s in schedule if s.game_id == record.game_id), None)
-        if spec is not None and tuple(record.players.values()) != spec.players:
-            raise ResultsConflict(
-                f"{where} hold game {record.game_id!r} between {' and '.join(record.players.values())}, "
-                f"but {self._asker()} pairs {' and '.join(spec.players)} there; {_ADVICE}"
-            )
-        raise ResultsConflict(f"{where} hold game {record.game_id!r}, which {self._asker()} does not schedule; {_ADVICE}")
-
     def _check_versions(self, meta: TournamentMeta | None) -> dict[str, list[str]]:
         """The earlier versions whose games stay (those kept before, and those
         ``--keep`` keeps now); raises :class:`VersionChanged` for a bot whose
@@ -271,6 +239,41 @@ class RunPlan:
                 f"to keep them, marked as played by an earlier version: {command} --keep {bots}"
             )
         return {name: sorted(versions) for name, versions in earlier.items() if versions}
+
+
+def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool, asker: str) -> str | None:
+    """How the tournament ``new`` differs from ``old``, the one whose results
+    are in the directory, in a way that would mix two tournaments (the end of
+    a sentence naming both values); None when it may go on.  ``played``:
+    the directory holds games; ``asker``: who asks (the tournament file)."""
+    old_json, new_json = old.to_json(), new.to_json()
+    for key in ("game", "time_control", "seed", "format"):
+        if old_json[key] != new_json[key]:
+            return f"were played with {key} {_show(old_json[key])}, {asker} now says {_show(new_json[key])}"
+    # The test decides from the games played: other bounds would be another test.
+    if played and old.sprt != new.sprt:
+        return f"were played as the SPRT {_sprt_text(old.sprt)}, {asker} now says {_sprt_text(new.sprt)}"
+    # A Swiss may be given more rounds (or fewer) between runs; anything else of a stage is what was paired.
+    if [replace(s, rounds=1) for s in old.stages] != [replace(s, rounds=1) for s in new.stages]:
+        return f"were played with stages {_show(old_json['stages'])}, {asker} now says {_show(new_json['stages'])}"
+    # ... but only while no later stage is paired: its field is the stage's order as it ended.
+    paired = {p.stage for p in old.pairings}
+    for number, (old_stage, new_stage) in enumerate(zip(old.stages, new.stages), start=1):
+        if old_stage.rounds != new_stage.rounds and any(later > number for later in paired):
+            return (f"played stage {number} with rounds {old_stage.rounds} and paired the stage after it from that; "
+                    f"{asker} now says rounds {new_stage.rounds}")
+    if (old.openings_count, old.openings_digest) != (new.openings_count, new.openings_digest):
+        return f"were played with another opening suite than {asker} gives"
+    return None
+
+
+def schedule_conflict(record: GameRecord, schedule: Sequence[GameSpec], asker: str) -> str:
+    """Why ``record``, a game the ``schedule`` does not hold as it was played, belongs to another tournament."""
+    spec = next((s for s in schedule if s.game_id == record.game_id), None)
+    if spec is not None and tuple(record.players.values()) != spec.players:
+        return (f"hold game {record.game_id!r} between {' and '.join(record.players.values())}, "
+                f"but {asker} pairs {' and '.join(spec.players)} there")
+    return f"hold game {record.game_id!r}, which {asker} does not schedule"
 
 
 def run_meta(directory: Path) -> TournamentMeta | None:
