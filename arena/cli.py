@@ -218,7 +218,10 @@ def run(
             progress.stop()
 
     def kept() -> int:
-        return len(ResultsStore(config.output).load().records)
+        try:
+            return len(ResultsStore(config.output).load().records)
+        except StoreError:  # games.jsonl itself is what cannot be read: the error says so
+            return 0
 
     try:
         summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
@@ -413,7 +416,10 @@ def match(
 ) -> None:
     """Play a match between two bot commands and print W/D/L, Elo, LOS, game pairs and forfeits."""
     if seed is None and output is not None:
-        seed = (ResultsStore(output).read_meta() or {}).get("seed")  # resuming: the same games
+        try:
+            seed = (ResultsStore(output).read_meta() or {}).get("seed")  # resuming: the same games
+        except StoreError as exc:
+            fail(str(exc))
     game = _game_name(game)
     drawn = seed is None
     if drawn:
