@@ -93,6 +93,7 @@ def check_bot(
         BotConfig(name="candidate", cmd=argv, options={}, cwd=cwd, env={}, sandbox=sandbox),
         game,
         log_path=log_path(logs_dir, "candidate", "check") if logs_dir else None,
+        log_root=logs_dir,
         startup_timeout_s=startup_timeout_s,
         quit_grace_s=quit_grace_s,
         hidden=hidden,

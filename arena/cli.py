@@ -220,7 +220,10 @@ def run(
             progress.stop()
 
     def kept() -> int:
-        return len(ResultsStore(config.output).load().records)
+        try:
+            return len(ResultsStore(config.output).load().records)
+        except StoreError:  # games.jsonl itself is what cannot be read: the error says so
+            return 0
 
     try:
         summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
@@ -315,6 +318,8 @@ def _stored_seed(output: Path) -> int | None:
         meta = read_meta(output)
     except MetaError:
         return None  # the run says why in one line
+    except StoreError as exc:  # a link or a special file in its place
+        fail(str(exc))
     return meta.seed if meta is not None else None
 
 

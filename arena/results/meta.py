@@ -23,14 +23,13 @@ from __future__ import annotations
 import errno
 import json
 import math
-import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bot.safe_files import RefusedFile, read_file
 from arena.formats.competition import FORMATS, STAGED, Competition
 from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairings_from_json
 from arena.game.clock import TimeControl
@@ -249,27 +248,20 @@ class TournamentMeta:
 
 def read_meta(directory: Path) -> TournamentMeta | None:
     """The ``tournament.json`` of ``directory``; None when there is none.
-    Raises :class:`MetaError` for one that cannot be read as one the arena
-    writes: too big, not a regular file, not JSON, a field out of bounds."""
+    Raises :class:`MetaError` for one that is not one the arena writes (not
+    JSON, a field out of bounds), and :class:`~arena.results.store.StoreError`
+    for a link, a special file or a file too big in its place (never read)."""
     path = directory / META_FILE
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
+        data = read_file(directory, META_FILE, MAX_META_BYTES)
+    except RefusedFile as exc:  # a link, a FIFO, a device, too big: never read, the directory refused
+        raise store_error(exc, "read", path) from None
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        if exc.errno in (errno.ENOTDIR, errno.ENAMETOOLONG):
+        if exc.errno == errno.ENAMETOOLONG:
             return None
-        raise MetaError(f"{path}: cannot be read ({'a link' if exc.errno == errno.ELOOP else exc.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise MetaError(f"{path}: not a regular file")
-        if info.st_size > MAX_META_BYTES:
-            raise MetaError(f"{path}: {info.st_size} bytes, over the {MAX_META_BYTES} a tournament.json may have")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_META_BYTES + 1)
-    finally:
-        os.close(fd)
+        raise MetaError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
         return TournamentMeta.from_json(json.loads(data))
     except (ValueError, RecursionError) as exc:

@@ -9,6 +9,12 @@ Layout::
     DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker; emptied when a run starts
     DIR/.lock             held by the one ``arena run`` writing here
 
+Every file here is opened through :mod:`arena.bot.safe_files`: no link
+below ``DIR`` is followed, only regular files are opened, reads are bounded
+(:data:`MAX_GAMES_BYTES`; ``tournament.json``'s own reader bounds it the
+same way), and anything else in a
+file's place is a one-line :class:`StoreError` naming it.
+
 Resuming reads ``games.jsonl`` back: a last line torn by a crash mid-write is
 dropped with a warning (and cut off before the next append, so the file stays
 one record per line); every complete line is kept.
@@ -36,7 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
+from arena.bot import safe_files
 from arena.bot.quota import empty_directory
+from arena.bot.safe_files import RefusedFile
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "write_atomically"]
@@ -46,6 +54,10 @@ REPLACED_FILE = "replaced.jsonl"
 LOGS_DIR = "logs"
 SCRATCH_DIR = "scratch"
 LOCK_FILE = ".lock"
+#: The most of ``games.jsonl`` (and of ``replaced.jsonl``) read: close to a
+#: million games of a few kilobytes.  A bigger file is refused unread (a
+#: sparse one claims any size for nothing).
+MAX_GAMES_BYTES = 1 << 31
 #: Longest time a record written to games.jsonl waits for its fdatasync.
 SYNC_INTERVAL_S = 1.0
 
@@ -65,6 +77,8 @@ class StoreError(Exception):
 
 
 def store_error(exc: OSError, doing: str, path: Path) -> StoreError:
+    if isinstance(exc, RefusedFile):
+        return StoreError(f"cannot {doing} {exc.filename}: {exc.strerror}")
     if isinstance(exc, FileExistsError) or isinstance(exc, NotADirectoryError):
         return StoreError(f"cannot use {path} as the results directory: a file of that name is in the way")
     return StoreError(f"cannot {doing} {exc.filename or path}: {exc.strerror or exc}")
@@ -100,7 +114,7 @@ class ResultsStore:
         With ``game``, records of another game are skipped too."""
         result = LoadedResults()
         try:
-            data = self.games_path.read_bytes()
+            data = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES)
         except (FileNotFoundError, NotADirectoryError):
             return result
         except OSError as exc:
@@ -156,17 +170,19 @@ class ResultsStore:
             self.directory.mkdir(parents=True, exist_ok=True)
             if not self.directory.is_dir():
                 raise FileExistsError(errno.EEXIST, "File exists", str(self.directory))
-            self.logs_dir.mkdir(exist_ok=True)
+            safe_files.make_dirs(self.directory, LOGS_DIR)
             self._lock()
         except OSError as exc:
             raise store_error(exc, "create", self.directory) from None
-        empty_directory(self.scratch_dir)  # under the lock: no other run's bots are using it
+        # Under the lock: no other run's bots are using it.  A link in its
+        # place is removed, so the bots' directories are made in a real one.
+        empty_directory(self.scratch_dir)
         return self.load(game)
 
     def start_appending(self, loaded: LoadedResults) -> None:
         """Cut the torn tail :meth:`open_for_run` found and get ready to append."""
         try:
-            self._fd = os.open(self.games_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            self._fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
             if os.fstat(self._fd).st_size != loaded.good_bytes:
                 os.ftruncate(self._fd, loaded.good_bytes)
         except OSError as exc:
@@ -183,17 +199,24 @@ class ResultsStore:
         (atomically).  A crash between the two leaves the record in both
         files; doing it again does not archive it twice."""
         assert self._fd is not None, "open_for_run first"
-        lines = self.games_path.read_bytes().splitlines()
+        try:
+            lines = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES).splitlines()
+        except OSError as exc:
+            raise store_error(exc, "read", self.games_path) from None
         moved = [line for line in lines if _game_id_of(line) in reasons]
         try:
-            archived = self.replaced_path.read_bytes() if self.replaced_path.exists() else b""
+            try:
+                archived = safe_files.read_file(self.directory, REPLACED_FILE, MAX_GAMES_BYTES)
+            except FileNotFoundError:
+                archived = b""
             entries = b"".join(
                 b'{"replaced_at":"%s","reason":%s,"record":%s}\n'
                 % (timestamp().encode(), json.dumps(reasons[_game_id_of(line)]).encode(), line)
                 for line in moved if b',"record":%s}\n' % line not in archived
             )
             if entries:
-                with open(self.replaced_path, "ab") as archive:
+                with open(safe_files.open_file(self.directory, REPLACED_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND),
+                          "ab") as archive:
                     archive.write(entries)
                     os.fsync(archive.fileno())
         except OSError as exc:
@@ -202,7 +225,7 @@ class ResultsStore:
         try:
             write_atomically(self.games_path, b"".join(kept))
             os.close(self._fd)
-            self._fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND)
+            self._fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
             raise store_error(exc, "write", self.games_path) from None
 
@@ -266,7 +289,7 @@ class ResultsStore:
         self.close()
 
     def _lock(self) -> None:
-        fd = os.open(self.directory / LOCK_FILE, os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = safe_files.open_file(self.directory, LOCK_FILE, os.O_WRONLY | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -291,19 +314,5 @@ def _game_id_of(line: bytes) -> str | None:
 
 
 def write_atomically(path: Path, data: str | bytes) -> None:
-    """Replace ``path`` with ``data`` all at once: a reader sees the old file
-    or the new one, never a part, and on failure (a full disk) the old file
-    stays and no temporary file is left."""
-    # Hidden, and one per process: another process (arena report beside a
-    # running tournament's live report) may be writing the same file.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            view = memoryview(data.encode() if isinstance(data, str) else data)
-            while view:
-                view = view[_write(handle.fileno(), view):]
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """:func:`arena.bot.safe_files.write_atomically`, through :func:`_write`."""
+    safe_files.write_atomically(path, data, _write)

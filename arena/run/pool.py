@@ -88,6 +88,7 @@ class BotPool:
                 self.config.bot(name),
                 self.config.game,
                 log_path=log_path(self.logs_dir, name, self.tag) if self.logs_dir is not None else None,
+                log_root=self.logs_dir,
                 startup_timeout_s=self.config.startup_timeout_s,
                 scratch_dir=self.scratch_dir / f"{name}.{self.tag}" if self.scratch_dir is not None else None,
                 hidden=self.hidden,

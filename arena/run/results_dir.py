@@ -17,6 +17,7 @@ or ``--keep BOT``), and anything else, which belongs to another tournament
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -348,11 +349,12 @@ def find_results(target: Path) -> FoundResults:
         if target.suffix == ".jsonl":
             raise FileNotFoundError(f"{target} is not a results file: expected {wanted}")
         config = load_config(target)
-        if not (config.output / GAMES_FILE).is_file():
+        if not os.path.lexists(config.output / GAMES_FILE):
             raise FileNotFoundError(f"no results yet for {target}: no {GAMES_FILE} in its output directory {config.output}")
         return FoundResults(config.output, config)
     if target.is_dir():
-        if (target / GAMES_FILE).is_file():
+        # Whatever is there (a link, a FIFO) is the store's to read or refuse, in one line.
+        if os.path.lexists(target / GAMES_FILE):
             return FoundResults(target)
         inside = sorted(str(p.parent) for p in target.glob(f"*/{GAMES_FILE}"))
         if inside:

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
 from arena.game.records import GameRecord
-from arena.results.logs import game_log_tail
+from arena.results.logs import game_log_tail, refused_note
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.bracket import rounds_html
 from arena.results.report.charts import bot_colors, move_time_chart, move_times, rating_chart, results_chart
@@ -79,8 +80,9 @@ def build_report(
     ``results_dir``: where the bots' logs are read, for the end of a
     forfeiting bot's stderr beside its forfeit; ``logs_href``: the logs
     folder as the page links it (relative to the page), None for no links.
-    ``bot``: just that bot's page (its games only, its stderr in each of them
-    inlined, no other bot's log; no standings): to hand to one team."""
+    ``bot``: just that bot's page (its games only, its stderr, forfeit
+    details and ``info`` in each of them, no other bot's; no standings): to
+    hand to one team."""
     meta = results.meta
     records = results.records
     finished = progress is not None and not live and progress.played >= progress.total
@@ -94,8 +96,8 @@ def build_report(
     game = engine.get_game(meta.game if meta is not None else next((r.game for r in shown), None) or engine.GAMES[0])
     colors = bot_colors([b.name for b in standings.bots])
     drawing = rounds_html(results.rounds) if results.rounds is not None else ""
-    data = {**games_data(game, shown, [b.name for b in standings.bots], tails), "live": live, "refresh_s": REFRESH_S,
-            "only_bot": bot, "logs_href": None if bot is not None else logs_href,
+    data = {**games_data(game, shown, [b.name for b in standings.bots], tails, only_bot=bot), "live": live,
+            "refresh_s": REFRESH_S, "only_bot": bot, "logs_href": None if bot is not None else logs_href,
             "versions": _versions(shown, results.versions)}
     title = (meta.name if meta is not None else "") or "Tournament"
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -272,10 +274,18 @@ def _stderr_tails(
             shown = [color == record.forfeit_by for color in record.players]
         else:
             continue
-        tail = [game_log_tail(results_dir, name, record.game_id) if show else None for name, show in zip(seats, shown)]
+        tail = [_stderr_tail(results_dir, name, record.game_id) if show else None for name, show in zip(seats, shown)]
         if any(t is not None for t in tail):
             tails[record.game_id] = tail
     return tails
+
+
+def _stderr_tail(results_dir: Path, bot: str, game_id: str) -> str | None:
+    """The end of ``bot``'s log of ``game_id``, or the note saying why it is not read."""
+    try:
+        return game_log_tail(results_dir, bot, game_id)
+    except RefusedFile as exc:
+        return f"[{refused_note(exc, results_dir)}]"
 
 
 def _versions(records: Sequence[GameRecord], now: dict[str, str]) -> dict[str, dict[str, Any]]:
