@@ -295,9 +295,11 @@ def test_the_league_page_runs_as_written(tmp_path):
     assert "bot 'team-bob' (bot.py changed; 16 games by version" in runs[2].stderr
     assert "16 games played, 48 resumed" in runs[3].stderr  # team-bob's again
     assert "left out of the ranking (kept in games.jsonl): team-cy (16)" in runs[4].stderr
+    assert "1 games played, 47 resumed" in runs[5].stderr  # the disputed game again
     assert len(records(out)) == 64
     archived = [json.loads(line) for line in (out / "replaced.jsonl").read_text().splitlines()]
-    assert len(archived) == 16 and {a["reason"] for a in archived} == {"--replay team-bob"}
+    assert Counter(a["reason"] for a in archived) == {"--replay team-bob": 16, "--replay-game": 1}
+    assert next(a for a in archived if a["reason"] == "--replay-game")["record"]["game_id"] == "r1-staff-greedy~team-ann-g3"
     assert (tmp_path / "results" / "course-report.html").stat().st_size > 10_000
     published = next(o for c, o in zip(commands, outputs) if c.startswith("arena standings")).stdout
     assert "Against the reference bots" in published and "team-cy" not in published

@@ -23,6 +23,7 @@ from arena.formats.rounds import Rounds
 from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
 from arena.results.meta import RANKINGS, TournamentMeta
+from arena.results.standings import Standings, compute_standings
 from arena.results.statistics import SprtConfig
 from arena.results.store import GAMES_FILE
 
@@ -103,6 +104,20 @@ class ReadResults:
     @property
     def reference(self) -> tuple[str, ...]:
         return self.competition.reference if self.competition is not None else ()
+
+    @property
+    def withdrawn(self) -> tuple[str, ...]:
+        return self.competition.withdrawn if self.competition is not None else ()
+
+    @property
+    def disqualified(self) -> tuple[str, ...]:
+        return self.competition.disqualified if self.competition is not None else ()
+
+    def standings(self, *, at_limit: bool = False) -> Standings:
+        """The standings of these results, as every command shows them."""
+        return compute_standings(self.records, self.names, self.sprt, at_limit=at_limit, reference=self.reference,
+                                 versions=self.versions, ranking=self.ranking, rounds=self.rounds,
+                                 withdrawn=self.withdrawn, disqualified=self.disqualified)
 
     @property
     def versions(self) -> dict[str, str]:

@@ -94,6 +94,8 @@ TOURNAMENT_KEYS = (
     "reference",
     "ranking",
     "withdraw_after_crashes",
+    "withdrawn",
+    "disqualified",
     "bye",
     "games_per_match",
     "tiebreak_pairs",
@@ -182,6 +184,11 @@ class TournamentConfig:
     #: A bot whose games end in ``crash`` forfeits this many times in a row is
     #: withdrawn: its later games are forfeited without starting it.  None: never.
     withdraw_after_crashes: int | None = None
+    #: Bots withdrawn by the organiser: their results stand, their games not
+    #: played yet are forfeited without starting them, they are not paired again.
+    withdrawn: tuple[str, ...] = ()
+    #: Bots disqualified: every game of theirs is scored as a loss, they rank last.
+    disqualified: tuple[str, ...] = ()
     #: Swiss, knockout and staged tournaments: their stages, in order (a single
     #: format is one stage); empty for the formats fixed in advance.
     stages: tuple[Stage, ...] = ()
@@ -200,6 +207,7 @@ class TournamentConfig:
             game=self.game, seed=self.seed, format=self.format, names=tuple(bot.name for bot in self.bots),
             rounds=self.rounds, reference=self.reference, openings=self.openings, game_ids=self.game_ids,
             stages=self.stages, withdraw_after_crashes=self.withdraw_after_crashes,
+            withdrawn=self.withdrawn, disqualified=self.disqualified,
         )
 
     def bot(self, name: str) -> BotConfig:
@@ -406,6 +414,8 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         # A Swiss or knockout ranks by its own rule (points or places) unless told otherwise.
         ranking=fields.choice("ranking", RANKINGS) if "ranking" in fields or not stages else "points",
         withdraw_after_crashes=fields.positive_int("withdraw_after_crashes") if "withdraw_after_crashes" in fields else None,
+        withdrawn=_departures(fields, "withdrawn", bots),
+        disqualified=_departures(fields, "disqualified", bots),
         stages=stages,
         seed_from=_seed_from(fields, base_dir, stages),
     )
@@ -544,6 +554,24 @@ def _reference(fields: YamlMapping, format: str, bots: Sequence[BotConfig]) -> t
             raise item.error(f"no bot named {name!r}; bots: {', '.join(known)}")
     if not names or len(set(names)) == len(known):
         raise value.error("needs at least one reference bot and one bot outside the reference set")
+    return tuple(dict.fromkeys(names))
+
+
+def _departures(fields: YamlMapping, key: str, bots: Sequence[BotConfig]) -> tuple[str, ...]:
+    """``withdrawn:`` or ``disqualified:``, a list of the file's bots."""
+    value = fields.get(key)
+    if value is None:
+        return ()
+    known = [bot.name for bot in bots]
+    names = []
+    for item in value.items(f"must be a list of bot names, e.g. {key}: [team-x]"):
+        name = item.scalar()
+        if name not in known:
+            raise item.error(f"no bot named {name!r}; bots: {', '.join(known)}")
+        if key == "disqualified" and name in _departures(fields, "withdrawn", bots):
+            raise item.error(f"{name!r} is withdrawn too: a bot is either withdrawn (its results stand) or "
+                             "disqualified (its games lost)")
+        names.append(name)
     return tuple(dict.fromkeys(names))
 
 

@@ -34,7 +34,6 @@ from arena.game.openings import suite_digest
 from arena.game.records import GameRecord, GameSpec
 from arena.results.meta import META_FILE, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
 from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
-from arena.results.standings import compute_standings
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError
 from arena.run.config import ConfigError, TournamentConfig, load_config
 
@@ -70,7 +69,8 @@ def tournament_meta(
     return TournamentMeta(
         name=config.name, description=config.description, game=config.game, bots=bots, seed=config.seed,
         format=config.format, time_control=config.time_control, rounds=config.rounds, reference=config.reference,
-        ranking=config.ranking, withdraw_after_crashes=config.withdraw_after_crashes, game_ids=config.game_ids,
+        ranking=config.ranking, withdraw_after_crashes=config.withdraw_after_crashes, withdrawn=config.withdrawn,
+        disqualified=config.disqualified, game_ids=config.game_ids,
         games=games, departed=tuple(departed),
         openings_count=None if suite is None else len(suite), openings_digest=None if suite is None else suite_digest(suite),
         openings=suite, sprt=config.sprt, stages=config.stages, seeding=tuple(seeding), pairings=tuple(pairings),
@@ -93,10 +93,12 @@ class RunPlan:
 
     def __init__(
         self, config: TournamentConfig, directory: Path, *, replay: Collection[str] = (), keep: Collection[str] = (),
-        replay_forfeits: Collection[str] = (), games: int | None = None,
+        replay_forfeits: Collection[str] = (), games: int | None = None, replay_games: Collection[str] = (),
     ) -> None:
         self.config, self.directory, self.games = config, directory, games
         self.replay_forfeits = set(replay_forfeits)
+        #: Disputed games to play again under their ids (``--replay-game``).
+        self.replay_games = list(dict.fromkeys(replay_games))
         self.replay, self.keep = set(replay), set(keep)
         names = {bot.name for bot in config.bots}
         for flag, asked in (("--replay", self.replay), ("--keep", self.keep)):
@@ -151,16 +153,44 @@ class RunPlan:
             if replayed:
                 self.replaced[record.game_id] = f"--replay {replayed[0]}"
         self.records.left_out = [r for r in self.records.left_out if r.game_id not in self.replaced]
+        for game_id in self.replay_games:
+            self._replay_game(game_id)
         departed = [entry for entry in (*(meta.bots if meta else ()), *(meta.departed if meta else ()))
                     if entry.name not in self.fingerprints]
         self.meta = tournament_meta(config, self.fingerprints, earlier, self.games, departed, self.seeding, self.pairings)
+
+    def _replay_game(self, game_id: str) -> None:
+        """Mark the kept game ``game_id`` to be played again under its id,
+        or refuse in one line: a game not in the directory, one of a bot
+        that left, or a knockout game whose match decided a round already
+        paired (its winner may change: the bracket after it would be wrong)."""
+        where = f"--replay-game {game_id}"
+        record = next((r for r in self.records.kept if r.game_id == game_id), None)
+        if record is None:
+            gone = any(r.game_id == game_id for r in self.records.left_out)
+            raise ResultsConflict(f"{where}: {'a bot of that game is no longer in the tournament' if gone else 'no such game'} "
+                                  f"in {self.directory}; the games are named as in arena standings --table rounds, "
+                                  f"the report or {GAMES_FILE}")
+        if self.rounds is not None:
+            for stage in self.rounds.stages:
+                later = [p for p in self.pairings if p.stage == stage.number and p.round > record.round]
+                in_knockout = stage.stage.format == "knockout" and any(p.round == record.round for p in stage.pairings)
+                if in_knockout and later:
+                    raise ResultsConflict(
+                        f"{where}: its knockout match decided who plays round {later[0].round}, which is paired "
+                        f"already; a new result could change that match's winner, so the bracket after it would "
+                        f"be wrong: the game stands")
+        self.replaced[game_id] = "--replay-game"
 
     def replay_forfeits_unless(self, decided: bool) -> None:
         """Add the unplayed forfeits to :attr:`replaced`, unless the SPRT is
         ``decided`` (a decided test plays nothing more: forfeits stand)."""
         if decided:
             return
+        out_of_play = self.competition.out_of_play
         for record in self.records.kept:
+            if record.forfeit_by is not None and record.players[record.forfeit_by] in out_of_play:
+                continue  # a withdrawn or disqualified bot's forfeits stand
             if record.forfeit_by is not None and record.reason in self.replay_forfeits and record.game_id not in self.replaced:
                 self.replaced[record.game_id] = f"--replay-forfeits {record.reason}"
 
@@ -325,8 +355,7 @@ def ranking_order(results: ReadResults) -> list[str]:
     ranking rule."""
     if results.rounds is not None:
         return [bot for bot, _ in results.rounds.places()]
-    standings = compute_standings(results.records, results.names, reference=results.reference,
-                                  versions=results.versions, ranking=results.ranking)
+    standings = results.standings()
     entrants = [bot.name for bot in standings.entrants]
     return entrants + [bot.name for bot in standings.bots if bot.name not in entrants]
 
