@@ -24,6 +24,8 @@ from typing import Any
 
 import engine
 from arena.bot.spec import BotConfig
+from arena.bot.submission import SubmissionProblem
+from arena.bot.text import safe
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
@@ -189,7 +191,12 @@ class RunPlan:
             unknown = sorted(asked - names)
             if unknown:
                 raise ResultsConflict(f"{flag}: no bot named {unknown[0]!r} in this tournament; bots: {', '.join(sorted(names))}")
-        self.fingerprints = {bot.name: fingerprint(bot) for bot in config.bots}
+        self.fingerprints: dict[str, Fingerprint] = {}
+        bots = []
+        for bot in config.bots:
+            bot, self.fingerprints[bot.name] = _fingerprinted(bot, config)
+            bots.append(bot)
+        self.config = config = replace(config, bots=tuple(bots))
         self.schedule: list[GameSpec] = []
         self.records = SortedRecords(frozenset())
         #: Kept records that ``--replay`` replaces, and why.
@@ -341,6 +348,22 @@ class RunPlan:
                 f"to keep them, marked as played by an earlier version: {command} --keep {bots}"
             )
         return {name: sorted(versions) for name, versions in earlier.items() if versions}
+
+
+def _fingerprinted(bot: BotConfig, config: TournamentConfig) -> tuple[BotConfig, Fingerprint]:
+    """``bot`` and its fingerprint.  A submission whose folder cannot be
+    read within the file's ``submission_limits`` (slower than
+    ``fingerprint_s``, or changed since the file was read) is one that
+    cannot start: it stops the run under ``startup_failures: stop``, else it
+    forfeits its games."""
+    try:
+        return bot, fingerprint(bot, config.submission_limits)
+    except SubmissionProblem as exc:
+        problem = f"{safe(str(bot.source), limit=None)}: {exc}"
+        if config.startup_failures == "stop":
+            raise ConfigError(f"bot {bot.name!r}: {problem}", file="") from None
+        bot = replace(bot, problem=problem)
+        return bot, fingerprint(bot, config.submission_limits)
 
 
 def seeding_of(config: TournamentConfig, meta: dict[str, Any]) -> list[str]:

@@ -296,7 +296,8 @@ def run_tournament(
     plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits)
     own_executor = executor is None
     if executor is None:  # made now: a missing Ray is one line before any bot starts
-        executor = make_executor(config, store, concurrency)
+        # The plan's bots: a submission it could not fingerprint cannot start.
+        executor = make_executor(plan.config, store, concurrency)
     with store:
         loaded = store.open_for_run(config.game, plan)
         config, schedule, records = plan.config, plan.schedule, plan.records.kept
