@@ -57,6 +57,19 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
     _fail_skip_in_ci(outcome.get_result())
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _digest_cache_of_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fingerprints' digests are cached for this session only, never in the
+    user's cache (see arena/bot/digest_cache.py); workers inherit it."""
+    before = os.environ.get("TOTEM_ARENA_CACHE")
+    os.environ["TOTEM_ARENA_CACHE"] = str(tmp_path_factory.mktemp("digest-cache"))
+    yield
+    if before is None:
+        os.environ.pop("TOTEM_ARENA_CACHE", None)
+    else:
+        os.environ["TOTEM_ARENA_CACHE"] = before
+
+
 def _process_table() -> dict[int, tuple[int, str]]:
     """pid -> (parent pid, state letter) of every process we may read."""
     table = {}

@@ -115,6 +115,52 @@ def test_measuring_stops_past_the_quota_and_counts_what_a_bot_hid(tmp_path):
     assert quota.measure(tmp_path).files == 33
 
 
+def nest(directory: Path, depth: int, name: str = "d") -> int:
+    """``depth`` folders, each in the last (made through descriptors: no path
+    can name the deepest); returns a descriptor on the deepest."""
+    fd = os.open(directory, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir(name, dir_fd=fd)
+        inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    return fd
+
+
+def test_a_scratch_of_folders_nested_past_any_path_is_measured_emptied_and_removed(tmp_path):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    bottom = nest(scratch, 3000)  # 6 KB of path: past PATH_MAX
+    for number in range(20):
+        os.close(os.open(f"hidden-{number}", os.O_CREAT | os.O_WRONLY, dir_fd=bottom))
+    os.close(bottom)
+    os.chmod(scratch / "d", 0)  # the bot's modes do not stop the arena
+    outside = tmp_path / "precious"
+    outside.mkdir()
+    (outside / "keep").write_text("mine")
+    (scratch / "link").symlink_to(outside)
+    assert quota.measure(scratch).files == 3000 + 20 + 1  # the files at the bottom are counted too
+    assert quota.measure(scratch, max_files=50).files == 51
+    quota.empty_directory(scratch)
+    assert list(scratch.iterdir()) == [] and (outside / "keep").read_text() == "mine"
+    bottom = nest(scratch, 1500)
+    os.close(bottom)
+    quota.remove_directory(scratch)
+    assert not scratch.exists()
+
+
+def test_a_bots_temporary_scratch_of_1500_nested_folders_is_removed_when_it_stops(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOTEM_ARENA_MOUNTS", "off")  # on disk: what the arena removes itself
+    make = ("import os\nfd = os.open(os.environ['HOME'], os.O_RDONLY)\nfor _ in range(1500):\n"
+            "    os.mkdir('d', dir_fd=fd); fd = os.open('d', os.O_RDONLY, dir_fd=fd)\n"
+            "print(os.environ['HOME'], flush=True)\ninput()\n")
+    bot = BotProcess([sys.executable, "-c", make], cwd=tmp_path)  # the pre-flight's way: a temporary scratch
+    with bot:
+        home = Path(bot.read_line(time.monotonic() + 30))
+        assert (home / "d" / "d").is_dir()
+    assert not home.exists()
+
+
 def test_a_bot_over_its_quota_between_games_forfeits_the_next_one(tmp_path, monkeypatch):
     monkeypatch.setenv("TOTEM_ARENA_MOUNTS", "off")
     cmd = (sys.executable, str(BOTS / "fill_scratch.py"), "bytes", "4", "game_over")

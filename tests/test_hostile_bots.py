@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bot import quota
 from arena.bot.cgroups import cgroup_mode
 from arena.bot.quota import mounts_mode
 from arena.run.config import load_config
@@ -292,6 +293,25 @@ def test_a_bot_over_its_scratch_quota_forfeits_saying_so_and_leaves_nothing_on_d
             assert "No space left on device" in record["detail"]
     # A tmpfs never reached the disk; a watched directory is emptied when its bot is killed.
     assert [p for p in (tmp_path / "out" / "scratch").rglob("*") if not p.is_dir()] == []
+
+
+def test_1500_nested_folders_in_a_scratch_on_disk_are_over_the_quota_or_cleaned_by_the_next_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOTEM_ARENA_MOUNTS", "off")  # the scratch directories on disk, measured
+
+    def emptied(out: Path) -> bool:
+        return all(not any(bot.iterdir()) for bot in (out / "scratch").iterdir())
+
+    nested = ["fill_scratch.py", "nested", "1500"]
+    for record in play(tmp_path / "quota", nested, bot=QUOTA):  # folders count as files do
+        assert record["forfeit_by"] == hostile_color(record) and record["reason"] == "crash"
+        assert "its scratch directory held more than 50 files" in record["detail"], record["detail"]
+    assert emptied(tmp_path / "quota" / "out")
+    # Within its quota the folders stay until the next run, which empties them and plays on.
+    play(tmp_path / "free", nested, bot="    limits: {scratch_files: null}\n")
+    assert not emptied(tmp_path / "free" / "out")
+    again = run_tournament(load_config(tmp_path / "free" / "t.yaml"))
+    assert again.played == 0 and again.resumed == 12 and emptied(tmp_path / "free" / "out")
+    quota.empty_directory(tmp_path)  # what pytest's own (recursive) clean-up could not remove
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])

@@ -24,6 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena.bot.spec import BotConfig
+from arena.bot.submission import SubmissionProblem
+from arena.bot.text import safe
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.formats.competition import Competition
 from arena.formats.pairing import PairingError
@@ -105,7 +108,12 @@ class RunPlan:
             unknown = sorted(asked - names)
             if unknown:
                 raise ResultsConflict(f"{flag}: no bot named {unknown[0]!r} in this tournament; bots: {', '.join(sorted(names))}")
-        self.fingerprints = {bot.name: fingerprint(bot) for bot in config.bots}
+        self.fingerprints: dict[str, Fingerprint] = {}
+        bots = []
+        for bot in config.bots:
+            bot, self.fingerprints[bot.name] = _fingerprinted(bot, config)
+            bots.append(bot)
+        self.config = config = replace(config, bots=tuple(bots))
         self.competition: Competition = config.competition
         self.schedule: list[GameSpec] = []
         self.records = SortedRecords(frozenset())
@@ -327,6 +335,22 @@ def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
     assert plan.meta is not None
     write_meta(store.directory, plan.meta)
     return LoadedResults(plan.records.kept, loaded.warnings, loaded.good_bytes)
+
+
+def _fingerprinted(bot: BotConfig, config: TournamentConfig) -> tuple[BotConfig, Fingerprint]:
+    """``bot`` and its fingerprint.  A submission whose folder cannot be
+    read within the file's ``submission_limits`` (slower than
+    ``fingerprint_s``, or changed since the file was read) is one that
+    cannot start: it stops the run under ``startup_failures: stop``, else it
+    forfeits its games."""
+    try:
+        return bot, fingerprint(bot, config.submission_limits)
+    except SubmissionProblem as exc:
+        problem = f"{safe(str(bot.source), limit=None)}: {exc}"
+        if config.startup_failures == "stop":
+            raise ConfigError(f"bot {bot.name!r}: {problem}", file="") from None
+        bot = replace(bot, problem=problem)
+        return bot, fingerprint(bot, config.submission_limits)
 
 
 def seeding_of(config: TournamentConfig, meta: TournamentMeta | None) -> list[str]:

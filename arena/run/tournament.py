@@ -308,7 +308,8 @@ def run_tournament(
                    replay_games=replay_games)
     own_executor = executor is None
     if executor is None:  # made now: a missing Ray is one line before any bot starts
-        executor = make_executor(config, store, concurrency)
+        # The plan's bots: a submission it could not fingerprint cannot start.
+        executor = make_executor(plan.config, store, concurrency)
     with store:
         # The run, in order: open the store, decide the plan, start the bots,
         # archive what is played again, write tournament.json, play.
