@@ -77,7 +77,7 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_children_answer_each_job_at_most_at_once_at_a_time():
+def test_every_job_gets_its_child_s_answer():
     answers = supervise(_upper, {"a": ("x",), "b": ("y",), "c": ("z",)}, kind="test", doing="testing it",
                         at_once=2, deadline_s=30)
     assert answers == {"a": b"X", "b": b"Y", "c": b"Z"}
