@@ -287,3 +287,34 @@ def test_arena_run_withdraws_a_team_whose_results_stand(tmp_path):
     standings = json.loads(arena("standings", path, "-f", "json").out)
     cy = next(b for b in standings["bots"] if b["name"] == "cy")
     assert cy["withdrawn"] and cy["games"] == 16
+
+
+@pytest.mark.parametrize("forged", [
+    {"games_per_match": 10**9}, {"bots": 20_000}, {"suite": 3_000_000},
+])
+def test_a_forged_tournament_json_is_one_warning_for_the_readers_and_one_line_for_a_run(tmp_path, forged):
+    import time
+
+    from test_cli import arena
+    from test_league import tournament as league
+
+    path = league(tmp_path, ["ann", "bob"], extra="format: knockout\n")
+    assert arena("run", path).exit_code == 0
+    meta_path = tmp_path / "out" / "tournament.json"
+    meta = json.loads(meta_path.read_text())
+    if "games_per_match" in forged:
+        meta["stages"][0]["games_per_match"] = forged["games_per_match"]
+    elif "bots" in forged:
+        meta["bots"] = [{"name": f"b{i}", "options": {}} for i in range(forged["bots"])]
+    else:
+        meta["openings"] = {"count": forged["suite"], "digest": "0" * 16, "suite": [[0, []]] * 10}
+    meta_path.write_text(json.dumps(meta))
+    started = time.monotonic()
+    for command in ("standings", "report", "show"):
+        args = (command, tmp_path / "out") + (("r1-ann~bob-g1",) if command == "show" else ())
+        result = arena(*args)  # no traceback (arena() asserts it)
+        assert result.exit_code == 0, result.err
+        assert "tournament.json" in result.err and "it is ignored, every readable game is ranked" in result.err
+    refused = arena("run", path)
+    assert refused.exit_code == 2 and len(refused.err.strip().splitlines()) == 1 and "tournament.json" in refused.err
+    assert time.monotonic() - started < 60
