@@ -103,7 +103,7 @@ def test_replay_forfeits_chooses_the_reasons(tmp_path):
 def test_replay_forfeits_adds_to_the_start_up_failures_unless_none():
     from arena.cli import _reasons
 
-    assert _reasons("timeout,Crash") == {"timeout", "crash", "startup_failure", "withdrawn"}
+    assert _reasons("timeout,Crash") == {"timeout", "crash", "startup_failure", "withdrawn", "disqualified"}
     assert _reasons("none") == frozenset()
 
 

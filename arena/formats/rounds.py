@@ -22,16 +22,14 @@ tournament's round does.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.game.records import GameRecord
 from arena.formats.game_pairs import game_ids
 from arena.formats.pairing import bracket_slots, knockout_places, knockout_rounds
 from arena.formats.scoring import buchholz, points_order, score_of, sonneborn_berger
-from arena.formats.stages import BYE_SCORES, Pairing, Stage, pairings_from_json
+from arena.formats.stages import BYE_SCORES, Pairing, Stage
 
 __all__ = ["Match", "PairResult", "Rounds", "StageState", "pairs_per_pairing", "read_rounds"]
 
