@@ -317,7 +317,11 @@ def _play_match(match: Match, stage: Stage, by_id: Mapping[str, GameRecord], her
     a, b = match.bots
     assert b is not None
     limit = stage.games_per_match + stage.tiebreak_pairs
-    match.pairs = stage.games_per_match
+    # Every game pair recorded belongs to the match, a tie-break pair whose
+    # first game pair is being played again (a lost line, --replay) included:
+    # its games were played, and they stay scheduled.
+    every = game_ids(match.round, a, b, limit)
+    match.pairs = max([stage.games_per_match, *((k // 2) + 1 for k, i in enumerate(every) if i in by_id)])
     while True:
         ids = game_ids(match.round, a, b, match.pairs)
         done = [by_id[i] for i in ids if i in by_id]

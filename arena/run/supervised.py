@@ -30,7 +30,7 @@ from arena.bot.player import NOTICE_TIMEOUT_S
 from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper
 from arena.game.clock import TimeControl
-from arena.run.pool import die_with_the_arena, kill_leftovers
+from arena.run.pool import die_with_the_arena, kill_leftovers, start_process
 
 __all__ = ["Child", "EXIT_GRACE_S", "Lost", "child_deadline_s", "reply", "start_child", "supervise"]
 
@@ -150,7 +150,7 @@ def start_child(main: Callable[..., None], args: tuple[object, ...], *, name: st
     cgroup_mode()
     ours, theirs = multiprocess.Pipe()
     process = multiprocess.Process(target=_child_main, args=(main, theirs, args), name=name, daemon=True)
-    process.start()
+    start_process(process)  # a stop signal meanwhile is handled once it has started, not dropped
     theirs.close()
     return Child(process, ours)
 
