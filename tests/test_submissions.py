@@ -305,7 +305,7 @@ def test_fingerprinting_a_folder_is_bounded_in_time_and_a_slow_one_cannot_start(
     plan = RunPlan(config, tmp_path / "out")
     assert "took more than 0.0001 s (fingerprint_s)" in plan.config.bot("team-slow").problem
     assert plan.fingerprints["team-slow"].files == {}
-    with pytest.raises(ConfigError, match="bot 'team-slow': .*fingerprint_s"):
+    with pytest.raises(ConfigError, match="bot 'team-[a-z]+': .*fingerprint_s"):  # team-a too, on a loaded machine
         RunPlan(replace(config, startup_failures="stop"), tmp_path / "out")
 
 
