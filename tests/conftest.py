@@ -1,10 +1,12 @@
 """Shared fixtures, and the rule that CI runs every test.
 
 ``no_leaked_processes`` checks that a test leaves no process of its own behind;
-``running_with`` finds processes by a marker in their command line.  In CI
-(``CI=true``) a test that skips fails instead: CI installs everything the
-tests need (the README's test command), so a skip there hides a broken
-install.  Outside CI a skip says what to install (see ``needs.py``).
+``running_with`` finds processes by a marker in their command line,
+``group_members`` by their process group;
+``in_repo_root`` runs a test from the repository, as an organiser runs bots
+from a checkout.  In CI (``CI=true``) a test that skips fails instead: CI
+installs everything the tests need (the README's test command), so a skip
+there hides a broken install.  Outside CI a skip says what to install (see ``needs.py``).
 """
 
 from __future__ import annotations
@@ -18,12 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from builders import ROOT
+
 #: CI sets CI=true; "", "0", "false" and "no" mean a person's machine.
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 _PR_SET_CHILD_SUBREAPER = 36
 #: How long a test's processes get to die after it ends (SIGKILL is not instant).
 LEAK_GRACE = 5.0
+#: Deadline for things that should happen at once; generous for a busy machine.
+SOON = 10.0
 
 
 def _become_subreaper() -> None:
@@ -113,6 +119,30 @@ def _reap(pids: dict[int, str]) -> None:
                 pass
 
 
+def soon() -> float:
+    """The deadline :data:`SOON` from now."""
+    return time.monotonic() + SOON
+
+
+def proc_stat(pid: int) -> list[str] | None:
+    """Fields of /proc/<pid>/stat after the command name (state, ppid, pgrp, ...)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+
+
+def group_members(pgid: int) -> set[int]:
+    """Running processes of a process group."""
+    members = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = proc_stat(int(entry.name))
+            if stat is not None and stat[0] != "Z" and int(stat[2]) == pgid:
+                members.add(int(entry.name))
+    return members
+
+
 def running_with(marker: str) -> list[int]:
     """Pids of every process whose command line holds ``marker`` (a test's
     own tmp path), wherever it went in the process tree."""
@@ -159,3 +189,11 @@ def no_leaked_processes() -> Iterator[None]:
     yield
     leaked = left_behind(before, LEAK_GRACE)
     assert not leaked, "processes left behind: " + ", ".join(_describe(pid) for pid in leaked)
+
+
+@pytest.fixture
+def in_repo_root(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Runs the test from the repository, where bot commands such as
+    ``python -m bots.greedy`` and ``python tests/bots/x.py`` are found."""
+    monkeypatch.chdir(ROOT)
+    return ROOT

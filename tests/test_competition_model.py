@@ -19,7 +19,7 @@ from arena.results.standings import compute_standings
 from arena.results.store import ResultsConflict, StoreError
 from arena.results.statistics import SprtConfig
 from arena.run.results_dir import RunPlan, tournament_meta
-from test_rounds import better_seed, start, tournament
+from builders import arena, better_seed, league_file, played, records, start, tournament
 
 CUP = "stages: [{format: swiss, rounds: 3}, {format: knockout, top: 4}]\n"
 
@@ -185,10 +185,7 @@ def test_a_knockout_game_whose_match_decided_a_round_already_paired_stands(tmp_p
 
 
 def test_arena_run_replays_a_disputed_game_and_archives_the_old_record(tmp_path):
-    from test_cli import arena, records
-    from test_league import played, tournament as league
-
-    path = league(tmp_path, ["ann", "bob", "cy"])
+    path = league_file(tmp_path, ["ann", "bob", "cy"])
     assert arena("run", path).exit_code == 0
     before = {r["game_id"]: r for r in records(tmp_path / "out")}
     disputed = sorted(before)[3]
@@ -197,7 +194,7 @@ def test_arena_run_replays_a_disputed_game_and_archives_the_old_record(tmp_path)
     assert played(again) == 1 and "playing 1 games again" in again.err
     after = {r["game_id"]: r for r in records(tmp_path / "out")}
     assert sorted(after) == sorted(before) and after[disputed]["started_at"] != before[disputed]["started_at"]
-    (archived,) = [json.loads(line) for line in (tmp_path / "out" / "replaced.jsonl").read_text().splitlines()]
+    (archived,) = records(tmp_path / "out", "replaced.jsonl")
     assert archived["reason"] == "--replay-game" and archived["record"] == before[disputed]
 
 
@@ -262,10 +259,7 @@ def test_withdrawn_and_disqualified_name_bots_of_the_file_once(tmp_path):
 
 
 def test_arena_run_withdraws_a_team_whose_results_stand(tmp_path):
-    from test_cli import arena, records
-    from test_league import played, tournament as league
-
-    path = league(tmp_path, ["ann", "bob", "cy"])
+    path = league_file(tmp_path, ["ann", "bob", "cy"])
     path.write_text(path.read_text().replace("concurrency: 2\n", "concurrency: 2\nrounds: 2\n"))
     text = path.read_text()
     path.write_text(text.replace("rounds: 2\n", "rounds: 1\n"))
@@ -295,10 +289,7 @@ def test_arena_run_withdraws_a_team_whose_results_stand(tmp_path):
 def test_a_forged_tournament_json_is_one_warning_for_the_readers_and_one_line_for_a_run(tmp_path, forged):
     import time
 
-    from test_cli import arena
-    from test_league import tournament as league
-
-    path = league(tmp_path, ["ann", "bob"], extra="format: knockout\n")
+    path = league_file(tmp_path, ["ann", "bob"], extra="format: knockout\n")
     assert arena("run", path).exit_code == 0
     meta_path = tmp_path / "out" / "tournament.json"
     meta = json.loads(meta_path.read_text())

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 #: Lowest first.  The front ends (cli, check, play) sit above every layer.
 LAYERS = ["engine", "arena.bot", "arena.game", "arena.formats", "arena.results", "arena.run", "arena"]

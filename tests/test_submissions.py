@@ -30,10 +30,7 @@ from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.check import check_one
 from arena.run.config import ConfigError, check_programs, load_config
 from arena.run.results_dir import RunPlan
-from test_cli import arena, assert_one_line_error
-
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM_BOT = ROOT / "bots" / "random_bot.py"
+from builders import RANDOM_SCRIPT, ROOT, arena, assert_one_line_error
 #: Another team's bot in the repository's own course example.
 COURSE_BOT = ROOT / "tournaments" / "course" / "submissions" / "team-bob" / "bot.py"
 
@@ -51,7 +48,7 @@ def team(subs: Path, name: str, manifest: str = "cmd: python bot.py\n") -> Path:
     """A submission: a copy of the random bot and its manifest."""
     folder = subs / name
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(RANDOM_BOT, folder / "bot.py")
+    shutil.copy(RANDOM_SCRIPT, folder / "bot.py")
     (folder / "bot.yaml").write_text(manifest)
     return folder
 
@@ -123,7 +120,7 @@ input()
 
 
 def test_a_sandboxed_submission_sees_its_own_folder_and_nothing_of_another_teams(tmp_path, home):
-    needs.program("bwrap", "apt-get install bubblewrap")
+    needs.bwrap()
     subs = tmp_path / "subs"
     team(subs, "team-ok")
     evil = team(subs, "team-evil")
@@ -143,7 +140,7 @@ def test_a_sandboxed_submission_sees_its_own_folder_and_nothing_of_another_teams
 
 
 def test_a_path_in_a_submissions_env_shows_it_no_directory(tmp_path, home):
-    needs.program("bwrap", "apt-get install bubblewrap")
+    needs.bwrap()
     (home / "bin").mkdir()
     (home / "bin" / "tool").write_text("#!/bin/sh\n")
     (home / "bin" / "tool").chmod(0o755)

@@ -16,12 +16,10 @@ import pytest
 from arena.bot.process import ArenaWriteError
 from arena.check import check_deadline_s
 from arena.game.clock import TimeControl
-from arena.run.config import parse_config
 from arena.run.executor import game_deadline_s
 from arena.run.preflight import preflight_deadline_s
 from arena.run.supervised import Lost, child_deadline_s, reply, start_child, supervise
-
-ROOT = Path(__file__).resolve().parent.parent
+from builders import ROOT, tournament
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaked_processes"),
@@ -168,10 +166,7 @@ def test_the_deadline_adds_every_term():
 
 
 def config_with(time_control: str):
-    return parse_config(
-        f"name: t\ngame: oxono\ntime_control: {time_control}\nstartup_timeout: 3\ntime_margin: 0.1\n"
-        "bots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n", base_dir=ROOT,
-    )
+    return tournament(ROOT, ("a", "b"), time_control=time_control, startup_timeout=3, time_margin=0.1)
 
 
 def test_the_workers_the_pre_flight_and_the_check_take_their_terms_of_the_one_deadline():
