@@ -37,7 +37,9 @@ from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
 from arena.run.match import MatchResult, match_config, play_match
 from arena.run.preflight import StartupFailed
-from arena.run.results_dir import ReadResults, read_results
+from arena.results.meta import MetaError, read_meta
+from arena.results.reading import ReadResults
+from arena.run.results_dir import read_results
 from arena.run.spec_queue import WorkerDied
 from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
 
@@ -168,6 +170,9 @@ def run(
     keep_bots: list[str] = typer.Option(
         [], "--keep", metavar="BOT", help="Keep the games an earlier version of this bot played, marked as such; repeat it or list bots with commas.",
     ),
+    replay_games: list[str] = typer.Option(
+        [], "--replay-game", metavar="ID", help="Play this game again under its id, e.g. a disputed one (its record goes to replaced.jsonl); repeat it or list ids with commas.",
+    ),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
@@ -193,7 +198,7 @@ def run(
         for warning in summary.warnings:
             warn(warning)
         if summary.resumed or summary.replayed:
-            which = "" if replay_bots else "forfeited "
+            which = "" if replay_bots or replay_games else "forfeited "
             replayed = f"; playing {summary.replayed} {which}games again (the old records go to replaced.jsonl)" if summary.replayed else ""
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
         if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
@@ -218,11 +223,15 @@ def run(
             progress.stop()
 
     def kept() -> int:
-        return len(ResultsStore(config.output).load().records)
+        try:
+            return len(ResultsStore(config.output).load().records)
+        except StoreError:  # games.jsonl itself is what cannot be read: the error says so
+            return 0
 
     try:
         summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
-                                 replay_forfeits=replay, replay=_bot_list(replay_bots), keep=_bot_list(keep_bots))
+                                 replay_forfeits=replay, replay=_listed(replay_bots), keep=_listed(keep_bots),
+                                 replay_games=_listed(replay_games))
     except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing
         stop_progress()
         fail(str(exc))
@@ -241,7 +250,8 @@ def run(
         warn(warning)
     at_limit = summary.sprt is not None and summary.sprt.at_limit
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
-                                             versions=summary.versions, ranking=config.ranking, rounds=summary.rounds), fmt))
+                                           versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
+                                           withdrawn=config.withdrawn, disqualified=config.disqualified), fmt))
     show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
@@ -256,8 +266,8 @@ def _run_title(name: str, summary: RunSummary) -> str:
     return escape(safe(name + where))
 
 
-def _bot_list(values: list[str]) -> list[str]:
-    """Bot names from options given several times, each perhaps a comma-separated list."""
+def _listed(values: list[str]) -> list[str]:
+    """Names (of bots, of games) from options given several times, each perhaps a comma-separated list."""
     return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
@@ -298,13 +308,22 @@ def standings(
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
     results = _load_results(target)
     try:
-        say(render_standings(compute_standings(results.records, results.names, results.sprt, reference=results.reference,
-                                             versions=results.versions, ranking=results.ranking, rounds=results.rounds),
-                                           fmt, table))
+        say(render_standings(results.standings(), fmt, table))
     except ValueError as exc:  # a table these results do not have
         fail(str(exc))
     if table is None or forfeits:
         show_forfeits(results.records, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
+
+
+def _stored_seed(output: Path) -> int | None:
+    """The seed of the match already in ``output``, if any."""
+    try:
+        meta = read_meta(output)
+    except MetaError:
+        return None  # the run says why in one line
+    except StoreError as exc:  # a link or a special file in its place
+        fail(str(exc))
+    return meta.seed if meta is not None else None
 
 
 def _load_results(target: Path) -> ReadResults:
@@ -340,8 +359,7 @@ def report(
     except ReportPathRefused as exc:
         fail(str(exc))
     try:
-        page = build_report(results.records, results.meta, sprt=results.sprt, results_dir=results.directory,
-                            logs_href=logs_href(results.directory, path), bot=bot)
+        page = build_report(results, results_dir=results.directory, logs_href=logs_href(results.directory, path), bot=bot)
     except ValueError as exc:  # records that contradict themselves
         fail(f"cannot report on {results.directory}: {exc}")
     try:
@@ -413,7 +431,7 @@ def match(
 ) -> None:
     """Play a match between two bot commands and print W/D/L, Elo, LOS, game pairs and forfeits."""
     if seed is None and output is not None:
-        seed = (ResultsStore(output).read_meta() or {}).get("seed")  # resuming: the same games
+        seed = _stored_seed(output)  # resuming: the same games
     game = _game_name(game)
     drawn = seed is None
     if drawn:

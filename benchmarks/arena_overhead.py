@@ -58,7 +58,7 @@ from arena.game.records import GameSpec
 from arena.game.referee import play_game  # noqa: E402
 from arena.run.config import load_config  # noqa: E402
 from arena.run.pool import BotPool  # noqa: E402
-from arena.run.schedule import make_schedule  # noqa: E402
+from arena.formats.schedule import make_schedule  # noqa: E402
 
 GAME = "oxono"
 TIME_CONTROL = "600+0"
@@ -251,7 +251,7 @@ def in_process_rate(directory: Path, binary: Path, games: int) -> float:
     without the worker process, the driver, the store or the progress line."""
     config = load_config(tournament(directory, binary, games, "in-process"))
     pool = BotPool(config, None, spin=True)
-    specs = make_schedule(config)
+    specs = make_schedule(config.competition)
     try:
         pool.play(specs[0])  # both bots started and greeted first
         started = time.perf_counter()

@@ -14,10 +14,10 @@ organiser does not know the strengths.
 Formats, each ranked as it would be by a tournament director:
 
 * ``round-robin``: every pair meets once; ranked by points, then Buchholz,
-  then Sonneborn–Berger, then seeding (:func:`arena.results.rounds.points_order`);
-* ``swiss R``: R rounds of :func:`arena.run.pairing.swiss_round`, a bye worth
+  then Sonneborn–Berger, then seeding (:func:`arena.formats.rounds.points_order`);
+* ``swiss R``: R rounds of :func:`arena.formats.pairing.swiss_round`, a bye worth
   a won game pair; ranked like the round-robin;
-* ``knockout``: :func:`arena.run.pairing.knockout_bracket` from the seeding, a
+* ``knockout``: :func:`arena.formats.pairing.knockout_bracket` from the seeding, a
   match of one game pair, a tied match up to 3 more game pairs, then the
   better seed; ranked by places (1, 2, 3–4, 5–8, ...; a shared place counts as
   its middle rank);
@@ -56,10 +56,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.results.rounds import knockout_places, points_order
-from arena.results.statistics import total_scores  # noqa: E402
-from arena.run.pairing import (  # noqa: E402
+from arena.formats.scoring import points_order, total_scores  # noqa: E402
+from arena.formats.pairing import (  # noqa: E402
     knockout_bracket,
+    knockout_places,
     knockout_next_round,
     swiss_round,
 )

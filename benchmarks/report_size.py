@@ -27,7 +27,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from arena.game.records import GameRecord  # noqa: E402
 from arena.results.report import build_report, write_report  # noqa: E402
-from arena.results.store import ResultsStore  # noqa: E402
+from arena.results.meta import TournamentMeta  # noqa: E402
+from arena.results.reading import ReadResults, results_of  # noqa: E402
+from arena.run.results_dir import read_results  # noqa: E402
 from played_games import played_games  # noqa: E402
 
 _MEASURE = """
@@ -62,9 +64,10 @@ def browser():
     return webdriver.Chrome(service=service, options=options), profile
 
 
-def measure(label: str, records: list[GameRecord], meta: dict, driver, workdir: Path) -> None:
+def measure(label: str, results: ReadResults, driver, workdir: Path) -> None:
+    records = results.records
     started = time.perf_counter()
-    page = build_report(records, meta)
+    page = build_report(results)
     build_s = time.perf_counter() - started
     path = workdir / f"{label.replace('/', '_')}.html"
     write_report(path, page)
@@ -103,14 +106,13 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="report-size-"))
     try:
         for directory in directories:
-            store = ResultsStore(directory)
             measure(str(directory.relative_to(ROOT) if directory.is_relative_to(ROOT) else directory),
-                    store.load().records, store.read_meta() or {}, driver, workdir)
+                    read_results(directory), driver, workdir)
         bots = [f"bot-{i}" for i in range(10)]
         records = played_games(args.game, bots, args.games, seed=1, forfeit_every=50)
         meta = {"name": "synthetic", "game": args.game, "time_control": {"initial_ms": 5000, "increment_ms": 100},
                 "bots": [{"name": b, "options": {}} for b in bots]}
-        measure(f"synthetic {args.game}", records, meta, driver, workdir)
+        measure(f"synthetic {args.game}", results_of(workdir, TournamentMeta.from_json(meta), records), driver, workdir)
     finally:
         if driver is not None:
             driver.quit()

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from builders import ROOT, tournament_file
 
 #: A deterministic bot: its moves follow from SALT and the game's seed; a
 #: negative SALT is a broken version, which exits before it says ``ready``.
@@ -109,11 +109,8 @@ def write_league(directory: Path, bots: Sequence[str], settings: str, *, seed: i
     for name in bots:
         if not (directory / "bots" / f"{name}.py").exists():
             write_bot(directory, name)
-    entries = "".join(f"  - {{name: {name}, cmd: python bots/{name}.py}}\n" for name in bots)
-    path = directory / "league.yaml"
-    path.write_text(f"name: league\ngame: {game}\ntime_control: 10+0.1\nconcurrency: {concurrency}\nseed: {seed}\n"
-                    f"output: out\n{settings}bots:\n{entries}")
-    return path
+    return tournament_file(directory, bots, settings, file="league.yaml", cmds={n: f"python bots/{n}.py" for n in bots},
+                           cwd=None, name="league", game=game, rounds=None, concurrency=concurrency, seed=seed)
 
 
 # ---- the arena command ---------------------------------------------------------------

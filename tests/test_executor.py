@@ -4,17 +4,16 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 import multiprocess
 import pytest
 
 from arena.run.config import parse_config
 from arena.run.executor import LocalExecutor
-from arena.run.schedule import make_schedule
+from arena.formats.schedule import make_schedule
 from arena.run.spec_queue import WorkerDied
+from builders import ROOT
 
-ROOT = Path(__file__).parent.parent
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
@@ -30,7 +29,7 @@ def config(tmp_path, cmd, rounds=1):
 
 def test_every_spec_comes_back_once_with_its_own_record(tmp_path):
     cfg = config(tmp_path, "python -m bots.random_bot", rounds=3)
-    specs = make_schedule(cfg)
+    specs = make_schedule(cfg.competition)
     records = list(LocalExecutor(cfg, tmp_path / "logs").run(specs))
     assert sorted(r.game_id for r in records) == sorted(s.game_id for s in specs)
     by_id = {s.game_id: s for s in specs}
@@ -49,7 +48,7 @@ def test_every_spec_comes_back_once_with_its_own_record(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="kills a worker by pid")
 def test_a_killed_worker_stops_the_run_instead_of_hanging(tmp_path):
     cfg = config(tmp_path, f"[python, {ROOT / 'tests' / 'bots' / 'slow.py'}, '0.05']", rounds=5)
-    finished = LocalExecutor(cfg).run(make_schedule(cfg))
+    finished = LocalExecutor(cfg).run(make_schedule(cfg.competition))
     next(finished)  # the pool is up and playing
     victim = multiprocess.active_children()[0]
     os.kill(victim.pid, signal.SIGKILL)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 #: Lowest first.  The front ends (cli, check, play) sit above every layer.
-LAYERS = ["engine", "arena.bot", "arena.game", "arena.results", "arena.run", "arena"]
+LAYERS = ["engine", "arena.bot", "arena.game", "arena.formats", "arena.results", "arena.run", "arena"]
 
 
 def layer_of(module: str) -> int | None:
@@ -80,6 +80,43 @@ def test_imports_run_one_way():
     assert upward_imports() == []
 
 
+#: The one module that opens ``tournament.json``: every other reads and writes
+#: it through the typed record there.
+META_MODULE = "arena/results/meta.py"
+
+
+def tournament_json_openers(root: Path = ROOT) -> list[str]:
+    """Modules of the arena, other than :data:`META_MODULE`, that name the
+    file ``tournament.json`` in code (a string constant outside a docstring):
+    each would open it by itself."""
+    found = []
+    for path in sorted(root.glob("arena/**/*.py")):
+        if path.relative_to(root).as_posix() == META_MODULE:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "tournament.json" in node.value \
+                    and id(node) not in docstrings:
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_only_the_meta_record_opens_tournament_json():
+    assert tournament_json_openers() == []
+
+
+def test_the_tournament_json_check_can_fail(tmp_path):
+    (tmp_path / "arena" / "results").mkdir(parents=True)
+    (tmp_path / "arena" / "results" / "meta.py").write_text('META_FILE = "tournament.json"\n')
+    (tmp_path / "arena" / "results" / "report.py").write_text(
+        '"""Reads tournament.json through the meta record."""\nimport json\n'
+        'def f(d):\n    return json.loads((d / "tournament.json").read_text())\n')
+    assert tournament_json_openers(tmp_path) == ["arena/results/report.py:4"]
+
+
 def test_the_checker_sees_an_upward_import(tmp_path):
     # The checker itself must be able to fail: a bot-layer module importing the run layer.
     assert layer_of("arena.bot.player") < layer_of("arena.run.config")
@@ -111,3 +148,12 @@ def test_the_readme_layout_names_every_module_in_its_layer():
         assert missing == [], f"README's row for {folder} does not name {missing}"
     front = {p.stem for p in (ROOT / "arena").glob("*.py")} - {"__init__", "__main__"}
     assert all(f"`{m}.py`" in rows["arena/"] for m in front), rows["arena/"]
+
+
+def test_every_package_is_installed_by_a_non_editable_install():
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {module_name(path.parent) for path in [*ROOT.glob("arena/**/__init__.py"), *ROOT.glob("engine/__init__.py"),
+                                                   *ROOT.glob("bots/__init__.py")]}
+    assert found - listed == set(), "pyproject.toml's packages miss these: a wheel would lack them"

@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from arena.results.rounds import knockout_places, points_order
-from arena.results.statistics import buchholz, sonneborn_berger, total_scores
-from arena.run.pairing import (
+from arena.formats.scoring import buchholz, points_order, sonneborn_berger, total_scores
+from arena.formats.pairing import (
     PairingError,
     knockout_bracket,
+    knockout_places,
     knockout_next_round,
     swiss_round,
 )
@@ -106,6 +106,13 @@ def test_no_legal_round_is_a_clear_error():
     standing = [("a", 0), ("b", 0)]
     with pytest.raises(PairingError, match="rematch"):
         swiss_round(standing, met("ab"))
+
+
+def test_a_round_that_needs_a_rematch_has_as_few_as_it_can() -> None:
+    standing = [("a", 8.0), ("b", 6.0), ("c", 5.0), ("d", 5.0), ("e", 3.0), ("f", 3.0)]
+    met = {frozenset(p) for p in ("ab", "ac", "ad", "ae", "af", "cd", "ef")}
+    pairs, bye = swiss_round(standing, met, rematches=True)
+    assert sum(frozenset(p) in met for p in pairs) == 1 and bye is None
 
 
 def test_a_whole_swiss_is_deterministic_and_never_rematches():

@@ -15,7 +15,8 @@ import pytest
 import engine
 from arena.game.positions import positions
 from arena.game.records import GameRecord, MoveRecord
-from arena.results.report import LiveReport, Progress, REFRESH_S, build_report, write_report
+from arena.results.report import LiveReport, Progress, REFRESH_S, write_report
+from builders import arena, assert_one_line_error, meta_of, report_page
 from arena.results.report.board import board_svg, pieces_svg, square_name
 from arena.results.report.charts import move_times, quantile
 from arena.results.report.data import INFO_CHARS, games_data
@@ -23,7 +24,6 @@ from arena.results.standings import compute_standings
 from arena.results.statistics import SprtConfig
 from arena.results.tables import standings_notes, standings_tables
 from played_games import played_games
-from test_cli import arena, assert_one_line_error
 
 META = {"name": "cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},
         "bots": [{"name": n, "options": {}} for n in ("ann", "bob", "cy")]}
@@ -103,7 +103,7 @@ def tables_of(page: str) -> dict[str, list[list[str]]]:
 
 def test_report_tables_are_the_standings_tables():
     records = played_games("oxono", ["ann", "bob", "cy"], 30, seed=1, forfeit_every=7)
-    page = build_report(records, META)
+    page = report_page(records, META)
     tables = tables_of(page)
     expected = standings_tables(compute_standings(records, ["ann", "bob", "cy"]))
     assert list(tables) == [(t.key, t.title) for t in expected]
@@ -114,7 +114,7 @@ def test_report_tables_are_the_standings_tables():
 
 
 def test_report_is_self_contained():
-    page = build_report(played_games("yoxii", ["ann", "bob"], 4, seed=2), {**META, "game": "yoxii"})
+    page = report_page(played_games("yoxii", ["ann", "bob"], 4, seed=2), {**META, "game": "yoxii"})
     assert not re.search(r"<(script|img|iframe)[^>]*\ssrc=", page)
     assert "<link" not in page
     urls = set(re.findall(r"https?://[^\s\"'<>)]+", page))
@@ -124,7 +124,7 @@ def test_report_is_self_contained():
 
 def test_embedded_games_replay_to_the_engine_positions():
     records = played_games("yoxii", ["ann", "bob", "cy"], 12, seed=3, forfeit_every=4, opening_plies=3)
-    data = embedded(build_report(records, {**META, "game": "yoxii"}))
+    data = embedded(report_page(records, {**META, "game": "yoxii"}))
     assert data["game"] == "yoxii" and data["colors"] == ["white", "red"]
     assert [g["id"] for g in data["games"]] == [r.game_id for r in records]
     game = engine.get_game("yoxii")
@@ -152,7 +152,7 @@ def hostile_record() -> GameRecord:
 
 def test_names_and_info_cannot_break_out_of_the_page():
     record = hostile_record()
-    page = build_report([record], {})
+    page = report_page([record], {})
     assert "<script>alert(1)" not in page
     assert page.count("</script>") == 2  # the data block's and the viewer's
     data = embedded(page)
@@ -194,13 +194,13 @@ def test_move_times_and_quantiles():
 
 def test_charts_have_a_series_per_bot():
     records = played_games("oxono", ["ann", "bob", "cy"], 12, seed=7, forfeit_every=3)
-    page = build_report(records, META)
+    page = report_page(records, META)
     for kind in ("series", "bar", "box"):
         assert sorted(re.findall(rf'<g class="{kind}" data-bot="([^"]*)"', page)) == ["ann", "bob", "cy"], kind
 
 
 def test_report_without_games():
-    page = build_report([], META)
+    page = report_page([], META)
     assert "No games played yet" in page
     assert embedded(page)["games"] == []
 
@@ -212,7 +212,7 @@ def status_of(page: str) -> str:
 def test_live_report_refreshes_at_most_every_few_seconds(tmp_path):
     now = [100.0]
     path = tmp_path / "report.html"
-    live = LiveReport(path, META, clock=lambda: now[0])
+    live = LiveReport(path, meta_of(META), clock=lambda: now[0])
     records = played_games("oxono", ["ann", "bob"], 3, seed=8)
     assert live.update(records[:1], 3)
     page = path.read_text()
@@ -233,7 +233,7 @@ def test_live_report_refreshes_at_most_every_few_seconds(tmp_path):
 
 
 def test_live_report_that_cannot_be_written_keeps_one_error(tmp_path):
-    live = LiveReport(tmp_path / "missing" / "report.html", META)
+    live = LiveReport(tmp_path / "missing" / "report.html", meta_of(META))
     assert not live.update([], 4)
     assert "cannot write the report" in live.error and "missing" in live.error
     live.finish([], 4)  # no second attempt, no exception
@@ -248,7 +248,7 @@ def test_write_report_replaces_atomically(tmp_path):
 
 def test_report_states_when_it_was_written():
     when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
-    page = build_report(played_games("oxono", ["ann", "bob"], 2), {**META, "description": "a <b> ladder"}, now=when)
+    page = report_page(played_games("oxono", ["ann", "bob"], 2), {**META, "description": "a <b> ladder"}, now=when)
     assert "2 games; written 2026-01-02 03:04:05 UTC" in page
     assert '<p class="description">a &lt;b&gt; ladder</p>' in page
     assert "time control 5+0.1" in page
@@ -258,7 +258,7 @@ def test_report_shows_the_sprt_and_the_legend_like_arena_standings():
     sprt = SprtConfig(elo0=0, elo1=200)
     records = played_games("oxono", ["ann", "bob"], 40, seed=12)
     meta = {**META, "bots": META["bots"][:2]}
-    page = build_report(records, meta, sprt=sprt)
+    page = report_page(records, meta, sprt=sprt)
     standings = compute_standings(records, ["ann", "bob"], sprt)
     tables = tables_of(page)
     for table in standings_tables(standings):
@@ -275,10 +275,10 @@ def test_report_of_a_run_stopped_by_the_sprt_says_so():
     meta = {**META, "bots": META["bots"][:2]}
     sprt = SprtConfig(elo0=0, elo1=200)
     assert compute_standings(records, ["ann", "bob"], sprt).sprt.verdict == "H1"
-    page = build_report(records, meta, sprt=sprt, progress=Progress(40, 400))
+    page = report_page(records, meta, sprt=sprt, progress=Progress(40, 400))
     assert "40 of 400 games played: the SPRT is decided" in page
     assert "H1 accepted" in page
-    page = build_report(records[:2], meta, sprt=sprt, progress=Progress(2, 400))
+    page = report_page(records[:2], meta, sprt=sprt, progress=Progress(2, 400))
     assert "2 of 400 games played: the run stopped" in page
 
 
@@ -352,7 +352,7 @@ def logged_results(tmp_path):
 
 def test_a_forfeit_carries_the_end_of_the_forfeiting_bots_stderr_only(tmp_path):
     records = logged_results(tmp_path)
-    data = embedded(build_report(records, META, results_dir=tmp_path, logs_href="logs/"))
+    data = embedded(report_page(records, META, results_dir=tmp_path, logs_href="logs/"))
     assert data["logs_href"] == "logs/" and data["only_bot"] is None
     forfeits = 0
     for record, entry in zip(records, data["games"]):
@@ -367,15 +367,15 @@ def test_a_forfeit_carries_the_end_of_the_forfeiting_bots_stderr_only(tmp_path):
             f"{name} in {record.game_id} line {i} </pre><script>alert(1)</script>" for i in range(20, 40)]
     assert forfeits == 4
     # The page itself holds no markup from a bot: its lines are JSON text, shown as text.
-    page = build_report(records, META, results_dir=tmp_path)
+    page = report_page(records, META, results_dir=tmp_path)
     assert "<script>alert(1)" not in page and page.count("</script>") == 2
     # Without a results directory (records only), no stderr at all.
-    assert all("e" not in g for g in embedded(build_report(records, META))["games"])
+    assert all("e" not in g for g in embedded(report_page(records, META))["games"])
 
 
 def test_a_bots_page_holds_its_games_its_stderr_and_its_versions_only(tmp_path):
     records = logged_results(tmp_path)
-    page = build_report(records, {**META, "bots": [{"name": n, "options": {}, "version": f"{n}-v9"} for n in ("ann", "bob", "cy")]},
+    page = report_page(records, {**META, "bots": [{"name": n, "options": {}, "version": f"{n}-v9"} for n in ("ann", "bob", "cy")]},
                         results_dir=tmp_path, logs_href="logs/", bot="bob")
     data = embedded(page)
     mine = [r for r in records if "bob" in r.players.values()]

@@ -21,7 +21,8 @@ import engine
 import needs
 from arena.game.positions import positions
 from arena.game.records import GameRecord
-from arena.results.report import build_report, write_report
+from arena.results.report import write_report
+from builders import HOSTILE_NAME, KNOCKOUT, meta_of, played_cup, report_page
 from played_games import played_games
 
 BOTS = ["ann", "bob", "cy"]
@@ -81,7 +82,7 @@ def report(request, tmp_path_factory) -> tuple[str, str, list[GameRecord]]:
     path = tmp_path_factory.mktemp(name) / "report.html"
     meta = {"name": f"{name} cup", "game": name, "time_control": {"initial_ms": 5000, "increment_ms": 100},
             "bots": [{"name": bot, "options": {}} for bot in BOTS]}
-    write_report(path, build_report(records, meta))
+    write_report(path, report_page(records, meta))
     return name, path.as_uri(), records
 
 
@@ -248,7 +249,7 @@ def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
 
     records = GAMES["oxono"]
     path = tmp_path / "report.html"
-    live = LiveReport(path, {"name": "live cup", "game": "oxono", "bots": [{"name": b} for b in BOTS]})
+    live = LiveReport(path, meta_of({"name": "live cup", "game": "oxono", "bots": [{"name": b} for b in BOTS]}))
     live.update(records[:3], len(records))
     browser.get(f"{path.as_uri()}#game={records[1].game_id}&ply=2")
     assert f"live: 3 of {len(records)} games played" in browser.find_element("id", "status").text
@@ -283,8 +284,8 @@ def logged(tmp_path_factory) -> tuple[Path, list[GameRecord]]:
             path.write_text("".join(f"{name} in {record.game_id} line {i} {HOSTILE}\n" for i in range(30)))
     meta = {"name": "oxono cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},
             "bots": [{"name": bot, "options": {}, "version": f"{bot}-1"} for bot in BOTS]}
-    write_report(out / "report.html", build_report(records, meta, results_dir=out, logs_href=logs_href(out, out / "report.html")))
-    write_report(out / "bot-bob.html", build_report(records, meta, results_dir=out, bot="bob"))
+    write_report(out / "report.html", report_page(records, meta, results_dir=out, logs_href=logs_href(out, out / "report.html")))
+    write_report(out / "bot-bob.html", report_page(records, meta, results_dir=out, bot="bob"))
     return out, records
 
 
@@ -388,11 +389,9 @@ def test_a_match_in_the_bracket_opens_its_games(browser, tmp_path, shots):
     opens that game in the viewer, the hostile bot's name shown as text."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from test_report_bracket import HOSTILE, KNOCKOUT, tournament
-
-    records, meta = tournament(*KNOCKOUT)
+    records, meta = played_cup(*KNOCKOUT)
     path = tmp_path / "report.html"
-    write_report(path, build_report(records, meta))
+    write_report(path, report_page(records, meta))
     browser.get("about:blank")
     browser.get(path.as_uri())
     columns = browser.find_elements("css selector", ".bracket .ko-round h4")
@@ -401,10 +400,10 @@ def test_a_match_in_the_bracket_opens_its_games(browser, tmp_path, shots):
     assert [w.text for w in winners] == ["ann", "bob"]
     # The match decided by the seed rule: its fifth game is the second tie-break pair's first.
     match = browser.find_element("css selector", '.bracket .match[data-decided="seed"]')
-    assert HOSTILE in match.text
+    assert HOSTILE_NAME in match.text
     match.find_elements("css selector", "a.game")[4].click()
     WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "viewer").is_displayed())
-    game_id = f"r2-{HOSTILE}~bob-g5"
+    game_id = f"r2-{HOSTILE_NAME}~bob-g5"
     assert browser.find_element("id", "v-title").text.startswith(f"Game {game_id}:")
     record = next(r for r in records if r.game_id == game_id)
     assert shown_ply(browser) == 0 and board(browser) == expected_board(positions(record)[0], "oxono")

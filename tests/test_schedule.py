@@ -7,25 +7,22 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 import engine
 from arena.game.records import GameSpec
 from arena.run.config import TournamentConfig, load_config, parse_config
-from arena.run.schedule import game_seed, make_schedule, pairings
-
-ROOT = Path(__file__).resolve().parent.parent
+from arena.formats.game_pairs import game_seed
+from arena.formats.schedule import make_schedule, pairings
+from builders import ROOT, tournament
 
 
 def config(
     game: str = "oxono", bots: int = 4, rounds: int = 1, format: str = "round-robin", seed: int = 0
 ) -> TournamentConfig:
     """A tournament of bots named bot0, bot1, ... in that order."""
-    entries = "".join(f"  - {{name: bot{i}, cmd: x}}\n" for i in range(bots))
-    text = f"name: t\ngame: {game}\ntime_control: 5+0.1\nrounds: {rounds}\nformat: {format}\nseed: {seed}\n"
-    return parse_config(text + "bots:\n" + entries, base_dir=ROOT)
+    return tournament(ROOT, [f"bot{i}" for i in range(bots)], game=game, rounds=rounds, format=format, seed=seed)
 
 
 def expected_seed(tournament_seed: int, game_id: str) -> int:
@@ -39,7 +36,7 @@ def expected_seed(tournament_seed: int, game_id: str) -> int:
 @pytest.mark.parametrize("rounds", [1, 3])
 def test_round_robin_count(game: str, bots: int, rounds: int) -> None:
     openings = engine.get_game(game).openings
-    schedule = make_schedule(config(game, bots, rounds))
+    schedule = make_schedule(config(game, bots, rounds).competition)
     assert len(schedule) == rounds * bots * (bots - 1) // 2 * openings * 2
 
 
@@ -47,7 +44,7 @@ def test_round_robin_count(game: str, bots: int, rounds: int) -> None:
 @pytest.mark.parametrize("bots", [2, 4])
 def test_gauntlet_count_and_pairs(game: str, bots: int) -> None:
     openings = engine.get_game(game).openings
-    schedule = make_schedule(config(game, bots, rounds=2, format="gauntlet"))
+    schedule = make_schedule(config(game, bots, rounds=2, format="gauntlet").competition)
     assert len(schedule) == 2 * (bots - 1) * openings * 2
     # The first bot plays every game; the others never meet each other.
     assert all("bot0" in spec.players for spec in schedule)
@@ -59,15 +56,15 @@ def test_gauntlet_count_and_pairs(game: str, bots: int) -> None:
 def test_openings_come_from_the_engine() -> None:
     assert engine.get_game("oxono").openings == 2
     assert engine.get_game("yoxii").openings == 1
-    assert {spec.opening for spec in make_schedule(config("oxono"))} == {0, 1}
-    assert {spec.opening for spec in make_schedule(config("yoxii"))} == {0}
+    assert {spec.opening for spec in make_schedule(config("oxono").competition)} == {0, 1}
+    assert {spec.opening for spec in make_schedule(config("yoxii").competition)} == {0}
 
 
 @pytest.mark.parametrize("format", ["round-robin", "gauntlet"])
 @pytest.mark.parametrize("game", ["oxono", "yoxii"])
 def test_every_ordered_pair_equally_often_on_each_seat_and_opening(format: str, game: str) -> None:
     rounds = 3
-    schedule = make_schedule(config(game, 4, rounds, format))
+    schedule = make_schedule(config(game, 4, rounds, format).competition)
     pairs = [(0, 1), (0, 2), (0, 3)] + ([(1, 2), (1, 3), (2, 3)] if format == "round-robin" else [])
     seen = Counter((spec.round, spec.players, spec.opening) for spec in schedule)
     openings = engine.get_game(game).openings
@@ -97,7 +94,7 @@ def test_pairings_name_each_pair_in_name_order_in_an_order_of_their_names_alone(
 
 
 def test_order_and_ids_of_the_first_games() -> None:
-    schedule = make_schedule(config("oxono", 3, rounds=2))
+    schedule = make_schedule(config("oxono", 3, rounds=2).competition)
     first = pairings(["bot0", "bot1", "bot2"], "round-robin")[0]
     a, b = first
     head = [(s.game_id, s.round, s.players, s.opening) for s in schedule[:4]]
@@ -115,7 +112,7 @@ def test_order_and_ids_of_the_first_games() -> None:
 
 
 def test_ids_are_unique_and_well_formed_and_indices_count_from_zero() -> None:
-    schedule = make_schedule(config("oxono", 5, rounds=3))
+    schedule = make_schedule(config("oxono", 5, rounds=3).competition)
     assert [spec.index for spec in schedule] == list(range(len(schedule)))
     assert [spec.pair for spec in schedule] == [i // 2 for i in range(len(schedule))]
     assert len({spec.game_id for spec in schedule}) == len(schedule)
@@ -129,9 +126,9 @@ def test_ids_are_unique_and_well_formed_and_indices_count_from_zero() -> None:
 def test_a_game_is_the_same_whatever_the_bots_places_in_the_file_and_whoever_joins() -> None:
     text = "name: t\ngame: oxono\ntime_control: 5+0.1\nrounds: 2\nseed: 5\nbots:\n"
     entries = [f"  - {{name: {n}, cmd: x}}\n" for n in ("ann", "bob", "cy", "dee")]
-    before = make_schedule(parse_config(text + "".join(entries), base_dir=ROOT))
-    shuffled = make_schedule(parse_config(text + "".join(entries[::-1]), base_dir=ROOT))
-    joined = make_schedule(parse_config(text + "".join(entries[:2] + ["  - {name: eve, cmd: x}\n"] + entries[2:]), base_dir=ROOT))
+    before = make_schedule(parse_config(text + "".join(entries), base_dir=ROOT).competition)
+    shuffled = make_schedule(parse_config(text + "".join(entries[::-1]), base_dir=ROOT).competition)
+    joined = make_schedule(parse_config(text + "".join(entries[:2] + ["  - {name: eve, cmd: x}\n"] + entries[2:]), base_dir=ROOT).competition)
     games = lambda specs: {(s.game_id, s.seed, s.players, s.opening, s.round) for s in specs}
     assert shuffled == before  # the same games in the same order: the same fold, the same table
     assert games(before) < games(joined)
@@ -141,27 +138,27 @@ def test_a_game_is_the_same_whatever_the_bots_places_in_the_file_and_whoever_joi
 def test_results_written_before_names_keep_their_ids_by_position() -> None:
     from dataclasses import replace
 
-    schedule = make_schedule(replace(config("oxono", 3), game_ids="positions"))
+    schedule = make_schedule(replace(config("oxono", 3), game_ids="positions").competition)
     assert [(s.game_id, s.players) for s in schedule[:2]] == [("r1-p1-g1", ("bot0", "bot1")), ("r1-p1-g2", ("bot1", "bot0"))]
     assert next(s for s in schedule if s.game_id == "r1-p3-g2").players == ("bot2", "bot1")
 
 
 def test_deterministic() -> None:
     cfg = config("oxono", 4, rounds=2, seed=42)
-    assert make_schedule(cfg) == make_schedule(cfg)
-    assert make_schedule(cfg) == make_schedule(config("oxono", 4, rounds=2, seed=42))
+    assert make_schedule(cfg.competition) == make_schedule(cfg.competition)
+    assert make_schedule(cfg.competition) == make_schedule(config("oxono", 4, rounds=2, seed=42).competition)
 
 
 def test_seeds_follow_the_documented_formula() -> None:
     for seed in (0, 1, -5, 2**40):
-        for spec in make_schedule(config("yoxii", 3, rounds=2, seed=seed)):
+        for spec in make_schedule(config("yoxii", 3, rounds=2, seed=seed).competition):
             assert spec.seed == expected_seed(seed, spec.game_id)
             assert 0 <= spec.seed < 2**31
 
 
 def test_seeds_differ_between_games_and_tournaments() -> None:
-    one = make_schedule(config("oxono", 4, rounds=2, seed=1))
-    two = make_schedule(config("oxono", 4, rounds=2, seed=2))
+    one = make_schedule(config("oxono", 4, rounds=2, seed=1).competition)
+    two = make_schedule(config("oxono", 4, rounds=2, seed=2).competition)
     assert len({spec.seed for spec in one}) == len(one)
     assert [s.game_id for s in one] == [s.game_id for s in two]
     assert all(a.seed != b.seed for a, b in zip(one, two))
@@ -169,7 +166,7 @@ def test_seeds_differ_between_games_and_tournaments() -> None:
 
 def test_seeds_are_the_same_in_another_process() -> None:
     # hash() of a str is salted per process; the schedule must not depend on it.
-    code = "from arena.run.schedule import game_seed; print(game_seed(7, 'r2-p3-g4'))"
+    code = "from arena.formats.game_pairs import game_seed; print(game_seed(7, 'r2-p3-g4'))"
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -183,7 +180,7 @@ def test_seeds_are_the_same_in_another_process() -> None:
 
 
 def test_game_spec_is_frozen() -> None:
-    spec = make_schedule(config())[0]
+    spec = make_schedule(config().competition)[0]
     assert isinstance(spec, GameSpec)
     with pytest.raises(AttributeError):
         spec.seed = 3  # type: ignore[misc]
@@ -191,7 +188,7 @@ def test_game_spec_is_frozen() -> None:
 
 @pytest.mark.parametrize(("game", "games"), [("oxono", 96), ("yoxii", 36)])
 def test_demo_schedules(game: str, games: int) -> None:
-    schedule = make_schedule(load_config(ROOT / "tournaments" / f"{game}-demo.yaml"))
+    schedule = make_schedule(load_config(ROOT / "tournaments" / f"{game}-demo.yaml").competition)
     assert len(schedule) == games
     assert Counter(name for spec in schedule for name in spec.players) == {
         "random": games * 2 // 3,

@@ -8,47 +8,24 @@ import pytest
 
 from arena.bot.version import fingerprint
 from arena.game.openings import random_suite
-from arena.game.records import GameRecord, MoveRecord
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy
-from arena.run.config import parse_config
 from arena.run.results_dir import RunPlan, open_results
-from arena.run.schedule import make_schedule
-
-TOURNAMENT = """
-name: store-test
-game: oxono
-time_control: 5+0.1
-seed: 3
-output: out
-bots:
-  - {name: a, cmd: python -m bots.random_bot}
-  - {name: b, cmd: python -m bots.random_bot}
-  - {name: c, cmd: python -m bots.random_bot}
-"""
+from arena.formats.schedule import make_schedule
+from builders import record_for, tournament
 
 
 @pytest.fixture
 def config(tmp_path):
-    return parse_config(TOURNAMENT, base_dir=tmp_path)
-
-
-def record_for(spec, winner="pink"):
-    return GameRecord(
-        game_id=spec.game_id, game=spec.game, players={"pink": spec.players[0], "black": spec.players[1]},
-        seed=spec.seed, opening=spec.opening, time_control={"initial_ms": 5000, "increment_ms": 100},
-        moves=[MoveRecord("Xc5 c6", 1.5, {"depth": 2})], winner=winner, reason="alignment",
-        index=spec.index, round=spec.round,
-        versions={"pink": spec.versions[0], "black": spec.versions[1]} if spec.versions else None,
-    )
+    return tournament(tmp_path, ("a", "b", "c"), name="store-test", seed=3, output="out")
 
 
 def versioned_schedule(config):
     """The schedule as a run plays it: each spec names its bots' versions."""
-    return make_schedule(config, {bot.name: fingerprint(bot).version for bot in config.bots})
+    return make_schedule(config.competition, {bot.name: fingerprint(bot).version for bot in config.bots})
 
 
 def test_append_then_load_round_trips_records(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     store = ResultsStore(config.output)
     with store:
         assert open_results(store, RunPlan(config, store.directory)).records == []
@@ -64,7 +41,7 @@ def test_append_then_load_round_trips_records(config):
 
 
 def test_torn_last_line_is_dropped_with_a_warning_and_cut_before_appending(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
         store.append(record_for(schedule[0]))
@@ -84,7 +61,7 @@ def test_torn_last_line_is_dropped_with_a_warning_and_cut_before_appending(confi
 
 
 def test_unreadable_middle_line_is_reported_and_the_rest_kept(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     config.output.mkdir()
     lines = [json.dumps(record_for(schedule[0]).to_json()), "{not json", json.dumps(record_for(schedule[1]).to_json())]
     (config.output / "games.jsonl").write_text("\n".join(lines) + "\n")
@@ -94,7 +71,7 @@ def test_unreadable_middle_line_is_reported_and_the_rest_kept(config):
 
 
 def test_a_second_writer_is_refused(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as first:
         open_results(first, RunPlan(config, first.directory))
         with pytest.raises(StoreBusy, match="another 'arena run'"):
@@ -128,7 +105,7 @@ def test_a_conflicting_tournament_is_refused_and_nothing_is_lost(config, change,
 
 
 def test_records_the_schedule_does_not_hold_are_a_conflict(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
         edited = record_for(schedule[-1])
@@ -139,7 +116,7 @@ def test_records_the_schedule_does_not_hold_are_a_conflict(config):
 
 
 def test_games_of_a_removed_bot_stay_on_disk_and_out_of_the_plan(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
         for spec in schedule:
@@ -157,7 +134,7 @@ def test_games_of_a_removed_bot_stay_on_disk_and_out_of_the_plan(config):
 
 
 def test_replace_archives_each_record_once_with_its_reason(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
         for spec in schedule[:4]:
@@ -179,7 +156,7 @@ def test_replace_archives_each_record_once_with_its_reason(config):
 
 def test_a_conflict_names_what_asked_a_tournament_file_or_a_command(config):
     # arena match has no tournament file (path None): its message says so.
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
     for asked, words in ((replace(config, seed=9, path=config.output.parent / "t.yaml"), "the tournament file now says 9"),
@@ -189,7 +166,7 @@ def test_a_conflict_names_what_asked_a_tournament_file_or_a_command(config):
 
 
 def test_more_rounds_extend_a_tournament_without_conflict(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
         for spec in schedule:
@@ -204,7 +181,7 @@ def test_appended_lines_are_durable_whole_lines(config, monkeypatch):
     synced = []
     real_fsync = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
         store.append(record_for(schedule[0]))
@@ -218,7 +195,7 @@ def test_load_of_a_missing_directory_is_empty(tmp_path):
 
 
 def test_a_game_recorded_twice_is_counted_once(config):
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     config.output.mkdir()
     line = json.dumps(record_for(schedule[0]).to_json())
     (config.output / "games.jsonl").write_text(line + "\n" + line + "\n")
@@ -234,7 +211,7 @@ def test_records_reach_the_disk_within_the_sync_interval_and_at_close(config, mo
     real = os.fdatasync
     monkeypatch.setattr(arena.results.store, "SYNC_INTERVAL_S", 0.05)
     monkeypatch.setattr(arena.results.store.os, "fdatasync", lambda fd: (synced.append(os.fstat(fd).st_size), real(fd)))
-    schedule = make_schedule(config)
+    schedule = make_schedule(config.competition)
     store = ResultsStore(config.output)
     open_results(store, RunPlan(config, store.directory))
     for spec in schedule[:3]:

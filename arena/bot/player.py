@@ -69,6 +69,7 @@ class BotPlayer:
         game: str,
         *,
         log_path: Path | None = None,
+        log_root: Path | None = None,
         startup_timeout_s: float = 10.0,
         quit_grace_s: float = 2.0,
         scratch_dir: Path | None = None,
@@ -79,13 +80,16 @@ class BotPlayer:
         self.game = game
         self.log_path = log_path
         #: The bot's stderr in this process of the arena: ``log_path`` outside
-        #: games, a file per game beside it inside (:meth:`begin_log`).
-        self.stderr_log = StderrLog(log_path, 10 * 1024 * 1024) if log_path is not None else None
+        #: games, a file per game beside it inside (:meth:`begin_log`), no
+        #: link followed beneath ``log_root`` (the folder of every bot's logs).
+        self.stderr_log = StderrLog(log_path, 10 * 1024 * 1024, log_root) if log_path is not None else None
         #: How the bot's processes are confined: its limits and sandbox from
         #: the tournament file, its scratch directory (a temporary one when
-        #: None), and what a sandbox hides from it (results, tournament file).
+        #: None), what a sandbox hides from it (results, tournament file) and,
+        #: for a submission, the one folder of the host it may see.
         self.confinement = Confinement(
-            limits=command.limits, sandbox=command.sandbox, scratch_dir=scratch_dir, hidden=hidden
+            limits=command.limits, sandbox=command.sandbox, scratch_dir=scratch_dir, hidden=hidden,
+            confined_to=command.cwd if command.source is not None else None,
         )
         self.startup_timeout_s = startup_timeout_s
         #: Look for each move a few microseconds before sleeping (see

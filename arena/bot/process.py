@@ -23,7 +23,6 @@ import os
 import resource
 import select
 import shlex
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -34,7 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from arena.bot import cgroups, limits as _limits, quota, sandbox as _sandbox
+from arena.bot import cgroups, limits as _limits, quota, safe_files, sandbox as _sandbox
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
@@ -318,7 +317,9 @@ class BotProcess:
             if scratch is None:
                 scratch = self._temp_scratch = Path(tempfile.mkdtemp(prefix="totem-bot-"))
             else:
-                scratch.mkdir(parents=True, exist_ok=True, mode=0o700)
+                # Its folder (a results directory's scratch/) is the arena's;
+                # the bot's own directory is never followed through a link.
+                safe_files.make_dirs(scratch.parent, scratch.name, mode=0o700)
         except OSError as exc:
             where = scratch if scratch is not None else Path(tempfile.gettempdir())
             raise ArenaWriteError(f"cannot make the scratch directory {str(where)!r}: {exc.strerror or exc}") from None
@@ -395,7 +396,7 @@ class BotProcess:
         if self.scratch_over is not None and self._scratch is not None:
             quota.empty_directory(self._scratch)
         if self._temp_scratch is not None:
-            shutil.rmtree(self._temp_scratch, ignore_errors=True)
+            quota.remove_directory(self._temp_scratch)
             self._temp_scratch = None
 
     def _open_log(self) -> StderrLog | None:

@@ -34,6 +34,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
+from arena.bot import safe_files
+
 __all__ = [
     "BOT_BUDGET_BYTES", "GAME_HEAD_BYTES", "GAME_LOGS_DIR", "GAME_TAIL_BYTES", "GAME_TAIL_BYTES_OVER_BUDGET",
     "StderrLog", "arena_time", "game_log_path",
@@ -66,15 +68,22 @@ def arena_time(now: datetime | None = None) -> str:
     return (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def _folder_bytes(directory: Path) -> int:
-    """Bytes in the files of ``directory`` and its ``games`` folder (one level each)."""
+def _folder_bytes(root: Path, directory: Path) -> int:
+    """Bytes in the files of ``directory`` and its ``games`` folder (one level
+    each), ``directory`` being beneath ``root`` (no link followed there)."""
     total = 0
     for folder in (directory, directory / GAME_LOGS_DIR):
         try:
-            with os.scandir(folder) as entries:
+            fd = safe_files.open_dir(root, folder.relative_to(root))
+        except OSError:
+            continue
+        try:
+            with os.scandir(fd) as entries:
                 total += sum(e.stat(follow_symlinks=False).st_size for e in entries if e.is_file(follow_symlinks=False))
         except OSError:
             pass
+        finally:
+            os.close(fd)
     return total
 
 
@@ -128,11 +137,18 @@ class StderrLog:
     ``default_path`` (None: discarded) outside games, a file per game inside
     (see the module's docstring).  Thread-safe: the bot's drain thread writes,
     the thread playing the game begins and ends games.  A write that fails
-    (disk full) stops that file, never the drain."""
+    (disk full) stops that file, never the drain.
 
-    def __init__(self, default_path: Path | None, max_default_bytes: int) -> None:
+    ``root`` is the folder of every bot's logs (``logs/`` of a results
+    directory; by default ``default_path``'s own folder): no link beneath it
+    is followed and every file written there must be a regular one
+    (:mod:`arena.bot.safe_files`), else opening it raises
+    :class:`~arena.bot.safe_files.RefusedFile`."""
+
+    def __init__(self, default_path: Path | None, max_default_bytes: int, root: Path | None = None) -> None:
         self.default_path = default_path
         self.max_default_bytes = max_default_bytes
+        self.root = root if root is not None or default_path is None else default_path.parent
         self._lock = threading.Lock()
         self._default: IO[bytes] | None = None
         self._default_written = 0
@@ -146,8 +162,7 @@ class StderrLog:
         """Open the process log to append, if it is not open.  Raises OSError."""
         with self._lock:
             if self._default is None and self.default_path is not None:
-                self.default_path.parent.mkdir(parents=True, exist_ok=True)
-                self._default = open(self.default_path, "ab", buffering=0)
+                self._default = self._open(self.default_path, os.O_APPEND)
                 # Counting from the current size caps the file across restarts of the arena.
                 self._default_written = self._default.seek(0, os.SEEK_END)
                 self._default_full = self._default_written >= self.max_default_bytes
@@ -185,15 +200,11 @@ class StderrLog:
         # too), and counted in between: measuring it each game would cost a
         # stat per file it holds, every game.
         if self._rescan <= 0:
-            self._used = _folder_bytes(self.default_path.parent)
+            self._used = _folder_bytes(self.root, self.default_path.parent)
             self._rescan = _RESCAN
         self._rescan -= 1
         over_budget = self._used >= BOT_BUDGET_BYTES
-        try:
-            handle = open(path, "wb", buffering=0)
-        except FileNotFoundError:  # the first game of this bot: make its folder
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(path, "wb", buffering=0)
+        handle = self._open(path, os.O_TRUNC)
         with self._lock:
             self._close_game()
             try:
@@ -224,6 +235,14 @@ class StderrLog:
                 pass
             finally:
                 game.handle.close()
+
+    def _open(self, path: Path, mode: int) -> IO[bytes]:
+        """``path`` opened to write (``mode``: ``O_APPEND`` or ``O_TRUNC``),
+        its folders made as need be, no link beneath :attr:`root` followed."""
+        assert self.root is not None
+        fd = safe_files.open_file(self.root, path.relative_to(self.root), os.O_WRONLY | os.O_CREAT | mode,
+                                  create_dirs=True)
+        return open(fd, "ab" if mode == os.O_APPEND else "wb", buffering=0)
 
     def close(self) -> None:
         with self._lock:

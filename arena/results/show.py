@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engine
+from arena.bot.safe_files import RefusedFile
 from arena.bot.text import clean_text, safe
 from arena.game.positions import positions
 from arena.game.records import GameRecord
-from arena.results.logs import TAIL_LINES, game_log, game_log_file, log_tail
+from arena.results.logs import TAIL_LINES, game_log, game_log_file, log_tail, refused_note
 
 __all__ = ["find_game", "game_heading", "result_line", "frames", "stderr_tails"]
 
@@ -76,14 +77,20 @@ def stderr_tails(record: GameRecord, results_dir: Path, lines: int = TAIL_LINES)
     """Each bot's stderr in this game, its last ``lines`` lines under the
     file's path (the forfeiting bot's first), or a line saying there is none;
     empty when no bot has a log of the game (results without their logs).
-    What a bot wrote is untrusted: every line goes through :func:`safe`."""
+    What a bot wrote is untrusted: every line goes through :func:`safe`; a
+    link or a special file in place of a log is not read, and said so."""
     names = list(dict.fromkeys(record.players.values()))
     if record.forfeit_by is not None:
         names.sort(key=lambda name: name != record.players[record.forfeit_by])
     out = []
     found = False
     for name in names:
-        text = game_log(results_dir, name, record.game_id)
+        try:
+            text = game_log(results_dir, name, record.game_id)
+        except RefusedFile as exc:
+            out.append(f"stderr of {safe(name)}: {safe(refused_note(exc, results_dir))}")
+            found = True
+            continue
         found = found or text is not None
         if text is None:
             out.append(f"stderr of {safe(name)}: no log of this game in {results_dir}")

@@ -11,23 +11,23 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import trueskill
 
 from arena.game.records import GameRecord
-from arena.results.rounds import Rounds
+from arena.formats.rounds import Rounds
+from arena.formats.scoring import Tally, scored, side_score, sonneborn_berger
+from arena.results.meta import RANKINGS
 from arena.results.statistics import (
     MatchStatistics,
-    Tally,
     SprtConfig,
     SprtStatus,
     fit_elo,
     match_statistics,
     pentanomial,
     scores_of,
-    sonneborn_berger,
     sprt_status,
 )
 
@@ -42,7 +42,8 @@ __all__ = [
     "reference_ranking",
     "RANKINGS",
     "RANKING_RULES",
-    "meta_ranking",
+    "RatingFold",
+    "conservative",
     "RunningLeader",
 ]
 
@@ -53,10 +54,6 @@ INITIAL_SIGMA = INITIAL_MU / 3
 #: games can end drawn, and 10% is a fair prior for both.
 DRAW_PROBABILITY = 0.10
 
-_POINTS = {"wins": 1.0, "draws": 0.5, "losses": 0.0}
-
-#: The rules that may order the ranking (``ranking:`` in a tournament file).
-RANKINGS = ("trueskill", "elo", "points")
 #: Each rule in one line, as the tables and the report state it.
 RANKING_RULES = {
     "trueskill": "TrueSkill's cautious estimate mu - 3·sigma, then score",
@@ -64,6 +61,12 @@ RANKING_RULES = {
     "points": "points (win 1, draw ½), then the head-to-head score among the tied bots, "
               "then Sonneborn–Berger, then wins; a tie none of them breaks shares its rank (shown 3=)",
 }
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """TrueSkill's cautious estimate, mu - 3 sigma: the bot is very likely at
+    least this strong, so an unproven bot does not rank high by luck."""
+    return mu - 3 * sigma
 
 
 def rating_env() -> trueskill.TrueSkill:
@@ -120,6 +123,10 @@ class BotStanding(Tally):
     points: float | None = None
     buchholz: float | None = None
     place: tuple[int, int] | None = None
+    #: Named in the file's ``withdrawn:`` (its results stand), or ``disqualified:``
+    #: (its games scored as losses, ranked after every other bot).
+    withdrawn_by_organiser: bool = False
+    disqualified: bool = False
 
     @property
     def rank_text(self) -> str:
@@ -130,8 +137,9 @@ class BotStanding(Tally):
 
     @property
     def withdrawn(self) -> bool:
-        """The arena withdrew it (``withdraw_after_crashes``): its later games were forfeited."""
-        return bool(self.forfeits.get("withdrawn"))
+        """Withdrawn by the organiser, or by the arena (``withdraw_after_crashes``):
+        its games not played were forfeited."""
+        return self.withdrawn_by_organiser or bool(self.forfeits.get("withdrawn"))
 
     @property
     def earlier_games(self) -> int:
@@ -142,7 +150,7 @@ class BotStanding(Tally):
     def rating(self) -> float:
         """Conservative skill estimate, mu - 3 sigma: the bot is very likely at
         least this strong, so an unproven bot does not rank high by luck."""
-        return self.mu - 3 * self.sigma
+        return conservative(self.mu, self.sigma)
 
     @property
     def mean_move_ms(self) -> float | None:
@@ -161,9 +169,9 @@ class Standings:
     #: Row bot -> column bot -> (row's score against column, games between them),
     #: for every ordered pair of distinct bots (``(0.0, 0)`` if they never met).
     crosstable: dict[str, dict[str, tuple[float, int]]]
-    #: Colour -> {"games", "wins", "draws", "losses"} for whoever played that
+    #: Colour -> the results of whoever played that
     #: colour, in seat order: this shows any first-mover advantage.
-    by_color: dict[str, dict[str, int]]
+    by_color: dict[str, Tally]
     total_games: int
     #: The Elo fit added a virtual draw between every two bots, because some
     #: bot or group scored 100 % or 0 % against the rest (see arena.results.statistics).
@@ -218,6 +226,8 @@ def compute_standings(
     versions: Mapping[str, str] | None = None,
     ranking: str = "trueskill",
     rounds: Rounds | None = None,
+    withdrawn: Collection[str] = (),
+    disqualified: Collection[str] = (),
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
@@ -228,6 +238,9 @@ def compute_standings(
     ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`;
     with the ``rounds`` of a Swiss, knockout or staged tournament, ``points``
     orders them by those rounds' places (:meth:`Rounds.places`), byes counted.
+    ``withdrawn`` bots are marked; ``disqualified`` ones have every game
+    scored as a loss (:func:`~arena.formats.scoring.scored`) and rank after
+    every other bot.
 
     ``bot_names`` lists bots to show even if they have no game yet (they keep
     the initial rating); bots found only in records are shown too.  Raises
@@ -236,34 +249,30 @@ def compute_standings(
     """
     # Ties on index (which a well-formed schedule never makes) are broken by
     # game id, so the fold order never depends on the order of the input.
-    ordered = sorted(records, key=lambda r: (r.index, r.game_id))
-    env = rating_env()
+    ordered = sorted(scored(records, disqualified), key=lambda r: (r.index, r.game_id))
+    fold = RatingFold()
     bots: dict[str, BotStanding] = {name: BotStanding(name) for name in bot_names or ()}
-    ratings: dict[str, trueskill.Rating] = {}
     pair_scores: dict[tuple[str, str], float] = {}
     pair_games: dict[tuple[str, str], int] = {}
     elo_games: list[tuple[str, str, float]] = []
-    by_color: dict[str, dict[str, int]] = {}
+    by_color: dict[str, Tally] = {}
     last_played: dict[tuple[str, str], str] = {}
     games = {r.game for r in ordered}
     if len(games) > 1:
         raise ValueError(f"records mix several games ({', '.join(sorted(games))}); rate each game apart")
 
     for record in ordered:
-        first, second = _seats(record)
-        winner = _winner(record)
+        first, second, winner = fold.add(record)
         names = {color: record.players[color] for color in (first, second)}
         for color in (first, second):
             standing = bots.setdefault(names[color], BotStanding(names[color]))
-            tally = by_color.setdefault(color, {"games": 0, "wins": 0, "draws": 0, "losses": 0})
-            tally["games"] += 1
-            result = "draws" if winner is None else "wins" if winner == color else "losses"
-            tally[result] += 1
-            standing.add(_POINTS[result])
+            score = side_score(winner, color)
+            by_color.setdefault(color, Tally()).add(score)
+            standing.add(score)
             opponent = names[second if color == first else first]
             key = (names[color], opponent)
             pair_games[key] = pair_games.get(key, 0) + 1
-            pair_scores[key] = pair_scores.get(key, 0.0) + _POINTS[result]
+            pair_scores[key] = pair_scores.get(key, 0.0) + score
         for color, version in (record.versions or {}).items():
             played_by = bots[names[color]].versions
             played_by[version] = played_by.get(version, 0) + 1
@@ -272,7 +281,7 @@ def compute_standings(
         if record.forfeit_by is not None:
             forfeits = bots[names[record.forfeit_by]].forfeits
             forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
-        elo_games.append((names[first], names[second], 0.5 if winner is None else float(winner == first)))
+        elo_games.append((names[first], names[second], side_score(winner, first)))
         # Seat 0 moves first and the players alternate (neither game has a
         # pass); the opening's moves were not the bots'.
         for ply, move in enumerate(record.moves, start=len(record.opening_moves)):
@@ -280,15 +289,19 @@ def compute_standings(
             standing.moves += 1
             standing.move_ms += move.ms
 
-        _rate(env, ratings, names[first], names[second], winner == second, winner is None)
         for name in (names[first], names[second]):
-            bots[name].history.append((bots[name].games, ratings[name].mu, ratings[name].sigma))
+            rating = fold.ratings[name]
+            bots[name].history.append((bots[name].games, rating.mu, rating.sigma))
 
-    for name, rating in ratings.items():
+    for name, rating in fold.ratings.items():
         bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
     for bot in bots.values():
         bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (last_played[bot.name, v[0]], v[0]), reverse=True))
         bot.version = (versions or {}).get(bot.name) or next(iter(bot.versions), None)
+    for name in withdrawn:
+        bots.setdefault(name, BotStanding(name)).withdrawn_by_organiser = True
+    for name in disqualified:
+        bots.setdefault(name, BotStanding(name)).disqualified = True
     if ranking not in RANKINGS:
         raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
     fit = fit_elo(elo_games)
@@ -351,21 +364,14 @@ def _placed(bots: dict[str, BotStanding], rounds: Rounds, ranking: str) -> list[
                 bot.points, bot.buchholz, bot.sonneborn_berger = first.points[name], bh, first.sonneborn_berger[name]
     places = rounds.places()
     for name, place in places:
-        if name in bots:
+        if name in bots and not bots[name].disqualified:  # ranked after every other bot, whatever its place
             bots[name].place = place
     if ranking != "points":
         return _ranked(list(bots.values()), ranking)
     order = {name: i for i, (name, _) in enumerate(places)}
-    ranked = sorted(bots.values(), key=lambda b: (order.get(b.name, len(order)), b.name))
+    ranked = sorted(bots.values(), key=lambda b: (b.disqualified, order.get(b.name, len(order)), b.name))
     _set_ranks(ranked, lambda b: b.place if b.place is not None and b.place[0] != b.place[1] else b.name)
     return ranked
-
-
-def meta_ranking(meta: Mapping[str, object] | None) -> str:
-    """The ranking rule a results directory's ``tournament.json`` names;
-    TrueSkill for one written before the key existed (or naming no known rule)."""
-    ranking = (meta or {}).get("ranking")
-    return ranking if isinstance(ranking, str) and ranking in RANKINGS else RANKINGS[0]
 
 
 def _tie_breaks(bots: Mapping[str, BotStanding], pair_scores: Mapping[tuple[str, str], float]) -> None:
@@ -390,8 +396,8 @@ def _ranked(bots: list[BotStanding], ranking: str) -> list[BotStanding]:
     else:
         def key(b: BotStanding) -> tuple[float, ...]:
             return (-b.rating, -b.score)
-    ranked = sorted(bots, key=lambda b: (key(b), b.name))
-    _set_ranks(ranked, key if ranking == "points" else lambda b: b.name)
+    ranked = sorted(bots, key=lambda b: (b.disqualified, key(b), b.name))
+    _set_ranks(ranked, (lambda b: (b.disqualified, key(b))) if ranking == "points" else lambda b: b.name)
     return ranked
 
 
@@ -479,18 +485,36 @@ def _draw_margin(env: trueskill.TrueSkill) -> float:
     return trueskill.calc_draw_margin(env.draw_probability, 2, env)
 
 
+class RatingFold:
+    """TrueSkill ratings and each bot's results, folded one game at a time
+    in the order given: the one fold of the standings and of the live leader."""
+
+    def __init__(self) -> None:
+        self.env = rating_env()
+        self.ratings: dict[str, trueskill.Rating] = {}
+        self.tallies: dict[str, Tally] = {}
+
+    def add(self, record: GameRecord) -> tuple[str, str, str | None]:
+        """Fold ``record`` in; its seats' colours and the winning colour (None: a draw)."""
+        first, second = _seats(record)
+        winner = _winner(record)
+        for color in (first, second):
+            self.tallies.setdefault(record.players[color], Tally()).add(side_score(winner, color))
+        _rate(self.env, self.ratings, record.players[first], record.players[second], winner == second, winner is None)
+        return first, second, winner
+
+
 class RunningLeader:
     """The leader of a tournament in progress, for a progress line: the
     ratings of :func:`compute_standings` over the games ``0 .. k-1`` of the
     schedule (the longest run of finished games from the start), folded one
-    game at a time as they come in, so each record costs O(1) rather than a
-    fold of every game so far.  Records out of order wait for the ones before
-    them; once every game is in, the leader is the standings' first bot."""
+    game at a time as they come in (the same :class:`RatingFold`), so each
+    record costs O(1) rather than a fold of every game so far.  Records out
+    of order wait for the ones before them; once every game is in, the
+    leader is the standings' first bot."""
 
     def __init__(self) -> None:
-        self._env = rating_env()
-        self._ratings: dict[str, trueskill.Rating] = {}
-        self._points: dict[str, float] = {}
+        self._fold = RatingFold()
         self._waiting: dict[int, GameRecord] = {}
         self._next = 0
 
@@ -498,24 +522,15 @@ class RunningLeader:
         self._waiting[record.index] = record
         while (record := self._waiting.pop(self._next, None)) is not None:
             self._next += 1
-            first, second = _seats(record)
-            winner = _winner(record)
-            names = record.players
-            for color in (first, second):
-                points = 0.5 if winner is None else float(winner == color)
-                self._points[names[color]] = self._points.get(names[color], 0.0) + points
-            _rate(self._env, self._ratings, names[first], names[second], winner == second, winner is None)
+            self._fold.add(record)
 
     def leader(self) -> tuple[str, float] | None:
         """The best bot's name and conservative rating (mu - 3 sigma), or None before the first game."""
-        if not self._ratings:
+        ratings, tallies = self._fold.ratings, self._fold.tallies
+        if not ratings:
             return None
-        name = min(self._ratings, key=lambda n: (-_conservative(self._ratings[n]), -self._points[n], n))
-        return name, _conservative(self._ratings[name])
-
-
-def _conservative(rating: trueskill.Rating) -> float:
-    return rating.mu - 3 * rating.sigma
+        name = min(ratings, key=lambda n: (-conservative(ratings[n].mu, ratings[n].sigma), -tallies[n].score, n))
+        return name, conservative(ratings[name].mu, ratings[name].sigma)
 
 
 def _seats(record: GameRecord) -> tuple[str, str]:

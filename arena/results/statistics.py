@@ -26,13 +26,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.formats.scoring import Tally, score_of
 from arena.game.records import GameRecord
 
 __all__ = [
-    "Tally",
-    "buchholz",
-    "sonneborn_berger",
-    "total_scores",
     "scores_of",
     "PairTally",
     "ELO_METHOD",
@@ -70,12 +67,6 @@ def los(difference: float, sd: float) -> float:
     if sd > 0 and math.isfinite(sd):
         return _phi(difference / sd)
     return 0.5 if difference == 0 or math.isnan(difference) else float(difference > 0)
-
-
-def score_of(record: GameRecord, bot: str) -> float:
-    """``bot``'s score in a game it played: 1, 0.5 for a draw, or 0."""
-    winner = record.name_of(record.winner)
-    return 0.5 if winner is None else float(winner == bot)
 
 
 def scores_of(records: Iterable[GameRecord], bot: str) -> tuple[list[float], list[tuple[float, float]]]:
@@ -316,68 +307,6 @@ class PairTally:
 
     def pentanomial(self) -> Pentanomial:
         return Pentanomial(**self._counts)
-
-
-# -- points tables: tie-breaks of Swiss and points rankings -------------------------
-
-
-def total_scores(points: Mapping[tuple[str, str], float]) -> dict[str, float]:
-    """Each bot's total points from the points it scored against each opponent."""
-    totals: dict[str, float] = {}
-    for (bot, opponent), p in points.items():
-        totals[bot] = totals.get(bot, 0.0) + p
-        totals.setdefault(opponent, 0.0)
-    return totals
-
-
-def buchholz(points: Mapping[tuple[str, str], float], scores: Mapping[str, float]) -> dict[str, float]:
-    """Buchholz: the sum of the final scores of the opponents a bot met (a
-    bye has no opponent and adds nothing)."""
-    opponents: dict[str, set[str]] = {b: set() for b in scores}
-    for bot, opponent in points:
-        opponents.setdefault(bot, set()).add(opponent)
-    return {b: sum(scores[o] for o in opps) for b, opps in opponents.items()}
-
-
-def sonneborn_berger(points: Mapping[tuple[str, str], float], scores: Mapping[str, float]) -> dict[str, float]:
-    """Sonneborn–Berger: the sum, over a bot's opponents, of the points it
-    scored against each times that opponent's final score."""
-    sb = {b: 0.0 for b in scores}
-    for (bot, opponent), p in points.items():
-        sb[bot] = sb.get(bot, 0.0) + p * scores[opponent]
-    return sb
-
-
-@dataclass(kw_only=True)
-class Tally:
-    """Wins, draws and losses of one side, and the points they make (a win
-    1, a draw ½): a bot in the standings, the first bot of a match."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    def add(self, score: float) -> None:
-        """Count one game the side scored ``score`` in (1, 0.5 or 0)."""
-        if score == 1.0:
-            self.wins += 1
-        elif score == 0.5:
-            self.draws += 1
-        else:
-            self.losses += 1
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        return self.wins + self.draws / 2
-
-    @property
-    def score_pct(self) -> float | None:
-        """Score as a percentage of games played; ``None`` with no games."""
-        return 100 * self.score / self.games if self.games else None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,12 @@ Layout::
     DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker; emptied when a run starts
     DIR/.lock             held by the one ``arena run`` writing here
 
+Every file here is opened through :mod:`arena.bot.safe_files`: no link
+below ``DIR`` is followed, only regular files are opened, reads are bounded
+(:data:`MAX_GAMES_BYTES`; ``tournament.json``'s own reader bounds it the
+same way), and anything else in a
+file's place is a one-line :class:`StoreError` naming it.
+
 Resuming reads ``games.jsonl`` back: a last line torn by a crash mid-write is
 dropped with a warning (and cut off before the next append, so the file stays
 one record per line); every complete line is kept.
@@ -32,23 +38,26 @@ import fcntl
 import json
 import os
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import engine
+from arena.bot import safe_files
 from arena.bot.quota import empty_directory
+from arena.bot.safe_files import RefusedFile
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "write_atomically"]
 
 GAMES_FILE = "games.jsonl"
-META_FILE = "tournament.json"
 REPLACED_FILE = "replaced.jsonl"
 LOGS_DIR = "logs"
 SCRATCH_DIR = "scratch"
 LOCK_FILE = ".lock"
+#: The most of ``games.jsonl`` (and of ``replaced.jsonl``) read: close to a
+#: million games of a few kilobytes.  A bigger file is refused unread (a
+#: sparse one claims any size for nothing).
+MAX_GAMES_BYTES = 1 << 31
 #: Longest time a record written to games.jsonl waits for its fdatasync.
 SYNC_INTERVAL_S = 1.0
 
@@ -67,7 +76,9 @@ class StoreError(Exception):
     and the cause; every record written before is kept."""
 
 
-def _store_error(exc: OSError, doing: str, path: Path) -> StoreError:
+def store_error(exc: OSError, doing: str, path: Path) -> StoreError:
+    if isinstance(exc, RefusedFile):
+        return StoreError(f"cannot {doing} {exc.filename}: {exc.strerror}")
     if isinstance(exc, FileExistsError) or isinstance(exc, NotADirectoryError):
         return StoreError(f"cannot use {path} as the results directory: a file of that name is in the way")
     return StoreError(f"cannot {doing} {exc.filename or path}: {exc.strerror or exc}")
@@ -81,29 +92,10 @@ class LoadedResults:
     good_bytes: int = 0
 
 
-def meta_bots(meta: dict[str, Any] | None, key: str = "bots") -> list[dict[str, Any]]:
-    """The well-formed bot entries under ``key`` (``bots``, or ``departed``: the
-    bots that left) of a ``tournament.json`` (one edited by hand may hold anything)."""
-    bots = (meta or {}).get(key)
-    return [b for b in bots if isinstance(b, dict) and isinstance(b.get("name"), str)] if isinstance(bots, list) else []
-
-
-def meta_reference(meta: dict[str, Any]) -> list[str]:
-    """The reference bots a ``tournament.json`` names, those of its bots only."""
-    reference, names = meta.get("reference"), {b["name"] for b in meta_bots(meta)}
-    return [name for name in reference if name in names] if isinstance(reference, list) else []
-
-
-def bot_versions(meta: dict[str, Any]) -> dict[str, str]:
-    """Bot name -> version, as a ``tournament.json`` says (the versions of its last run)."""
-    return {b["name"]: b["version"] for b in meta_bots(meta) if isinstance(b.get("version"), str)}
-
-
 class ResultsStore:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
         self.games_path = self.directory / GAMES_FILE
-        self.meta_path = self.directory / META_FILE
         self.replaced_path = self.directory / REPLACED_FILE
         self.logs_dir = self.directory / LOGS_DIR
         self.scratch_dir = self.directory / SCRATCH_DIR
@@ -122,13 +114,13 @@ class ResultsStore:
         With ``game``, records of another game are skipped too."""
         result = LoadedResults()
         try:
-            data = self.games_path.read_bytes()
+            data = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES)
         except (FileNotFoundError, NotADirectoryError):
             return result
         except OSError as exc:
             if exc.errno == errno.ENAMETOOLONG:
                 return result
-            raise _store_error(exc, "read", self.games_path) from None
+            raise store_error(exc, "read", self.games_path) from None
         result.good_bytes = data.rfind(b"\n") + 1
         complete, tail = data[: result.good_bytes], data[result.good_bytes :]
         if tail.strip():
@@ -166,54 +158,39 @@ class ResultsStore:
             result.records.append(record)
         return result
 
-    def read_meta(self) -> dict[str, Any] | None:
-        try:
-            meta = json.loads(self.meta_path.read_text())
-        except (OSError, ValueError, RecursionError):  # none yet, or unreadable: nothing to go by
-            return None
-        return meta if isinstance(meta, dict) else None
-
     # -- writing (one run at a time) ----------------------------------------
 
-    def open_for_run(self, game: str, check: Callable[[dict[str, Any] | None, list[GameRecord]], None]) -> LoadedResults:
-        """Lock the directory, cut a torn tail, empty the bots' scratch
-        directories of the last run (so that a disk a bot filled does not
-        stay full), and get ready to append.
-        ``check`` is given the old ``tournament.json`` (None when there is
-        none) and the records of ``game`` there; it refuses results that
-        belong to another tournament by raising :class:`ResultsConflict`,
-        before anything is written.  Returns what is there already; the run
-        writes its ``tournament.json`` with :meth:`write_meta`."""
+    def open_for_run(self, game: str) -> LoadedResults:
+        """Lock the directory, empty the bots' scratch directories of the
+        last run (so that a disk a bot filled does not stay full), and
+        return the records of ``game`` there.  Nothing else is written
+        until :meth:`start_appending`: the run decides its plan from what
+        this returns first (and may refuse the directory)."""
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             if not self.directory.is_dir():
                 raise FileExistsError(errno.EEXIST, "File exists", str(self.directory))
-            self.logs_dir.mkdir(exist_ok=True)
+            safe_files.make_dirs(self.directory, LOGS_DIR)
             self._lock()
         except OSError as exc:
-            raise _store_error(exc, "create", self.directory) from None
-        empty_directory(self.scratch_dir)  # under the lock: no other run's bots are using it
+            raise store_error(exc, "create", self.directory) from None
+        # Under the lock: no other run's bots are using it.  A link in its
+        # place is removed, so the bots' directories are made in a real one.
+        empty_directory(self.scratch_dir)
         self._finish_replace()
-        loaded = self.load(game)
-        check(self.read_meta(), loaded.records)
+        return self.load(game)
+
+    def start_appending(self, loaded: LoadedResults) -> None:
+        """Cut the torn tail :meth:`open_for_run` found and get ready to append."""
         try:
-            self._fd = os.open(self.games_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            self._fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
             if os.fstat(self._fd).st_size != loaded.good_bytes:
                 os.ftruncate(self._fd, loaded.good_bytes)
         except OSError as exc:
-            raise _store_error(exc, "write", self.games_path) from None
+            raise store_error(exc, "write", self.games_path) from None
         self._closing.clear()
         self._syncer = threading.Thread(target=self._sync_every_interval, name="games-fsync", daemon=True)
         self._syncer.start()
-        return loaded
-
-    def write_meta(self, meta: dict[str, Any]) -> None:
-        """Write ``tournament.json`` (atomically; not at all when it says the same)."""
-        try:
-            if self.read_meta() != meta:
-                write_atomically(self.meta_path, json.dumps(meta, indent=2) + "\n")
-        except OSError as exc:
-            raise _store_error(exc, "write", self.meta_path) from None
 
     def replace(self, reasons: dict[str, str]) -> None:
         """Move the records of the games in ``reasons`` (game id to why) to
@@ -224,10 +201,16 @@ class ResultsStore:
         the record in both files, and the next :meth:`open_for_run` takes it
         out of ``games.jsonl``; doing it again does not archive it twice."""
         assert self._fd is not None, "open_for_run first"
-        lines = self.games_path.read_bytes().splitlines()
+        try:
+            lines = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES).splitlines()
+        except OSError as exc:
+            raise store_error(exc, "read", self.games_path) from None
         moved = [line for line in lines if _game_id_of(line) in reasons]
         try:
-            archived = self.replaced_path.read_bytes() if self.replaced_path.exists() else b""
+            try:
+                archived = safe_files.read_file(self.directory, REPLACED_FILE, MAX_GAMES_BYTES)
+            except FileNotFoundError:
+                archived = b""
             entries = b"".join(
                 b'{"replaced_at":"%s","reason":%s,"record":%s}\n'
                 % (timestamp().encode(), json.dumps(reasons[_game_id_of(line)]).encode(), line)
@@ -238,22 +221,23 @@ class ResultsStore:
                     # A line torn by a crash in the middle of an earlier append:
                     # these entries start on a line of their own, readable.
                     entries = b"\n" + entries
-                with open(self.replaced_path, "ab") as archive:
+                with open(safe_files.open_file(self.directory, REPLACED_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND),
+                          "ab") as archive:
                     archive.write(entries)
                     os.fsync(archive.fileno())
         except OSError as exc:
-            raise _store_error(exc, "write", self.replaced_path) from None
+            raise store_error(exc, "write", self.replaced_path) from None
         kept = [line + b"\n" for line in lines if _game_id_of(line) not in reasons]
         try:
             write_atomically(self.games_path, b"".join(kept))
             # The new file is open before the old one is let go: interrupted
             # in between (Ctrl-C, SIGTERM), _fd is still an open file, which
             # close() then closes once.
-            fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND)
+            fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_WRONLY | os.O_APPEND)
             old, self._fd = self._fd, fd
             os.close(old)
         except OSError as exc:
-            raise _store_error(exc, "write", self.games_path) from None
+            raise store_error(exc, "write", self.games_path) from None
 
     def _finish_replace(self) -> None:
         """Finish a :meth:`replace` cut short between its two writes: a line
@@ -261,12 +245,12 @@ class ResultsStore:
         archived to be played again, and leaves ``games.jsonl`` now (a torn
         last line stays, for :meth:`load` to find)."""
         try:
-            archive = self.replaced_path.read_bytes()
-            data = self.games_path.read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
+            archive = safe_files.read_file(self.directory, REPLACED_FILE, MAX_GAMES_BYTES)
+            data = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES)
+        except FileNotFoundError:
             return
         except OSError as exc:
-            raise _store_error(exc, "read", self.directory) from None
+            raise store_error(exc, "read", self.directory) from None
         # Each entry is {"replaced_at":...,"reason":...,"record":<the line as it was>}.
         archived = {entry.partition(b',"record":')[2][:-1] for entry in archive.splitlines()} - {b""}
         end = data.rfind(b"\n") + 1
@@ -276,7 +260,7 @@ class ResultsStore:
             try:
                 write_atomically(self.games_path, b"".join(line + b"\n" for line in kept) + data[end:])
             except OSError as exc:
-                raise _store_error(exc, "write", self.games_path) from None
+                raise store_error(exc, "write", self.games_path) from None
 
     def append(self, record: GameRecord) -> None:
         """Write one record as one line.  When this returns the line is the
@@ -294,7 +278,7 @@ class ResultsStore:
                 os.ftruncate(self._fd, start)
             except OSError:
                 pass  # the next run drops the torn tail with a warning
-            raise _store_error(exc, "write", self.games_path) from None
+            raise store_error(exc, "write", self.games_path) from None
         self._unsynced = True
 
     def _sync(self) -> None:
@@ -322,7 +306,7 @@ class ResultsStore:
                 try:
                     self._sync()
                 except OSError as exc:
-                    raise _store_error(exc, "write", self.games_path) from None
+                    raise store_error(exc, "write", self.games_path) from None
                 finally:
                     os.close(self._fd)
                     self._fd = None
@@ -338,7 +322,7 @@ class ResultsStore:
         self.close()
 
     def _lock(self) -> None:
-        fd = os.open(self.directory / LOCK_FILE, os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = safe_files.open_file(self.directory, LOCK_FILE, os.O_WRONLY | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -363,19 +347,5 @@ def _game_id_of(line: bytes) -> str | None:
 
 
 def write_atomically(path: Path, data: str | bytes) -> None:
-    """Replace ``path`` with ``data`` all at once: a reader sees the old file
-    or the new one, never a part, and on failure (a full disk) the old file
-    stays and no temporary file is left."""
-    # Hidden, and one per process: another process (arena report beside a
-    # running tournament's live report) may be writing the same file.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            view = memoryview(data.encode() if isinstance(data, str) else data)
-            while view:
-                view = view[_write(handle.fileno(), view):]
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """:func:`arena.bot.safe_files.write_atomically`, through :func:`_write`."""
+    safe_files.write_atomically(path, data, _write)

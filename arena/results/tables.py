@@ -61,7 +61,7 @@ from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
-from arena.results.rounds import Match, Rounds
+from arena.formats.rounds import Match, Rounds
 from arena.results.standings import BotStanding, Standings, rounds_rule
 from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
 
@@ -191,9 +191,15 @@ def _notes(standings: Standings) -> list[str]:
         notes.append("SB: Sonneborn–Berger, the sum over the bot's games of its points times that opponent's score")
     if any(bot.buchholz is not None for bot in standings.bots):
         notes.append("Bh: Buchholz, the sum of the points of the opponents the bot met")
-    withdrawn = [bot.name for bot in standings.bots if bot.withdrawn]
-    if withdrawn:
-        notes.append(f"withdrawn (crashed too many games in a row; later games forfeited): {', '.join(withdrawn)}")
+    by_organiser = [bot.name for bot in standings.bots if bot.withdrawn_by_organiser]
+    if by_organiser:
+        notes.append(f"withdrawn by the organiser (results stand; games not played forfeited): {', '.join(by_organiser)}")
+    crashed = [bot.name for bot in standings.bots if bot.withdrawn and not bot.withdrawn_by_organiser]
+    if crashed:
+        notes.append(f"withdrawn (crashed too many games in a row; later games forfeited): {', '.join(crashed)}")
+    disqualified = [bot.name for bot in standings.bots if bot.disqualified]
+    if disqualified:
+        notes.append(f"disqualified (every game scored as a loss; ranked last): {', '.join(disqualified)}")
     if standings.elo_regularized:
         notes.append(
             "Elo note: a bot or group won or lost every game against the others, so the fit adds "
@@ -316,6 +322,8 @@ def _tables(standings: Standings) -> list[_Table]:
         _add_column(ranking, "SB", "right", [(_score(b.sonneborn_berger), b.sonneborn_berger) for b in standings.bots], at=at)
     if any(bot.withdrawn for bot in standings.bots):
         _add_column(ranking, "withdrawn", "left", [("yes" if b.withdrawn else "", b.withdrawn) for b in standings.bots])
+    if any(bot.disqualified for bot in standings.bots):
+        _add_column(ranking, "DQ", "left", [("DQ" if b.disqualified else "", b.disqualified) for b in standings.bots])
     _add_column(ranking, "ranked by", "left", [(standings.ranking, standings.ranking)] * len(standings.bots), csv_only=True)
     _add_column(ranking, "shared", "left", [("", b.shared_rank) for b in standings.bots], csv_only=True)
     head_to_head = _Table(
@@ -330,12 +338,12 @@ def _tables(standings: Standings) -> list[_Table]:
         f"Results by colour ({standings.total_games} game{'' if standings.total_games == 1 else 's'})",
         ["colour", "wins", "draws", "losses", "score %"],
         [
-            [color, *(str(t[k]) for k in ("wins", "draws", "losses")), _number(_color_pct(t))]
+            [color, str(t.wins), str(t.draws), str(t.losses), _number(t.score_pct)]
             for color, t in standings.by_color.items()
         ],
         ["left"] + ["right"] * 4,
         "colors",
-        [[color, t["wins"], t["draws"], t["losses"], _color_pct(t)] for color, t in standings.by_color.items()],
+        [[color, t.wins, t.draws, t.losses, t.score_pct] for color, t in standings.by_color.items()],
     )
     if any(bot.versions for bot in standings.bots):
         _add_column(ranking, "version", "left", [(_version_cell(b), _version_cell(b)) for b in standings.bots])
@@ -493,12 +501,6 @@ def _h2h_cell(standings: Standings, row: str, col: str) -> str:
     return f"{score:g}/{games}" if games else "-"
 
 
-def _color_pct(tally: dict[str, int]) -> float | None:
-    if not tally["games"]:
-        return None
-    return 100 * (tally["wins"] + tally["draws"] / 2) / tally["games"]
-
-
 def _csv(table: _Table) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -571,6 +573,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "sonneborn_berger": bot.sonneborn_berger,
                 "tied_score": bot.tied_score,
                 "withdrawn": bot.withdrawn,
+                "disqualified": bot.disqualified,
                 "forfeits": dict(bot.forfeits),
                 "moves": bot.moves,
                 "move_ms": bot.move_ms,
@@ -592,7 +595,8 @@ def _json_object(standings: Standings) -> dict[str, Any]:
             row: {col: {"score": score, "games": games} for col, (score, games) in cols.items()}
             for row, cols in standings.crosstable.items()
         },
-        "by_color": {color: {**tally, "score_pct": _color_pct(tally)} for color, tally in standings.by_color.items()},
+        "by_color": {color: {"games": t.games, "wins": t.wins, "draws": t.draws, "losses": t.losses,
+                              "score_pct": t.score_pct} for color, t in standings.by_color.items()},
         "elo_method": ELO_METHOD,
         "elo_regularized": standings.elo_regularized,
         "match": None if standings.match is None else _match_json(standings.match, standings.match_bots),

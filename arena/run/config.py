@@ -36,9 +36,14 @@ import engine
 from arena.bot.limits import LIMIT_KEYS, Limits
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
 from arena.bot.spec import BotConfig, command_problem, split_command
+from arena.bot.submission import (
+    SUBMISSION_KEYS, SubmissionLimits, SubmissionProblem, deadline_of, folder_entries, outside_word, read_manifest,
+)
+from arena.bot.text import safe
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
-from arena.results.rounds import BYE_SCORES, STAGE_FORMATS, Stage
+from arena.formats.competition import FORMATS, STAGED, Competition
+from arena.formats.stages import BYE_SCORES, STAGE_FORMATS, Stage, stage_problem
 from arena.results.standings import RANKINGS
 from arena.results.statistics import SprtConfig
 from arena.run.option_reader import OptionMapping
@@ -86,6 +91,7 @@ TOURNAMENT_KEYS = (
     "sprt",
     "limits",
     "sandbox",
+    "submission_limits",
     "startup_failures",
     "report",
     "executor",
@@ -93,6 +99,8 @@ TOURNAMENT_KEYS = (
     "reference",
     "ranking",
     "withdraw_after_crashes",
+    "withdrawn",
+    "disqualified",
     "bye",
     "games_per_match",
     "tiebreak_pairs",
@@ -109,11 +117,6 @@ MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
 #: The keys of ``openings:`` (either ``file`` or ``plies``/``count``) and of ``sprt:``.
 OPENINGS_KEYS = ("plies", "count", "file")
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
-#: The pairing formats: fixed in advance (see :mod:`arena.run.schedule`), or
-#: paired round by round from the results (see :mod:`arena.run.progression`).
-FORMATS = ("round-robin", "gauntlet", "reference", "swiss", "knockout")
-#: The format of a tournament in ``stages:``.
-STAGED = "stages"
 #: Every key a stage of ``stages:`` may hold.
 STAGE_KEYS = ("format", "rounds", "top", "games_per_match", "tiebreak_pairs", "bye")
 #: What a bot that fails the pre-flight does: stop the run, or forfeit its games.
@@ -179,23 +182,40 @@ class TournamentConfig:
     reference: tuple[str, ...] = ()
     #: How game ids name a pair: ``names`` (the bots' names), or ``positions``
     #: (their places in the file), as results directories written before
-    #: version 0.2 did; see :func:`arena.run.schedule.make_schedule`.
+    #: version 0.2 did; see :func:`arena.formats.schedule.make_schedule`.
     game_ids: str = "names"
     #: The rule that orders the ranking, one of :data:`arena.results.standings.RANKINGS`.
     ranking: str = "trueskill"
     #: A bot whose games end in ``crash`` forfeits this many times in a row is
     #: withdrawn: its later games are forfeited without starting it.  None: never.
     withdraw_after_crashes: int | None = None
+    #: Bots withdrawn by the organiser: their results stand, their games not
+    #: played yet are forfeited without starting them, they are not paired again.
+    withdrawn: tuple[str, ...] = ()
+    #: Bots disqualified: every game of theirs is scored as a loss, they rank last.
+    disqualified: tuple[str, ...] = ()
     #: Swiss, knockout and staged tournaments: their stages, in order (a single
     #: format is one stage); empty for the formats fixed in advance.
     stages: tuple[Stage, ...] = ()
     #: The results directory whose ranking seeds the first stage; None: the file's order.
     seed_from: Path | None = None
+    #: What the arena reads of each ``bots_from`` submission at the most.
+    submission_limits: SubmissionLimits = SubmissionLimits()
 
     @property
     def paired_by_results(self) -> bool:
         """The rounds are paired one by one from the results (Swiss, knockout, stages)."""
         return bool(self.stages)
+
+    @property
+    def competition(self) -> Competition:
+        """What decides the tournament's games and pairings."""
+        return Competition(
+            game=self.game, seed=self.seed, format=self.format, names=tuple(bot.name for bot in self.bots),
+            rounds=self.rounds, reference=self.reference, openings=self.openings, game_ids=self.game_ids,
+            stages=self.stages, withdraw_after_crashes=self.withdraw_after_crashes,
+            withdrawn=self.withdrawn, disqualified=self.disqualified,
+        )
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -281,7 +301,7 @@ def check_programs(config: TournamentConfig) -> None:
             problem = bot.problem or command_problem(bot.cmd, bot.cwd, bot.env)
             if problem and config.startup_failures == "stop":
                 # A manifest's problem names the manifest's path; a command's, the folder.
-                where = "" if bot.problem else f" in {bot.source}"
+                where = "" if bot.problem else f" in {safe(str(bot.source), limit=None)}"
                 raise ConfigError(f"bot {bot.name!r}{where}: {problem}", file="")
             continue
         key = "cmd"
@@ -372,7 +392,8 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
     )
     game = _game(fields)
     seed = fields.integer("seed", 0)
-    bots = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"))
+    submission_limits = _submission_limits(fields)
+    bots = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"), submission_limits)
     format = _format(fields)
     stages = _stages(fields, format, len(bots))
     # Left unset, the local executor uses this machine's cores and Ray the cluster's.
@@ -401,8 +422,11 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         # A Swiss or knockout ranks by its own rule (points or places) unless told otherwise.
         ranking=fields.choice("ranking", RANKINGS) if "ranking" in fields or not stages else "points",
         withdraw_after_crashes=fields.positive_int("withdraw_after_crashes") if "withdraw_after_crashes" in fields else None,
+        withdrawn=_departures(fields, "withdrawn", bots),
+        disqualified=_departures(fields, "disqualified", bots),
         stages=stages,
         seed_from=_seed_from(fields, base_dir, stages),
+        submission_limits=submission_limits,
     )
 
 
@@ -464,13 +488,12 @@ def _stages(fields: YamlMapping, format: str, bot_count: int) -> tuple[Stage, ..
             stage_format = section.choice("format", STAGE_FORMATS)
             if number == 0 and "top" in section:
                 raise section.error("the first stage plays every bot; top: goes in a later stage", "top")
+            top = None
             if number > 0:
                 section.require("top")
                 top = section.positive_int("top")
-                if not 2 <= top <= field_size:
-                    raise section.error(f"must be from 2 to the {field_size} bots the stage before has, got {top}", "top")
-                field_size = top
-            stages.append(_stage(section, stage_format, field_size, top=None if number == 0 else field_size))
+            stages.append(_stage(section, stage_format, field_size, top))
+            field_size = top or field_size
         return tuple(stages)
     if format not in ("swiss", "knockout"):
         for key in ("bye", "games_per_match", "tiebreak_pairs"):
@@ -489,17 +512,20 @@ def _stage(section: YamlMapping, format: str, field_size: int, top: int | None =
         if key in section:
             reason = "a knockout's rounds follow from its field" if key == "rounds" else f"does not go with format: {format}"
             raise section.error(reason, key)
-    if format == "knockout":
-        return Stage("knockout", top=top, games_per_match=section.positive_int("games_per_match", 1),
-                     tiebreak_pairs=_not_negative(section, "tiebreak_pairs", 3))
     if format == "swiss" and "rounds" not in section:
         raise section.error(f"a Swiss needs rounds: (about log2 of the field: {max(1, math.ceil(math.log2(field_size)))} "
                             f"for {field_size} bots)", "rounds")
-    rounds = section.positive_int("rounds", 1)
-    if format == "swiss" and rounds >= field_size:
-        raise section.error(f"{field_size} bots can play at most {field_size - 1} Swiss rounds (by then each "
-                            f"has met every other, as in a round-robin), got {rounds}", "rounds")
-    return Stage(format, rounds=rounds, top=top, bye=section.choice("bye", tuple(BYE_SCORES)) if format == "swiss" else "win")
+    if format == "knockout":
+        stage = Stage("knockout", top=top, games_per_match=section.positive_int("games_per_match", 1),
+                      tiebreak_pairs=_not_negative(section, "tiebreak_pairs", 3))
+    else:
+        stage = Stage(format, rounds=section.positive_int("rounds", 1), top=top,
+                      bye=section.choice("bye", tuple(BYE_SCORES)) if format == "swiss" else "win")
+    # The checks tournament.json's stages get too (Stage.from_json), against the field here.
+    problem = stage_problem(stage, field_size)
+    if problem is not None:
+        raise section.error(problem[1], problem[0])
+    return stage
 
 
 def _not_negative(section: YamlMapping, key: str, default: int) -> int:
@@ -537,6 +563,24 @@ def _reference(fields: YamlMapping, format: str, bots: Sequence[BotConfig]) -> t
             raise item.error(f"no bot named {name!r}; bots: {', '.join(known)}")
     if not names or len(set(names)) == len(known):
         raise value.error("needs at least one reference bot and one bot outside the reference set")
+    return tuple(dict.fromkeys(names))
+
+
+def _departures(fields: YamlMapping, key: str, bots: Sequence[BotConfig]) -> tuple[str, ...]:
+    """``withdrawn:`` or ``disqualified:``, a list of the file's bots."""
+    value = fields.get(key)
+    if value is None:
+        return ()
+    known = [bot.name for bot in bots]
+    names = []
+    for item in value.items(f"must be a list of bot names, e.g. {key}: [team-x]"):
+        name = item.scalar()
+        if name not in known:
+            raise item.error(f"no bot named {name!r}; bots: {', '.join(known)}")
+        if key == "disqualified" and name in _departures(fields, "withdrawn", bots):
+            raise item.error(f"{name!r} is withdrawn too: a bot is either withdrawn (its results stand) or "
+                             "disqualified (its games lost)")
+        names.append(name)
     return tuple(dict.fromkeys(names))
 
 
@@ -579,9 +623,12 @@ def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings
 # -- bots -------------------------------------------------------------------------
 
 
-def _bots(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> tuple[BotConfig, ...]:
+def _bots(
+    fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str, bounds: SubmissionLimits
+) -> tuple[BotConfig, ...]:
     """The bots of ``bots:`` then those of ``bots_from:``; ``limits`` and
-    ``sandbox`` are the file's, for each bot to override."""
+    ``sandbox`` are the file's, for each bot to override; ``bounds`` what
+    is read of each submission."""
     if "bots" not in fields and "bots_from" not in fields:
         raise fields.missing("bots")
     bots: list[BotConfig] = []
@@ -598,28 +645,33 @@ def _bots(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> 
         # A submission named as its folder keeps its name; one whose manifest
         # claims a name already taken (or whose folder's name cleans up to one)
         # is the one that cannot run, under a name of its own.
-        submissions = _submissions(fields["bots_from"], base_dir, limits, sandbox)
+        submissions = _submissions(fields["bots_from"], base_dir, limits, sandbox, bounds)
         for bot in sorted(submissions, key=lambda b: b.name != _folder_name(b.source)):
             if bot.name in first_line:
-                taken = f"{bot.source / MANIFEST}: the name {bot.name!r} is taken by {first_line[bot.name]}"
+                manifest = safe(str(bot.source / MANIFEST), limit=None)
+                taken = f"{manifest}: the name {bot.name!r} is taken by {first_line[bot.name]}"
                 name = _folder_name(bot.source)
                 while name in first_line:
                     name = f"{_folder_name(bot.source)[:60]}-{len(first_line)}"
                 bot = replace(bot, name=name, problem=bot.problem or taken)
-            first_line[bot.name] = f"the folder {bot.source}"
+            first_line[bot.name] = f"the folder {safe(str(bot.source), limit=None)}"
             bots.append(bot)
     if len(bots) < 2:
         raise (fields.get("bots") or fields["bots_from"]).error(f"a tournament needs at least 2 bots, got {len(bots)}")
     return tuple(bots)
 
 
-def _submissions(value: YamlValue, base_dir: Path, limits: Limits, sandbox: str) -> list[BotConfig]:
+def _submissions(
+    value: YamlValue, base_dir: Path, limits: Limits, sandbox: str, bounds: SubmissionLimits
+) -> list[BotConfig]:
     """``bots_from: FOLDER`` (each of its sub-folders) or a glob of folders:
     one bot per folder, from the folder's ``bot.yaml``, the folder its working
     directory and all its files part of its version.  A folder whose manifest
     is missing or broken is still a bot, one that cannot start (its
     ``problem`` says why): under ``startup_failures: forfeit`` it loses its
-    games and the others play on."""
+    games and the others play on: so is a folder over ``bounds``, holding a
+    special file or a link out of it, or whose command names a path outside
+    it (see :mod:`arena.bot.submission`)."""
     pattern = os.path.expanduser(value.text("must be a folder of submissions, or a glob of folders such as teams/*"))
     if any(ch in pattern for ch in "*?["):
         folders = sorted(Path(p) for p in glob.glob(os.path.join(base_dir, pattern)) if os.path.isdir(p))
@@ -629,7 +681,7 @@ def _submissions(value: YamlValue, base_dir: Path, limits: Limits, sandbox: str)
             raise value.error(f"no such folder: {root}")
         folders = sorted(p for p in root.iterdir() if p.is_dir())
     # Named after the folder as the organiser sees it, a symbolic link's name included.
-    return [_submission(folder, limits, sandbox) for folder in folders if not folder.name.startswith(".")]
+    return [_submission(folder, limits, sandbox, bounds) for folder in folders if not folder.name.startswith(".")]
 
 
 def _folder_name(folder: Path | None) -> str:
@@ -637,24 +689,34 @@ def _folder_name(folder: Path | None) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.name if folder else "").lstrip("_.+-")[:64] or "bot"
 
 
-def _submission(seen_as: Path, limits: Limits, sandbox: str) -> BotConfig:
+def _submission(seen_as: Path, limits: Limits, sandbox: str, bounds: SubmissionLimits) -> BotConfig:
     folder = seen_as.resolve()
     default_name = _folder_name(seen_as)
     manifest = folder / MANIFEST
+    # A folder's name is the team's choice: named on one line, whatever it holds.
+    shown_folder, shown_manifest = safe(str(folder), limit=None), safe(str(manifest), limit=None)
     try:
         try:
-            text = manifest.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ConfigError(f"no {MANIFEST} (it names the bot's cmd)", file=str(folder)) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read it: {exc}", file=str(manifest)) from None
-        root = read_yaml(text, str(manifest))
+            text = read_manifest(manifest, bounds)
+        except SubmissionProblem as exc:
+            raise ConfigError(str(exc), file=shown_manifest) from None
+        if text is None:
+            raise ConfigError(f"no {MANIFEST} (it names the bot's cmd)", file=shown_folder)
+        root = read_yaml(text, shown_manifest)
         if root is None:
-            raise ConfigError("the manifest is empty; it needs at least cmd:", file=str(manifest))
+            raise ConfigError("the manifest is empty; it needs at least cmd:", file=shown_manifest)
         fields = root.mapping("a manifest is a mapping with cmd: and, if you like, name:, version:, options:, env:")
         fields.allow(MANIFEST_KEYS)
         fields.require("cmd")
         bot = _bot(fields, folder, limits, sandbox, default_name=default_name)
+        word = outside_word(bot.cmd, folder)
+        if word is not None:
+            raise fields.error(f"names '{safe(word, limit=200)}', outside the submission's folder: a submission's "
+                               "command may name only its own files", "cmd")
+        try:
+            folder_entries(folder, bounds, deadline_of(bounds))
+        except SubmissionProblem as exc:
+            raise ConfigError(str(exc), file=shown_folder) from None
     except ConfigError as exc:
         return BotConfig(name=default_name, cmd=(MANIFEST,), options={}, cwd=folder, env={}, limits=limits,
                          sandbox=sandbox, source=seen_as.absolute(), problem=str(exc))
@@ -704,6 +766,16 @@ def _limits(fields: YamlMapping, inherited: Limits) -> Limits:
     section = value.mapping(f"must be a mapping with some of: {', '.join(LIMIT_KEYS)}")
     section.allow(LIMIT_KEYS)
     return replace(inherited, **{key: _limit(item, whole=key != "cpu_s") for key, item in section.items()})
+
+
+def _submission_limits(fields: YamlMapping) -> SubmissionLimits:
+    """``submission_limits:``; keys it leaves out keep their defaults."""
+    value = fields.get("submission_limits")
+    if value is None:
+        return SubmissionLimits()
+    section = value.mapping(f"must be a mapping with some of: {', '.join(SUBMISSION_KEYS)}")
+    section.allow(SUBMISSION_KEYS)
+    return SubmissionLimits(**{key: _limit(item, whole=key != "fingerprint_s") for key, item in section.items()})
 
 
 def _limit(value: YamlValue, *, whole: bool) -> float | None:

@@ -27,7 +27,7 @@ from arena.results.store import ResultsStore
 from arena.run.config import TournamentConfig
 from arena.run.executor import LocalExecutor
 from arena.run.results_dir import RunPlan, open_results
-from arena.run.schedule import make_schedule
+from arena.formats.schedule import make_schedule
 from arena.run.tournament import RunningSprt, pending_specs, play_and_store, start_bots
 
 __all__ = ["MatchResult", "match_config", "play_match"]
@@ -141,7 +141,7 @@ def play_match(
     openings = len(config.openings) if config.openings else engine.get_game(config.game).openings
     rounds = max(1, math.ceil(games / (2 * openings)))
     config = replace(config, rounds=rounds)
-    schedule = make_schedule(config)[:games]
+    schedule = make_schedule(config.competition)[:games]
     result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
     running_sprt = RunningSprt(config)
     with ResultsStore(config.output) as store:

@@ -39,7 +39,7 @@ from arena.game.records import GameRecord, GameSpec
 from arena.game.referee import play_game
 from arena.run.config import TournamentConfig
 
-__all__ = ["BotPool", "LOW_MEMORY", "MAX_LIVE_BOTS", "PREFLIGHT_TAG", "memory_is_low", "die_killing_bots", "die_with_the_arena", "kill_leftovers", "log_path", "start_child"]
+__all__ = ["BotPool", "LOW_MEMORY", "MAX_LIVE_BOTS", "PREFLIGHT_TAG", "memory_is_low", "die_killing_bots", "die_with_the_arena", "kill_leftovers", "log_path", "start_process"]
 
 #: The tag of the pre-flight's bots (a worker's is ``w<number>``, an actor's ``ray<number>``).
 PREFLIGHT_TAG = "preflight"
@@ -91,6 +91,7 @@ class BotPool:
                 self.config.bot(name),
                 self.config.game,
                 log_path=log_path(self.logs_dir, name, self.tag) if self.logs_dir is not None else None,
+                log_root=self.logs_dir,
                 startup_timeout_s=self.config.startup_timeout_s,
                 scratch_dir=self.scratch_dir / f"{name}.{self.tag}" if self.scratch_dir is not None else None,
                 hidden=self.hidden,
@@ -137,7 +138,7 @@ def log_path(logs_dir: Path, name: str, tag: str) -> Path:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def start_child(process: multiprocess.Process) -> None:
+def start_process(process: multiprocess.Process) -> None:
     """Start ``process`` (a worker, a pre-flight or check process); a stop
     signal that comes meanwhile is handled once it has started.  Forking
     runs Python code in this process (the hooks of ``os.register_at_fork``,

@@ -1,52 +1,49 @@
-"""A tournament's results directory as the run layer sees it.
+"""A tournament's results directory as the run layer sees it: what a run
+does with the results already there (:class:`RunPlan`), and which results a
+command pointed at a directory, its ``games.jsonl`` or a tournament file
+means (:func:`read_results`).
 
-A results directory describes itself: ``tournament.json`` holds everything
-needed to rebuild the schedule and the ranking (the format, the rounds, the
-bots and their versions, the opening suite's moves, the SPRT), so that any
-command pointed at the directory, at its ``games.jsonl`` or at the tournament
-file gives the same standings, report and replays.
-
-Before a run appends to a directory, :class:`RunPlan` sorts the games there:
-those this tournament schedules (kept), those of bots no longer in it (left
-on disk, out of the ranking), those played by a version of a bot other than
-the one that runs now (the run stops and asks: ``--replay BOT`` or ``--keep
-BOT``), and anything else, which belongs to another tournament (refused).
+A run is an explicit sequence: open the store (lock it, read the records)
+→ decide the plan (:meth:`RunPlan.decide`, a pure function of the config,
+the directory's ``tournament.json`` and its records) → archive the records
+played again → write ``tournament.json`` → play.  The plan sorts the games
+there: those this tournament schedules (kept), those of bots no longer in
+it (left on disk, out of the ranking), those played by a version of a bot
+other than the one that runs now (the run stops and asks: ``--replay BOT``
+or ``--keep BOT``), and anything else, which belongs to another tournament
+(refused).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import engine
 from arena.bot.spec import BotConfig
+from arena.bot.submission import SubmissionProblem
+from arena.bot.text import safe
 from arena.bot.version import Fingerprint, describe_change, fingerprint
-from arena.game.clock import TimeControl
-from arena.game.openings import Opening, suite_digest
-from arena.game.records import GameRecord, GameSpec, MAX_ROUND
-from arena.results.rounds import Pairing, Rounds, Stage, pairings_from_json
-from arena.results.standings import compute_standings, meta_ranking
-from arena.results.statistics import SprtConfig
-from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError, bot_versions, meta_bots
-from arena.run.config import FORMATS, STAGED, ConfigError, TournamentConfig, load_config
-from arena.run.pairing import PairingError
-from arena.run.progression import next_pairing, read_progress, rounds_schedule
-from arena.run.schedule import make_schedule
+from arena.formats.competition import Competition
+from arena.formats.pairing import PairingError
+from arena.formats.progression import next_pairing, schedule_so_far
+from arena.formats.rounds import Rounds
+from arena.formats.stages import Pairing
+from arena.game.openings import suite_digest
+from arena.game.records import GameRecord, GameSpec
+from arena.results.meta import META_FILE, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
+from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
+from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError
+from arena.run.config import ConfigError, TournamentConfig, load_config
 
-__all__ = [
-    "FoundResults", "RunPlan", "VersionChanged", "find_results", "open_results", "read_results",
-    "ReadResults", "ranking_order", "schedule_of", "seeding_of", "sort_records", "tournament_meta",
-]
+__all__ = ["FoundResults", "RunPlan", "VersionChanged", "find_results", "open_results", "read_results", "ranking_order",
+           "run_meta", "schedule_conflict", "seeding_of", "settings_conflict", "tournament_meta"]
 
-#: The key of ``tournament.json`` that says how game ids name pairs; results
-#: directories written before it existed number pairs by the bots' places.
-GAME_IDS_KEY = "game_ids"
-#: The most openings a suite rebuilt from the records may have (suites are files of lines).
-_MAX_SUITE = 100_000
+_ADVICE = "use another output directory, or remove that one to start over"
 
 
 class VersionChanged(ResultsConflict):
@@ -56,184 +53,159 @@ class VersionChanged(ResultsConflict):
 def tournament_meta(
     config: TournamentConfig, fingerprints: dict[str, Fingerprint] | None = None,
     earlier_versions: dict[str, list[str]] | None = None, games: int | None = None,
-    departed: Sequence[dict[str, Any]] = (), seeding: Sequence[str] = (), pairings: Sequence[Pairing] = (),
-) -> dict[str, Any]:
-    """What ``tournament.json`` says of the tournament: everything a reader
-    needs to rebuild its schedule and ranking.  ``earlier_versions`` lists,
-    per bot, the versions whose games were kept (``--keep``); ``games`` is the
-    limit of a match (``arena match --games``).  A Swiss, knockout or staged
-    tournament adds its stages, the first stage's ``seeding`` and every
-    round's pairing so far."""
+    departed: Sequence[MetaBot] = (), seeding: Sequence[str] = (), pairings: Sequence[Pairing] = (),
+) -> TournamentMeta:
+    """What ``tournament.json`` says of a run of ``config``.  ``earlier_versions``
+    lists, per bot, the versions whose games were kept (``--keep``);
+    ``games`` is the limit of a match (``arena match --games``); a Swiss,
+    knockout or staged tournament adds the first stage's ``seeding`` and
+    every round's pairing so far."""
     fingerprints = fingerprints or {}
     earlier_versions = earlier_versions or {}
-    bots = []
-    for bot in config.bots:
-        entry: dict[str, Any] = {"name": bot.name, "options": bot.options}
-        if bot.name in fingerprints:
-            entry["version"] = fingerprints[bot.name].version
-            entry["fingerprint"] = fingerprints[bot.name].to_json()
-        if earlier_versions.get(bot.name):
-            entry["earlier_versions"] = sorted(earlier_versions[bot.name])
-        bots.append(entry)
-    return {
-        "name": config.name,
-        "description": config.description,
-        "game": config.game,
-        "time_control": config.time_control.to_json(),
-        "seed": config.seed,
-        "format": config.format,
-        "rounds": config.rounds,
-        "reference": list(config.reference),
-        "ranking": config.ranking,
-        "withdraw_after_crashes": config.withdraw_after_crashes,
-        GAME_IDS_KEY: config.game_ids,
-        "games": games,
-        "bots": bots,
-        # Bots that left, as they were: not in the schedule, remembered for their return.
-        "departed": list(departed),
-        "openings": None if config.openings is None else {
-            "count": len(config.openings), "digest": suite_digest(config.openings),
-            "suite": [[opening.start, list(opening.moves)] for opening in config.openings],
-        },
-        # Not part of what identifies the games (a new SPRT may judge them),
-        # but ``arena standings`` reads it to show the test.
-        "sprt": None if config.sprt is None else config.sprt.to_json(),
-        "stages": [stage.to_json() for stage in config.stages],
-        "seeding": list(seeding),
-        "pairings": [pairing.to_json() for pairing in pairings],
-    }
-
-
-def game_ids_of(meta: dict[str, Any] | None, records: Sequence[GameRecord]) -> str:
-    """How the games of a directory are named: as its ``tournament.json``
-    says; a directory written before that key existed numbers pairs by
-    position, unless it holds no game yet."""
-    if meta is not None and meta.get(GAME_IDS_KEY) in ("names", "positions"):
-        return meta[GAME_IDS_KEY]
-    return "positions" if meta is not None and records else "names"
-
-
-@dataclass
-class SortedRecords:
-    #: The tournament's bots.
-    current: frozenset[str]
-    #: Games the schedule holds, with the schedule's index and pair (the fold order).
-    kept: list[GameRecord] = field(default_factory=list)
-    #: Games of bots that are no longer in the tournament.
-    left_out: list[GameRecord] = field(default_factory=list)
-    #: Games the schedule does not hold (another tournament's, or edited).
-    foreign: list[GameRecord] = field(default_factory=list)
-
-    def left_out_line(self) -> str | None:
-        """One line for the games of bots no longer in the tournament, or None."""
-        if not self.left_out:
-            return None
-        names = Counter(name for record in self.left_out for name in record.players.values())
-        gone = sorted(names, key=lambda n: (-names[n], n))
-        return (f"{len(self.left_out)} games of bots no longer in the tournament are left out of the ranking "
-                f"(kept in {GAMES_FILE}): " + ", ".join(f"{n} ({names[n]})" for n in gone if n not in self.current))
-
-
-def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], names: Collection[str]) -> SortedRecords:
-    """Sort ``records`` against ``schedule`` (whose bots are ``names``).  A
-    kept record takes the schedule's ``index``, ``pair`` and ``round``:
-    ratings fold in the order of the schedule as it is now, whatever it was
-    when the game was played, so the same results always give the same
-    table (and a round edited into a record is not believed)."""
-    by_id = {spec.game_id: spec for spec in schedule}
-    out = SortedRecords(frozenset(names))
-    for record in records:
-        spec = by_id.get(record.game_id)
-        if spec is not None and _same_game(record, spec):
-            if record.index != spec.index or record.pair != spec.pair or record.round != spec.round:
-                record = replace(record, index=spec.index, pair=spec.pair, round=spec.round)
-            out.kept.append(record)
-        elif spec is None and not set(record.players.values()) <= out.current:
-            out.left_out.append(record)
-        else:  # an id the schedule gives to another game counts as neither: it would be played twice
-            out.foreign.append(record)
-    return out
-
-
-def _same_game(record: GameRecord, spec: GameSpec) -> bool:
-    return (
-        spec.seed == record.seed and spec.opening == record.opening
-        and tuple(record.opening_moves) == spec.opening_moves and tuple(record.players.values()) == spec.players
+    bots = tuple(
+        MetaBot(bot.name, bot.options, fingerprints[bot.name].version if bot.name in fingerprints else None,
+                fingerprints[bot.name].to_json() if bot.name in fingerprints else None,
+                tuple(sorted(earlier_versions.get(bot.name) or ())))
+        for bot in config.bots
+    )
+    suite = config.openings
+    return TournamentMeta(
+        name=config.name, description=config.description, game=config.game, bots=bots, seed=config.seed,
+        format=config.format, time_control=config.time_control, rounds=config.rounds, reference=config.reference,
+        ranking=config.ranking, withdraw_after_crashes=config.withdraw_after_crashes, withdrawn=config.withdrawn,
+        disqualified=config.disqualified, game_ids=config.game_ids,
+        games=games, departed=tuple(departed),
+        openings_count=None if suite is None else len(suite), openings_digest=None if suite is None else suite_digest(suite),
+        openings=suite, sprt=config.sprt, stages=config.stages, seeding=tuple(seeding), pairings=tuple(pairings),
     )
 
 
 class RunPlan:
     """What a run of ``config`` does with the results already in its directory.
 
-    Given to :meth:`ResultsStore.open_for_run` as its ``check``: with the
-    directory's old ``tournament.json`` and records it fixes the game ids'
-    scheme, the schedule, the records kept and left out, and which records
-    ``--replay`` replaces; a forfeit for one of ``replay_forfeits`` is not
-    held against a changed bot (it is played again anyway).  It raises
-    :class:`ResultsConflict` (or :class:`VersionChanged`) before anything is
-    written, and leaves the new ``tournament.json`` in :attr:`meta`, for the
-    run to write once the old records are replaced (so the file never names
-    a version that no record was played or kept for).  ``games`` cuts the
-    schedule (a match's limit).  Bots that left keep their entries (under
-    ``departed``), so a ``--keep`` holds when they come back."""
+    :meth:`decide`, given the directory's ``tournament.json`` and records,
+    fixes the game ids' scheme, the schedule, the records kept and left out,
+    and which records are played again (:attr:`replaced`: those of the bots
+    in ``replay``, and the forfeits for one of ``replay_forfeits`` unless the
+    SPRT is decided).  It raises :class:`ResultsConflict` (or
+    :class:`VersionChanged`) and writes nothing; the run then archives the
+    records played again and writes :attr:`meta`, in that order, so the file
+    never names a version that no record was played or kept for.  ``games``
+    cuts the schedule (a match's limit).  Bots that left keep their entries
+    (under ``departed``), so a ``--keep`` holds when they come back."""
 
     def __init__(
         self, config: TournamentConfig, directory: Path, *, replay: Collection[str] = (), keep: Collection[str] = (),
-        replay_forfeits: Collection[str] = (), games: int | None = None,
+        replay_forfeits: Collection[str] = (), games: int | None = None, replay_games: Collection[str] = (),
     ) -> None:
         self.config, self.directory, self.games = config, directory, games
         self.replay_forfeits = set(replay_forfeits)
+        #: Disputed games to play again under their ids (``--replay-game``).
+        self.replay_games = list(dict.fromkeys(replay_games))
         self.replay, self.keep = set(replay), set(keep)
         names = {bot.name for bot in config.bots}
         for flag, asked in (("--replay", self.replay), ("--keep", self.keep)):
             unknown = sorted(asked - names)
             if unknown:
                 raise ResultsConflict(f"{flag}: no bot named {unknown[0]!r} in this tournament; bots: {', '.join(sorted(names))}")
-        self.fingerprints = {bot.name: fingerprint(bot) for bot in config.bots}
+        self.fingerprints: dict[str, Fingerprint] = {}
+        bots = []
+        for bot in config.bots:
+            bot, self.fingerprints[bot.name] = _fingerprinted(bot, config)
+            bots.append(bot)
+        self.config = config = replace(config, bots=tuple(bots))
+        self.competition: Competition = config.competition
         self.schedule: list[GameSpec] = []
         self.records = SortedRecords(frozenset())
-        #: Kept records that ``--replay`` replaces, and why.
+        #: Records played again, and why: kept ones of the bots ``--replay``
+        #: names (theirs against bots that left included, played again when
+        #: those come back), and unplayed forfeits.
         self.replaced: dict[str, str] = {}
         #: The ``tournament.json`` written for the run.
-        self.meta: dict[str, Any] = {}
+        self.meta: TournamentMeta | None = None
         #: A Swiss, knockout or staged tournament: the first stage's seeding,
         #: the rounds paired so far and what they hold.
         self.seeding: list[str] = []
         self.pairings: list[Pairing] = []
         self.rounds: Rounds | None = None
 
-    def __call__(self, meta: dict[str, Any] | None, records: list[GameRecord]) -> None:
+    def decide(self, meta: TournamentMeta | None, records: list[GameRecord]) -> None:
+        """Decide the run from the directory's ``meta`` and ``records``."""
         config = self.config
         if meta is not None:
-            self._check_settings(meta)
-        self.config = config = replace(config, game_ids=game_ids_of(meta, records))
-        if config.paired_by_results:
-            self.seeding = seeding_of(config, meta or {})
-            try:
-                self.pairings = pairings_from_json((meta or {}).get("pairings") or [])
-            except (KeyError, TypeError, ValueError) as exc:
-                raise ResultsConflict(f"{self.directory}/tournament.json: its pairings cannot be read ({exc}); "
-                                      "use another output directory, or remove that one to start over") from None
+            problem = settings_conflict(meta, tournament_meta(config), played=bool(records), asker=self._asker())
+            if problem is not None:
+                raise ResultsConflict(f"the results in {self.directory} {problem}; {_ADVICE}")
+        game_ids = (meta.game_ids if meta is not None else None) or ("positions" if meta is not None and records else "names")
+        self.config = config = replace(config, game_ids=game_ids)
+        self.competition = competition = config.competition
+        if competition.paired_by_results:
+            self.seeding = seeding_of(config, meta)
+            self.pairings = list(meta.pairings) if meta is not None else []
         try:
-            schedule, self.rounds = schedule_of(config, self.seeding, self.pairings, records, self._versions)
+            schedule, self.rounds = schedule_so_far(competition, self.seeding, self.pairings, records, self._versions)
         except (KeyError, ValueError) as exc:  # a hand-edited pairing naming a bot the seeding does not hold
-            raise ResultsConflict(f"{self.directory}/tournament.json: its pairings do not fit the tournament ({exc}); "
-                                  "use another output directory, or remove that one to start over") from None
-        self.records = sort_records(records, schedule, [bot.name for bot in config.bots])
+            raise ResultsConflict(f"{self.directory / META_FILE}: its pairings do not fit the tournament ({exc}); "
+                                  f"{_ADVICE}") from None
+        self.records = sort_records(records, schedule, competition.names)
         if self.records.foreign:
-            self._refuse(self.records.foreign[0], schedule)
+            problem = schedule_conflict(self.records.foreign[0], schedule, self._asker())
+            raise ResultsConflict(f"the results in {self.directory} {problem}; {_ADVICE}")
         if self.games is not None:
             # A smaller limit than a run before: the games played count all the same.
             self.games = max([self.games, *(r.index + 1 for r in self.records.kept)])
         self.schedule = schedule if self.games is None else schedule[: self.games]
-        earlier = self._check_versions(meta or {})
-        for record in self.records.kept:
+        earlier = self._check_versions(meta)
+        for record in (*self.records.kept, *self.records.left_out):
             replayed = sorted(self.replay & set(record.players.values()))
             if replayed:
                 self.replaced[record.game_id] = f"--replay {replayed[0]}"
-        departed = [entry for entry in meta_bots(meta) + meta_bots(meta, "departed")
-                    if entry["name"] not in self.fingerprints]
+        self.records.left_out = [r for r in self.records.left_out if r.game_id not in self.replaced]
+        for game_id in self.replay_games:
+            self._replay_game(game_id)
+        departed = [entry for entry in (*(meta.bots if meta else ()), *(meta.departed if meta else ()))
+                    if entry.name not in self.fingerprints]
         self.meta = tournament_meta(config, self.fingerprints, earlier, self.games, departed, self.seeding, self.pairings)
+
+    def _replay_game(self, game_id: str) -> None:
+        """Mark the kept game ``game_id`` to be played again under its id,
+        or refuse in one line: a game not in the directory, one of a bot
+        that left, or a knockout game whose match decided a round already
+        paired (its winner may change: the bracket after it would be wrong)."""
+        where = f"--replay-game {game_id}"
+        record = next((r for r in self.records.kept if r.game_id == game_id), None)
+        if record is None:
+            gone = any(r.game_id == game_id for r in self.records.left_out)
+            raise ResultsConflict(f"{where}: {'a bot of that game is no longer in the tournament' if gone else 'no such game'} "
+                                  f"in {self.directory}; the games are named as in arena standings --table rounds, "
+                                  f"the report or {GAMES_FILE}")
+        if self.rounds is not None:
+            for stage in self.rounds.stages:
+                later = [p for p in self.pairings if p.stage == stage.number and p.round > record.round]
+                in_knockout = stage.stage.format == "knockout" and any(p.round == record.round for p in stage.pairings)
+                if in_knockout and later:
+                    raise ResultsConflict(
+                        f"{where}: its knockout match decided who plays round {later[0].round}, which is paired "
+                        f"already; a new result could change that match's winner, so the bracket after it would "
+                        f"be wrong: the game stands")
+        self.replaced[game_id] = "--replay-game"
+
+    def replay_forfeits_unless(self, decided: bool) -> None:
+        """Add the unplayed forfeits to :attr:`replaced`, unless the SPRT is
+        ``decided`` (a decided test plays nothing more: forfeits stand)."""
+        if decided:
+            return
+        out_of_play = self.competition.out_of_play
+        for record in self.records.kept:
+            if record.forfeit_by is not None and record.players[record.forfeit_by] in out_of_play:
+                continue  # a withdrawn or disqualified bot's forfeits stand
+            if record.forfeit_by is not None and record.reason in self.replay_forfeits and record.game_id not in self.replaced:
+                self.replaced[record.game_id] = f"--replay-forfeits {record.reason}"
+
+    @property
+    def kept(self) -> list[GameRecord]:
+        """The records the run starts from: those kept, less those played again."""
+        return [r for r in self.records.kept if r.game_id not in self.replaced]
 
     @property
     def _versions(self) -> dict[str, str]:
@@ -242,76 +214,40 @@ class RunPlan:
     def advance(self, records: Sequence[GameRecord]) -> list[GameSpec]:
         """A Swiss, knockout or staged tournament, once the games before are
         in ``records``: the games to play next.  Those of the rounds paired
-        so far not yet played (a tied knockout match's next game pair), else
-        those of the next round, paired now (:attr:`meta` then holds it, for
-        the run to write before its first game).  Empty when the tournament
-        is over."""
-        while self.config.paired_by_results:
-            schedule, self.rounds = schedule_of(self.config, self.seeding, self.pairings, records, self._versions)
+        so far not yet played (a tied knockout match's next game pair, a
+        game played again), else those of the next round, paired now
+        (:attr:`meta` then holds it, for the run to write before its first
+        game).  Empty when the tournament is over."""
+        while self.competition.paired_by_results:
+            schedule, self.rounds = schedule_so_far(self.competition, self.seeding, self.pairings, records, self._versions)
             self.schedule = schedule
             done = {record.game_id for record in records}
             pending = [spec for spec in schedule if spec.game_id not in done]
             if pending:
                 return pending
+            assert self.rounds is not None
             try:
-                pairing = next_pairing(self.config, self.rounds, records)
+                pairing = next_pairing(self.competition, self.rounds, records)
             except PairingError as exc:  # e.g. a hand-edited knockout round of 3 matches
                 raise ResultsConflict(f"{self.directory}: cannot pair round {len(self.pairings) + 1}: {exc}; "
                                       "every finished game is kept") from None
             if pairing is None:
                 return []
             self.pairings.append(pairing)
-            self.meta["seeding"] = self.seeding
-            self.meta["pairings"] = [p.to_json() for p in self.pairings]
+            assert self.meta is not None
+            self.meta = self.meta.with_pairing(self.seeding, pairing)
         return []
 
     def _asker(self) -> str:
         # arena match has no tournament file: its command line is what asks.
         return "the tournament file" if self.config.path is not None else "this command"
 
-    def _check_settings(self, meta: dict[str, Any]) -> None:
-        where, advice = f"the results in {self.directory}", "use another output directory, or remove that one to start over"
-        new = tournament_meta(self.config)
-        for key in ("game", "time_control", "seed", "format"):
-            if meta.get(key) != new[key]:
-                raise ResultsConflict(
-                    f"{where} were played with {key} {_show(meta.get(key))}, {self._asker()} now says {_show(new[key])}; {advice}"
-                )
-        # A Swiss may be given more rounds (or fewer) between runs; anything else of a stage is what was paired.
-        identity = [{k: v for k, v in stage.items() if k != "rounds"} for stage in meta.get("stages") or []]
-        if identity != [{k: v for k, v in stage.items() if k != "rounds"} for stage in new["stages"]]:
-            raise ResultsConflict(f"{where} were played with stages {_show(meta.get('stages'))}, "
-                                  f"{self._asker()} now says {_show(new['stages'])}; {advice}")
-        # ... but only while no later stage is paired: its field is the stage's order as it ended.
-        paired = {p.get("stage") for p in meta.get("pairings") or [] if isinstance(p, dict)}
-        for number, (old_stage, new_stage) in enumerate(zip(meta.get("stages") or [], new["stages"]), start=1):
-            if old_stage.get("rounds") != new_stage.get("rounds") and any(
-                    isinstance(later, int) and later > number for later in paired):
-                raise ResultsConflict(
-                    f"{where} played stage {number} with rounds {_show(old_stage.get('rounds'))} and paired the stage "
-                    f"after it from that; {self._asker()} now says rounds {_show(new_stage.get('rounds'))}; {advice}")
-        old = meta.get("openings")
-        identity = (lambda o: {k: o.get(k) for k in ("count", "digest")} if isinstance(o, dict) else o)
-        if identity(old) != identity(new["openings"]):
-            raise ResultsConflict(f"{where} were played with another opening suite than {self._asker()} gives; {advice}")
-
-    def _refuse(self, record: GameRecord, schedule: Sequence[GameSpec]) -> None:
-        where, advice = f"the results in {self.directory}", "use another output directory, or remove that one to start over"
-        spec = next((s for s in schedule if s.game_id == record.game_id), None)
-        if spec is not None and tuple(record.players.values()) != spec.players:
-            raise ResultsConflict(
-                f"{where} hold game {record.game_id!r} between {' and '.join(record.players.values())}, "
-                f"but {self._asker()} pairs {' and '.join(spec.players)} there; {advice}"
-            )
-        raise ResultsConflict(f"{where} hold game {record.game_id!r}, which {self._asker()} does not schedule; {advice}")
-
-    def _check_versions(self, meta: dict[str, Any]) -> dict[str, list[str]]:
+    def _check_versions(self, meta: TournamentMeta | None) -> dict[str, list[str]]:
         """The earlier versions whose games stay (those kept before, and those
         ``--keep`` keeps now); raises :class:`VersionChanged` for a bot whose
         recorded games another version played, unless ``--replay`` or ``--keep`` names it."""
-        old_entries = {entry["name"]: entry for entry in meta_bots(meta, "departed") + meta_bots(meta)}
-        earlier = {name: {v for v in entry.get("earlier_versions") or () if isinstance(v, str)}
-                   if isinstance(entry.get("earlier_versions"), list) else set() for name, entry in old_entries.items()}
+        entries = {entry.name: entry for entry in (*(meta.departed if meta else ()), *(meta.bots if meta else ()))}
+        earlier = {name: set(entry.earlier_versions) for name, entry in entries.items()}
         stale: dict[str, Counter[str]] = {}
         for record in self.records.kept:
             if record.forfeit_by is not None and record.reason in self.replay_forfeits:
@@ -326,7 +262,8 @@ class RunPlan:
             if name in self.keep:
                 earlier.setdefault(name, set()).update(versions)
             elif name not in self.replay:
-                old = Fingerprint.from_json(old_entries.get(name, {}).get("fingerprint"))
+                entry = entries.get(name)
+                old = Fingerprint.from_json(entry.fingerprint if entry is not None else None)
                 changed.append(f"{name!r} ({describe_change(old, self.fingerprints[name])}; "
                                f"{sum(versions.values())} games by version {', '.join(sorted(versions))})")
         since = f"changed since {'their' if len(changed) > 1 else 'its'} games were played; nothing was played"
@@ -343,16 +280,88 @@ class RunPlan:
         return {name: sorted(versions) for name, versions in earlier.items() if versions}
 
 
-def seeding_of(config: TournamentConfig, meta: dict[str, Any]) -> list[str]:
+def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool, asker: str) -> str | None:
+    """How the tournament ``new`` differs from ``old``, the one whose results
+    are in the directory, in a way that would mix two tournaments (the end of
+    a sentence naming both values); None when it may go on.  ``played``:
+    the directory holds games; ``asker``: who asks (the tournament file)."""
+    old_json, new_json = old.to_json(), new.to_json()
+    for key in ("game", "time_control", "seed", "format"):
+        if old_json[key] != new_json[key]:
+            return f"were played with {key} {_show(old_json[key])}, {asker} now says {_show(new_json[key])}"
+    # The test decides from the games played: other bounds would be another test.
+    if played and old.sprt != new.sprt:
+        return f"were played as the SPRT {_sprt_text(old.sprt)}, {asker} now says {_sprt_text(new.sprt)}"
+    # A Swiss may be given more rounds (or fewer) between runs; anything else of a stage is what was paired.
+    if [replace(s, rounds=1) for s in old.stages] != [replace(s, rounds=1) for s in new.stages]:
+        return f"were played with stages {_show(old_json['stages'])}, {asker} now says {_show(new_json['stages'])}"
+    # ... but only while no later stage is paired: its field is the stage's order as it ended.
+    paired = {p.stage for p in old.pairings}
+    for number, (old_stage, new_stage) in enumerate(zip(old.stages, new.stages), start=1):
+        if old_stage.rounds != new_stage.rounds and any(later > number for later in paired):
+            return (f"played stage {number} with rounds {old_stage.rounds} and paired the stage after it from that; "
+                    f"{asker} now says rounds {new_stage.rounds}")
+    if (old.openings_count, old.openings_digest) != (new.openings_count, new.openings_digest):
+        return f"were played with another opening suite than {asker} gives"
+    return None
+
+
+def schedule_conflict(record: GameRecord, schedule: Sequence[GameSpec], asker: str) -> str:
+    """Why ``record``, a game the ``schedule`` does not hold as it was played, belongs to another tournament."""
+    spec = next((s for s in schedule if s.game_id == record.game_id), None)
+    if spec is not None and tuple(record.players.values()) != spec.players:
+        return (f"hold game {record.game_id!r} between {' and '.join(record.players.values())}, "
+                f"but {asker} pairs {' and '.join(spec.players)} there")
+    return f"hold game {record.game_id!r}, which {asker} does not schedule"
+
+
+def run_meta(directory: Path) -> TournamentMeta | None:
+    """The ``tournament.json`` a run starts from: a run refuses one it cannot
+    read (it would write over what the directory says), in one line."""
+    try:
+        return read_meta(directory)
+    except MetaError as exc:
+        raise ResultsConflict(f"{exc}; {_ADVICE}") from None
+
+
+def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
+    """Open ``store`` for the run ``plan`` decides on, write its
+    ``tournament.json`` and return the games already there that its
+    tournament schedules.  For a run that archives nothing (``arena match``);
+    :func:`~arena.run.tournament.run_tournament` archives first."""
+    loaded = store.open_for_run(plan.config.game)
+    plan.decide(run_meta(store.directory), loaded.records)
+    store.start_appending(loaded)
+    assert plan.meta is not None
+    write_meta(store.directory, plan.meta)
+    return LoadedResults(plan.records.kept, loaded.warnings, loaded.good_bytes)
+
+
+def _fingerprinted(bot: BotConfig, config: TournamentConfig) -> tuple[BotConfig, Fingerprint]:
+    """``bot`` and its fingerprint.  A submission whose folder cannot be
+    read within the file's ``submission_limits`` (slower than
+    ``fingerprint_s``, or changed since the file was read) is one that
+    cannot start: it stops the run under ``startup_failures: stop``, else it
+    forfeits its games."""
+    try:
+        return bot, fingerprint(bot, config.submission_limits)
+    except SubmissionProblem as exc:
+        problem = f"{safe(str(bot.source), limit=None)}: {exc}"
+        if config.startup_failures == "stop":
+            raise ConfigError(f"bot {bot.name!r}: {problem}", file="") from None
+        bot = replace(bot, problem=problem)
+        return bot, fingerprint(bot, config.submission_limits)
+
+
+def seeding_of(config: TournamentConfig, meta: TournamentMeta | None) -> list[str]:
     """The first stage's seeding, best first: as ``tournament.json`` stored it
     when the first round was paired (bots that joined since come after, in
     the file's order); before that, the ranking of the results directory
     ``seed_from`` names (the bots it does not rank after, in the file's
     order), or else the file's order."""
     names = [bot.name for bot in config.bots]
-    stored = meta.get("seeding")
-    if isinstance(stored, list) and stored and all(isinstance(n, str) for n in stored):
-        seeding = list(dict.fromkeys(stored))
+    if meta is not None and meta.seeding:
+        seeding = list(dict.fromkeys(meta.seeding))
     elif config.seed_from is not None:
         try:
             seeding = [name for name in ranking_order(read_results(config.seed_from)) if name in names]
@@ -370,33 +379,9 @@ def ranking_order(results: ReadResults) -> list[str]:
     ranking rule."""
     if results.rounds is not None:
         return [bot for bot, _ in results.rounds.places()]
-    standings = compute_standings(results.records, results.names, reference=results.reference,
-                                  versions=results.versions, ranking=results.ranking)
+    standings = results.standings()
     entrants = [bot.name for bot in standings.entrants]
     return entrants + [bot.name for bot in standings.bots if bot.name not in entrants]
-
-
-def schedule_of(config: TournamentConfig, seeding: Sequence[str], pairings: Sequence[Pairing],
-                records: Sequence[GameRecord], versions: dict[str, str] | None = None) -> tuple[list[GameSpec], Rounds | None]:
-    """The schedule as far as it goes now: every game of a format fixed in
-    advance; the games of the rounds ``pairings`` made for a Swiss, knockout
-    or staged tournament (a knockout match's tie-break pairs as its recorded
-    games call for), with those rounds as far as ``records`` play them."""
-    if not config.paired_by_results:
-        return make_schedule(config, versions), None
-    rounds = read_progress(config, seeding, pairings, records)
-    return rounds_schedule(config, rounds, versions), rounds
-
-
-def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
-    """Open ``store`` for the run ``plan`` prepares, write its ``tournament.json``
-    and return the games already there that its tournament schedules (with
-    ``plan`` filled in).  For a run that replaces nothing (``arena match``);
-    :func:`~arena.run.tournament.run_tournament` writes ``tournament.json``
-    only once the records it replays are archived."""
-    loaded = store.open_for_run(plan.config.game, plan)
-    store.write_meta(plan.meta)
-    return LoadedResults(plan.records.kept, loaded.warnings, loaded.good_bytes)
 
 
 @dataclass(frozen=True)
@@ -417,11 +402,12 @@ def find_results(target: Path) -> FoundResults:
         if target.suffix == ".jsonl":
             raise FileNotFoundError(f"{target} is not a results file: expected {wanted}")
         config = load_config(target)
-        if not (config.output / GAMES_FILE).is_file():
+        if not os.path.lexists(config.output / GAMES_FILE):
             raise FileNotFoundError(f"no results yet for {target}: no {GAMES_FILE} in its output directory {config.output}")
         return FoundResults(config.output, config)
     if target.is_dir():
-        if (target / GAMES_FILE).is_file():
+        # Whatever is there (a link, a FIFO) is the store's to read or refuse, in one line.
+        if os.path.lexists(target / GAMES_FILE):
             return FoundResults(target)
         inside = sorted(str(p.parent) for p in target.glob(f"*/{GAMES_FILE}"))
         if inside:
@@ -431,146 +417,37 @@ def find_results(target: Path) -> FoundResults:
     raise FileNotFoundError(f"no such file or directory: {target}; expected {wanted}")
 
 
-@dataclass
-class ReadResults:
-    """The results a user pointed at, as every reading command sees them."""
-
-    directory: Path
-    #: The games the tournament schedules, with the schedule's index and pair.
-    records: list[GameRecord]
-    #: The directory's tournament.json ({} when there is none).
-    meta: dict[str, Any]
-    #: The tournament, from the file the user named or else from tournament.json
-    #: (None when neither says enough to rebuild the schedule: every record is kept).
-    config: TournamentConfig | None
-    sprt: SprtConfig | None
-    warnings: list[str] = field(default_factory=list)
-    #: Games of bots no longer in the tournament: out of the ranking, still shown by ``arena show``.
-    left_out: list[GameRecord] = field(default_factory=list)
-    #: A Swiss, knockout or staged tournament's rounds as far as they are played.
-    rounds: Rounds | None = None
-
-    @property
-    def versions(self) -> dict[str, str]:
-        """Each bot's version, as the run that wrote the directory last found it."""
-        return bot_versions(self.meta)
-
-    @property
-    def reference(self) -> tuple[str, ...]:
-        return self.config.reference if self.config is not None else ()
-
-    @property
-    def ranking(self) -> str:
-        """The rule that orders the ranking: the file's, else tournament.json's."""
-        return self.config.ranking if self.config is not None else meta_ranking(self.meta)
-
-    @property
-    def names(self) -> list[str]:
-        """The tournament's bots, in the file's order."""
-        if self.config is not None:
-            return [bot.name for bot in self.config.bots]
-        return [bot["name"] for bot in meta_bots(self.meta)]
-
-
 def read_results(target: Path) -> ReadResults:
-    """The results ``target`` means (see :func:`find_results`): the games its
-    tournament schedules, with a warning for each other one, its settings
-    and SPRT.  Raises ``ConfigError``, ``FileNotFoundError`` or ``StoreError``
-    (each one line) when there are none to read."""
+    """The results ``target`` means (see :func:`find_results`), read as
+    :func:`arena.results.reading.results_of` reads them: with the tournament
+    file's competition when the user named the file.  Raises
+    ``ConfigError``, ``FileNotFoundError`` or ``StoreError`` (each one line)
+    when there are none to read."""
     found = find_results(target)
     store = ResultsStore(found.directory)
-    meta = store.read_meta() or {}
-    loaded = store.load(meta.get("game"))
-    warnings = list(loaded.warnings)
+    warnings: list[str] = []
     try:
-        sprt = SprtConfig(**meta["sprt"]) if meta.get("sprt") else None
-    except (TypeError, ValueError) as exc:
-        warnings.append(f"{store.meta_path}: ignored an unreadable sprt setting ({exc})")
-        sprt = None
-    config = found.config or config_from_meta(meta, loaded.records)
-    if config is None:  # no tournament.json, or one that does not say enough: every readable game counts
-        return ReadResults(found.directory, loaded.records, meta, None, sprt, warnings)
-    config = replace(config, game_ids=game_ids_of(meta or None, loaded.records))
-    if not config.paired_by_results:
-        # The schedule covers the rounds played, as far as the tournament goes:
-        # the file's rounds, or more when tournament.json says more were played
-        # (the file was cut short since).  A record's own round is never believed
-        # beyond that, so an edited one cannot make a huge schedule; its game is
-        # then one the schedule does not hold, ignored with a warning.
-        known = max(config.rounds, _meta_rounds(meta) or 1)
-        config = replace(config, rounds=max((r.round for r in loaded.records if r.round <= known), default=1))
-    if found.config is not None and config.sprt is not None:
-        sprt = config.sprt
-    if config.paired_by_results and found.config is not None and meta.get("stages"):
-        # The stages as they were played: a file given more Swiss rounds since
-        # reads as the directory does until a run plays them.
+        meta = read_meta(found.directory)
+    except MetaError as exc:
+        warnings.append(f"{exc}; it is ignored, every readable game is ranked")
+        meta = None
+    loaded = store.load(meta.game if meta is not None else None)
+    config = found.config
+    if config is None:
+        return results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings])
+    seeding = None
+    if config.paired_by_results:
         try:
-            stored = tuple(Stage.from_json(entry) for entry in meta["stages"])
-        except (TypeError, ValueError):  # a hand-edited tournament.json: the file's stages
-            stored = ()
-        if stored:
-            config = replace(config, stages=stored)
-    try:
-        pairings = pairings_from_json(meta.get("pairings") or []) if config.paired_by_results else []
-        schedule, rounds = schedule_of(config, seeding_of(config, meta), pairings, loaded.records)
-    except (ValueError, KeyError, TypeError, ResultsConflict) as exc:
-        # e.g. a 0.1 directory (ids by position) read with a file of a later format
-        warnings.append(f"cannot rebuild the schedule of {found.directory} ({exc}); every readable game is ranked")
-        return ReadResults(found.directory, loaded.records, meta, None, sprt, warnings)
-    if isinstance(meta.get("games"), int):
-        schedule = schedule[: meta["games"]]
-    sorted_ = sort_records(loaded.records, schedule, [bot.name for bot in config.bots])
-    warnings += [f"ignored game {r.game_id!r} ({' vs '.join(r.players.values())}): this tournament does not schedule it"
-                 for r in sorted_.foreign]
-    if (line := sorted_.left_out_line()) is not None:
-        warnings.append(line)
-    return ReadResults(found.directory, sorted_.kept, meta, config, sprt, warnings, sorted_.left_out, rounds)
+            seeding = seeding_of(config, meta)
+        except ResultsConflict as exc:
+            warnings.append(str(exc))
+    return results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings],
+                      competition=config.competition, ranking=config.ranking,
+                      sprt=config.sprt if config.sprt is not None else None, seeding=seeding)
 
 
-def config_from_meta(meta: dict[str, Any], records: Sequence[GameRecord] = ()) -> TournamentConfig | None:
-    """Enough of a config to rebuild the schedule from ``tournament.json``;
-    None when it does not say enough.  A ``tournament.json`` written before
-    it held the opening suite's moves gets them from the records (each game
-    id's ``g<k>`` names its place in the suite)."""
-    try:
-        openings = meta.get("openings")
-        suite = None
-        if openings:
-            suite = tuple(Opening(int(start), tuple(str(m) for m in moves)) for start, moves in openings["suite"]) \
-                if "suite" in openings else _suite_from_records(records, int(openings["count"]))
-        names = [entry["name"] for entry in meta_bots(meta)]
-        reference = tuple(meta.get("reference") or ())
-        stages = tuple(Stage.from_json(entry) for entry in meta.get("stages") or ())
-        if (meta["format"] not in (*FORMATS, STAGED) or meta["game"] not in engine.GAMES or len(set(names)) < 2
-                or not set(reference) <= set(names) or bool(stages) != (meta["format"] in ("swiss", "knockout", STAGED))):
-            return None
-        return TournamentConfig(
-            name=str(meta["name"]), game=meta["game"], time_control=TimeControl.from_json(meta["time_control"]),
-            rounds=_meta_rounds(meta) or 1, format=meta["format"], concurrency=1, seed=int(meta["seed"]), output=Path("."),
-            bots=tuple(BotConfig(name=name, cmd=("-",), options={}, cwd=Path("."), env={}) for name in names),
-            time_margin_ms=0, startup_timeout_s=1.0, path=None, description=str(meta.get("description") or ""),
-            openings=suite, reference=reference, ranking=meta_ranking(meta), stages=stages,
-        )
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return None
-
-
-def _meta_rounds(meta: dict[str, Any]) -> int | None:
-    """The rounds ``tournament.json`` says, when they are a sane number
-    (see :data:`~arena.game.records.MAX_ROUND`); None otherwise."""
-    rounds = meta.get("rounds")
-    return rounds if isinstance(rounds, int) and not isinstance(rounds, bool) and 0 < rounds <= MAX_ROUND else None
-
-
-def _suite_from_records(records: Sequence[GameRecord], count: int) -> tuple[Opening, ...]:
-    if not 0 < count <= _MAX_SUITE:  # tournament.json is input too: no list of a billion places
-        raise ValueError(f"an opening suite of {count}")
-    suite = [Opening(-1, ())] * count  # a place no record shows matches no game
-    for record in records:
-        k = record.game_id.rpartition("-g")[2]
-        if k.isdigit() and 0 < int(k) <= 2 * count:
-            suite[(int(k) - 1) // 2] = Opening(record.opening, tuple(record.opening_moves))
-    return tuple(suite)
+def _sprt_text(sprt: Any) -> str:
+    return "none" if sprt is None else ",".join(f"{k}={v:g}" for k, v in sprt.to_json().items())
 
 
 def _show(value: Any) -> str:

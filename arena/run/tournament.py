@@ -18,15 +18,17 @@ from arena.bot.process import ArenaWriteError
 from arena.bot.protocol import UNPLAYED_FORFEITS
 from arena.bot.quota import measure
 from arena.game.records import GameRecord, GameSpec
+from arena.formats.progression import bots_in_play, estimated_games
+from arena.formats.scoring import DISQUALIFIED_DETAIL
+from arena.formats.rounds import Rounds
 from arena.results.report import LiveReport, REPORT_FILE
-from arena.results.rounds import Rounds
 from arena.results.statistics import PairTally, SprtStatus, sprt_status
 from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
-from arena.run.progression import bots_in_play, estimated_games
-from arena.run.results_dir import RunPlan
+from arena.results.meta import write_meta
+from arena.run.results_dir import RunPlan, run_meta
 
 __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
 
@@ -93,27 +95,34 @@ def until_decided(specs: Iterable[GameSpec], status: Callable[[], SprtStatus | N
 
 
 class Withdrawals:
-    """``withdraw_after_crashes``: each bot's run of games in a row lost by a
-    ``crash`` forfeit, in the order the records come in (this run's games
-    only: a resumed run starts every count at 0).  A bot whose run reaches the
-    limit is withdrawn; :meth:`playable` keeps its games from the executor,
-    and :meth:`forfeits` makes their records without starting anyone."""
+    """The bots that play no more: those the file withdraws or disqualifies
+    (``withdrawn:``, ``disqualified:``), and under ``withdraw_after_crashes``
+    each bot whose run of games in a row lost by a ``crash`` forfeit, in the
+    order the records come in (this run's games only: a resumed run starts
+    every count at 0), reaches the limit.  :meth:`playable` keeps their games
+    from the executor, and :meth:`forfeits` makes their records without
+    starting anyone."""
 
     def __init__(self, config: TournamentConfig) -> None:
         self.limit = config.withdraw_after_crashes
         self.colors = engine.get_game(config.game).colors
         self.time_control = config.time_control.to_json()
         self.crashes: Counter[str] = Counter()
-        #: The bots withdrawn so far.
-        self.withdrawn: set[str] = set()
+        #: The bots withdrawn so far, with the reason and detail of their forfeits.
+        self.withdrawn: dict[str, tuple[str, str]] = {
+            **{name: ("withdrawn", "not played: withdrawn by the organiser (withdrawn: in the tournament file)")
+               for name in config.withdrawn},
+            **{name: ("disqualified", DISQUALIFIED_DETAIL) for name in config.disqualified},
+        }
         self._held: deque[GameSpec] = deque()
 
     def add(self, record: GameRecord) -> None:
         for color, name in record.players.items():
             if record.forfeit_by == color and record.reason == "crash":
                 self.crashes[name] += 1
-                if self.limit is not None and self.crashes[name] >= self.limit:
-                    self.withdrawn.add(name)
+                if self.limit is not None and self.crashes[name] >= self.limit and name not in self.withdrawn:
+                    self.withdrawn[name] = ("withdrawn", f"not started: withdrawn after {self.limit} games in a row "
+                                                         f"lost by a crash (withdraw_after_crashes: {self.limit})")
             else:  # a game it finished (or its opponent forfeited) ends the run
                 self.crashes[name] = 0
 
@@ -134,8 +143,7 @@ class Withdrawals:
             spec = self._held.popleft()
             seat = 0 if spec.players[0] in self.withdrawn else 1
             record = GameRecord.for_spec(spec, self.colors, self.time_control)
-            record.end_by_forfeit(seat, "withdrawn", f"not started: withdrawn after {self.limit} games in a row "
-                                                     f"lost by a crash (withdraw_after_crashes: {self.limit})")
+            record.end_by_forfeit(seat, *self.withdrawn[spec.players[seat]])
             record.ended_at = record.started_at
             yield record
 
@@ -156,7 +164,7 @@ def play_and_store(
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
     specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt.status)
-    if withdrawals is None and config.withdraw_after_crashes is not None:
+    if withdrawals is None and (config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified):
         withdrawals = Withdrawals(config)
     if withdrawals is not None:
         specs = withdrawals.playable(specs)
@@ -232,6 +240,7 @@ def start_bots(
     Raises ``StoreError`` when the arena cannot write a bot's log or
     scratch directory."""
     names = set(names) if names is not None else {name for spec in specs for name in spec.players}
+    names -= config.competition.out_of_play  # never started: their games are forfeited
     with _arena_writes(config.output):
         problems = preflight(config, names, logs_dir) if names else []
     if problems and config.startup_failures == "stop":
@@ -265,10 +274,12 @@ def run_tournament(
     replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
     replay: Collection[str] = (),
     keep: Collection[str] = (),
+    replay_games: Collection[str] = (),
 ) -> RunSummary:
     """Play every game of ``config`` that its output directory does not hold
     yet, and again those it holds as forfeits for one of ``replay_forfeits``
-    and those of the bots in ``replay``.  The records played again are moved
+    those of the bots in ``replay`` and the games ``replay_games`` names (a
+    disputed game, played again under its id).  The records played again are moved
     to ``replaced.jsonl``, never deleted.  A bot whose recorded games another
     version of it played stops the run (:class:`VersionChanged`) unless it
     is in ``replay`` or ``keep`` (its old games stay, marked as such).  Games
@@ -293,48 +304,53 @@ def run_tournament(
     summary, never a reason to stop playing."""
     check_programs(config)
     store = ResultsStore(config.output)
-    plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits)
+    plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits,
+                   replay_games=replay_games)
     own_executor = executor is None
     if executor is None:  # made now: a missing Ray is one line before any bot starts
-        executor = make_executor(config, store, concurrency)
+        # The plan's bots: a submission it could not fingerprint cannot start.
+        executor = make_executor(plan.config, store, concurrency)
     with store:
-        loaded = store.open_for_run(config.game, plan)
-        config, schedule, records = plan.config, plan.schedule, plan.records.kept
+        # The run, in order: open the store, decide the plan, start the bots,
+        # archive what is played again, write tournament.json, play.
+        loaded = store.open_for_run(config.game)
+        plan.decide(run_meta(store.directory), loaded.records)
+        store.start_appending(loaded)
+        config = plan.config
         # A decided SPRT plays nothing more: forfeits stand, no bot is started;
         # but the games of a bot played again (--replay) no longer count.
-        decided = (sprt := sprt_of(config, [r for r in records if r.game_id not in plan.replaced])) is not None \
-            and sprt.decided
-        replaced = dict(plan.replaced) | ({} if decided else {
-            r.game_id: f"--replay-forfeits {r.reason}" for r in records
-            if r.forfeit_by is not None and r.reason in replay_forfeits and r.game_id not in plan.replaced
-        })
-        kept = [r for r in records if r.game_id not in replaced]
+        decided = (sprt := sprt_of(config, plan.kept)) is not None and sprt.decided
+        plan.replay_forfeits_unless(decided)
+        kept = plan.kept
         running_sprt = RunningSprt(config, kept)
         sprt = running_sprt.status()
-        pending = [] if decided else plan.advance(kept) if config.paired_by_results else pending_specs(schedule, kept)
+        pending = [] if decided else plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
         # A later round may pair any bot still in play: each is started once before the first.
         in_play = None
         if config.paired_by_results and pending and plan.rounds is not None:
-            in_play = bots_in_play(config, plan.rounds, kept) | {name for spec in pending for name in spec.players}
+            in_play = bots_in_play(plan.competition, plan.rounds, kept) | {name for spec in pending for name in spec.players}
         started, more = start_bots(config, pending, store.logs_dir, in_play)
         warnings += more
         if started is not config:  # a bot the pre-flight barred from starting again
             config = started
             if own_executor:  # (an executor given plays with the config it was given)
                 executor = make_executor(config, store, concurrency)
-        if replaced:
-            store.replace(replaced)
-        store.write_meta(plan.meta)
+        if plan.replaced:
+            store.replace(plan.replaced)
+        assert plan.meta is not None
+        write_meta(store.directory, plan.meta)
         summary = RunSummary(
-            total=_total(config, plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
-            replayed=len(replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
+            total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
+            replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
             rounds=plan.rounds,
         )
-        report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt) if config.report else None
+        report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt, left_out=plan.records.left_out) \
+            if config.report else None
         if on_start is not None:
             on_start(summary)
-        withdrawals = Withdrawals(config) if config.withdraw_after_crashes is not None else None
+        withdrawals = Withdrawals(config) \
+            if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
         # One Ray connection for every round (connecting starts a local Ray: seconds).
         with _final_report(report, summary), executor.session() if pending else nullcontext():
             # A Swiss, knockout or staged tournament plays round by round: the
@@ -354,20 +370,22 @@ def run_tournament(
                 if not config.paired_by_results:
                     break
                 pending = plan.advance(summary.records)
-                store.write_meta(plan.meta)  # the next round's pairing, before its first game
+                write_meta(store.directory, plan.meta)  # the next round's pairing, before its first game
+                if report is not None:
+                    report.meta = plan.meta
                 summary.rounds = plan.rounds
-                summary.total = _total(config, plan, len(summary.records))
+                summary.total = _total(plan, len(summary.records))
     summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total)
     return summary
 
 
-def _total(config: TournamentConfig, plan: RunPlan, played: int) -> int:
+def _total(plan: RunPlan, played: int) -> int:
     """The games of the whole tournament: as scheduled, or as far as a
     Swiss, knockout or staged tournament's rounds to pair can be foreseen
     (never fewer than the ``played`` ones)."""
     if plan.rounds is None:
         return len(plan.schedule)
-    return max(estimated_games(config, plan.rounds, len(plan.schedule)), played)
+    return max(estimated_games(plan.competition, plan.rounds, len(plan.schedule)), played)
 
 
 @contextmanager

@@ -25,21 +25,19 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
-from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
-from arena.results.logs import game_log_tail
+from arena.results.logs import game_log_tail, refused_note
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.bracket import rounds_html
 from arena.results.report.charts import bot_colors, move_time_chart, move_times, rating_chart, results_chart
 from arena.results.report.data import games_data, script_json
-from arena.results.rounds import rounds_from_meta
-from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings, meta_ranking
+from arena.results.meta import META_FILE, TournamentMeta
+from arena.results.reading import ReadResults, results_of
+from arena.results.standings import INITIAL_MU, INITIAL_SIGMA
 from arena.results.statistics import SprtConfig
-from arena.results.store import (
-    GAMES_FILE, LOCK_FILE, LOGS_DIR, META_FILE, REPLACED_FILE, SCRATCH_DIR, bot_versions, meta_bots, meta_reference,
-    write_atomically,
-)
+from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import Table, standings_notes, standings_tables, standings_title
 
 __all__ = ["REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused", "build_report", "check_report_path", "logs_href",
@@ -64,10 +62,8 @@ def _asset(name: str) -> str:
 
 
 def build_report(
-    records: Sequence[GameRecord],
-    meta: dict[str, Any] | None = None,
+    results: ReadResults,
     *,
-    sprt: SprtConfig | None = None,
     progress: Progress | None = None,
     live: bool = False,
     now: datetime | None = None,
@@ -75,35 +71,34 @@ def build_report(
     logs_href: str | None = None,
     bot: str | None = None,
 ) -> str:
-    """The report page for ``records``.  ``meta`` is the results directory's
-    ``tournament.json`` (name, description, game, bots); ``sprt`` the
-    tournament's test, as ``arena standings`` shows it.  ``progress`` says how
+    """The report page of ``results``, ranked as ``arena standings`` ranks
+    them (the same :class:`ReadResults`); the games of bots no longer in the
+    tournament are in the viewer, out of the ranking.  ``progress`` says how
     far the run that writes the report is; ``live`` marks the report of a run
     still playing, which reloads itself.
 
     ``results_dir``: where the bots' logs are read, for the end of a
     forfeiting bot's stderr beside its forfeit; ``logs_href``: the logs
     folder as the page links it (relative to the page), None for no links.
-    ``bot``: just that bot's page (its games only, its stderr in each of them
-    inlined, no other bot's log; no standings): to hand to one team."""
-    meta = meta or {}
-    names = [b["name"] for b in meta_bots(meta)]
+    ``bot``: just that bot's page (its games only, its stderr, forfeit
+    details and ``info`` in each of them, no other bot's; no standings): to
+    hand to one team."""
+    meta = results.meta
+    records = results.records
+    finished = progress is not None and not live and progress.played >= progress.total
+    standings = results.standings(at_limit=finished)
+    shown = [*records, *results.left_out]  # every game played, in the viewer and the bracket's links
     if bot is not None:
         records = [r for r in records if bot in r.players.values()]
-    tails = _stderr_tails(records, results_dir, bot)
-    finished = progress is not None and not live and progress.played >= progress.total
-    game = engine.get_game(meta.get("game") or next((r.game for r in records), None) or engine.GAMES[0])
-    suite = meta.get("openings")
-    count = suite.get("count") if isinstance(suite, dict) else None
-    rounds = rounds_from_meta(meta, records, count if isinstance(count, int) and count > 0 else game.openings)
-    standings = compute_standings(records, names, sprt, at_limit=finished, reference=meta_reference(meta),
-                                  versions=bot_versions(meta), ranking=meta_ranking(meta), rounds=rounds)
+        shown = [r for r in shown if bot in r.players.values()]
+    tails = _stderr_tails(shown, results_dir, bot)
+    game = engine.get_game(meta.game if meta is not None else next((r.game for r in shown), None) or engine.GAMES[0])
     colors = bot_colors([b.name for b in standings.bots])
-    drawing = rounds_html(rounds) if rounds is not None else ""
-    data = {**games_data(game, records, [b.name for b in standings.bots], tails), "live": live, "refresh_s": REFRESH_S,
-            "only_bot": bot, "logs_href": None if bot is not None else logs_href,
-            "versions": _versions(records, meta)}
-    title = meta.get("name") or "Tournament"
+    drawing = rounds_html(results.rounds) if results.rounds is not None else ""
+    data = {**games_data(game, shown, [b.name for b in standings.bots], tails, only_bot=bot), "live": live,
+            "refresh_s": REFRESH_S, "only_bot": bot, "logs_href": None if bot is not None else logs_href,
+            "versions": _versions(shown, results.versions)}
+    title = (meta.name if meta is not None else "") or "Tournament"
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
     if live and progress is not None:
         status = f"live: {progress.played} of {progress.total} games played, updated {stamp}; this page reloads every {REFRESH_S:g} s"
@@ -136,7 +131,7 @@ def build_report(
         # The name and description come from tournament.json: input like the records.
         "title": safe(f"{safe(title)}: {standings_title(standings)}", "html"),
         "heading": safe(title, "html"),
-        "description": safe(meta.get("description") or "", "html"),
+        "description": safe(meta.description if meta is not None else "", "html"),
         "subtitle": safe(f"{standings_title(standings)} · {_time_control(meta)}", "html"),
         "status": safe(status, "html"),
         "status_class": "live" if live else "final",
@@ -219,15 +214,18 @@ class LiveReport:
     the games: the first error is kept in :attr:`error` and no write is tried again."""
 
     def __init__(
-        self, path: str | Path, meta: dict[str, Any], sprt: SprtConfig | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        self, path: str | Path, meta: TournamentMeta, sprt: SprtConfig | None = None,
+        clock: Callable[[], float] = time.monotonic, left_out: Sequence[GameRecord] = (),
     ) -> None:
         self.path = Path(path)
         # The report of a run is written into its results directory: the logs are beside it.
         self.results_dir = self.path.parent
         self.logs_href = logs_href(self.results_dir, self.path)
+        #: The run's ``tournament.json``, as it is now (a new round adds its pairing).
         self.meta = meta
         self.sprt = sprt
+        #: Games of bots no longer in the tournament: on show, out of the ranking.
+        self.left_out = list(left_out)
         self.error: str | None = None
         self._clock = clock
         self._next = 0.0
@@ -237,7 +235,7 @@ class LiveReport:
         started = self._clock()
         if started < self._next or self.error:
             return False
-        self._write(build_report(records, self.meta, sprt=self.sprt, progress=Progress(len(records), total), live=True,
+        self._write(build_report(self._results(records), progress=Progress(len(records), total), live=True,
                                  results_dir=self.results_dir, logs_href=self.logs_href))
         self._next = started + max(REFRESH_S, 10 * (self._clock() - started))
         return self.error is None
@@ -245,8 +243,12 @@ class LiveReport:
     def finish(self, records: Sequence[GameRecord], total: int) -> None:
         """Write the report of a run that has ended, all ``total`` games played or not."""
         if not self.error:
-            self._write(build_report(records, self.meta, sprt=self.sprt, progress=Progress(len(records), total),
+            self._write(build_report(self._results(records), progress=Progress(len(records), total),
                                      results_dir=self.results_dir, logs_href=self.logs_href))
+
+    def _results(self, records: Sequence[GameRecord]) -> ReadResults:
+        # The run's records are those it keeps: read as arena report reads the directory.
+        return results_of(self.results_dir, self.meta, [*records, *self.left_out], sprt=self.sprt)
 
     def _write(self, text: str) -> None:
         try:
@@ -271,16 +273,23 @@ def _stderr_tails(
             shown = [color == record.forfeit_by for color in record.players]
         else:
             continue
-        tail = [game_log_tail(results_dir, name, record.game_id) if show else None for name, show in zip(seats, shown)]
+        tail = [_stderr_tail(results_dir, name, record.game_id) if show else None for name, show in zip(seats, shown)]
         if any(t is not None for t in tail):
             tails[record.game_id] = tail
     return tails
 
 
-def _versions(records: Sequence[GameRecord], meta: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """By bot: its version now (``tournament.json``) and the games each
+def _stderr_tail(results_dir: Path, bot: str, game_id: str) -> str | None:
+    """The end of ``bot``'s log of ``game_id``, or the note saying why it is not read."""
+    try:
+        return game_log_tail(results_dir, bot, game_id)
+    except RefusedFile as exc:
+        return f"[{refused_note(exc, results_dir)}]"
+
+
+def _versions(records: Sequence[GameRecord], now: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """By bot: its version ``now`` (``tournament.json``'s) and the games each
     version played (the records'), for the bot pages."""
-    now = bot_versions(meta)
     out: dict[str, dict[str, Any]] = {name: {"now": version, "played": {}} for name, version in now.items()}
     for record in records:
         for color, name in record.players.items():
@@ -291,11 +300,10 @@ def _versions(records: Sequence[GameRecord], meta: dict[str, Any]) -> dict[str, 
     return out
 
 
-def _time_control(meta: dict[str, Any]) -> str:
-    try:
-        return f"time control {TimeControl.from_json(meta['time_control'])}"
-    except (KeyError, TypeError, ValueError):
+def _time_control(meta: TournamentMeta | None) -> str:
+    if meta is None or meta.time_control is None:
         return "time control unknown"
+    return f"time control {meta.time_control}"
 
 
 #: The text tables of the rounds (``arena standings``), which the report draws instead.

@@ -12,7 +12,7 @@ Built on the server, as plain HTML with the report's stylesheet, so that the
 drawing needs no script and every bot name goes through
 :func:`arena.bot.text.safe`: names come from the records and
 ``tournament.json``, both untrusted.  Pure: a function of the
-:class:`~arena.results.rounds.Rounds` only.
+:class:`~arena.formats.rounds.Rounds` only.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from arena.bot.text import safe
-from arena.results.rounds import Match, Pairing, Rounds, StageState
+from arena.formats.rounds import Match, Pairing, Rounds, StageState
 
 __all__ = ["game_href", "rounds_html"]
 
@@ -171,17 +171,19 @@ def _round_card(state: StageState, pairing: Pairing) -> str:
     rows = []
     for a, b in pairing.pairs:
         result = state.results.get((pairing.round, a, b)) if b is not None else None
-        if b is None or result is None:
-            # A pair without a result has a bot that left: it plays nothing.
+        if b is None or result is None or (not result.counted and not result.games):
+            # A bot that left before the pairing was played: it plays nothing.
             rows.append(f'<tr class="left"><td class="name" colspan="3">{_h(a)} – {_h(b or "")}</td>'
                         '<td class="how">not played: a bot left</td></tr>')
             continue
         ahead = None if not result.games or result.score[0] == result.score[1] else result.score[0] > result.score[1]
         score = f"{_score(result.score[0])}–{_score(result.score[1])}" if result.games else "–"
+        # Played, then a bot left: the games stay on show, out of the points.
+        note = "" if result.counted else '<span class="how">not counted: a bot left</span>'
         rows.append(
-            f'<tr class="pairing{"" if result.played else " open"}">'
+            f'<tr class="pairing{"" if result.played or not result.counted else " open"}{"" if result.counted else " left"}">'
             f'{_name_cell(a, ahead)}<td class="score">{score}</td>{_name_cell(b, None if ahead is None else not ahead)}'
-            f'<td>{_games_links(result.games, len(result.games))}</td></tr>'
+            f'<td>{_games_links(result.games, len(result.games))}{note}</td></tr>'
         )
     for bot in pairing.byes:
         rows.append(f'<tr class="bye">{_name_cell(bot, None)}<td class="how" colspan="3">bye: scores a {_h(state.stage.bye)}</td></tr>')

@@ -8,6 +8,10 @@ referred to by index, as are bot names, openings and time controls.  The
 end of a bot's stderr in a game (``e``, by seat) is kept only where it is
 shown: beside a forfeit, or every game of a bot's own page.  A bot's ``info`` is free-form and untrusted: it is kept as JSON text
 cut to :data:`INFO_CHARS` characters, so a chatty bot cannot bloat the page.
+
+A bot's own page is handed to its team: it holds that bot's ``info`` and
+forfeit details only.  Another bot's forfeit shows its reason, not its
+detail (which may quote that bot's stderr), and its moves no ``info``.
 """
 
 from __future__ import annotations
@@ -28,11 +32,12 @@ INFO_CHARS = 400
 
 def games_data(
     game: engine.Game[Any], records: Sequence[GameRecord], bot_names: Sequence[str],
-    tails: Mapping[str, Sequence[str | None]] | None = None,
+    tails: Mapping[str, Sequence[str | None]] | None = None, only_bot: str | None = None,
 ) -> dict[str, Any]:
     """The games of ``records`` (all of ``game``) in schedule order, ready for
     :func:`script_json`.  ``tails``: by game id, the end of each seat's
-    stderr in that game (None for a seat whose log is not shown)."""
+    stderr in that game (None for a seat whose log is not shown).
+    ``only_bot``: for that bot's page, no other bot's forfeit detail or ``info``."""
     colors = game.colors
     bots = list(bot_names)
     bot_index = {name: i for i, name in enumerate(bots)}
@@ -73,13 +78,18 @@ def games_data(
         }
         if record.forfeit_by is not None:
             entry["f"] = _seat(colors, record.forfeit_by)
-            entry["d"] = record.detail or ""
+            if only_bot in (None, record.players[record.forfeit_by]):
+                entry["d"] = record.detail or ""
         tail = (tails or {}).get(record.game_id)
         if tail and any(t is not None for t in tail):
             entry["e"] = list(tail)
         if record.scores is not None:
             entry["sc"] = [record.scores.get(color) for color in colors]
-        notes = {str(ply): _info_text(m.info) for ply, m in enumerate(record.moves, start=1) if m.info is not None}
+        first = game.to_move(state)
+        notes = {
+            str(ply): _info_text(m.info) for ply, m in enumerate(record.moves, start=1)
+            if m.info is not None and only_bot in (None, record.players[colors[(first + ply - 1) % 2]])
+        }
         if notes:
             entry["n"] = notes
         games.append(entry)

@@ -3,9 +3,9 @@ results, and the games of the rounds paired so far.
 
 A round is paired when every game of the rounds before it is recorded (and
 each knockout match decided), by a pure function of the stages, the seeding
-and those results (:mod:`arena.run.pairing`), so a run resumed after
+and those results (:mod:`arena.formats.pairing`), so a run resumed after
 ``kill -9`` pairs it exactly as an uninterrupted one would.  Once paired it
-is stored in ``tournament.json`` (see :mod:`arena.results.rounds`) and is
+is stored in ``tournament.json`` (see :mod:`arena.formats.rounds`) and is
 never paired again.
 """
 
@@ -14,23 +14,26 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from arena.bot.protocol import UNPLAYED_FORFEITS
-from arena.game.openings import Opening
+from arena.formats.competition import Competition
+from arena.formats.game_pairs import add_game_pair, round_opening
+from arena.formats.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
+from arena.formats.rounds import Rounds, StageState, pairs_per_pairing, read_rounds
+from arena.formats.schedule import make_schedule, pairings
+from arena.formats.scoring import scored
+from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, pair_id
-from arena.results.rounds import Pairing, Rounds, StageState, pairs_per_pairing, read_rounds
-from arena.run.config import TournamentConfig
-from arena.run.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
-from arena.run.schedule import add_game_pair, opening_suite, pairings
 
-__all__ = ["bots_in_play", "estimated_games", "next_pairing", "read_progress", "rounds_schedule", "withdrawn_bots"]
+__all__ = ["bots_in_play", "estimated_games", "next_pairing", "read_progress", "rounds_schedule", "schedule_so_far",
+           "withdrawn_bots"]
 
-def read_progress(config: TournamentConfig, seeding: Sequence[str], pairings: Sequence[Pairing],
+def read_progress(competition: Competition, seeding: Sequence[str], pairings: Sequence[Pairing],
                   records: Iterable[GameRecord]) -> Rounds:
     """The rounds ``pairings`` made, with the results of ``records``."""
-    return read_rounds(config.stages, seeding, pairings, records, len(opening_suite(config)),
-                       present=[bot.name for bot in config.bots])
+    return read_rounds(competition.stages, seeding, pairings, scored(records, competition.disqualified),
+                       len(competition.suite()), present=competition.names)
 
 
-def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[GameRecord]) -> Pairing | None:
+def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[GameRecord]) -> Pairing | None:
     """The next round's pairing, when the rounds paired so far are all
     played and the tournament is not over; else None."""
     if rounds.finished or not rounds.stages:
@@ -39,8 +42,8 @@ def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[Gam
     if not stage.played:
         return None
     number = len(rounds.pairings) + 1
-    here = {bot.name for bot in config.bots}
-    gone = withdrawn_bots(records, config.withdraw_after_crashes)
+    here = set(competition.names)
+    gone = withdrawn_bots(records, competition.withdraw_after_crashes) | competition.out_of_play
     entrants = stage.field
     if stage.number > 1 and not stage.pairings:
         # A later stage is played by the best of the stage before still in the tournament.
@@ -49,6 +52,7 @@ def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[Gam
     if stage.stage.format == "knockout":
         pairs: list[tuple[str, str | None]]
         if not stage.matches:
+            entrants = [b for b in entrants if b not in gone]
             if len(entrants) < 2:  # withdrawals left nobody to play it
                 return None
             pairs = list(knockout_bracket(entrants))
@@ -75,18 +79,18 @@ def next_pairing(config: TournamentConfig, rounds: Rounds, records: Sequence[Gam
     return Pairing(number, stage.number, tuple(swiss), (bye,) if bye is not None else ())
 
 
-def bots_in_play(config: TournamentConfig, rounds: Rounds, records: Sequence[GameRecord]) -> set[str]:
+def bots_in_play(competition: Competition, rounds: Rounds, records: Sequence[GameRecord]) -> set[str]:
     """The bots a later round of the stage being played may pair (and so the
     stages after it, which take its best): a knockout's bots still in, a
     Swiss's or round-robin's bots not withdrawn; all of them before the
     first round.  A run starts these, not the bots already out."""
-    here = {bot.name for bot in config.bots}
+    here = set(competition.names)
     if not rounds.stages or not rounds.pairings:
-        return here
+        return here - competition.out_of_play
     stage = rounds.current
     if stage.stage.format == "knockout":
-        return {b for b in stage.field if b not in stage.places} & here
-    return set(stage.field) & here - withdrawn_bots(records, config.withdraw_after_crashes)
+        return {b for b in stage.field if b not in stage.places} & here - competition.out_of_play
+    return set(stage.field) & here - withdrawn_bots(records, competition.withdraw_after_crashes) - competition.out_of_play
 
 
 def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> set[str]:
@@ -111,20 +115,17 @@ def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> se
     return out
 
 
-def rounds_schedule(config: TournamentConfig, rounds: Rounds, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
+def rounds_schedule(competition: Competition, rounds: Rounds, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
     """The games of every round paired so far, round by round: in a Swiss
     round a game pair for each pairing, in a round-robin round a game pair
     per opening of the suite; in a knockout round each match's first
     ``games_per_match`` game pairs, then the tie-break pairs its score has
     called for so far.  Which opening a game pair plays: see
-    :mod:`arena.results.rounds`.  Pairings with a bot no longer in the
+    :mod:`arena.formats.rounds`.  Pairings with a bot no longer in the
     tournament play nothing."""
-    openings = opening_suite(config)
-    here = {bot.name for bot in config.bots}
+    openings = competition.suite()
+    here = set(competition.names)
     specs: list[GameSpec] = []
-
-    def opening(round_: int, j: int) -> Opening:
-        return openings[(round_ - 1 + j) % len(openings)]
 
     for stage in rounds.stages:
         for index, pairing in enumerate(stage.pairings):
@@ -133,32 +134,33 @@ def rounds_schedule(config: TournamentConfig, rounds: Rounds, versions: Mapping[
                     if a in here and b in here:
                         first, second = sorted((a, b))  # type: ignore[type-var]
                         for j in range(pairs_per_pairing(stage.stage, len(openings))):
-                            chosen = openings[j] if stage.stage.format == "round-robin" else opening(pairing.round, j)
-                            add_game_pair(specs, config, pairing.round, pair_id(first, second), (first, second),
-                                          chosen, 2 * j + 1, versions)
+                            chosen = openings[j] if stage.stage.format == "round-robin" \
+                                else round_opening(openings, pairing.round, j)
+                            add_game_pair(specs, competition, pairing.round, pair_id(first, second), (first, second),
+                                          chosen, j, versions)
                 continue
-            matches = [m for m in stage.matches[index] if m.bots[1] is not None and m.decided_by != "walkover"]
+            # A match with a bot that left plays nothing more; one decided on
+            # the board stands in the bracket, its games out of the ranking.
+            matches = [m for m in stage.matches[index] if m.bots[1] is not None and m.decided_by != "walkover"
+                       and m.bots[0] in here and m.bots[1] in here]
             most = max((m.pairs for m in matches), default=0)
             for j in range(most):  # game pair j of every match that has one
                 for match in matches:
                     if j < match.pairs:
                         first, second = sorted((match.bots[0], match.bots[1]))  # type: ignore[type-var]
-                        # A match decided on the board stands when one of its bots has left
-                        # since: its games stay, with no version to play them by.
-                        present = first in here and second in here
-                        add_game_pair(specs, config, pairing.round, pair_id(first, second), (first, second),
-                                      opening(pairing.round, j), 2 * j + 1, versions if present else None)
+                        add_game_pair(specs, competition, pairing.round, pair_id(first, second), (first, second),
+                                      round_opening(openings, pairing.round, j), j, versions)
     return specs
 
 
-def estimated_games(config: TournamentConfig, rounds: Rounds, scheduled: int) -> int:
+def estimated_games(competition: Competition, rounds: Rounds, scheduled: int) -> int:
     """The games the whole tournament will have, as far as can be known: the
     ``scheduled`` ones (:func:`rounds_schedule` of ``rounds``), and those of
     the rounds still to pair (a knockout's without tie-breaks)."""
-    suite = len(opening_suite(config))
-    size = len(rounds.stages[0].field) if rounds.stages else len(config.bots)
+    suite = len(competition.suite())
+    size = len(rounds.stages[0].field) if rounds.stages else len(competition.names)
     more = 0
-    for number, stage in enumerate(config.stages, start=1):
+    for number, stage in enumerate(competition.stages, start=1):
         state: StageState | None = rounds.stages[number - 1] if number <= len(rounds.stages) else None
         size = len(state.field) if state is not None else (stage.top or size)
         paired = len(state.pairings) if state is not None else 0
@@ -170,3 +172,16 @@ def estimated_games(config: TournamentConfig, rounds: Rounds, scheduled: int) ->
         else:
             more += (stage.rounds - paired) * (size * (size - 1) // 2) * 2 * suite
     return scheduled + max(0, more)
+
+
+def schedule_so_far(competition: Competition, seeding: Sequence[str], pairings: Sequence[Pairing],
+                    records: Sequence[GameRecord], versions: Mapping[str, str] | None = None
+                    ) -> tuple[list[GameSpec], Rounds | None]:
+    """The schedule as far as it goes now: every game of a format fixed in
+    advance; the games of the rounds ``pairings`` made for a Swiss, knockout
+    or staged tournament (a knockout match's tie-break pairs as its recorded
+    games call for), with those rounds as far as ``records`` play them."""
+    if not competition.paired_by_results:
+        return make_schedule(competition, versions), None
+    rounds = read_progress(competition, seeding, pairings, records)
+    return rounds_schedule(competition, rounds, versions), rounds

@@ -14,10 +14,10 @@ representation ``arena.results.standings`` uses for its Sonneborn–Berger.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from arena.results.rounds import bracket_slots
 
 Bot = TypeVar("Bot", bound=Hashable)
 
@@ -132,3 +132,46 @@ def knockout_next_round(winners: Sequence[Bot]) -> list[tuple[Bot, Bot]]:
     if len(winners) < 2 or len(winners) % 2:
         raise PairingError(f"{len(winners)} winners cannot make a knockout round")
     return [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
+
+
+def bracket_slots(field_size: int) -> list[int]:
+    """The seeds (from 1) of a single-elimination bracket's slots, in
+    bracket order: in a bracket of 2^k slots seed 1 meets seed 2^k, and the
+    best two can meet only in the final, the best four only in the
+    semi-finals (for 8: 1, 8, 4, 5, 2, 7, 3, 6).  Seeds beyond
+    ``field_size`` are byes."""
+    size, order = 1, [1]
+    while size < field_size:
+        size *= 2
+        # Each seed s of the smaller bracket takes the slot of its match
+        # against size + 1 - s: the standard recursive placement.
+        order = [slot for s in order for slot in (s, size + 1 - s)]
+    return order
+
+
+def knockout_rounds(field_size: int) -> int:
+    """The rounds of a single elimination of ``field_size`` bots."""
+    return max(1, math.ceil(math.log2(field_size))) if field_size > 1 else 0
+
+
+def knockout_places(rounds: Sequence[Sequence[tuple[str, str | None]]], field_size: int) -> dict[str, tuple[int, int]]:
+    """Each bot's place, as the range (first, last) it shares: (1, 1) for the
+    winner, (2, 2) for the finalist, (3, 4) for the semi-final losers, (5, 8)
+    for the quarter-final losers, ...; the first round's losers share the
+    places down to ``field_size``.
+
+    ``rounds`` holds each round's results so far as (winner, loser) pairs, a
+    bye as (bot, None); the rounds of a complete knockout end with its final.
+    """
+    total = knockout_rounds(field_size)
+    places: dict[str, tuple[int, int]] = {}
+    for r, results in enumerate(rounds):
+        # The losers of round r (of ``total``) go out when 2^(total - r) bots
+        # are left: places 2^(total-r-1)+1 .. 2^(total-r).
+        first, last = 2 ** (total - r - 1) + 1, min(2 ** (total - r), field_size)
+        for winner, loser in results:
+            if loser is not None:
+                places[loser] = (first, last)
+            if r == total - 1:
+                places[winner] = (1, 1)
+    return places

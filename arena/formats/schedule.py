@@ -1,6 +1,6 @@
 """The schedule: which bots play which games, on which seat and start position.
 
-A pure function of the configuration, so a rerun (or another process)
+A pure function of the competition, so a rerun (or another process)
 rebuilds exactly the same list, and results can be matched to it by game id.
 
 Each round, every pairing meets on every opening twice, back to back, once
@@ -18,21 +18,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 
-import engine
-from arena.game.openings import Opening
-from arena.game.records import GameSpec, game_id, pair_id
-from arena.run.config import TournamentConfig
+from arena.formats.competition import Competition
+from arena.formats.game_pairs import add_game_pair
+from arena.game.records import GameSpec, pair_id
 
-__all__ = ["add_game_pair", "game_seed", "make_schedule", "opening_suite", "pairings"]
-
-
-def game_seed(tournament_seed: int, game_id: str) -> int:
-    """The seed of one game: the first 4 bytes of the SHA-256 of
-    ``"<tournament seed>:<game id>"`` as a big-endian integer, top bit cleared
-    (so ``0 <= seed < 2**31``).  Stable across processes and Python versions,
-    unlike ``hash()``."""
-    digest = hashlib.sha256(f"{tournament_seed}:{game_id}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFF_FFFF
+__all__ = ["make_schedule", "pairings"]
 
 
 def pairings(names: Sequence[str], format: str, reference: Sequence[str] = ()) -> list[tuple[str, str]]:
@@ -69,12 +59,7 @@ def _pairings_by_position(bot_count: int, format: str) -> list[tuple[int, int]]:
     raise ValueError(f"unknown format {format!r}")
 
 
-def opening_suite(config: TournamentConfig) -> list[Opening]:
-    """The openings a tournament plays: its suite, else the game's start positions."""
-    return list(config.openings or [Opening(start, ()) for start in range(engine.get_game(config.game).openings)])
-
-
-def make_schedule(config: TournamentConfig, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
+def make_schedule(competition: Competition, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
     """Every game of the tournament in playing order: round by round, pair by
     pair (see :func:`pairings`); within a pair, opening by opening, the
     pair's first bot on seat 0 then the second.  Game ids read
@@ -86,41 +71,15 @@ def make_schedule(config: TournamentConfig, versions: Mapping[str, str] | None =
     ``tournament.json``) keep their ids ``r<round>-p<pair>-g<k>``, the pair
     numbered from 1 in file order.  ``versions`` (bot name to version) are
     written into each spec, and from there into its record."""
-    openings = opening_suite(config)
-    names = [bot.name for bot in config.bots]
-    if config.game_ids == "positions":
-        pairs = [(f"p{n}", (names[i], names[j])) for n, (i, j) in enumerate(_pairings_by_position(len(names), config.format), start=1)]
+    names = competition.names
+    if competition.game_ids == "positions":
+        pairs = [(f"p{n}", (names[i], names[j]))
+                 for n, (i, j) in enumerate(_pairings_by_position(len(names), competition.format), start=1)]
     else:
-        pairs = [(pair_id(a, b), (a, b)) for a, b in pairings(names, config.format, config.reference)]
+        pairs = [(pair_id(a, b), (a, b)) for a, b in pairings(names, competition.format, competition.reference)]
     specs: list[GameSpec] = []
-    for round_ in range(1, config.rounds + 1):
+    for round_ in range(1, competition.rounds + 1):
         for label, players in pairs:
-            for k, opening in enumerate(openings):
-                add_game_pair(specs, config, round_, label, players, opening, 2 * k + 1, versions)
+            for j, opening in enumerate(competition.suite()):
+                add_game_pair(specs, competition, round_, label, players, opening, j, versions)
     return specs
-
-
-def add_game_pair(specs: list[GameSpec], config: TournamentConfig, round_: int, label: str, players: tuple[str, str],
-                  opening: Opening, k: int, versions: Mapping[str, str] | None) -> None:
-    """Append a game pair to ``specs``: games ``r<round>-<label>-g<k>`` and
-    ``g<k+1>`` on ``opening``, ``players[0]`` on seat 0 in the first and
-    ``players[1]`` in the second, each with its seed, the pair's number and
-    the bots' ``versions``."""
-    a, b = players
-    for seats in ((a, b), (b, a)):
-        this = game_id(round_, label, k)
-        k += 1
-        specs.append(
-            GameSpec(
-                index=len(specs),
-                game_id=this,
-                game=config.game,
-                round=round_,
-                players=seats,
-                opening=opening.start,
-                seed=game_seed(config.seed, this),
-                pair=len(specs) // 2,
-                opening_moves=opening.moves,
-                versions=(versions[seats[0]], versions[seats[1]]) if versions else (),
-            )
-        )

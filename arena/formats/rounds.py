@@ -3,7 +3,7 @@ pairings stored in ``tournament.json`` and the games played.
 
 A round is paired once, when the rounds before it are complete, and its
 pairing is written to ``tournament.json`` before its first game starts
-(:mod:`arena.run.progression` makes it).  From then on the pairing is a fact
+(:mod:`arena.formats.progression` makes it).  From then on the pairing is a fact
 of the tournament, as an arbiter's pairing sheet is: a bot that joins later,
 or a game played again, never re-pairs a round already paired.  Reading the
 rounds (who scored what, which knockout match needs another game pair, who
@@ -22,143 +22,20 @@ tournament's round does.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from arena.game.records import GameRecord, game_id, pair_id
-from arena.results.statistics import buchholz, score_of, sonneborn_berger
+from arena.game.records import GameRecord
+from arena.formats.game_pairs import game_ids
+from arena.formats.pairing import bracket_slots, knockout_places, knockout_rounds
+from arena.formats.scoring import buchholz, points_order, score_of, sonneborn_berger
+from arena.formats.stages import BYE_SCORES, Pairing, Stage
 
-__all__ = [
-    "BYE_SCORES", "STAGE_FORMATS", "Match", "PairResult", "Pairing", "Rounds", "Stage", "StageState", "bracket_slots",
-    "game_ids", "knockout_places", "pairs_per_pairing", "rounds_from_meta", "knockout_rounds", "pairings_from_json", "points_order", "read_rounds",
-]
-
-#: The formats a stage may have.
-STAGE_FORMATS = ("round-robin", "swiss", "knockout")
-#: What a Swiss bye scores, per game of the game pair it stands for (``bye:`` in a tournament file).
-BYE_SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One stage of a tournament, as the file gives it."""
-
-    format: str
-    #: Swiss and round-robin: the rounds; a knockout's follow from its field.
-    rounds: int = 1
-    #: A later stage: the number of best bots of the stage before that play it.
-    top: int | None = None
-    #: Knockout: game pairs a match has, and the most it adds while tied.
-    games_per_match: int = 1
-    tiebreak_pairs: int = 3
-    #: Swiss: what a bye scores (see :data:`BYE_SCORES`).
-    bye: str = "win"
-
-    def to_json(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"format": self.format}
-        if self.format != "knockout":
-            entry["rounds"] = self.rounds
-        if self.top is not None:
-            entry["top"] = self.top
-        if self.format == "knockout":
-            entry |= {"games_per_match": self.games_per_match, "tiebreak_pairs": self.tiebreak_pairs}
-        if self.format == "swiss":
-            entry["bye"] = self.bye
-        return entry
-
-    @classmethod
-    def from_json(cls, entry: Mapping[str, Any]) -> Stage:
-        """A stage as ``tournament.json`` holds it; ``ValueError`` when it is not one."""
-        try:
-            stage = cls(
-                format=str(entry["format"]), rounds=int(entry.get("rounds", 1)),
-                top=None if entry.get("top") is None else int(entry["top"]),
-                games_per_match=int(entry.get("games_per_match", 1)), tiebreak_pairs=int(entry.get("tiebreak_pairs", 3)),
-                bye=str(entry.get("bye", "win")),
-            )
-        except (KeyError, TypeError, AttributeError):
-            raise ValueError(f"not a stage: {str(entry)[:200]}") from None
-        if (stage.format not in STAGE_FORMATS or stage.bye not in BYE_SCORES or not 0 < stage.rounds <= 10_000
-                or stage.games_per_match < 1 or stage.tiebreak_pairs < 0 or (stage.top is not None and stage.top < 2)):
-            raise ValueError(f"not a stage: {dict(entry)}")
-        return stage
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """One round as it was paired: its number counts through the stages
-    (a knockout after a 7-round Swiss starts at round 8)."""
-
-    round: int
-    stage: int
-    #: Each pair's bots in the order of the pairing; a knockout's in bracket
-    #: order, a bye as ``(bot, None)``.
-    pairs: tuple[tuple[str, str | None], ...]
-    #: Swiss: the bot with the bye.
-    byes: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"round": self.round, "stage": self.stage, "pairs": [list(p) for p in self.pairs], "byes": list(self.byes)}
-
-
-def pairings_from_json(entries: Any) -> list[Pairing]:
-    """The pairings ``tournament.json`` holds; ``ValueError`` when they are not."""
-    if not isinstance(entries, list):
-        raise ValueError("pairings must be a list")
-    out = []
-    for entry in entries:
-        try:
-            pairs = tuple((a, b) for a, b in _list(entry["pairs"]))
-            byes = tuple(_list(entry.get("byes", [])))
-            pairing = Pairing(int(entry["round"]), int(entry["stage"]), pairs, byes)
-        except (KeyError, TypeError, AttributeError):
-            raise ValueError(f"pairing {len(out) + 1} is not one the arena writes") from None
-        # Names as the arena writes them: a bot's is a string, a bye's partner None.
-        if not all(isinstance(a, str) and (b is None or isinstance(b, str)) for a, b in pairs) \
-                or not all(isinstance(b, str) for b in byes):
-            raise ValueError(f"pairing {len(out) + 1} names a bot by something else than a string")
-        out.append(pairing)
-    if [p.round for p in out] != list(range(1, len(out) + 1)):
-        raise ValueError("pairings must number their rounds 1, 2, 3, ...")
-    return out
-
-
-def _list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise TypeError(f"not a list: {value!r}")
-    return value
-
-
-def rounds_from_meta(meta: Mapping[str, Any], records: Iterable[GameRecord], suite_size: int) -> Rounds | None:
-    """The rounds a results directory's ``tournament.json`` says were paired,
-    with the results of ``records``; None for a tournament not paired round
-    by round (or a ``tournament.json`` that cannot be read as one).
-    ``suite_size`` is the openings each pairing plays."""
-    try:
-        stages = [Stage.from_json(entry) for entry in meta.get("stages") or ()]
-        if not stages:
-            return None
-        names = [str(b["name"]) for b in meta.get("bots") or ()]
-        seeding = [str(n) for n in meta.get("seeding") or ()]
-        seeding += [n for n in names if n not in seeding]
-        return read_rounds(stages, seeding, pairings_from_json(meta.get("pairings") or []), records, suite_size, names)
-    except (KeyError, TypeError, ValueError):
-        return None
-
+__all__ = ["Match", "PairResult", "Rounds", "StageState", "pairs_per_pairing", "read_rounds"]
 
 def pairs_per_pairing(stage: Stage, suite_size: int) -> int:
     """The game pairs a Swiss or round-robin pairing plays in a round."""
     return suite_size if stage.format == "round-robin" else 1
-
-
-def game_ids(round_: int, a: str, b: str, pairs: int) -> list[str]:
-    """The ids of the first ``pairs`` game pairs of ``a`` and ``b`` in a
-    round, as every schedule names them (``r<round>-<a>~<b>-g<k>``, the
-    names in order)."""
-    first, second = sorted((a, b))
-    return [game_id(round_, pair_id(first, second), k) for k in range(1, 2 * pairs + 1)]
 
 
 @dataclass
@@ -196,6 +73,9 @@ class PairResult:
     score: tuple[float, float] = (0.0, 0.0)
     #: Every game it has is recorded.
     played: bool = False
+    #: Both bots are still in the tournament; a pairing with a bot removed
+    #: since keeps its games on show but scores nothing.
+    counted: bool = True
 
 
 @dataclass
@@ -261,6 +141,8 @@ class Rounds:
     pairings: list[Pairing]
     #: The stages the tournament has, those not reached yet included.
     stage_count: int = 0
+    #: The bots still in the tournament; None: every bot paired.
+    present: frozenset[str] | None = None
 
     @property
     def finished(self) -> bool:
@@ -290,8 +172,11 @@ class Rounds:
         return out
 
     def places(self) -> list[tuple[str, tuple[int, int]]]:
-        """Every bot with the places it shares, from the best: the last stage
-        reached decides, each earlier stage places those it knocked out."""
+        """Every bot still in the tournament with the places it shares, from
+        the best: the last stage reached decides, each earlier stage places
+        those it knocked out.  A bot removed from the tournament takes no
+        place: the bots below it move up (a removed champion leaves the
+        finalist first)."""
         placed: list[tuple[str, tuple[int, int]]] = []
         seen: set[str] = set()
         for stage in reversed(self.stages):
@@ -308,60 +193,11 @@ class Rounds:
                 else:
                     placed.append((bot, (start + i + 1, start + i + 1)))
             seen.update(order)
-        return placed
-
-
-def points_order(seeding: Sequence[str], points: Mapping[tuple[str, str], float],
-                 scores: Mapping[str, float]) -> list[str]:
-    """``seeding``'s bots ordered by score (byes included in ``scores``),
-    then Buchholz, then Sonneborn–Berger, then seeding.  ``points[(a, b)]``
-    is what ``a`` scored against ``b``."""
-    bh, sb = buchholz(points, scores), sonneborn_berger(points, scores)
-    position = {b: i for i, b in enumerate(seeding)}
-    return sorted(seeding, key=lambda b: (-scores.get(b, 0.0), -bh.get(b, 0.0), -sb.get(b, 0.0), position[b]))
-
-
-def bracket_slots(field_size: int) -> list[int]:
-    """The seeds (from 1) of a single-elimination bracket's slots, in
-    bracket order: in a bracket of 2^k slots seed 1 meets seed 2^k, and the
-    best two can meet only in the final, the best four only in the
-    semi-finals (for 8: 1, 8, 4, 5, 2, 7, 3, 6).  Seeds beyond
-    ``field_size`` are byes."""
-    size, order = 1, [1]
-    while size < field_size:
-        size *= 2
-        # Each seed s of the smaller bracket takes the slot of its match
-        # against size + 1 - s: the standard recursive placement.
-        order = [slot for s in order for slot in (s, size + 1 - s)]
-    return order
-
-
-def knockout_rounds(field_size: int) -> int:
-    """The rounds of a single elimination of ``field_size`` bots."""
-    return max(1, math.ceil(math.log2(field_size))) if field_size > 1 else 0
-
-
-def knockout_places(rounds: Sequence[Sequence[tuple[str, str | None]]], field_size: int) -> dict[str, tuple[int, int]]:
-    """Each bot's place, as the range (first, last) it shares: (1, 1) for the
-    winner, (2, 2) for the finalist, (3, 4) for the semi-final losers, (5, 8)
-    for the quarter-final losers, ...; the first round's losers share the
-    places down to ``field_size``.
-
-    ``rounds`` holds each round's results so far as (winner, loser) pairs, a
-    bye as (bot, None); the rounds of a complete knockout end with its final.
-    """
-    total = knockout_rounds(field_size)
-    places: dict[str, tuple[int, int]] = {}
-    for r, results in enumerate(rounds):
-        # The losers of round r (of ``total``) go out when 2^(total - r) bots
-        # are left: places 2^(total-r-1)+1 .. 2^(total-r).
-        first, last = 2 ** (total - r - 1) + 1, min(2 ** (total - r), field_size)
-        for winner, loser in results:
-            if loser is not None:
-                places[loser] = (first, last)
-            if r == total - 1:
-                places[winner] = (1, 1)
-    return places
+        if self.present is None:
+            return placed
+        removed = [place for bot, place in placed if bot not in self.present]
+        return [(bot, (first - sum(r[0] < first for r in removed), last - sum(r[0] <= last for r in removed)))
+                for bot, (first, last) in placed if bot in self.present]
 
 
 def read_rounds(
@@ -385,7 +221,11 @@ def read_rounds(
             field_ = list(seeding)
         else:
             before = states[-1]
-            if not before.complete:
+            paired = [p for p in pairings if p.stage == number]
+            if not before.complete and not paired:
+                # A stage is paired once the one before is complete; paired,
+                # it stands even when a game of the stage before is played
+                # again (an arbiter's pairing sheet is not redrawn).
                 break
             # Once the stage is paired, its field is the bots it was paired
             # with, whoever has left or been withdrawn since.
@@ -403,7 +243,7 @@ def read_rounds(
         else:
             _read_points(state, by_id, suite_size, here)
         states.append(state)
-    return Rounds(states, list(pairings), len(stages))
+    return Rounds(states, list(pairings), len(stages), None if present is None else frozenset(here))
 
 
 def _seeds_of(first_round: Pairing) -> list[str]:
@@ -421,17 +261,18 @@ def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size:
     bye_value = BYE_SCORES[stage.bye] * 2  # a game pair's
     for pairing in state.pairings:
         for a, b in pairing.pairs:
-            if a not in here or b not in here:
-                continue
-            result = state.results[(pairing.round, a, b)] = PairResult()
+            counted = a in here and b in here
+            result = state.results[(pairing.round, a, b)] = PairResult(counted=counted)
             ids = game_ids(pairing.round, a, b, pairs_per_pairing(stage, suite_size))
             for game_id in ids:
                 record = by_id.get(game_id)
                 if record is None:
-                    state.played = False
+                    state.played = state.played and not counted  # a removed bot's pairing is never played
                     continue
                 result.games.append(game_id)
                 result.score = (result.score[0] + score_of(record, a), result.score[1] + score_of(record, b))
+                if not counted:
+                    continue
                 for bot, other in ((a, b), (b, a)):
                     score = score_of(record, bot)
                     points[bot] = points.get(bot, 0.0) + score
@@ -476,7 +317,11 @@ def _play_match(match: Match, stage: Stage, by_id: Mapping[str, GameRecord], her
     a, b = match.bots
     assert b is not None
     limit = stage.games_per_match + stage.tiebreak_pairs
-    match.pairs = stage.games_per_match
+    # Every game pair recorded belongs to the match, a tie-break pair whose
+    # first game pair is being played again (a lost line, --replay) included:
+    # its games were played, and they stay scheduled.
+    every = game_ids(match.round, a, b, limit)
+    match.pairs = max([stage.games_per_match, *((k // 2) + 1 for k, i in enumerate(every) if i in by_id)])
     while True:
         ids = game_ids(match.round, a, b, match.pairs)
         done = [by_id[i] for i in ids if i in by_id]

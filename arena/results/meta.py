@@ -1,0 +1,365 @@
+"""``tournament.json``: what a results directory says of its tournament.
+
+:class:`TournamentMeta` is the one typed record of that file and this module
+its only reader and writer.  It holds everything needed to rebuild the
+schedule and the ranking without the tournament file: the game, the clock,
+the seed, the format and its stages, the bots with their versions and
+fingerprints, the bots that left, the opening suite's moves, the ranking
+rule, the SPRT, and for a Swiss, knockout or staged tournament the seeding
+and every round paired so far.
+
+The file is input like the records (anyone may edit or forge it), so
+:meth:`TournamentMeta.from_json` checks every field and bounds every size: a
+file over :data:`MAX_META_BYTES`, more than :data:`MAX_BOTS` bots or an
+opening suite over :data:`MAX_SUITE` openings is refused with one line
+(:class:`MetaError`), never a hang or an exhausted memory.  A key written
+by a later version only is kept out; a key missing from an older file takes
+its old default (a directory written before ``ranking`` existed ranks by
+TrueSkill, as it always did).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import engine
+from arena.bot.safe_files import RefusedFile, read_file
+from arena.formats.competition import FORMATS, STAGED, Competition
+from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairings_from_json
+from arena.game.clock import TimeControl
+from arena.game.openings import Opening, suite_digest
+from arena.game.records import GameRecord
+from arena.results.statistics import SprtConfig
+from arena.results.store import store_error, write_atomically
+
+__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "MetaBot", "MetaError",
+           "TournamentMeta", "read_meta", "write_meta"]
+
+META_FILE = "tournament.json"
+#: The rules that may order the ranking (``ranking:`` in a tournament file);
+#: the first is that of a directory written before the key existed.
+RANKINGS = ("trueskill", "elo", "points")
+#: Bounds of what a ``tournament.json`` may hold.
+MAX_META_BYTES = 64 * 2**20
+MAX_BOTS = 10_000
+MAX_SUITE = 100_000
+MAX_TEXT = 10_000
+#: How game ids name a pair (see :func:`arena.formats.schedule.make_schedule`).
+GAME_IDS = ("names", "positions")
+
+
+class MetaError(ValueError):
+    """A ``tournament.json`` that is not one the arena writes; ``str()`` is one line."""
+
+
+@dataclass(frozen=True)
+class MetaBot:
+    """A bot as ``tournament.json`` remembers it."""
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    version: str | None = None
+    #: Its :class:`arena.bot.version.Fingerprint` as JSON: what its version was computed from.
+    fingerprint: Mapping[str, Any] | None = None
+    #: Versions whose games were kept (``--keep``) though another version plays now.
+    earlier_versions: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"name": self.name, "options": dict(self.options)}
+        if self.version is not None:
+            entry["version"] = self.version
+        if self.fingerprint is not None:
+            entry["fingerprint"] = dict(self.fingerprint)
+        if self.earlier_versions:
+            entry["earlier_versions"] = sorted(self.earlier_versions)
+        return entry
+
+    @classmethod
+    def from_json(cls, entry: Any, where: str) -> MetaBot:
+        entry = _mapping(entry, where)
+        return cls(
+            name=_text(entry.get("name"), f"{where}.name", limit=100),
+            options=_mapping(entry.get("options", {}), f"{where}.options"),
+            version=None if entry.get("version") is None else _text(entry["version"], f"{where}.version", limit=100),
+            fingerprint=None if entry.get("fingerprint") is None else _mapping(entry["fingerprint"], f"{where}.fingerprint"),
+            earlier_versions=tuple(_text(v, f"{where}.earlier_versions", limit=100)
+                                   for v in _list(entry.get("earlier_versions", []), f"{where}.earlier_versions")),
+        )
+
+
+@dataclass(frozen=True)
+class TournamentMeta:
+    """What ``tournament.json`` says (see the module's doc).  ``seed``,
+    ``format`` and ``time_control`` are None only in a file written by hand
+    without them: its games are then ranked as they are, with no schedule."""
+
+    name: str
+    game: str
+    bots: tuple[MetaBot, ...]
+    seed: int | None = None
+    format: str | None = None
+    time_control: TimeControl | None = None
+    description: str = ""
+    #: The rounds of a format fixed in advance.
+    rounds: int = 1
+    reference: tuple[str, ...] = ()
+    ranking: str = RANKINGS[0]
+    withdraw_after_crashes: int | None = None
+    #: Bots withdrawn by the organiser, and bots disqualified (``withdrawn:``, ``disqualified:``).
+    withdrawn: tuple[str, ...] = ()
+    disqualified: tuple[str, ...] = ()
+    #: How game ids name a pair; None in a file written before the key existed.
+    game_ids: str | None = None
+    #: ``arena match --games``: the games the schedule is cut to.
+    games: int | None = None
+    #: Bots that left, as they were: remembered for their return.
+    departed: tuple[MetaBot, ...] = ()
+    #: The opening suite: its size and digest (what identifies it), and its
+    #: moves (None in a file written before they were kept; see :meth:`competition`).
+    openings_count: int | None = None
+    openings_digest: str | None = None
+    openings: tuple[Opening, ...] | None = None
+    sprt: SprtConfig | None = None
+    stages: tuple[Stage, ...] = ()
+    #: The first stage's seeding, best first, once its first round is paired.
+    seeding: tuple[str, ...] = ()
+    pairings: tuple[Pairing, ...] = ()
+
+    @property
+    def names(self) -> list[str]:
+        """The tournament's bots, in the file's order."""
+        return [bot.name for bot in self.bots]
+
+    @property
+    def versions(self) -> dict[str, str]:
+        """Each bot's version, as the run that wrote the file last found it."""
+        return {bot.name: bot.version for bot in self.bots if bot.version is not None}
+
+    def entry(self, name: str) -> MetaBot | None:
+        """The bot ``name`` among the bots, else among those that left."""
+        return next((bot for bot in (*self.bots, *self.departed) if bot.name == name), None)
+
+    def competition(self, records: Sequence[GameRecord] = ()) -> Competition | None:
+        """The competition that rebuilds the schedule; None when the file
+        does not say enough.  A file written before it held the opening
+        suite's moves gets them from ``records`` (each game id's ``g<k>``
+        names its place in the suite)."""
+        if self.seed is None or self.format is None:
+            return None
+        suite = self.openings
+        if suite is None and self.openings_count:
+            suite = _suite_from_records(records, self.openings_count)
+        game_ids = self.game_ids or ("positions" if records else "names")
+        return Competition(
+            game=self.game, seed=self.seed, format=self.format, names=tuple(self.names), rounds=self.rounds,
+            reference=self.reference, openings=suite, game_ids=game_ids, stages=self.stages,
+            withdraw_after_crashes=self.withdraw_after_crashes, withdrawn=self.withdrawn, disqualified=self.disqualified,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "game": self.game,
+            "time_control": None if self.time_control is None else self.time_control.to_json(),
+            "seed": self.seed,
+            "format": self.format,
+            "rounds": self.rounds,
+            "reference": list(self.reference),
+            "ranking": self.ranking,
+            "withdraw_after_crashes": self.withdraw_after_crashes,
+            "withdrawn": list(self.withdrawn),
+            "disqualified": list(self.disqualified),
+            "game_ids": self.game_ids,
+            "games": self.games,
+            "bots": [bot.to_json() for bot in self.bots],
+            "departed": [bot.to_json() for bot in self.departed],
+            "openings": None if self.openings_count is None else {
+                "count": self.openings_count, "digest": self.openings_digest,
+                **({} if self.openings is None else
+                   {"suite": [[opening.start, list(opening.moves)] for opening in self.openings]}),
+            },
+            # Not part of what identifies the games, but a resumed test must
+            # be the same test: a run refuses other bounds (see the plan).
+            "sprt": None if self.sprt is None else self.sprt.to_json(),
+            "stages": [stage.to_json() for stage in self.stages],
+            "seeding": list(self.seeding),
+            "pairings": [pairing.to_json() for pairing in self.pairings],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> TournamentMeta:
+        """The record a ``tournament.json`` holds; :class:`MetaError` (one
+        line naming the key) when it is not one the arena writes."""
+        data = _mapping(data, "the file")
+        game = data.get("game")
+        if game not in engine.GAMES:
+            raise MetaError(f"game: must be one of {', '.join(engine.GAMES)}, got {_short(game)}")
+        bots = _bots(data, "bots")
+        departed = _bots(data, "departed")
+        names = [bot.name for bot in bots]
+        if len(set(names)) != len(names):
+            raise MetaError("bots: a bot is named twice")
+        format_ = data.get("format")
+        if format_ is not None and format_ not in (*FORMATS, STAGED):
+            raise MetaError(f"format: unknown format {_short(format_)}")
+        reference = tuple(_text(n, "reference", limit=100) for n in _list(data.get("reference") or [], "reference"))
+        if not set(reference) <= set(names):
+            raise MetaError("reference: names a bot that is not among the bots")
+        try:
+            stages = tuple(Stage.from_json(_mapping(entry, "stages")) for entry in _list(data.get("stages") or [], "stages"))
+            pairings = tuple(pairings_from_json(data.get("pairings") or []))
+        except ValueError as exc:
+            raise MetaError(f"stages or pairings: {exc}") from None
+        if len(pairings) > MAX_FIELD:
+            raise MetaError(f"pairings: more than {MAX_FIELD} rounds")
+        if bool(stages) != (format_ in ("swiss", "knockout", STAGED)) and format_ is not None:
+            raise MetaError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
+        seeding = tuple(_text(n, "seeding", limit=100) for n in _list(data.get("seeding") or [], "seeding"))
+        departures = {key: tuple(_text(n, key, limit=100) for n in _list(data.get(key) or [], key))
+                      for key in ("withdrawn", "disqualified")}
+        ranking = data.get("ranking")
+        try:
+            sprt = None if not data.get("sprt") else SprtConfig(**_mapping(data["sprt"], "sprt"))
+            time_control = None if data.get("time_control") is None else TimeControl.from_json(data["time_control"])
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
+            raise MetaError(f"sprt or time_control: {exc}") from None
+        count, digest, suite = _openings(data.get("openings"), game)
+        return cls(
+            name=_text(data.get("name", ""), "name", limit=MAX_TEXT),
+            description=_text(data.get("description") or "", "description", limit=MAX_TEXT),
+            game=game, bots=bots, departed=departed,
+            seed=_whole(data.get("seed"), "seed", 0, 2**63) if data.get("seed") is not None else None,
+            format=format_, time_control=time_control,
+            rounds=_whole(data.get("rounds", 1), "rounds", 1, MAX_FIELD),
+            reference=reference,
+            ranking=ranking if ranking in RANKINGS else RANKINGS[0],
+            withdraw_after_crashes=None if data.get("withdraw_after_crashes") is None
+            else _whole(data["withdraw_after_crashes"], "withdraw_after_crashes", 1, 10**6),
+            game_ids=data.get("game_ids") if data.get("game_ids") in GAME_IDS else None,
+            games=None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9),
+            withdrawn=departures["withdrawn"], disqualified=departures["disqualified"],
+            openings_count=count, openings_digest=digest, openings=suite,
+            sprt=sprt, stages=stages, seeding=seeding, pairings=pairings,
+        )
+
+    def with_pairing(self, seeding: Sequence[str], pairing: Pairing) -> TournamentMeta:
+        """This record with one more round paired (and the seeding it was paired from)."""
+        return replace(self, seeding=tuple(seeding), pairings=(*self.pairings, pairing))
+
+
+def read_meta(directory: Path) -> TournamentMeta | None:
+    """The ``tournament.json`` of ``directory``; None when there is none.
+    Raises :class:`MetaError` for one that is not one the arena writes (not
+    JSON, a field out of bounds), and :class:`~arena.results.store.StoreError`
+    for a link, a special file or a file too big in its place (never read)."""
+    path = directory / META_FILE
+    try:
+        data = read_file(directory, META_FILE, MAX_META_BYTES)
+    except RefusedFile as exc:  # a link, a FIFO, a device, too big: never read, the directory refused
+        raise store_error(exc, "read", path) from None
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return None
+        raise MetaError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        return TournamentMeta.from_json(json.loads(data))
+    except (ValueError, RecursionError) as exc:
+        problem = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+        raise MetaError(f"{path}: {problem}") from None
+
+
+def write_meta(directory: Path, meta: TournamentMeta) -> bool:
+    """Write ``meta`` as the ``tournament.json`` of ``directory``, atomically;
+    not at all when the file says the same already.  True when written;
+    :class:`~arena.results.store.StoreError` (one line) when it cannot be."""
+    try:
+        if read_meta(directory) == meta:
+            return False
+    except MetaError:
+        pass  # replaced by the record the run decided on
+    try:
+        write_atomically(directory / META_FILE, json.dumps(meta.to_json(), indent=2) + "\n")
+    except OSError as exc:
+        raise store_error(exc, "write", directory / META_FILE) from None
+    return True
+
+
+# -- checks of each kind of field -------------------------------------------------------
+
+
+def _short(value: Any) -> str:
+    return repr(value)[:60]
+
+
+def _mapping(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise MetaError(f"{where}: must be a mapping, got {_short(value)}")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise MetaError(f"{where}: must be a list, got {_short(value)}")
+    return value
+
+
+def _text(value: Any, where: str, *, limit: int) -> str:
+    if not isinstance(value, str) or len(value) > limit:
+        raise MetaError(f"{where}: must be a string of at most {limit} characters, got {_short(value)}")
+    return value
+
+
+def _whole(value: Any, where: str, low: int, high: int) -> int:
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise MetaError(f"{where}: must be a whole number from {low} to {high}, got {_short(value)}")
+    return value
+
+
+def _bots(data: Mapping[str, Any], key: str) -> tuple[MetaBot, ...]:
+    entries = _list(data.get(key) or [], key)
+    if len(entries) > MAX_BOTS:
+        raise MetaError(f"{key}: {len(entries)} bots, over the {MAX_BOTS} a tournament may have")
+    return tuple(MetaBot.from_json(entry, f"{key}[{i}]") for i, entry in enumerate(entries))
+
+
+def _openings(value: Any, game: str) -> tuple[int | None, str | None, tuple[Opening, ...] | None]:
+    if value is None:
+        return None, None, None
+    value = _mapping(value, "openings")
+    count = _whole(value.get("count"), "openings.count", 1, MAX_SUITE)
+    digest = _text(value.get("digest"), "openings.digest", limit=100)
+    if "suite" not in value:
+        return count, digest, None
+    entries = _list(value["suite"], "openings.suite")
+    if len(entries) != count:
+        raise MetaError(f"openings.suite: {len(entries)} openings, the count says {count}")
+    starts = engine.get_game(game).openings
+    suite = []
+    for entry in entries:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
+            raise MetaError(f"openings.suite: an opening must be [start, [moves]], got {_short(entry)}")
+        moves = tuple(_text(m, "openings.suite", limit=20) for m in entry[1][:1000])
+        suite.append(Opening(_whole(entry[0], "openings.suite", 0, starts - 1), moves))
+    if suite_digest(suite) != digest:
+        raise MetaError("openings: the suite's moves do not match its digest")
+    return count, digest, tuple(suite)
+
+
+def _suite_from_records(records: Sequence[GameRecord], count: int) -> tuple[Opening, ...]:
+    suite = [Opening(-1, ())] * count  # a place no record shows matches no game
+    for record in records:
+        k = record.game_id.rpartition("-g")[2]
+        if k.isdigit() and 0 < int(k) <= 2 * count:
+            suite[(int(k) - 1) // 2] = Opening(record.opening, tuple(record.opening_moves))
+    return tuple(suite)

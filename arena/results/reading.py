@@ -1,0 +1,178 @@
+"""What a results directory holds, as every reading command sees it.
+
+:func:`results_of` is the one path from a ``tournament.json`` and the
+records of ``games.jsonl`` to what ``arena standings``, ``report``, ``show``,
+the live report and ``seed_from`` read: the schedule rebuilt from the
+competition, the records it holds (with the schedule's index, pair and
+round), those of bots no longer in the tournament (out of the ranking, on
+show), and a warning for every other one.  Given the tournament file's
+competition instead of the directory's, it reads the same games the same
+way, so every command gives one answer whichever the user points at.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from arena.formats.competition import Competition
+from arena.formats.progression import schedule_so_far
+from arena.formats.rounds import Rounds
+from arena.formats.stages import Pairing
+from arena.game.records import GameRecord, GameSpec, MAX_ROUND
+from arena.results.meta import RANKINGS, TournamentMeta
+from arena.results.standings import Standings, compute_standings
+from arena.results.statistics import SprtConfig
+from arena.results.store import GAMES_FILE
+
+__all__ = ["ReadResults", "SortedRecords", "results_of", "sort_records"]
+
+
+@dataclass
+class SortedRecords:
+    #: The tournament's bots.
+    current: frozenset[str]
+    #: Games the schedule holds, with the schedule's index and pair (the fold order).
+    kept: list[GameRecord] = field(default_factory=list)
+    #: Games of bots that are no longer in the tournament.
+    left_out: list[GameRecord] = field(default_factory=list)
+    #: Games the schedule does not hold (another tournament's, or edited).
+    foreign: list[GameRecord] = field(default_factory=list)
+
+    def left_out_line(self) -> str | None:
+        """One line for the games of bots no longer in the tournament, or None."""
+        if not self.left_out:
+            return None
+        names = Counter(name for record in self.left_out for name in record.players.values())
+        gone = sorted(names, key=lambda n: (-names[n], n))
+        return (f"{len(self.left_out)} games of bots no longer in the tournament are left out of the ranking "
+                f"(kept in {GAMES_FILE}): " + ", ".join(f"{n} ({names[n]})" for n in gone if n not in self.current))
+
+
+def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], names: Collection[str]) -> SortedRecords:
+    """Sort ``records`` against ``schedule`` (whose bots are ``names``).  A
+    kept record takes the schedule's ``index``, ``pair`` and ``round``:
+    ratings fold in the order of the schedule as it is now, whatever it was
+    when the game was played, so the same results always give the same
+    table (and a round edited into a record is not believed)."""
+    by_id = {spec.game_id: spec for spec in schedule}
+    out = SortedRecords(frozenset(names))
+    for record in records:
+        spec = by_id.get(record.game_id)
+        if spec is not None and _same_game(record, spec):
+            if record.index != spec.index or record.pair != spec.pair or record.round != spec.round:
+                record = replace(record, index=spec.index, pair=spec.pair, round=spec.round)
+            out.kept.append(record)
+        elif spec is None and not set(record.players.values()) <= out.current:
+            out.left_out.append(record)
+        else:  # an id the schedule gives to another game counts as neither: it would be played twice
+            out.foreign.append(record)
+    return out
+
+
+def _same_game(record: GameRecord, spec: GameSpec) -> bool:
+    return (
+        spec.seed == record.seed and spec.opening == record.opening
+        and tuple(record.opening_moves) == spec.opening_moves and tuple(record.players.values()) == spec.players
+    )
+
+
+@dataclass
+class ReadResults:
+    """The results a user pointed at, as every reading command sees them."""
+
+    directory: Path
+    #: The games the tournament schedules, with the schedule's index and pair.
+    records: list[GameRecord]
+    #: The directory's ``tournament.json``; None when there is none (or none readable).
+    meta: TournamentMeta | None
+    #: What rebuilt the schedule; None when nothing could (every readable game is then ranked).
+    competition: Competition | None
+    #: The tournament's bots, in the file's order.
+    names: list[str]
+    #: The rule that orders the ranking.
+    ranking: str = RANKINGS[0]
+    sprt: SprtConfig | None = None
+    warnings: list[str] = field(default_factory=list)
+    #: Games of bots no longer in the tournament: out of the ranking, still shown.
+    left_out: list[GameRecord] = field(default_factory=list)
+    #: A Swiss, knockout or staged tournament's rounds as far as they are played.
+    rounds: Rounds | None = None
+
+    @property
+    def reference(self) -> tuple[str, ...]:
+        return self.competition.reference if self.competition is not None else ()
+
+    @property
+    def withdrawn(self) -> tuple[str, ...]:
+        return self.competition.withdrawn if self.competition is not None else ()
+
+    @property
+    def disqualified(self) -> tuple[str, ...]:
+        return self.competition.disqualified if self.competition is not None else ()
+
+    def standings(self, *, at_limit: bool = False) -> Standings:
+        """The standings of these results, as every command shows them."""
+        return compute_standings(self.records, self.names, self.sprt, at_limit=at_limit, reference=self.reference,
+                                 versions=self.versions, ranking=self.ranking, rounds=self.rounds,
+                                 withdrawn=self.withdrawn, disqualified=self.disqualified)
+
+    @property
+    def versions(self) -> dict[str, str]:
+        """Each bot's version, as the run that wrote the directory last found it."""
+        return self.meta.versions if self.meta is not None else {}
+
+
+def results_of(
+    directory: Path, meta: TournamentMeta | None, records: Sequence[GameRecord], warnings: Sequence[str] = (), *,
+    competition: Competition | None = None, ranking: str | None = None, sprt: SprtConfig | None = None,
+    seeding: Sequence[str] | None = None, pairings: Sequence[Pairing] | None = None,
+) -> ReadResults:
+    """The results of ``records`` under ``meta`` (see the module's doc).
+    ``competition``, ``ranking`` and ``sprt`` are the tournament file's when
+    the user named it (else the directory's); ``seeding`` and ``pairings``
+    those of a run in progress (else the directory's)."""
+    warnings = list(warnings)
+    sprt = sprt or (meta.sprt if meta is not None else None)
+    ranking = ranking or (meta.ranking if meta is not None else RANKINGS[0])
+    if competition is None and meta is not None:
+        competition = meta.competition(records)
+    if competition is None:  # no tournament.json, or one that does not say enough: every readable game counts
+        names = meta.names if meta is not None else list(dict.fromkeys(n for r in records for n in r.players.values()))
+        return ReadResults(directory, list(records), meta, None, names, ranking, sprt, warnings)
+    if meta is not None:  # the games are named as they were when played
+        competition = replace(competition, game_ids=meta.game_ids or ("positions" if records else "names"))
+    if not competition.paired_by_results:
+        # The schedule covers the rounds played, as far as the tournament goes:
+        # the file's rounds, or more when tournament.json says more were played
+        # (the file was cut short since).  A record's own round is never believed
+        # beyond that, so an edited one cannot make a huge schedule; its game is
+        # then one the schedule does not hold, ignored with a warning.
+        known = min(max(competition.rounds, meta.rounds if meta is not None else 1), MAX_ROUND)
+        competition = replace(competition, rounds=max((r.round for r in records if r.round <= known), default=1))
+    elif meta is not None and meta.stages:
+        # The stages as they were played: a file given more Swiss rounds since
+        # reads as the directory does until a run plays them.
+        competition = replace(competition, stages=meta.stages)
+    if seeding is None:
+        stored = list(meta.seeding) if meta is not None else []
+        seeding = stored + [name for name in competition.names if name not in stored]
+    if pairings is None:
+        pairings = meta.pairings if meta is not None else ()
+    try:
+        schedule, rounds = schedule_so_far(competition, seeding, pairings, records)
+    except (ValueError, KeyError) as exc:
+        # e.g. a 0.1 directory (ids by position) read with a file of a later format
+        warnings.append(f"cannot rebuild the schedule of {directory} ({exc}); every readable game is ranked")
+        return ReadResults(directory, list(records), meta, None, list(competition.names), ranking, sprt, warnings)
+    if meta is not None and meta.games is not None:
+        schedule = schedule[: meta.games]
+    sorted_ = sort_records(records, schedule, competition.names)
+    warnings += [f"ignored game {r.game_id!r} ({' vs '.join(r.players.values())}): this tournament does not schedule it"
+                 for r in sorted_.foreign]
+    if (line := sorted_.left_out_line()) is not None:
+        warnings.append(line)
+    return ReadResults(directory, sorted_.kept, meta, competition, list(competition.names), ranking, sprt, warnings,
+                       sorted_.left_out, rounds)
