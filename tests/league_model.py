@@ -87,9 +87,11 @@ def write_bot(directory: Path, name: str, salt: int = 0) -> None:
     (directory / "bots" / f"{name}.py").write_text(BOT_SOURCE.format(salt=salt))
 
 
-def format_settings(fmt: str, rounds: int = 2, top: int = 4) -> str:
-    """The tournament file's lines for ``fmt`` (not for ``sprt``, a match);
-    ``rounds`` are a Swiss's, or of a format fixed in advance when over 1."""
+def format_settings(fmt: str, rounds: int | None = None, top: int = 4) -> str:
+    """The tournament file's lines for ``fmt`` (not for ``sprt``, a match):
+    ``rounds`` are a Swiss's (2 unless given), or those of a format fixed in
+    advance (1 unless given)."""
+    rounds = rounds or (2 if fmt in ("swiss", "stages") else 1)
     more = f"rounds: {rounds}\n" if rounds > 1 else ""
     return {
         "round-robin": f"format: round-robin\n{more}",

@@ -368,7 +368,9 @@ REWRITE_KILL_HOOK = """
 import os, runpy, signal, sys
 real_replace = os.replace
 def replace(src, dst, *args, **kwargs):
-    if str(dst).endswith("games.jsonl") and os.path.exists(os.path.join(os.path.dirname(str(dst)), "replaced.jsonl")):
+    folder = kwargs.get("dst_dir_fd")
+    folder = os.readlink(f"/proc/self/fd/{folder}") if folder is not None else os.path.dirname(os.path.abspath(dst))
+    if os.path.basename(str(dst)) == "games.jsonl" and os.path.exists(os.path.join(folder, "replaced.jsonl")):
         os.kill(os.getpid(), signal.SIGKILL)
     return real_replace(src, dst, *args, **kwargs)
 os.replace = replace

@@ -23,6 +23,8 @@ SEED = int(os.environ.get("LEAGUE_MODEL_SEED", "26"))
 STEPS = 5
 
 
+# About 15 s a sequence on 2 free cores; a loaded machine may take several times that.
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_league_survives_any_sequence_of_events(tmp_path, fmt):
     log = run_sequence(SEED + FORMATS.index(fmt), fmt, tmp_path / "league", STEPS)
