@@ -236,6 +236,23 @@ def test_standings_and_report_rank_the_same_bots_after_a_bot_joins_the_file(tmp_
     assert report_ranking((tmp_path / "report.html").read_text()) == [bot["name"] for bot in data["bots"]]
 
 
+def test_standings_and_report_rank_the_same_bots_when_none_of_them_has_a_game_left(tmp_path):
+    """Found by the model (seed 7018, knockout): both finalists leave, and
+    the two bots left never met.  ``arena standings`` ranked them (0 games
+    each); the report said "No games played yet" and ranked nobody."""
+    bots = ["ann", "bob", "cy", "dee"]
+    path = write_league(tmp_path, bots, format_settings("knockout"), seed=3)
+    ok(arena("run", path))
+    final = next(r for r in records_of(tmp_path / "out") if r["round"] == 2)
+    finalists = set(final["players"].values())
+    write_league(tmp_path, [b for b in bots if b not in finalists], format_settings("knockout"), seed=3)
+    ok(arena("run", path))
+
+    data, _ = standings(tmp_path / "out")
+    ok(arena("report", tmp_path / "out", "-o", tmp_path / "report.html"))
+    assert report_ranking((tmp_path / "report.html").read_text()) == [bot["name"] for bot in data["bots"]]
+
+
 def test_a_bot_removed_another_replayed_then_the_first_back(tmp_path):
     """A bot leaves, another is changed and played again, the first comes
     back: the changed bot's games against it were played by its old version,
