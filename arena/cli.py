@@ -220,7 +220,10 @@ def run(
         # Only once, and only if started: on a non-interactive console every
         # Progress.stop() prints an empty line, even after an error message.
         if progress.live.is_started:
-            progress.stop()
+            try:
+                progress.stop()
+            except IndexError:  # a stop signal came while rich was starting it: nothing of it to undo
+                pass
 
     def kept() -> int:
         try:

@@ -385,9 +385,9 @@ REWRITE_KILL_HOOK = """
 import os, runpy, signal, sys
 real_replace = os.replace
 def replace(src, dst, *args, **kwargs):
-    folder = kwargs.get("dst_dir_fd")
-    folder = os.readlink(f"/proc/self/fd/{folder}") if folder is not None else os.path.dirname(os.path.abspath(dst))
-    if os.path.basename(str(dst)) == "games.jsonl" and os.path.exists(os.path.join(folder, "replaced.jsonl")):
+    fd = kwargs.get("dst_dir_fd")
+    folder = os.readlink(f"/proc/self/fd/{fd}") if fd is not None else os.path.dirname(str(dst))
+    if str(dst).endswith("games.jsonl") and os.path.exists(os.path.join(folder, "replaced.jsonl")):
         os.kill(os.getpid(), signal.SIGKILL)
     return real_replace(src, dst, *args, **kwargs)
 os.replace = replace
@@ -419,7 +419,7 @@ def test_a_replay_killed_between_archive_and_rewrite_is_finished_by_a_plain_run(
 
 @pytest.mark.parametrize("fork", [1, 4], ids=["pre-flight", "first worker"])
 def test_sigterm_while_a_process_is_forked_stops_the_run(tmp_path, fork):
-    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))  # 3 pre-flight processes
+    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin", rounds=1))  # 3 pre-flight processes
     mark = tmp_path / "fired"
     done = hooked(FORK_HOOK, ["run", path], ARENA_TEST_MARK=str(mark), ARENA_TEST_FORK=str(fork))
     assert mark.exists(), done.stderr

@@ -247,7 +247,7 @@ class ResultsStore:
         try:
             archive = safe_files.read_file(self.directory, REPLACED_FILE, MAX_GAMES_BYTES)
             data = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return
         except OSError as exc:
             raise store_error(exc, "read", self.directory) from None

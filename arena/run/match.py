@@ -28,7 +28,7 @@ from arena.run.config import TournamentConfig
 from arena.run.executor import LocalExecutor
 from arena.run.results_dir import RunPlan, open_results
 from arena.formats.schedule import make_schedule
-from arena.run.tournament import RunningSprt, pending_specs, play_and_store, start_bots
+from arena.run.tournament import RunningSprt, holes, pending_specs, play_and_store, start_bots
 
 __all__ = ["MatchResult", "match_config", "play_match"]
 
@@ -156,11 +156,15 @@ def play_match(
             result.sprt = running_sprt.status()
             logs_dir = store.logs_dir
         result.total = len(schedule)
-        pending = [] if result.sprt is not None and result.sprt.decided else pending_specs(schedule, result.records)
+        pending = pending_specs(schedule, result.records)
+        gaps = {spec.game_id for spec in holes(pending, result.records)}
+        if result.sprt is not None and result.sprt.decided:
+            pending = [spec for spec in pending if spec.game_id in gaps]
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:
             on_start(result)
-        played = play_and_store(config, pending, LocalExecutor(config, logs_dir), running_sprt, store if keep_records else None)
+        played = play_and_store(config, pending, LocalExecutor(config, logs_dir), running_sprt, store if keep_records else None,
+                                gaps=gaps)
         with closing(played):
             for record in played:
                 result.add_record(record)
