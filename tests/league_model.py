@@ -126,6 +126,8 @@ class Result:
     seconds: float = 0.0
     #: A signal was sent to it (it had not ended by then).
     signalled: bool = False
+    #: The processes it started that were still there well after it ended (then killed).
+    outlived: list[str] = field(default_factory=list)
 
 
 def arena_env() -> dict[str, str]:
@@ -139,46 +141,72 @@ def arena_command(*args: object) -> list[str]:
 
 def arena(*args: object, timeout: float = 300) -> Result:
     """``arena ARGS`` in a process of its own, to the end."""
-    start = time.monotonic()
-    done = subprocess.run(arena_command(*args), cwd=ROOT, env=arena_env(), capture_output=True, text=True, timeout=timeout)
-    return Result(done.returncode, done.stdout, done.stderr, time.monotonic() - start)
+    return arena_killed(args, None, lambda t: False, timeout)
 
 
-def arena_killed(args: Sequence[object], signum: int, when: Callable[[float], bool], timeout: float = 300) -> Result:
-    """``arena ARGS`` in a process of its own, sent ``signum`` (the main
-    process only, as ``kill PID`` does) once ``when(seconds since the
-    start)`` is true, unless it ended first; then every process it left is
-    waited for (a worker outlives a ``kill -9`` of the arena by a moment,
-    holding the directory's lock)."""
+#: How long the processes an arena started may outlive it (a worker
+#: outlives a ``kill -9`` of the arena by a moment, holding the lock).
+OUTLIVE_S = 10.0
+
+
+def arena_killed(args: Sequence[object], signum: int | None, when: Callable[[float], bool],
+                 timeout: float = 300) -> Result:
+    """``arena ARGS`` in a process of its own (a session of its own), sent
+    ``signum`` (the main process only, as ``kill PID`` does) once ``when(
+    seconds since the start)`` is true, unless it ended first.  The
+    processes it started get :data:`OUTLIVE_S` to end after it; those still
+    there are killed and named in :attr:`Result.outlived`.  Raises
+    :class:`Violation` when the arena itself has not ended after ``timeout``."""
     start = time.monotonic()
     process = subprocess.Popen(arena_command(*args), cwd=ROOT, env=arena_env(), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
-    signalled = False
+    signalled, outlived, ended = False, [], None
     try:
-        while process.poll() is None and not when(time.monotonic() - start):
+        while signum is not None and process.poll() is None and not when(time.monotonic() - start):
             time.sleep(0.002)
-        if process.poll() is None:
+        if signum is not None and process.poll() is None:
             process.send_signal(signum)
             signalled = True
-        out, err = process.communicate(timeout=timeout)
+        while True:
+            try:
+                # In slices: a process it started may hold its output open after it ended.
+                out, err = process.communicate(timeout=1.0)
+                break
+            except subprocess.TimeoutExpired:
+                now = time.monotonic()
+                if process.poll() is None and now - start > timeout:
+                    raise Violation(f"arena {args[0]} still runs after {timeout:.0f} s"
+                                    + (f" ({signal.Signals(signum).name} sent)" if signalled else "")) from None
+                if process.poll() is not None:
+                    ended = ended or now
+                    if now - ended > OUTLIVE_S:
+                        outlived += wait_for_session(process.pid, 0)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    wait_for_session(process.pid)
-    return Result(process.returncode, out, err, time.monotonic() - start, signalled)
+    outlived += wait_for_session(process.pid, OUTLIVE_S)
+    return Result(process.returncode, out, err, time.monotonic() - start, signalled, outlived)
 
 
-def wait_for_session(sid: int, timeout: float = 15.0) -> None:
-    """Wait until no process of session ``sid`` is left (then SIGKILL the rest)."""
+def wait_for_session(sid: int, timeout: float = 15.0) -> list[str]:
+    """Wait until no process of session ``sid`` is left; SIGKILL those still
+    there after ``timeout`` seconds, and return their command lines."""
     end = time.monotonic() + timeout
     while (left := _session(sid)) and time.monotonic() < end:
         time.sleep(0.02)
+    described = []
     for pid in left:
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+            described.append(f"{pid} ({command})")
+        except OSError:
+            pass
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    return described
 
 
 def _session(sid: int) -> list[int]:
@@ -553,6 +581,7 @@ class Driver:
         result = arena(*self.reference.command(*flags))
         self.log.runs += 1
         self.duration = max(0.3, result.seconds)
+        self._check_exit(result, None, ["the reference's run"])
         if result.exit_code != 0:
             raise Violation(f"the reference's uninterrupted run ({' '.join(map(str, flags)) or 'no flags'}) "
                             f"exited {result.exit_code}: {_last_line(result.err)}")
@@ -617,6 +646,8 @@ class Driver:
 
     def _check_exit(self, result: Result, signum: int | None, said: list[str]) -> None:
         where = f" (after {', '.join(said)})"
+        if result.outlived:
+            raise Violation(f"processes outlived the arena by {OUTLIVE_S:.0f} s{where}: {'; '.join(result.outlived)[:500]}")
         for bad in ("Traceback", "Exception ignored"):
             if bad in result.err:
                 raise Violation(f"'{bad}' on stderr{where}:\n{result.err.strip()[-2000:]}")

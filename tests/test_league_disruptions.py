@@ -348,6 +348,40 @@ runpy.run_module("arena", run_name="__main__")
 """
 
 
+#: Runs the arena with hooks: SIGKILL to itself as the K-th process it forks
+#: is made (ARENA_TEST_FORK), and in that child half a second's sleep first,
+#: so that the arena is dead before the child sets itself up to die with it.
+FORK_KILL_HOOK = """
+import os, runpy, signal, sys, time
+forks, arena = [], os.getpid()
+def forked():
+    if os.getpid() == arena:
+        forks.append(1)
+        if len(forks) == int(os.environ["ARENA_TEST_FORK"]):
+            os.kill(os.getpid(), signal.SIGKILL)
+def born():
+    if os.getppid() == arena and len(forks) + 1 == int(os.environ["ARENA_TEST_FORK"]):
+        time.sleep(0.5)
+os.register_at_fork(after_in_parent=forked, after_in_child=born)
+sys.argv[0] = "arena"
+runpy.run_module("arena", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("fork", [1, 4], ids=["pre-flight", "first worker"])
+def test_a_process_forked_as_the_arena_is_killed_does_not_outlive_it(tmp_path, fork):
+    """Found by the league model (soak, seed 8031): a run killed with -9 as
+    it forked a process left that process alive for good, holding the run's
+    output open: it set itself up to die with a parent already gone, so no
+    parent-death signal came and its watchdog watched the wrong parent."""
+    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))  # 3 pre-flight processes
+    process = subprocess.Popen([sys.executable, "-c", FORK_KILL_HOOK, "run", str(path)], cwd=ROOT,
+                               env={**arena_env(), "ARENA_TEST_FORK": str(fork)}, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    assert process.wait(timeout=60) == -signal.SIGKILL
+    assert wait_for_session(process.pid, timeout=10) == []  # every process it started is gone by then
+
+
 def hooked(hook: str, args: list[object], **env: str) -> subprocess.CompletedProcess:
     process = subprocess.Popen([sys.executable, "-c", hook, *map(str, args)], cwd=ROOT, env={**arena_env(), **env},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)

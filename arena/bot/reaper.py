@@ -87,17 +87,23 @@ def become_subreaper() -> None:
         _SUBREAPER_PID = os.getpid()
 
 
-def die_with_parent(signum: int = signal.SIGTERM) -> None:
-    """Make sure this process does not outlive its parent.
+def die_with_parent(signum: int = signal.SIGTERM, parent: int | None = None) -> None:
+    """Make sure this process does not outlive its parent, ``parent`` (the
+    pid of the process that forked it, as that process knew it: by the time
+    a child asks ``getppid``, its parent may be dead already).
 
     For the arena's worker processes: if the arena is killed with -9, each
     worker gets ``signum`` from the kernel (Linux), and a watchdog thread also
     checks the parent every half second, for systems without that signal and
     for a worker whose main thread cannot run a signal handler at that moment.
-    The watchdog kills this process's bots and exits."""
+    The watchdog kills this process's bots and exits; so does this call when
+    the parent died before the signal was asked for, since none will come."""
     become_subreaper()
-    parent = os.getppid()
+    parent = os.getppid() if parent is None else parent
     set_parent_death_signal(int(signum))
+    if os.getppid() != parent:
+        kill_all_now()
+        os._exit(128 + int(signum))
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -168,7 +168,8 @@ def die_with_the_arena() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, die_killing_bots)
-    die_with_parent(signal.SIGTERM)
+    arena = multiprocess.parent_process()  # known before the fork: the arena may be gone by now
+    die_with_parent(signal.SIGTERM, arena.pid if arena is not None else None)
 
 
 def die_killing_bots(signum: int, frame: object) -> None:
