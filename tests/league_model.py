@@ -78,8 +78,9 @@ for line in sys.stdin:
 NAMES = ("ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "kim", "lu")
 FORMATS = ("round-robin", "gauntlet", "reference", "swiss", "knockout", "stages", "sprt")
 
-#: How a run may be stopped, as a user or the system would.
-KILLS = (signal.SIGTERM, signal.SIGKILL)
+#: How a run may be stopped, as a user or the system would: the signal, and
+#: whether it comes twice (an impatient Ctrl-C, a service manager's stop).
+KILLS = ((signal.SIGTERM, False), (signal.SIGTERM, True), (signal.SIGKILL, False))
 
 
 def write_bot(directory: Path, name: str, salt: int = 0) -> None:
@@ -150,10 +151,11 @@ OUTLIVE_S = 10.0
 
 
 def arena_killed(args: Sequence[object], signum: int | None, when: Callable[[float], bool],
-                 timeout: float = 300) -> Result:
+                 timeout: float = 300, again: float | None = None) -> Result:
     """``arena ARGS`` in a process of its own (a session of its own), sent
     ``signum`` (the main process only, as ``kill PID`` does) once ``when(
-    seconds since the start)`` is true, unless it ended first.  The
+    seconds since the start)`` is true, unless it ended first (and once more
+    ``again`` seconds later, if it still runs then).  The
     processes it started get :data:`OUTLIVE_S` to end after it; those still
     there are killed and named in :attr:`Result.outlived`.  Raises
     :class:`Violation` when the arena itself has not ended after ``timeout``."""
@@ -167,6 +169,10 @@ def arena_killed(args: Sequence[object], signum: int | None, when: Callable[[flo
         if signum is not None and process.poll() is None:
             process.send_signal(signum)
             signalled = True
+            if again is not None:
+                time.sleep(again)
+                if process.poll() is None:
+                    process.send_signal(signum)
         while True:
             try:
                 # In slices: a process it started may hold its output open after it ended.
@@ -595,9 +601,12 @@ class Driver:
             signum: int | None = None
             written = self._decisions()
             if kill:
-                signum = self.rng.choice(KILLS)
+                signum, twice = self.rng.choice(KILLS)
                 moment, when = self._moment()
-                result = arena_killed(command, signum, when)
+                again = self.rng.uniform(0.0, 0.1) if twice else None
+                result = arena_killed(command, signum, when, again=again)
+                if again is not None:
+                    moment += f", again {1000 * again:.0f} ms later"
                 if not result.signalled:
                     signum = None
             else:
