@@ -608,15 +608,25 @@ def play(
         fail(f"cannot save the game to {save}: {exc.strerror or exc}")
 
 
+#: The signals that stop the arena: Ctrl-C, ``kill``, a closed terminal.
+_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def _terminate(signum: int, frame: object) -> None:
     # SIGTERM and SIGHUP (a closed terminal) take the same clean way out as
-    # Ctrl-C: workers and bots are killed, finished games stay stored.
+    # Ctrl-C: workers and bots are killed, finished games stay stored.  From
+    # here the arena is on its way out, and a second stop (Ctrl-C pressed
+    # twice, kill sent twice) must not cut that short: a traceback in the
+    # middle of the cleanup, or the one line lost or cut in half.
+    for stop in _STOPS:
+        signal.signal(stop, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
 def main() -> None:
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGHUP, _terminate)
+    for stop in _STOPS:
+        if signal.getsignal(stop) is not signal.SIG_IGN:  # ignored by who started it (nohup, a background job): kept so
+            signal.signal(stop, _terminate)
     try:
         app(prog_name="arena")
     except SystemExit as exc:

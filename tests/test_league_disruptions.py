@@ -348,6 +348,45 @@ runpy.run_module("arena", run_name="__main__")
 """
 
 
+#: Runs the arena with hooks: SIGTERM to itself as its first process is
+#: forked, and again as it prints its line saying it was interrupted (a
+#: second Ctrl-C, a second kill, while the arena stops).
+TWICE_HOOK = """
+import os, runpy, signal, sys
+import rich.console
+forks, arena, again = [], os.getpid(), []
+def forked():
+    if os.getpid() == arena and not forks:
+        forks.append(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+os.register_at_fork(after_in_parent=forked)
+real_print = rich.console.Console.print
+def print_(self, *objects, **kwargs):
+    if not again and any("interrupted" in str(o) for o in objects):
+        again.append(1)
+        open(os.environ["ARENA_TEST_MARK"], "w").close()
+        os.kill(os.getpid(), signal.SIGTERM)
+    return real_print(self, *objects, **kwargs)
+rich.console.Console.print = print_
+sys.argv[0] = "arena"
+runpy.run_module("arena", run_name="__main__")
+"""
+
+
+def test_a_second_stop_signal_while_the_arena_stops_leaves_its_one_line_whole(tmp_path):
+    """Found by the league model (soak, seeds 10035 and 10041): SIGTERM sent
+    twice; the second cut the arena's way out short, with a traceback in
+    the middle of printing 'error: interrupted', or an error line glued to
+    the progress bar, or the line that says what was kept lost."""
+    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))
+    mark = tmp_path / "fired"
+    done = hooked(TWICE_HOOK, ["run", path], ARENA_TEST_MARK=str(mark))
+    assert mark.exists(), done.stderr
+    assert_interrupted(done)
+    assert re.fullmatch(r"error: interrupted; \d+ finished games are kept in .*out\. Run the same command to resume\.",
+                        done.stderr.strip().splitlines()[-1]), done.stderr
+
+
 #: Runs the arena with hooks: SIGKILL to itself as the K-th process it forks
 #: is made (ARENA_TEST_FORK), and in that child half a second's sleep first,
 #: so that the arena is dead before the child sets itself up to die with it.
