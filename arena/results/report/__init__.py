@@ -117,10 +117,14 @@ def build_report(
             + "<h3>Time per move</h3>"
             + move_time_chart(standings, move_times(records), colors)
         )
+    else:
+        charts = "<p>No games played yet.</p>"
+    if standings.total_games or shown:
+        # Games played, if only by bots since removed: the ranking of those
+        # still in, as arena standings gives it (0 games each, perhaps).
         notes = "".join(f"<li>{safe(line, 'html')}</li>" for line in standings_notes(standings))
         tables = _tables_html(standings_tables(standings), f'<ul class="notes">{notes}</ul>', drawing)
     else:
-        charts = "<p>No games played yet.</p>"
         # The first round is paired before its first game ends: show who meets whom.
         tables = "<p>No games played yet.</p>" + drawing
     if bot is not None:  # a team's page: its games, not the others' standings
