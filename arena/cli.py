@@ -30,7 +30,7 @@ from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
 from arena.results.show import find_game, frames, game_heading, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
-from arena.results.statistics import SprtConfig, SprtStatus
+from arena.results.sprt import SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
 from arena.results.tables import OUTPUT_FORMATS, TABLES, format_elo_interval, format_percent, render_standings
 from arena.run import ray_executor

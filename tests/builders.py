@@ -11,7 +11,7 @@ from arena.game.records import GameRecord
 from arena.results.meta import TournamentMeta
 from arena.results.reading import ReadResults, results_of
 from arena.results.report import build_report
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 
 
 def meta_of(meta: dict[str, Any] | None) -> TournamentMeta | None:

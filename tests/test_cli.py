@@ -314,7 +314,7 @@ def test_match_under_sprt_stops_once_decided():
                    "--games", "200", "-j", "2", "--tc", "10+0.1")
     assert result.exit_code == 0, result.err
     played = sum(match_summary(result.out))
-    found = re.search(r"^  SPRT \[0, 200\] LLR (-?\d+\.\d\d) \(-2\.94, 2\.94\): H1 accepted after (\d+) pairs$",
+    found = re.search(r"^  SPRT \[0, 200\] normalized LLR (-?\d+\.\d\d) \(-2\.94, 2\.94\): H1 accepted after (\d+) pairs",
                       result.out, re.M)
     assert found, result.out
     assert float(found[1]) >= 2.94

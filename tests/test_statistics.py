@@ -15,19 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.game.records import GameRecord
-from arena.results.statistics import (
-    PairTally,
-    Pentanomial,
-    SprtConfig,
-    fit_elo,
-    los,
-    match_statistics,
-    normalized_mle,
-    pentanomial,
-    scores_of,
-    sprt_llr,
-    sprt_status,
-)
+from arena.results.sprt import SprtConfig, normalized_mle, sprt_llr, sprt_status
+from arena.results.statistics import Pentanomial, fit_elo, los, match_statistics, pentanomial, scores_of
 
 Z = NormalDist().inv_cdf(0.975)
 counts = st.integers(min_value=0, max_value=500)
@@ -244,28 +233,6 @@ def test_scores_of_groups_complete_pairs_from_one_bots_side():
     assert scores_of([record(0, "a", "b", "pink", None)], "a") == ([1.0], [])
 
 
-def test_pair_tally_counts_what_pentanomial_counts_at_every_step():
-    # Random games in a random order (second games before first ones, pairs
-    # left open, games the bot did not play): after each record, the running
-    # tally equals a fresh count of the complete pairs so far.
-    rng = random.Random(5)
-    records = []
-    for pair in range(60):
-        for seat in range(rng.choice((1, 2, 2, 2))):
-            pink, black = ("a", "b") if seat == 0 else ("b", "a")
-            if pair % 13 == 0:
-                pink, black = "c", "b"
-            records.append(record(len(records), pink, black, rng.choice(("pink", "black", None)), pair))
-    records.append(record(len(records), "a", "b", "pink", None))
-    rng.shuffle(records)
-    tally = PairTally("a")
-    for seen, game in enumerate(records, 1):
-        tally.add(game)
-        assert tally.pentanomial() == pentanomial(scores_of(records[:seen], "a")[1])
-    assert tally.pentanomial().pairs == sum(1 for p in range(60) if p % 13 and
-                                            sum(1 for r in records if r.pair == p) == 2)
-
-
 # -- SPRT ---------------------------------------------------------------------------
 
 SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -351,18 +318,33 @@ def test_llr_agrees_with_the_normal_approximation_on_many_pairs():
     assert sprt_llr(penta, 0, 5) == pytest.approx(approx, rel=0.02)
 
 
+def pairs_of(penta: Pentanomial, cycle: bool = True) -> list[tuple[float, float]]:
+    """Pairs with the counts of ``penta``, each kind in turn (``cycle``), so
+    that every prefix holds about the same mix as the whole."""
+    kinds = {(0.0, 0.0): penta.ll, (0.0, 0.5): penta.ld, (1.0, 0.0): penta.wl, (0.5, 0.5): penta.dd,
+             (1.0, 0.5): penta.wd, (1.0, 1.0): penta.ww}
+    if not cycle:
+        return [kind for kind, n in kinds.items() for _ in range(n)]
+    left, pairs = dict(kinds), []
+    while any(left.values()):
+        for kind in kinds:
+            if left[kind]:
+                pairs.append(kind)
+                left[kind] -= 1
+    return pairs
+
+
 def test_llr_signs_and_verdicts():
     config = SprtConfig(0, 10)
     assert sprt_llr(Pentanomial(), 0, 10) == 0.0
-    strong = sprt_status(config, Pentanomial(ww=200, wd=100, wl=50, dd=50, ld=20, ll=10))
-    weak = sprt_status(config, Pentanomial(ll=200, ld=100, wl=50, dd=50, wd=20, ww=10))
-    even = sprt_status(config, Pentanomial(ll=5, ld=5, wl=5, dd=5, wd=5, ww=5), at_limit=True)
-    assert strong.llr > config.upper and strong.verdict == "H1" and strong.decided
+    strong = sprt_status(config, pairs_of(Pentanomial(ww=200, wd=100, wl=50, dd=50, ld=20, ll=10)))
+    weak = sprt_status(config, pairs_of(Pentanomial(ll=200, ld=100, wl=50, dd=50, wd=20, ww=10)))
+    even = sprt_status(config, pairs_of(Pentanomial(ll=5, ld=5, wl=5, dd=5, wd=5, ww=5)), at_limit=True)
+    assert strong.llr >= config.upper and strong.verdict == "H1" and strong.decided and strong.pairs < 430
     assert weak.llr < config.lower and weak.verdict == "H0"
     assert even.verdict == "undecided" and even.at_limit and even.verdict_text == "undecided at the limit"
-    assert not sprt_status(config, Pentanomial(ww=300), at_limit=True).at_limit  # decided, so not "at the limit"
-    assert strong.to_json()["pairs"] == 430 and set(strong.to_json()) >= {
-        "llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "verdict", "pairs"}
+    assert not sprt_status(config, pairs_of(Pentanomial(ww=300)), at_limit=True).at_limit  # decided, so not "at the limit"
+    assert set(strong.to_json()) >= {"llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "model", "verdict", "pairs"}
 
 
 def test_sprt_bounds_beyond_what_the_test_can_compute_are_refused_and_the_rest_always_compute():

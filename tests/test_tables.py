@@ -10,7 +10,8 @@ import pytest
 
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.standings import BotStanding, Standings, compute_standings
-from arena.results.statistics import SprtConfig, fit_elo, sprt_llr
+from arena.results.sprt import SprtConfig, sprt_llr
+from arena.results.statistics import fit_elo
 from arena.results.tables import LEGEND, OUTPUT_FORMATS, render_standings
 
 

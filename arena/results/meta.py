@@ -35,7 +35,7 @@ from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairings_from_json
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import GameRecord
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 from arena.results.store import store_error, write_atomically
 
 __all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "MetaBot", "MetaError",

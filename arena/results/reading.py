@@ -23,7 +23,7 @@ from arena.formats.rounds import Rounds
 from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
 from arena.results.meta import RANKINGS, TournamentMeta
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 from arena.results.store import GAMES_FILE
 
 __all__ = ["ReadResults", "SortedRecords", "results_of", "sort_records"]

@@ -20,16 +20,8 @@ from arena.game.records import GameRecord
 from arena.formats.rounds import Rounds
 from arena.formats.scoring import Tally, side_score, sonneborn_berger
 from arena.results.meta import RANKINGS
-from arena.results.statistics import (
-    MatchStatistics,
-    SprtConfig,
-    SprtStatus,
-    fit_elo,
-    match_statistics,
-    pentanomial,
-    scores_of,
-    sprt_status,
-)
+from arena.results.sprt import SprtConfig, SprtStatus, sprt_status
+from arena.results.statistics import MatchStatistics, fit_elo, match_statistics, scores_of
 
 __all__ = [
     "INITIAL_MU",
@@ -309,7 +301,7 @@ def compute_standings(
         first_scores, pairs = scores_of(ordered, first)
         match = match_statistics(first_scores, pairs)
         if sprt is not None:
-            status = sprt_status(sprt, pentanomial(pairs), at_limit=at_limit)
+            status = sprt_status(sprt, pairs, at_limit=at_limit)
     crosstable = {
         row.name: {
             col.name: (pair_scores.get((row.name, col.name), 0.0), pair_games.get((row.name, col.name), 0))

@@ -63,7 +63,8 @@ from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
 from arena.formats.rounds import Match, Rounds
 from arena.results.standings import BotStanding, Standings, rounds_rule
-from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
+from arena.results.sprt import SprtStatus
+from arena.results.statistics import ELO_METHOD, MatchStatistics
 
 __all__ = [
     "OUTPUT_FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_percent",

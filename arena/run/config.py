@@ -41,7 +41,7 @@ from arena.game.openings import Opening, OpeningError, load_suite, random_suite
 from arena.formats.competition import FORMATS, STAGED, Competition
 from arena.formats.stages import BYE_SCORES, STAGE_FORMATS, Stage, stage_problem
 from arena.results.standings import RANKINGS
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SPRT_MODELS, SprtConfig
 from arena.run.option_reader import OptionMapping
 from arena.run.yaml_reader import ConfigError, YamlMapping, YamlValue, kind_of, read_yaml
 
@@ -109,7 +109,7 @@ MANIFEST = "bot.yaml"
 MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
 #: The keys of ``openings:`` (either ``file`` or ``plies``/``count``) and of ``sprt:``.
 OPENINGS_KEYS = ("plies", "count", "file")
-SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 #: Every key a stage of ``stages:`` may hold.
 STAGE_KEYS = ("format", "rounds", "top", "games_per_match", "tiebreak_pairs", "bye")
 #: What a bot that fails the pre-flight does: stop the run, or forfeit its games.
@@ -259,8 +259,8 @@ def with_executor(config: TournamentConfig, executor: str | None, ray_address: s
 
 
 def sprt_from_option(text: str) -> SprtConfig:
-    """``--sprt elo0=0,elo1=5[,alpha=0.05,beta=0.05]``, read as ``sprt:`` is."""
-    usage = "elo0=0,elo1=5[,alpha=0.05,beta=0.05]"
+    """``--sprt elo0=0,elo1=5[,alpha=0.05,beta=0.05,model=normalized]``, read as ``sprt:`` is."""
+    usage = f"elo0=0,elo1=5[,alpha=0.05,beta=0.05,model={'|'.join(SPRT_MODELS)}]"
     return sprt_section(OptionMapping("--sprt", text, label="SPRT setting", usage=usage))
 
 
@@ -322,14 +322,16 @@ class Section(Protocol):
     def integer(self, key: str, default: int | None = None) -> int: ...
     def number(self, key: str, default: float | None = None) -> float: ...
     def path(self, key: str, default: Path | None = None) -> Path: ...
+    def choice(self, key: str, choices: Sequence[str]) -> str: ...
 
 
 def sprt_section(section: Section) -> SprtConfig:
-    """An SPRT: ``elo0`` and ``elo1``, and ``alpha`` and ``beta`` or else
-    :class:`SprtConfig`'s defaults.  The ranges are :class:`SprtConfig`'s own
+    """An SPRT: ``elo0`` and ``elo1``, and ``alpha``, ``beta`` and ``model``
+    or else :class:`SprtConfig`'s defaults.  The ranges are :class:`SprtConfig`'s own
     checks, which settings read back from a results directory pass too."""
     section.allow(SPRT_KEYS)
-    values = {key: section.number(key) for key in section}
+    values: dict[str, Any] = {key: section.number(key) for key in section if key != "model"}
+    values["model"] = section.choice("model", SPRT_MODELS)
     section.require("elo0", "elo1")
     try:
         return SprtConfig(**values)

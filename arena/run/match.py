@@ -22,13 +22,14 @@ from arena.bot.spec import BotConfig, split_command
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
-from arena.results.statistics import MatchStatistics, SprtConfig, SprtStatus, Tally, match_statistics, score_of, scores_of
+from arena.results.sprt import SprtConfig, SprtStatus
+from arena.results.statistics import MatchStatistics, Tally, match_statistics, score_of, scores_of
 from arena.results.store import ResultsStore
 from arena.run.config import TournamentConfig
 from arena.run.executor import LocalExecutor
 from arena.run.results_dir import RunPlan, open_results
 from arena.formats.schedule import make_schedule
-from arena.run.tournament import RunningSprt, pending_specs, play_and_store, start_bots
+from arena.run.tournament import RunningSprt, pending_specs, play_and_store, sprt_of, start_bots
 
 __all__ = ["MatchResult", "match_config", "play_match"]
 
@@ -143,7 +144,6 @@ def play_match(
     config = replace(config, rounds=rounds)
     schedule = make_schedule(config.competition)[:games]
     result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
-    running_sprt = RunningSprt(config)
     with ResultsStore(config.output) as store:
         if keep_records:
             plan = RunPlan(config, store.directory, games=games)
@@ -151,12 +151,15 @@ def play_match(
             schedule = plan.schedule
             for record in loaded.records:
                 result.add_record(record)
-                running_sprt.add(record)
             result.resumed = len(result.records)
-            result.sprt = running_sprt.status()
             logs_dir = store.logs_dir
+        running_sprt = RunningSprt(config, schedule, result.records)
+        # A test the stored games decide, as reading them back decides it, plays nothing more.
+        read_back = sprt_of(config, result.records)
+        decided = read_back is not None and read_back.decided
+        result.sprt = read_back if decided else running_sprt.status()
         result.total = len(schedule)
-        pending = [] if result.sprt is not None and result.sprt.decided else pending_specs(schedule, result.records)
+        pending = [] if decided else pending_specs(schedule, result.records)
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:
             on_start(result)
@@ -168,5 +171,5 @@ def play_match(
                 if on_record is not None:
                     on_record(record, result)
     result.records.sort(key=lambda r: r.index)
-    result.sprt = running_sprt.status(at_limit=result.games >= len(schedule))
+    result.sprt = running_sprt.status(at_limit=result.games >= len(schedule), final=True)
     return result

@@ -394,7 +394,8 @@ def read_results(target: Path) -> ReadResults:
 
 
 def _sprt_text(sprt: Any) -> str:
-    return "none" if sprt is None else ",".join(f"{k}={v:g}" for k, v in sprt.to_json().items())
+    return "none" if sprt is None else ",".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                                                for k, v in sprt.to_json().items())
 
 
 def _show(value: Any) -> str:

@@ -6,6 +6,7 @@ reported through a callback so this module prints nothing itself.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -21,7 +22,9 @@ from arena.game.records import GameRecord, GameSpec
 from arena.formats.progression import bots_in_play, estimated_games
 from arena.formats.rounds import Rounds
 from arena.results.report import LiveReport, REPORT_FILE
-from arena.results.statistics import PairTally, SprtStatus, sprt_status
+from arena.formats.scoring import score_of
+from arena.results.sprt import SprtFold, SprtStatus, sprt_status
+from arena.results.statistics import scores_of
 from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
@@ -58,37 +61,69 @@ class RunSummary:
 
 
 class RunningSprt:
-    """The tournament's SPRT over the complete game pairs of the records
-    added so far, from the first bot's side; its status is ``None`` without
-    ``sprt:``."""
+    """The tournament's SPRT, from the first bot's side, over the complete
+    game pairs of the records added so far, taken in schedule order: a pair
+    whose game is still being played holds the pairs after it back, so the
+    verdict is the first crossing in schedule order however the games end
+    (see :mod:`arena.results.sprt`), the one reading the records back
+    gives.  Its status is ``None`` without ``sprt:``."""
 
-    def __init__(self, config: TournamentConfig, records: Iterable[GameRecord] = ()) -> None:
+    def __init__(self, config: TournamentConfig, schedule: Iterable[GameSpec], records: Iterable[GameRecord] = ()) -> None:
         self.sprt = config.sprt
-        self.tally = PairTally(config.bots[0].name, records if config.sprt is not None else ())
+        self.bot = config.bots[0].name
+        self._fold = SprtFold(config.sprt) if config.sprt is not None else None
+        # The schedule's pairs, in order, still to be folded in.
+        self._order = deque(sorted({spec.pair for spec in schedule}))
+        self._first: dict[int, tuple[int, float]] = {}
+        self._complete: dict[int, tuple[float, float]] = {}
+        for record in records:
+            self.add(record)
 
     def add(self, record: GameRecord) -> None:
-        if self.sprt is not None:
-            self.tally.add(record)
+        if self._fold is None or record.pair is None or self.bot not in record.players.values():
+            return
+        score = score_of(record, self.bot)
+        first = self._first.pop(record.pair, None)
+        if first is None:
+            self._first[record.pair] = (record.index, score)
+            return
+        self._complete[record.pair] = (first[1], score) if first[0] < record.index else (score, first[1])
+        while self._order and self._order[0] in self._complete:
+            self._fold.add(self._complete.pop(self._order.popleft()))
 
-    def status(self, *, at_limit: bool = False) -> SprtStatus | None:
-        if self.sprt is None:
+    def status(self, *, at_limit: bool = False, final: bool = False) -> SprtStatus | None:
+        """The test so far; ``final``, at the end of a run, with the pairs
+        after one that was never completed too (as reading the records back
+        counts them)."""
+        if self._fold is None:
             return None
-        return sprt_status(self.sprt, self.tally.pentanomial(), at_limit=at_limit)
+        if final and self._complete:
+            fold = copy.deepcopy(self._fold)
+            for pair in sorted(self._complete):
+                fold.add(self._complete[pair])
+            return fold.status(at_limit=at_limit)
+        return self._fold.status(at_limit=at_limit)
+
+    @property
+    def decided(self) -> bool:
+        """The verdict is in, on the pairs in schedule order with none missing before it."""
+        return self._fold is not None and self._fold.decided
 
 
 def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
     """The tournament's SPRT over the complete game pairs of ``records``,
-    from the first bot's side; ``None`` without ``sprt:``."""
-    return RunningSprt(config, records).status(at_limit=at_limit)
+    from the first bot's side, in schedule order; ``None`` without ``sprt:``."""
+    if config.sprt is None:
+        return None
+    return sprt_status(config.sprt, scores_of(records, config.bots[0].name)[1], at_limit=at_limit)
 
 
-def until_decided(specs: Iterable[GameSpec], status: Callable[[], SprtStatus | None]) -> Iterator[GameSpec]:
-    """``specs`` until ``status()`` says the SPRT is decided.  The executor
-    pulls a spec only when a player is free, so the games in flight when the
-    LLR crosses a bound still finish, and count."""
+def until_decided(specs: Iterable[GameSpec], running: RunningSprt) -> Iterator[GameSpec]:
+    """``specs`` until the SPRT is decided.  The executor pulls a spec only
+    when a player is free, so the games in flight when the LLR crosses a
+    bound still finish (and count in the Elo, not in the test)."""
     for spec in specs:
-        current = status()
-        if current is not None and current.decided:
+        if running.decided:
             return
         yield spec
 
@@ -156,7 +191,7 @@ def play_and_store(
     # Lazy only with an SPRT or withdrawals, so that the executor takes each
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
-    specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt.status)
+    specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt)
     if withdrawals is None and config.withdraw_after_crashes is not None:
         withdrawals = Withdrawals(config)
     if withdrawals is not None:
@@ -310,7 +345,7 @@ def run_tournament(
         decided = (sprt := sprt_of(config, plan.kept)) is not None and sprt.decided
         plan.replay_forfeits_unless(decided)
         kept = plan.kept
-        running_sprt = RunningSprt(config, kept)
+        running_sprt = RunningSprt(config, plan.schedule, kept)
         sprt = running_sprt.status()
         pending = [] if decided else plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
@@ -362,7 +397,7 @@ def run_tournament(
                     report.meta = plan.meta
                 summary.rounds = plan.rounds
                 summary.total = _total(plan, len(summary.records))
-    summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total)
+    summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total, final=True)
     return summary
 
 
