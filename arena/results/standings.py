@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import trueskill
 
+from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
 from arena.formats.rounds import Rounds
 from arena.formats.scoring import Tally, side_score, sonneborn_berger
@@ -97,6 +98,8 @@ class BotStanding(Tally):
     versions: dict[str, int] = field(default_factory=dict)
     #: The version that plays now (the tournament's), else that of its most recent game.
     version: str | None = None
+    #: Time control (as text, ``5+0.1``) -> games this bot played under it.
+    clocks: dict[str, int] = field(default_factory=dict)
     #: Its place in the ranking, from 1; bots tied under ``ranking: points``
     #: after every tie-break share the place of the first of them.
     rank: int = 0
@@ -181,6 +184,11 @@ class Standings:
     rounds: Rounds | None = None
 
     @property
+    def time_odds(self) -> bool:
+        """Some bot played under another clock than another bot (or than itself elsewhere)."""
+        return len({clock for bot in self.bots for clock in bot.clocks}) > 1
+
+    @property
     def rule(self) -> str:
         """The rule that orders :attr:`bots`, in one line."""
         if self.ranking != "points" or self.rounds is None:
@@ -248,6 +256,8 @@ def compute_standings(
         names = {color: record.players[color] for color in (first, second)}
         for color in (first, second):
             standing = bots.setdefault(names[color], BotStanding(names[color]))
+            clock = _clock_text(record.clock_of(color))
+            standing.clocks[clock] = standing.clocks.get(clock, 0) + 1
             score = side_score(winner, color)
             by_color.setdefault(color, Tally()).add(score)
             standing.add(score)
@@ -325,6 +335,11 @@ def compute_standings(
         ranking=ranking,
         rounds=rounds,
     )
+
+
+def _clock_text(control: Mapping[str, int]) -> str:
+    """A record's time control as the tables show it (``5+0.1``, ``move 0.5``)."""
+    return str(TimeControl.from_json(dict(control)))
 
 
 def _placed(bots: dict[str, BotStanding], rounds: Rounds, ranking: str) -> list[BotStanding]:

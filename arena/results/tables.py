@@ -3,7 +3,7 @@
 These tables are rendered, in this order:
 
 1. **ranking** — titled with the rule that orders it: rank (``3=`` when
-   shared), bot, rating (mu - 3 sigma), mu, sigma, (under ``ranking:
+   shared), bot, (with time odds: each bot's clock,) rating (mu - 3 sigma), mu, sigma, (under ``ranking:
    points``: score and Sonneborn–Berger,) games, wins,
    draws, losses, score %, Elo, its 95 % margin, LOS over the next bot
    (``≈`` where it is under 95 %), forfeits by reason, mean milliseconds per
@@ -340,6 +340,8 @@ def _tables(standings: Standings) -> list[_Table]:
     )
     if any(bot.versions for bot in standings.bots):
         _add_column(ranking, "version", "left", [(_version_cell(b), _version_cell(b)) for b in standings.bots])
+    if standings.time_odds:  # each side's clock, where they differ
+        _add_column(ranking, "clock", "left", [(_clock_cell(b), _clock_cell(b)) for b in standings.bots], at=2)
     tables = [ranking]
     if standings.rounds is not None:
         tables += _rounds_tables(standings.rounds)
@@ -406,6 +408,13 @@ def _add_column(
         row.insert(place, text)
     for row, (_, value) in zip(table.values or [], cells):
         row.insert(place, value)
+
+
+def _clock_cell(bot: BotStanding) -> str:
+    """``10+0.1``, or each clock with its games when the bot played under several."""
+    if len(bot.clocks) == 1:
+        return next(iter(bot.clocks))
+    return ", ".join(f"{clock} ({games})" for clock, games in sorted(bot.clocks.items(), key=lambda c: (-c[1], c[0])))
 
 
 def _version_cell(bot: BotStanding) -> str:
@@ -575,6 +584,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "los_next": bot.los_next,
                 "version": bot.version,
                 "versions": dict(bot.versions),
+                "clocks": dict(bot.clocks),
                 "bye_points": bot.bye_points,
                 "points": bot.points,
                 "buchholz": bot.buchholz,

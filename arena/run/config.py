@@ -27,8 +27,8 @@ import glob
 import math
 import os
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -103,7 +103,7 @@ TOURNAMENT_KEYS = (
     "bots",
 )
 #: Every key a bot entry may hold.
-BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version")
+BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version", "time_control")
 #: A submission's manifest (``bots_from``): the file in each folder, and its keys.
 MANIFEST = "bot.yaml"
 MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
@@ -187,6 +187,10 @@ class TournamentConfig:
     stages: tuple[Stage, ...] = ()
     #: The results directory whose ranking seeds the first stage; None: the file's order.
     seed_from: Path | None = None
+    #: Time odds: the bots that play under a clock of their own (a bot's
+    #: ``time_control``, ``--bot ...,tc=``), by name; the others play under
+    #: ``time_control``.
+    time_odds: Mapping[str, TimeControl] = field(default_factory=dict)
 
     @property
     def paired_by_results(self) -> bool:
@@ -201,6 +205,16 @@ class TournamentConfig:
             rounds=self.rounds, reference=self.reference, openings=self.openings, game_ids=self.game_ids,
             stages=self.stages, withdraw_after_crashes=self.withdraw_after_crashes,
         )
+
+    def clock_of(self, name: str) -> TimeControl:
+        """The time control the bot ``name`` plays under."""
+        return self.time_odds.get(name, self.time_control)
+
+    def seat_controls(self, players: Sequence[str]) -> tuple[TimeControl, ...] | None:
+        """Each seat's clock in a game of ``players``; None when both play under :attr:`time_control`."""
+        if not any(name in self.time_odds for name in players):
+            return None
+        return tuple(self.clock_of(name) for name in players)
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -379,7 +393,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
     )
     game = _game(fields)
     seed = fields.integer("seed", 0)
-    bots = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"))
+    bots, time_odds = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"))
     format = _format(fields)
     stages = _stages(fields, format, len(bots))
     # Left unset, the local executor uses this machine's cores and Ray the cluster's.
@@ -410,6 +424,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         withdraw_after_crashes=fields.positive_int("withdraw_after_crashes") if "withdraw_after_crashes" in fields else None,
         stages=stages,
         seed_from=_seed_from(fields, base_dir, stages),
+        time_odds=time_odds,
     )
 
 
@@ -588,12 +603,16 @@ def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings
 # -- bots -------------------------------------------------------------------------
 
 
-def _bots(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> tuple[BotConfig, ...]:
+def _bots(
+    fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str,
+) -> tuple[tuple[BotConfig, ...], dict[str, TimeControl]]:
     """The bots of ``bots:`` then those of ``bots_from:``; ``limits`` and
-    ``sandbox`` are the file's, for each bot to override."""
+    ``sandbox`` are the file's, for each bot to override.  And the clocks of
+    the bots of ``bots:`` that have their own (``time_control``)."""
     if "bots" not in fields and "bots_from" not in fields:
         raise fields.missing("bots")
     bots: list[BotConfig] = []
+    time_odds: dict[str, TimeControl] = {}
     first_line: dict[str, str] = {}
     if "bots" in fields:
         for item in fields["bots"].items("must be a list of bots (each with name: and cmd:)"):
@@ -603,6 +622,8 @@ def _bots(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> 
                 raise entry.error(f"duplicate bot name {bot.name!r} (first on {first_line[bot.name]})", "name")
             first_line[bot.name] = f"line {entry['name'].line}"
             bots.append(bot)
+            if "time_control" in entry:
+                time_odds[bot.name] = _time_control(entry)
     if "bots_from" in fields:
         # A submission named as its folder keeps its name; one whose manifest
         # claims a name already taken (or whose folder's name cleans up to one)
@@ -619,7 +640,7 @@ def _bots(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str) -> 
             bots.append(bot)
     if len(bots) < 2:
         raise (fields.get("bots") or fields["bots_from"]).error(f"a tournament needs at least 2 bots, got {len(bots)}")
-    return tuple(bots)
+    return tuple(bots), time_odds
 
 
 def _submissions(value: YamlValue, base_dir: Path, limits: Limits, sandbox: str) -> list[BotConfig]:

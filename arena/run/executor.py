@@ -50,13 +50,15 @@ def game_deadline_s(config: TournamentConfig, quit_grace_s: float = 2.0) -> floa
     and margin, every notice (new_game, game_over) waits its full timeout,
     and a bot is stopped with its quit grace; plus slack.  A worker silent
     for longer is stuck (e.g. a bot stopped it with SIGSTOP)."""
-    control = config.time_control
     margin_s = config.time_margin_ms / 1000
     plies = engine.get_game(config.game).max_game_length
-    if control.per_move_ms is not None:
-        thinking = plies * (control.per_move_ms / 1000 + margin_s)
-    else:
-        thinking = 2 * control.initial_ms / 1000 + plies * (control.increment_ms / 1000 + margin_s)
+    thinking = 0.0
+    for control in (config.time_control, *config.time_odds.values()):  # the slowest clock on both sides
+        if control.per_move_ms is not None:
+            most = plies * (control.per_move_ms / 1000 + margin_s)
+        else:
+            most = 2 * control.initial_ms / 1000 + plies * (control.increment_ms / 1000 + margin_s)
+        thinking = max(thinking, most)
     return 2 * config.startup_timeout_s + thinking + 4 * NOTICE_TIMEOUT_S + 2 * quit_grace_s + _DEADLINE_SLACK_S
 
 

@@ -138,7 +138,7 @@ class Withdrawals:
     def __init__(self, config: TournamentConfig) -> None:
         self.limit = config.withdraw_after_crashes
         self.colors = engine.get_game(config.game).colors
-        self.time_control = config.time_control.to_json()
+        self.config = config
         self.crashes: Counter[str] = Counter()
         #: The bots withdrawn so far.
         self.withdrawn: set[str] = set()
@@ -169,7 +169,9 @@ class Withdrawals:
         while self._held:
             spec = self._held.popleft()
             seat = 0 if spec.players[0] in self.withdrawn else 1
-            record = GameRecord.for_spec(spec, self.colors, self.time_control)
+            controls = self.config.seat_controls(spec.players)
+            record = GameRecord.for_spec(spec, self.colors, self.config.time_control.to_json(),
+                                         [c.to_json() for c in controls] if controls else None)
             record.end_by_forfeit(seat, "withdrawn", f"not started: withdrawn after {self.limit} games in a row "
                                                      f"lost by a crash (withdraw_after_crashes: {self.limit})")
             record.ended_at = record.started_at
