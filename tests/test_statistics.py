@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 
 from arena.game.records import GameRecord
 from arena.results.sprt import SprtConfig, normalized_mle, sprt_llr, sprt_status
-from arena.results.statistics import Pentanomial, fit_elo, los, match_statistics, pentanomial, scores_of
+from arena.results.statistics import (
+    PairTally,
+    Pentanomial,
+    counted_statistics,
+    fit_elo,
+    los,
+    match_statistics,
+    pentanomial,
+    scores_of,
+)
 
 Z = NormalDist().inv_cdf(0.975)
 counts = st.integers(min_value=0, max_value=500)
@@ -231,6 +240,50 @@ def test_scores_of_groups_complete_pairs_from_one_bots_side():
     assert pairs == [(1.0, 0.0), (0.5, 1.0)]
     assert scores_of(records, "b")[1] == [(0.0, 1.0), (0.5, 0.0)]
     assert scores_of([record(0, "a", "b", "pink", None)], "a") == ([1.0], [])
+
+
+def test_pair_tally_counts_what_pentanomial_counts_at_every_step():
+    # Random games in a random order (second games before first ones, pairs
+    # left open, games the bot did not play): after each record, the running
+    # tally equals a fresh count of the complete pairs so far.
+    rng = random.Random(5)
+    records = []
+    for pair in range(60):
+        for seat in range(rng.choice((1, 2, 2, 2))):
+            pink, black = ("a", "b") if seat == 0 else ("b", "a")
+            if pair % 13 == 0:
+                pink, black = "c", "b"
+            records.append(record(len(records), pink, black, rng.choice(("pink", "black", None)), pair))
+    records.append(record(len(records), "a", "b", "pink", None))
+    rng.shuffle(records)
+    tally = PairTally("a")
+    for seen, game in enumerate(records, 1):
+        tally.add(game)
+        assert tally.pentanomial() == pentanomial(scores_of(records[:seen], "a")[1])
+    assert tally.pentanomial().pairs == sum(1 for p in range(60) if p % 13 and
+                                            sum(1 for r in records if r.pair == p) == 2)
+
+
+@DETERMINISTIC
+@given(st.lists(st.tuples(st.sampled_from((0.0, 0.5, 1.0)), st.sampled_from((0.0, 0.5, 1.0))), max_size=60),
+       st.lists(st.sampled_from((0.0, 0.5, 1.0)), max_size=3))
+def test_the_figures_from_counts_are_fastchess_formulas_over_the_games(pairs, odd):
+    """Computed here from the list of pair (or game) scores, as fastchess does."""
+    games_ = [x for pair in pairs for x in pair] + odd
+    stats = counted_statistics(games_.count(1.0), games_.count(0.5), games_.count(0.0), pentanomial(pairs))
+    values, per = ([(x + y) / 2 for x, y in pairs], 2) if pairs else (games_, 1)
+    assert (stats.wins + stats.draws + stats.losses, stats.model) == (len(games_), "pentanomial" if pairs else "trinomial")
+    if not values:
+        return
+    n, score = len(values), fmean(values)
+    var = pvariance(values)
+    assert stats.score == pytest.approx(score)
+    if 0 < score < 1:
+        assert stats.elo == pytest.approx(logistic_elo(score))
+    if var > 0:
+        assert stats.los == pytest.approx(NormalDist().cdf((score - 0.5) / math.sqrt(var / n)))
+        assert stats.nelo == pytest.approx((score - 0.5) / math.sqrt(per * var) * 800 / math.log(10))
+        assert stats.nelo_margin == pytest.approx(Z * math.sqrt(var / n) / math.sqrt(per * var) * 800 / math.log(10))
 
 
 # -- SPRT ---------------------------------------------------------------------------

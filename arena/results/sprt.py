@@ -304,11 +304,17 @@ class SprtStatus:
         c = self.config
         if short:
             return f"LLR {self.llr:.2f} ({c.lower:.2f}, {c.upper:.2f}) {self.verdict_text}"
-        later = f" (+{self.later} pair{'' if self.later == 1 else 's'} after it, not counted)" if self.later else ""
         return (
             f"SPRT {c.describe()} LLR {self.llr:.2f} ({c.lower:.2f}, {c.upper:.2f}): "
-            f"{self.verdict_text} after {self.pairs} pair{'' if self.pairs == 1 else 's'}{later}"
+            f"{self.verdict_text} after {self.pairs} pair{'' if self.pairs == 1 else 's'}"
         )
+
+    @property
+    def later_text(self) -> str:
+        """`` (+1 pair after the verdict, not counted in the test)``, or nothing."""
+        if not self.later:
+            return ""
+        return f" (+{self.later} pair{'' if self.later == 1 else 's'} after the verdict, not counted in the test)"
 
     def to_json(self) -> dict[str, Any]:
         nelo, margin = self.nelo

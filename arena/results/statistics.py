@@ -38,6 +38,8 @@ __all__ = [
     "Pentanomial",
     "pentanomial",
     "MatchStatistics",
+    "PairTally",
+    "counted_statistics",
     "match_statistics",
     "NELO_UNIT",
     "normalized_elo",
@@ -278,6 +280,30 @@ def _pair_kind(x: float, y: float) -> str:
     return "dd" if x == 0.5 and y == 0.5 else _PAIR_KINDS[x + y]
 
 
+class PairTally:
+    """``bot``'s complete game pairs counted as records come in: a pair is
+    counted once, when its second game arrives, so a progress line costs
+    O(1) a game instead of a pass over every game so far."""
+
+    def __init__(self, bot: str) -> None:
+        self.bot = bot
+        self._first_game: dict[int, float] = {}
+        self._counts = dict.fromkeys(_PAIR_NAMES, 0)
+
+    def add(self, record: GameRecord) -> None:
+        if record.pair is None or self.bot not in record.players.values():
+            return
+        score = score_of(record, self.bot)
+        first = self._first_game.pop(record.pair, None)
+        if first is None:
+            self._first_game[record.pair] = score
+        else:
+            self._counts[_pair_kind(first, score)] += 1
+
+    def pentanomial(self) -> Pentanomial:
+        return Pentanomial(**self._counts)
+
+
 @dataclass(frozen=True)
 class MatchStatistics:
     """Two bots, from the first one's side.  ``elo``/``margin``/``los`` come
@@ -321,20 +347,25 @@ def _score_to_elo(score: float) -> float:
 def match_statistics(games: Sequence[float], pairs: Sequence[tuple[float, float]]) -> MatchStatistics:
     """Figures for a match: ``games`` holds the first bot's score in every
     game, ``pairs`` its two scores in every complete game pair."""
-    penta = pentanomial(pairs)
-    if penta.pairs:
-        values, model = [(x + y) / 2 for x, y in pairs], "pentanomial"
-    else:
-        values, model = list(games), "trinomial"
     tally = Tally()
     for score in games:
         tally.add(score)
-    wins, draws, losses = tally.wins, tally.draws, tally.losses
-    if not values:
+    return counted_statistics(tally.wins, tally.draws, tally.losses, pentanomial(pairs))
+
+
+def counted_statistics(wins: int, draws: int, losses: int, penta: Pentanomial) -> MatchStatistics:
+    """:func:`match_statistics` from the counts alone (all it depends on):
+    the first bot's wins, draws and losses, and its complete game pairs'
+    pentanomial counts.  Constant time, for a progress line after every game."""
+    if penta.pairs:
+        values, counts, model = _PAIR_VALUES, penta.counts(), "pentanomial"
+    else:
+        values, counts, model = (0.0, 0.5, 1.0), (losses, draws, wins), "trinomial"
+    n = sum(counts)
+    if not n:
         return MatchStatistics(wins, draws, losses, penta, model, 0.5, 0.0, -math.inf, math.inf, math.inf, 0.5)
-    n = len(values)
-    score = sum(values) / n
-    variance = sum((v - score) ** 2 for v in values) / n
+    score = sum(c * a for c, a in zip(counts, values)) / n
+    variance = sum(c * (a - score) ** 2 for c, a in zip(counts, values)) / n
     sd = math.sqrt(variance / n)
     elo = _score_to_elo(score)
     lower, upper = _score_to_elo(score - Z95 * sd), _score_to_elo(score + Z95 * sd)
@@ -364,13 +395,8 @@ def _nelo(score: float, variance: float, n: int, per: int) -> tuple[float, float
 
 def normalized_elo(penta: Pentanomial) -> tuple[float, float]:
     """The normalized Elo of the pairs counted in ``penta`` and its 95 % margin (see :func:`_nelo`)."""
-    counts = penta.counts()
-    n = sum(counts)
-    if n == 0:
-        return 0.0, math.inf
-    score = sum(c * a for c, a in zip(counts, _PAIR_VALUES)) / n
-    variance = sum(c * (a - score) ** 2 for c, a in zip(counts, _PAIR_VALUES)) / n
-    return _nelo(score, variance, n, 2)
+    stats = counted_statistics(0, 0, 0, penta)
+    return (0.0, math.inf) if not penta.pairs else (stats.nelo, stats.nelo_margin)
 
 
 #: The pair score of the pentanomial outcomes LL, LD, WL+DD, WD, WW.

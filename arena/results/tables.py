@@ -67,7 +67,8 @@ from arena.results.sprt import SprtStatus
 from arena.results.statistics import ELO_METHOD, MatchStatistics
 
 __all__ = [
-    "OUTPUT_FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_percent",
+    "OUTPUT_FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_nelo",
+    "format_percent",
     "standings_notes", "standings_tables", "standings_title",
 ]
 
@@ -219,6 +220,11 @@ def format_elo_interval(match: MatchStatistics) -> str:
     if math.isinf(match.elo):
         return format_elo(match.elo)
     return f"{format_elo(match.elo)} [{format_elo(match.lower)}, {format_elo(match.upper)}]"
+
+
+def format_nelo(nelo: float, margin: float) -> str:
+    """Normalized Elo and its margin, ``+31 ± 12`` (``±inf`` while every pair so far is alike)."""
+    return f"{format_elo(nelo)} ± {round(margin) if math.isfinite(margin) else 'inf'}"
 
 
 def format_percent(fraction: float | None, digits: int = 1) -> str:

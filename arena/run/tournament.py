@@ -282,15 +282,17 @@ def start_bots(
     return config, [f"{problem}; its games are forfeited (startup_failures: forfeit)" for problem in problems]
 
 
-def make_executor(config: TournamentConfig, store: ResultsStore, concurrency: int | None = None) -> Executor:
+def make_executor(
+    config: TournamentConfig, logs_dir: Path | None, scratch_dir: Path | None = None, concurrency: int | None = None,
+) -> Executor:
     """The executor ``config`` asks for, with the bots' logs and scratch
-    directories in ``store``.  Raises ``ConfigError`` (one line) when it is
+    directories there.  Raises ``ConfigError`` (one line) when it is
     ``ray`` and Ray is not installed."""
     if config.executor == "ray":
         from arena.run.ray_executor import RayExecutor  # Ray is optional: imported only when asked for
 
-        return RayExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
-    return LocalExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
+        return RayExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir)
+    return LocalExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir)
 
 
 def run_tournament(
@@ -334,7 +336,7 @@ def run_tournament(
     plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits)
     own_executor = executor is None
     if executor is None:  # made now: a missing Ray is one line before any bot starts
-        executor = make_executor(config, store, concurrency)
+        executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency)
     with store:
         # The run, in order: open the store, decide the plan, start the bots,
         # archive what is played again, write tournament.json, play.
@@ -360,7 +362,7 @@ def run_tournament(
         if started is not config:  # a bot the pre-flight barred from starting again
             config = started
             if own_executor:  # (an executor given plays with the config it was given)
-                executor = make_executor(config, store, concurrency)
+                executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency)
         if plan.replaced:
             store.replace(plan.replaced)
         assert plan.meta is not None
