@@ -495,8 +495,6 @@ def match(
         check_programs(config)
     except ConfigError as exc:
         fail(str(exc))
-    if config.seed == drawn:
-        say(f"seed {config.seed} (drawn at random; --seed {config.seed} plays the same games again)", err)
     a, b = (bot.name for bot in config.bots)
     if logs is not None:
         try:
@@ -521,6 +519,8 @@ def match(
         nonlocal so_far, snapshot
         so_far = result
         snapshot = result.progress_line()
+        if config.seed == drawn:
+            say(f"seed {config.seed} (drawn at random; --seed {config.seed} plays the same games again)", err)
         say(match_header(config, games, capped=capped))
         if result.resumed:
             say(f"resuming: {result.resumed} of {result.total} games already in {config.output}", err)
@@ -573,6 +573,9 @@ def match(
     if result.sprt is not None:
         decided_on = f" at normalized Elo {format_nelo(*result.sprt.nelo)}" if result.sprt.pairs else ""
         say(f"  {result.sprt.describe()}{decided_on}{result.sprt.later_text}")
+    if result.dropped:
+        say(f"  {result.dropped} game{'s' if result.dropped != 1 else ''} queued on the Ray actors "
+            f"{'were' if result.dropped != 1 else 'was'} dropped unplayed at the verdict")
     if result.forfeits:
         for name, reasons in sorted(result.forfeits.items()):
             listed = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))

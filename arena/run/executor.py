@@ -70,7 +70,13 @@ class Executor(Protocol):
     ``specs`` is an iterator to walk once, lazily: one spec each time a
     player is free, and only after the caller has taken the records already
     yielded.  The caller ends the run early (an SPRT that is decided) by
-    ending the iterator; the games in flight still finish and are yielded."""
+    ending the iterator; the games in flight still finish and are yielded.
+    From :class:`~arena.run.spec_queue.StoppableSpecs` an executor may take
+    specs ahead (a Ray actor's next game pair); once they stop it drops
+    those not started, and counts them in ``dropped``."""
+
+    #: Games of the last run taken ahead and dropped unplayed when the specs stopped.
+    dropped: int
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
 
@@ -144,6 +150,8 @@ class LocalExecutor:
         self.concurrency = max(1, concurrency or config.concurrency)
         #: Seconds a worker may stay silent on one game before it is killed.
         self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
+        # A worker takes a spec only when free: nothing is ahead to drop.
+        self.dropped = 0
 
     def session(self) -> AbstractContextManager[None]:
         # Workers are started by each run: between the rounds of a Swiss

@@ -51,6 +51,8 @@ class MatchResult(Tally):
     #: Games the match plays at most: its limit, or the games already in
     #: its directory when an earlier run's limit was higher.
     total: int = 0
+    #: Games queued on Ray actors and dropped unplayed at the verdict.
+    dropped: int = 0
     _pairs: PairTally | None = field(default=None, repr=False)
 
     def add_record(self, record: GameRecord) -> None:
@@ -252,4 +254,5 @@ def play_match(
                     on_record(record, result)
     result.records.sort(key=lambda r: r.index)
     result.sprt = running_sprt.status(at_limit=result.games >= len(schedule), final=True)
+    result.dropped = executor.dropped
     return result

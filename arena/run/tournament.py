@@ -29,6 +29,7 @@ from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
+from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import write_meta
 from arena.run.results_dir import RunPlan, run_meta
 
@@ -118,14 +119,12 @@ def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit
     return sprt_status(config.sprt, scores_of(records, config.bots[0].name)[1], at_limit=at_limit)
 
 
-def until_decided(specs: Iterable[GameSpec], running: RunningSprt) -> Iterator[GameSpec]:
+def until_decided(specs: Iterable[GameSpec], running: RunningSprt) -> StoppableSpecs:
     """``specs`` until the SPRT is decided.  The executor pulls a spec only
-    when a player is free, so the games in flight when the LLR crosses a
-    bound still finish (and count in the Elo, not in the test)."""
-    for spec in specs:
-        if running.decided:
-            return
-        yield spec
+    when a player is free (or, a Ray actor, a pair ahead), so the games in
+    flight when the LLR crosses a bound still finish (and count in the Elo,
+    not in the test); the games queued and not started are dropped."""
+    return StoppableSpecs(specs, lambda: running.decided)
 
 
 class Withdrawals:
@@ -193,11 +192,13 @@ def play_and_store(
     # Lazy only with an SPRT or withdrawals, so that the executor takes each
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
-    specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt)
+    specs: Iterable[GameSpec] = pending
     if withdrawals is None and config.withdraw_after_crashes is not None:
         withdrawals = Withdrawals(config)
     if withdrawals is not None:
         specs = withdrawals.playable(specs)
+    if config.sprt is not None:  # outermost, so that the executor sees when the test stops
+        specs = until_decided(specs, running_sprt)
 
     def stored(record: GameRecord) -> GameRecord:
         if store is not None:
