@@ -267,8 +267,10 @@ def run(
     for warning in summary.warnings[shown_warnings:]:
         warn(warning)
     at_limit = summary.sprt is not None and summary.sprt.at_limit
+    challenger = config.bots[0].name if config.format == "gauntlet" else None
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
-                                             versions=summary.versions, ranking=config.ranking, rounds=summary.rounds), fmt))
+                                             versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
+                                             challenger=challenger), fmt))
     show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
@@ -326,7 +328,8 @@ def standings(
     results = _load_results(target)
     try:
         say(render_standings(compute_standings(results.records, results.names, results.sprt, reference=results.reference,
-                                             versions=results.versions, ranking=results.ranking, rounds=results.rounds),
+                                             versions=results.versions, ranking=results.ranking, rounds=results.rounds,
+                                             challenger=results.challenger),
                                            fmt, table))
     except ValueError as exc:  # a table these results do not have
         fail(str(exc))

@@ -105,6 +105,12 @@ class ReadResults:
         return self.competition.reference if self.competition is not None else ()
 
     @property
+    def challenger(self) -> str | None:
+        """A gauntlet's first bot, which meets each other bot."""
+        competition = self.competition
+        return competition.names[0] if competition is not None and competition.format == "gauntlet" else None
+
+    @property
     def versions(self) -> dict[str, str]:
         """Each bot's version, as the run that wrote the directory last found it."""
         return self.meta.versions if self.meta is not None else {}

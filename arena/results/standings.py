@@ -29,6 +29,7 @@ __all__ = [
     "INITIAL_SIGMA",
     "DRAW_PROBABILITY",
     "BotStanding",
+    "Opponent",
     "Standings",
     "rating_env",
     "compute_standings",
@@ -148,6 +149,14 @@ class BotStanding(Tally):
         return self.move_ms / self.moves if self.moves else None
 
 
+@dataclass(frozen=True)
+class Opponent:
+    """A gauntlet's challenger against one of its opponents, from the challenger's side."""
+
+    name: str
+    match: MatchStatistics
+
+
 @dataclass
 class Standings:
     """Ratings and tallies of a set of games, ready for rendering."""
@@ -182,6 +191,10 @@ class Standings:
     #: A Swiss, knockout or staged tournament's rounds (their pairings,
     #: matches and places); ``ranking: points`` then follows their places.
     rounds: Rounds | None = None
+    #: ``format: gauntlet``: the challenger (the first bot), and its match
+    #: against each opponent, in the ranking's order.
+    challenger: str | None = None
+    opponents: list[Opponent] = field(default_factory=list)
 
     @property
     def time_odds(self) -> bool:
@@ -221,6 +234,7 @@ def compute_standings(
     versions: Mapping[str, str] | None = None,
     ranking: str = "trueskill",
     rounds: Rounds | None = None,
+    challenger: str | None = None,
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
@@ -231,6 +245,9 @@ def compute_standings(
     ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`;
     with the ``rounds`` of a Swiss, knockout or staged tournament, ``points``
     orders them by those rounds' places (:meth:`Rounds.places`), byes counted.
+    With the ``challenger`` of a gauntlet, its match against each opponent
+    (Elo difference, LOS, game pairs), and the LOS over the next bot only
+    between bots that met (two opponents never do).
 
     ``bot_names`` lists bots to show even if they have no game yet (they keep
     the initial rating); bots found only in records are shown too.  Raises
@@ -302,8 +319,15 @@ def compute_standings(
     else:
         ranked = _ranked(list(bots.values()), ranking)
     for standing, below in zip(ranked, ranked[1:]):
-        if standing.name in fit.elo and below.name in fit.elo:
+        adjacent_met = challenger is None or challenger in (standing.name, below.name)
+        if standing.name in fit.elo and below.name in fit.elo and adjacent_met:
             standing.los_next = fit.los(standing.name, below.name)
+    opponents = []
+    if challenger is not None:
+        for bot in ranked:
+            met = [r for r in ordered if set(r.players.values()) == {challenger, bot.name}]
+            if bot.name != challenger and met:
+                opponents.append(Opponent(bot.name, match_statistics(*scores_of(met, challenger))))
     match = match_bots = status = None
     if len(ranked) == 2:
         first = bot_names[0] if bot_names else ranked[0].name
@@ -334,6 +358,8 @@ def compute_standings(
         entrants=reference_ranking(ranked, crosstable, reference) if reference else [],
         ranking=ranking,
         rounds=rounds,
+        challenger=challenger,
+        opponents=opponents,
     )
 
 

@@ -87,7 +87,8 @@ def build_report(
     records = results.records
     finished = progress is not None and not live and progress.played >= progress.total
     standings = compute_standings(records, results.names, results.sprt, at_limit=finished, reference=results.reference,
-                                  versions=results.versions, ranking=results.ranking, rounds=results.rounds)
+                                  versions=results.versions, ranking=results.ranking, rounds=results.rounds,
+                                  challenger=results.challenger)
     shown = [*records, *results.left_out]  # every game played, in the viewer and the bracket's links
     if bot is not None:
         records = [r for r in records if bot in r.players.values()]
