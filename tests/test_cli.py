@@ -314,7 +314,7 @@ def test_match_greedy_against_random():
                    "--game", "oxono", "--games", "4", "--tc", "5+0.1")
     assert result.exit_code == 0, result.err
     lines = result.out.splitlines()
-    assert lines[0] == "greedy vs random_bot: 4 games of oxono at 5+0.1"
+    assert lines[0] == "greedy vs random_bot: playing 4 games of oxono at 5+0.1"
     assert sum(match_summary(result.out)) == 4
     elo = r"[+-](\d+|inf)( ± \d+| \[[+-](\d+|inf), [+-](\d+|inf)\])?"
     nelo = r"[+-](\d+|inf) ± (\d+|inf)"
@@ -373,7 +373,7 @@ def test_match_default_names_ignore_trailing_arguments():
     slow = f"python {BOTS / 'slow.py'}"
     result = arena("match", f"{slow} 0.001", f"{slow} 0.002", "--games", "1")
     assert result.exit_code == 0, result.err
-    assert result.out.startswith("slow-1 vs slow-2: 1 game of oxono")
+    assert result.out.startswith("slow-1 vs slow-2: playing 1 game of oxono")
 
 
 @pytest.mark.parametrize(
@@ -417,7 +417,7 @@ def test_match_bots_with_names_options_and_their_own_clocks(tmp_path):
     result = arena("match", "--bot", "name=deep,cmd=python -m bots.alphabeta,option.depth=2,tc=move 0.5",
                    "--bot", "name=shallow,cmd='python -m bots.alphabeta',option.depth=1", "-n", "2", "-o", out, "--seed", "1")
     assert result.exit_code == 0, result.err
-    assert result.out.splitlines()[0] == "deep vs shallow: 2 games of oxono with deep at move 0.5 and shallow at 5+0.1"
+    assert result.out.splitlines()[0] == "deep vs shallow: playing 2 games of oxono with deep at move 0.5 and shallow at 5+0.1"
     meta = json.loads((out / "tournament.json").read_text())
     assert [(b["name"], b["options"], b.get("time_control")) for b in meta["bots"]] == [
         ("deep", {"depth": 2}, {"per_move_ms": 500}), ("shallow", {"depth": 1}, None)]
@@ -637,7 +637,7 @@ def test_ctrl_c_stops_a_match(tmp_path):
     )
     assert match.returncode == 130, stderr
     # stdout, a pipe: what the match plays (once the bots started), then its progress as lines; no summary
-    assert "Traceback" not in stderr and stdout.splitlines()[:1] in ([], ["slow-1 vs slow-2: 20 games of oxono at 5+0.1"])
+    assert "Traceback" not in stderr and stdout.splitlines()[:1] in ([], ["slow-1 vs slow-2: playing 20 games of oxono at 5+0.1"])
     assert all(re.match(r"\[\d:\d\d:\d\d\] \d+ of 20 games", line) for line in stdout.splitlines()[1:]), stdout
     # the score so far: nothing is lost silently
     last = ANSI.sub("", stderr).splitlines()[-1]

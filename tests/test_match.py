@@ -170,7 +170,8 @@ def test_match_bots_make_the_config(tmp_path):
     config = match_config([dev, "python -m bots.alphabeta"], "oxono", TC)
     assert [(b.name, b.options, b.cwd) for b in config.bots] == [("dev", {"depth": 2}, tmp_path), ("alphabeta", {}, Path.cwd())]
     assert config.time_odds == {"dev": TimeControl(per_move_ms=500)} and config.clock_of("alphabeta") == TC
-    assert match_header(config, 10, capped=False) == "dev vs alphabeta: 10 games of oxono with dev at move 0.5 and alphabeta at 5+0.1"
+    assert match_header(config, 10, capped=False) == (
+        "dev vs alphabeta: playing 10 games of oxono with dev at move 0.5 and alphabeta at 5+0.1")
     with pytest.raises(ValueError, match="both bots are named 'dev'"):
         match_config([dev, MatchBot("./x", name="dev")], "oxono", TC)
     # A default name never takes the other bot's.

@@ -169,7 +169,7 @@ def match_header(config: TournamentConfig, games: int, *, capped: bool) -> str:
     a, b = (bot.name for bot in config.bots)
     sprt = config.sprt
     if sprt is None:
-        return f"{a} vs {b}: {games} game{'s' if games != 1 else ''} of {config.game} {clocks_text(config)}"
+        return f"{a} vs {b}: playing {games} game{'s' if games != 1 else ''} of {config.game} {clocks_text(config)}"
     why = "--games" if capped else (f"{CAP_FACTOR} × the {sprt.expected_pairs():.0f} pairs expected under "
                                     f"{sprt.worse_hypothesis}")
     return (f"{a} vs {b}: SPRT {sprt.describe()} (alpha {sprt.alpha:g}, beta {sprt.beta:g}) on {config.game} "
