@@ -200,7 +200,7 @@ def run(
     shown_warnings = 0
 
     def on_start(summary: RunSummary) -> None:
-        nonlocal task, shown_warnings
+        nonlocal task, shown_warnings, snapshot
         shown_warnings = len(summary.warnings)
         for warning in summary.warnings:
             warn(warning)
@@ -210,7 +210,6 @@ def run(
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
         if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
             say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
-        nonlocal snapshot
         for record in summary.records:
             running.add(record)
         if lines is not None:

@@ -712,7 +712,8 @@ def test_run_under_sprt_shows_the_test_and_standings_keep_it(tmp_path):
     sprt = shown["sprt"]
     assert set(sprt) >= {"llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "verdict", "pairs"}
     assert sprt["verdict"] == "H1" and sprt["llr"] >= sprt["upper"] and sprt["elo1"] == 200
-    assert shown["match"]["bots"] == ["greedy", "random"] and shown["match"]["pairs"] == sprt["pairs"]
+    # The match counts every complete pair; the test, those up to its verdict (later ones were in play at it).
+    assert shown["match"]["bots"] == ["greedy", "random"] and shown["match"]["pairs"] == sprt["pairs"] + sprt["later_pairs"]
     assert {"elo", "elo_margin", "los_next"} <= set(shown["bots"][0])
 
 
