@@ -23,12 +23,11 @@ from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
 from arena.results.sprt import CAP_FACTOR, SprtConfig, SprtStatus
-from arena.results.statistics import MatchStatistics, PairTally, Pentanomial, Tally, counted_statistics, score_of
-from arena.results.store import ResultsStore, StoreError
+from arena.results.statistics import MatchStatistics, PairTally, Tally, counted_statistics, score_of
+from arena.results.store import ResultsConflict, ResultsStore, StoreError
 from arena.results.tables import format_elo_interval, format_nelo
 from arena.run.bot_option import MatchBot
 from arena.run.config import RaySettings, TournamentConfig
-from arena.results.store import ResultsConflict
 from arena.run.results_dir import RunPlan, open_results, run_meta
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import RunningSprt, make_executor, pending_specs, play_and_store, sprt_of, start_bots
@@ -53,13 +52,14 @@ class MatchResult(Tally):
     total: int = 0
     #: Games queued on Ray actors and dropped unplayed at the verdict.
     dropped: int = 0
-    _pairs: PairTally | None = field(default=None, repr=False)
+    _pairs: PairTally = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._pairs = PairTally(self.names[0])
 
     def add_record(self, record: GameRecord) -> None:
         self.records.append(record)
         self.add(score_of(record, self.names[0]))
-        if self._pairs is None:
-            self._pairs = PairTally(self.names[0])
         self._pairs.add(record)
         if record.forfeit_by is not None:
             self.forfeits.setdefault(record.players[record.forfeit_by], Counter())[record.reason] += 1
@@ -70,16 +70,16 @@ class MatchResult(Tally):
         and the LLR with its bounds."""
         stats = self.statistics()
         sprt = f", {self.sprt.describe(short=True)}" if self.sprt is not None else ""
-        return (f"{self.games} of {self.total} games, {stats.penta.pairs} pair{'' if stats.penta.pairs == 1 else 's'}: W/D/L {self.wins}/{self.draws}/{self.losses}, "
-                f"LL/LD/WL+DD/WD/WW {'/'.join(map(str, stats.penta.counts()))}, Elo {format_elo_interval(stats)}, "
-                f"nElo {format_nelo(stats.nelo, stats.nelo_margin)}{sprt}")
+        pairs = stats.penta.pairs
+        return (f"{self.games} of {self.total} games, {pairs} pair{'' if pairs == 1 else 's'}: "
+                f"W/D/L {self.wins}/{self.draws}/{self.losses}, LL/LD/WL+DD/WD/WW {'/'.join(map(str, stats.penta.counts()))}, "
+                f"Elo {format_elo_interval(stats)}, nElo {format_nelo(stats.nelo, stats.nelo_margin)}{sprt}")
 
     def statistics(self) -> MatchStatistics:
         """Elo difference, LOS, normalized Elo, draw ratio and pentanomial
         counts, from the first bot's side: from the counts, so in constant
         time (a progress line after every game)."""
-        penta = self._pairs.pentanomial() if self._pairs is not None else Pentanomial()
-        return counted_statistics(self.wins, self.draws, self.losses, penta)
+        return counted_statistics(self.wins, self.draws, self.losses, self._pairs.pentanomial())
 
 
 def match_config(
