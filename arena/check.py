@@ -1,38 +1,36 @@
 """``arena check``: walk one bot through a checklist and say in plain words
-what is wrong; or check every bot of a tournament file as its tournament
-runs it, several at once, into one table."""
+what is wrong; or walk every bot of a tournament file through the same
+checklist (:func:`_walk`) as its tournament runs it, several at once, each
+in a supervised child (:mod:`arena.run.supervised`), into one table."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import sys
-import time
-import traceback
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-import multiprocess
 from tabulate import tabulate
-from multiprocess.connection import Connection, wait
 
 import engine
-from arena.bot.cgroups import cgroup_mode
 from arena.bot.player import BotPlayer, Forfeit
-from arena.bot.process import ArenaWriteError
-from arena.bot.reaper import become_subreaper
 from arena.bot.sandbox import check_sandbox
 from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.bot.text import safe
 from arena.game.clock import TimeControl
-from arena.game.records import GameSpec
+from arena.game.openings import Opening
+from arena.game.records import GameRecord, GameSpec
 from arena.game.referee import play_game
 from arena.results.forfeits import describe_forfeit
 from arena.results.meta import META_FILE
 from arena.results.store import GAMES_FILE
 from arena.run.config import MAX_FILE_BYTES, TournamentConfig
-from arena.run.pool import BotPool, die_with_the_arena, kill_leftovers, log_path
+from arena.run.pool import BotPool, log_path
+from arena.run.supervised import Lost, child_deadline_s, supervise
 from arena.formats.game_pairs import game_seed
 
 __all__ = ["BotCheck", "CheckStep", "DEFAULT_GAMES", "check_bot", "check_one", "check_tournament", "peak_memory_bytes", "render_checks"]
@@ -58,6 +56,87 @@ class CheckStep:
     detail: str = ""
 
 
+#: The checklist's first step.
+_STARTS = "starts and answers 'hello' with 'ready'"
+
+
+@dataclass
+class _Walk:
+    """What a bot did on the checklist (:func:`_walk`)."""
+
+    #: Why it did not start; None once it did.
+    no_start: str | None = None
+    #: Who it said it is in ``ready`` (name, version, author), else its pid.
+    about: str = ""
+    #: The game's colours, by seat.
+    colors: tuple[str, ...] = ()
+    #: Each game it played, with its seat in it.
+    games: list[tuple[GameRecord, int]] = field(default_factory=list)
+    forfeits: int = 0
+    #: Its slowest move, in milliseconds (None before its first).
+    slowest_ms: float | None = None
+    #: See :func:`peak_memory_bytes`.
+    peak_memory_bytes: int | None = None
+    #: The processes it took (1: one played every game), once it played every game.
+    starts: int = 0
+    #: Its exit code once told to ``quit`` (``-SIGKILL``: killed after its
+    #: quit grace); None when it was not, or its last process was already gone.
+    exit_code: int | None = None
+
+
+def _walk(
+    candidate: BotPlayer, specs: Iterable[GameSpec], play: Callable[[GameSpec], GameRecord], *, max_forfeits: int
+) -> _Walk:
+    """The one checklist, for one bot and for every bot of a file: start
+    ``candidate``, play ``specs`` with ``play`` until it has forfeited
+    ``max_forfeits`` games, and tell it to ``quit`` if it has not (once it
+    has failed, its process is killed: there is nothing left to see)."""
+    walk = _Walk()
+    try:
+        process = candidate.ensure_started()
+    except Forfeit as exc:
+        walk.no_start = exc.detail
+        return walk
+    fields = ("name", "version", "author")
+    walk.about = ", ".join(f"{k} {candidate.ready[k]!s}" for k in fields if k in candidate.ready) or f"pid {process.pid}"
+    walk.colors = colors = tuple(engine.get_game(candidate.game).colors)
+    for spec in specs:
+        seat = spec.players.index(candidate.name)
+        record = play(spec)
+        walk.games.append((record, seat))
+        times = [move.ms for move in record.moves[seat::2]]
+        if times:
+            walk.slowest_ms = max(walk.slowest_ms or 0.0, max(times))
+        if candidate.process is not None and candidate.process.pid is not None:
+            walk.peak_memory_bytes = _larger(walk.peak_memory_bytes, peak_memory_bytes(candidate.process.pid))
+        if record.forfeit_by == colors[seat]:
+            walk.forfeits += 1
+            if walk.forfeits >= max_forfeits:
+                candidate.discard_process()
+                return walk
+    walk.starts = candidate.starts
+    last = candidate.process
+    candidate.close()
+    walk.exit_code = last.returncode if last is not None else None
+    return walk
+
+
+def _check_games(
+    candidate: str, opponent: str, game: str, openings: Sequence[Opening], seeds: Sequence[int]
+) -> list[GameSpec]:
+    """A game per seed against ``opponent``, the candidate on each seat in
+    turn, both colours of each opening in turn."""
+    specs = []
+    for number, seed in enumerate(seeds):
+        opening = openings[number // 2 % len(openings)]
+        specs.append(GameSpec(
+            index=number, game_id=f"check-{number + 1}", game=game, round=1,
+            players=(candidate, opponent) if number % 2 == 0 else (opponent, candidate),
+            opening=opening.start, opening_moves=opening.moves, seed=seed,
+        ))
+    return specs
+
+
 def check_bot(
     command: str,
     game: str,
@@ -77,7 +156,6 @@ def check_bot(
     the current directory).  Raises ``SandboxUnavailable`` when the sandbox
     cannot run here, ``ValueError`` when ``cwd`` is not a directory."""
     rules = engine.get_game(game)
-    colors = rules.colors
     check_sandbox(sandbox)
     argv = split_command(command)
     cwd = (cwd or Path.cwd()).absolute()
@@ -85,7 +163,7 @@ def check_bot(
         raise ValueError(f"--cwd: no such directory {str(cwd)!r}")
     problem = command_problem(argv, cwd)
     if problem is not None:
-        return [CheckStep("starts and answers 'hello' with 'ready'", False, problem)]
+        return [CheckStep(_STARTS, False, problem)]
     hidden: tuple[Path, ...] = ()
     if sandbox != "none":  # only a sandbox hides anything: no need to look without one
         hidden = tournament_paths(cwd) + ((logs_dir.absolute(),) if logs_dir else ())
@@ -101,46 +179,45 @@ def check_bot(
     opponent = BotPlayer(
         BotConfig(name="random", cmd=RANDOM_BOT, options={}, cwd=_ARENA_ROOT, env={}), game, startup_timeout_s=startup_timeout_s
     )
-    steps: list[CheckStep] = []
+    seats = {bot.name: bot, opponent.name: opponent}
+    openings = tuple(Opening(start, ()) for start in range(rules.openings))  # the game's start positions
     try:
-        try:
-            ready = bot.ensure_started()
-        except Forfeit as exc:
-            steps.append(CheckStep("starts and answers 'hello' with 'ready'", False, exc.detail))
-            return steps
-        about = ", ".join(f"{k} {bot.ready[k]!s}" for k in ("name", "version", "author") if k in bot.ready)
-        steps.append(CheckStep("starts and answers 'hello' with 'ready'", True, about or f"pid {ready.pid}"))
-        for number in range(games):
-            seat = number % 2
-            seats = [bot, opponent] if seat == 0 else [opponent, bot]
-            spec = GameSpec(index=number, game_id=f"check-{number + 1}", game=game, round=1,
-                            players=(seats[0].name, seats[1].name), opening=number // 2 % rules.openings, seed=number)
-            record = play_game(spec, seats, time_control)
-            name = f"plays a whole game as {colors[seat]} against a random bot"
-            if record.forfeit_by == colors[seat]:
-                steps.append(CheckStep(name, False, describe_forfeit(record)))
-                return steps
-            times = [m.ms for m in record.moves[seat::2]]
-            result = "draw" if record.winner is None else ("won" if record.winner == colors[seat] else "lost")
-            mean = f", {sum(times) / len(times):.1f} ms a move on average" if times else ""
-            steps.append(CheckStep(name, True, f"{result} by {record.reason} in {len(record.moves)} plies{mean}"))
-        steps.append(CheckStep(
-            "plays several games in one process",
-            bot.starts == 1,
-            "one process played every game" if bot.starts == 1 else f"the process had to be restarted ({bot.starts} starts)",
-        ))
-        process = bot.process
-        bot.close()
-        obeyed = process is not None and process.returncode is not None and process.returncode != -signal.SIGKILL
-        steps.append(CheckStep(
-            "exits on 'quit'",
-            obeyed,
-            f"exit code {process.returncode}" if obeyed else f"still running {quit_grace_s:g} s after 'quit': killed",
-        ))
-        return steps
+        walk = _walk(
+            bot, _check_games(bot.name, opponent.name, game, openings, range(games)),
+            lambda spec: play_game(spec, [seats[name] for name in spec.players], time_control), max_forfeits=1,
+        )
     finally:
         bot.discard_process()
         opponent.close()
+    return _steps(walk, quit_grace_s)
+
+
+def _steps(walk: _Walk, quit_grace_s: float) -> list[CheckStep]:
+    """The single-bot check's steps, up to the first that failed."""
+    if walk.no_start is not None:
+        return [CheckStep(_STARTS, False, walk.no_start)]
+    steps = [CheckStep(_STARTS, True, walk.about)]
+    for record, seat in walk.games:
+        color = walk.colors[seat]
+        name = f"plays a whole game as {color} against a random bot"
+        if record.forfeit_by == color:
+            return steps + [CheckStep(name, False, describe_forfeit(record))]
+        times = [m.ms for m in record.moves[seat::2]]
+        result = "draw" if record.winner is None else ("won" if record.winner == color else "lost")
+        mean = f", {sum(times) / len(times):.1f} ms a move on average" if times else ""
+        steps.append(CheckStep(name, True, f"{result} by {record.reason} in {len(record.moves)} plies{mean}"))
+    steps.append(CheckStep(
+        "plays several games in one process",
+        walk.starts == 1,
+        "one process played every game" if walk.starts == 1 else f"the process had to be restarted ({walk.starts} starts)",
+    ))
+    obeyed = walk.exit_code is not None and walk.exit_code != -signal.SIGKILL
+    steps.append(CheckStep(
+        "exits on 'quit'",
+        obeyed,
+        f"exit code {walk.exit_code}" if obeyed else f"still running {quit_grace_s:g} s after 'quit': killed",
+    ))
+    return steps
 
 
 def tournament_paths(directory: Path) -> tuple[Path, ...]:
@@ -192,9 +269,6 @@ MAX_FORFEITS = 3
 REFERENCES = {"random": "bots.random_bot", "greedy": "bots.greedy"}
 #: The tag of the check's bots in their logs and scratch directories.
 CHECK_TAG = "check"
-#: Slack beyond the games' longest possible time, for a bot's process
-#: checks: start-up, quit, a loaded machine (see :func:`check_deadline_s`).
-_DEADLINE_SLACK_S = 30.0
 #: The longest game, in moves per player, for the deadline (OXONO's 32 and
 #: YOXII's are well below).
 _LONGEST_GAME_MOVES = 100
@@ -217,18 +291,16 @@ class BotCheck:
 
 
 def check_deadline_s(config: TournamentConfig, games: int) -> float:
-    """The longest checking one bot may take however the bots behave: start-up
-    and ``quit`` for each process it may need, and each game at its clock's
-    worst for both players.  A bot's process silent for longer is stuck (its
-    bot stopped it with ``SIGSTOP``, say) and is killed."""
-    tc = config.time_control
-    per_player_ms = (
-        tc.per_move_ms * _LONGEST_GAME_MOVES if tc.per_move_ms is not None
-        else tc.initial_ms + tc.increment_ms * _LONGEST_GAME_MOVES
+    """The longest checking one bot may take however the bots behave
+    (:func:`~arena.run.supervised.child_deadline_s`): start-up and ``quit``
+    for each process it may need, and each game at its clock's worst for
+    both players; plus 30 s.  A bot's process silent for longer is stuck
+    (its bot stopped it with ``SIGSTOP``, say) and is killed."""
+    return child_deadline_s(
+        starts=MAX_FORFEITS + 1, startup_timeout_s=config.startup_timeout_s, quit_grace_s=2.0,
+        games=games, plies=2 * _LONGEST_GAME_MOVES, time_control=config.time_control,
+        margin_ms=config.time_margin_ms, notices=0, slack_s=30.0,
     )
-    per_game_s = 2 * (per_player_ms + config.time_margin_ms * _LONGEST_GAME_MOVES) / 1000
-    restarts = MAX_FORFEITS + 1
-    return games * per_game_s + restarts * (config.startup_timeout_s + 2.0) + _DEADLINE_SLACK_S
 
 
 def check_tournament(
@@ -258,86 +330,27 @@ def check_tournament(
         raise ValueError("--games must be at least 1")
     for sandbox in sorted({bot.sandbox for bot in config.bots}):
         check_sandbox(sandbox)  # as arena run would: a machine without it is refused in one line
-    become_subreaper()  # the orphans of a killed check process come back here, to be killed
-    cgroup_mode()  # found once, here, rather than in each process
     jobs = max(1, jobs or config.concurrency)
     deadline_s = check_deadline_s(config, games) if deadline_s is None else deadline_s
-    pending = [bot.name for bot in config.bots]
-    running: dict[Connection, tuple[str, multiprocess.Process, float]] = {}
-    rows: dict[str, BotCheck] = {}
-    try:
-        while pending or running:
-            while pending and len(running) < jobs:
-                name = pending.pop(0)
-                ours, theirs = multiprocess.Pipe(duplex=False)
-                process = multiprocess.Process(
-                    target=_check_main, args=(theirs, config, name, games, reference, logs_dir),
-                    name=f"arena-check-{name}", daemon=True,
-                )
-                process.start()
-                theirs.close()
-                running[ours] = (name, process, time.monotonic() + deadline_s)
-            soonest = min(end for _, _, end in running.values())
-            for conn in wait(list(running), max(0.0, soonest - time.monotonic())):
-                name, process, _ = running.pop(conn)
-                rows[name] = _answer(conn, name, process)
-            for conn, (name, process, end) in list(running.items()):
-                if time.monotonic() >= end:
-                    del running[conn]
-                    process.kill()
-                    process.join()
-                    conn.close()
-                    kill_leftovers([process.pid] if process.pid is not None else [])
-                    rows[name] = _failed(name, (
-                        f"the arena's process checking it was silent for more than {deadline_s:.0f} s and was "
-                        "killed (a bot that stops its parent with SIGSTOP does that)"
-                    ))
-    finally:
-        for conn, (_, process, _) in running.items():  # Ctrl-C: each kills its bots on SIGTERM
-            process.terminate()
-            process.join(2.0)
-            if process.is_alive():
-                process.kill()
-            conn.close()
-    return [rows[bot.name] for bot in config.bots]
+    answers = supervise(
+        _check_child, {bot.name: (config, bot.name, games, reference, logs_dir) for bot in config.bots},
+        kind="check", doing="checking it", at_once=jobs, deadline_s=deadline_s,
+    )
+    return [
+        _failed(bot.name, answer.reason) if isinstance(answer := answers[bot.name], Lost)
+        else BotCheck(**json.loads(answer))
+        for bot in config.bots
+    ]
 
 
 def _failed(name: str, reason: str) -> BotCheck:
     return BotCheck(name, False, reason, 0, 0, None, None)
 
 
-def _answer(conn: Connection, name: str, process: multiprocess.Process) -> BotCheck:
-    """What the process checking bot ``name`` answered, once it has."""
-    try:
-        kind, value = conn.recv()
-    except EOFError:  # it died without a word: its bot may have killed it
-        process.join(2.0)
-        if process.is_alive():
-            process.kill()
-        process.join()
-        kill_leftovers([process.pid] if process.pid is not None else [])
-        return _failed(name, f"the arena's process checking it died (exit code {process.exitcode}; "
-                             "a bot that kills its parent does that)")
-    finally:
-        conn.close()
-    process.join()
-    if kind == "arena":
-        raise ArenaWriteError(value)
-    if kind == "bug":
-        raise RuntimeError(f"checking bot {name!r} failed:\n{value}")
-    return value
-
-
-def _check_main(
-    conn: Connection, config: TournamentConfig, name: str, games: int, reference: str, logs_dir: Path | None
-) -> None:
-    die_with_the_arena()
-    try:
-        conn.send(("row", check_one(config, name, games=games, reference=reference, logs_dir=logs_dir)))
-    except ArenaWriteError as exc:
-        conn.send(("arena", str(exc)))
-    except Exception:
-        conn.send(("bug", traceback.format_exc()))
+def _check_child(config: TournamentConfig, name: str, games: int, reference: str, logs_dir: Path | None) -> bytes:
+    """In a check's process: bot ``name``'s row, in JSON."""
+    row = check_one(config, name, games=games, reference=reference, logs_dir=logs_dir)
+    return json.dumps(asdict(row)).encode()
 
 
 def check_one(
@@ -349,50 +362,26 @@ def check_one(
     config = replace(config, bots=config.bots + (BotConfig(
         name=opponent, cmd=(sys.executable, "-m", REFERENCES[reference]), options={}, cwd=_ARENA_ROOT, env={},
     ),))
-    colors = engine.get_game(config.game).colors
-    openings = config.competition.suite()
     pool = BotPool(config, logs_dir, CHECK_TAG)
     candidate = pool.player(name)
-    played = forfeits = 0
-    reasons: list[str] = []
-    slowest: float | None = None
-    peak: int | None = None
+    seeds = [game_seed(config.seed, f"{name}:check-{number + 1}") for number in range(games)]
     try:
-        try:
-            candidate.ensure_started()
-        except Forfeit as exc:
-            return _failed(name, f"did not start: {exc.detail}")
-        for number in range(games):
-            seat = number % 2
-            opening = openings[number // 2 % len(openings)]
-            game_id = f"check-{number + 1}"
-            spec = GameSpec(
-                index=number, game_id=game_id, game=config.game, round=1,
-                players=(name, opponent) if seat == 0 else (opponent, name),
-                opening=opening.start, opening_moves=opening.moves, seed=game_seed(config.seed, f"{name}:{game_id}"),
-            )
-            record = pool.play(spec)
-            played += 1
-            times = [move.ms for move in record.moves[seat::2]]
-            if times:
-                slowest = max(slowest or 0.0, max(times))
-            if candidate.process is not None and candidate.process.pid is not None:
-                peak = _larger(peak, peak_memory_bytes(candidate.process.pid))
-            if record.forfeit_by == colors[seat]:
-                forfeits += 1
-                reasons.append(f"{game_id} as {colors[seat]}: {describe_forfeit(record)}")
-                if forfeits >= MAX_FORFEITS:
-                    break
-        process = candidate.process
-        candidate.close()
-        if not reasons and process is not None and process.returncode == -signal.SIGKILL:
-            reasons.append(f"still running {candidate.quit_grace_s:g} s after 'quit': killed")
+        walk = _walk(candidate, _check_games(name, opponent, config.game, config.competition.suite(), seeds),
+                     pool.play, max_forfeits=MAX_FORFEITS)
     finally:
         pool.close()
+    if walk.no_start is not None:
+        return _failed(name, f"did not start: {walk.no_start}")
+    reasons = [
+        f"{record.game_id} as {walk.colors[seat]}: {describe_forfeit(record)}"
+        for record, seat in walk.games if record.forfeit_by == walk.colors[seat]
+    ]
+    if not reasons and walk.exit_code == -signal.SIGKILL:
+        reasons.append(f"still running {candidate.quit_grace_s:g} s after 'quit': killed")
     reason = reasons[0] if reasons else ""
-    if forfeits > 1:
-        reason = f"{forfeits} forfeits; first: {reason}"
-    return BotCheck(name, not reasons, reason, played, forfeits, slowest, peak)
+    if walk.forfeits > 1:
+        reason = f"{walk.forfeits} forfeits; first: {reason}"
+    return BotCheck(name, not reasons, reason, len(walk.games), walk.forfeits, walk.slowest_ms, walk.peak_memory_bytes)
 
 
 def _reference_name(config: TournamentConfig, reference: str) -> str:

@@ -169,6 +169,9 @@ def run(
     keep_bots: list[str] = typer.Option(
         [], "--keep", metavar="BOT", help="Keep the games an earlier version of this bot played, marked as such; repeat it or list bots with commas.",
     ),
+    replay_games: list[str] = typer.Option(
+        [], "--replay-game", metavar="ID", help="Play this game again under its id, e.g. a disputed one (its record goes to replaced.jsonl); repeat it or list ids with commas.",
+    ),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
@@ -205,7 +208,7 @@ def run(
         for warning in summary.warnings:
             warn(warning)
         if summary.resumed or summary.replayed:
-            which = "" if replay_bots else "forfeited "
+            which = "" if replay_bots or replay_games else "forfeited "
             replayed = f"; playing {summary.replayed} {which}games again (the old records go to replaced.jsonl)" if summary.replayed else ""
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
         if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
@@ -248,7 +251,8 @@ def run(
 
     try:
         summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
-                                 replay_forfeits=replay, replay=_bot_list(replay_bots), keep=_bot_list(keep_bots))
+                                 replay_forfeits=replay, replay=_listed(replay_bots), keep=_listed(keep_bots),
+                                 replay_games=_listed(replay_games))
     except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing
         stop_progress()
         fail(str(exc))
@@ -268,8 +272,9 @@ def run(
     at_limit = summary.sprt is not None and summary.sprt.at_limit
     challenger = config.bots[0].name if config.format == "gauntlet" else None
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
-                                             versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
-                                             challenger=challenger), fmt))
+                                           versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
+                                           withdrawn=config.withdrawn, disqualified=config.disqualified,
+                                           challenger=challenger), fmt))
     show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
@@ -284,8 +289,8 @@ def _run_title(name: str, summary: RunSummary) -> str:
     return escape(safe(name + where))
 
 
-def _bot_list(values: list[str]) -> list[str]:
-    """Bot names from options given several times, each perhaps a comma-separated list."""
+def _listed(values: list[str]) -> list[str]:
+    """Names (of bots, of games) from options given several times, each perhaps a comma-separated list."""
     return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
@@ -326,10 +331,7 @@ def standings(
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
     results = _load_results(target)
     try:
-        say(render_standings(compute_standings(results.records, results.names, results.sprt, reference=results.reference,
-                                             versions=results.versions, ranking=results.ranking, rounds=results.rounds,
-                                             challenger=results.challenger),
-                                           fmt, table))
+        say(render_standings(results.standings(), fmt, table))
     except ValueError as exc:  # a table these results do not have
         fail(str(exc))
     if table is None or forfeits:

@@ -1,10 +1,12 @@
 """Shared fixtures, and the rule that CI runs every test.
 
 ``no_leaked_processes`` checks that a test leaves no process of its own behind;
-``running_with`` finds processes by a marker in their command line.  In CI
-(``CI=true``) a test that skips fails instead: CI installs everything the
-tests need (the README's test command), so a skip there hides a broken
-install.  Outside CI a skip says what to install (see ``needs.py``).
+``running_with`` finds processes by a marker in their command line,
+``group_members`` by their process group;
+``in_repo_root`` runs a test from the repository, as an organiser runs bots
+from a checkout.  In CI (``CI=true``) a test that skips fails instead: CI
+installs everything the tests need (the README's test command), so a skip
+there hides a broken install.  Outside CI a skip says what to install (see ``needs.py``).
 """
 
 from __future__ import annotations
@@ -18,12 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from builders import ROOT
+
 #: CI sets CI=true; "", "0", "false" and "no" mean a person's machine.
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 _PR_SET_CHILD_SUBREAPER = 36
 #: How long a test's processes get to die after it ends (SIGKILL is not instant).
 LEAK_GRACE = 5.0
+#: Deadline for things that should happen at once; generous for a busy machine.
+SOON = 10.0
 
 
 def _become_subreaper() -> None:
@@ -55,6 +61,19 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
     # A whole module skipped at import (pytest.importorskip) is a collect report.
     outcome = yield
     _fail_skip_in_ci(outcome.get_result())
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _digest_cache_of_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fingerprints' digests are cached for this session only, never in the
+    user's cache (see arena/bot/digest_cache.py); workers inherit it."""
+    before = os.environ.get("TOTEM_ARENA_CACHE")
+    os.environ["TOTEM_ARENA_CACHE"] = str(tmp_path_factory.mktemp("digest-cache"))
+    yield
+    if before is None:
+        os.environ.pop("TOTEM_ARENA_CACHE", None)
+    else:
+        os.environ["TOTEM_ARENA_CACHE"] = before
 
 
 def _process_table() -> dict[int, tuple[int, str]]:
@@ -98,6 +117,30 @@ def _reap(pids: dict[int, str]) -> None:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:  # not ours to reap, or reaped already
                 pass
+
+
+def soon() -> float:
+    """The deadline :data:`SOON` from now."""
+    return time.monotonic() + SOON
+
+
+def proc_stat(pid: int) -> list[str] | None:
+    """Fields of /proc/<pid>/stat after the command name (state, ppid, pgrp, ...)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+
+
+def group_members(pgid: int) -> set[int]:
+    """Running processes of a process group."""
+    members = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = proc_stat(int(entry.name))
+            if stat is not None and stat[0] != "Z" and int(stat[2]) == pgid:
+                members.add(int(entry.name))
+    return members
 
 
 def running_with(marker: str) -> list[int]:
@@ -146,3 +189,11 @@ def no_leaked_processes() -> Iterator[None]:
     yield
     leaked = left_behind(before, LEAK_GRACE)
     assert not leaked, "processes left behind: " + ", ".join(_describe(pid) for pid in leaked)
+
+
+@pytest.fixture
+def in_repo_root(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Runs the test from the repository, where bot commands such as
+    ``python -m bots.greedy`` and ``python tests/bots/x.py`` are found."""
+    monkeypatch.chdir(ROOT)
+    return ROOT

@@ -30,3 +30,8 @@ def module(name: str, install: str) -> None:
     """Skip (fail in CI) unless Python package ``name`` can be imported."""
     if importlib.util.find_spec(name) is None:
         _missing(f"the Python package {name!r}", install)
+
+
+def bwrap() -> str:
+    """The path of bubblewrap, the sandbox of ``sandbox: bwrap``, or skip (fail in CI)."""
+    return program("bwrap", "apt-get install bubblewrap (sh scripts/install-test-deps.sh)")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from arena.game.records import GameRecord, MoveRecord
+from arena.game.records import GameRecord, GameSpec, MoveRecord
 
 
 def played_games(
@@ -78,8 +78,8 @@ def played_tournament(
     draw, only when the random games had one); a pairing not listed is won
     every game by the bot earlier in the file."""
     from arena.run.config import parse_config
-    from arena.formats.progression import next_pairing, read_progress, rounds_schedule
     from arena.run.results_dir import tournament_meta
+    from builders import start
 
     config = parse_config(yaml_text, base_dir=Path.cwd())
     game = engine.get_game(config.game)
@@ -88,31 +88,24 @@ def played_tournament(
     by_winner: dict[str | None, list[GameRecord]] = {}
     for record in pool:
         by_winner.setdefault(record.winner, []).append(record)
-    seeding: list[str] = list(order)
-    pairings: list[Any] = []
-    records: list[GameRecord] = []
     played: dict[tuple[int, frozenset[str]], int] = {}
-    while True:
-        rounds = read_progress(config.competition, seeding, pairings, records)
-        done = {r.game_id for r in records}
-        missing = [spec for spec in rounds_schedule(config.competition, rounds) if spec.game_id not in done]
-        for spec in missing:
-            pair = frozenset(spec.players)
-            k = played.get((spec.round, pair), 0)
-            played[(spec.round, pair)] = k + 1
-            wanted = (winners or {}).get(pair)
-            winner = wanted[k] if wanted is not None else min(spec.players, key=order.index)
-            color = None if winner is None else game.colors[spec.players.index(winner)]
-            # A game played from the spec's start position, so the record is the game the schedule holds.
-            sources = [r for r in by_winner[color] if r.opening == spec.opening] or by_winner[color]
-            source = sources[len(records) % len(sources)]
-            records.append(dataclasses.replace(
-                source, game_id=spec.game_id, players=dict(zip(game.colors, spec.players)), round=spec.round,
-                index=len(records), pair=spec.pair, seed=spec.seed,
-            ))
-        if missing:
-            continue
-        pairing = next_pairing(config.competition, rounds, records)
-        if pairing is None:
-            return records, tournament_meta(config, seeding=seeding, pairings=pairings).to_json()
-        pairings.append(pairing)
+    count = itertools.count()
+
+    def decide(spec: GameSpec) -> GameRecord:
+        index = next(count)
+        pair = frozenset(spec.players)
+        k = played.get((spec.round, pair), 0)
+        played[(spec.round, pair)] = k + 1
+        wanted = (winners or {}).get(pair)
+        winner = wanted[k] if wanted is not None else min(spec.players, key=order.index)
+        color = None if winner is None else game.colors[spec.players.index(winner)]
+        # A game played from the spec's start position, so the record is the game the schedule holds.
+        sources = [r for r in by_winner[color] if r.opening == spec.opening] or by_winner[color]
+        source = sources[index % len(sources)]
+        return dataclasses.replace(
+            source, game_id=spec.game_id, players=dict(zip(game.colors, spec.players)), round=spec.round,
+            index=index, pair=spec.pair, seed=spec.seed,
+        )
+
+    run = start(config).play(decide)
+    return run.records, tournament_meta(config, seeding=run.seeding, pairings=run.pairings).to_json()

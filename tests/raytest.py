@@ -1,6 +1,7 @@
 """What the Ray tests share: a Ray runtime started once per test module with
 token authentication that needs no file in the home directory, a check that
-it left no process behind, and a way to find a test's bot processes.
+it left no process behind, a way to find a test's bot processes, their
+tournament files and what a run must play alike on every executor.
 
 Ray 2.60 turns token authentication on for a new local ``ray.init()`` and
 writes a token to ``~/.ray/auth_token``.  The tests give the token in
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import needs
+from arena.results.standings import compute_standings
+from builders import tournament_file
 from conftest import _descendants, _describe, left_behind
 
 _AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16), "RAY_AUTH_TOKEN_PATH": None}
@@ -29,6 +32,33 @@ _AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16), "RAY
 MARK = "TOTEM_TEST_MARK"
 #: Keyword arguments of every ray.init of the tests.
 QUIET = {"logging_level": logging.ERROR, "log_to_driver": False}
+#: Three random bots, by name: each one's command.
+RANDOM = {name: "python -m bots.random_bot" for name in ("a", "b", "c")}
+
+
+def marked_tournament(directory: Path, bots: dict[str, str], *, rounds: int = 1, executor: str = "ray",
+                      extra: str = "") -> Path:
+    """A tournament file whose bots (each one's command) carry the test's
+    mark in their environment, results in ``out-<executor>``."""
+    return tournament_file(directory, list(bots), extra, file=f"{executor}.yaml", cmds=bots,
+                           bot_keys=f"env: {{{MARK}: '{directory}'}}", name="t", time_control="30+0.1", rounds=rounds,
+                           seed=11, executor=executor, output=f"out-{executor}")
+
+
+def played(records: list[dict]) -> dict[str, tuple]:
+    """What must not depend on the executor: by game, who played which colour,
+    every move, and how the game ended."""
+    return {
+        r["game_id"]: (r["players"], [m["move"] for m in r["moves"]], r["winner"], r["reason"], r["forfeit_by"])
+        for r in records
+    }
+
+
+def ranking(records, bots=None) -> list:
+    """The standings without the time the bots took (which no executor repeats)."""
+    standings = compute_standings(records, list(bots or RANDOM))
+    rows = [(b.name, b.mu, b.sigma, b.wins, b.draws, b.losses, b.forfeits) for b in standings.bots]
+    return [rows, standings.crosstable, standings.by_color]
 
 
 @contextmanager

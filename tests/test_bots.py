@@ -19,8 +19,8 @@ import pytest
 import engine
 import needs
 from bots.greedy import choose_move
+from builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
 
 # Generous: the machine running the tests may be busy.
@@ -438,8 +438,6 @@ def test_random_bot_uses_only_the_standard_library() -> None:
     source = (BOTS / "random_bot.py").read_text(encoding="utf-8")
     imported = set(re.findall(r"^(?:import|from) (\w+)", source, flags=re.MULTILINE))
     assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
-
-
 
 
 def test_protocol_guide_start_states_are_the_engines() -> None:

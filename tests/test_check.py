@@ -15,11 +15,10 @@ import needs
 from arena.check import DEFAULT_GAMES, check_bot, check_tournament
 from arena.cli import app
 from arena.run.config import load_config
+from builders import BOTS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
 
-pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+pytestmark = pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
 
 STEPS = {
     "oxono": [
@@ -37,11 +36,6 @@ STEPS = {
         "exits on 'quit'",
     ],
 }
-
-
-@pytest.fixture(autouse=True)
-def _in_repo_root(monkeypatch):
-    monkeypatch.chdir(ROOT)
 
 
 @pytest.mark.parametrize("game", ["oxono", "yoxii"])
@@ -156,7 +150,7 @@ def test_under_the_sandbox_the_bot_sees_nothing_a_tournament_would_hide(tmp_path
     """A tournament's sandbox hides its file and results from the bots; the
     check does not know which tournament, so it hides every tournament file
     and results directory under the working directory (the bot's)."""
-    needs.program("bwrap", "apt-get install bubblewrap")
+    needs.bwrap()
     (tmp_path / "tournaments").mkdir()
     (tmp_path / "tournaments" / "course.yaml").write_text(
         "game: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: x, env: {TOKEN: SECRET-1}}\n"
@@ -415,7 +409,7 @@ for line in sys.stdin:
 def test_a_bot_is_checked_in_the_sandbox_the_file_gives_it(tmp_path):
     """Under the file's sandbox the bot cannot see the tournament file, as in
     the tournament; the same bot without a sandbox can, and says so."""
-    needs.program("bwrap", "apt-get install bubblewrap")
+    needs.bwrap()
     bot = tmp_path / "snoop.py"
     bot.write_text(SNOOP)
     path = tmp_path / "t.yaml"

@@ -25,69 +25,19 @@ import arena.cli as cli
 from arena.results.sprt import SprtConfig
 import needs
 from arena.check import check_bot
+from builders import ANSI, BOTS, ROOT, arena, assert_one_line_error, records, slow_tournament, tournament_file
 from conftest import running_with
 from arena.cli import app
 from played_games import played_games
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-pytestmark = pytest.mark.usefixtures("no_leaked_processes")
-
-
-@pytest.fixture(autouse=True)
-def _in_repo_root(monkeypatch):
-    # Bot commands such as "python -m bots.greedy" and "python tests/bots/x.py" are relative to the repository.
-    monkeypatch.chdir(ROOT)
-
-
-def arena(*args: str):
-    """Run ``arena ARGS`` in-process; never an unexpected exception (a traceback)."""
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"arena {' '.join(map(str, args))} raised {result.exception!r}"
-    )
-    result.out = ANSI.sub("", result.stdout)
-    result.err = ANSI.sub("", result.stderr)
-    assert "Traceback" not in result.out + result.err
-    return result
-
-
-def assert_one_line_error(result, *needles: str) -> str:
-    """Exit code 2, nothing on stdout, exactly one line on stderr: ``error: ...`` naming every needle."""
-    assert result.exit_code == 2, result.out + result.err
-    assert result.out == ""
-    lines = result.err.splitlines()
-    assert len(lines) == 1, result.err
-    assert lines[0].startswith("error: ")
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
-
-
-def write_tournament(directory: Path, bots=("alpha", "beta", "gamma"), *, seed=3, extra="", cmds=None) -> Path:
-    cmds = cmds or {}
-    entries = "\n".join(
-        f"  - {{name: {name}, cmd: {cmds.get(name, 'python -m bots.random_bot')}, cwd: {ROOT}}}" for name in bots
-    )
-    path = directory / "tiny.yaml"
-    path.write_text(
-        f"name: tiny\ngame: oxono\ntime_control: 10+0.1\nrounds: 1\nconcurrency: 2\nseed: {seed}\n"
-        f"output: out\n{extra}bots:\n{entries}\n"
-    )
-    return path
-
-
-def records(directory: Path) -> list[dict]:
-    return [json.loads(line) for line in (directory / "games.jsonl").read_text().splitlines()]
+pytestmark = pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
 
 
 # -- arena run -----------------------------------------------------------------
 
 
 def test_run_plays_prints_standings_and_resumes(tmp_path):
-    path = write_tournament(tmp_path)
+    path = tournament_file(tmp_path)
     first = arena("run", path)
     assert first.exit_code == 0, first.err
     for name in ("alpha", "beta", "gamma"):
@@ -109,7 +59,7 @@ def test_run_plays_prints_standings_and_resumes(tmp_path):
 
 
 def test_run_without_a_terminal_reports_progress_as_lines(tmp_path):
-    result = arena("run", write_tournament(tmp_path, bots=("alpha", "beta", "gamma", "delta")), "-f", "json")
+    result = arena("run", tournament_file(tmp_path, bots=("alpha", "beta", "gamma", "delta")), "-f", "json")
     assert result.exit_code == 0, result.err
     json.loads(result.stdout)  # the lines are on stderr: the standings stay a document
     progress = [line for line in result.err.splitlines() if line.startswith("[")]
@@ -121,7 +71,7 @@ def test_run_without_a_terminal_reports_progress_as_lines(tmp_path):
 
 
 def test_run_format_json(tmp_path):
-    result = arena("run", write_tournament(tmp_path, bots=("alpha", "beta")), "--format", "json")
+    result = arena("run", tournament_file(tmp_path, bots=("alpha", "beta")), "--format", "json")
     assert result.exit_code == 0, result.err
     data = json.loads(result.stdout)
     assert data["game"] == "oxono" and data["total_games"] == 4
@@ -150,7 +100,7 @@ def test_run_broken_yaml_names_the_line(tmp_path):
     ids=["unknown-key", "unknown-game", "bad-time-control", "duplicate-bot"],
 )
 def test_run_refuses_a_bad_file(tmp_path, old, new, needles):
-    path = write_tournament(tmp_path)
+    path = tournament_file(tmp_path)
     text = path.read_text()
     assert old in text
     path.write_text(text.replace(old, new, 1))
@@ -159,12 +109,12 @@ def test_run_refuses_a_bad_file(tmp_path, old, new, needles):
 
 
 def test_run_unknown_format_plays_nothing(tmp_path):
-    assert_one_line_error(arena("run", write_tournament(tmp_path), "--format", "xml"), "unknown format 'xml'", "json")
+    assert_one_line_error(arena("run", tournament_file(tmp_path), "--format", "xml"), "unknown format 'xml'", "json")
     assert not (tmp_path / "out").exists()
 
 
 def test_run_conflicting_rerun_is_refused_and_keeps_the_results(tmp_path):
-    path = write_tournament(tmp_path, bots=("alpha", "beta"), seed=3)
+    path = tournament_file(tmp_path, bots=("alpha", "beta"), seed=3)
     assert arena("run", path).exit_code == 0
     out = tmp_path / "out"
     games, meta = (out / "games.jsonl").read_bytes(), (out / "tournament.json").read_bytes()
@@ -176,7 +126,7 @@ def test_run_conflicting_rerun_is_refused_and_keeps_the_results(tmp_path):
 
 def test_run_with_a_missing_program_is_refused_before_any_game(tmp_path):
     # The programs are looked up before the first game (docs/tournaments.md): a typo is one line.
-    path = write_tournament(tmp_path, cmds={"gamma": "no-such-program-xyz"})
+    path = tournament_file(tmp_path, cmds={"gamma": "no-such-program-xyz"})
     assert_one_line_error(arena("run", path), "tiny.yaml", "bots[2].cmd", "'gamma'", "no such program 'no-such-program-xyz'")
     assert not (tmp_path / "out" / "games.jsonl").exists()
 
@@ -186,7 +136,7 @@ BROKEN_START = "python no_such_script_xyz.py"
 
 
 def test_run_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
-    path = write_tournament(tmp_path, cmds={"gamma": BROKEN_START})
+    path = tournament_file(tmp_path, cmds={"gamma": BROKEN_START})
     assert_one_line_error(
         arena("run", path), "bot 'gamma' did not start, so no game was played: bad answer to 'hello': the bot exited with code 2",
         "stderr ends with:", "no_such_script_xyz.py", "No such file or directory",
@@ -195,7 +145,7 @@ def test_run_with_a_bot_that_cannot_start_stops_before_any_game(tmp_path):
 
 
 def test_run_with_a_bot_that_cannot_start_forfeits_its_games_when_the_file_says_so(tmp_path):
-    path = write_tournament(tmp_path, cmds={"gamma": BROKEN_START}, extra="startup_failures: forfeit\n")
+    path = tournament_file(tmp_path, cmds={"gamma": BROKEN_START}, extra="startup_failures: forfeit\n")
     result = arena("run", path)
     assert result.exit_code == 0, result.err
     assert re.search(r"^warning: bot 'gamma' did not start: .*no_such_script_xyz\.py.*; its games are forfeited "
@@ -221,7 +171,7 @@ def test_run_with_a_bot_that_cannot_start_forfeits_its_games_when_the_file_says_
 def played(tmp_path_factory) -> Path:
     """A finished tournament (its file; results in ``out`` beside it)."""
     directory = tmp_path_factory.mktemp("played")
-    path = write_tournament(directory, cmds={"gamma": BROKEN_START}, extra="startup_failures: forfeit\n")
+    path = tournament_file(directory, cmds={"gamma": BROKEN_START}, extra="startup_failures: forfeit\n")
     result = CliRunner().invoke(app, ["run", str(path)])
     assert result.exit_code == 0, result.output
     return path
@@ -595,9 +545,7 @@ def interrupt_when(command, ready, what, env=None):
 
 
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
-    entries = "\n".join(f"  - {{name: {n}, cmd: [python, {BOTS / 'slow.py'}, '0.05']}}" for n in ("a", "b"))
-    path = tmp_path / "slow.yaml"
-    path.write_text(f"game: oxono\ntime_control: 30+0\nrounds: 10\nconcurrency: 2\noutput: out\nbots:\n{entries}\n")
+    path = slow_tournament(tmp_path)
     games = tmp_path / "out" / "games.jsonl"
     command = [sys.executable, "-m", "arena.cli", "run", str(path)]
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
@@ -652,7 +600,7 @@ def test_run_refuses_a_directory_in_use(tmp_path):
     from arena.run.results_dir import RunPlan, open_results
     from arena.formats.schedule import make_schedule
 
-    path = write_tournament(tmp_path, bots=("alpha", "beta"))
+    path = tournament_file(tmp_path, bots=("alpha", "beta"))
     config = load_config(path)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
@@ -673,9 +621,7 @@ def children_of(pid: int) -> list[int]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_worker_killed_from_outside_ends_the_run_with_one_line(tmp_path):
-    entries = "\n".join(f"  - {{name: {n}, cmd: [python, {BOTS / 'slow.py'}, '0.05']}}" for n in ("a", "b"))
-    path = tmp_path / "slow.yaml"
-    path.write_text(f"game: oxono\ntime_control: 30+0\nrounds: 10\nconcurrency: 2\noutput: out\nbots:\n{entries}\n")
+    path = slow_tournament(tmp_path)
     games = tmp_path / "out" / "games.jsonl"
     run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -699,9 +645,8 @@ def test_a_worker_killed_from_outside_ends_the_run_with_one_line(tmp_path):
 
 
 def test_run_under_sprt_shows_the_test_and_standings_keep_it(tmp_path):
-    path = write_tournament(tmp_path, bots=("greedy", "random"), extra="sprt: {elo0: 0, elo1: 200}\n",
-                            cmds={"greedy": "python -m bots.greedy"})
-    path.write_text(path.read_text().replace("rounds: 1\n", "rounds: 50\n"))
+    path = tournament_file(tmp_path, bots=("greedy", "random"), extra="sprt: {elo0: 0, elo1: 200}\n",
+                           cmds={"greedy": "python -m bots.greedy"}, rounds=50)
     result = arena("run", path)
     assert result.exit_code == 0, result.err
     assert re.search(r"^SPRT \(normalized Elo, game pairs\)$", result.out, re.M), result.out
@@ -724,7 +669,7 @@ def test_run_under_sprt_shows_the_test_and_standings_keep_it(tmp_path):
     ("{elo0: 0, elo1: 5, gamma: 1}", ["sprt.gamma: unknown key"]),
 ])
 def test_run_refuses_a_bad_sprt(tmp_path, sprt, needles):
-    path = write_tournament(tmp_path, bots=("a", "b"), extra=f"sprt: {sprt}\n")
+    path = tournament_file(tmp_path, bots=("a", "b"), extra=f"sprt: {sprt}\n")
     assert_one_line_error(arena("run", path), *needles)
 
 
@@ -755,7 +700,7 @@ def test_report_writes_one_page_into_the_results(tmp_path):
 
 
 def test_report_of_a_tournament_file_uses_its_output(tmp_path):
-    path = write_tournament(tmp_path, bots=("alpha", "beta"), extra="report: true\n")
+    path = tournament_file(tmp_path, bots=("alpha", "beta"), extra="report: true\n")
     run = arena("run", path)
     assert run.exit_code == 0 and run.err.splitlines()[-1] == f"report: {tmp_path / 'out' / 'report.html'}"
     (tmp_path / "out" / "report.html").unlink()

@@ -6,21 +6,16 @@ with its own move generator, held to the engine."""
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import engine
 import needs
 from arena.bot import protocol
-from arena.bot.player import BotPlayer
-from arena.bot.spec import BotConfig
 from arena.game.clock import Clock, TimeControl
-from arena.game.records import GameSpec
 from arena.game.referee import play_game
+from builders import BOTS, ROOT, bot_player, replayed, spec
 
-ROOT = Path(__file__).parent.parent
-TEST_BOTS = Path(__file__).parent / "bots"
 FAST = TimeControl(per_move_ms=500)
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
@@ -41,18 +36,11 @@ def oxono_bot(tmp_path_factory) -> str:
 
 
 def bot(tmp_path, name, cmd):
-    return BotPlayer(BotConfig(name=name, cmd=tuple(cmd), options={}, cwd=ROOT, env={}), "oxono",
-                     log_path=tmp_path / f"{name}.log", startup_timeout_s=10.0, quit_grace_s=1.0)
+    return bot_player(name, cmd, log_path=tmp_path / f"{name}.log", startup_timeout_s=10.0, quit_grace_s=1.0)
 
 
 def engine_bot(tmp_path, name, *args):
-    return bot(tmp_path, name, [sys.executable, str(TEST_BOTS / "compact_bot.py"), *args])
-
-
-def spec(players, number=1, opening=0, opening_moves=()):
-    return GameSpec(index=number, game_id=f"t{number}", game="oxono", round=1,
-                    players=tuple(p.name for p in players), opening=opening, seed=number,
-                    opening_moves=tuple(opening_moves))
+    return bot(tmp_path, name, [sys.executable, str(BOTS / "compact_bot.py"), *args])
 
 
 def some_opening(number):
@@ -64,17 +52,6 @@ def some_opening(number):
         moves.append(legal[number % len(legal)])
         state = game.apply(state, moves[-1])
     return moves
-
-
-def replayed(record):
-    """The record's moves replayed on the engine: the final state."""
-    game = engine.get_game("oxono")
-    state = game.new_state(seed=record.seed, opening=record.opening)
-    for move in record.opening_moves:
-        state = game.apply(state, move)
-    for move in record.moves:
-        state = game.apply(state, move.move)
-    return game, state
 
 
 def test_compact_turn_lines_are_the_plain_encoding():
@@ -103,7 +80,7 @@ def test_a_compact_bot_gets_turns_without_state_and_its_opponent_full_ones(tmp_p
     compact = engine_bot(tmp_path, "compact", "compact", "first")
     full = engine_bot(tmp_path, "full", "full", "first")
     try:
-        record = play_game(spec([compact, full]), [compact, full], FAST)
+        record = play_game(spec(1, [compact.name, full.name]), [compact, full], FAST)
     finally:
         compact.close()
         full.close()
@@ -125,7 +102,7 @@ def test_forfeits_are_the_same_with_compact_turns(tmp_path, misbehaviour):
         culprit = engine_bot(tmp_path, f"{mode}-culprit", mode, misbehaviour)
         opponent = engine_bot(tmp_path, f"{mode}-opponent", mode, "first")
         try:
-            records[mode] = play_game(spec([culprit, opponent]), [culprit, opponent], FAST)
+            records[mode] = play_game(spec(1, [culprit.name, opponent.name]), [culprit, opponent], FAST)
         finally:
             culprit.close()
             opponent.close()
@@ -143,9 +120,12 @@ def test_oxono_bot_asks_for_compact_turns_and_plays_whole_games(tmp_path, oxono_
     a, b = bot(tmp_path, "a", [oxono_bot]), bot(tmp_path, "b", [oxono_bot])
     try:
         # Every third game starts after an opening's moves, as with an opening suite.
-        records = [play_game(spec([a, b] if n % 2 else [b, a], n, n % 2, some_opening(n) if n % 3 == 0 else ()),
-                             [a, b] if n % 2 else [b, a], FAST)
-                   for n in range(40)]
+        records = []
+        for n in range(40):
+            seats = [a, b] if n % 2 else [b, a]
+            moves = tuple(some_opening(n)) if n % 3 == 0 else ()
+            game = spec(n, [p.name for p in seats], opening=n % 2, opening_moves=moves)
+            records.append(play_game(game, seats, FAST))
         assert a.compact_turns and b.compact_turns and a.starts == b.starts == 1
     finally:
         a.close()

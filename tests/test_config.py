@@ -24,8 +24,8 @@ from arena.run.config import (
     with_executor,
 )
 from arena.bot.spec import split_command
+from builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 MINIMAL = """\
 game: oxono

@@ -24,9 +24,7 @@ from arena.bot.limits import Limits
 from arena.bot.player import BotPlayer, Forfeit
 from arena.bot.process import ArenaWriteError, BotProcess
 from arena.bot.sandbox import Confinement
-from arena.bot.spec import BotConfig
 from arena.game.clock import TimeControl
-from arena.game.records import GameSpec
 from arena.game.referee import play_game
 from arena.results.store import ResultsStore, StoreError
 from arena.run.config import load_config
@@ -35,7 +33,7 @@ from arena.run.preflight import preflight
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
 import needs
-from test_hostile_bots import BOTS, ROOT, bwrap, write_tournament
+from builders import BOTS, ROOT, arena, assert_one_line_error, bot_player, hostile_tournament, records, spec
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaked_processes"),
@@ -43,8 +41,7 @@ pytestmark = [
 ]
 
 def random_player(tmp_path: Path, **kwargs: object) -> BotPlayer:
-    return BotPlayer(BotConfig(name="r", cmd=(sys.executable, "-m", "bots.random_bot"), options={}, cwd=ROOT, env={}),
-                     "oxono", **kwargs)
+    return bot_player("r", (sys.executable, "-m", "bots.random_bot"), **kwargs)
 
 
 # -- the arena's own writes ------------------------------------------------------------
@@ -64,11 +61,9 @@ def test_a_log_or_scratch_directory_the_arena_cannot_make_is_its_error_not_a_for
         player.close()
 
 
+@pytest.mark.usefixtures("in_repo_root")
 @pytest.mark.parametrize("command", ["check", "play"])
 def test_arena_check_and_play_without_room_for_a_scratch_directory_say_so_in_one_line(tmp_path, monkeypatch, command):
-    from test_cli import arena, assert_one_line_error
-
-    monkeypatch.chdir(ROOT)
     (tmp_path / "a-file").write_text("")
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "a-file"))  # where their bots' scratch directories go
     args = ["check", "python -m bots.random_bot"] if command == "check" else ["play", "--bot", "python -m bots.random_bot"]
@@ -76,7 +71,7 @@ def test_arena_check_and_play_without_room_for_a_scratch_directory_say_so_in_one
 
 
 def test_a_worker_or_the_pre_flight_that_cannot_write_a_log_stops_the_run_in_one_line(tmp_path):
-    config = load_config(write_tournament(tmp_path, ["echo_bot.py"]))
+    config = load_config(hostile_tournament(tmp_path, ["echo_bot.py"]))
     (tmp_path / "a-file").write_text("")
     logs = tmp_path / "a-file" / "logs"
     with pytest.raises(ArenaWriteError, match="^cannot open log file .*: (File exists|Not a directory)$"):
@@ -86,7 +81,7 @@ def test_a_worker_or_the_pre_flight_that_cannot_write_a_log_stops_the_run_in_one
 
 
 def test_a_worker_that_cannot_make_a_bots_scratch_directory_stops_the_run_and_no_bot_forfeits(tmp_path):
-    config = load_config(write_tournament(tmp_path, ["echo_bot.py"]))
+    config = load_config(hostile_tournament(tmp_path, ["echo_bot.py"]))
 
     def block_the_workers(summary: object) -> None:  # after the pre-flight, before the first game
         (config.output / "scratch").mkdir()
@@ -96,8 +91,7 @@ def test_a_worker_that_cannot_make_a_bots_scratch_directory_stops_the_run_and_no
     with pytest.raises(StoreError) as caught:
         run_tournament(config, on_start=block_the_workers)
     assert re.fullmatch(rf"cannot make the scratch directory '{config.output}/scratch/b\.w\d': File exists", str(caught.value))
-    records = [json.loads(line) for line in (config.output / "games.jsonl").read_text().splitlines()]
-    assert all(r["forfeit_by"] is None for r in records)  # every game kept is a real one
+    assert all(r["forfeit_by"] is None for r in records(config.output))  # every game kept is a real one
 
 
 # -- the scratch quota, measured ---------------------------------------------------------
@@ -115,19 +109,64 @@ def test_measuring_stops_past_the_quota_and_counts_what_a_bot_hid(tmp_path):
     assert quota.measure(tmp_path).files == 33
 
 
+def nest(directory: Path, depth: int, name: str = "d") -> int:
+    """``depth`` folders, each in the last (made through descriptors: no path
+    can name the deepest); returns a descriptor on the deepest."""
+    fd = os.open(directory, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir(name, dir_fd=fd)
+        inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    return fd
+
+
+def test_a_scratch_of_folders_nested_past_any_path_is_measured_emptied_and_removed(tmp_path):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    bottom = nest(scratch, 3000)  # 6 KB of path: past PATH_MAX
+    for number in range(20):
+        os.close(os.open(f"hidden-{number}", os.O_CREAT | os.O_WRONLY, dir_fd=bottom))
+    os.close(bottom)
+    os.chmod(scratch / "d", 0)  # the bot's modes do not stop the arena
+    outside = tmp_path / "precious"
+    outside.mkdir()
+    (outside / "keep").write_text("mine")
+    (scratch / "link").symlink_to(outside)
+    assert quota.measure(scratch).files == 3000 + 20 + 1  # the files at the bottom are counted too
+    assert quota.measure(scratch, max_files=50).files == 51
+    quota.empty_directory(scratch)
+    assert list(scratch.iterdir()) == [] and (outside / "keep").read_text() == "mine"
+    bottom = nest(scratch, 1500)
+    os.close(bottom)
+    quota.remove_directory(scratch)
+    assert not scratch.exists()
+
+
+def test_a_bots_temporary_scratch_of_1500_nested_folders_is_removed_when_it_stops(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOTEM_ARENA_MOUNTS", "off")  # on disk: what the arena removes itself
+    make = ("import os\nfd = os.open(os.environ['HOME'], os.O_RDONLY)\nfor _ in range(1500):\n"
+            "    os.mkdir('d', dir_fd=fd); fd = os.open('d', os.O_RDONLY, dir_fd=fd)\n"
+            "print(os.environ['HOME'], flush=True)\ninput()\n")
+    bot = BotProcess([sys.executable, "-c", make], cwd=tmp_path)  # the pre-flight's way: a temporary scratch
+    with bot:
+        home = Path(bot.read_line(time.monotonic() + 30))
+        assert (home / "d" / "d").is_dir()
+    assert not home.exists()
+
+
 def test_a_bot_over_its_quota_between_games_forfeits_the_next_one(tmp_path, monkeypatch):
     monkeypatch.setenv("TOTEM_ARENA_MOUNTS", "off")
     cmd = (sys.executable, str(BOTS / "fill_scratch.py"), "bytes", "4", "game_over")
     scratch = tmp_path / "scratch" / "hog"
-    hog = BotPlayer(BotConfig(name="hog", cmd=cmd, options={}, cwd=ROOT, env={}, limits=Limits(scratch_mb=2)),
-                    "oxono", scratch_dir=scratch)
+    hog = bot_player("hog", cmd, limits=Limits(scratch_mb=2), scratch_dir=scratch)
     other = random_player(tmp_path)
     try:
-        spec = GameSpec(index=1, game_id="g1", game="oxono", round=1, players=("hog", "r"), opening=0, seed=1)
-        first = play_game(spec, [hog, other], TimeControl(per_move_ms=1000))
+        game = spec(1, ("hog", "r"))
+        first = play_game(game, [hog, other], TimeControl(per_move_ms=1000))
         assert first.forfeit_by is None
         time.sleep(1)  # it writes 4 MB once the game is over; the watch looks every 0.2 s
-        second = play_game(spec, [hog, other], TimeControl(per_move_ms=1000))
+        second = play_game(game, [hog, other], TimeControl(per_move_ms=1000))
         assert (second.name_of(second.forfeit_by), second.reason) == ("hog", "crash")
         assert second.detail == ("the bot was killed by SIGKILL: it went over its scratch quota (scratch_mb: 2, "
                                  "scratch_files: 10000): its scratch directory held more than 2 MB")
@@ -184,7 +223,7 @@ def as_nobody(sandbox: str) -> dict:
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
 def test_an_ordinary_user_gets_the_tmpfs_quota_through_a_user_namespace(sandbox):
     if sandbox == "bwrap":
-        bwrap()
+        needs.bwrap()
     seen = as_nobody(sandbox)
     if seen["mode"] is None:
         pytest.skip("user namespaces are not allowed here: the quota is measured (docs/security.md)")
@@ -214,7 +253,7 @@ input()
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
 def test_dev_shm_is_the_bots_own_as_big_as_its_memory_limit_and_goes_with_it(tmp_path, monkeypatch, sandbox):
     if sandbox == "bwrap":
-        bwrap()
+        needs.bwrap()
     elif quota.mounts_mode() is None:
         pytest.skip("neither root nor user namespaces: /dev/shm is the machine's (docs/security.md)")
     monkeypatch.setenv("TOTEM_ARENA_CGROUPS", "off")  # only the tmpfs bounds it, not a memory cgroup
@@ -262,7 +301,7 @@ def small_disk_runs(tmp_path: Path, script: str) -> None:
 
 def test_a_bot_that_fills_the_disk_stops_the_run_in_one_line_naming_it_and_the_next_run_plays_on(tmp_path):
     def tournament(name: str, limits: str) -> Path:
-        path = write_tournament(tmp_path / name, ["fill_scratch.py", "disk"], bot=f"    limits: {limits}\n")
+        path = hostile_tournament(tmp_path / name, ["fill_scratch.py", "disk"], bot=f"    limits: {limits}\n")
         path.write_text(path.read_text().replace("output: out", f"output: {tmp_path / 'disk' / 'out'}"))
         return path
 

@@ -8,7 +8,6 @@ the project's path for the placeholder ``/path/to/totem-arena``."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,22 +16,14 @@ import yaml
 
 from arena.run.config import parse_config
 from arena.run.tournament import run_tournament
+from builders import ROOT, fenced
 
-ROOT = Path(__file__).resolve().parent.parent
 #: Where the docs write the path of the reader's clone of the project.
 PLACEHOLDER = "/path/to/totem-arena"
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
-
-
-def fenced(page: Path) -> list[tuple[str, str]]:
-    """(language, text) of every fenced block of ``page``, in order."""
-    return [(m.group(1), m.group(2)) for m in FENCE.finditer(page.read_text())]
-
-
 def yaml_examples() -> list[tuple[str, Path, int]]:
     found = []
     for page in sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")]):
-        blocks = fenced(page)
+        blocks = fenced(page.read_text())
         found += [(f"{page.relative_to(ROOT)}#{i}", page, i) for i, (lang, _) in enumerate(blocks) if lang == "yaml"]
     return found
 
@@ -42,14 +33,14 @@ def is_whole(text: str) -> bool:
 
 
 def test_the_docs_have_a_whole_tournament_example():
-    assert any(is_whole(fenced(page)[i][1]) for _, page, i in yaml_examples())
+    assert any(is_whole(fenced(page.read_text())[i][1]) for _, page, i in yaml_examples())
 
 
 @pytest.mark.usefixtures("no_leaked_processes")
 @pytest.mark.parametrize("page, index", [(p, i) for _, p, i in yaml_examples()], ids=[n for n, _, _ in yaml_examples()])
 def test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos(page, index, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # as written: nothing may depend on where the command is run from
-    blocks = fenced(page)
+    blocks = fenced(page.read_text())
     text = blocks[index][1]
     if is_whole(text):
         config = parse_config(text, path=ROOT / "tournaments" / "example.yaml")
@@ -59,7 +50,7 @@ def test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos(page, index, t
         assert not [r for r in summary.records if r.forfeit_by is not None], "the example's bots must play"
         return
     # the page's whole example, else the tournaments page's
-    whole = [body for lang, body in blocks + fenced(ROOT / "docs" / "tournaments.md") if lang == "yaml" and is_whole(body)]
+    whole = [body for lang, body in blocks + fenced((ROOT / "docs" / "tournaments.md").read_text()) if lang == "yaml" and is_whole(body)]
     base = whole[0]
     fragment = yaml.safe_load(text.replace(PLACEHOLDER, str(ROOT)))
     here = tmp_path / "tournaments"

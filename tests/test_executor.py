@@ -4,7 +4,6 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 import multiprocess
 import pytest
@@ -13,8 +12,8 @@ from arena.run.config import parse_config
 from arena.run.executor import LocalExecutor
 from arena.formats.schedule import make_schedule
 from arena.run.spec_queue import WorkerDied
+from builders import ROOT
 
-ROOT = Path(__file__).parent.parent
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 

@@ -18,7 +18,6 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -26,18 +25,14 @@ import pytest
 
 import arena.results.store as store_module
 from arena.run.config import ConfigError, parse_config
-from test_cli import ANSI, BOTS, ROOT, arena, assert_one_line_error, records, write_tournament
+from builders import (ANSI, BOTS, ROOT, arena, assert_one_line_error, finishes_within, records, slow_tournament,
+                      tournament_file)
 
-pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+pytestmark = pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
 
 BROKEN_START = "python no_such_script_xyz.py"
 NO_HELLO = f"python {BOTS / 'no_hello.py'}"
 NON_JSON = f"python {BOTS / 'non_json.py'}"
-
-
-@pytest.fixture(autouse=True)
-def _in_repo_root(monkeypatch):
-    monkeypatch.chdir(ROOT)
 
 
 def no_temporary_files(directory: Path) -> None:
@@ -48,7 +43,7 @@ def no_temporary_files(directory: Path) -> None:
 
 
 def test_a_bot_that_never_answers_hello_stops_the_run_once_with_the_flush_hint(tmp_path):
-    path = write_tournament(tmp_path, cmds={"beta": NO_HELLO, "gamma": NO_HELLO}, extra="startup_timeout: 1\n")
+    path = tournament_file(tmp_path, cmds={"beta": NO_HELLO, "gamma": NO_HELLO}, extra="startup_timeout: 1\n")
     line = assert_one_line_error(
         arena("run", path),
         "bot 'beta' did not start, so no game was played: no answer to 'hello' within 1 s "
@@ -60,7 +55,7 @@ def test_a_bot_that_never_answers_hello_stops_the_run_once_with_the_flush_hint(t
 
 
 def test_startup_failure_forfeits_are_played_again_once_the_bot_is_fixed(tmp_path):
-    path = write_tournament(tmp_path, cmds={"gamma": BROKEN_START}, extra="startup_failures: forfeit\n")
+    path = tournament_file(tmp_path, cmds={"gamma": BROKEN_START}, extra="startup_failures: forfeit\n")
     first = arena("run", path)
     assert first.exit_code == 0, first.err
     assert sum(r["reason"] == "startup_failure" for r in records(tmp_path / "out")) == 8
@@ -84,7 +79,7 @@ def test_startup_failure_forfeits_are_played_again_once_the_bot_is_fixed(tmp_pat
 
 
 def test_replay_forfeits_chooses_the_reasons(tmp_path):
-    path = write_tournament(tmp_path, bots=("alpha", "beta"), cmds={"beta": NON_JSON})
+    path = tournament_file(tmp_path, bots=("alpha", "beta"), cmds={"beta": NON_JSON})
     assert arena("run", path).exit_code == 0
     assert [r["reason"] for r in records(tmp_path / "out")] == ["protocol_error"] * 4
     path.write_text(path.read_text().replace(NON_JSON, "python -m bots.random_bot"))
@@ -103,7 +98,7 @@ def test_replay_forfeits_chooses_the_reasons(tmp_path):
 def test_replay_forfeits_adds_to_the_start_up_failures_unless_none():
     from arena.cli import _reasons
 
-    assert _reasons("timeout,Crash") == {"timeout", "crash", "startup_failure", "withdrawn"}
+    assert _reasons("timeout,Crash") == {"timeout", "crash", "startup_failure", "withdrawn", "disqualified"}
     assert _reasons("none") == frozenset()
 
 
@@ -136,7 +131,7 @@ def test_a_script_in_the_current_directory_gets_the_dot_slash_hint(tmp_path, mon
         "FAIL starts and answers 'hello' with 'ready': no such program 'perlbot.pl' on the PATH; "
         f"to run the file 'perlbot.pl' in {tmp_path}, write './perlbot.pl'"
     ]
-    path = write_tournament(tmp_path, bots=("alpha", "beta"), cmds={"beta": "perlbot.pl"})
+    path = tournament_file(tmp_path, bots=("alpha", "beta"), cmds={"beta": "perlbot.pl"})
     path.write_text(path.read_text().replace(f"perlbot.pl, cwd: {ROOT}", f"perlbot.pl, cwd: {tmp_path}"))
     assert_one_line_error(arena("run", path), "bots[1].cmd", "write './perlbot.pl'")
 
@@ -147,7 +142,7 @@ def test_a_script_in_the_current_directory_gets_the_dot_slash_hint(tmp_path, mon
     ("cd bots && python random_bot.py", "&&"),
 ])
 def test_shell_syntax_in_a_command_says_how_to_use_a_shell(tmp_path, cmd, word):
-    path = write_tournament(tmp_path, bots=("alpha", "beta"), cmds={"beta": f'"{cmd}"'})
+    path = tournament_file(tmp_path, bots=("alpha", "beta"), cmds={"beta": f'"{cmd}"'})
     line = assert_one_line_error(arena("run", path), "bots[1].cmd", f"shell syntax ({word!r})",
                                  "not run by a shell", "sh -c '")
     # the program python runs as the arena's own interpreter, in a shell too
@@ -167,7 +162,7 @@ def finished(tmp_path_factory) -> Path:
 
     from arena.cli import app
 
-    path = write_tournament(tmp_path_factory.mktemp("finished"))
+    path = tournament_file(tmp_path_factory.mktemp("finished"))
     assert CliRunner().invoke(app, ["run", str(path)]).exit_code == 0
     return path
 
@@ -205,7 +200,7 @@ def test_records_with_wrong_values_are_skipped_with_their_line_and_played_again(
         assert warnings[number - 1].startswith(f"warning: {out / 'games.jsonl'}:{number}: skipped")
         assert words in warnings[number - 1]
 
-    path = write_tournament(tmp_path)
+    path = tournament_file(tmp_path)
     resumed = arena("run", path)
     assert resumed.exit_code == 0, resumed.err
     assert "5 games played, 7 resumed" in resumed.err
@@ -266,14 +261,14 @@ class FullDisk:
 
 def test_a_full_disk_at_start_is_one_line_and_leaves_no_temporary_file(tmp_path, monkeypatch):
     monkeypatch.setattr(store_module, "_write", FullDisk(0))
-    line = assert_one_line_error(arena("run", write_tournament(tmp_path)), "No space left on device")
+    line = assert_one_line_error(arena("run", tournament_file(tmp_path)), "No space left on device")
     assert re.fullmatch(r"error: cannot write \S+/out/tournament.json: No space left on device", line), line
     no_temporary_files(tmp_path)
     assert not (tmp_path / "out" / "tournament.json").exists()
 
 
 def test_a_full_disk_during_a_run_keeps_every_game_written(tmp_path, monkeypatch):
-    path = write_tournament(tmp_path)
+    path = tournament_file(tmp_path)
     monkeypatch.setattr(store_module, "_write", FullDisk(1 + 3))  # tournament.json, then 3 records
     result = arena("run", path)
     assert result.exit_code == 2 and result.out == ""
@@ -288,7 +283,7 @@ def test_a_full_disk_during_a_run_keeps_every_game_written(tmp_path, monkeypatch
 
 
 def test_a_read_only_output_directory_is_one_line(tmp_path, monkeypatch):
-    path = write_tournament(tmp_path)
+    path = tournament_file(tmp_path)
     out = tmp_path / "out"
     real_mkdir = pathlib.Path.mkdir
 
@@ -303,7 +298,7 @@ def test_a_read_only_output_directory_is_one_line(tmp_path, monkeypatch):
 
 
 def test_an_output_that_is_a_file_or_a_name_too_long_is_one_line(tmp_path):
-    path = write_tournament(tmp_path)
+    path = tournament_file(tmp_path)
     (tmp_path / "out").write_text("not a directory\n")
     assert_one_line_error(arena("run", path), f"cannot use {tmp_path / 'out'} as the results directory",
                           "a file of that name is in the way")
@@ -312,24 +307,6 @@ def test_an_output_that_is_a_file_or_a_name_too_long_is_one_line(tmp_path):
     path.write_text(long)
     assert_one_line_error(arena("run", path), "cannot create", "x" * 300, "File name too long")
     no_temporary_files(tmp_path)
-
-
-def finishes_within(seconds: float, function, *args):
-    """``function(*args)``'s result or exception, failing if it does not end in
-    ``seconds`` (against a regression to a file that costs an hour)."""
-    outcome: list = []
-
-    def call():
-        try:
-            outcome.append(function(*args))
-        except Exception as exc:  # noqa: BLE001 - handed to the test
-            outcome.append(exc)
-
-    thread = threading.Thread(target=call, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert outcome, f"still running after {seconds} s"
-    return outcome[0]
 
 
 BOTS_YAML = "name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n  - {name: b, cmd: python -m bots.random_bot}\n  - name: a\n"
@@ -386,13 +363,6 @@ def signal_when(command: list[str], ready, signum: int, delay: float = 0.0) -> t
             process.kill()
             process.communicate()
     return process, stdout, ANSI.sub("", stderr)
-
-
-def slow_tournament(tmp_path: Path) -> Path:
-    entries = "\n".join(f"  - {{name: {n}, cmd: [python, {BOTS / 'slow.py'}, '0.05']}}" for n in ("a", "b"))
-    path = tmp_path / "slow.yaml"
-    path.write_text(f"game: oxono\ntime_control: 30+0\nrounds: 10\nconcurrency: 2\noutput: out\nbots:\n{entries}\n")
-    return path
 
 
 def test_sighup_stops_a_run_like_sigterm(tmp_path):

@@ -25,9 +25,9 @@ from arena.bot import protocol
 from arena.game.records import GameRecord, MAX_ROUND, REASONS
 from arena.results.store import ResultsStore
 from arena.run.results_dir import read_results
-from test_cli import ROOT, arena, records, write_tournament
+from builders import arena, records, tournament_file
 
-pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+pytestmark = pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
 
 #: A terminal take-over (window title, clear screen, OSC 52 clipboard write, C1 CSI) plus markup.
 HOSTILE = "\x1b]0;PWNED\x1b\\ \x1b[2J\x1b]52;c;cHduZWQ=\x07 \x9b31m"
@@ -36,16 +36,11 @@ HTML = "<img src=x onerror=alert(1)>"
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-@pytest.fixture(autouse=True)
-def _in_repo_root(monkeypatch):
-    monkeypatch.chdir(ROOT)
-
-
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> Path:
     """A finished tournament of three random bots (12 games); its results in ``out`` beside it."""
     directory = tmp_path_factory.mktemp("finished")
-    path = write_tournament(directory)
+    path = tournament_file(directory)
     assert arena("run", path).exit_code == 0
     return path
 
@@ -53,7 +48,7 @@ def finished(tmp_path_factory) -> Path:
 def copy_results(finished: Path, tmp_path: Path) -> tuple[Path, Path]:
     """A copy of the finished tournament (file and results) in ``tmp_path``."""
     shutil.copytree(finished.parent / "out", tmp_path / "out", ignore=shutil.ignore_patterns("scratch", ".lock"))
-    return write_tournament(tmp_path), tmp_path / "out"
+    return tournament_file(tmp_path), tmp_path / "out"
 
 
 def write_lines(out: Path, lines: list[str]) -> None:

@@ -6,14 +6,13 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
-from pathlib import Path
 
 import pytest
 
+from builders import ROOT, result, start, tournament
+
 # benchmarks/ is a folder of scripts, not a package: load the script itself.
-_SPEC = importlib.util.spec_from_file_location(
-    "formats_benchmark", Path(__file__).resolve().parent.parent / "benchmarks" / "formats.py"
-)
+_SPEC = importlib.util.spec_from_file_location("formats_benchmark", ROOT / "benchmarks" / "formats.py")
 _MODULE = importlib.util.module_from_spec(_SPEC)
 sys.modules[_SPEC.name] = _MODULE  # its dataclasses look their module up
 _SPEC.loader.exec_module(_MODULE)
@@ -74,8 +73,6 @@ def test_real_games_of_graded_bots():
 
 
 # -- the benchmark measures what the arena does ------------------------------------------
-
-from test_rounds import result, start, tournament  # noqa: E402
 
 
 def _outcome(lo: int, hi: int, meeting: int, game: int, elo: list[float]) -> int | None:

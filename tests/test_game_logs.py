@@ -3,7 +3,6 @@ framed by the arena's timestamps and bounded."""
 
 import re
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -14,9 +13,8 @@ from arena.bot.stderr_log import GAME_HEAD_BYTES, GAME_TAIL_BYTES, StderrLog, ar
 from arena.results.logs import game_log, game_log_file, log_tail
 from arena.run.config import load_config
 from arena.run.tournament import run_tournament
+from builders import BOTS, ROOT
 
-ROOT = Path(__file__).parent.parent
-BOTS = Path(__file__).parent / "bots"
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bot import quota
 from arena.bot.cgroups import cgroup_mode
 from arena.bot.quota import mounts_mode
 from arena.run.config import load_config
@@ -28,29 +29,13 @@ from arena.formats.schedule import make_schedule
 from arena.run.spec_queue import WorkerStalled
 from arena.run.tournament import run_tournament
 import needs
+from builders import ROOT, hostile_tournament
 from conftest import running_with
-
-ROOT = Path(__file__).parent.parent
-BOTS = ROOT / "tests" / "bots"
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaked_processes"),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux process confinement"),
 ]
-
-
-def write_tournament(tmp_path: Path, hostile: list[str], *, top: str = "", bot: str = "", tc: str = "10+0.1") -> Path:
-    """hostile vs a, hostile vs b, a vs b: 12 OXONO games."""
-    cmd = json.dumps([sys.executable, str(BOTS / hostile[0]), *hostile[1:]])
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "t.yaml"
-    path.write_text(
-        f"name: t\ngame: oxono\ntime_control: {tc}\nconcurrency: 2\nseed: 3\noutput: out\nstartup_timeout: 5\n{top}"
-        f"bots:\n  - name: hostile\n    cmd: {cmd}\n{bot}"
-        f"  - {{name: a, cmd: python -m bots.random_bot, cwd: {ROOT}, env: {{SECRET_API_KEY: SECRET-a-1234}}}}\n"
-        f"  - {{name: b, cmd: python -m bots.random_bot, cwd: {ROOT}}}\n"
-    )
-    return path
 
 
 def strict_records(out: Path) -> list[dict]:
@@ -65,7 +50,7 @@ def strict_records(out: Path) -> list[dict]:
 def play(tmp_path: Path, hostile: list[str], on_start: Callable[[object], None] | None = None, **kwargs: str) -> list[dict]:
     """Run the tournament; check it is complete and the games without the
     hostile bot are intact; return the hostile bot's games."""
-    config = load_config(write_tournament(tmp_path, hostile, **kwargs))
+    config = load_config(hostile_tournament(tmp_path, hostile, **kwargs))
     summary = run_tournament(config, on_start=on_start)
     assert summary.played == summary.total == 12
     records = strict_records(config.output)
@@ -94,10 +79,6 @@ def gone(marker: str, within: float = 5.0) -> bool:
     return True
 
 
-def bwrap() -> str:
-    return needs.program("bwrap", "apt-get install bubblewrap (sh scripts/install-test-deps.sh)")
-
-
 # -- input bounds ----------------------------------------------------------------
 
 
@@ -122,7 +103,7 @@ def test_a_deep_ready_is_accepted_when_readable_and_refused_when_not(tmp_path):
     assert all(r["forfeit_by"] is None for r in readable)
     # by default the pre-flight stops the run; a competition may let the bot forfeit instead
     with pytest.raises(StartupFailed, match="bot 'hostile' did not start.*JSON nested too deeply to read"):
-        run_tournament(load_config(write_tournament(tmp_path / "stop", ["deep_nesting.py", "ready", "200000"])))
+        run_tournament(load_config(hostile_tournament(tmp_path / "stop", ["deep_nesting.py", "ready", "200000"])))
     unreadable = play(tmp_path / "200000", ["deep_nesting.py", "ready", "200000"], top="startup_failures: forfeit\n")
     for record in unreadable:
         assert record["reason"] == "startup_failure"
@@ -162,9 +143,9 @@ def test_grandchildren_that_leave_the_process_group_die_with_the_bot(tmp_path, h
 )
 def test_escaped_grandchildren_die_when_the_arena_is_stopped(tmp_path, signum, sandbox):
     if sandbox == "bwrap":
-        bwrap()
+        needs.bwrap()
     marker = f"escapee-stop-{tmp_path.name}"
-    path = write_tournament(tmp_path, ["escaping_children.py", "daemon", marker], top=f"sandbox: {sandbox}\nrounds: 20\n")
+    path = hostile_tournament(tmp_path, ["escaping_children.py", "daemon", marker], top=f"sandbox: {sandbox}\nrounds: 20\n")
     games = tmp_path / "out" / "games.jsonl"
     # Once games are under way: the workers' bots play, not the pre-flight's.
     stop_arena_when(path, signum, lambda: running_with(marker) and games.exists() and b"\n" in games.read_bytes())
@@ -269,7 +250,7 @@ QUOTA = "    limits: {scratch_mb: 2, scratch_files: 50}\n"
 @pytest.mark.parametrize("mode", ["mounted", "watched", "sandboxed", "sandboxed-watched"])
 def test_a_bot_over_its_scratch_quota_forfeits_saying_so_and_leaves_nothing_on_disk(tmp_path, monkeypatch, mode, what, amount):
     if mode.startswith("sandboxed"):
-        bwrap()
+        needs.bwrap()
     if mode.endswith("watched"):
         monkeypatch.setenv("TOTEM_ARENA_MOUNTS", "off")  # the workers inherit it
     elif mounts_mode() is None:
@@ -294,10 +275,29 @@ def test_a_bot_over_its_scratch_quota_forfeits_saying_so_and_leaves_nothing_on_d
     assert [p for p in (tmp_path / "out" / "scratch").rglob("*") if not p.is_dir()] == []
 
 
+def test_1500_nested_folders_in_a_scratch_on_disk_are_over_the_quota_or_cleaned_by_the_next_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOTEM_ARENA_MOUNTS", "off")  # the scratch directories on disk, measured
+
+    def emptied(out: Path) -> bool:
+        return all(not any(bot.iterdir()) for bot in (out / "scratch").iterdir())
+
+    nested = ["fill_scratch.py", "nested", "1500"]
+    for record in play(tmp_path / "quota", nested, bot=QUOTA):  # folders count as files do
+        assert record["forfeit_by"] == hostile_color(record) and record["reason"] == "crash"
+        assert "its scratch directory held more than 50 files" in record["detail"], record["detail"]
+    assert emptied(tmp_path / "quota" / "out")
+    # Within its quota the folders stay until the next run, which empties them and plays on.
+    play(tmp_path / "free", nested, bot="    limits: {scratch_files: null}\n")
+    assert not emptied(tmp_path / "free" / "out")
+    again = run_tournament(load_config(tmp_path / "free" / "t.yaml"))
+    assert again.played == 0 and again.resumed == 12 and emptied(tmp_path / "free" / "out")
+    quota.empty_directory(tmp_path)  # what pytest's own (recursive) clean-up could not remove
+
+
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
 def test_what_a_bot_writes_to_dev_shm_goes_with_it(tmp_path, sandbox):
     if sandbox == "bwrap":
-        bwrap()
+        needs.bwrap()
     elif mounts_mode() is None:
         pytest.skip("neither root nor user namespaces: /dev/shm is the machine's (docs/security.md)")
     marker = f"totem-shm-{os.getpid()}-{tmp_path.name}"
@@ -313,7 +313,7 @@ def test_what_a_bot_writes_to_dev_shm_goes_with_it(tmp_path, sandbox):
 
 def test_a_worker_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_path):
     flag = tmp_path / "stopped-once"
-    config = load_config(write_tournament(tmp_path, ["stop_worker.py", str(flag)]))
+    config = load_config(hostile_tournament(tmp_path, ["stop_worker.py", str(flag)]))
     summary = run_tournament(config, executor=LocalExecutor(config, concurrency=2, game_deadline=3))
     assert flag.exists()  # it did stop its worker
     assert summary.played == 12
@@ -323,7 +323,7 @@ def test_a_worker_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_pat
 
 
 def test_a_game_that_stalls_twice_is_given_up_after_every_other_game(tmp_path):
-    config = load_config(write_tournament(tmp_path, ["stop_worker.py", "always"]))
+    config = load_config(hostile_tournament(tmp_path, ["stop_worker.py", "always"]))
     schedule = make_schedule(config.competition)
     stalling = next(s for s in schedule if "hostile" in s.players)
     fine = next(s for s in schedule if "hostile" not in s.players)
@@ -343,7 +343,7 @@ def test_a_game_that_stalls_twice_is_given_up_after_every_other_game(tmp_path):
 
 
 def test_sandboxed_bot_cannot_append_to_games_jsonl(tmp_path):
-    bwrap()
+    needs.bwrap()
     results = tmp_path / "out"
     games = play(tmp_path, ["forge_results.py"], top="sandbox: bwrap\n", bot=f"    options: {{results: '{results}'}}\n")
     for record in games:
@@ -354,7 +354,7 @@ def test_sandboxed_bot_cannot_append_to_games_jsonl(tmp_path):
 
 
 def test_sandboxed_bot_sees_no_other_environment_scratch_log_or_tournament_file(tmp_path):
-    bwrap()
+    needs.bwrap()
     results = tmp_path / "out"
 
     def note(summary: object) -> None:  # once the run has emptied the old scratch directories
@@ -368,7 +368,7 @@ def test_sandboxed_bot_sees_no_other_environment_scratch_log_or_tournament_file(
 
 
 def test_sandboxed_bot_cannot_signal_its_worker_or_its_opponent(tmp_path):
-    bwrap()
+    needs.bwrap()
     games = play(tmp_path, ["signal_everyone.py"], top="sandbox: bwrap\n")
     for record in games:
         assert record["forfeit_by"] is None  # nobody crashed: the opponent was untouched
@@ -377,7 +377,7 @@ def test_sandboxed_bot_cannot_signal_its_worker_or_its_opponent(tmp_path):
 
 
 def test_sandboxed_bot_has_no_network(tmp_path):
-    bwrap()
+    needs.bwrap()
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()

@@ -21,12 +21,10 @@ from pathlib import Path
 import pytest
 
 from arena.results.store import ResultsStore
-from test_cli import ROOT, arena, assert_one_line_error, records
-from test_league import played, readings
+from builders import RANDOM_SCRIPT, ROOT, arena, assert_one_line_error, league_file, played, readings, records
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
-RANDOM_BOT = ROOT / "bots" / "random_bot.py"
 #: The random bot, a little slower: each line it reads waits a moment, so a
 #: run lasts long enough to be killed in the middle of a round.
 SLOW_RANDOM = f"""\
@@ -39,19 +37,14 @@ class _Slow:
             time.sleep(0.01)
             yield line
 sys.stdin = _Slow(sys.stdin)
-runpy.run_path({str(RANDOM_BOT)!r}, run_name="__main__")
+runpy.run_path({str(RANDOM_SCRIPT)!r}, run_name="__main__")
 """
 
 
 def field(directory: Path, names: list[str], body: str, *, slow: bool = False, name: str = "field.yaml") -> Path:
     """A tournament of random bots called ``names`` in ``directory``, its settings ``body``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    for bot in names:
-        (directory / f"{bot}.py").write_text(SLOW_RANDOM) if slow else shutil.copy(RANDOM_BOT, directory / f"{bot}.py")
-    entries = "".join(f"  - {{name: {bot}, cmd: python {bot}.py}}\n" for bot in names)
-    path = directory / name
-    path.write_text(f"name: field\ngame: oxono\ntime_control: 10+0.1\nseed: 5\noutput: out\n{body}bots:\n{entries}")
-    return path
+    return league_file(directory, names, body, file=name, script=SLOW_RANDOM if slow else None, name="field",
+                       concurrency=None, seed=5)
 
 
 def meta(directory: Path) -> dict:

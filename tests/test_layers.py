@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 #: Lowest first.  The front ends (cli, check, play) sit above every layer.
 LAYERS = ["engine", "arena.bot", "arena.game", "arena.formats", "arena.results", "arena.run", "arena"]
@@ -148,3 +148,12 @@ def test_the_readme_layout_names_every_module_in_its_layer():
         assert missing == [], f"README's row for {folder} does not name {missing}"
     front = {p.stem for p in (ROOT / "arena").glob("*.py")} - {"__init__", "__main__"}
     assert all(f"`{m}.py`" in rows["arena/"] for m in front), rows["arena/"]
+
+
+def test_every_package_is_installed_by_a_non_editable_install():
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {module_name(path.parent) for path in [*ROOT.glob("arena/**/__init__.py"), *ROOT.glob("engine/__init__.py"),
+                                                   *ROOT.glob("bots/__init__.py")]}
+    assert found - listed == set(), "pyproject.toml's packages miss these: a wheel would lack them"

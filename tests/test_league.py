@@ -22,44 +22,9 @@ from pathlib import Path
 import pytest
 
 from arena.results.store import ResultsStore
-from test_cli import ROOT, arena, assert_one_line_error, records
+from builders import BOTS, RANDOM_SCRIPT, ROOT, arena, assert_one_line_error, league_file, played, readings, records
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
-
-RANDOM_BOT = ROOT / "bots" / "random_bot.py"
-STAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?( UTC|[+-]\d\d:\d\d)?")
-
-
-def tournament(directory: Path, bots: list[str], *, extra: str = "", name: str = "league.yaml") -> Path:
-    """A tournament of the given bots, each a copy of the random bot in ``directory`` (``<bot>.py``)."""
-    for bot in bots:
-        if not (directory / f"{bot}.py").exists():
-            shutil.copy(RANDOM_BOT, directory / f"{bot}.py")
-    entries = "".join(f"  - {{name: {bot}, cmd: python {bot}.py}}\n" for bot in bots)
-    path = directory / name
-    path.write_text(f"name: league\ngame: oxono\ntime_control: 10+0.1\nconcurrency: 2\nseed: 11\n"
-                    f"output: out\n{extra}bots:\n{entries}")
-    return path
-
-
-def played(result) -> int:
-    match = re.search(r"^(\d+) games played, (\d+) resumed", result.err, re.M)
-    assert match, result.err
-    return int(match[1])
-
-
-def readings(target: Path, game_id: str) -> tuple[str, str, str]:
-    """Standings (JSON), the report (times aside) and one game's replay, read from ``target``."""
-    standings = arena("standings", target, "-f", "json")
-    assert standings.exit_code == 0, standings.err
-    report = arena("report", target, "-o", target.parent / f"report-{target.name}.html")
-    assert report.exit_code == 0, report.err
-    page = STAMP.sub("", (target.parent / f"report-{target.name}.html").read_text())
-    # The link to the logs is relative to where the page is, so it differs from page to page.
-    page = re.sub(r'"logs_href":"[^"]*"', "", page)
-    show = arena("show", target, game_id, "--final")
-    assert show.exit_code == 0, show.err
-    return standings.out, page, show.out
 
 
 def assert_read_alike(directory: Path, yaml: Path | None, game_id: str) -> dict:
@@ -78,7 +43,7 @@ def test_standings_report_and_show_read_alike_from_the_directory_its_games_and_t
         "reference": "format: reference\nreference: [ann]\nopenings: {plies: 2, count: 2}\n",
     }[setup]
     (tmp_path / "suite.txt").write_text("Xd3 d2, Oc4 b4\nXc4 b4, Od5 d6, Xc5 c6\n1: Xd5 d6, Oc4 b4\n")
-    path = tournament(tmp_path, ["ann", "bob", "cy"], extra=extra)
+    path = league_file(tmp_path, ["ann", "bob", "cy"], extra=extra)
     run = arena("run", path)
     assert run.exit_code == 0, run.err
     games = records(tmp_path / "out")
@@ -109,20 +74,20 @@ def test_a_match_and_an_sprt_match_read_alike(tmp_path):
 
 
 def test_a_bot_joins_leaves_and_moves_without_disturbing_the_games_played(tmp_path):
-    path = tournament(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 2}\n")
+    path = league_file(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 2}\n")
     assert played(arena("run", path)) == 12
     before = {r["game_id"]: (r["seed"], r["players"]) for r in records(tmp_path / "out")}
 
-    joined = arena("run", tournament(tmp_path, ["ann", "dee", "bob", "cy"], extra="openings: {plies: 2, count: 2}\n"))
+    joined = arena("run", league_file(tmp_path, ["ann", "dee", "bob", "cy"], extra="openings: {plies: 2, count: 2}\n"))
     assert joined.exit_code == 0, joined.err
     assert played(joined) == 12  # dee's 3 pairs x 2 openings x 2 colours, nothing else
     after = records(tmp_path / "out")
     assert {r["game_id"]: (r["seed"], r["players"]) for r in after if "dee" not in r["players"].values()} == before
     assert all("dee" in r["players"].values() for r in after[12:])
 
-    reordered = arena("run", tournament(tmp_path, ["cy", "bob", "dee", "ann"], extra="openings: {plies: 2, count: 2}\n"))
+    reordered = arena("run", league_file(tmp_path, ["cy", "bob", "dee", "ann"], extra="openings: {plies: 2, count: 2}\n"))
     assert played(reordered) == 0
-    left = arena("run", tournament(tmp_path, ["cy", "dee", "ann"], extra="openings: {plies: 2, count: 2}\n"))
+    left = arena("run", league_file(tmp_path, ["cy", "dee", "ann"], extra="openings: {plies: 2, count: 2}\n"))
     assert played(left) == 0
     line = "warning: 12 games of bots no longer in the tournament are left out of the ranking (kept in games.jsonl): bob (12)"
     assert line in left.err.splitlines()
@@ -134,7 +99,7 @@ def test_a_bot_joins_leaves_and_moves_without_disturbing_the_games_played(tmp_pa
 
 
 def test_a_changed_bot_stops_the_run_then_replay_or_keep(tmp_path):
-    path = tournament(tmp_path, ["ann", "bob", "cy"])
+    path = league_file(tmp_path, ["ann", "bob", "cy"])
     assert played(arena("run", path)) == 12
     before = records(tmp_path / "out")
     old_version = before[0]["versions"][next(c for c, n in before[0]["players"].items())]
@@ -148,7 +113,7 @@ def test_a_changed_bot_stops_the_run_then_replay_or_keep(tmp_path):
     replayed = arena("run", path, "--replay", "bob")
     assert replayed.exit_code == 0, replayed.err
     assert played(replayed) == 8
-    archived = [json.loads(l) for l in (tmp_path / "out" / "replaced.jsonl").read_text().splitlines()]
+    archived = records(tmp_path / "out", "replaced.jsonl")
     assert sorted(a["record"]["game_id"] for a in archived) == sorted(r["game_id"] for r in before if "bob" in r["players"].values())
     assert {a["reason"] for a in archived} == {"--replay bob"}
     now = records(tmp_path / "out")
@@ -173,7 +138,7 @@ def test_a_changed_bot_stops_the_run_then_replay_or_keep(tmp_path):
 
 def submission(folder: Path, manifest: str, *, bot: str = "") -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(RANDOM_BOT, folder / "bot.py")
+    shutil.copy(RANDOM_SCRIPT, folder / "bot.py")
     if bot:
         (folder / "bot.py").write_text((folder / "bot.py").read_text() + bot)
     (folder / "bot.yaml").write_text(manifest)
@@ -214,20 +179,19 @@ def test_bots_from_a_folder_of_submissions(tmp_path):
     # team-b's 4 games against team-c are archived too: played again by its new version if team-c comes back.
     assert "12 games of bots no longer in the tournament are left out of the ranking (kept in games.jsonl): team-c (12)" in replayed.err
     assert len(records(tmp_path / "out")) == 24 + 12  # team-b's 16 replaced games archived, 12 new in their place
-    archived = [json.loads(line) for line in (tmp_path / "out" / "replaced.jsonl").read_text().splitlines()]
+    archived = records(tmp_path / "out", "replaced.jsonl")
     assert Counter(a["reason"] for a in archived) == {"--replay-forfeits startup_failure": 12, "--replay team-b": 16}
 
 
 def test_kill_9_in_the_middle_of_a_replay_leaves_every_game_once_and_the_archive_whole(tmp_path):
-    path = tournament(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 3}\n")
-    path.write_text(path.read_text().replace("concurrency: 2", "concurrency: 1"))
+    path = league_file(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 3}\n", concurrency=1)
     assert played(arena("run", path)) == 18
     before = records(tmp_path / "out")
     bob_games = sorted(r["game_id"] for r in before if "bob" in r["players"].values())
     # bob's new version thinks 100 ms a move, so its 12 games (about 7 s) are still being played when it is killed
     (tmp_path / "bob.py").write_text(
-        f"import runpy, sys\nsys.argv[1:] = ['0.1']\nsys.path.insert(0, {str(ROOT / 'tests' / 'bots')!r})\n"
-        f"runpy.run_path({str(ROOT / 'tests' / 'bots' / 'slow.py')!r}, run_name='__main__')\n")
+        f"import runpy, sys\nsys.argv[1:] = ['0.1']\nsys.path.insert(0, {str(BOTS)!r})\n"
+        f"runpy.run_path({str(BOTS / 'slow.py')!r}, run_name='__main__')\n")
     run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--replay", "bob"], cwd=ROOT,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     games, archive = tmp_path / "out" / "games.jsonl", tmp_path / "out" / "replaced.jsonl"
@@ -295,9 +259,11 @@ def test_the_league_page_runs_as_written(tmp_path):
     assert "bot 'team-bob' (bot.py changed; 16 games by version" in runs[2].stderr
     assert "16 games played, 48 resumed" in runs[3].stderr  # team-bob's again
     assert "left out of the ranking (kept in games.jsonl): team-cy (16)" in runs[4].stderr
+    assert "1 games played, 47 resumed" in runs[5].stderr  # the disputed game again
     assert len(records(out)) == 64
-    archived = [json.loads(line) for line in (out / "replaced.jsonl").read_text().splitlines()]
-    assert len(archived) == 16 and {a["reason"] for a in archived} == {"--replay team-bob"}
+    archived = records(out, "replaced.jsonl")
+    assert Counter(a["reason"] for a in archived) == {"--replay team-bob": 16, "--replay-game": 1}
+    assert next(a for a in archived if a["reason"] == "--replay-game")["record"]["game_id"] == "r1-staff-greedy~team-ann-g3"
     assert (tmp_path / "results" / "course-report.html").stat().st_size > 10_000
     published = next(o for c, o in zip(commands, outputs) if c.startswith("arena standings")).stdout
     assert "Against the reference bots" in published and "team-cy" not in published
@@ -317,7 +283,7 @@ def test_a_submission_stays_one_version_though_running_it_writes_byte_code_in_it
 
 
 def test_a_run_stopped_before_its_replay_archived_anything_names_the_version_that_played(tmp_path):
-    path = tournament(tmp_path, ["ann", "bob"])
+    path = league_file(tmp_path, ["ann", "bob"])
     assert played(arena("run", path)) == 4
     (tmp_path / "bob.py").write_text((tmp_path / "bob.py").read_text() + "# v2\n")
     path.write_text(path.read_text().replace("seed: 11\n", "seed: 11\nstartup_timeout: 0.001\n"))
@@ -332,7 +298,7 @@ def test_a_run_stopped_before_its_replay_archived_anything_names_the_version_tha
 
 
 def test_a_decided_sprt_still_plays_a_replayed_bots_games_again(tmp_path):
-    path = tournament(tmp_path, ["ann", "bob"], extra="sprt: {elo0: 0, elo1: 200, alpha: 0.3, beta: 0.3}\nrounds: 20\n")
+    path = league_file(tmp_path, ["ann", "bob"], extra="sprt: {elo0: 0, elo1: 200, alpha: 0.3, beta: 0.3}\nrounds: 20\n")
     first = arena("run", path)
     assert first.exit_code == 0 and "the SPRT is decided" in first.err, first.err
     count = len(records(tmp_path / "out"))
@@ -344,12 +310,12 @@ def test_a_decided_sprt_still_plays_a_replayed_bots_games_again(tmp_path):
 
 
 def test_a_kept_version_stays_kept_when_its_bot_leaves_and_comes_back(tmp_path):
-    path = tournament(tmp_path, ["ann", "bob", "cy"])
+    path = league_file(tmp_path, ["ann", "bob", "cy"])
     assert played(arena("run", path)) == 12
     (tmp_path / "cy.py").write_text((tmp_path / "cy.py").read_text() + "# v2\n")
     assert arena("run", path, "--keep", "cy").exit_code == 0
-    assert played(arena("run", tournament(tmp_path, ["ann", "bob"]))) == 0
-    back = arena("run", tournament(tmp_path, ["ann", "bob", "cy"]))
+    assert played(arena("run", league_file(tmp_path, ["ann", "bob"]))) == 0
+    back = arena("run", league_file(tmp_path, ["ann", "bob", "cy"]))
     assert back.exit_code == 0 and played(back) == 0, back.err
 
 
@@ -361,7 +327,7 @@ def test_results_by_position_refuse_a_bot_in_another_bots_place(tmp_path):
 
 
 def test_a_declared_version_is_its_text_and_env_values_stay_out_of_the_results(tmp_path):
-    path = tournament(tmp_path, ["ann", "bob"])
+    path = league_file(tmp_path, ["ann", "bob"])
     path.write_text(path.read_text().replace("cmd: python bob.py}", "cmd: python bob.py, version: 1.10, env: {TOKEN: s3cret}}"))
     assert arena("run", path).exit_code == 0
     assert {r["versions"][c] for r in records(tmp_path / "out") for c, n in r["players"].items() if n == "bob"} == {"1.10"}
@@ -403,7 +369,7 @@ def test_a_match_resumed_with_a_smaller_limit_reads_as_it_played(tmp_path):
     lambda meta: meta.update(rounds=10**9),
 ])
 def test_a_tournament_json_edited_by_hand_is_read_without_a_traceback(tmp_path, edit):
-    path = tournament(tmp_path, ["ann", "bob"])
+    path = league_file(tmp_path, ["ann", "bob"])
     assert arena("run", path).exit_code == 0
     meta_path = tmp_path / "out" / "tournament.json"
     meta = json.loads(meta_path.read_text())

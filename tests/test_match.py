@@ -13,13 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.game.clock import TimeControl
-from arena.game.records import GameRecord
 from arena.results.sprt import SprtConfig
 from arena.run.bot_option import MatchBot, bot_from_option
 from arena.run.config import ConfigError
 from arena.run.match import MatchResult, match_config, match_header, play_match
+from builders import record
 
-ROOT = Path(__file__).resolve().parent.parent
 TC = TimeControl(initial_ms=5000, increment_ms=100)
 
 counts = st.integers(min_value=0, max_value=500)
@@ -83,20 +82,14 @@ def test_an_empty_command_is_a_value_error():
 # -- MatchResult ------------------------------------------------------------------
 
 
-def record(index: int, pink: str, black: str, winner: str | None, reason: str = "alignment", forfeit_by: str | None = None):
-    return GameRecord(game_id=f"g{index}", game="oxono", players={"pink": pink, "black": black}, seed=index,
-                      opening=0, time_control=TC.to_json(), winner=winner, reason=reason, forfeit_by=forfeit_by,
-                      index=index)
-
-
 def test_the_tally_is_from_the_first_bots_point_of_view_whatever_its_colour():
     result = MatchResult(names=("a", "b"))
-    result.add_record(record(0, "a", "b", "pink"))                      # a wins as pink
-    result.add_record(record(1, "b", "a", "black"))                     # a wins as black
-    result.add_record(record(2, "a", "b", None, "exhausted"))           # draw
-    result.add_record(record(3, "b", "a", "pink", "timeout", "black"))  # a loses on time as black
-    result.add_record(record(4, "a", "b", "pink", "illegal_move", "black"))
-    result.add_record(record(5, "b", "a", "black", "illegal_move", "pink"))
+    result.add_record(record(0, "a", "b", "pink"))                                        # a wins as pink
+    result.add_record(record(1, "b", "a", "black"))                                       # a wins as black
+    result.add_record(record(2, "a", "b", None))                                          # draw
+    result.add_record(record(3, "b", "a", "pink", reason="timeout", forfeit_by="black"))  # a loses on time as black
+    result.add_record(record(4, "a", "b", "pink", reason="illegal_move", forfeit_by="black"))
+    result.add_record(record(5, "b", "a", "black", reason="illegal_move", forfeit_by="pink"))
     assert (result.wins, result.draws, result.losses, result.games) == (4, 1, 1, 6)
     assert result.score == 4.5 and result.score_pct == pytest.approx(100 * 4.5 / 6)
     assert result.forfeits == {"a": Counter(timeout=1), "b": Counter(illegal_move=2)}
@@ -110,9 +103,8 @@ def test_an_empty_match_scores_zero():
 # -- play_match ---------------------------------------------------------------------
 
 
-@pytest.mark.usefixtures("no_leaked_processes")
-def test_a_short_match_alternates_colours_and_start_positions(tmp_path, monkeypatch):
-    monkeypatch.chdir(ROOT)
+@pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
+def test_a_short_match_alternates_colours_and_start_positions(tmp_path):
     config = match_config(["python -m bots.random_bot", "python -m bots.greedy"], "oxono", TC, output=tmp_path)
     seen = []
     result = play_match(config, 6, logs_dir=tmp_path / "logs", on_record=lambda r, res: seen.append(res.games))

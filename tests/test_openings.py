@@ -10,10 +10,9 @@ import pytest
 
 import engine
 from arena.game.openings import Opening, OpeningError, parse_suite, play_opening, random_suite
-from arena.run.config import ConfigError, openings_from_option, parse_config
+from arena.run.config import ConfigError, openings_from_option
 from arena.formats.schedule import make_schedule
-
-ROOT = Path(__file__).resolve().parent.parent
+from builders import ROOT, tournament
 
 
 def wins_at_once(game, state) -> bool:
@@ -97,23 +96,20 @@ def test_a_file_opening_that_ends_the_game_is_refused():
     assert info.value.line == 2
 
 
-def tournament(tmp_path: Path, openings: str, game: str = "oxono", bots: int = 3):
-    entries = "".join(f"  - {{name: bot{i}, cmd: x}}\n" for i in range(bots))
-    text = f"name: t\ngame: {game}\ntime_control: 5+0.1\nseed: 4\nopenings: {openings}\nbots:\n{entries}"
-    path = tmp_path / "t.yaml"
-    path.write_text(text)
-    return parse_config(text, path=path)
+def with_openings(tmp_path: Path, openings: str, game: str = "oxono", bots: int = 3):
+    """``bots`` bots playing ``game`` with the opening suite ``openings`` (a YAML value), seed 4."""
+    return tournament(tmp_path, [f"bot{i}" for i in range(bots)], game=game, seed=4, openings=openings)
 
 
 def test_config_draws_the_suite_from_the_tournament_seed(tmp_path):
-    config = tournament(tmp_path, "{plies: 4, count: 5}")
+    config = with_openings(tmp_path, "{plies: 4, count: 5}")
     assert config.openings == random_suite("oxono", 4, 5, seed=4)
-    assert tournament(tmp_path, "{}").openings == random_suite("oxono", 4, 50, seed=4)
+    assert with_openings(tmp_path, "{}").openings == random_suite("oxono", 4, 50, seed=4)
 
 
 def test_config_reads_a_suite_file_relative_to_the_tournament(tmp_path):
     (tmp_path / "suite.txt").write_text("Xc4 c3\n1: Oc4 b4\n")
-    assert tournament(tmp_path, "{file: suite.txt}").openings == (Opening(0, ("Xc4 c3",)), Opening(1, ("Oc4 b4",)))
+    assert with_openings(tmp_path, "{file: suite.txt}").openings == (Opening(0, ("Xc4 c3",)), Opening(1, ("Oc4 b4",)))
 
 
 @pytest.mark.parametrize(
@@ -132,12 +128,12 @@ def test_config_reads_a_suite_file_relative_to_the_tournament(tmp_path):
 def test_config_refuses_bad_openings_in_one_line(tmp_path, openings, words):
     (tmp_path / "suite.txt").write_text("Xc4 c3\n\nXz9 a1\n")
     with pytest.raises(ConfigError) as info:
-        tournament(tmp_path, openings)
+        with_openings(tmp_path, openings)
     assert words in str(info.value) and "\n" not in str(info.value)
 
 
 def test_every_pair_plays_every_opening_with_both_colours_back_to_back(tmp_path):
-    config = tournament(tmp_path, "{plies: 3, count: 4}", bots=3)
+    config = with_openings(tmp_path, "{plies: 3, count: 4}", bots=3)
     schedule = make_schedule(config.competition)
     assert len(schedule) == 3 * 4 * 2
     for first, second in zip(schedule[::2], schedule[1::2]):
@@ -153,8 +149,7 @@ def test_every_pair_plays_every_opening_with_both_colours_back_to_back(tmp_path)
 
 
 def test_without_a_suite_the_start_positions_are_still_played_in_pairs(tmp_path):
-    entries = "".join(f"  - {{name: bot{i}, cmd: x}}\n" for i in range(2))
-    config = parse_config(f"name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n{entries}", base_dir=tmp_path)
+    config = tournament(tmp_path, ["bot0", "bot1"])
     schedule = make_schedule(config.competition)
     assert [(s.pair, s.opening, s.opening_moves) for s in schedule] == [(0, 0, ()), (0, 0, ()), (1, 1, ()), (1, 1, ())]
 
@@ -177,5 +172,5 @@ def test_the_documented_suite_file_and_error_are_real(tmp_path):
     error_line = next(b for b in blocks if "is not legal" in b).strip()
     (tmp_path / "openings.txt").write_text("Xd3 d2\nXc4 b4\nXd3 d2, Xc4 c3\n")
     with pytest.raises(ConfigError) as info:
-        tournament(tmp_path, "{file: openings.txt}")
+        with_openings(tmp_path, "{file: openings.txt}")
     assert str(info.value) == f"{tmp_path / 'openings.txt'}:{error_line.split(':', 1)[1]}"

@@ -108,6 +108,13 @@ def test_no_legal_round_is_a_clear_error():
         swiss_round(standing, met("ab"))
 
 
+def test_a_round_that_needs_a_rematch_has_as_few_as_it_can() -> None:
+    standing = [("a", 8.0), ("b", 6.0), ("c", 5.0), ("d", 5.0), ("e", 3.0), ("f", 3.0)]
+    met = {frozenset(p) for p in ("ab", "ac", "ad", "ae", "af", "cd", "ef")}
+    pairs, bye = swiss_round(standing, met, rematches=True)
+    assert sum(frozenset(p) in met for p in pairs) == 1 and bye is None
+
+
 def test_a_whole_swiss_is_deterministic_and_never_rematches():
     def play(seed_order):
         rng = random.Random(5)

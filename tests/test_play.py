@@ -13,15 +13,14 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 import engine
 from arena.game.records import GameRecord
 from arena.play import closest_moves, describe_info, render_position
+from builders import ROOT, replayed
 
-ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "to move> "
 TIMEOUT_S = 60.0  # generous: the machine may be busy
 
@@ -104,10 +103,7 @@ def test_a_whole_game_from_a_pipe_is_saved_as_a_record(game, tmp_path):
     record = GameRecord.from_json(json.loads(save.read_text()))
     assert record.players[engine.get_game(game).colors[0]] == "you"
     # The record replays to the result it states.
-    g = engine.get_game(game)
-    state = g.new_state(seed=record.seed, opening=record.opening)
-    for move in record.moves:
-        state = g.apply(state, move.move)
+    g, state = replayed(record)
     outcome = g.outcome(state)
     assert outcome is not None and record.reason == outcome.reason
     assert record.winner == (None if outcome.winner is None else g.colors[outcome.winner])

@@ -4,23 +4,15 @@ stopped to make room, never the other seat of the game about to start."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import arena.run.pool as pool_module
-from arena.game.records import GameSpec
-from arena.run.config import parse_config
 from arena.run.pool import BotPool
+from builders import ROOT, spec, tournament
 
-ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["a", "b", "c", "d", "e"]
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
-
-
-def spec(index: int, players: tuple[str, str]) -> GameSpec:
-    return GameSpec(index=index, game_id=f"g{index}", game="oxono", round=1, players=players, opening=0, seed=index)
 
 
 def live(pool: BotPool) -> dict[str, int]:
@@ -31,8 +23,7 @@ def live(pool: BotPool) -> dict[str, int]:
 
 def test_a_pool_keeps_at_most_its_bound_stopping_the_least_recently_used(tmp_path, monkeypatch):
     monkeypatch.setattr(pool_module, "MAX_LIVE_BOTS", 3)
-    entries = "".join(f"  - {{name: {n}, cmd: python -m bots.random_bot, cwd: {ROOT}}}\n" for n in NAMES)
-    config = parse_config(f"name: p\ngame: oxono\ntime_control: 5+0.1\nbots:\n{entries}", base_dir=tmp_path)
+    config = tournament(tmp_path, NAMES, cwd=ROOT, name="p")
     pool = BotPool(config, None, "t")
     try:
         pool.play(spec(0, ("a", "b")))
@@ -57,8 +48,7 @@ def test_a_pool_keeps_at_most_its_bound_stopping_the_least_recently_used(tmp_pat
 
 
 def test_short_of_memory_a_pool_keeps_only_the_bots_of_the_game(tmp_path, monkeypatch):
-    entries = "".join(f"  - {{name: {n}, cmd: python -m bots.random_bot, cwd: {ROOT}}}\n" for n in NAMES)
-    config = parse_config(f"name: p\ngame: oxono\ntime_control: 5+0.1\nbots:\n{entries}", base_dir=tmp_path)
+    config = tournament(tmp_path, NAMES, cwd=ROOT, name="p")
     pool = BotPool(config, None, "t")
     try:
         pool.play(spec(0, ("a", "b")))

@@ -12,10 +12,9 @@ from arena.game.records import GameSpec
 from arena.run.config import load_config, parse_config
 from arena.run.preflight import StartupFailed, StartupProblem, preflight, preflight_deadline_s
 from arena.run.tournament import start_bots
-from test_cli import arena, assert_one_line_error, records, write_tournament
+from builders import BOTS, ROOT, arena, assert_one_line_error, records, spec, tournament_file
 
-ROOT = Path(__file__).resolve().parent.parent
-STOPPER = ROOT / "tests" / "bots" / "stop_parent_on_hello.py"
+STOPPER = BOTS / "stop_parent_on_hello.py"
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
@@ -80,7 +79,7 @@ def test_a_bot_that_does_not_answer_is_named_with_its_cause(tmp_path):
 
 
 def _specs(*names: str) -> list[GameSpec]:
-    return [GameSpec(index=0, game_id="r1-p1-g1", game="oxono", round=1, players=names, opening=0, seed=1)]
+    return [spec(0, names, game_id="r1-p1-g1", seed=1)]
 
 
 def test_nothing_to_play_starts_nothing(tmp_path):
@@ -162,7 +161,7 @@ def test_under_forfeit_a_bot_that_stopped_the_pre_flight_is_never_started_again(
 
 def test_arena_run_with_a_bot_that_stops_the_pre_flight_stops_with_one_line_in_time(tmp_path):
     stopper = f"python {STOPPER.relative_to(ROOT)}"
-    path = write_tournament(tmp_path, cmds={"gamma": stopper}, extra="startup_timeout: 1\n")
+    path = tournament_file(tmp_path, cmds={"gamma": stopper}, extra="startup_timeout: 1\n")
     deadline = preflight_deadline_s(load_config(path))
     started = time.monotonic()
     result = arena("run", path)
@@ -177,7 +176,7 @@ def test_arena_run_with_a_bot_that_stops_the_pre_flight_stops_with_one_line_in_t
 
 def test_arena_run_under_forfeit_plays_on_without_a_bot_that_stops_the_pre_flight(tmp_path):
     stopper = f"python {STOPPER.relative_to(ROOT)}"
-    path = write_tournament(tmp_path, cmds={"gamma": stopper}, extra="startup_timeout: 1\nstartup_failures: forfeit\n")
+    path = tournament_file(tmp_path, cmds={"gamma": stopper}, extra="startup_timeout: 1\nstartup_failures: forfeit\n")
     deadline = preflight_deadline_s(load_config(path))
     result = arena("run", path)
     assert result.exit_code == 0, result.err

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -22,28 +21,19 @@ from arena.bot.process import (
     StartError,
     WriteTimeout,
 )
+from builders import BOTS, bot_cmd
+from conftest import SOON, group_members, proc_stat, soon
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaked_processes"),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc"),
 ]
 
-BOTS = Path(__file__).parent / "bots"
-#: Deadline for things that should happen at once; generous for a busy machine.
-SOON = 10.0
 MOVES = ["Oa4 a3", "Ob1 b2"]
-
-
-def bot_cmd(name: str, *args: str) -> list[str]:
-    return [sys.executable, str(BOTS / f"{name}.py"), *args]
 
 
 def script_cmd(source: str) -> list[str]:
     return [sys.executable, "-c", source]
-
-
-def soon() -> float:
-    return time.monotonic() + SOON
 
 
 def hello() -> bytes:
@@ -68,29 +58,10 @@ def wait_until(condition: Callable[[], bool], timeout: float = SOON) -> bool:
     return True
 
 
-def proc_stat(pid: int) -> list[str] | None:
-    """Fields of /proc/<pid>/stat after the command name (state, ppid, pgrp, ...)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return None
-
-
 def running(pid: int) -> bool:
     """Exists and is not a zombie."""
     stat = proc_stat(pid)
     return stat is not None and stat[0] != "Z"
-
-
-def group_members(pgid: int) -> set[int]:
-    """Running processes of a process group."""
-    members = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = proc_stat(int(entry.name))
-            if stat is not None and stat[0] != "Z" and int(stat[2]) == pgid:
-                members.add(int(entry.name))
-    return members
 
 
 # --- lines ---

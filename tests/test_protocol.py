@@ -1,12 +1,12 @@
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
 
 import engine
 from arena.bot import protocol
+from builders import ROOT, spec
 
 
 @pytest.mark.parametrize("name", engine.GAMES)
@@ -190,13 +190,11 @@ MOVE = re.compile(r"[A-Za-z0-9]+( [A-Za-z0-9]+)?")
 
 @pytest.mark.parametrize("name", engine.GAMES)
 def test_the_lines_the_arena_sends_are_as_the_protocol_page_says(name, tmp_path):
-    from arena.game.records import GameSpec
     from arena.run.config import parse_config
     from arena.run.pool import BotPool
 
-    root = str(Path(__file__).resolve().parent.parent)
     bot = tmp_path / "recorder.py"
-    bot.write_text(RECORDER.format(root=root))
+    bot.write_text(RECORDER.format(root=str(ROOT)))
     config = parse_config(f"""\
 name: wire
 game: {name}
@@ -210,8 +208,8 @@ bots:
     try:
         opening = config.openings[0]
         for index, players in enumerate((("full", "compact"), ("compact", "full"))):
-            pool.play(GameSpec(index=index, game_id=f"g\"{index}é", game=name, round=1, players=players,
-                               opening=opening.start, opening_moves=opening.moves, seed=index))
+            pool.play(spec(index, players, game_id=f"g\"{index}é", game=name, opening=opening.start,
+                           opening_moves=opening.moves))
     finally:
         pool.close()
     seen: set[str] = set()

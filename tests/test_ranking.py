@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.game.records import GameRecord
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
+from builders import BOTS, arena, record, records, result, seed, start, tournament, tournament_file, winner_by
 
 # One round robin of eight bots, a single game per pair, found so that its
 # score groups of two hold one tie of each kind: (row, column) -> row's points.
@@ -29,17 +29,10 @@ RESULTS = {
 NAMES = sorted({name for pair in RESULTS for name in pair})
 
 
-def record(index: int, pink: str, black: str, points: float) -> GameRecord:
-    """An OXONO game of ``pink`` (first) against ``black``, ``points`` for pink."""
-    winner = None if points == 0.5 else "pink" if points == 1 else "black"
-    return GameRecord(
-        game_id=f"r1-{pink}~{black}-g1", game="oxono", players={"pink": pink, "black": black}, seed=index,
-        opening=0, time_control={"per_move_ms": 500}, moves=[], winner=winner,
-        reason="exhausted" if winner is None else "alignment", index=index,
-    )
-
-
-RECORDS = [record(i, a, b, points) for i, ((a, b), points) in enumerate(RESULTS.items())]
+#: The colour that wins a game its first bot scores ``points`` in.
+WINNER = {1: "pink", 0.5: None, 0: "black"}
+RECORDS = [record(i, a, b, WINNER[points], game_id=f"r1-{a}~{b}-g1")
+           for i, ((a, b), points) in enumerate(RESULTS.items())]
 
 
 def points_of(a: str, b: str) -> float:
@@ -147,27 +140,27 @@ def test_csv_holds_plain_numbers_that_match_the_json():
     assert h2h[1][0] == "e" and h2h[1][1] == "" and float(h2h[1][2]) == 0.5  # diagonal empty, score a number
 
 
+def test_places_are_the_rank_only_under_points(tmp_path: Path) -> None:
+    run = start(tournament(tmp_path, 8, "format: knockout\nranking: trueskill\n"))
+    run.play(winner_by(lambda spec: None if spec.round == 1 else min(spec.players, key=seed)))
+    standings = compute_standings(run.records, [b.name for b in run.config.bots], ranking="trueskill", rounds=run.rounds)
+    table = render_standings(standings, "plain", "ranking")
+    assert "5–8" not in table and "3–4" not in table
+
+
 def write_results(directory: Path, ranking: str) -> Path:
     """A results directory of a round robin of the eight bots (each pair plays
     its 4 games, every one ending as :data:`RESULTS` says for that pair), with
     ``ranking`` in its tournament.json as ``arena run`` writes it."""
-    from arena.run.config import parse_config
     from arena.run.results_dir import tournament_meta
     from arena.formats.schedule import make_schedule
 
-    bots = "".join(f"  - {{name: {name}, cmd: python -m bots.random_bot}}\n" for name in NAMES)
-    config = parse_config(f"name: ranked\ngame: oxono\ntime_control: 5+0.1\nranking: {ranking}\nbots:\n{bots}",
-                          base_dir=directory)
+    config = tournament(directory, NAMES, name="ranked", ranking=ranking)
     lines = []
     for spec in make_schedule(config.competition):
         first, second = spec.players
         points = points_of(first, second)
-        winner = None if points == 0.5 else "pink" if points == 1 else "black"
-        lines.append(GameRecord(
-            game_id=spec.game_id, game="oxono", players={"pink": first, "black": second}, seed=spec.seed,
-            opening=spec.opening, time_control={"initial_ms": 5000, "increment_ms": 100}, moves=[], winner=winner,
-            reason="exhausted" if winner is None else "alignment", index=spec.index, round=spec.round, pair=spec.pair,
-        ).to_line())
+        lines.append(result(spec, None if points == 0.5 else first if points == 1 else second).to_line())
     out = directory / "results"
     out.mkdir()
     (out / "games.jsonl").write_bytes(b"".join(lines))
@@ -176,8 +169,6 @@ def write_results(directory: Path, ranking: str) -> Path:
 
 
 def test_arena_standings_shows_the_rule_and_shared_ranks(tmp_path):
-    from test_cli import arena
-
     out = write_results(tmp_path, "points")
     data = json.loads(arena("standings", out, "-f", "json").out)
     assert data["ranking"] == "points" and data["total_games"] == 4 * 28
@@ -199,11 +190,9 @@ def test_arena_standings_shows_the_rule_and_shared_ranks(tmp_path):
 
 
 def test_a_bot_that_keeps_crashing_is_withdrawn(tmp_path):
-    from test_cli import BOTS, arena, records, write_tournament
-
     # gamma plays, then exits mid-game, in every game: 8 of the 12 games are its.
-    path = write_tournament(tmp_path, cmds={"gamma": f"python {BOTS / 'crash_midgame.py'}"},
-                            extra="withdraw_after_crashes: 2\n")
+    path = tournament_file(tmp_path, cmds={"gamma": f"python {BOTS / 'crash_midgame.py'}"},
+                           extra="withdraw_after_crashes: 2\n")
     result = arena("run", path, "-f", "json")
     assert result.exit_code == 0, result.err
     games = records(tmp_path / "out")

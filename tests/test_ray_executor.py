@@ -17,15 +17,12 @@ from pathlib import Path
 import pytest
 
 import needs
-from arena.results.standings import compute_standings
 from arena.run.config import ConfigError, load_config
 from arena.run.ray_executor import LOCAL_RAY
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
-from raytest import MARK, QUIET, marked, ray_runtime, wait_until_gone
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
+from builders import BOTS, RANDOM_SCRIPT, ROOT, arena, assert_one_line_error, records
+from raytest import MARK, QUIET, RANDOM, marked, marked_tournament, played, ranking, ray_runtime, wait_until_gone
 
 
 @pytest.fixture(scope="module")
@@ -38,44 +35,8 @@ def local_ray():
         yield ray
 
 
-def write_tournament(directory: Path, bots: dict[str, str], *, rounds=1, executor="ray", extra="") -> Path:
-    """A tournament file whose bots carry the test's mark in their environment."""
-    entries = "\n".join(
-        f"  - {{name: {name}, cmd: {cmd}, cwd: {ROOT}, env: {{{MARK}: '{directory}'}}}}" for name, cmd in bots.items()
-    )
-    path = directory / f"{executor}.yaml"
-    path.write_text(
-        f"name: t\ngame: oxono\ntime_control: 30+0.1\nrounds: {rounds}\nconcurrency: 2\nseed: 11\n"
-        f"executor: {executor}\noutput: out-{executor}\n{extra}bots:\n{entries}\n"
-    )
-    return path
-
-
-def lines(config) -> list[dict]:
-    return [json.loads(line) for line in (config.output / "games.jsonl").read_text().splitlines()]
-
-
-def played(records: list[dict]) -> dict[str, tuple]:
-    """What must not depend on the executor: by game, who played which colour,
-    every move, and how the game ended."""
-    return {
-        r["game_id"]: (r["players"], [m["move"] for m in r["moves"]], r["winner"], r["reason"], r["forfeit_by"])
-        for r in records
-    }
-
-
-def ranking(records, bots=None) -> list:
-    """The standings without the time the bots took (which no executor repeats)."""
-    standings = compute_standings(records, list(bots or RANDOM))
-    rows = [(b.name, b.mu, b.sigma, b.wins, b.draws, b.losses, b.forfeits) for b in standings.bots]
-    return [rows, standings.crosstable, standings.by_color]
-
-
-RANDOM = {name: "python -m bots.random_bot" for name in ("a", "b", "c")}
-
-
 def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ray):
-    configs = {e: load_config(write_tournament(tmp_path, RANDOM, rounds=2, executor=e)) for e in ("local", "ray")}
+    configs = {e: load_config(marked_tournament(tmp_path, RANDOM, rounds=2, executor=e)) for e in ("local", "ray")}
     niceness: set[int] = set()
 
     def look_at_bots(record, summary):
@@ -86,7 +47,7 @@ def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ra
                 pass
 
     summaries = {e: run_tournament(config, on_record=look_at_bots) for e, config in configs.items()}
-    games = {e: lines(config) for e, config in configs.items()}
+    games = {e: records(config.output) for e, config in configs.items()}
     ids = [spec.game_id for spec in make_schedule(configs["ray"].competition)]
     assert sorted(r["game_id"] for r in games["ray"]) == sorted(ids)  # every game, each once
     assert played(games["ray"]) == played(games["local"])
@@ -105,7 +66,7 @@ def test_a_killed_actor_loses_only_its_game_and_takes_its_bots(tmp_path, local_r
 
     # Bots that fork a child: a SIGKILL'ed actor runs no handler, yet its bots' children must die too.
     slow = f"[python, {BOTS / 'slow_forker.py'}, '0.02']"
-    config = load_config(write_tournament(tmp_path, {"a": slow, "b": slow}, rounds=4))
+    config = load_config(marked_tournament(tmp_path, {"a": slow, "b": slow}, rounds=4))
     executor = RayExecutor(config, config.output / "logs")
     victim: dict[str, object] = {}
 
@@ -122,7 +83,7 @@ def test_a_killed_actor_loses_only_its_game_and_takes_its_bots(tmp_path, local_r
 
     summary = run_tournament(config, executor=executor, on_record=kill_one)
     assert executor.lost == 1
-    ids = [r["game_id"] for r in lines(config)]
+    ids = [r["game_id"] for r in records(config.output)]
     assert sorted(ids) == sorted(spec.game_id for spec in make_schedule(config.competition))  # once each, none lost
     assert summary.played == len(ids)
     assert not any(r.reason == "crash" for r in summary.records)  # the lost game was replayed, not forfeited
@@ -135,11 +96,11 @@ def test_an_actor_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_pat
 
     flag = tmp_path / "stopped-once"  # the first bot process to stop its actor leaves this
     bots = {"hostile": f"[python, {BOTS / 'stop_worker.py'}, '{flag}']", "steady": "python -m bots.random_bot"}
-    config = load_config(write_tournament(tmp_path, bots))
+    config = load_config(marked_tournament(tmp_path, bots))
     executor = RayExecutor(config, config.output / "logs", game_deadline=5)
     summary = run_tournament(config, executor=executor)
     assert flag.exists() and executor.lost == 1
-    assert sorted(r["game_id"] for r in lines(config)) == sorted(s.game_id for s in make_schedule(config.competition))
+    assert sorted(r["game_id"] for r in records(config.output)) == sorted(s.game_id for s in make_schedule(config.competition))
     assert all(r.forfeit_by is None for r in summary.records)
     assert wait_until_gone(str(tmp_path)) == []
 
@@ -168,7 +129,7 @@ def _stat_field(pid: int, index: int) -> int:
 
 def test_a_bot_crash_is_a_crash_forfeit_as_locally(tmp_path, local_ray):
     bots = {"crasher": f"python {BOTS / 'crash_midgame.py'}", "steady": "python -m bots.random_bot"}
-    configs = {e: load_config(write_tournament(tmp_path, bots, executor=e)) for e in ("local", "ray")}
+    configs = {e: load_config(marked_tournament(tmp_path, bots, executor=e)) for e in ("local", "ray")}
     records = {e: {r.game_id: r for r in run_tournament(c).records} for e, c in configs.items()}
     crashes = [r for r in records["ray"].values() if r.reason == "crash"]
     assert crashes and all(r.players[r.forfeit_by] == "crasher" for r in crashes)
@@ -181,7 +142,7 @@ def test_a_bot_crash_is_a_crash_forfeit_as_locally(tmp_path, local_ray):
 def test_an_actor_that_cannot_make_a_bots_scratch_directory_stops_the_run_as_locally(tmp_path, local_ray):
     from arena.results.store import StoreError
 
-    config = load_config(write_tournament(tmp_path, RANDOM))
+    config = load_config(marked_tournament(tmp_path, RANDOM))
 
     def block_the_actors(summary):  # after the pre-flight, before the first game
         (config.output / "scratch").mkdir()
@@ -190,12 +151,12 @@ def test_an_actor_that_cannot_make_a_bots_scratch_directory_stops_the_run_as_loc
 
     with pytest.raises(StoreError, match=r"^cannot make the scratch directory '.*/scratch/b\.ray\d': File exists$"):
         run_tournament(config, on_start=block_the_actors)
-    assert all(r["forfeit_by"] is None for r in lines(config))  # no bot is charged with the arena's disk
+    assert all(r["forfeit_by"] is None for r in records(config.output))  # no bot is charged with the arena's disk
 
 
 def test_ctrl_c_of_the_driver_leaves_no_bot_process(tmp_path, local_ray):
     bots = {name: f"[python, {BOTS / 'slow_forker.py'}, '0.05']" for name in ("a", "b")}
-    path = write_tournament(tmp_path, bots, rounds=20)
+    path = marked_tournament(tmp_path, bots, rounds=20)
     address = local_ray.get_runtime_context().gcs_address
     driver = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "run", str(path), "--ray-address", address],
@@ -225,11 +186,11 @@ def test_bots_shipped_with_working_dir_run_from_the_copy(tmp_path, local_ray):
     shipped.mkdir()
     (shipped / "where_bot.py").write_text(
         "import os, sys\nprint('cwd', os.getcwd(), file=sys.stderr, flush=True)\n"
-        f"sys.argv[0] = {str(ROOT / 'bots' / 'random_bot.py')!r}\n"
+        f"sys.argv[0] = {str(RANDOM_SCRIPT)!r}\n"
         f"exec(open(sys.argv[0]).read())\n"
     )
     bots = {"a": "python where_bot.py", "b": "python where_bot.py"}
-    text = write_tournament(tmp_path, bots, extra="ray: {working_dir: shipped}\n").read_text()
+    text = marked_tournament(tmp_path, bots, extra="ray: {working_dir: shipped}\n").read_text()
     path = tmp_path / "shipped.yaml"
     path.write_text(text.replace(f"cwd: {ROOT}", "cwd: shipped"))
     config = load_config(path)
@@ -240,8 +201,8 @@ def test_bots_shipped_with_working_dir_run_from_the_copy(tmp_path, local_ray):
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    records = lines(config)
-    assert len(records) == 4 and not any(r["forfeit_by"] for r in records)
+    games = records(config.output)
+    assert len(games) == 4 and not any(r["forfeit_by"] for r in games)
     # The actors' logs: the pre-flight's (``a/preflight.log``) ran on this machine, in the original.
     # A bot started by a game writes its start-up to that game's log.
     actors = [*(config.output / "logs").glob("*/ray*.log"), *(config.output / "logs").glob("*/games/*.log")]
@@ -252,17 +213,15 @@ def test_bots_shipped_with_working_dir_run_from_the_copy(tmp_path, local_ray):
 
 def test_without_ray_the_run_stops_before_any_game_with_one_line(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as if it were not installed
-    config = load_config(write_tournament(tmp_path, RANDOM))
+    config = load_config(marked_tournament(tmp_path, RANDOM))
     with pytest.raises(ConfigError, match=r"ray\.yaml: executor: the ray executor needs the Python package 'ray': pip install"):
         run_tournament(config)
     assert not config.output.exists()
 
 
 def test_the_command_line_says_in_one_line_what_is_missing(tmp_path, monkeypatch):
-    from test_cli import arena, assert_one_line_error
-
     monkeypatch.setitem(sys.modules, "ray", None)
-    path = write_tournament(tmp_path, RANDOM, executor="local")
+    path = marked_tournament(tmp_path, RANDOM, executor="local")
     assert_one_line_error(arena("run", path, "--executor", "ray"), "needs the Python package 'ray'", "pip install")
     assert_one_line_error(arena("run", path, "--ray-address", "auto"), "needs the Python package 'ray'")
     assert_one_line_error(arena("run", path, "--executor", "dask"), "--executor: unknown value 'dask'; use one of: local, ray")
@@ -274,7 +233,7 @@ def test_on_each_node_python_is_that_nodes_and_shipped_bots_run_from_the_copy(tm
 
     shipped, copy = tmp_path / "bots", tmp_path / "unpacked"
     (shipped / "deep").mkdir(parents=True)
-    path = write_tournament(tmp_path, {"py": "python x.py", "bin": f"{shipped / 'deep' / 'bot'}", "there": "python y.py"},
+    path = marked_tournament(tmp_path, {"py": "python x.py", "bin": f"{shipped / 'deep' / 'bot'}", "there": "python y.py"},
                             executor="ray")
     text = path.read_text().replace(f"cwd: {ROOT}, env: {{{MARK}: '{tmp_path}'}}}}\n  - {{name: bin",
                                     f"cwd: {shipped / 'deep'}}}\n  - {{name: bin")
@@ -295,7 +254,7 @@ def test_on_each_node_python_is_that_nodes_and_shipped_bots_run_from_the_copy(tm
 
 def test_an_unreachable_cluster_is_one_line_not_a_wait_for_ever(tmp_path):
     needs.module("ray", "pip install -e '.[ray]'")
-    path = write_tournament(tmp_path, RANDOM)
+    path = marked_tournament(tmp_path, RANDOM)
     # A process of its own: this one may be connected to the module's Ray already.
     result = subprocess.run(
         [sys.executable, "-m", "arena.cli", "run", str(path), "--ray-address", "127.0.0.1:1"],

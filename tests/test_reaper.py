@@ -12,7 +12,8 @@ import pytest
 
 from arena.bot.process import BotProcess, ProcessExited
 from arena.bot.reaper import children, kill_all, proc_stat
-from test_process import bot_cmd, group_members, soon
+from builders import bot_cmd
+from conftest import group_members, soon
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaked_processes"),

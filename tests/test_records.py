@@ -4,19 +4,19 @@ import dataclasses
 import json
 import random
 
+import builders
 import engine
 from arena.game.records import GameRecord, MoveRecord, REASONS, RULE_REASONS
 
 
 def record(**changes):
-    base = GameRecord(
-        game_id="r1-p1-g1", game="oxono", players={"pink": "a", "black": "b"}, seed=7, opening=1,
-        time_control={"initial_ms": 5000, "increment_ms": 100},
+    """A record with every field set (a move with an ``info``, one without), as ``changes`` change it."""
+    full = builders.record(
+        3, "a", "b", "pink", game_id="r1-p1-g1", seed=7, opening=1,
         moves=[MoveRecord("Xc5 c6", 1.25), MoveRecord("Od4 d3", 0.5, {"depth": 3, "pv": ["é", "Xa1 a2"]})],
-        winner="pink", reason="alignment", started_at="2026-01-01T00:00:00.000+00:00",
-        ended_at="2026-01-01T00:00:01.000+00:00", index=3, round=2,
+        started_at="2026-01-01T00:00:00.000+00:00", ended_at="2026-01-01T00:00:01.000+00:00", round=2,
     )
-    return dataclasses.replace(base, **changes)
+    return dataclasses.replace(full, **changes)
 
 
 def old_line(game: GameRecord) -> bytes:

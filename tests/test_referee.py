@@ -12,14 +12,11 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.bot.player import BotPlayer
-from arena.bot.spec import BotConfig
 from arena.game.clock import TimeControl
-from arena.game.records import GameRecord, GameSpec
+from arena.game.records import GameRecord
 from arena.game.referee import play_game
+from builders import BOTS, bot_player, replayed, spec
 
-BOTS = Path(__file__).parent / "bots"
-ROOT = Path(__file__).parent.parent
 FAST = TimeControl(per_move_ms=500)
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
@@ -28,23 +25,14 @@ pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 def player(tmp_path, script, *args, name=None, startup_timeout_s=3.0):
     name = name or Path(script).stem
     cmd = (sys.executable, str(BOTS / script), *map(str, args))
-    return BotPlayer(
-        BotConfig(name=name, cmd=cmd, options={}, cwd=ROOT, env={}),
-        "oxono",
-        log_path=tmp_path / f"{name}.log",
-        startup_timeout_s=startup_timeout_s,
-        quit_grace_s=1.0,
-    )
+    return bot_player(name, cmd, log_path=tmp_path / f"{name}.log", startup_timeout_s=startup_timeout_s,
+                      quit_grace_s=1.0)
 
 
-def spec(players, game="oxono", number=1, opening=0):
-    return GameSpec(index=number, game_id=f"t{number}", game=game, round=1,
-                    players=tuple(p.name for p in players), opening=opening, seed=number)
-
-
-def play(players, control=FAST, **kwargs):
+def play(players, control=FAST, number=1, **fields):
+    """``players`` (in seat order) play game ``number`` (``fields``: of its spec); the record and how long it took."""
     started = time.monotonic()
-    record = play_game(spec(players, **kwargs), players, control)
+    record = play_game(spec(number, [p.name for p in players], **fields), players, control)
     return record, time.monotonic() - started
 
 
@@ -77,10 +65,7 @@ def test_a_clean_game_reuses_both_processes(tmp_path, closing):
         assert record.forfeit_by is None and record.reason in ("alignment", "exhausted")
         assert 1 <= len(record.moves) <= 32
         # replaying the moves on the engine reaches the recorded result
-        game = engine.get_game("oxono")
-        state = game.new_state(seed=record.seed, opening=record.opening)
-        for move in record.moves:
-            state = game.apply(state, move.move)
+        game, state = replayed(record)
         outcome = game.outcome(state)
         assert outcome is not None and outcome.reason == record.reason
         assert record.winner == (None if outcome.winner is None else game.colors[outcome.winner])
@@ -215,7 +200,7 @@ def test_a_very_long_move_string_is_refused_briefly(tmp_path, closing):
         "from _botlib import play\n"
         "play(lambda turn, count: {'type': 'move', 'move': 'X' * 5000})\n"
     )
-    bad = BotPlayer(BotConfig(name="bad", cmd=(sys.executable, str(script)), options={}, cwd=ROOT, env={}), "oxono")
+    bad = bot_player("bad", (sys.executable, str(script)))
     good = player(tmp_path, "echo_bot.py", name="good")
     closing([bad, good])
     record, _ = play([bad, good])
@@ -228,8 +213,7 @@ def test_a_game_starts_after_its_opening_moves(tmp_path, closing):
     a, b = player(tmp_path, "echo_bot.py", name="a"), player(tmp_path, "echo_bot.py", name="b")
     closing([a, b])
     opening = ("Xd5 d6", "Oc4 b4", "Xd4 d3")  # three plies: black (seat 1) moves first after it
-    game_spec = GameSpec(index=0, game_id="o1", game="oxono", round=1, players=("a", "b"), opening=1, seed=3,
-                         pair=7, opening_moves=opening)
+    game_spec = spec(0, ("a", "b"), game_id="o1", opening=1, seed=3, pair=7, opening_moves=opening)
     record = play_game(game_spec, [a, b], FAST)
     assert record.opening_moves == list(opening) and record.pair == 7 and record.opening == 1
     assert record.forfeit_by is None

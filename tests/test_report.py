@@ -16,7 +16,7 @@ import engine
 from arena.game.positions import positions
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.report import LiveReport, Progress, REFRESH_S, write_report
-from builders import meta_of, report_page
+from builders import arena, assert_one_line_error, meta_of, report_page
 from arena.results.report.board import board_svg, pieces_svg, square_name
 from arena.results.report.charts import move_times, quantile
 from arena.results.report.data import INFO_CHARS, games_data
@@ -24,7 +24,6 @@ from arena.results.standings import compute_standings
 from arena.results.sprt import SprtConfig
 from arena.results.tables import standings_notes, standings_tables
 from played_games import played_games
-from test_cli import arena, assert_one_line_error
 
 META = {"name": "cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},
         "bots": [{"name": n, "options": {}} for n in ("ann", "bob", "cy")]}

@@ -3,7 +3,6 @@ rounds, each game linked to the viewer; bot names shown as text."""
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import re
 import xml.etree.ElementTree as ET
@@ -14,41 +13,11 @@ import pytest
 
 import engine
 from arena.game.records import GameRecord
-from builders import results, report_page
+from builders import HOSTILE_NAME, KNOCKOUT, STAND_IN, played_cup, results, report_page
 from arena.results.report.bracket import game_href, rounds_html
-from arena.formats.game_pairs import game_seed
 from arena.formats.rounds import Rounds
 from arena.results.standings import compute_standings
 from arena.results.tables import standings_tables
-from played_games import played_tournament
-
-#: A bot name that would be markup if the report did not show it as text.
-HOSTILE = "<img src=x onerror=alert(1)>"
-#: The name it plays under (a tournament file refuses the hostile one), renamed after:
-#: both sort before the other names, so the game ids keep their order of names.
-STAND_IN = "0evil"
-
-
-def tournament(stages: str, names: list[str], winners: dict[frozenset[str], list[str]]) -> tuple[list[GameRecord], dict[str, Any]]:
-    bots = "".join(f"  - name: {name}\n    cmd: python -m bots.greedy\n" for name in names)
-    text = f"name: cup\ngame: oxono\ntime_control: move 0.2\n{stages}\nbots:\n{bots}"
-    records, meta = played_tournament(text, winners)
-    return [renamed(r, meta["seed"]) for r in records], renamed_meta(meta)
-
-
-def renamed(record: GameRecord, tournament_seed: int) -> GameRecord:
-    # A game's seed follows from its id: the renamed game is the one the renamed schedule holds.
-    game_id = record.game_id.replace(STAND_IN, HOSTILE)
-    return dataclasses.replace(record, game_id=game_id, seed=game_seed(tournament_seed, game_id),
-                               players={c: HOSTILE if n == STAND_IN else n for c, n in record.players.items()})
-
-
-def renamed_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    name = lambda n: HOSTILE if n == STAND_IN else n  # noqa: E731
-    return {**meta, "bots": [{**b, "name": name(b["name"])} for b in meta["bots"]],
-            "seeding": [name(n) for n in meta["seeding"]],
-            "pairings": [{**p, "pairs": [[name(a), None if b is None else name(b)] for a, b in p["pairs"]],
-                          "byes": [name(n) for n in p["byes"]]} for p in meta["pairings"]]}
 
 
 def rounds_of(records: list[GameRecord], meta: dict[str, Any]) -> Rounds:
@@ -84,20 +53,9 @@ def linked_games(element: ET.Element) -> list[str]:
     return out
 
 
-#: A knockout of 5 (three byes in the first round) with one game pair a match
-#: and up to two tie-break pairs: dan and eve tie their pair, eve wins the
-#: next; bob and the hostile bot stay tied through the tie-breaks, bob goes
-#: through as the better seed; bob wins the final.
-KNOCKOUT = ("format: knockout\ntiebreak_pairs: 2", ["ann", "bob", STAND_IN, "dan", "eve"], {
-    frozenset({"dan", "eve"}): ["dan", "eve", "eve", "eve"],
-    frozenset({"bob", STAND_IN}): ["bob", STAND_IN] * 3,
-    frozenset({"ann", "bob"}): ["bob", "bob"],
-})
-
-
 @pytest.fixture(scope="module")
 def knockout() -> tuple[list[GameRecord], dict[str, Any]]:
-    return tournament(*KNOCKOUT)
+    return played_cup(*KNOCKOUT)
 
 
 def test_a_knockout_is_drawn_a_column_per_round(knockout):
@@ -111,8 +69,8 @@ def test_a_knockout_is_drawn_a_column_per_round(knockout):
     boxes = [[[(text(b.find("span[@class='seed']")), text(b.find("span[@class='name']")), has_class(b, "winner"))
                for b in find(m, "bot")] for m in find(c, "match")] for c in columns]
     assert boxes == [
-        [[("1", "ann", True)], [("4", "dan", False), ("5", "eve", True)], [("2", "bob", True)], [("3", HOSTILE, True)]],
-        [[("1", "ann", True), ("5", "eve", False)], [("2", "bob", True), ("3", HOSTILE, False)]],
+        [[("1", "ann", True)], [("4", "dan", False), ("5", "eve", True)], [("2", "bob", True)], [("3", HOSTILE_NAME, True)]],
+        [[("1", "ann", True), ("5", "eve", False)], [("2", "bob", True), ("3", HOSTILE_NAME, False)]],
         [[("1", "ann", False), ("2", "bob", True)]],
         [[("2", "bob", True)]],
     ]
@@ -145,7 +103,7 @@ def test_each_match_links_its_games_for_the_viewer(knockout):
     labels = [e.text for e in seed_box.iter() if has_class(e, "game") or has_class(e, "tb")]
     assert labels == ["1", "2", "tie-break", "3", "4", "5", "6"]
     # The address is the one the viewer writes for that game (encodeURIComponent).
-    hostile_game = f"r2-{HOSTILE}~bob-g1"
+    hostile_game = f"r2-{HOSTILE_NAME}~bob-g1"
     assert game_href(hostile_game) == "#game=r2-%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E~bob-g1&ply=0"
     assert hostile_game in linked_games(seed_box)
 
@@ -160,8 +118,8 @@ def test_the_report_draws_the_bracket_instead_of_its_text_table(knockout):
     standings = compute_standings(records, [b["name"] for b in meta["bots"]], rounds=rounds_of(records, meta))
     assert "bracket" in [t.key for t in standings_tables(standings)]
     # The hostile name is text wherever it appears: escaped, never markup.
-    assert HOSTILE not in page
-    assert html.escape(HOSTILE) in page
+    assert HOSTILE_NAME not in page
+    assert html.escape(HOSTILE_NAME) in page
     assert not re.search(r"<img[^>]*onerror", page)
 
 
@@ -185,7 +143,7 @@ STAGED = ("stages: [{format: swiss, rounds: 3}, {format: knockout, top: 4}]", ["
 
 
 def test_a_staged_tournament_draws_its_swiss_rounds_then_its_bracket():
-    records, meta = tournament(*STAGED)
+    records, meta = played_cup(*STAGED)
     rounds = rounds_of(records, meta)
     swiss, knockout_ = rounds.stages
     page = report_page(records, meta)

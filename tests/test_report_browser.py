@@ -22,7 +22,7 @@ import needs
 from arena.game.positions import positions
 from arena.game.records import GameRecord
 from arena.results.report import write_report
-from builders import meta_of, report_page
+from builders import HOSTILE_NAME, KNOCKOUT, meta_of, played_cup, report_page
 from played_games import played_games
 
 BOTS = ["ann", "bob", "cy"]
@@ -389,9 +389,7 @@ def test_a_match_in_the_bracket_opens_its_games(browser, tmp_path, shots):
     opens that game in the viewer, the hostile bot's name shown as text."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from test_report_bracket import HOSTILE, KNOCKOUT, tournament
-
-    records, meta = tournament(*KNOCKOUT)
+    records, meta = played_cup(*KNOCKOUT)
     path = tmp_path / "report.html"
     write_report(path, report_page(records, meta))
     browser.get("about:blank")
@@ -402,10 +400,10 @@ def test_a_match_in_the_bracket_opens_its_games(browser, tmp_path, shots):
     assert [w.text for w in winners] == ["ann", "bob"]
     # The match decided by the seed rule: its fifth game is the second tie-break pair's first.
     match = browser.find_element("css selector", '.bracket .match[data-decided="seed"]')
-    assert HOSTILE in match.text
+    assert HOSTILE_NAME in match.text
     match.find_elements("css selector", "a.game")[4].click()
     WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "viewer").is_displayed())
-    game_id = f"r2-{HOSTILE}~bob-g5"
+    game_id = f"r2-{HOSTILE_NAME}~bob-g5"
     assert browser.find_element("id", "v-title").text.startswith(f"Game {game_id}:")
     record = next(r for r in records if r.game_id == game_id)
     assert shown_ply(browser) == 0 and board(browser) == expected_board(positions(record)[0], "oxono")

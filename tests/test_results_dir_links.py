@@ -20,25 +20,21 @@ import pytest
 
 import engine
 from arena.bot import safe_files
-from arena.bot.player import BotPlayer
 from arena.bot.process import ArenaWriteError
 from arena.bot.safe_files import RefusedFile
-from arena.bot.spec import BotConfig
 from arena.bot.stderr_log import StderrLog
 from arena.game.positions import start_state
 from arena.results.report import write_report
 from arena.results.report.data import games_data
 from arena.results.meta import MAX_META_BYTES
 from arena.results.store import MAX_GAMES_BYTES, ResultsStore, StoreError
-from arena.run.config import load_config, parse_config
-from builders import report_page
+from arena.run.config import load_config
 from arena.run.preflight import preflight
 from arena.run.results_dir import RunPlan, open_results, read_results
 from arena.formats.schedule import make_schedule
 from played_games import played_games
-from test_cli import ROOT, arena, assert_one_line_error, write_tournament
-from test_first_contact import finishes_within
-from test_store import TOURNAMENT, record_for
+from builders import (ROOT, arena, assert_one_line_error, bot_player, fenced, finishes_within, hostile_tournament,
+                      record_for, report_page, tournament, tournament_file)
 
 BASHRC = "# the organiser's ~/.bashrc\nexport PATH=$HOME/bin:$PATH\n"
 SHADOW = "root:$6$SECRET-HASH-OF-ROOT:19000:0:99999:7:::\n"
@@ -110,7 +106,7 @@ def test_a_temporary_file_has_a_name_nobody_can_guess(tmp_path, home, monkeypatc
 
 @pytest.fixture
 def config(tmp_path):
-    return parse_config(TOURNAMENT, base_dir=tmp_path)
+    return tournament(tmp_path, ("a", "b", "c"), name="store-test", seed=3, output="out")
 
 
 @pytest.mark.parametrize("kind", ["file", "dangling", "fifo"])
@@ -205,8 +201,6 @@ def test_a_link_at_a_games_log_or_its_folders_is_refused(tmp_path, home, planted
 
 
 def test_a_link_at_a_preflight_log_stops_the_preflight_in_one_line(tmp_path, home):
-    from test_hostile_bots import write_tournament as hostile_tournament
-
     config = load_config(hostile_tournament(tmp_path, ["echo_bot.py"]))
     logs = config.output / "logs"
     plant(logs / "a" / "preflight.log", "dangling", home)
@@ -219,8 +213,7 @@ def test_a_link_at_a_preflight_log_stops_the_preflight_in_one_line(tmp_path, hom
 def test_a_link_at_a_bots_scratch_directory_is_refused(tmp_path, home):
     scratch = tmp_path / "out" / "scratch"
     plant(scratch / "r.w1", "folder", home)
-    player = BotPlayer(BotConfig(name="r", cmd=(sys.executable, "-m", "bots.random_bot"), options={}, cwd=ROOT, env={}),
-                       "oxono", scratch_dir=scratch / "r.w1")
+    player = bot_player("r", (sys.executable, "-m", "bots.random_bot"), scratch_dir=scratch / "r.w1")
     with pytest.raises(ArenaWriteError) as caught:
         player.ensure_started()
     player.close()
@@ -231,7 +224,7 @@ def test_a_link_at_a_bots_scratch_directory_is_refused(tmp_path, home):
 @pytest.mark.usefixtures("no_leaked_processes")
 def test_arena_run_with_links_at_the_workers_logs_stops_in_one_line(tmp_path, home):
     # The hunt's attack: a bot's stderr appended to the organiser's ~/.bashrc.
-    path = write_tournament(tmp_path)
+    path = tournament_file(tmp_path)
     out = tmp_path / "out"
     for bot in ("alpha", "beta", "gamma"):
         for worker in (1, 2):
@@ -289,13 +282,7 @@ def security_page_quotes() -> list[str]:
     """The lines docs/security.md quotes in its section on results directories."""
     page = (ROOT / "docs" / "security.md").read_text()
     section = page[page.index("## Results directories are untrusted input"):]
-    return [body.strip() for lang, body in fenced_blocks(section) if lang == ""]
-
-
-def fenced_blocks(text: str) -> list[tuple[str, str]]:
-    from test_docs import FENCE
-
-    return [(m.group(1), m.group(2)) for m in FENCE.finditer(text)]
+    return [body.strip() for lang, body in fenced(section) if lang == ""]
 
 
 def test_a_fifo_in_place_of_a_log_does_not_hang_show_and_is_said_as_the_docs_say(tmp_path):

@@ -11,46 +11,27 @@ import json
 import math
 import random
 import re
-import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-import engine
 from arena.game.records import GameRecord, GameSpec
 from arena.formats.game_pairs import game_ids
 from arena.formats.pairing import knockout_places
 from arena.formats.progression import estimated_games, next_pairing, read_progress, rounds_schedule, withdrawn_bots
-from arena.formats.rounds import Rounds
 from arena.formats.scoring import points_order
 from arena.formats.stages import Pairing, Stage, pairings_from_json
-from arena.run.config import ConfigError, TournamentConfig, parse_config
-
-COLORS = engine.get_game("oxono").colors
-TIME_CONTROL = {"initial_ms": 5000, "increment_ms": 100}
+from arena.results.standings import compute_standings
+from arena.results.store import ResultsConflict
+from arena.run.config import ConfigError, parse_config
+from arena.run.results_dir import RunPlan, tournament_meta
+from builders import (Run, better_seed, forfeit, names, result, seed, start, tournament, tournament_text,
+                      winner_by)
 
 
 # -- helpers ---------------------------------------------------------------------
-
-
-def names(n: int) -> list[str]:
-    """``s1`` .. ``sn``, the seeding order (``s10`` sorts before ``s2``, so a
-    game id's name order is not the seeding's)."""
-    return [f"s{i}" for i in range(1, n + 1)]
-
-
-def seed(name: str) -> int:
-    return int(name[1:])
-
-
-def tournament(tmp_path: Path, bots: int | Sequence[str], settings: str = "") -> TournamentConfig:
-    """A tournament of ``bots`` (a count: ``s1``..``sn``) with the YAML ``settings``."""
-    bot_names = names(bots) if isinstance(bots, int) else list(bots)
-    entries = "".join(f"  - {{name: {b}, cmd: python -m bots.random_bot}}\n" for b in bot_names)
-    text = f"name: t\ngame: oxono\ntime_control: 5+0.1\n{textwrap.dedent(settings)}bots:\n{entries}"
-    return parse_config(text, base_dir=tmp_path)
 
 
 def k_of(spec: GameSpec | GameRecord) -> int:
@@ -58,29 +39,6 @@ def k_of(spec: GameSpec | GameRecord) -> int:
     return int(spec.game_id.rpartition("-g")[2])
 
 
-def result(spec: GameSpec, winner: str | None) -> GameRecord:
-    """The record of ``spec`` won by the bot ``winner`` (None: a draw)."""
-    record = GameRecord.for_spec(spec, COLORS, TIME_CONTROL)
-    if winner is None:
-        record.end_by_rules(None, "exhausted", None)
-    else:
-        assert winner in spec.players
-        record.end_by_rules(spec.players.index(winner), "alignment", None)
-    return record
-
-
-def forfeit(spec: GameSpec, loser: str, reason: str) -> GameRecord:
-    record = GameRecord.for_spec(spec, COLORS, TIME_CONTROL)
-    record.end_by_forfeit(spec.players.index(loser), reason, f"{loser}: {reason}")
-    return record
-
-
-def winner_by(decide: Callable[[GameSpec], str | None]) -> Callable[[GameSpec], GameRecord]:
-    return lambda spec: result(spec, decide(spec))
-
-
-#: The better seed (the lower number) wins every game.
-better_seed = winner_by(lambda spec: min(spec.players, key=seed))
 #: Every game is drawn.
 draws = winner_by(lambda spec: None)
 
@@ -94,56 +52,6 @@ def stronger(order: Sequence[str]) -> Callable[[GameSpec], GameRecord]:
 def split(spec: GameSpec) -> str:
     """Each bot wins the game it moves first in: every game pair is split 1–1."""
     return spec.players[0]
-
-
-@dataclass
-class Run:
-    """A tournament as the runner's loop leaves it."""
-
-    config: TournamentConfig
-    seeding: list[str]
-    pairings: list[Pairing] = field(default_factory=list)
-    records: list[GameRecord] = field(default_factory=list)
-    #: Each batch of games the loop asked for, in order.
-    batches: list[list[GameSpec]] = field(default_factory=list)
-
-    @property
-    def rounds(self) -> Rounds:
-        return read_progress(self.config.competition, self.seeding, self.pairings, self.records)
-
-    def advance(self, rounds_paired: int | None = None) -> list[GameSpec]:
-        """As ``RunPlan.advance``: the games to play next, pairing a round
-        when every game before is recorded; empty once the tournament is
-        over (or once ``rounds_paired`` rounds are paired and played)."""
-        while True:
-            rounds = self.rounds
-            done = {r.game_id for r in self.records}
-            pending = [s for s in rounds_schedule(self.config.competition, rounds) if s.game_id not in done]
-            if pending:
-                return pending
-            if rounds_paired is not None and len(self.pairings) >= rounds_paired:
-                return []
-            pairing = next_pairing(self.config.competition, rounds, self.records)
-            if pairing is None:
-                return []
-            # Stored in tournament.json and read back, as the runner does.
-            stored = json.loads(json.dumps([p.to_json() for p in [*self.pairings, pairing]]))
-            self.pairings = pairings_from_json(stored)
-
-    def play(self, decide: Callable[[GameSpec], GameRecord], until_round: int | None = None) -> Run:
-        """Play with ``decide`` making each game's record, to the end (or
-        until round ``until_round`` is played, the next one not yet paired)."""
-        for _ in range(10_000):
-            pending = self.advance(until_round)
-            if not pending:
-                return self
-            self.batches.append(pending)
-            self.records += [decide(spec) for spec in pending]
-        raise AssertionError("the tournament never ends")
-
-
-def start(config: TournamentConfig, seeding: Sequence[str] | None = None) -> Run:
-    return Run(config, list(seeding) if seeding is not None else [b.name for b in config.bots])
 
 
 def tally(records: Sequence[GameRecord], pairings: Sequence[Pairing], bye_value: float = 0.0,
@@ -266,6 +174,12 @@ def test_knockout_places_of_a_bracket_in_progress() -> None:
     assert knockout_places([], 8) == {}
     # A two-bot knockout is its final.
     assert knockout_places([[("a", "b")]], 2) == {"a": (1, 1), "b": (2, 2)}
+
+
+def test_a_knockout_in_progress_places_the_bots_still_in_above_those_knocked_out(tmp_path: Path) -> None:
+    run = start(tournament(tmp_path, 8, "format: knockout\n"))
+    run.play(better_seed, until_round=1)
+    assert run.rounds.places() == [*((f"s{i}", (1, 4)) for i in range(1, 5)), *((f"s{i}", (5, 8)) for i in range(5, 9))]
 
 
 # -- knockout matches: game pairs and tie-breaks -------------------------------------
@@ -394,6 +308,21 @@ def test_a_bot_that_leaves_after_winning_gives_its_next_opponent_a_walkover(tmp_
     assert sum("s4" in r.players.values() for r in run.records) == 2
 
 
+def test_a_knockout_bot_that_left_after_winning_on_the_board_does_not_break_the_schedule(tmp_path: Path) -> None:
+    run = start(tournament(tmp_path, 4, "format: knockout\n"))
+    run.play(better_seed, until_round=1)
+    run.advance()  # the final paired: s1 against s2
+    left = tournament(tmp_path, ["s2", "s3", "s4"], "format: knockout\n")
+    rounds = read_progress(left.competition, run.seeding, run.pairings, run.records)
+    specs = rounds_schedule(left.competition, rounds, {"s2": "v", "s3": "v", "s4": "v"})  # no version for s1: it left
+    # s1's semi-final stands in the bracket, its games out of the schedule (and
+    # so of the ranking: a bot removed is not ranked); the final is a walkover for s2.
+    assert {s.game_id for s in specs} == {r.game_id for r in run.records if "s1" not in r.players.values()}
+    assert rounds.stages[0].matches[0][0].winner == "s1"
+    final = rounds.stages[0].matches[1][0]
+    assert (final.winner, final.decided_by) == ("s2", "walkover")
+
+
 def test_the_final_with_a_bot_that_left_is_a_walkover(tmp_path: Path) -> None:
     run = start(tournament(tmp_path, 4, "format: knockout\n"))
     run.play(better_seed, until_round=1)
@@ -491,6 +420,18 @@ def test_bye_points(tmp_path: Path, bye: str, value: float) -> None:
     # The first bye goes to the lowest seed.
     assert run.pairings[0].byes == ("s5",)
     assert run.rounds.describe() == "round 4 of 4"
+
+
+def test_a_bot_that_left_after_a_bye_is_not_ranked_for_it(tmp_path: Path) -> None:
+    run = start(tournament(tmp_path, 5, "format: swiss\nrounds: 2\n"))
+    run.play(better_seed)
+    (had_bye,) = run.pairings[0].byes
+    rest = [b.name for b in run.config.bots if b.name != had_bye]
+    left = tournament(tmp_path, rest, "format: swiss\nrounds: 2\n")
+    rounds = read_progress(left.competition, run.seeding, run.pairings, run.records)
+    standings = compute_standings([r for r in run.records if had_bye not in r.players.values()], rest,
+                                  ranking="points", rounds=rounds)
+    assert had_bye not in [b.name for b in standings.bots]
 
 
 def test_a_bot_that_did_not_start_is_not_paired_again_but_its_games_stay(tmp_path: Path) -> None:
@@ -645,6 +586,19 @@ def test_staged_describe_and_current_while_the_swiss_is_played(tmp_path: Path) -
     assert estimated_games(run.config.competition, rounds, len(rounds_schedule(run.config.competition, rounds))) == 3 * 4 * 2 + 3 * 2
 
 
+def test_more_swiss_rounds_are_refused_once_the_next_stage_is_paired(tmp_path: Path) -> None:
+    stages = "stages:\n  - {format: swiss, rounds: %d}\n  - {format: knockout, top: 4}\n"
+    run = start(tournament(tmp_path, 8, stages % 3))
+    run.play(better_seed, until_round=3)
+    run.advance()  # the knockout's first round paired
+    meta = tournament_meta(run.config, seeding=run.seeding, pairings=run.pairings)
+    with pytest.raises(ResultsConflict, match="stage 1 with rounds 3"):
+        RunPlan(tournament(tmp_path, 8, stages % 4), tmp_path).decide(meta, run.records)
+    # Before the knockout is paired, more Swiss rounds are fine.
+    early = tournament_meta(run.config, seeding=run.seeding, pairings=run.pairings[:3])
+    RunPlan(tournament(tmp_path, 8, stages % 4), tmp_path).decide(early, run.records)
+
+
 # -- what tournament.json holds --------------------------------------------------------
 
 
@@ -714,6 +668,20 @@ def test_pairings_from_json_refuses_what_is_not_pairings(entries: object) -> Non
         pairings_from_json(entries)
 
 
+def test_a_hand_edited_knockout_round_that_cannot_be_followed_is_one_line(tmp_path: Path) -> None:
+    config = tournament(tmp_path, 8, "format: knockout\n")
+    run = start(config)
+    run.play(better_seed, until_round=1)
+    meta = tournament_meta(config, seeding=run.seeding, pairings=run.pairings)
+    first = meta.pairings[0]
+    meta = replace(meta, pairings=(replace(first, pairs=first.pairs[:3]), *meta.pairings[1:]))  # three matches: three winners
+    records = [r for r in run.records if "s3" not in r.players.values() and "s6" not in r.players.values()]
+    plan = RunPlan(config, tmp_path)
+    plan.decide(meta, records)
+    with pytest.raises(ResultsConflict, match="cannot pair round 2: 3 winners"):
+        plan.advance(records)
+
+
 def test_game_ids_name_the_bots_in_order() -> None:
     assert game_ids(3, "s2", "s10", 2) == ["r3-s10~s2-g1", "r3-s10~s2-g2", "r3-s10~s2-g3", "r3-s10~s2-g4"]
     assert game_ids(1, "a", "b", 0) == []
@@ -740,8 +708,7 @@ def refusal(tmp_path: Path, text: str) -> str:
 
 
 def file_of(settings: str, bots: int = 5) -> str:
-    entries = "".join(f"  - {{name: s{i}, cmd: python -m bots.random_bot}}\n" for i in range(1, bots + 1))
-    return f"name: t\ngame: oxono\ntime_control: 5+0.1\n{textwrap.dedent(settings)}bots:\n{entries}"
+    return tournament_text(names(bots), settings)
 
 
 def line_of(text: str, pattern: str, nth: int = 0) -> int:

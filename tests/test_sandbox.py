@@ -21,8 +21,8 @@ from arena.bot.sandbox import Confinement, SandboxUnavailable, check_sandbox
 from arena.run.config import ConfigError, check_programs, load_config, parse_config
 from arena.run.executor import game_deadline_s
 from arena.run.tournament import run_tournament
+from builders import ROOT
 
-ROOT = Path(__file__).parent.parent
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaked_processes"),
@@ -94,7 +94,7 @@ def test_a_bot_gets_a_clean_environment_its_three_pipes_and_a_scratch_home(tmp_p
 
 
 def test_the_sandbox_shows_a_read_only_world_and_hides_results_tournament_and_secrets(tmp_path):
-    needs.program("bwrap", "apt-get install bubblewrap")
+    needs.bwrap()
     seen = look_around(tmp_path, "bwrap", env={"BOT_SETTING": "7"})
     assert seen["uid"] == sandbox.SANDBOX_UID
     assert seen["env"]["HOME"] == seen["scratch"] and seen["env"]["BOT_SETTING"] == "7"
@@ -112,7 +112,7 @@ def test_the_sandbox_shows_a_read_only_world_and_hides_results_tournament_and_se
 
 
 def test_sandboxed_and_plain_bots_play_the_same_moves(tmp_path):
-    needs.program("bwrap", "apt-get install bubblewrap")
+    needs.bwrap()
     moves = {}
     for mode in ("none", "bwrap"):
         path = tmp_path / f"{mode}.yaml"
@@ -244,7 +244,7 @@ def check_cli(*args: str):
 
 
 def test_arena_check_runs_the_bot_in_the_sandbox(tmp_path):
-    needs.program("bwrap", "apt-get install bubblewrap")
+    needs.bwrap()
     bot = tmp_path / "whoami.py"
     bot.write_text(WHOAMI_BOT)
     plain = check_cli(f"python {bot}")

@@ -7,7 +7,6 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -16,17 +15,14 @@ from arena.game.records import GameSpec
 from arena.run.config import TournamentConfig, load_config, parse_config
 from arena.formats.game_pairs import game_seed
 from arena.formats.schedule import make_schedule, pairings
-
-ROOT = Path(__file__).resolve().parent.parent
+from builders import ROOT, tournament
 
 
 def config(
     game: str = "oxono", bots: int = 4, rounds: int = 1, format: str = "round-robin", seed: int = 0
 ) -> TournamentConfig:
     """A tournament of bots named bot0, bot1, ... in that order."""
-    entries = "".join(f"  - {{name: bot{i}, cmd: x}}\n" for i in range(bots))
-    text = f"name: t\ngame: {game}\ntime_control: 5+0.1\nrounds: {rounds}\nformat: {format}\nseed: {seed}\n"
-    return parse_config(text + "bots:\n" + entries, base_dir=ROOT)
+    return tournament(ROOT, [f"bot{i}" for i in range(bots)], game=game, rounds=rounds, format=format, seed=seed)
 
 
 def expected_seed(tournament_seed: int, game_id: str) -> int:

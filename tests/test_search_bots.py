@@ -10,7 +10,6 @@ import json
 import random
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,8 @@ from bots.alphabeta import MATE_BOUND, AlphaBeta
 from bots.harness import Deadline, TimeManager, run_bot
 from bots.knowledge import Knowledge, for_game
 from bots.mcts import MCTS
+from builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 OXONO = engine.get_game("oxono")
 YOXII = engine.get_game("yoxii")
 
@@ -322,9 +321,9 @@ def test_a_broken_turn_is_answered_with_an_error():
 # -- the real thing: both bots, both games, both colours ---------------------------
 
 
+@pytest.mark.usefixtures("in_repo_root")
 @pytest.mark.parametrize("game", ["oxono", "yoxii"])
-def test_both_bots_play_legally_with_both_colours(game, tmp_path, monkeypatch):
-    monkeypatch.chdir(ROOT)
+def test_both_bots_play_legally_with_both_colours(game, tmp_path):
     config = match_config(
         ["python -m bots.mcts", "python -m bots.alphabeta"], game, parse_time_control("move 0.5"),
         seed=3, output=tmp_path / "out",

@@ -6,17 +6,9 @@ import time
 
 import pytest
 
-from arena.game.records import GameRecord, GameSpec
+from arena.game.records import GameSpec
 from arena.run.spec_queue import SpecQueue, StoppableSpecs, WorkerDied, WorkerStalled
-
-
-def spec(n: int) -> GameSpec:
-    return GameSpec(index=n, game_id=f"g{n}", game="oxono", round=1, players=("a", "b"), opening=0, seed=n)
-
-
-def record(n: int) -> GameRecord:
-    return GameRecord(game_id=f"g{n}", game="oxono", players={"pink": "a", "black": "b"}, seed=n, opening=0,
-                      time_control={"initial_ms": 1000, "increment_ms": 0})
+from builders import record, spec
 
 
 def ids(specs: list[GameSpec]) -> list[str]:

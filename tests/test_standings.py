@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from typing import Any
 
 import pytest
 import trueskill
@@ -12,35 +14,15 @@ from hypothesis import strategies as st
 from arena.game.records import GameRecord, MoveRecord
 from arena.formats.scoring import Tally
 from arena.results.standings import DRAW_PROBABILITY, INITIAL_MU, INITIAL_SIGMA, RunningLeader, compute_standings
+from builders import record
 
 BOTS = ("alpha", "beta", "gamma")
 
 
-def game(
-    index: int,
-    pink: str,
-    black: str,
-    winner: str | None,
-    *,
-    reason: str = "",
-    forfeit_by: str | None = None,
-    move_ms: tuple[float, ...] = (),
-    name: str = "oxono",
-) -> GameRecord:
-    """A finished OXONO game: ``winner`` and ``forfeit_by`` are colours."""
-    return GameRecord(
-        game_id=f"g{index}",
-        game=name,
-        players={"pink": pink, "black": black},
-        seed=index,
-        opening=0,
-        time_control={"per_move_ms": 500},
-        moves=[MoveRecord(move=f"m{i}", ms=ms) for i, ms in enumerate(move_ms)],
-        winner=winner,
-        reason=reason or ("exhausted" if winner is None else "alignment"),
-        forfeit_by=forfeit_by,
-        index=index,
-    )
+def game(index: int, pink: str, black: str, winner: str | None, *, move_ms: tuple[float, ...] = (),
+         **fields: Any) -> GameRecord:
+    """A finished OXONO game: ``winner`` and ``forfeit_by`` are colours; its moves take ``move_ms``."""
+    return record(index, pink, black, winner, moves=[MoveRecord(f"m{i}", ms) for i, ms in enumerate(move_ms)], **fields)
 
 
 def expected_ratings(results: list[tuple[str, str, str | None]]) -> dict[str, trueskill.Rating]:
@@ -230,7 +212,7 @@ def test_global_trueskill_environment_is_left_alone():
 @pytest.mark.parametrize(
     ("records", "message"),
     [
-        ([game(0, "a", "b", "pink"), game(1, "a", "b", "pink", name="yoxii")], "mix several games"),
+        ([game(0, "a", "b", "pink"), replace(game(1, "a", "b", "pink"), game="yoxii")], "mix several games"),
         ([game(0, "a", "a", "pink")], "plays itself"),
         ([game(0, "a", "b", "white")], "not a colour"),
         ([game(0, "a", "b", "pink", reason="timeout", forfeit_by="pink")], "forfeited"),

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.game.records import GameRecord
 from arena.results.sprt import SprtConfig, normalized_mle, sprt_llr, sprt_status
 from arena.results.statistics import (
     PairTally,
@@ -26,6 +25,7 @@ from arena.results.statistics import (
     pentanomial,
     scores_of,
 )
+from builders import record
 
 Z = NormalDist().inv_cdf(0.975)
 counts = st.integers(min_value=0, max_value=500)
@@ -224,22 +224,17 @@ def test_pentanomial_figures_by_hand():
     assert (stats.wins, stats.draws, stats.losses) == (3 * 2 + 4 + 5, 4 + 2 * 2 + 2, 5 + 2 + 2)
 
 
-def record(index: int, pink: str, black: str, winner: str | None, pair: int | None) -> GameRecord:
-    return GameRecord(game_id=f"g{index}", game="oxono", players={"pink": pink, "black": black}, seed=index,
-                      opening=0, time_control={"per_move_ms": 100}, winner=winner, index=index, pair=pair)
-
-
 def test_scores_of_groups_complete_pairs_from_one_bots_side():
     records = [
-        record(0, "a", "b", "pink", 0), record(1, "b", "a", "pink", 0),   # a wins, then loses
-        record(2, "a", "b", None, 1), record(3, "b", "a", "black", 1),     # a draws, then wins
-        record(4, "a", "b", "black", 2),                                   # pair 2 is not complete
+        record(0, "a", "b", "pink", pair=0), record(1, "b", "a", "pink", pair=0),   # a wins, then loses
+        record(2, "a", "b", None, pair=1), record(3, "b", "a", "black", pair=1),     # a draws, then wins
+        record(4, "a", "b", "black", pair=2),                                        # pair 2 is not complete
     ]
     games_, pairs = scores_of(reversed(records), "a")
     assert games_ == [1.0, 0.0, 0.5, 1.0, 0.0]
     assert pairs == [(1.0, 0.0), (0.5, 1.0)]
     assert scores_of(records, "b")[1] == [(0.0, 1.0), (0.5, 0.0)]
-    assert scores_of([record(0, "a", "b", "pink", None)], "a") == ([1.0], [])
+    assert scores_of([record(0, "a", "b", "pink", pair=None)], "a") == ([1.0], [])
 
 
 def test_pair_tally_counts_what_pentanomial_counts_at_every_step():
@@ -253,8 +248,8 @@ def test_pair_tally_counts_what_pentanomial_counts_at_every_step():
             pink, black = ("a", "b") if seat == 0 else ("b", "a")
             if pair % 13 == 0:
                 pink, black = "c", "b"
-            records.append(record(len(records), pink, black, rng.choice(("pink", "black", None)), pair))
-    records.append(record(len(records), "a", "b", "pink", None))
+            records.append(record(len(records), pink, black, rng.choice(("pink", "black", None)), pair=pair))
+    records.append(record(len(records), "a", "b", "pink", pair=None))
     rng.shuffle(records)
     tally = PairTally("a")
     for seen, game in enumerate(records, 1):

@@ -8,38 +8,15 @@ import pytest
 
 from arena.bot.version import fingerprint
 from arena.game.openings import random_suite
-from arena.game.records import GameRecord, MoveRecord
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy
-from arena.run.config import parse_config
 from arena.run.results_dir import RunPlan, open_results
 from arena.formats.schedule import make_schedule
-
-TOURNAMENT = """
-name: store-test
-game: oxono
-time_control: 5+0.1
-seed: 3
-output: out
-bots:
-  - {name: a, cmd: python -m bots.random_bot}
-  - {name: b, cmd: python -m bots.random_bot}
-  - {name: c, cmd: python -m bots.random_bot}
-"""
+from builders import record_for, tournament
 
 
 @pytest.fixture
 def config(tmp_path):
-    return parse_config(TOURNAMENT, base_dir=tmp_path)
-
-
-def record_for(spec, winner="pink"):
-    return GameRecord(
-        game_id=spec.game_id, game=spec.game, players={"pink": spec.players[0], "black": spec.players[1]},
-        seed=spec.seed, opening=spec.opening, time_control={"initial_ms": 5000, "increment_ms": 100},
-        moves=[MoveRecord("Xc5 c6", 1.5, {"depth": 2})], winner=winner, reason="alignment",
-        index=spec.index, round=spec.round,
-        versions={"pink": spec.versions[0], "black": spec.versions[1]} if spec.versions else None,
-    )
+    return tournament(tmp_path, ("a", "b", "c"), name="store-test", seed=3, output="out")
 
 
 def versioned_schedule(config):

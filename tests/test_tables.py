@@ -13,24 +13,15 @@ from arena.results.standings import BotStanding, Standings, compute_standings
 from arena.results.sprt import SprtConfig, sprt_llr
 from arena.results.statistics import fit_elo, match_statistics, scores_of
 from arena.results.tables import LEGEND, OUTPUT_FORMATS, render_standings
+from builders import record
 
 
 def game(index: int, white: str, red: str, winner: str | None, *, forfeit: str | None = None) -> GameRecord:
     """A finished YOXII game; ``forfeit`` is the reason the loser forfeited."""
     loser = None if winner is None else ("red" if winner == "white" else "white")
-    return GameRecord(
-        game_id=f"g{index}",
-        game="yoxii",
-        players={"white": white, "red": red},
-        seed=index,
-        opening=0,
-        time_control={"initial_ms": 5000, "increment_ms": 50},
-        moves=[MoveRecord(move="d5 3e6", ms=12.0), MoveRecord(move="d6 1e5", ms=8.0)],
-        winner=winner,
-        reason=forfeit or "blocked",
-        forfeit_by=loser if forfeit else None,
-        index=index,
-    )
+    return record(index, white, red, winner, game="yoxii", time_control={"initial_ms": 5000, "increment_ms": 50},
+                  moves=[MoveRecord(move="d5 3e6", ms=12.0), MoveRecord(move="d6 1e5", ms=8.0)],
+                  reason=forfeit or "blocked", forfeit_by=loser if forfeit else None)
 
 
 # "ace" scores 3.5/4 against "<b>old", which also loses twice on forfeit

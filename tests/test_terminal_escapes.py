@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 import needs
+from builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BOT = [sys.executable, str(ROOT / "tests" / "bots" / "terminal_escapes.py")]
 #: Control characters (C0 but the line break, DEL, C1), bidi overrides and
 #: isolates, lone surrogates: none may reach a terminal from a bot.
@@ -102,7 +102,7 @@ def test_check(mode):
 
 
 def test_check_in_the_sandbox():
-    needs.program("bwrap", "apt-get install bubblewrap (sh scripts/install-test-deps.sh)")
+    needs.bwrap()
     result = arena("check", " ".join([*BOT, "start"]), "--sandbox", "bwrap")
     assert result.returncode == 1
     assert "FAIL starts and answers 'hello'" in assert_escaped(result)

@@ -17,24 +17,17 @@ from arena.results.store import ResultsConflict, ResultsStore
 from arena.run.config import ConfigError, load_config
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
-
-ROOT = Path(__file__).parent.parent
+from builders import ROOT, records, slow_tournament, tournament_file
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
 
-def write_tournament(tmp_path, *, game="oxono", rounds=1, concurrency=2, seed=5, bots=("a", "b", "c"), extra=""):
-    entries = "\n".join(f"  - {{name: {name}, cmd: python -m bots.random_bot, cwd: {ROOT}}}" for name in bots)
-    path = tmp_path / "t.yaml"
-    path.write_text(
-        f"name: t\ngame: {game}\ntime_control: 10+0.1\nrounds: {rounds}\nconcurrency: {concurrency}\n"
-        f"seed: {seed}\noutput: out\n{extra}bots:\n{entries}\n"
-    )
-    return path
+def write_tournament(tmp_path, *, bots=("a", "b", "c"), extra="", **settings):
+    return tournament_file(tmp_path, bots, extra, file="t.yaml", **{"name": "t", "seed": 5, **settings})
 
 
 def game_ids(directory):
-    return [json.loads(line)["game_id"] for line in (directory / "games.jsonl").read_text().splitlines()]
+    return [r["game_id"] for r in records(directory)]
 
 
 def test_plays_every_scheduled_game_once_in_parallel(tmp_path):
@@ -173,20 +166,10 @@ def bot_pids(tag):
     return pids
 
 
-def slow_tournament(tmp_path, tag):
-    entries = "\n".join(
-        f"  - {{name: {n}, cmd: [python, {ROOT}/tests/bots/slow.py, '0.05'], env: {{ARENA_TEST_TAG: {tag}}}}}"
-        for n in ("a", "b")
-    )
-    path = tmp_path / "slow.yaml"
-    path.write_text(f"game: oxono\ntime_control: 30+0\nrounds: 20\nconcurrency: 2\noutput: out\nbots:\n{entries}\n")
-    return path
-
-
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_interrupted_run_keeps_finished_games_kills_bots_and_resumes(tmp_path, how):
     tag = f"{os.getpid()}-{how}"
-    path = slow_tournament(tmp_path, tag)
+    path = slow_tournament(tmp_path, rounds=20, bot_keys=f"env: {{ARENA_TEST_TAG: {tag}}}")
     games = tmp_path / "out" / "games.jsonl"
     arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -262,13 +245,8 @@ def test_another_executor_plugs_in_and_only_gets_the_missing_games(tmp_path):
 
 
 def write_sprt(tmp_path, first, second, *, rounds, sprt="{elo0: 0, elo1: 200}", extra=""):
-    path = tmp_path / "sprt.yaml"
-    path.write_text(
-        f"name: s\ngame: oxono\ntime_control: 10+0.1\nrounds: {rounds}\nconcurrency: 2\nseed: 11\noutput: out\n"
-        f"sprt: {sprt}\n{extra}bots:\n"
-        f"  - {{name: first, cmd: {first}, cwd: {ROOT}}}\n  - {{name: second, cmd: {second}, cwd: {ROOT}}}\n"
-    )
-    return path
+    return tournament_file(tmp_path, ("first", "second"), f"sprt: {sprt}\n{extra}", file="sprt.yaml",
+                           cmds={"first": first, "second": second}, name="s", rounds=rounds, seed=11)
 
 
 def test_sprt_stops_early_when_greedy_is_clearly_stronger_and_a_rerun_plays_nothing(tmp_path):

@@ -85,9 +85,11 @@ class BotPlayer:
         self.stderr_log = StderrLog(log_path, 10 * 1024 * 1024, log_root) if log_path is not None else None
         #: How the bot's processes are confined: its limits and sandbox from
         #: the tournament file, its scratch directory (a temporary one when
-        #: None), and what a sandbox hides from it (results, tournament file).
+        #: None), what a sandbox hides from it (results, tournament file) and,
+        #: for a submission, the one folder of the host it may see.
         self.confinement = Confinement(
-            limits=command.limits, sandbox=command.sandbox, scratch_dir=scratch_dir, hidden=hidden
+            limits=command.limits, sandbox=command.sandbox, scratch_dir=scratch_dir, hidden=hidden,
+            confined_to=command.cwd if command.source is not None else None,
         )
         self.startup_timeout_s = startup_timeout_s
         #: Look for each move a few microseconds before sleeping (see

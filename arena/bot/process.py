@@ -23,7 +23,6 @@ import os
 import resource
 import select
 import shlex
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -397,7 +396,7 @@ class BotProcess:
         if self.scratch_over is not None and self._scratch is not None:
             quota.empty_directory(self._scratch)
         if self._temp_scratch is not None:
-            shutil.rmtree(self._temp_scratch, ignore_errors=True)
+            quota.remove_directory(self._temp_scratch)
             self._temp_scratch = None
 
     def _open_log(self) -> StderrLog | None:

@@ -48,12 +48,15 @@ MAX_INFO_DEPTH = 16
 MAX_DETAIL_CHARS = 1000
 
 #: Why a bot can lose a game other than by the rules, as recorded in game records.
-#: ``withdrawn``: the arena withdrew the bot after it crashed too many games in
-#: a row (``withdraw_after_crashes``), and recorded its later games unplayed.
-FORFEIT_REASONS = ("timeout", "illegal_move", "protocol_error", "crash", "startup_failure", "bot_error", "withdrawn")
+#: ``withdrawn``: the bot was withdrawn (by the organiser, ``withdrawn:``, or by
+#: the arena after it crashed too many games in a row, ``withdraw_after_crashes``)
+#: and its later games were recorded unplayed; ``disqualified``: a game of a
+#: disqualified bot, scored as its loss (``disqualified:``).
+FORFEIT_REASONS = ("timeout", "illegal_move", "protocol_error", "crash", "startup_failure", "bot_error", "withdrawn",
+                   "disqualified")
 #: The forfeits of a game the bot never played (it did not start, or was
 #: withdrawn): not a result of its play.
-UNPLAYED_FORFEITS = ("startup_failure", "withdrawn")
+UNPLAYED_FORFEITS = ("startup_failure", "withdrawn", "disqualified")
 
 
 class ProtocolError(Exception):

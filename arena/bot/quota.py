@@ -16,8 +16,10 @@ machine's.
 from __future__ import annotations
 
 import ctypes
+import errno
 import functools
 import os
+import secrets
 import shutil
 import stat
 import subprocess
@@ -32,7 +34,7 @@ from typing import NamedTuple
 
 from arena.bot.limits import Limits, MB
 
-__all__ = ["PrivateMounts", "ScratchWatch", "Usage", "measure", "private_mounts", "empty_directory", "quota_text",
+__all__ = ["PrivateMounts", "ScratchWatch", "Usage", "measure", "private_mounts", "empty_directory", "remove_directory", "quota_text",
            "mounts_mode", "watched_quota"]
 
 # --- a mount namespace of the bot's own ---------------------------------------------
@@ -196,7 +198,8 @@ def measure(path: Path, max_bytes: int | None = None, max_files: int | None = No
     stops as soon as it has seen more than ``max_bytes`` or ``max_files``, so
     a bot's million empty files cost one quota's worth of looking.  A
     directory the bot made unreadable is made readable again (it is the
-    arena's user's); what vanishes meanwhile is not counted."""
+    arena's user's), and one nested deeper than a path can name is reached
+    all the same; what vanishes meanwhile is not counted."""
     try:
         top = path.lstat()
     except OSError:
@@ -204,69 +207,164 @@ def measure(path: Path, max_bytes: int | None = None, max_files: int | None = No
     if not stat.S_ISDIR(top.st_mode):
         return Usage(top.st_blocks * 512, 1)
     total, files = 0, 0
-    todo = [os.fspath(path)]
+    todo = [os.path.abspath(path)]
     while todo:
         directory = todo.pop()
         try:
             entries = _listing(directory)
         except OSError:
             continue
-        for entry in entries:
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
+        for name, info in entries:
             total += info.st_blocks * 512
             files += 1
             if (max_bytes is not None and total > max_bytes) or (max_files is not None and files > max_files):
                 return Usage(total, files)
             if stat.S_ISDIR(info.st_mode):
-                todo.append(entry.path)
+                todo.append(os.path.join(directory, name))
     return Usage(total, files)
 
 
-def _listing(directory: str) -> list[os.DirEntry[str]]:
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: The longest stretch of a path opened at once (PATH_MAX is 4096).
+_STRETCH = 2048
+
+
+def _listing(directory: str) -> list[tuple[str, os.stat_result]]:
+    """The names in ``directory`` with their ``lstat``."""
+    fd = _open_directory(directory)
     try:
-        with os.scandir(directory) as entries:
-            return list(entries)
+        listed = []
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                try:
+                    listed.append((entry.name, entry.stat(follow_symlinks=False)))
+                except OSError:  # gone meanwhile
+                    pass
+        return listed
+    finally:
+        os.close(fd)
+
+
+def _open_directory(directory: str) -> int:
+    """A descriptor on ``directory``, which is not followed if it is a link.
+    Deeper than a path can name (``ENAMETOOLONG``), it is opened a stretch
+    of its path at a time: a bot cannot hide files from the walk by nesting
+    folders 2,000 deep."""
+    try:
+        return _open_in(directory, None)
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+    parts = [part for part in directory.split("/") if part]
+    fd = os.open("/", _DIRECTORY)
+    try:
+        start = 0
+        while start < len(parts):
+            end, size = start + 1, len(parts[start])
+            while end < len(parts) and size + 1 + len(parts[end]) < _STRETCH:
+                size += 1 + len(parts[end])
+                end += 1
+            inner = _open_in("/".join(parts[start:end]), fd)
+            os.close(fd)
+            fd, start = inner, end
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_in(name: str, dir_fd: int | None) -> int:
+    """Open directory ``name`` (relative to ``dir_fd``), first making it
+    readable again if the bot took that away."""
+    try:
+        return os.open(name, _DIRECTORY, dir_fd=dir_fd)
     except PermissionError:
-        os.chmod(directory, 0o700)
-        with os.scandir(directory) as entries:
-            return list(entries)
+        _make_own(name, dir_fd)
+        return os.open(name, _DIRECTORY, dir_fd=dir_fd)
+
+
+def _make_own(name: str, dir_fd: int | None) -> None:
+    """Give the arena's user every right on directory ``name`` (a bot's, so
+    the arena's user's), never through a link."""
+    try:
+        if stat.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+            os.chmod(name, 0o700, dir_fd=dir_fd)
+    except OSError:
+        pass
 
 
 def empty_directory(path: Path) -> None:
     """Remove everything under ``path`` (not ``path`` itself), whatever the
-    modes the bot left on it; what cannot be removed stays.  Links are
-    removed, never followed: a bot without the sandbox may have put one in
-    place of its directory."""
+    modes the bot left on it and however deep it nested its folders; what
+    cannot be removed stays, and nothing raises.  Links are removed, never
+    followed: a bot without the sandbox may have put one in place of its
+    directory, or of any folder in it.
 
-    def writable_again(function: object, name: str, exc: object) -> None:
-        try:
-            os.chmod(os.path.dirname(name), 0o700)
-            if os.path.isdir(name) and not os.path.islink(name):
-                os.chmod(name, 0o700)
-                shutil.rmtree(name, ignore_errors=True)
-            else:
-                os.unlink(name)
-        except OSError:
-            pass
-
+    Without recursion and without long paths: every folder found below the
+    first level is moved up to ``path`` (under a name of the arena's) before
+    it is emptied, so 1,500 nested folders are emptied as 1,500 folders side
+    by side, each through a descriptor."""
     try:
         if path.is_symlink():
             path.unlink()
             return
-        entries = list(os.scandir(path))
+        top = _open_in(os.fspath(path), None)
     except OSError:
         return
-    for entry in entries:
+    try:
+        todo: list[str | None] = [None]  # None: ``path`` itself; else a folder's name in it
+        while todo:
+            name = todo.pop()
+            try:
+                fd = top if name is None else _open_in(name, top)
+            except OSError:
+                continue
+            try:
+                _empty_level(fd, top, todo, below_top=name is not None)
+            finally:
+                if fd != top:
+                    os.close(fd)
+            if name is not None:
+                try:
+                    os.rmdir(name, dir_fd=top)
+                except OSError:
+                    pass
+    finally:
+        os.close(top)
+
+
+def _empty_level(fd: int, top: int, todo: list[str | None], *, below_top: bool) -> None:
+    """Unlink what the directory ``fd`` holds but folders, and queue those:
+    a folder of ``top`` itself as it is, a deeper one moved up into ``top``."""
+    try:
+        os.fchmod(fd, 0o700)
+        with os.scandir(fd) as listing:
+            entries = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
+    except OSError:
+        return
+    for name, is_dir in entries:
         try:
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, onerror=writable_again)
+            if not is_dir:
+                os.unlink(name, dir_fd=fd)
+            elif not below_top:
+                todo.append(name)
             else:
-                os.unlink(entry.path)
+                # Moving a folder to another parent rewrites its "..": it must be writable.
+                _make_own(name, fd)
+                shallow = f".arena-emptying-{secrets.token_hex(8)}"
+                os.rename(name, shallow, src_dir_fd=fd, dst_dir_fd=top)
+                todo.append(shallow)
         except OSError:
             pass
+
+
+def remove_directory(path: Path) -> None:
+    """Remove ``path`` and everything under it as :func:`empty_directory` does; nothing raises."""
+    empty_directory(path)
+    try:
+        path.rmdir()
+    except OSError:
+        pass
 
 
 # --- watching a scratch directory on disk ---------------------------------------------

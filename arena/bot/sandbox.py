@@ -10,7 +10,8 @@ pre-flight check, ``arena check``) confines it the same way.
 With ``sandbox: bwrap`` the bot runs under bubblewrap in its own user, PID,
 network, IPC, UTS and cgroup namespaces, as an unprivileged user with no
 capabilities, and sees a read-only system, its working directory and its
-program's directory read-only, and nothing writable but its scratch
+program's directory read-only (a submission from ``bots_from``: its own
+folder and its interpreter, nothing else), and nothing writable but its scratch
 directory, a private ``/tmp`` as big as its scratch quota and a private
 ``/dev/shm`` as big as its memory limit.
 """
@@ -43,6 +44,11 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 #: matters when the arena runs as root: the bot is then root's user outside
 #: its namespace, the owner of these files.
 SECRET_PATHS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d")
+#: Where the arena's packages are installed (a source checkout, or site-packages),
+#: and those a Python bot may import: not the folders beside them (a
+#: checkout's tournaments and submissions among them).
+_PACKAGES = Path(__file__).resolve().parents[2]
+_IMPORTABLE = ("engine", "bots", "arena")
 INSTALL_HINT = "install bubblewrap: sudo apt-get install bubblewrap (Debian/Ubuntu), sudo dnf install bubblewrap (Fedora)"
 
 
@@ -60,6 +66,11 @@ class Confinement:
     scratch_dir: Path | None = None
     #: Paths a sandboxed bot must not see, e.g. the results directory.
     hidden: tuple[Path, ...] = field(default_factory=tuple)
+    #: A submission's folder (``bots_from``): the only directory of the host
+    #: it sees besides the system's and its interpreter's, whatever its
+    #: command or environment name.  None: a bot of the tournament file,
+    #: which also sees the directories of the files its command names.
+    confined_to: Path | None = None
 
 
 def bot_environment(extra: Mapping[str, str], scratch: Path) -> dict[str, str]:
@@ -137,7 +148,7 @@ def bwrap_command(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confine
     limits = confinement.limits
     argv += ["--proc", "/proc", "--dev", "/dev"]
     argv += _sized_tmpfs("/tmp", limits.scratch_mb) + _sized_tmpfs("/dev/shm", limits.memory_mb)
-    for directory in _visible_dirs(cmd, cwd, env):
+    for directory in _visible_dirs(cmd, cwd, env, confinement.confined_to):
         argv += ["--ro-bind", directory, directory]
     # A hidden path inside another (the logs in the results directory) is hidden with it.
     hidden = [p for p in confinement.hidden if not any(o != p and o in p.parents for o in confinement.hidden)]
@@ -159,21 +170,31 @@ def _sized_tmpfs(path: str, megabytes: int | None) -> list[str]:
     return (["--size", str(megabytes * MB)] if megabytes is not None else []) + ["--tmpfs", path]
 
 
-def _visible_dirs(cmd: Sequence[str], cwd: Path, env: Mapping[str, str]) -> list[str]:
+def _visible_dirs(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confined_to: Path | None = None) -> list[str]:
     """Directories the bot needs to see, read-only: its working directory,
     its program's (as named and with links resolved), the directory of any
     file named on its command line (``python bot.py``, ``java -jar b.jar``),
     and for the arena's own Python its installation (a virtualenv) and the
-    arena's package, whose engine Python bots may import."""
+    arena's packages, whose engine Python bots may import.
+
+    A submission (``confined_to`` its folder) sees of these only what lies
+    in its folder, its program as the arena's own ``PATH`` finds it (the
+    interpreter, not a program its ``env`` points to) and the arena's
+    Python: a command naming ``../other-team/bot.py`` or a file in the
+    organiser's home shows it nothing."""
     found: list[str] = [str(cwd)]
+    trusted: list[str] = []
     program = cmd[0]
-    located = cwd / program if "/" in program else shutil.which(program, path=env.get("PATH"))
+    search = env.get("PATH") if confined_to is None else os.environ.get("PATH", os.defpath)
+    located = cwd / program if "/" in program else shutil.which(program, path=search)
     if located is not None:
         path = Path(located)
-        found += [str(path.absolute().parent), str(path.resolve().parent)]
-        if path.resolve() == Path(sys.executable).resolve() or str(path) == sys.executable:
+        arenas_python = path.resolve() == Path(sys.executable).resolve() or str(path) == sys.executable
+        (trusted if "/" not in program or arenas_python else found).extend(
+            [str(path.absolute().parent), str(path.resolve().parent)])
+        if arenas_python:
             # Python bots may import the engine (and the bundled bots), wherever it is installed.
-            found += [sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(__file__).resolve().parents[1])]
+            trusted += [sys.prefix, sys.base_prefix, sys.exec_prefix, *(str(_PACKAGES / name) for name in _IMPORTABLE)]
     for arg in cmd[1:]:
         if "/" in arg or arg.endswith((".py", ".js", ".jar", ".rb", ".pl", ".lua")):
             path = cwd / arg
@@ -182,8 +203,11 @@ def _visible_dirs(cmd: Sequence[str], cwd: Path, env: Mapping[str, str]) -> list
                     found.append(str(path.resolve().parent))
             except OSError:  # not a path after all (e.g. "python -c <source>")
                 pass
+    if confined_to is not None:
+        root = os.path.realpath(confined_to)
+        found = [d for d in found if os.path.realpath(d) == root or os.path.realpath(d).startswith(root + "/")]
     unique: list[str] = []
-    for directory in found:
+    for directory in found + trusted:
         if directory not in unique and os.path.isdir(directory) and not any(
             directory == s or directory.startswith(s + "/") for s in SYSTEM_DIRS
         ):

@@ -7,15 +7,23 @@ is the one its entry declares (``version:``), or else a digest of:
 
 - its command (the arena's interpreter written as ``python``, so that a new
   virtual environment is not a new bot), options and environment;
-- the content of every file its command names inside its working directory
-  or by path (the script, the binary, the jar, a ``-m`` module), and, for a
-  bot submitted as a folder (``bots_from``), of every file in that folder
-  but hidden ones (``.git``, ``.venv``) and Python's byte-code caches, which
-  running the bot writes there.
+- for a bot of the tournament file, the content of every file its command
+  names inside its working directory or by path (the script, the binary,
+  the jar, a ``-m`` module);
+- for a bot submitted as a folder (``bots_from``), every file of that
+  folder, hidden ones included, and the target of every link in it, but
+  the folders Python's byte-code caches and git's history live in (see
+  :mod:`arena.bot.submission`), and nothing outside it: the files it names
+  in those folders count, and a digest is never of a file the team could
+  not read itself.
 
-Programs found on the PATH (``python``, ``java``, ``node``) are not part of
-it: upgrading the machine does not make every bot a new version.  Values of
-``env`` enter as digests, so ``tournament.json`` holds no secret.
+A submission's folder is read within its :class:`SubmissionLimits` (bytes,
+files, depth, time); the digests of files unchanged since the last run are
+taken from :class:`~arena.bot.digest_cache.DigestCache` rather than read
+again.  Programs found on the PATH (``python``, ``java``, ``node``) are not
+part of a version: upgrading the machine does not make every bot a new
+version.  Values of ``env`` enter as digests, so ``tournament.json`` holds
+no secret.
 """
 
 from __future__ import annotations
@@ -24,16 +32,20 @@ import hashlib
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.bot.digest_cache import DigestCache
+from arena.bot.limits import MB
 from arena.bot.spec import BotConfig
+from arena.bot.submission import (
+    SubmissionLimits, SubmissionProblem, check_time, deadline_of, folder_entries, open_regular,
+)
+from arena.bot.text import safe
 
 __all__ = ["Fingerprint", "fingerprint", "describe_change"]
-
-#: Files read for one bot's fingerprint at the most; the rest count by name and size only.
-MAX_FILES = 10_000
 
 
 @dataclass(frozen=True)
@@ -48,8 +60,8 @@ class Fingerprint:
     options: dict[str, Any]
     #: Variable -> a digest of its value.
     env: dict[str, str]
-    #: File (relative to the bot's folder, or absolute) -> SHA-256 of its content
-    #: (past :data:`MAX_FILES`, its size).
+    #: File (relative to the bot's folder, or absolute) -> SHA-256 of its
+    #: content (``link to <target>`` for a link, ``unreadable: <why>``).
     files: dict[str, str]
 
     def to_json(self) -> dict[str, Any]:
@@ -66,10 +78,12 @@ class Fingerprint:
             return None
 
 
-def fingerprint(bot: BotConfig) -> Fingerprint:
-    """The version of ``bot`` and what it is made of."""
+def fingerprint(bot: BotConfig, limits: SubmissionLimits = SubmissionLimits()) -> Fingerprint:
+    """The version of ``bot`` and what it is made of.  Raises
+    :class:`SubmissionProblem` when a submission's folder cannot be read
+    within ``limits`` (a submission that cannot start has no files)."""
     cmd = tuple("python" if word == sys.executable else word for word in bot.cmd)
-    files = _files(bot)
+    files = _files(bot, limits)
     env = {name: hashlib.sha256(value.encode()).hexdigest()[:16] for name, value in bot.env.items()}
     digest = hashlib.sha256(json.dumps(
         {"cmd": cmd, "options": bot.options, "env": env, "files": files}, sort_keys=True, default=str
@@ -95,16 +109,38 @@ def describe_change(old: Fingerprint | None, new: Fingerprint) -> str:
     removed = sorted(old.files.keys() - new.files.keys())
     for verb, names in (("changed", changed), ("added", added), ("removed", removed)):
         if names:
-            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            # A submission names its files: one line whatever the names hold.
+            shown = ", ".join(safe(name, limit=100) for name in names[:3]) + (
+                f" and {len(names) - 3} more" if len(names) > 3 else "")
             changes.append(f"{shown} {verb}")
     return "; ".join(changes) or f"its version changed from {old.version} to {new.version}"
 
 
-def _files(bot: BotConfig) -> dict[str, str]:
-    found: dict[str, Path] = {}
-    if bot.source is not None:
-        for path in sorted(_folder_files(bot.source)):
-            found[str(path.relative_to(bot.source))] = path
+def _files(bot: BotConfig, limits: SubmissionLimits) -> dict[str, str]:
+    if bot.source is not None and bot.problem is not None:
+        return {}
+    base = bot.cwd if bot.source is not None else None
+    deadline = deadline_of(limits) if base is not None else None
+    # A folder's digests serve every tournament it is in; bots of a file may share a cwd.
+    cache = DigestCache(str(bot.cwd) if base is not None else f"{bot.cwd}\0{bot.name}")
+    read = _Reader(cache, limits if base is not None else None, deadline)
+    files: dict[str, str] = {}
+    if base is not None:
+        for entry in folder_entries(base, limits, deadline):
+            files[entry.name] = (f"link to {entry.link}" if entry.link is not None
+                                 else read.digest(entry.name, entry.path, entry.info))
+    for name, path in _named_files(bot, base).items():
+        if name not in files:
+            files[name] = read.digest(name, path)
+    cache.save()
+    return dict(sorted(files.items()))
+
+
+def _named_files(bot: BotConfig, folder: Path | None) -> dict[str, str]:
+    """The files ``bot``'s command names (by name in its folder, or
+    absolute), found from its working directory; for a submission
+    (``folder``), only those inside its folder."""
+    found: dict[str, str] = {}
     words = list(bot.cmd)
     for i, word in enumerate(words):
         if i == 0 and "/" not in word:
@@ -113,44 +149,68 @@ def _files(bot: BotConfig) -> dict[str, str]:
             word = word.replace(".", "/") + ".py"  # python -m package.module
         path = bot.cwd / word
         for candidate in (path, path.with_suffix("") / "__main__.py") if word.endswith(".py") else (path,):
-            if candidate.is_file() and str(candidate) != sys.executable:
-                found.setdefault(_name(candidate, bot), candidate)
+            try:
+                if not candidate.is_file() or str(candidate) == sys.executable:
+                    continue
+                resolved = candidate.resolve()
+            except (OSError, ValueError):
                 break
-    return {name: _digest(path) if i < MAX_FILES else _size(path) for i, (name, path) in enumerate(sorted(found.items()))}
+            if folder is not None and not resolved.is_relative_to(folder.resolve()):
+                break  # not the team's to publish a digest of
+            found.setdefault(_name(resolved, bot), str(resolved))
+            break
+    return found
 
 
-def _folder_files(folder: Path) -> list[Path]:
-    """The files of a submission's folder, hidden ones and byte-code caches left out."""
-    files = []
-    for directory, subdirectories, names in os.walk(folder):
-        subdirectories[:] = [d for d in subdirectories if not d.startswith(".") and d != "__pycache__"]
-        files += [Path(directory, name) for name in names
-                  if not name.startswith(".") and not name.endswith((".pyc", ".pyo"))
-                  and not os.path.islink(os.path.join(directory, name))]
-    return files
-
-
-def _size(path: Path) -> str:
+def _name(resolved: Path, bot: BotConfig) -> str:
     try:
-        return f"size {path.stat().st_size}"
-    except OSError as exc:
-        return f"unreadable: {exc.strerror or exc}"
-
-
-def _name(path: Path, bot: BotConfig) -> str:
-    base = bot.source or bot.cwd
-    try:
-        return str(path.resolve().relative_to(base.resolve()))
+        return str(resolved.relative_to(bot.cwd.resolve()))
     except ValueError:
-        return str(path.resolve())
+        return str(resolved)
 
 
-def _digest(path: Path) -> str:
-    sha = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
+class _Reader:
+    """Digests of files, from the cache when a file is unchanged; for a
+    submission (``limits``) within its bytes and its time."""
+
+    def __init__(self, cache: DigestCache, limits: SubmissionLimits | None, deadline: float | None) -> None:
+        self.cache = cache
+        self.limits = limits
+        self.deadline = deadline
+        self.left = None if limits is None or limits.folder_mb is None else limits.folder_mb * MB
+
+    def digest(self, name: str, path: str, seen: os.stat_result | None = None) -> str:
+        """SHA-256 of the file at ``path`` (``seen``: its ``lstat``, when
+        the walk of its folder took it), or ``unreadable: <why>``."""
+        cached = self.cache.get(name, seen) if seen is not None else None
+        if cached is not None:  # the same inode, size and times: not even opened
+            return cached
+        read_at = time.time_ns()
+        try:
+            fd, info = open_regular(path, follow=self.limits is None)
+        except OSError as exc:
+            return f"unreadable: {exc.strerror or exc}"
+        try:
+            cached = self.cache.get(name, info)
+            if cached is not None:
+                return cached
+            sha = hashlib.sha256()
+            size = info.st_size  # /proc's files say 0 and never end
+            if self.left is not None:
+                self.left -= size
+                if self.left < 0:
+                    raise SubmissionProblem(f"its files hold more than {self.limits.folder_mb} MB (folder_mb)")
+            while size > 0:
+                if self.limits is not None:
+                    check_time(self.deadline, self.limits)
+                chunk = os.read(fd, min(size, 1 << 20))
+                if not chunk:
+                    break
                 sha.update(chunk)
-    except OSError as exc:
-        return f"unreadable: {exc.strerror or exc}"
-    return sha.hexdigest()
+                size -= len(chunk)
+        except OSError as exc:
+            return f"unreadable: {exc.strerror or exc}"
+        finally:
+            os.close(fd)
+        self.cache.put(name, info, sha.hexdigest(), read_at)
+        return sha.hexdigest()

@@ -45,11 +45,20 @@ class Competition:
     stages: tuple[Stage, ...] = ()
     #: A bot that loses this many games in a row by a crash is withdrawn; None: never.
     withdraw_after_crashes: int | None = None
+    #: Bots the organiser withdrew: their results stand; not paired again.
+    withdrawn: tuple[str, ...] = ()
+    #: Bots disqualified: each of their games scores as a loss; not paired again.
+    disqualified: tuple[str, ...] = ()
 
     @property
     def paired_by_results(self) -> bool:
         """The rounds are paired one by one from the results (Swiss, knockout, stages)."""
         return bool(self.stages)
+
+    @property
+    def out_of_play(self) -> frozenset[str]:
+        """The bots that play no more games: withdrawn or disqualified."""
+        return frozenset(self.withdrawn) | frozenset(self.disqualified)
 
     def suite(self) -> tuple[Opening, ...]:
         """The openings every pairing plays: the suite, else the game's start positions."""

@@ -19,6 +19,7 @@ from arena.formats.game_pairs import add_game_pair, round_opening
 from arena.formats.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
 from arena.formats.rounds import Rounds, StageState, pairs_per_pairing, read_rounds
 from arena.formats.schedule import make_schedule, pairings
+from arena.formats.scoring import scored
 from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, pair_id
 
@@ -28,8 +29,8 @@ __all__ = ["bots_in_play", "estimated_games", "next_pairing", "read_progress", "
 def read_progress(competition: Competition, seeding: Sequence[str], pairings: Sequence[Pairing],
                   records: Iterable[GameRecord]) -> Rounds:
     """The rounds ``pairings`` made, with the results of ``records``."""
-    return read_rounds(competition.stages, seeding, pairings, records, len(competition.suite()),
-                       present=competition.names)
+    return read_rounds(competition.stages, seeding, pairings, scored(records, competition.disqualified),
+                       len(competition.suite()), present=competition.names)
 
 
 def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[GameRecord]) -> Pairing | None:
@@ -42,7 +43,7 @@ def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[Gam
         return None
     number = len(rounds.pairings) + 1
     here = set(competition.names)
-    gone = withdrawn_bots(records, competition.withdraw_after_crashes)
+    gone = withdrawn_bots(records, competition.withdraw_after_crashes) | competition.out_of_play
     entrants = stage.field
     if stage.number > 1 and not stage.pairings:
         # A later stage is played by the best of the stage before still in the tournament.
@@ -51,6 +52,7 @@ def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[Gam
     if stage.stage.format == "knockout":
         pairs: list[tuple[str, str | None]]
         if not stage.matches:
+            entrants = [b for b in entrants if b not in gone]
             if len(entrants) < 2:  # withdrawals left nobody to play it
                 return None
             pairs = list(knockout_bracket(entrants))
@@ -84,11 +86,11 @@ def bots_in_play(competition: Competition, rounds: Rounds, records: Sequence[Gam
     first round.  A run starts these, not the bots already out."""
     here = set(competition.names)
     if not rounds.stages or not rounds.pairings:
-        return here
+        return here - competition.out_of_play
     stage = rounds.current
     if stage.stage.format == "knockout":
-        return {b for b in stage.field if b not in stage.places} & here
-    return set(stage.field) & here - withdrawn_bots(records, competition.withdraw_after_crashes)
+        return {b for b in stage.field if b not in stage.places} & here - competition.out_of_play
+    return set(stage.field) & here - withdrawn_bots(records, competition.withdraw_after_crashes) - competition.out_of_play
 
 
 def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> set[str]:

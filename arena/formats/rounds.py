@@ -22,16 +22,14 @@ tournament's round does.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.game.records import GameRecord
 from arena.formats.game_pairs import game_ids
 from arena.formats.pairing import bracket_slots, knockout_places, knockout_rounds
 from arena.formats.scoring import buchholz, points_order, score_of, sonneborn_berger
-from arena.formats.stages import BYE_SCORES, Pairing, Stage, pairings_from_json
+from arena.formats.stages import BYE_SCORES, Pairing, Stage
 
 __all__ = ["Match", "PairResult", "Rounds", "StageState", "pairs_per_pairing", "read_rounds"]
 
@@ -319,7 +317,11 @@ def _play_match(match: Match, stage: Stage, by_id: Mapping[str, GameRecord], her
     a, b = match.bots
     assert b is not None
     limit = stage.games_per_match + stage.tiebreak_pairs
-    match.pairs = stage.games_per_match
+    # Every game pair recorded belongs to the match, a tie-break pair whose
+    # first game pair is being played again (a lost line, --replay) included:
+    # its games were played, and they stay scheduled.
+    every = game_ids(match.round, a, b, limit)
+    match.pairs = max([stage.games_per_match, *((k // 2) + 1 for k, i in enumerate(every) if i in by_id)])
     while True:
         ids = game_ids(match.round, a, b, match.pairs)
         done = [by_id[i] for i in ids if i in by_id]

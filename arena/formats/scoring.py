@@ -6,17 +6,39 @@ a forfeit a loss for the bot that forfeited.  Pure: no I/O."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.game.records import GameRecord
 
-__all__ = ["Tally", "buchholz", "side_score", "points_order", "score_of", "sonneborn_berger", "total_scores"]
+__all__ = ["DISQUALIFIED_DETAIL", "Tally", "buchholz", "points_order", "score_of", "scored", "side_score",
+           "sonneborn_berger", "total_scores"]
+
+#: The detail of a game scored as a disqualified bot's loss.
+DISQUALIFIED_DETAIL = "scored as a loss: the bot is disqualified (disqualified: in the tournament file)"
 
 
 def score_of(record: GameRecord, bot: str) -> float:
     """``bot``'s score in a game it played: 1, 0.5 for a draw, or 0."""
     return side_score(record.name_of(record.winner), bot)
+
+
+def scored(records: Iterable[GameRecord], disqualified: Collection[str]) -> list[GameRecord]:
+    """``records`` as they score: a game of one ``disqualified`` bot is its
+    loss, a forfeit (reason ``disqualified``) its opponent wins, whatever was
+    played; a game between two disqualified bots scores as played.  The
+    records on disk are never changed: this is how they count."""
+    out = []
+    for record in records:
+        out_of_it = [color for color, name in record.players.items() if name in disqualified]
+        if len(out_of_it) == 1 and record.reason != "disqualified":
+            loser = out_of_it[0]
+            winner = next(color for color in record.players if color != loser)
+            record = dataclasses.replace(record, winner=winner, forfeit_by=loser, reason="disqualified",
+                                         detail=DISQUALIFIED_DETAIL)
+        out.append(record)
+    return out
 
 
 def side_score(winner: str | None, side: str) -> float:

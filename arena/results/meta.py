@@ -120,6 +120,9 @@ class TournamentMeta:
     reference: tuple[str, ...] = ()
     ranking: str = RANKINGS[0]
     withdraw_after_crashes: int | None = None
+    #: Bots withdrawn by the organiser, and bots disqualified (``withdrawn:``, ``disqualified:``).
+    withdrawn: tuple[str, ...] = ()
+    disqualified: tuple[str, ...] = ()
     #: How game ids name a pair; None in a file written before the key existed.
     game_ids: str | None = None
     #: ``arena match --games``: the games the schedule is cut to.
@@ -165,7 +168,7 @@ class TournamentMeta:
         return Competition(
             game=self.game, seed=self.seed, format=self.format, names=tuple(self.names), rounds=self.rounds,
             reference=self.reference, openings=suite, game_ids=game_ids, stages=self.stages,
-            withdraw_after_crashes=self.withdraw_after_crashes,
+            withdraw_after_crashes=self.withdraw_after_crashes, withdrawn=self.withdrawn, disqualified=self.disqualified,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -180,6 +183,8 @@ class TournamentMeta:
             "reference": list(self.reference),
             "ranking": self.ranking,
             "withdraw_after_crashes": self.withdraw_after_crashes,
+            "withdrawn": list(self.withdrawn),
+            "disqualified": list(self.disqualified),
             "game_ids": self.game_ids,
             "games": self.games,
             "bots": [bot.to_json() for bot in self.bots],
@@ -226,6 +231,8 @@ class TournamentMeta:
         if bool(stages) != (format_ in ("swiss", "knockout", STAGED)) and format_ is not None:
             raise MetaError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
         seeding = tuple(_text(n, "seeding", limit=100) for n in _list(data.get("seeding") or [], "seeding"))
+        departures = {key: tuple(_text(n, key, limit=100) for n in _list(data.get(key) or [], key))
+                      for key in ("withdrawn", "disqualified")}
         ranking = data.get("ranking")
         try:
             sprt = None if not data.get("sprt") else SprtConfig(**_mapping(data["sprt"], "sprt"))
@@ -246,6 +253,7 @@ class TournamentMeta:
             else _whole(data["withdraw_after_crashes"], "withdraw_after_crashes", 1, 10**6),
             game_ids=data.get("game_ids") if data.get("game_ids") in GAME_IDS else None,
             games=None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9),
+            withdrawn=departures["withdrawn"], disqualified=departures["disqualified"],
             openings_count=count, openings_digest=digest, openings=suite,
             sprt=sprt, stages=stages, seeding=seeding, pairings=pairings,
         )

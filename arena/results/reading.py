@@ -24,6 +24,7 @@ from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
 from arena.results.meta import RANKINGS, TournamentMeta
 from arena.results.sprt import SprtConfig
+from arena.results.standings import Standings, compute_standings
 from arena.results.store import GAMES_FILE
 
 __all__ = ["ReadResults", "SortedRecords", "results_of", "sort_records"]
@@ -109,6 +110,20 @@ class ReadResults:
         """A gauntlet's first bot, which meets each other bot."""
         competition = self.competition
         return competition.names[0] if competition is not None and competition.format == "gauntlet" else None
+
+    @property
+    def withdrawn(self) -> tuple[str, ...]:
+        return self.competition.withdrawn if self.competition is not None else ()
+
+    @property
+    def disqualified(self) -> tuple[str, ...]:
+        return self.competition.disqualified if self.competition is not None else ()
+
+    def standings(self, *, at_limit: bool = False) -> Standings:
+        """The standings of these results, as every command shows them."""
+        return compute_standings(self.records, self.names, self.sprt, at_limit=at_limit, reference=self.reference,
+                                 versions=self.versions, ranking=self.ranking, rounds=self.rounds,
+                                 withdrawn=self.withdrawn, disqualified=self.disqualified, challenger=self.challenger)
 
     @property
     def versions(self) -> dict[str, str]:

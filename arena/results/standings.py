@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import trueskill
@@ -19,7 +19,7 @@ import trueskill
 from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
 from arena.formats.rounds import Rounds
-from arena.formats.scoring import Tally, side_score, sonneborn_berger
+from arena.formats.scoring import Tally, scored, side_score, sonneborn_berger
 from arena.results.meta import RANKINGS
 from arena.results.sprt import SprtConfig, SprtStatus, sprt_status
 from arena.results.statistics import MatchStatistics, fit_elo, match_statistics, scores_of
@@ -119,6 +119,10 @@ class BotStanding(Tally):
     points: float | None = None
     buchholz: float | None = None
     place: tuple[int, int] | None = None
+    #: Named in the file's ``withdrawn:`` (its results stand), or ``disqualified:``
+    #: (its games scored as losses, ranked after every other bot).
+    withdrawn_by_organiser: bool = False
+    disqualified: bool = False
 
     @property
     def rank_text(self) -> str:
@@ -129,8 +133,9 @@ class BotStanding(Tally):
 
     @property
     def withdrawn(self) -> bool:
-        """The arena withdrew it (``withdraw_after_crashes``): its later games were forfeited."""
-        return bool(self.forfeits.get("withdrawn"))
+        """Withdrawn by the organiser, or by the arena (``withdraw_after_crashes``):
+        its games not played were forfeited."""
+        return self.withdrawn_by_organiser or bool(self.forfeits.get("withdrawn"))
 
     @property
     def earlier_games(self) -> int:
@@ -234,6 +239,8 @@ def compute_standings(
     versions: Mapping[str, str] | None = None,
     ranking: str = "trueskill",
     rounds: Rounds | None = None,
+    withdrawn: Collection[str] = (),
+    disqualified: Collection[str] = (),
     challenger: str | None = None,
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
@@ -245,6 +252,9 @@ def compute_standings(
     ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`;
     with the ``rounds`` of a Swiss, knockout or staged tournament, ``points``
     orders them by those rounds' places (:meth:`Rounds.places`), byes counted.
+    ``withdrawn`` bots are marked; ``disqualified`` ones have every game
+    scored as a loss (:func:`~arena.formats.scoring.scored`) and rank after
+    every other bot.
     With the ``challenger`` of a gauntlet, its match against each opponent
     (Elo difference, LOS, game pairs), and the LOS over the next bot only
     between bots that met (two opponents never do).
@@ -256,7 +266,7 @@ def compute_standings(
     """
     # Ties on index (which a well-formed schedule never makes) are broken by
     # game id, so the fold order never depends on the order of the input.
-    ordered = sorted(records, key=lambda r: (r.index, r.game_id))
+    ordered = sorted(scored(records, disqualified), key=lambda r: (r.index, r.game_id))
     fold = RatingFold()
     bots: dict[str, BotStanding] = {name: BotStanding(name) for name in bot_names or ()}
     pair_scores: dict[tuple[str, str], float] = {}
@@ -307,6 +317,10 @@ def compute_standings(
     for bot in bots.values():
         bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (last_played[bot.name, v[0]], v[0]), reverse=True))
         bot.version = (versions or {}).get(bot.name) or next(iter(bot.versions), None)
+    for name in withdrawn:
+        bots.setdefault(name, BotStanding(name)).withdrawn_by_organiser = True
+    for name in disqualified:
+        bots.setdefault(name, BotStanding(name)).disqualified = True
     if ranking not in RANKINGS:
         raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
     fit = fit_elo(elo_games)
@@ -383,12 +397,12 @@ def _placed(bots: dict[str, BotStanding], rounds: Rounds, ranking: str) -> list[
                 bot.points, bot.buchholz, bot.sonneborn_berger = first.points[name], bh, first.sonneborn_berger[name]
     places = rounds.places()
     for name, place in places:
-        if name in bots:
+        if name in bots and not bots[name].disqualified:  # ranked after every other bot, whatever its place
             bots[name].place = place
     if ranking != "points":
         return _ranked(list(bots.values()), ranking)
     order = {name: i for i, (name, _) in enumerate(places)}
-    ranked = sorted(bots.values(), key=lambda b: (order.get(b.name, len(order)), b.name))
+    ranked = sorted(bots.values(), key=lambda b: (b.disqualified, order.get(b.name, len(order)), b.name))
     _set_ranks(ranked, lambda b: b.place if b.place is not None and b.place[0] != b.place[1] else b.name)
     return ranked
 
@@ -415,8 +429,8 @@ def _ranked(bots: list[BotStanding], ranking: str) -> list[BotStanding]:
     else:
         def key(b: BotStanding) -> tuple[float, ...]:
             return (-b.rating, -b.score)
-    ranked = sorted(bots, key=lambda b: (key(b), b.name))
-    _set_ranks(ranked, key if ranking == "points" else lambda b: b.name)
+    ranked = sorted(bots, key=lambda b: (b.disqualified, key(b), b.name))
+    _set_ranks(ranked, (lambda b: (b.disqualified, key(b))) if ranking == "points" else lambda b: b.name)
     return ranked
 
 

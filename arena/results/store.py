@@ -215,6 +215,10 @@ class ResultsStore:
                 for line in moved if b',"record":%s}\n' % line not in archived
             )
             if entries:
+                if archived and not archived.endswith(b"\n"):
+                    # A line torn by a crash in the middle of an earlier append:
+                    # these entries start on a line of their own, readable.
+                    entries = b"\n" + entries
                 with open(safe_files.open_file(self.directory, REPLACED_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND),
                           "ab") as archive:
                     archive.write(entries)
@@ -224,8 +228,12 @@ class ResultsStore:
         kept = [line + b"\n" for line in lines if _game_id_of(line) not in reasons]
         try:
             write_atomically(self.games_path, b"".join(kept))
-            os.close(self._fd)
-            self._fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_WRONLY | os.O_APPEND)
+            # The new file is open before the old one is let go: interrupted
+            # in between (Ctrl-C, SIGTERM), _fd is still an open file, which
+            # close() then closes once.
+            fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_WRONLY | os.O_APPEND)
+            old, self._fd = self._fd, fd
+            os.close(old)
         except OSError as exc:
             raise store_error(exc, "write", self.games_path) from None
 

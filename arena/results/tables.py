@@ -199,9 +199,15 @@ def _notes(standings: Standings) -> list[str]:
         notes.append("SB: Sonneborn–Berger, the sum over the bot's games of its points times that opponent's score")
     if any(bot.buchholz is not None for bot in standings.bots):
         notes.append("Bh: Buchholz, the sum of the points of the opponents the bot met")
-    withdrawn = [bot.name for bot in standings.bots if bot.withdrawn]
-    if withdrawn:
-        notes.append(f"withdrawn (crashed too many games in a row; later games forfeited): {', '.join(withdrawn)}")
+    by_organiser = [bot.name for bot in standings.bots if bot.withdrawn_by_organiser]
+    if by_organiser:
+        notes.append(f"withdrawn by the organiser (results stand; games not played forfeited): {', '.join(by_organiser)}")
+    crashed = [bot.name for bot in standings.bots if bot.withdrawn and not bot.withdrawn_by_organiser]
+    if crashed:
+        notes.append(f"withdrawn (crashed too many games in a row; later games forfeited): {', '.join(crashed)}")
+    disqualified = [bot.name for bot in standings.bots if bot.disqualified]
+    if disqualified:
+        notes.append(f"disqualified (every game scored as a loss; ranked last): {', '.join(disqualified)}")
     if standings.elo_regularized:
         notes.append(
             "Elo note: a bot or group won or lost every game against the others, so the fit adds "
@@ -330,6 +336,8 @@ def _tables(standings: Standings) -> list[_Table]:
         _add_column(ranking, "SB", "right", [(_score(b.sonneborn_berger), b.sonneborn_berger) for b in standings.bots], at=at)
     if any(bot.withdrawn for bot in standings.bots):
         _add_column(ranking, "withdrawn", "left", [("yes" if b.withdrawn else "", b.withdrawn) for b in standings.bots])
+    if any(bot.disqualified for bot in standings.bots):
+        _add_column(ranking, "DQ", "left", [("DQ" if b.disqualified else "", b.disqualified) for b in standings.bots])
     _add_column(ranking, "ranked by", "left", [(standings.ranking, standings.ranking)] * len(standings.bots), csv_only=True)
     _add_column(ranking, "shared", "left", [("", b.shared_rank) for b in standings.bots], csv_only=True)
     head_to_head = _Table(
@@ -614,6 +622,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "sonneborn_berger": bot.sonneborn_berger,
                 "tied_score": bot.tied_score,
                 "withdrawn": bot.withdrawn,
+                "disqualified": bot.disqualified,
                 "forfeits": dict(bot.forfeits),
                 "moves": bot.moves,
                 "move_ms": bot.move_ms,

@@ -36,6 +36,10 @@ import engine
 from arena.bot.limits import LIMIT_KEYS, Limits
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
 from arena.bot.spec import BotConfig, command_problem, split_command
+from arena.bot.submission import (
+    SUBMISSION_KEYS, SubmissionLimits, SubmissionProblem, deadline_of, folder_entries, outside_word, read_manifest,
+)
+from arena.bot.text import safe
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
 from arena.formats.competition import FORMATS, STAGED, Competition
@@ -87,6 +91,7 @@ TOURNAMENT_KEYS = (
     "sprt",
     "limits",
     "sandbox",
+    "submission_limits",
     "startup_failures",
     "report",
     "executor",
@@ -94,6 +99,8 @@ TOURNAMENT_KEYS = (
     "reference",
     "ranking",
     "withdraw_after_crashes",
+    "withdrawn",
+    "disqualified",
     "bye",
     "games_per_match",
     "tiebreak_pairs",
@@ -182,11 +189,18 @@ class TournamentConfig:
     #: A bot whose games end in ``crash`` forfeits this many times in a row is
     #: withdrawn: its later games are forfeited without starting it.  None: never.
     withdraw_after_crashes: int | None = None
+    #: Bots withdrawn by the organiser: their results stand, their games not
+    #: played yet are forfeited without starting them, they are not paired again.
+    withdrawn: tuple[str, ...] = ()
+    #: Bots disqualified: every game of theirs is scored as a loss, they rank last.
+    disqualified: tuple[str, ...] = ()
     #: Swiss, knockout and staged tournaments: their stages, in order (a single
     #: format is one stage); empty for the formats fixed in advance.
     stages: tuple[Stage, ...] = ()
     #: The results directory whose ranking seeds the first stage; None: the file's order.
     seed_from: Path | None = None
+    #: What the arena reads of each ``bots_from`` submission at the most.
+    submission_limits: SubmissionLimits = SubmissionLimits()
     #: Time odds: the bots that play under a clock of their own (a bot's
     #: ``time_control``, ``--bot ...,tc=``), by name; the others play under
     #: ``time_control``.
@@ -204,6 +218,7 @@ class TournamentConfig:
             game=self.game, seed=self.seed, format=self.format, names=tuple(bot.name for bot in self.bots),
             rounds=self.rounds, reference=self.reference, openings=self.openings, game_ids=self.game_ids,
             stages=self.stages, withdraw_after_crashes=self.withdraw_after_crashes,
+            withdrawn=self.withdrawn, disqualified=self.disqualified,
         )
 
     def clock_of(self, name: str) -> TimeControl:
@@ -300,7 +315,7 @@ def check_programs(config: TournamentConfig) -> None:
             problem = bot.problem or command_problem(bot.cmd, bot.cwd, bot.env)
             if problem and config.startup_failures == "stop":
                 # A manifest's problem names the manifest's path; a command's, the folder.
-                where = "" if bot.problem else f" in {bot.source}"
+                where = "" if bot.problem else f" in {safe(str(bot.source), limit=None)}"
                 raise ConfigError(f"bot {bot.name!r}{where}: {problem}", file="")
             continue
         key = "cmd"
@@ -393,7 +408,8 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
     )
     game = _game(fields)
     seed = fields.integer("seed", 0)
-    bots, time_odds = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"))
+    submission_limits = _submission_limits(fields)
+    bots, time_odds = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"), submission_limits)
     format = _format(fields)
     stages = _stages(fields, format, len(bots))
     # Left unset, the local executor uses this machine's cores and Ray the cluster's.
@@ -422,8 +438,11 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         # A Swiss or knockout ranks by its own rule (points or places) unless told otherwise.
         ranking=fields.choice("ranking", RANKINGS) if "ranking" in fields or not stages else "points",
         withdraw_after_crashes=fields.positive_int("withdraw_after_crashes") if "withdraw_after_crashes" in fields else None,
+        withdrawn=_departures(fields, "withdrawn", bots),
+        disqualified=_departures(fields, "disqualified", bots),
         stages=stages,
         seed_from=_seed_from(fields, base_dir, stages),
+        submission_limits=submission_limits,
         time_odds=time_odds,
     )
 
@@ -564,6 +583,24 @@ def _reference(fields: YamlMapping, format: str, bots: Sequence[BotConfig]) -> t
     return tuple(dict.fromkeys(names))
 
 
+def _departures(fields: YamlMapping, key: str, bots: Sequence[BotConfig]) -> tuple[str, ...]:
+    """``withdrawn:`` or ``disqualified:``, a list of the file's bots."""
+    value = fields.get(key)
+    if value is None:
+        return ()
+    known = [bot.name for bot in bots]
+    names = []
+    for item in value.items(f"must be a list of bot names, e.g. {key}: [team-x]"):
+        name = item.scalar()
+        if name not in known:
+            raise item.error(f"no bot named {name!r}; bots: {', '.join(known)}")
+        if key == "disqualified" and name in _departures(fields, "withdrawn", bots):
+            raise item.error(f"{name!r} is withdrawn too: a bot is either withdrawn (its results stand) or "
+                             "disqualified (its games lost)")
+        names.append(name)
+    return tuple(dict.fromkeys(names))
+
+
 def _openings(fields: YamlMapping, game: str, seed: int, base_dir: Path) -> tuple[Opening, ...] | None:
     value = fields.get("openings")
     if value is None:
@@ -604,11 +641,12 @@ def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings
 
 
 def _bots(
-    fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str,
+    fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str, bounds: SubmissionLimits
 ) -> tuple[tuple[BotConfig, ...], dict[str, TimeControl]]:
     """The bots of ``bots:`` then those of ``bots_from:``; ``limits`` and
-    ``sandbox`` are the file's, for each bot to override.  And the clocks of
-    the bots of ``bots:`` that have their own (``time_control``)."""
+    ``sandbox`` are the file's, for each bot to override; ``bounds`` what
+    is read of each submission.  And the clocks of the bots of ``bots:``
+    that have their own (``time_control``)."""
     if "bots" not in fields and "bots_from" not in fields:
         raise fields.missing("bots")
     bots: list[BotConfig] = []
@@ -628,28 +666,33 @@ def _bots(
         # A submission named as its folder keeps its name; one whose manifest
         # claims a name already taken (or whose folder's name cleans up to one)
         # is the one that cannot run, under a name of its own.
-        submissions = _submissions(fields["bots_from"], base_dir, limits, sandbox)
+        submissions = _submissions(fields["bots_from"], base_dir, limits, sandbox, bounds)
         for bot in sorted(submissions, key=lambda b: b.name != _folder_name(b.source)):
             if bot.name in first_line:
-                taken = f"{bot.source / MANIFEST}: the name {bot.name!r} is taken by {first_line[bot.name]}"
+                manifest = safe(str(bot.source / MANIFEST), limit=None)
+                taken = f"{manifest}: the name {bot.name!r} is taken by {first_line[bot.name]}"
                 name = _folder_name(bot.source)
                 while name in first_line:
                     name = f"{_folder_name(bot.source)[:60]}-{len(first_line)}"
                 bot = replace(bot, name=name, problem=bot.problem or taken)
-            first_line[bot.name] = f"the folder {bot.source}"
+            first_line[bot.name] = f"the folder {safe(str(bot.source), limit=None)}"
             bots.append(bot)
     if len(bots) < 2:
         raise (fields.get("bots") or fields["bots_from"]).error(f"a tournament needs at least 2 bots, got {len(bots)}")
     return tuple(bots), time_odds
 
 
-def _submissions(value: YamlValue, base_dir: Path, limits: Limits, sandbox: str) -> list[BotConfig]:
+def _submissions(
+    value: YamlValue, base_dir: Path, limits: Limits, sandbox: str, bounds: SubmissionLimits
+) -> list[BotConfig]:
     """``bots_from: FOLDER`` (each of its sub-folders) or a glob of folders:
     one bot per folder, from the folder's ``bot.yaml``, the folder its working
     directory and all its files part of its version.  A folder whose manifest
     is missing or broken is still a bot, one that cannot start (its
     ``problem`` says why): under ``startup_failures: forfeit`` it loses its
-    games and the others play on."""
+    games and the others play on: so is a folder over ``bounds``, holding a
+    special file or a link out of it, or whose command names a path outside
+    it (see :mod:`arena.bot.submission`)."""
     pattern = os.path.expanduser(value.text("must be a folder of submissions, or a glob of folders such as teams/*"))
     if any(ch in pattern for ch in "*?["):
         folders = sorted(Path(p) for p in glob.glob(os.path.join(base_dir, pattern)) if os.path.isdir(p))
@@ -659,7 +702,7 @@ def _submissions(value: YamlValue, base_dir: Path, limits: Limits, sandbox: str)
             raise value.error(f"no such folder: {root}")
         folders = sorted(p for p in root.iterdir() if p.is_dir())
     # Named after the folder as the organiser sees it, a symbolic link's name included.
-    return [_submission(folder, limits, sandbox) for folder in folders if not folder.name.startswith(".")]
+    return [_submission(folder, limits, sandbox, bounds) for folder in folders if not folder.name.startswith(".")]
 
 
 def _folder_name(folder: Path | None) -> str:
@@ -667,24 +710,34 @@ def _folder_name(folder: Path | None) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.name if folder else "").lstrip("_.+-")[:64] or "bot"
 
 
-def _submission(seen_as: Path, limits: Limits, sandbox: str) -> BotConfig:
+def _submission(seen_as: Path, limits: Limits, sandbox: str, bounds: SubmissionLimits) -> BotConfig:
     folder = seen_as.resolve()
     default_name = _folder_name(seen_as)
     manifest = folder / MANIFEST
+    # A folder's name is the team's choice: named on one line, whatever it holds.
+    shown_folder, shown_manifest = safe(str(folder), limit=None), safe(str(manifest), limit=None)
     try:
         try:
-            text = manifest.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ConfigError(f"no {MANIFEST} (it names the bot's cmd)", file=str(folder)) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read it: {exc}", file=str(manifest)) from None
-        root = read_yaml(text, str(manifest))
+            text = read_manifest(manifest, bounds)
+        except SubmissionProblem as exc:
+            raise ConfigError(str(exc), file=shown_manifest) from None
+        if text is None:
+            raise ConfigError(f"no {MANIFEST} (it names the bot's cmd)", file=shown_folder)
+        root = read_yaml(text, shown_manifest)
         if root is None:
-            raise ConfigError("the manifest is empty; it needs at least cmd:", file=str(manifest))
+            raise ConfigError("the manifest is empty; it needs at least cmd:", file=shown_manifest)
         fields = root.mapping("a manifest is a mapping with cmd: and, if you like, name:, version:, options:, env:")
         fields.allow(MANIFEST_KEYS)
         fields.require("cmd")
         bot = _bot(fields, folder, limits, sandbox, default_name=default_name)
+        word = outside_word(bot.cmd, folder)
+        if word is not None:
+            raise fields.error(f"names '{safe(word, limit=200)}', outside the submission's folder: a submission's "
+                               "command may name only its own files", "cmd")
+        try:
+            folder_entries(folder, bounds, deadline_of(bounds))
+        except SubmissionProblem as exc:
+            raise ConfigError(str(exc), file=shown_folder) from None
     except ConfigError as exc:
         return BotConfig(name=default_name, cmd=(MANIFEST,), options={}, cwd=folder, env={}, limits=limits,
                          sandbox=sandbox, source=seen_as.absolute(), problem=str(exc))
@@ -734,6 +787,16 @@ def _limits(fields: YamlMapping, inherited: Limits) -> Limits:
     section = value.mapping(f"must be a mapping with some of: {', '.join(LIMIT_KEYS)}")
     section.allow(LIMIT_KEYS)
     return replace(inherited, **{key: _limit(item, whole=key != "cpu_s") for key, item in section.items()})
+
+
+def _submission_limits(fields: YamlMapping) -> SubmissionLimits:
+    """``submission_limits:``; keys it leaves out keep their defaults."""
+    value = fields.get("submission_limits")
+    if value is None:
+        return SubmissionLimits()
+    section = value.mapping(f"must be a mapping with some of: {', '.join(SUBMISSION_KEYS)}")
+    section.allow(SUBMISSION_KEYS)
+    return SubmissionLimits(**{key: _limit(item, whole=key != "fingerprint_s") for key, item in section.items()})
 
 
 def _limit(value: YamlValue, *, whole: bool) -> float | None:

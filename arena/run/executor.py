@@ -1,6 +1,6 @@
 """Runs game specs in parallel and hands back their records as they finish.
 
-The local executor keeps ``concurrency`` worker processes (``multiprocess``).
+The local executor keeps ``concurrency`` worker processes (:mod:`arena.run.supervised`).
 Each worker keeps a :class:`~arena.run.pool.BotPool`, which reuses each bot's
 process from game to game; a :class:`~arena.run.spec_queue.SpecQueue` hands
 out the specs and decides what becomes of the games of a worker that dies or
@@ -19,47 +19,38 @@ import math
 import os
 import select
 import time
-import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Protocol
 
-import multiprocess
 from multiprocess.connection import Connection
 
 import engine
-from arena.bot.cgroups import cgroup_mode
-from arena.bot.player import NOTICE_TIMEOUT_S
-from arena.bot.process import ArenaWriteError
-from arena.bot.reaper import become_subreaper
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
-from arena.run.pool import BotPool, die_with_the_arena, kill_leftovers
+from arena.run.pool import BotPool
 from arena.run.spec_queue import SpecQueue
+from arena.run.supervised import EXIT_GRACE_S, Child, child_deadline_s, reply, start_child
 
 __all__ = ["Executor", "LocalExecutor", "game_deadline_s"]
 
-#: Slack beyond the sum of every timeout a game can run into.
-_DEADLINE_SLACK_S = 30.0
-
 
 def game_deadline_s(config: TournamentConfig, quit_grace_s: float = 2.0) -> float:
-    """The longest one game can take, however the bots behave: both start
-    (each bounded by the start-up timeout), every ply uses its whole clock
-    and margin, every notice (new_game, game_over) waits its full timeout,
-    and a bot is stopped with its quit grace; plus slack.  A worker silent
-    for longer is stuck (e.g. a bot stopped it with SIGSTOP)."""
-    margin_s = config.time_margin_ms / 1000
-    plies = engine.get_game(config.game).max_game_length
-    thinking = 0.0
-    for control in (config.time_control, *config.time_odds.values()):  # the slowest clock on both sides
-        if control.per_move_ms is not None:
-            most = plies * (control.per_move_ms / 1000 + margin_s)
-        else:
-            most = 2 * control.initial_ms / 1000 + plies * (control.increment_ms / 1000 + margin_s)
-        thinking = max(thinking, most)
-    return 2 * config.startup_timeout_s + thinking + 4 * NOTICE_TIMEOUT_S + 2 * quit_grace_s + _DEADLINE_SLACK_S
+    """The longest one game can take, however the bots behave
+    (:func:`~arena.run.supervised.child_deadline_s`): both bots start and
+    quit, the game runs to its longest with every ply using its whole clock
+    (the slowest, under time odds) and margin, and each bot waits out both
+    notices (``new_game``, ``game_over``); plus 30 s.  A worker silent for
+    longer is stuck (e.g. a bot stopped it with SIGSTOP)."""
+    return max(
+        child_deadline_s(
+            starts=2, startup_timeout_s=config.startup_timeout_s, quit_grace_s=quit_grace_s,
+            games=1, plies=engine.get_game(config.game).max_game_length, time_control=control,
+            margin_ms=config.time_margin_ms, notices=4, slack_s=30.0,
+        )
+        for control in (config.time_control, *config.time_odds.values())
+    )
 
 
 class Executor(Protocol):
@@ -100,24 +91,20 @@ def _worker_main(
     encoded here, once, with the plain JSON encoder: pickling them (which
     ``multiprocess`` does with dill, in pure Python) cost more than the game.
     Specs come the same way (``_spec_line``)."""
-    die_with_the_arena()
     bots = BotPool(config, logs_dir, tag=f"w{number}", scratch_dir=scratch_dir, spin=spin)
     try:
         while (message := conn.recv_bytes()) != _QUIT:
-            try:
-                conn.send_bytes(_RECORD + bots.play(_spec_from_line(message)).to_line())
-            except ArenaWriteError as exc:  # the arena's disk, not a bot: the run stops
-                conn.send_bytes(_ARENA + str(exc).encode())
-            except Exception:  # a bug, not a bot's misbehaviour: report it whole
-                conn.send_bytes(_ERROR + traceback.format_exc().encode())
+            reply(conn, _play, bots, message)
     except EOFError:  # the parent is gone
         pass
     finally:
         bots.close()
 
 
-# The first byte of a worker's answer says what follows.
-_RECORD, _ERROR, _ARENA = b"r", b"e", b"a"
+def _play(bots: BotPool, message: bytes) -> bytes:
+    return bots.play(_spec_from_line(message)).to_line()
+
+
 _QUIT = b""
 _SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(GameSpec))
 
@@ -175,11 +162,7 @@ class LocalExecutor:
         and its game played again by a fresh worker; a game that stalls twice is given up, and
         :class:`~arena.run.spec_queue.WorkerStalled` is raised once every
         other game is done."""
-        # Orphans of bots whose worker died come back to this process.
-        become_subreaper()
-        # Where bots' cgroups go is found once, here, and inherited by the workers.
-        cgroup_mode()
-        queue: SpecQueue[_Worker] = SpecQueue(specs, self.game_deadline, worker_kind="worker")
+        queue: SpecQueue[Child] = SpecQueue(specs, self.game_deadline, worker_kind="worker")
         workers = _Workers(self, queue, ahead=isinstance(specs, Sequence))
         finished = False
         try:
@@ -195,12 +178,6 @@ class LocalExecutor:
 _QUEUE_AHEAD_BELOW_S = 0.2
 
 
-@dataclasses.dataclass(eq=False)
-class _Worker:
-    process: multiprocess.Process
-    conn: Connection
-
-
 class _Workers:
     """The worker processes of one run of a :class:`LocalExecutor`, fed from
     ``queue``.  Each has a pipe of its own and gets one spec at a time (two
@@ -208,20 +185,20 @@ class _Workers:
     once (its pipe closes) and nothing else waits on a lock it held, which
     ``multiprocessing.Pool`` cannot promise."""
 
-    def __init__(self, executor: LocalExecutor, queue: SpecQueue[_Worker], ahead: bool) -> None:
+    def __init__(self, executor: LocalExecutor, queue: SpecQueue[Child], ahead: bool) -> None:
         self.executor = executor
         self.queue = queue
         self.ahead = ahead
         # A worker waiting for a move may spin only where that takes no core
         # from a bot: with a core for each worker and each bot to move.
         self.spin = 2 * executor.concurrency <= len(os.sched_getaffinity(0))
-        self.workers: list[_Worker] = []
+        self.workers: list[Child] = []
         self.started = 0
         # One poll object for the whole run, of the workers playing a game
         # (multiprocess's wait() builds a selector at every call, which cost
         # more than storing a record).
         self.poller = select.poll()
-        self.by_fd: dict[int, _Worker] = {}
+        self.by_fd: dict[int, Child] = {}
 
     def records(self) -> Iterator[GameRecord]:
         """Play every spec of the queue; yield each record as it comes."""
@@ -239,23 +216,16 @@ class _Workers:
         assert deadline is not None  # a game is in flight
         return max(0, math.ceil((deadline - time.monotonic()) * 1000))
 
-    def _answer(self, worker: _Worker) -> Iterator[GameRecord]:
+    def _answer(self, worker: Child) -> Iterator[GameRecord]:
         """Read the answer of ``worker``, which has a game in flight, and give it its next spec."""
-        try:
-            answer = worker.conn.recv_bytes()
-        except (EOFError, OSError):  # its end of the pipe closed: it is dead
-            answer = None
-        if answer is None:
+        answer = worker.receive()
+        if answer is None:  # its end of the pipe closed: it is dead
             self._lose(worker)
             return
-        if answer[:1] == _ARENA:
-            raise ArenaWriteError(answer[1:].decode(errors="replace"))
-        if answer[:1] != _RECORD:
-            raise RuntimeError(f"{worker.process.name} failed:\n{answer[1:].decode(errors='replace')}")
         quick = time.monotonic() - self.queue.since(worker) < _QUEUE_AHEAD_BELOW_S
-        fresh = self.queue.done(worker, [GameRecord.from_line(answer[1:])])
+        fresh = self.queue.done(worker, [GameRecord.from_line(answer)])
         if not self.queue.in_flight(worker):
-            self.poller.unregister(worker.conn.fileno())
+            self.poller.unregister(worker.fileno())
         alive = True
         if self.ahead:
             # The next game first, so that the worker plays on while this
@@ -270,52 +240,44 @@ class _Workers:
         elif not self.ahead:
             self._feed(worker, 1)
 
-    def _feed(self, worker: _Worker, count: int) -> None:
+    def _feed(self, worker: Child, count: int) -> None:
         if not self._top_up(worker, count):
             self._lose(worker)
 
-    def _top_up(self, worker: _Worker, count: int) -> bool:
+    def _top_up(self, worker: Child, count: int) -> bool:
         """Send ``worker`` specs until it has ``count`` games in flight (fewer
         when they run out); False if its pipe is closed (it died)."""
         while (playing := self.queue.in_flight(worker)) < count and (specs := self.queue.take(worker)):
             if not playing:
-                self.poller.register(worker.conn.fileno(), select.POLLIN)
-            try:
-                worker.conn.send_bytes(_spec_line(specs[0]))
-            except OSError:
+                self.poller.register(worker.fileno(), select.POLLIN)
+            if not worker.send(_spec_line(specs[0])):
                 return False
         return True
 
-    def _lose(self, worker: _Worker) -> None:
+    def _lose(self, worker: Child) -> None:
         # Only a worker with a game in flight is polled, and a spec counts as
         # in flight before it is sent: with one attempt per game, this raises.
-        worker.process.join(1)
-        self.queue.lose(worker, f"{worker.process.name} died (exit code {worker.process.exitcode})")
+        self.queue.lose(worker, f"{worker.name} died ({worker.exit_status()})")
 
-    def _replace(self, worker: _Worker) -> None:
-        """Kill a stalled worker, put its games back, and start another for the next spec."""
+    def _replace(self, worker: Child) -> None:
+        """Kill a stalled worker and its bots, put its games back, and start another for the next spec."""
         self.queue.stall(worker)
-        self.poller.unregister(worker.conn.fileno())
-        del self.by_fd[worker.conn.fileno()]
+        self.poller.unregister(worker.fileno())
+        del self.by_fd[worker.fileno()]
         self.workers.remove(worker)
-        _kill_worker(worker)
+        worker.kill()
         if self.queue.fill(1):
             self._feed(self._start(), 1)
 
-    def _start(self) -> _Worker:
-        ours, theirs = multiprocess.Pipe()
+    def _start(self) -> Child:
         self.started += 1
         executor = self.executor
-        process = multiprocess.Process(
-            target=_worker_main,
-            args=(theirs, executor.config, executor.logs_dir, executor.scratch_dir, self.started, self.spin),
-            name=f"arena-worker-{self.started}", daemon=True,
+        worker = start_child(
+            _worker_main, (executor.config, executor.logs_dir, executor.scratch_dir, self.started, self.spin),
+            name=f"arena-worker-{self.started}",
         )
-        process.start()
-        theirs.close()
-        worker = _Worker(process, ours)
         self.workers.append(worker)
-        self.by_fd[ours.fileno()] = worker
+        self.by_fd[worker.fileno()] = worker
         return worker
 
     def stop(self, gently: bool) -> None:
@@ -323,25 +285,9 @@ class _Workers:
         otherwise SIGTERM them (their handler kills their bots at once)."""
         for worker in self.workers:
             if gently:
-                try:
-                    worker.conn.send_bytes(_QUIT)
-                except OSError:
-                    pass
-            elif worker.process.is_alive():
-                worker.process.terminate()
+                worker.send(_QUIT)
+            else:
+                worker.terminate()
         for worker in self.workers:
             # A gentle stop waits for the bots' quit grace; SIGKILL is the last word.
-            worker.process.join(10 if gently else 2)
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()
-            worker.conn.close()
-        kill_leftovers(worker.process.pid for worker in self.workers if worker.process.pid is not None)
-
-
-def _kill_worker(worker: _Worker) -> None:
-    """SIGKILL a worker (a stopped one too) and whatever its bots left."""
-    worker.process.kill()
-    worker.process.join()
-    worker.conn.close()
-    kill_leftovers([worker.process.pid])
+            worker.end(10 if gently else EXIT_GRACE_S)

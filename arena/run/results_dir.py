@@ -24,6 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena.bot.spec import BotConfig
+from arena.bot.submission import SubmissionProblem
+from arena.bot.text import safe
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.formats.competition import Competition
 from arena.formats.pairing import PairingError
@@ -34,7 +37,6 @@ from arena.game.openings import suite_digest
 from arena.game.records import GameRecord, GameSpec
 from arena.results.meta import META_FILE, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
 from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
-from arena.results.standings import compute_standings
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError
 from arena.run.config import ConfigError, TournamentConfig, load_config
 
@@ -70,7 +72,8 @@ def tournament_meta(
     return TournamentMeta(
         name=config.name, description=config.description, game=config.game, bots=bots, seed=config.seed,
         format=config.format, time_control=config.time_control, rounds=config.rounds, reference=config.reference,
-        ranking=config.ranking, withdraw_after_crashes=config.withdraw_after_crashes, game_ids=config.game_ids,
+        ranking=config.ranking, withdraw_after_crashes=config.withdraw_after_crashes, withdrawn=config.withdrawn,
+        disqualified=config.disqualified, game_ids=config.game_ids,
         games=games, departed=tuple(departed),
         openings_count=None if suite is None else len(suite), openings_digest=None if suite is None else suite_digest(suite),
         openings=suite, sprt=config.sprt, stages=config.stages, seeding=tuple(seeding), pairings=tuple(pairings),
@@ -93,17 +96,24 @@ class RunPlan:
 
     def __init__(
         self, config: TournamentConfig, directory: Path, *, replay: Collection[str] = (), keep: Collection[str] = (),
-        replay_forfeits: Collection[str] = (), games: int | None = None,
+        replay_forfeits: Collection[str] = (), games: int | None = None, replay_games: Collection[str] = (),
     ) -> None:
         self.config, self.directory, self.games = config, directory, games
         self.replay_forfeits = set(replay_forfeits)
+        #: Disputed games to play again under their ids (``--replay-game``).
+        self.replay_games = list(dict.fromkeys(replay_games))
         self.replay, self.keep = set(replay), set(keep)
         names = {bot.name for bot in config.bots}
         for flag, asked in (("--replay", self.replay), ("--keep", self.keep)):
             unknown = sorted(asked - names)
             if unknown:
                 raise ResultsConflict(f"{flag}: no bot named {unknown[0]!r} in this tournament; bots: {', '.join(sorted(names))}")
-        self.fingerprints = {bot.name: fingerprint(bot) for bot in config.bots}
+        self.fingerprints: dict[str, Fingerprint] = {}
+        bots = []
+        for bot in config.bots:
+            bot, self.fingerprints[bot.name] = _fingerprinted(bot, config)
+            bots.append(bot)
+        self.config = config = replace(config, bots=tuple(bots))
         self.competition: Competition = config.competition
         self.schedule: list[GameSpec] = []
         self.records = SortedRecords(frozenset())
@@ -151,16 +161,44 @@ class RunPlan:
             if replayed:
                 self.replaced[record.game_id] = f"--replay {replayed[0]}"
         self.records.left_out = [r for r in self.records.left_out if r.game_id not in self.replaced]
+        for game_id in self.replay_games:
+            self._replay_game(game_id)
         departed = [entry for entry in (*(meta.bots if meta else ()), *(meta.departed if meta else ()))
                     if entry.name not in self.fingerprints]
         self.meta = tournament_meta(config, self.fingerprints, earlier, self.games, departed, self.seeding, self.pairings)
+
+    def _replay_game(self, game_id: str) -> None:
+        """Mark the kept game ``game_id`` to be played again under its id,
+        or refuse in one line: a game not in the directory, one of a bot
+        that left, or a knockout game whose match decided a round already
+        paired (its winner may change: the bracket after it would be wrong)."""
+        where = f"--replay-game {game_id}"
+        record = next((r for r in self.records.kept if r.game_id == game_id), None)
+        if record is None:
+            gone = any(r.game_id == game_id for r in self.records.left_out)
+            raise ResultsConflict(f"{where}: {'a bot of that game is no longer in the tournament' if gone else 'no such game'} "
+                                  f"in {self.directory}; the games are named as in arena standings --table rounds, "
+                                  f"the report or {GAMES_FILE}")
+        if self.rounds is not None:
+            for stage in self.rounds.stages:
+                later = [p for p in self.pairings if p.stage == stage.number and p.round > record.round]
+                in_knockout = stage.stage.format == "knockout" and any(p.round == record.round for p in stage.pairings)
+                if in_knockout and later:
+                    raise ResultsConflict(
+                        f"{where}: its knockout match decided who plays round {later[0].round}, which is paired "
+                        f"already; a new result could change that match's winner, so the bracket after it would "
+                        f"be wrong: the game stands")
+        self.replaced[game_id] = "--replay-game"
 
     def replay_forfeits_unless(self, decided: bool) -> None:
         """Add the unplayed forfeits to :attr:`replaced`, unless the SPRT is
         ``decided`` (a decided test plays nothing more: forfeits stand)."""
         if decided:
             return
+        out_of_play = self.competition.out_of_play
         for record in self.records.kept:
+            if record.forfeit_by is not None and record.players[record.forfeit_by] in out_of_play:
+                continue  # a withdrawn or disqualified bot's forfeits stand
             if record.forfeit_by is not None and record.reason in self.replay_forfeits and record.game_id not in self.replaced:
                 self.replaced[record.game_id] = f"--replay-forfeits {record.reason}"
 
@@ -305,6 +343,22 @@ def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
     return LoadedResults(plan.records.kept, loaded.warnings, loaded.good_bytes)
 
 
+def _fingerprinted(bot: BotConfig, config: TournamentConfig) -> tuple[BotConfig, Fingerprint]:
+    """``bot`` and its fingerprint.  A submission whose folder cannot be
+    read within the file's ``submission_limits`` (slower than
+    ``fingerprint_s``, or changed since the file was read) is one that
+    cannot start: it stops the run under ``startup_failures: stop``, else it
+    forfeits its games."""
+    try:
+        return bot, fingerprint(bot, config.submission_limits)
+    except SubmissionProblem as exc:
+        problem = f"{safe(str(bot.source), limit=None)}: {exc}"
+        if config.startup_failures == "stop":
+            raise ConfigError(f"bot {bot.name!r}: {problem}", file="") from None
+        bot = replace(bot, problem=problem)
+        return bot, fingerprint(bot, config.submission_limits)
+
+
 def seeding_of(config: TournamentConfig, meta: TournamentMeta | None) -> list[str]:
     """The first stage's seeding, best first: as ``tournament.json`` stored it
     when the first round was paired (bots that joined since come after, in
@@ -331,8 +385,7 @@ def ranking_order(results: ReadResults) -> list[str]:
     ranking rule."""
     if results.rounds is not None:
         return [bot for bot, _ in results.rounds.places()]
-    standings = compute_standings(results.records, results.names, reference=results.reference,
-                                  versions=results.versions, ranking=results.ranking)
+    standings = results.standings()
     entrants = [bot.name for bot in standings.entrants]
     return entrants + [bot.name for bot in standings.bots if bot.name not in entrants]
 

@@ -20,6 +20,7 @@ from arena.bot.protocol import UNPLAYED_FORFEITS
 from arena.bot.quota import measure
 from arena.game.records import GameRecord, GameSpec
 from arena.formats.progression import bots_in_play, estimated_games
+from arena.formats.scoring import DISQUALIFIED_DETAIL
 from arena.formats.rounds import Rounds
 from arena.results.report import LiveReport, REPORT_FILE
 from arena.formats.scoring import score_of
@@ -128,27 +129,34 @@ def until_decided(specs: Iterable[GameSpec], running: RunningSprt) -> StoppableS
 
 
 class Withdrawals:
-    """``withdraw_after_crashes``: each bot's run of games in a row lost by a
-    ``crash`` forfeit, in the order the records come in (this run's games
-    only: a resumed run starts every count at 0).  A bot whose run reaches the
-    limit is withdrawn; :meth:`playable` keeps its games from the executor,
-    and :meth:`forfeits` makes their records without starting anyone."""
+    """The bots that play no more: those the file withdraws or disqualifies
+    (``withdrawn:``, ``disqualified:``), and under ``withdraw_after_crashes``
+    each bot whose run of games in a row lost by a ``crash`` forfeit, in the
+    order the records come in (this run's games only: a resumed run starts
+    every count at 0), reaches the limit.  :meth:`playable` keeps their games
+    from the executor, and :meth:`forfeits` makes their records without
+    starting anyone."""
 
     def __init__(self, config: TournamentConfig) -> None:
         self.limit = config.withdraw_after_crashes
         self.colors = engine.get_game(config.game).colors
         self.config = config
         self.crashes: Counter[str] = Counter()
-        #: The bots withdrawn so far.
-        self.withdrawn: set[str] = set()
+        #: The bots withdrawn so far, with the reason and detail of their forfeits.
+        self.withdrawn: dict[str, tuple[str, str]] = {
+            **{name: ("withdrawn", "not played: withdrawn by the organiser (withdrawn: in the tournament file)")
+               for name in config.withdrawn},
+            **{name: ("disqualified", DISQUALIFIED_DETAIL) for name in config.disqualified},
+        }
         self._held: deque[GameSpec] = deque()
 
     def add(self, record: GameRecord) -> None:
         for color, name in record.players.items():
             if record.forfeit_by == color and record.reason == "crash":
                 self.crashes[name] += 1
-                if self.limit is not None and self.crashes[name] >= self.limit:
-                    self.withdrawn.add(name)
+                if self.limit is not None and self.crashes[name] >= self.limit and name not in self.withdrawn:
+                    self.withdrawn[name] = ("withdrawn", f"not started: withdrawn after {self.limit} games in a row "
+                                                         f"lost by a crash (withdraw_after_crashes: {self.limit})")
             else:  # a game it finished (or its opponent forfeited) ends the run
                 self.crashes[name] = 0
 
@@ -171,8 +179,7 @@ class Withdrawals:
             controls = self.config.seat_controls(spec.players)
             record = GameRecord.for_spec(spec, self.colors, self.config.time_control.to_json(),
                                          [c.to_json() for c in controls] if controls else None)
-            record.end_by_forfeit(seat, "withdrawn", f"not started: withdrawn after {self.limit} games in a row "
-                                                     f"lost by a crash (withdraw_after_crashes: {self.limit})")
+            record.end_by_forfeit(seat, *self.withdrawn[spec.players[seat]])
             record.ended_at = record.started_at
             yield record
 
@@ -193,7 +200,7 @@ def play_and_store(
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
     specs: Iterable[GameSpec] = pending
-    if withdrawals is None and config.withdraw_after_crashes is not None:
+    if withdrawals is None and (config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified):
         withdrawals = Withdrawals(config)
     if withdrawals is not None:
         specs = withdrawals.playable(specs)
@@ -271,6 +278,7 @@ def start_bots(
     Raises ``StoreError`` when the arena cannot write a bot's log or
     scratch directory."""
     names = set(names) if names is not None else {name for spec in specs for name in spec.players}
+    names -= config.competition.out_of_play  # never started: their games are forfeited
     with _arena_writes(config.output):
         problems = preflight(config, names, logs_dir) if names else []
     if problems and config.startup_failures == "stop":
@@ -306,10 +314,12 @@ def run_tournament(
     replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
     replay: Collection[str] = (),
     keep: Collection[str] = (),
+    replay_games: Collection[str] = (),
 ) -> RunSummary:
     """Play every game of ``config`` that its output directory does not hold
     yet, and again those it holds as forfeits for one of ``replay_forfeits``
-    and those of the bots in ``replay``.  The records played again are moved
+    those of the bots in ``replay`` and the games ``replay_games`` names (a
+    disputed game, played again under its id).  The records played again are moved
     to ``replaced.jsonl``, never deleted.  A bot whose recorded games another
     version of it played stops the run (:class:`VersionChanged`) unless it
     is in ``replay`` or ``keep`` (its old games stay, marked as such).  Games
@@ -334,10 +344,12 @@ def run_tournament(
     summary, never a reason to stop playing."""
     check_programs(config)
     store = ResultsStore(config.output)
-    plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits)
+    plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits,
+                   replay_games=replay_games)
     own_executor = executor is None
     if executor is None:  # made now: a missing Ray is one line before any bot starts
-        executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency)
+        # The plan's bots: a submission it could not fingerprint cannot start.
+        executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency)
     with store:
         # The run, in order: open the store, decide the plan, start the bots,
         # archive what is played again, write tournament.json, play.
@@ -377,7 +389,8 @@ def run_tournament(
             if config.report else None
         if on_start is not None:
             on_start(summary)
-        withdrawals = Withdrawals(config) if config.withdraw_after_crashes is not None else None
+        withdrawals = Withdrawals(config) \
+            if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
         # One Ray connection for every round (connecting starts a local Ray: seconds).
         with _final_report(report, summary), executor.session() if pending else nullcontext():
             # A Swiss, knockout or staged tournament plays round by round: the

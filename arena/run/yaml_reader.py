@@ -76,6 +76,8 @@ def read_yaml(text: str, file: str) -> YamlValue | None:
         raise ConfigError(f"bad YAML: {problem}", file=file, line=line) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"bad YAML: {exc}", file=file) from None
+    except RecursionError:  # the composer recurses once per level of [[[...]]]
+        raise ConfigError("bad YAML: lists or mappings nested too deeply to read", file=file) from None
     return None if root is None else YamlValue(_Document(file), root, "")
 
 

@@ -1,6 +1,7 @@
 """Hostile: at its first turn writes into its scratch directory ($HOME):
 ``bytes N`` writes N MiB in files of 1 MiB, ``files N`` makes N empty files,
-``disk`` both, as much as the disk holds.  A write that fails ends it with
+``disk`` both, as much as the disk holds, ``nested N`` N folders each in
+the last.  A write that fails ends it with
 the error on stderr (a crash); otherwise it waits 1.5 s before it answers,
 time enough for the arena to look at its scratch directory.  With
 ``game_over`` as a third word it writes when a game ends instead, between
@@ -31,6 +32,12 @@ def fill():
     if WHAT in ("files", "disk"):
         for number in range(COUNT):
             open(os.path.join(home, f"empty-{number}"), "wb").close()
+    if WHAT == "nested":
+        fd = os.open(home, os.O_RDONLY)
+        for depth in range(COUNT):
+            name = "d" if depth else f"nest-{time.time_ns()}"
+            os.mkdir(name, dir_fd=fd)
+            fd = os.open(name, os.O_RDONLY, dir_fd=fd)
 
 
 def on_turn(turn, count):

@@ -35,7 +35,7 @@ from arena.results.report.charts import bot_colors, move_time_chart, move_times,
 from arena.results.report.data import games_data, script_json
 from arena.results.meta import META_FILE, TournamentMeta
 from arena.results.reading import ReadResults, results_of
-from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, compute_standings
+from arena.results.standings import INITIAL_MU, INITIAL_SIGMA
 from arena.results.sprt import SprtConfig
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import Table, standings_notes, standings_tables, standings_title
@@ -86,9 +86,7 @@ def build_report(
     meta = results.meta
     records = results.records
     finished = progress is not None and not live and progress.played >= progress.total
-    standings = compute_standings(records, results.names, results.sprt, at_limit=finished, reference=results.reference,
-                                  versions=results.versions, ranking=results.ranking, rounds=results.rounds,
-                                  challenger=results.challenger)
+    standings = results.standings(at_limit=finished)
     shown = [*records, *results.left_out]  # every game played, in the viewer and the bracket's links
     if bot is not None:
         records = [r for r in records if bot in r.players.values()]

@@ -1,0 +1,362 @@
+"""A league disrupted as a teaching assistant's is: interrupted, edited, damaged.
+
+Each test is one failure measured in issue 26 (or found by the model of
+``tests/test_league_model.py``), driven through the ``arena`` command only,
+so that it holds whatever the modules behind the command are called.  The
+bots are small deterministic scripts (``tests/league_model.py``): a game
+played again gives the same game, so a disruption must leave the results
+as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from league_model import (
+    BOT_SOURCE, ROOT, arena, arena_command, archived_of, canonical, format_settings, lines_of, outcomes, records_of,
+    report_ranking, wait_for_session, write_bot, write_league, arena_env,
+)
+
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
+CUP_BOTS = ["ann", "bob", "cy", "dee", "eve", "fay"]
+#: A Swiss of 3 rounds, then a knockout of its top 4: the cup of the issue, in miniature.
+CUP = format_settings("stages", rounds=3, top=4)
+
+
+def ok(result) -> None:
+    assert result.exit_code == 0, result.err
+    assert "Traceback" not in result.err
+
+
+def standings(target: Path, *args: str) -> tuple[dict, str]:
+    result = arena("standings", target, "-f", "json", *args)
+    ok(result)
+    return json.loads(result.out), result.err
+
+
+def played(result) -> int:
+    found = re.search(r"^(\d+) games played, (\d+) resumed", result.err, re.M)
+    assert found, result.err
+    return int(found[1])
+
+
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory) -> Path:
+    """A finished cup of six bots (played once for the module; copy it)."""
+    directory = tmp_path_factory.mktemp("cup")
+    path = write_league(directory, CUP_BOTS, CUP, seed=5)
+    ok(arena("run", path))
+    return directory
+
+
+def copy_of(cup: Path, tmp_path: Path) -> Path:
+    shutil.copytree(cup, tmp_path / "cup")
+    return tmp_path / "cup"
+
+
+def last_of_the_swiss(directory: Path) -> str:
+    """A bot the Swiss knocked out: the knockout is played without it."""
+    data, _ = standings(directory / "out")
+    return data["bots"][-1]["name"]
+
+
+# ---- interrupted --replay of a staged tournament --------------------------------------
+
+
+def sigterm_once(args: list[object], ready) -> subprocess.CompletedProcess:
+    """Run ``arena ARGS``; SIGTERM it once ``ready()``; its exit code and output."""
+    process = subprocess.Popen(arena_command(*args), cwd=ROOT, env=arena_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while process.poll() is None and not ready() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=120)
+    wait_for_session(process.pid)
+    return subprocess.CompletedProcess(args, process.returncode, out, err)
+
+
+@pytest.mark.parametrize("resume", ["plain run", "same --replay"])
+def test_an_interrupted_replay_of_a_staged_tournament_resumes_and_keeps_its_champion(cup, tmp_path, resume):
+    league = copy_of(cup, tmp_path)
+    before = outcomes(league / "out")
+    champion = standings(league / "out")[0]["bots"][0]["name"]
+    replayed = last_of_the_swiss(league)
+    (league / "SLOW").touch()  # 20 ms a move: the replay is still playing when it is stopped
+    games = league / "out" / "games.jsonl"
+    # Stopped once the archived records have left games.jsonl, before they are all played again.
+    stopped = sigterm_once(["run", league / "league.yaml", "--replay", replayed],
+                           lambda: len(lines_of(games)) < len(before))
+    assert stopped.returncode == 130, stopped.stderr
+    assert "Run the same command to resume" in stopped.stderr and "Traceback" not in stopped.stderr
+    assert len(outcomes(league / "out")) < len(before)  # stopped in the middle of the replay
+    (league / "SLOW").unlink()
+
+    again = ["run", league / "league.yaml"] + (["--replay", replayed] if resume == "same --replay" else [])
+    ok(arena(*again))
+    data, warnings = standings(league / "league.yaml")
+    assert "does not schedule" not in warnings
+    assert data["bots"][0]["name"] == champion
+    assert outcomes(league / "out") == before  # the same bots play the same games again
+
+
+@pytest.mark.parametrize("damage", ["deleted", "unreadable"])
+def test_a_lost_line_of_a_swiss_round_is_played_again(cup, tmp_path, damage):
+    league = copy_of(cup, tmp_path)
+    before = outcomes(league / "out")
+    path = league / "out" / "games.jsonl"
+    lines = lines_of(path)
+    index = next(i for i, line in enumerate(lines) if json.loads(line)["round"] == 1)
+    lines[index:index + 1] = [] if damage == "deleted" else [b'{"game_id": "r1-?", "winner": nul']
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+
+    resumed = arena("run", league / "league.yaml")
+    ok(resumed)
+    assert played(resumed) == 1
+    assert outcomes(league / "out") == before
+    assert "does not schedule" not in standings(league / "out")[1]
+
+
+def test_a_lost_game_of_a_knockout_match_decided_in_its_tie_breaks_is_played_again(tmp_path):
+    """Found by the model (seed 30, knockout): the first game of a match
+    that went to a tie-break pair, deleted, and the run was refused."""
+    path = write_league(tmp_path, ["ann", "bob", "cy", "dee"], format_settings("knockout"), seed=2)
+    ok(arena("run", path))
+    before = outcomes(tmp_path / "out")
+    assert "r1-ann~dee-g3" in before  # these bots, on this seed, tie their first game pair
+    games = tmp_path / "out" / "games.jsonl"
+    games.write_bytes(b"".join(line + b"\n" for line in lines_of(games) if b'"r1-ann~dee-g1"' not in line))
+
+    resumed = arena("run", path)
+    ok(resumed)
+    assert played(resumed) == 1
+    assert outcomes(tmp_path / "out") == before
+
+
+# ---- departures -----------------------------------------------------------------------
+
+
+def ranking_rows(text: str) -> list[str]:
+    """The bot column of ``arena standings --table ranking``'s plain table."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("---")) + 1
+    rows = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        rows.append(line.split()[1])
+    return rows
+
+
+def test_a_champion_taken_out_of_the_file_is_not_ranked_at_all(cup, tmp_path):
+    league = copy_of(cup, tmp_path)
+    champion = standings(league / "out")[0]["bots"][0]["name"]
+    write_league(league, [b for b in CUP_BOTS if b != champion], CUP, seed=5)
+
+    for target in (league / "league.yaml", league / "out"):
+        if target.name == "out":
+            ok(arena("run", league / "league.yaml"))  # the directory says so too once a run has seen it
+        data, warnings = standings(target)
+        assert f"left out of the ranking (kept in games.jsonl): {champion}" in warnings
+        assert champion not in [bot["name"] for bot in data["bots"]]
+        table = arena("standings", target, "--table", "ranking")
+        ok(table)
+        assert champion not in ranking_rows(table.out)
+        ok(arena("report", target, "-o", tmp_path / "report.html"))
+        assert champion not in report_ranking((tmp_path / "report.html").read_text())
+
+
+def round_cards(page: str) -> dict[int, str]:
+    """The report's card of each Swiss round, by round."""
+    cards = re.findall(r'<div class="swiss-round" data-round="(\d+)">(.*?)</table>', page, re.S)
+    return {int(number): card for number, card in cards}
+
+
+def test_the_report_links_the_played_games_of_a_bot_that_left(tmp_path):
+    bots = ["ann", "bob", "cy", "dee", "eve"]
+    path = write_league(tmp_path, bots, format_settings("swiss", rounds=2), seed=3)
+    ok(arena("run", path))
+    meta = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    had_bye = {bot for pairing in meta["pairings"] for bot in pairing["byes"]}
+    gone = next(bot for bot in bots if bot not in had_bye)  # played in both rounds
+    write_league(tmp_path, [b for b in bots if b != gone], format_settings("swiss", rounds=3), seed=3)
+    ok(arena("run", path))  # the third round, without it
+
+    ok(arena("report", tmp_path / "out", "-o", tmp_path / "report.html"))
+    cards = round_cards((tmp_path / "report.html").read_text())
+    for number in (1, 2):
+        rows = [row for row in re.findall(r"<tr.*?</tr>", cards[number], re.S) if f">{gone}<" in row or f"{gone} –" in row]
+        assert len(rows) == 1, cards[number]
+        assert "not played" not in rows[0], rows[0]
+        assert re.search(rf'href="#game=r{number}-[^"]*{gone}[^"]*"', rows[0]), rows[0]
+
+
+def test_standings_and_report_rank_the_same_bots_after_a_bot_joins_the_file(tmp_path):
+    path = write_league(tmp_path, ["ann", "bob"], format_settings("round-robin"))
+    ok(arena("run", path))
+    write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))  # not run yet
+
+    data, _ = standings(path)
+    ok(arena("report", path, "-o", tmp_path / "report.html"))
+    assert report_ranking((tmp_path / "report.html").read_text()) == [bot["name"] for bot in data["bots"]]
+
+
+def test_a_bot_removed_another_replayed_then_the_first_back(tmp_path):
+    """A bot leaves, another is changed and played again, the first comes
+    back: the changed bot's games against it were played by its old version,
+    which ``--replay`` asked to play again.  (The run refused with 'its
+    version changed from acd5065a to acd5065a'.)"""
+    bots = ["ann", "bob", "cy", "dee"]
+    path = write_league(tmp_path, bots, format_settings("round-robin"))
+    ok(arena("run", path))
+    write_league(tmp_path, ["bob", "cy", "dee"], format_settings("round-robin"))
+    write_bot(tmp_path, "bob", salt=1)
+    ok(arena("run", path, "--replay", "bob"))
+    before = {canonical(r) for r in records_of(tmp_path / "out")}
+    write_league(tmp_path, bots, format_settings("round-robin"))
+
+    back = arena("run", path)
+    assert not re.search(r"changed from (\w+) to \1\b", back.err), back.err
+    ok(back)
+    data, _ = standings(path)
+    bob = next(bot for bot in data["bots"] if bot["name"] == "bob")
+    assert list(bob["versions"]) == [bob["version"]]  # every game of bob's by the version that runs now
+    kept = {canonical(r) for r in records_of(tmp_path / "out") + archived_of(tmp_path / "out")}
+    assert before <= kept
+
+
+# ---- settings that change the answer ----------------------------------------------------
+
+
+@pytest.mark.parametrize("first, then, named", [
+    ("elo0=0,elo1=7", "elo0=-13,elo1=0", ("7", "-13")),
+    ("elo0=0,elo1=7", "elo0=0,elo1=7,alpha=0.2", ("0.05", "0.2")),
+])
+def test_a_match_resumed_with_another_sprt_is_refused_in_one_line(tmp_path, first, then, named):
+    for name, salt in (("a", 0), ("b", 1)):
+        (tmp_path / f"{name}.py").write_text(BOT_SOURCE.format(salt=salt))
+
+    def match(sprt: str):
+        return arena("match", f"python {tmp_path / 'a.py'}", f"python {tmp_path / 'b.py'}", "-g", "yoxii",
+                     "-n", "16", "--seed", "1", "--sprt", sprt, "-o", tmp_path / "m")
+
+    ok(match(first))
+    games, meta = (tmp_path / "m" / "games.jsonl").read_bytes(), (tmp_path / "m" / "tournament.json").read_bytes()
+    refused = match(then)
+    assert refused.exit_code == 2, refused.err
+    lines = refused.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "sprt" in lines[0].lower(), refused.err
+    for value in named:
+        assert value in lines[0], lines[0]
+    assert (tmp_path / "m" / "games.jsonl").read_bytes() == games
+    assert (tmp_path / "m" / "tournament.json").read_bytes() == meta
+
+
+# ---- signals at awkward moments ---------------------------------------------------------
+
+#: Runs the arena with a hook: SIGTERM to itself right after it closes the
+#: file descriptor of a games.jsonl that was just replaced by a rewrite (the
+#: moment a --replay has archived its records and swaps the file it appends
+#: to).  It touches the file named by ARENA_TEST_MARK when it fires.
+CLOSE_HOOK = """
+import os, runpy, signal, sys
+real_close, fired = os.close, []
+def close(fd):
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        target = ""
+    real_close(fd)
+    if not fired and target.endswith("games.jsonl (deleted)"):
+        fired.append(fd)
+        open(os.environ["ARENA_TEST_MARK"], "w").close()
+        os.kill(os.getpid(), signal.SIGTERM)
+os.close = close
+sys.argv[0] = "arena"
+runpy.run_module("arena", run_name="__main__")
+"""
+
+#: Runs the arena with a hook: SIGTERM to itself as the K-th process it
+#: forks is made (ARENA_TEST_FORK), in the parent, where Python runs the
+#: hooks of os.register_at_fork (logging's among them).  A run of 3 bots
+#: forks a pre-flight process per bot, then its workers.
+FORK_HOOK = """
+import os, runpy, signal, sys
+forks, arena = [], os.getpid()
+def forked():
+    if os.getpid() != arena:  # a child of the arena's, forking a bot
+        return
+    forks.append(1)
+    if len(forks) == int(os.environ["ARENA_TEST_FORK"]):
+        open(os.environ["ARENA_TEST_MARK"], "w").close()
+        os.kill(os.getpid(), signal.SIGTERM)
+os.register_at_fork(after_in_parent=forked)
+sys.argv[0] = "arena"
+runpy.run_module("arena", run_name="__main__")
+"""
+
+
+def hooked(hook: str, args: list[object], **env: str) -> subprocess.CompletedProcess:
+    process = subprocess.Popen([sys.executable, "-c", hook, *map(str, args)], cwd=ROOT, env={**arena_env(), **env},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    out, err = process.communicate(timeout=120)
+    wait_for_session(process.pid)
+    return subprocess.CompletedProcess(args, process.returncode, out, err)
+
+
+def assert_interrupted(done: subprocess.CompletedProcess) -> None:
+    """Exit 130 and one line saying so: no traceback, no signal swallowed."""
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert done.returncode == 130, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: interrupted"), done.stderr
+
+
+def test_sigterm_while_a_replay_swaps_games_jsonl_is_one_line_and_loses_nothing(tmp_path):
+    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))
+    ok(arena("run", path))
+    before, seen = outcomes(tmp_path / "out"), {canonical(r) for r in records_of(tmp_path / "out")}
+    mark = tmp_path / "fired"
+    done = hooked(CLOSE_HOOK, ["run", path, "--replay", "bob"], ARENA_TEST_MARK=str(mark))
+    assert mark.exists(), "the replay never closed the games.jsonl it replaced: " + done.stderr
+    assert_interrupted(done)
+
+    ok(arena("run", path, "--replay", "bob"))
+    assert outcomes(tmp_path / "out") == before
+    assert seen <= {canonical(r) for r in records_of(tmp_path / "out") + archived_of(tmp_path / "out")}
+
+
+@pytest.mark.parametrize("fork", [1, 4], ids=["pre-flight", "first worker"])
+def test_sigterm_while_a_process_is_forked_stops_the_run(tmp_path, fork):
+    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))  # 3 pre-flight processes
+    mark = tmp_path / "fired"
+    done = hooked(FORK_HOOK, ["run", path], ARENA_TEST_MARK=str(mark), ARENA_TEST_FORK=str(fork))
+    assert mark.exists(), done.stderr
+    assert_interrupted(done)
+    assert len(records_of(tmp_path / "out")) < 6  # it did not play on to the end
+    ok(arena("run", path))
+    assert len(records_of(tmp_path / "out")) == 6
+
+
+def test_a_replay_after_a_torn_archive_line_keeps_every_record_readable(tmp_path):
+    """A crash (or a full disk) in the middle of an append to replaced.jsonl
+    leaves a torn last line: the next archive starts on a line of its own."""
+    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))
+    ok(arena("run", path))
+    bobs = {canonical(r) for r in records_of(tmp_path / "out") if "bob" in r["players"].values()}
+    (tmp_path / "out" / "replaced.jsonl").write_bytes(b'{"replaced_at":"2026-01-01T00:00:00Z","reason":"--rep')
+
+    ok(arena("run", path, "--replay", "bob"))
+    assert bobs <= {canonical(r) for r in archived_of(tmp_path / "out")}
+    assert len(lines_of(tmp_path / "out" / "replaced.jsonl")) == len(bobs) + 1  # the torn line stays, alone
