@@ -2,19 +2,35 @@
 start-up (while the modules load) ending in the same line as later."""
 
 import os
+import signal
 import sys
+
+#: The signals that stop the arena: Ctrl-C, ``kill``, a closed terminal.
+_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 def main() -> None:
+    # Held while the modules load: a KeyboardInterrupt raised inside an
+    # import can be caught by a library's own fallback (multiprocess's) and
+    # end in another error.  Taken afterwards, it is the one line.
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
     try:
         from arena.cli import main as cli_main
+
+        if signal.sigpending() & _STOPS:
+            _interrupted()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
     except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        sys.stderr.flush()
-        # Not sys.exit: an import cut short can leave the interpreter to end
-        # itself by SIGINT on the way out.  Nothing is running yet to clean up.
-        os._exit(130)
+        _interrupted()
     cli_main()
+
+
+def _interrupted() -> None:
+    sys.stderr.write("error: interrupted\n")
+    sys.stderr.flush()
+    # Not sys.exit: an import cut short can leave the interpreter to end
+    # itself by SIGINT on the way out.  Nothing is running yet to clean up.
+    os._exit(130)
 
 
 if __name__ == "__main__":

@@ -241,7 +241,10 @@ def run(
         if lines is not None:
             lines.stop()
         if progress.live.is_started:
-            progress.stop()
+            try:
+                progress.stop()
+            except IndexError:  # a stop signal came while rich was starting it: nothing of it to undo
+                pass
 
     def kept() -> int:
         try:

@@ -12,8 +12,9 @@ happen with every run left to finish.  After each step it checks:
 - the subject's run ended as the docs promise: after SIGTERM, exit 130 and
   one ``error: interrupted`` line, never a traceback, never a signal
   swallowed (``Exception ignored``); resuming (the same command, or a plain
-  ``arena run FILE``) ends with exit 0, or with the documented refusal of a
-  changed bot, answered with the same ``--replay``/``--keep``;
+  ``arena run FILE`` once a ``--replay`` or ``--keep`` has written what it
+  decided) ends with exit 0, or with the documented refusal of a changed
+  bot, answered with the same ``--replay``/``--keep``;
 - ``arena standings -f json`` reads the same from the tournament file, the
   results directory and its ``games.jsonl``, with no warning of a game the
   tournament does not schedule, and ranks the bots in the order of the
@@ -48,13 +49,16 @@ from typing import Any
 
 from builders import ROOT, tournament_file
 
-#: A deterministic bot: its moves follow from SALT and the game's seed.  It
-#: thinks 20 ms a move while a file ``SLOW`` is in its working directory, so
-#: that a test can catch a run in the middle (the file is not part of the
+#: A deterministic bot: its moves follow from SALT and the game's seed; a
+#: negative SALT is a broken version, which exits before it says ``ready``.
+#: It thinks 20 ms a move while a file ``SLOW`` is in its working directory,
+#: so that a test can catch a run in the middle (the file is not part of the
 #: bot's version: only the files its command names are).
 BOT_SOURCE = '''\
 import json, os, random, sys, time
 SALT = {salt}
+if SALT < 0:
+    sys.exit(3)
 rng = random.Random()
 for line in sys.stdin:
     message = json.loads(line)
@@ -84,11 +88,13 @@ def write_bot(directory: Path, name: str, salt: int = 0) -> None:
 
 
 def format_settings(fmt: str, rounds: int = 2, top: int = 4) -> str:
-    """The tournament file's lines for ``fmt`` (not for ``sprt``, a match)."""
+    """The tournament file's lines for ``fmt`` (not for ``sprt``, a match);
+    ``rounds`` are a Swiss's, or of a format fixed in advance when over 1."""
+    more = f"rounds: {rounds}\n" if rounds > 1 else ""
     return {
-        "round-robin": "format: round-robin\n",
-        "gauntlet": "format: gauntlet\n",
-        "reference": f"format: reference\nreference: [{NAMES[0]}]\n",
+        "round-robin": f"format: round-robin\n{more}",
+        "gauntlet": f"format: gauntlet\n{more}",
+        "reference": f"format: reference\nreference: [{NAMES[0]}]\n{more}",
         "swiss": f"format: swiss\nrounds: {rounds}\n",
         "knockout": "format: knockout\ntiebreak_pairs: 1\n",
         "stages": f"stages:\n  - {{format: swiss, rounds: {rounds}}}\n"
@@ -116,6 +122,8 @@ class Result:
     out: str
     err: str
     seconds: float = 0.0
+    #: A signal was sent to it (it had not ended by then).
+    signalled: bool = False
 
 
 def arena_env() -> dict[str, str]:
@@ -143,18 +151,20 @@ def arena_killed(args: Sequence[object], signum: int, when: Callable[[float], bo
     start = time.monotonic()
     process = subprocess.Popen(arena_command(*args), cwd=ROOT, env=arena_env(), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+    signalled = False
     try:
         while process.poll() is None and not when(time.monotonic() - start):
             time.sleep(0.002)
         if process.poll() is None:
             process.send_signal(signum)
+            signalled = True
         out, err = process.communicate(timeout=timeout)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     wait_for_session(process.pid)
-    return Result(process.returncode, out, err, time.monotonic() - start)
+    return Result(process.returncode, out, err, time.monotonic() - start, signalled)
 
 
 def wait_for_session(sid: int, timeout: float = 15.0) -> None:
@@ -303,11 +313,13 @@ class League:
     directory: Path
     fmt: str
     seed: int
-    #: Every bot ever in it, in the order they joined (a bot comes back to its place).
+    #: Every bot ever in it, in the order they joined.
     order: list[str]
+    #: The bots in the file, in its order.
     present: list[str]
+    #: Each bot's SALT (negative: a broken version).
     salts: dict[str, int]
-    rounds: int = 2
+    rounds: int = 1
     #: The SPRT match's limit on games.
     games: int = 24
 
@@ -327,8 +339,9 @@ class League:
 
     def write(self) -> None:
         if self.fmt != "sprt":
-            write_league(self.directory, [n for n in self.order if n in self.present],
-                         format_settings(self.fmt, self.rounds), seed=self.seed)
+            # A bot that cannot start loses its games; the others play on.
+            write_league(self.directory, self.present,
+                         format_settings(self.fmt, self.rounds) + "startup_failures: forfeit\n", seed=self.seed)
 
     def set_salt(self, name: str, salt: int) -> None:
         self.salts[name] = salt
@@ -374,10 +387,12 @@ class Driver:
             bots = list(NAMES[:size])
         salts = {name: 0 for name in bots}
         tournament_seed = rng.randrange(1000)
+        rounds = 2 if fmt in ("swiss", "stages") else 1
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "match-bot.py").write_text(BOT_SOURCE.format(salt=0))
-        self.subject = League(workdir / "subject", fmt, tournament_seed, list(bots), list(bots), dict(salts))
-        self.reference = League(workdir / "reference", fmt, tournament_seed, list(bots), list(bots), dict(salts))
+        self.subject, self.reference = (
+            League(workdir / name, fmt, tournament_seed, list(bots), list(bots), dict(salts), rounds)
+            for name in ("subject", "reference"))
         #: Every record seen in the subject's games.jsonl, by its canonical text.
         self.seen: dict[str, str] = {}
         #: How long the reference's last run took, to draw a kill's moment from.
@@ -394,12 +409,13 @@ class Driver:
         if self.fmt == "sprt":
             return ["run", "more", "tear", "delete", "garble"]
         present, departed = league.present, [n for n in league.order if n not in league.present]
-        found = ["run", "late", "change", "tear", "delete", "garble"]
+        found = ["run", "late", "change", "break", "shuffle", "tear", "delete", "garble"]
         if self._removable():
             found.append("remove")
         if departed:
             found.append("back")
-        if self.fmt == "swiss" and league.rounds + 1 < len(present):
+        if (self.fmt == "swiss" and league.rounds + 1 < len(present)) or \
+                (self.fmt in ("round-robin", "gauntlet", "reference") and league.rounds < 2):
             found.append("rounds")
         return found
 
@@ -428,13 +444,23 @@ class Driver:
                     write_bot(league.directory, name)
                     league.write()
                 text = f"late bot {name}"
-        elif event == "change":
+        elif event in ("change", "break"):
+            # A change of a broken bot fixes it; a break makes it exit at once.
             name = self.rng.choice(self.subject.present)
-            salt = self.subject.salts[name] + 1
+            salt = abs(self.subject.salts[name]) + 1
+            salt = -salt if event == "break" else salt
             for league in both:
                 league.set_salt(name, salt)
             flags = (self.rng.choice(("--replay", "--keep")), name)
-            text = f"change {name} (salt {salt}), then {' '.join(flags)}"
+            text = f"{event} {name} (salt {salt}), then {' '.join(flags)}"
+        elif event == "shuffle":
+            first = self.subject.present[:1] if self.fmt == "gauntlet" else []  # the challenger stays first
+            rest = [n for n in self.subject.present if n not in first]
+            self.rng.shuffle(rest)
+            for league in both:
+                league.present = first + rest
+                league.write()
+            text = f"reorder the file: {', '.join(first + rest)}"
         elif event == "remove":
             name = self.rng.choice(self._removable())
             for league in both:
@@ -451,7 +477,7 @@ class Driver:
             for league in both:
                 league.rounds += 1
                 league.write()
-            text = f"swiss rounds: {self.subject.rounds}"
+            text = f"rounds: {self.subject.rounds}"
         elif event == "more":
             for league in both:
                 league.games += 6
@@ -459,8 +485,8 @@ class Driver:
         elif event in ("tear", "delete", "garble"):
             text = self._damage(event)
         self.log.steps.append(text)
-        if event == "change" and self.rng.random() < 0.5:
-            self._expect_refusal(self.reference, self.log.steps[-1])
+        if event in ("change", "break") and self.rng.random() < 0.5:
+            self._expect_refusal(self.reference, flags[1], self.log.steps[-1])
         self._run_reference(flags)
         kills = self._run_subject(flags)
         if kills:
@@ -471,9 +497,11 @@ class Driver:
         """Tear the last line of the subject's games.jsonl, delete a line, or make one unreadable."""
         path = self.subject.out / "games.jsonl"
         lines = lines_of(path)
-        # Only a game of the bots in the tournament is played again; one of a
-        # bot that left would be lost until it comes back.
-        playable = [i for i, line in enumerate(lines) if _players(line) <= set(self.subject.present)]
+        # Only a game of the bots in the tournament is played again (one of a
+        # bot that left would be lost until it comes back), and only one
+        # played by their versions of now gives the same game again (not one
+        # kept with --keep).
+        playable = [i for i, line in enumerate(lines) if _replayable(line, self._versions())]
         if not playable or (how == "tear" and playable[-1] != len(lines) - 1):
             return f"{how}: no line to damage"
         index = len(lines) - 1 if how == "tear" else self.rng.choice(playable)
@@ -494,9 +522,25 @@ class Driver:
             path.write_bytes(b"".join(line + b"\n" for line in lines))
         return f"{how} line {index + 1} of games.jsonl ({game})"
 
+    def _versions(self) -> dict[str, str]:
+        """The version of each bot in the tournament, as its last run wrote them down."""
+        meta = json.loads((self.subject.out / "tournament.json").read_text())
+        return {bot["name"]: bot["version"] for bot in meta["bots"] if "version" in bot}
+
     # -- runs -------------------------------------------------------------------------
 
-    def _expect_refusal(self, league: League, step: str) -> None:
+    def _expect_refusal(self, league: League, name: str, step: str) -> None:
+        """A plain run stops when bot ``name``, just changed, has games with
+        the bots in the tournament played by a version not kept (--keep)
+        (see docs/tournaments.md, Versions)."""
+        meta = json.loads((league.out / "tournament.json").read_text())
+        kept = next((set(b.get("earlier_versions", [])) for b in meta["bots"] if b["name"] == name), set())
+        # A game forfeited unplayed (a bot that did not start) is played again anyway.
+        stale = [r for r in records_of(league.out) if set(r["players"].values()) <= set(league.present)
+                 and r.get("reason") not in ("startup_failure", "withdrawn")
+                 and any(n == name and r["versions"][c] not in kept for c, n in r["players"].items())]
+        if not stale:
+            return
         result = arena(*league.command())
         self.log.runs += 1
         if result.exit_code != 2 or "changed since" not in result.err:
@@ -517,24 +561,28 @@ class Driver:
         said: list[str] = []
         for attempt in range(8):
             kill = self.rng.random() < (0.6 if attempt == 0 else 0.3) and attempt < 4
+            signum: int | None = None
+            written = self._decisions()
             if kill:
                 signum = self.rng.choice(KILLS)
-                delay = self.rng.uniform(0.0, 1.2 * self.duration)
-                result = arena_killed(command, signum, lambda t: t >= delay)
+                moment, when = self._moment()
+                result = arena_killed(command, signum, when)
+                if not result.signalled:
+                    signum = None
             else:
-                signum, delay = None, 0.0
                 result = arena(*command)
             self.log.runs += 1
             self._remember()
             what = " ".join(str(c) for c in command[2:]) if self.fmt != "sprt" else "the same match"
             if signum is not None:
-                said.append(f"{signal.Signals(signum).name} at {delay:.2f} s of '{what or 'run'}'")
+                said.append(f"{signal.Signals(signum).name} {moment} of '{what or 'run'}'")
             self._check_exit(result, signum, said)
             if result.exit_code == 0:
                 return said
             if signum is not None and result.exit_code in (130, -signal.SIGTERM, -signal.SIGKILL):
-                # Interrupted: resume with the same command, or (a run) plainly.
-                if self.fmt != "sprt" and flags and self.rng.random() < 0.5:
+                # Interrupted: resume with the same command, or, once the
+                # --replay or --keep has written what it decided, plainly.
+                if self.fmt != "sprt" and flags and self._decisions() != written and self.rng.random() < 0.5:
                     command = self.subject.command()
                 continue
             if result.exit_code == 2 and "changed since" in result.err and flags and command != self.subject.command(*flags):
@@ -544,6 +592,26 @@ class Driver:
             raise Violation(f"the subject cannot be resumed: exit {result.exit_code}: {_last_line(result.err)}"
                             + (f" (after {', '.join(said)})" if said else ""))
         raise Violation(f"the subject did not finish in 8 runs ({', '.join(said)})")
+
+    def _decisions(self) -> tuple[bytes, ...]:
+        """What a --replay (the archive) or a --keep (tournament.json) writes to say it happened."""
+        return tuple(_read(self.subject.out / name) for name in ("replaced.jsonl", "tournament.json"))
+
+    def _moment(self) -> tuple[str, Callable[[float], bool]]:
+        """When to stop a run: at a random time, or a moment after it first
+        changes games.jsonl or replaced.jsonl (an archive being written)."""
+        how = self.rng.choice(("time", "time", "games.jsonl", "replaced.jsonl"))
+        if how == "time":
+            delay = self.rng.uniform(0.0, 1.2 * self.duration)
+            return f"at {delay:.2f} s", lambda t: t >= delay
+        path, after = self.subject.out / how, self.rng.uniform(0.0, 0.03)
+        size, since = _size(path), []
+
+        def when(t: float) -> bool:
+            if not since and _size(path) != size:
+                since.append(t)
+            return bool(since) and t >= since[0] + after
+        return f"{1000 * after:.0f} ms after it first changed {how}", when
 
     def _check_exit(self, result: Result, signum: int | None, said: list[str]) -> None:
         where = f" (after {', '.join(said)})"
@@ -630,13 +698,28 @@ def read_report(directory: Path) -> str:
     return page.read_text()
 
 
-def _players(line: bytes) -> set[str]:
-    """The bots of a line of games.jsonl (none for a line that is not a record)."""
+def _read(path: Path) -> bytes:
     try:
-        players = json.loads(line).get("players")
-    except (ValueError, AttributeError):
-        return {"?"}
-    return set(players.values()) if isinstance(players, dict) else {"?"}
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
+def _replayable(line: bytes, versions: dict[str, str]) -> bool:
+    """Whether a line of games.jsonl is a record of bots in the tournament,
+    played by the ``versions`` they have now."""
+    try:
+        record = json.loads(line)
+        return all(versions.get(name) == record["versions"][color] for color, name in record["players"].items())
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 def _ranking(data: dict[str, Any]) -> str:

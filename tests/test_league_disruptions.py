@@ -144,6 +144,30 @@ def test_a_lost_game_of_a_knockout_match_decided_in_its_tie_breaks_is_played_aga
     assert outcomes(tmp_path / "out") == before
 
 
+def test_a_lost_game_of_a_decided_sprt_match_is_played_again(tmp_path):
+    """Found by the model (seed 2020, sprt): a line of a match whose SPRT is
+    decided, deleted; the test was still decided without its game pair, so
+    the same command played nothing and the match stayed a game short."""
+    (tmp_path / "a.py").write_text(BOT_SOURCE.format(salt=0))
+    command = ["match", f"python {tmp_path / 'a.py'}", "python -m bots.greedy", "-g", "yoxii", "-n", "60",
+               "--seed", "1", "--sprt", "elo0=-200,elo1=-100", "-o", tmp_path / "m"]
+    ok(arena(*command))
+    before = outcomes(tmp_path / "m")
+    games = tmp_path / "m" / "games.jsonl"
+    lines = lines_of(games)
+    # A game of one of the first pairs, which the test is decided without.
+    for lost in sorted(range(len(lines)), key=lambda i: json.loads(lines[i])["index"]):
+        games.write_bytes(b"".join(line + b"\n" for i, line in enumerate(lines) if i != lost))
+        if standings(tmp_path / "m")[0]["sprt"]["verdict"] in ("H0", "H1"):
+            break
+    else:
+        pytest.fail("every game of this match is needed to decide its SPRT")
+
+    resumed = arena(*command)
+    ok(resumed)
+    assert outcomes(tmp_path / "m") == before
+
+
 # ---- departures -----------------------------------------------------------------------
 
 
@@ -337,9 +361,48 @@ def test_sigterm_while_a_replay_swaps_games_jsonl_is_one_line_and_loses_nothing(
     assert seen <= {canonical(r) for r in records_of(tmp_path / "out") + archived_of(tmp_path / "out")}
 
 
+#: Runs the arena with a hook: SIGKILL to itself instead of putting a
+#: rewritten games.jsonl in place, once replaced.jsonl exists (a --replay
+#: killed between its two writes: the records archived, still in games.jsonl).
+REWRITE_KILL_HOOK = """
+import os, runpy, signal, sys
+real_replace = os.replace
+def replace(src, dst, *args, **kwargs):
+    fd = kwargs.get("dst_dir_fd")
+    folder = os.readlink(f"/proc/self/fd/{fd}") if fd is not None else os.path.dirname(str(dst))
+    if str(dst).endswith("games.jsonl") and os.path.exists(os.path.join(folder, "replaced.jsonl")):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real_replace(src, dst, *args, **kwargs)
+os.replace = replace
+sys.argv[0] = "arena"
+runpy.run_module("arena", run_name="__main__")
+"""
+
+
+def test_a_replay_killed_between_archive_and_rewrite_is_finished_by_a_plain_run(tmp_path):
+    """Found by the model (seed 5022, gauntlet): a bot's games kept with
+    --keep, the bot changed again and --replay'ed, the replay killed after it
+    archived the records but before games.jsonl was rewritten: the plain run
+    that followed kept the old records (their version was kept), and the
+    replay asked for never happened."""
+    path = write_league(tmp_path / "a", ["ann", "bob", "cy"], format_settings("round-robin"))
+    ok(arena("run", path))
+    write_bot(tmp_path / "a", "cy", salt=1)
+    ok(arena("run", path, "--keep", "cy"))
+    write_bot(tmp_path / "a", "cy", salt=2)
+    shutil.copytree(tmp_path / "a", tmp_path / "twin")
+    ok(arena("run", tmp_path / "twin" / "league.yaml", "--replay", "cy"))  # as it should end
+
+    killed = hooked(REWRITE_KILL_HOOK, ["run", path, "--replay", "cy"])
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert archived_of(tmp_path / "a" / "out")  # killed after the archive was written
+    ok(arena("run", path))
+    assert outcomes(tmp_path / "a" / "out") == outcomes(tmp_path / "twin" / "out")
+
+
 @pytest.mark.parametrize("fork", [1, 4], ids=["pre-flight", "first worker"])
 def test_sigterm_while_a_process_is_forked_stops_the_run(tmp_path, fork):
-    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))  # 3 pre-flight processes
+    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin", rounds=1))  # 3 pre-flight processes
     mark = tmp_path / "fired"
     done = hooked(FORK_HOOK, ["run", path], ARENA_TEST_MARK=str(mark), ARENA_TEST_FORK=str(fork))
     assert mark.exists(), done.stderr

@@ -113,3 +113,12 @@ def test_a_pair_cut_by_the_schedule_is_taken_alone():
     assert ids(queue.take_pair("w")) == ["g2"]
     assert queue.take_pair("w") == []
     assert not SpecQueue([spec(0)], 10.0, worker_kind="w").stoppable
+
+
+def test_stopped_specs_still_hand_out_the_games_kept():
+    """A lost game the test counted when it was decided (a hole) is played
+    even once the test is decided; the specs are stopped only after it."""
+    specs = StoppableSpecs([paired(n) for n in range(6)], lambda: True, keep={"g3"})
+    assert not specs.stopped
+    assert [s.game_id for s in specs] == ["g3"]
+    assert specs.stopped

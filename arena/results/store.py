@@ -177,6 +177,7 @@ class ResultsStore:
         # Under the lock: no other run's bots are using it.  A link in its
         # place is removed, so the bots' directories are made in a real one.
         empty_directory(self.scratch_dir)
+        self._finish_replace()
         return self.load(game)
 
     def start_appending(self, loaded: LoadedResults) -> None:
@@ -196,8 +197,9 @@ class ResultsStore:
         ``replaced.jsonl``, to play those games again.  Nothing is deleted: each
         record goes to the archive as it was, with the reason and the time,
         and is synced there before ``games.jsonl`` is replaced without it
-        (atomically).  A crash between the two leaves the record in both
-        files; doing it again does not archive it twice."""
+        (atomically).  The archive decides: a crash between the two leaves
+        the record in both files, and the next :meth:`open_for_run` takes it
+        out of ``games.jsonl``; doing it again does not archive it twice."""
         assert self._fd is not None, "open_for_run first"
         try:
             lines = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES).splitlines()
@@ -236,6 +238,29 @@ class ResultsStore:
             os.close(old)
         except OSError as exc:
             raise store_error(exc, "write", self.games_path) from None
+
+    def _finish_replace(self) -> None:
+        """Finish a :meth:`replace` cut short between its two writes: a line
+        of ``games.jsonl`` that ``replaced.jsonl`` holds, byte for byte, was
+        archived to be played again, and leaves ``games.jsonl`` now (a torn
+        last line stays, for :meth:`load` to find)."""
+        try:
+            archive = safe_files.read_file(self.directory, REPLACED_FILE, MAX_GAMES_BYTES)
+            data = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        except OSError as exc:
+            raise store_error(exc, "read", self.directory) from None
+        # Each entry is {"replaced_at":...,"reason":...,"record":<the line as it was>}.
+        archived = {entry.partition(b',"record":')[2][:-1] for entry in archive.splitlines()} - {b""}
+        end = data.rfind(b"\n") + 1
+        lines = data[:end].splitlines()
+        kept = [line for line in lines if line not in archived]
+        if len(kept) < len(lines):
+            try:
+                write_atomically(self.games_path, b"".join(line + b"\n" for line in kept) + data[end:])
+            except OSError as exc:
+                raise store_error(exc, "write", self.games_path) from None
 
     def append(self, record: GameRecord) -> None:
         """Write one record as one line.  When this returns the line is the

@@ -30,7 +30,7 @@ from arena.run.bot_option import MatchBot
 from arena.run.config import RaySettings, TournamentConfig
 from arena.run.results_dir import RunPlan, open_results, run_meta
 from arena.formats.schedule import make_schedule
-from arena.run.tournament import RunningSprt, make_executor, pending_specs, play_and_store, sprt_of, start_bots
+from arena.run.tournament import RunningSprt, holes, make_executor, pending_specs, play_and_store, sprt_of, start_bots
 
 __all__ = ["MatchResult", "match_config", "clocks_text", "match_header", "other_test", "play_match"]
 
@@ -240,12 +240,16 @@ def play_match(
         decided = read_back is not None and read_back.decided
         result.sprt = read_back if decided else running_sprt.status()
         result.total = len(schedule)
-        pending = [] if decided else pending_specs(schedule, result.records)
+        pending = pending_specs(schedule, result.records)
+        # Games before the last one recorded (a lost line) are played even when the test is decided.
+        gaps = {spec.game_id for spec in holes(pending, result.records)}
+        if decided:
+            pending = [spec for spec in pending if spec.game_id in gaps]
         executor = make_executor(config, logs_dir)  # before any bot starts: a missing Ray is one line
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:
             on_start(result)
-        played = play_and_store(config, pending, executor, running_sprt, store if keep_records else None)
+        played = play_and_store(config, pending, executor, running_sprt, store if keep_records else None, gaps=gaps)
         with closing(played):
             for record in played:
                 result.add_record(record)

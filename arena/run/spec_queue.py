@@ -42,25 +42,33 @@ class WorkerStalled(WorkerDied):
 
 class StoppableSpecs:
     """Specs read lazily until ``stop()`` says to stop (an SPRT decided):
-    from then on none is handed out, not even one read ahead, and an
+    from then on only those of ``keep`` (game ids: games the test counted
+    when it was decided, lost since, see
+    :func:`arena.run.tournament.holes`) are handed out, and once those are,
+    the specs are stopped: none more, not even one read ahead, and an
     executor drops the games it queued on a worker that have not started
     (see :meth:`SpecQueue.stopped`)."""
 
-    def __init__(self, specs: Iterable[GameSpec], stop: Callable[[], bool]) -> None:
+    def __init__(self, specs: Iterable[GameSpec], stop: Callable[[], bool], keep: Collection[str] = ()) -> None:
         self._specs = iter(specs)
         self._stop = stop
+        self._keep = set(keep)
 
     def __iter__(self) -> StoppableSpecs:
         return self
 
     def __next__(self) -> GameSpec:
-        if self._stop():
-            raise StopIteration
-        return next(self._specs)
+        for spec in self._specs:
+            if spec.game_id in self._keep:
+                self._keep.discard(spec.game_id)
+                return spec
+            if not self._stop():
+                return spec
+        raise StopIteration
 
     @property
     def stopped(self) -> bool:
-        return self._stop()
+        return not self._keep and self._stop()
 
 
 class SpecQueue(Generic[W]):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import os
 from collections import Counter, deque
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,7 +34,7 @@ from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import write_meta
 from arena.run.results_dir import RunPlan, run_meta
 
-__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
+__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "holes", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
 
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, or a crash withdrawn for, since fixed, must not stand).
@@ -120,12 +120,21 @@ def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit
     return sprt_status(config.sprt, scores_of(records, config.bots[0].name)[1], at_limit=at_limit)
 
 
-def until_decided(specs: Iterable[GameSpec], running: RunningSprt) -> StoppableSpecs:
-    """``specs`` until the SPRT is decided.  The executor pulls a spec only
-    when a player is free (or, a Ray actor, a pair ahead), so the games in
-    flight when the LLR crosses a bound still finish (and count in the Elo,
-    not in the test); the games queued and not started are dropped."""
-    return StoppableSpecs(specs, lambda: running.decided)
+def until_decided(specs: Iterable[GameSpec], running: RunningSprt, holes: Collection[str] = ()) -> StoppableSpecs:
+    """``specs`` until the SPRT is decided, and the ``holes`` (ids, see
+    :func:`holes`) in any case.  The executor pulls a spec only when a player
+    is free (or, a Ray actor, a pair ahead), so the games in flight when the
+    LLR crosses a bound still finish (and count in the Elo, not in the
+    test); the games queued and not started are dropped."""
+    return StoppableSpecs(specs, lambda: running.decided, keep=holes)
+
+
+def holes(pending: Sequence[GameSpec], records: Sequence[GameRecord]) -> list[GameSpec]:
+    """The games of ``pending`` scheduled before the last game recorded: an
+    SPRT decided when they were played counted them, so a lost line (or a
+    game played again) is played even when the test is decided now."""
+    last = max((record.index for record in records), default=-1)
+    return [spec for spec in pending if spec.index < last]
 
 
 class Withdrawals:
@@ -191,10 +200,11 @@ def play_and_store(
     running_sprt: RunningSprt,
     store: ResultsStore | None,
     withdrawals: Withdrawals | None = None,
+    gaps: Collection[str] = (),
 ) -> Iterator[GameRecord]:
     """Play ``pending`` and yield each record once it is in ``store`` (when
     there is one) and in ``running_sprt``.  With ``sprt:`` no game starts
-    once the test is decided.  Close the generator (``contextlib.closing``)
+    once the test is decided, but those of ``gaps`` (see :func:`holes`).  Close the generator (``contextlib.closing``)
     to stop the executor, and its bots, at once when the caller fails."""
     # Lazy only with an SPRT or withdrawals, so that the executor takes each
     # spec only once the records before it are in (see LocalExecutor.run); a
@@ -205,7 +215,7 @@ def play_and_store(
     if withdrawals is not None:
         specs = withdrawals.playable(specs)
     if config.sprt is not None:  # outermost, so that the executor sees when the test stops
-        specs = until_decided(specs, running_sprt)
+        specs = until_decided(specs, running_sprt, gaps)
 
     def stored(record: GameRecord) -> GameRecord:
         if store is not None:
@@ -364,7 +374,10 @@ def run_tournament(
         kept = plan.kept
         running_sprt = RunningSprt(config, plan.schedule, kept)
         sprt = running_sprt.status()
-        pending = [] if decided else plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
+        pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
+        gaps = {spec.game_id for spec in holes(pending, kept)} if config.sprt is not None else set()
+        if decided:
+            pending = [spec for spec in pending if spec.game_id in gaps]
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
         # A later round may pair any bot still in play: each is started once before the first.
         in_play = None
@@ -398,7 +411,7 @@ def run_tournament(
             while pending:
                 # closing(): an exception here (Ctrl-C included) must stop the workers
                 # and their bots now, not whenever the generator is collected.
-                with closing(play_and_store(config, pending, executor, running_sprt, store, withdrawals)) as played:
+                with closing(play_and_store(config, pending, executor, running_sprt, store, withdrawals, gaps)) as played:
                     for record in played:
                         summary.played += 1
                         summary.records.append(record)
