@@ -30,12 +30,14 @@ from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
 from arena.results.show import find_game, frames, game_heading, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
-from arena.results.statistics import SprtConfig, SprtStatus
+from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
-from arena.results.tables import OUTPUT_FORMATS, TABLES, format_elo_interval, format_percent, render_standings
+from arena.results.tables import OUTPUT_FORMATS, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
 from arena.run import ray_executor
-from arena.run.config import ConfigError, EXECUTORS, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
-from arena.run.match import MatchResult, match_config, play_match
+from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
+from arena.run.bot_option import bot_from_option
+from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
+from arena.run.progress_lines import ProgressLines
 from arena.run.preflight import StartupFailed
 from arena.results.meta import MetaError, read_meta
 from arena.results.reading import ReadResults
@@ -48,9 +50,6 @@ def _epilog(example: str, page: str) -> str:
     # \b: click keeps these lines as they are instead of rewrapping them.
     return f"\b\nExample:\n  {example}\nDocs: docs/{page} (and README.md)"
 
-
-#: ``arena match --sprt``'s default limit on games.
-SPRT_GAMES = 2000
 
 app = typer.Typer(
     help="Totem Arena: play OXONO and YOXII bots against each other and rank them.",
@@ -189,11 +188,22 @@ def run(
     )
     task = None
     running = RunningLeader()
+    # Without a terminal on stderr (a log file), progress comes as lines there instead of a bar.
+    snapshot = ""
+    lines = ProgressLines(lambda text: say(text, err), lambda: snapshot) if not err.is_terminal else None
+
+    def run_line(summary: RunSummary) -> str:
+        best = running.leader()
+        parts = [f"{len(summary.records)} of {summary.total} games",
+                 *([f"leader {best[0]} ({best[1]:.1f})"] if best is not None else []),
+                 *([summary.sprt.describe(short=True)] if summary.sprt is not None else [])]
+        where = f", {summary.rounds.describe()}" if summary.rounds is not None and summary.rounds.pairings else ""
+        return f"{config.name}{where}: " + ", ".join(parts)
 
     shown_warnings = 0
 
     def on_start(summary: RunSummary) -> None:
-        nonlocal task, shown_warnings
+        nonlocal task, shown_warnings, snapshot
         shown_warnings = len(summary.warnings)
         for warning in summary.warnings:
             warn(warning)
@@ -203,22 +213,33 @@ def run(
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
         if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
             say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
-        progress.start()
         for record in summary.records:
             running.add(record)
+        if lines is not None:
+            snapshot = run_line(summary)
+            lines.start(len(summary.records), summary.total)
+            return
+        progress.start()
         task = progress.add_task(
             _run_title(config.name, summary), total=summary.total, completed=summary.resumed,
             leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
         )
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
+        nonlocal snapshot
         running.add(record)
+        if lines is not None:
+            snapshot = run_line(summary)
+            lines.update(len(summary.records), summary.total)
+            return
         progress.update(task, advance=1, leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
                         total=summary.total, description=_run_title(config.name, summary))
 
     def stop_progress() -> None:
         # Only once, and only if started: on a non-interactive console every
         # Progress.stop() prints an empty line, even after an error message.
+        if lines is not None:
+            lines.stop()
         if progress.live.is_started:
             try:
                 progress.stop()
@@ -252,9 +273,11 @@ def run(
     for warning in summary.warnings[shown_warnings:]:
         warn(warning)
     at_limit = summary.sprt is not None and summary.sprt.at_limit
+    challenger = config.bots[0].name if config.format == "gauntlet" else None
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
                                            versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
-                                           withdrawn=config.withdrawn, disqualified=config.disqualified), fmt))
+                                           withdrawn=config.withdrawn, disqualified=config.disqualified,
+                                           challenger=challenger), fmt))
     show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
@@ -412,47 +435,73 @@ def show(
     "tournaments.md"))
 @interruptible
 def match(
-    cmd_a: str = typer.Argument(..., help="First bot's command, e.g. 'python -m bots.greedy'."),
-    cmd_b: str = typer.Argument(..., help="Second bot's command."),
+    cmd_a: str = typer.Argument(None, help="First bot's command, e.g. 'python -m bots.greedy' (or give it with --bot)."),
+    cmd_b: str = typer.Argument(None, help="Second bot's command."),
+    bots: list[str] = typer.Option(
+        [], "--bot", metavar="SETTINGS",
+        help="A bot with a name, options and a clock of its own: name=dev,cmd='python my.py',option.depth=3,tc=10+0.1 "
+             "(keys: cmd, name, dir, tc, option.NAME); twice, or after one command.",
+    ),
     game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
     games: int = typer.Option(
         None, "--games", "-n", min=1,
-        help=f"Number of games, in pairs with colours swapped (default 10; with --sprt, the limit, default {SPRT_GAMES}).",
+        help=f"Number of games, in pairs with colours swapped (default 10; with --sprt, the cap: by default "
+             f"{CAP_FACTOR} times the test's expected length).",
     ),
     tc: str = typer.Option("5+0.1", "--tc", help="Time control: '5+0.1' (seconds, initial+increment) or 'move 0.5'."),
-    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Games at once."),
+    concurrency: int = typer.Option(None, "--concurrency", "-j", min=1, help="Games at once (default: 1; on Ray, the cluster's CPUs)."),
     seed: int = typer.Option(None, "--seed", help="Seed of the start positions and the bots' randomness (default: drawn at random, and printed)."),
     output: Path = typer.Option(None, "--output", "-o", help="Keep the records in this directory, as 'arena run' does: the same command resumes, 'arena standings' reads it."),
+    new: bool = typer.Option(False, "--new", help="When --output holds another test (other bots, settings or SPRT), start this one in DIR-2 (DIR-3, ...) instead of refusing; the same command resumes it there."),
     startup_timeout: float = typer.Option(10.0, "--startup-timeout", min=0.1, help="Seconds each bot has to answer 'hello'."),
     logs: Path = typer.Option(None, "--logs", help="Directory for the bots' stderr logs (default: discarded; with --output, its logs/)."),
     openings: str = typer.Option(
         None, "--openings", help="An opening suite: 'plies=4,count=50' (drawn from --seed) or a file, one opening a line.",
     ),
     sprt: str = typer.Option(
-        None, "--sprt", help="Stop when decided: 'elo0=0,elo1=5[,alpha=0.05,beta=0.05]' (the first bot is the candidate).",
+        None, "--sprt",
+        help=f"Stop when decided: 'elo0=0,elo1=5[,alpha=0.05,beta=0.05,model={'|'.join(SPRT_MODELS)}]' (the first bot is the candidate).",
     ),
+    executor: str = typer.Option(None, "--executor", "-e", help=f"Where games run: {' or '.join(EXECUTORS)} (default: local)."),
+    ray_address: str = typer.Option(None, "--ray-address", help="The Ray cluster to run on, e.g. 'auto' or 'head:6379' (implies --executor ray)."),
 ) -> None:
-    """Play a match between two bot commands and print W/D/L, Elo, LOS, game pairs and forfeits."""
-    if seed is None and output is not None:
-        seed = _stored_seed(output)  # resuming: the same games
-    game = _game_name(game)
-    drawn = seed is None
-    if drawn:
-        seed = random.SystemRandom().randrange(2**31)
+    """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;
+    under --sprt, until the test decides."""
     try:
+        entrants = [*(c for c in (cmd_a, cmd_b) if c is not None), *(bot_from_option(text) for text in bots)]
+        if len(entrants) != 2:
+            raise ConfigError(f"a match is between two bots: give two commands, --bot twice, or one of each "
+                              f"(got {len(entrants)})", file="")
         test = sprt_from_option(sprt) if sprt is not None else None
-        suite = openings_from_option(openings, game, seed) if openings is not None else None
-        config = match_config(
-            [cmd_a, cmd_b], game, parse_time_control(tc), seed=seed, concurrency=concurrency,
-            openings=suite, sprt=test, startup_timeout_s=startup_timeout, output=output.resolve() if output else None,
-        )
-        check_programs(config)
+        control = parse_time_control(tc)
     except ValueError as exc:  # ConfigError included
         fail(str(exc))
+    game = _game_name(game)
+    capped = games is not None
     if games is None:
-        games = SPRT_GAMES if test is not None else 10
-    if drawn:
-        say(f"seed {seed} (drawn at random; --seed {seed} plays the same games again)", err)
+        games = test.game_cap() if test is not None else 10
+    drawn = random.SystemRandom().randrange(2**31)
+
+    def configured(at: Path | None) -> TournamentConfig:
+        """The match, resuming the seed stored ``at`` its directory unless --seed says one."""
+        chosen = seed if seed is not None else (_stored_seed(at) if at is not None else None)
+        chosen = drawn if chosen is None else chosen
+        try:
+            suite = openings_from_option(openings, game, chosen) if openings is not None else None
+            return with_executor(match_config(
+                entrants, game, control, seed=chosen, concurrency=concurrency or 1, openings=suite, sprt=test,
+                startup_timeout_s=startup_timeout, output=at.resolve() if at else None, actors=concurrency,
+            ), executor, ray_address)
+        except ValueError as exc:  # ConfigError included
+            fail(str(exc))
+
+    config = configured(output)
+    if new and output is not None:
+        config = _new_test(config, configured, output, games)
+    try:
+        check_programs(config)
+    except ConfigError as exc:
+        fail(str(exc))
     a, b = (bot.name for bot in config.bots)
     if logs is not None:
         try:
@@ -460,37 +509,59 @@ def match(
         except OSError as exc:
             fail(f"cannot create {logs}: {exc.strerror or exc}")
     so_far = MatchResult(names=(a, b))
+    # Redirected to a file, stdout gets the progress as lines (what each says
+    # is made after each game, for the thread that may print it); a terminal
+    # on stderr, a live bar.
+    snapshot = ""
+    lines = ProgressLines(lambda text: say(text), lambda: snapshot) if not out.is_terminal else None
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[score]}"), console=err)
-    task = progress.add_task(escape(safe(f"{a} vs {b}")), total=games, score="")
+                        TextColumn("{task.fields[score]}"), console=err) if err.is_terminal else None
+    task = progress.add_task(escape(safe(f"{a} vs {b}")), total=games, score="") if progress is not None else None
 
     def score(result: MatchResult) -> str:
         return escape(f"{result.wins}-{result.draws}-{result.losses}  {_sprt_field(result.sprt)}")
 
     def on_start(result: MatchResult) -> None:
         # After the pre-flight: a bot that cannot start gets its one line, no bar.
-        nonlocal so_far
+        nonlocal so_far, snapshot
         so_far = result
+        snapshot = result.progress_line()
+        if config.seed == drawn:
+            say(f"seed {config.seed} (drawn at random; --seed {config.seed} plays the same games again)", err)
+        say(match_header(config, games, capped=capped))
         if result.resumed:
             say(f"resuming: {result.resumed} of {result.total} games already in {config.output}", err)
-        progress.update(task, total=result.total, completed=result.resumed, score=score(result))
-        progress.start()
+        if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
+            say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
+        if progress is not None:
+            progress.update(task, total=result.total, completed=result.resumed, score=score(result))
+            progress.start()
+        if lines is not None:
+            lines.start(result.games, result.total)
+
+    def on_record(record: GameRecord, result: MatchResult) -> None:
+        nonlocal snapshot
+        if progress is not None:
+            progress.update(task, advance=1, score=score(result))
+        if lines is not None:
+            snapshot = result.progress_line()
+            lines.update(result.games, result.total)
 
     try:
         try:
-            result = play_match(
-                config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
-                on_record=lambda r, res: progress.update(task, advance=1, score=score(res)),
-            )
+            result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
+                                on_record=on_record)
         finally:
-            if progress.live.is_started:
+            if lines is not None:
+                lines.stop()
+            if progress is not None and progress.live.is_started:
                 progress.stop()
     except KeyboardInterrupt:
         # Outside the progress display, so the message comes after its last line.
         kept = f"; records in {config.output}: the same command resumes" if output is not None else ""
         fail(f"interrupted after {so_far.games} of {so_far.total or games} games; W/D/L for {a}: "
              f"{so_far.wins}/{so_far.draws}/{so_far.losses}{kept}", 130)
-    except (StartupFailed, ResultsConflict, StoreBusy) as exc:
+    except (StartupFailed, ResultsConflict, StoreBusy, ConfigError) as exc:  # ConfigError: Ray cannot be had
         fail(str(exc))
     except StoreError as exc:
         fail_store(exc, len(so_far.records), config.output)
@@ -498,14 +569,20 @@ def match(
         fail(str(exc), 1)
     stats = result.statistics()
     penta = stats.penta
-    say(f"{a} vs {b}: {result.games} game{'s' if result.games != 1 else ''} of {game} at {config.time_control}")
+    say(f"{a} vs {b}: {result.games} game{'s' if result.games != 1 else ''} of {game} {clocks_text(config)}")
     say(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {result.score_pct or 0.0:.1f}%"
         f"  draw ratio {format_percent(stats.draw_ratio)}")
-    basis = f"{penta.pairs} game pairs" if stats.model == "pentanomial" else f"{stats.games} single games"
-    say(f"  Elo difference: {format_elo_interval(stats)} (95%, from {basis})  LOS {format_percent(stats.los)}")
+    basis = (f"{penta.pairs} game pair{'' if penta.pairs == 1 else 's'}" if stats.model == "pentanomial"
+             else f"{stats.games} single game{'' if stats.games == 1 else 's'}")
+    say(f"  Elo difference: {format_elo_interval(stats)}, normalized {format_nelo(stats.nelo, stats.nelo_margin)} "
+        f"(95%, from {basis})  LOS {format_percent(stats.los)}")
     say("  game pairs LL/LD/WL+DD/WD/WW: " + "/".join(str(n) for n in penta.counts()))
     if result.sprt is not None:
-        say(f"  {result.sprt.describe()}")
+        decided_on = f" at normalized Elo {format_nelo(*result.sprt.nelo)}" if result.sprt.pairs else ""
+        say(f"  {result.sprt.describe()}{decided_on}{result.sprt.later_text}")
+    if result.dropped:
+        say(f"  {result.dropped} game{'s' if result.dropped != 1 else ''} queued on the Ray actors "
+            f"{'were' if result.dropped != 1 else 'was'} dropped unplayed at the verdict")
     if result.forfeits:
         for name, reasons in sorted(result.forfeits.items()):
             listed = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))
@@ -516,7 +593,29 @@ def match(
     else:
         say("  forfeits: none")
     if output is not None:
-        say(f"records in {config.output} (seed {seed}); arena standings {output} ranks them", err)
+        say(f"records in {config.output} (seed {config.seed}); arena standings {config.output} ranks them", err)
+
+
+def _new_test(
+    config: TournamentConfig, configured: Callable[[Path], TournamentConfig], output: Path, games: int,
+) -> TournamentConfig:
+    """``--new``: the match in ``output``, or, when that holds another test,
+    in the first of ``output-2``, ``output-3``, ... that holds none or this one."""
+    problem = other_test(config, games)
+    number = 1
+    while problem is not None:
+        number += 1
+        if number > _MAX_NEW_DIRS:
+            fail(f"{output} and the next {_MAX_NEW_DIRS - 1} directories after it all hold other tests; choose another --output")
+        config = configured(output.with_name(f"{output.name}-{number}"))
+        problem = other_test(config, games)
+    if number > 1:
+        say(f"{output} holds another test; this one is in {config.output}", err)
+    return config
+
+
+#: How many directories ``--new`` tries (DIR, DIR-2, ...).
+_MAX_NEW_DIRS = 100
 
 
 @app.command(epilog=_epilog("arena check tournaments/course.yaml   or   arena check './mybot' --game yoxii", "tournaments.md"))

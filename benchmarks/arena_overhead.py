@@ -212,7 +212,7 @@ def io_path_vs_raw(binary: Path, rounds: int = 15, exchanges: int = 2000) -> tup
     player.ensure_started()
     game = engine.get_game(GAME)
     state = game.new_state(opening=0)
-    start = protocol.new_game_lines("g1", GAME, {"pink": "a", "black": "b"}, control.to_json(),
+    start = protocol.new_game_lines("g1", GAME, {"pink": "a", "black": "b"}, [control.to_json()] * 2,
                                     game.to_json_text(state), 1)
     player.start_game(start[0])
     line = protocol.TurnLines("g1").full(0, game.to_json_text(state), game.legal_moves(state), None,

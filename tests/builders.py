@@ -34,7 +34,7 @@ from arena.game.records import GameRecord, GameSpec, MoveRecord
 from arena.results.meta import TournamentMeta
 from arena.results.reading import ReadResults, results_of
 from arena.results.report import build_report
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 from arena.run.config import TournamentConfig, parse_config
 from played_games import played_tournament
 

@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 import arena.cli as cli
+from arena.results.sprt import SprtConfig
 import needs
 from arena.check import check_bot
 from builders import ANSI, BOTS, ROOT, arena, assert_one_line_error, records, slow_tournament, tournament_file
@@ -55,6 +56,18 @@ def test_run_plays_prints_standings_and_resumes(tmp_path):
     assert "0 games played, 12 resumed" in again.err
     assert games.read_bytes() == before
     assert again.out == first.out  # the same games give the same standings
+
+
+def test_run_without_a_terminal_reports_progress_as_lines(tmp_path):
+    result = arena("run", tournament_file(tmp_path, bots=("alpha", "beta", "gamma", "delta")), "-f", "json")
+    assert result.exit_code == 0, result.err
+    json.loads(result.stdout)  # the lines are on stderr: the standings stay a document
+    progress = [line for line in result.err.splitlines() if line.startswith("[")]
+    # (no leader yet while the first game of the schedule is still being played)
+    found = [re.fullmatch(r"\[0:00:\d\d\] tiny: (\d+) of 24 games(, leader \S+ \(-?\d+\.\d\))?", line) for line in progress]
+    assert all(found), progress
+    done = [int(match[1]) for match in found]
+    assert [d * 10 // 24 for d in done] == list(range(1, 11))  # one at each tenth
 
 
 def test_run_format_json(tmp_path):
@@ -251,10 +264,12 @@ def test_match_greedy_against_random():
                    "--game", "oxono", "--games", "4", "--tc", "5+0.1")
     assert result.exit_code == 0, result.err
     lines = result.out.splitlines()
-    assert lines[0] == "greedy vs random_bot: 4 games of oxono at 5+0.1"
+    assert lines[0] == "greedy vs random_bot: playing 4 games of oxono at 5+0.1"
     assert sum(match_summary(result.out)) == 4
     elo = r"[+-](\d+|inf)( ± \d+| \[[+-](\d+|inf), [+-](\d+|inf)\])?"
-    assert re.search(rf"^  Elo difference: {elo} \(95%, from 2 game pairs\)  LOS \d+\.\d%$", result.out, re.M), result.out
+    nelo = r"[+-](\d+|inf) ± (\d+|inf)"
+    assert re.search(rf"^  Elo difference: {elo}, normalized {nelo} \(95%, from 2 game pairs\)  LOS \d+\.\d%$",
+                     result.out, re.M), result.out
     assert re.search(r"^  game pairs LL/LD/WL\+DD/WD/WW: \d+/\d+/\d+/\d+/\d+$", result.out, re.M), result.out
     assert "  forfeits: none" in lines
 
@@ -264,7 +279,7 @@ def test_match_under_sprt_stops_once_decided():
                    "--games", "200", "-j", "2", "--tc", "10+0.1")
     assert result.exit_code == 0, result.err
     played = sum(match_summary(result.out))
-    found = re.search(r"^  SPRT \[0, 200\] LLR (-?\d+\.\d\d) \(-2\.94, 2\.94\): H1 accepted after (\d+) pairs$",
+    found = re.search(r"^  SPRT \[0, 200\] normalized LLR (-?\d+\.\d\d) \(-2\.94, 2\.94\): H1 accepted after (\d+) pairs",
                       result.out, re.M)
     assert found, result.out
     assert float(found[1]) >= 2.94
@@ -308,7 +323,7 @@ def test_match_default_names_ignore_trailing_arguments():
     slow = f"python {BOTS / 'slow.py'}"
     result = arena("match", f"{slow} 0.001", f"{slow} 0.002", "--games", "1")
     assert result.exit_code == 0, result.err
-    assert result.out.startswith("slow-1 vs slow-2: 1 game of oxono")
+    assert result.out.startswith("slow-1 vs slow-2: playing 1 game of oxono")
 
 
 @pytest.mark.parametrize(
@@ -324,6 +339,71 @@ def test_match_bad_options(args, needles):
 
 def test_match_empty_command():
     assert_one_line_error(arena("match", "", "python -m bots.random_bot"), "empty command")
+
+
+def test_match_sprt_without_games_runs_until_decided_with_the_cap_in_the_first_line_and_lines_for_a_log():
+    result = arena("match", "python -m bots.greedy", "python -m bots.random_bot", "--sprt", "elo0=0,elo1=150",
+                   "--openings", "plies=4,count=50", "--seed", "3", "--tc", "10+0.1")
+    assert result.exit_code == 0, result.err
+    lines = result.out.splitlines()
+    cap = SprtConfig(0, 150).game_cap()
+    assert lines[0] == (f"greedy vs random_bot: SPRT [0, 150] normalized (alpha 0.05, beta 0.05) on oxono at 10+0.1; "
+                        f"until decided, at most {cap} games (3 × the 14 pairs expected under H0)")
+    # stdout is not a terminal: the progress as lines, one at each tenth of the cap (and one at the end)
+    progress = [line for line in lines if line.startswith("[")]
+    line = (r"\[0:\d\d:\d\d\] (\d+) of \d+ games, \d+ pairs?: W/D/L \d+/\d+/\d+, LL/LD/WL\+DD/WD/WW \d+/\d+/\d+/\d+/\d+, "
+            r"Elo \S+( ± \d+| \[\S+, \S+\])?, nElo \S+ ± \S+, LLR -?\d+\.\d\d \(-2\.94, 2\.94\) (undecided|H1 accepted)")
+    done = [int(re.fullmatch(line, text)[1]) for text in progress]
+    assert [d * 10 // cap for d in done[:-1]] == list(range(1, len(done)))
+    played = sum(match_summary(result.out))
+    assert done[-1] == played < cap
+    found = re.search(r"^  SPRT \[0, 150\] normalized LLR (\d+\.\d\d) \(-2\.94, 2\.94\): H1 accepted after (\d+) pairs "
+                      r"at normalized Elo \+(\d+|inf) ± (\d+|inf)", result.out, re.M)
+    assert found and float(found[1]) >= 2.94, result.out
+
+
+def test_match_bots_with_names_options_and_their_own_clocks(tmp_path):
+    out = tmp_path / "odds"
+    result = arena("match", "--bot", "name=deep,cmd=python -m bots.alphabeta,option.depth=2,tc=move 0.5",
+                   "--bot", "name=shallow,cmd='python -m bots.alphabeta',option.depth=1", "-n", "2", "-o", out, "--seed", "1")
+    assert result.exit_code == 0, result.err
+    assert result.out.splitlines()[0] == "deep vs shallow: playing 2 games of oxono with deep at move 0.5 and shallow at 5+0.1"
+    meta = json.loads((out / "tournament.json").read_text())
+    assert [(b["name"], b["options"], b.get("time_control")) for b in meta["bots"]] == [
+        ("deep", {"depth": 2}, {"per_move_ms": 500}), ("shallow", {"depth": 1}, None)]
+    for game in records(out):
+        deep = next(color for color, name in game["players"].items() if name == "deep")
+        assert game["time_controls"][deep] == {"per_move_ms": 500}
+        assert all(move.get("info", {}).get("depth", 0) <= 2 for move in game["moves"])
+    table = arena("standings", out).out
+    assert re.search(r"^\s+#\s+bot\s+clock\s+rating", table, re.M), table
+    assert re.search(r"^\s+\d\s+deep\s+move 0\.5\s", table, re.M) and re.search(r"^\s+\d\s+shallow\s+5\+0\.1\s", table, re.M)
+    again = arena("match", "--bot", "name=deep,cmd=python -m bots.alphabeta,option.depth=2,tc=move 1",
+                  "--bot", "name=shallow,cmd='python -m bots.alphabeta',option.depth=1", "-n", "2", "-o", out)
+    assert_one_line_error(again, "were played with bot 'deep' on the clock move 0.5, this command now says move 1")
+
+
+def test_a_match_needs_two_bots():
+    assert_one_line_error(arena("match", "python -m bots.greedy"), "a match is between two bots", "(got 1)")
+    assert_one_line_error(arena("match", "python -m bots.greedy", "--bot", "cmd=x", "--bot", "cmd=y"), "(got 3)")
+    assert_one_line_error(arena("match", "python -m bots.greedy", "--bot", "name=x"), "--bot name=x: needs cmd")
+
+
+def test_a_match_rerun_as_another_test_is_refused_and_new_starts_it_beside(tmp_path):
+    out = tmp_path / "test"
+    base = ["match", "python -m bots.greedy", "python -m bots.random_bot", "-n", "2", "-o", out]
+    assert arena(*base, "--sprt", "elo0=0,elo1=100").exit_code == 0
+    refused = arena(*base, "--sprt", "elo0=0,elo1=100,model=logistic")
+    assert_one_line_error(refused, "were played as the SPRT elo0=0,elo1=100,alpha=0.05,beta=0.05,model=normalized, "
+                                   "this command now says elo0=0,elo1=100,alpha=0.05,beta=0.05,model=logistic")
+    other = arena(*base, "--sprt", "elo0=0,elo1=100,model=logistic", "--new")
+    assert other.exit_code == 0, other.err
+    assert f"{out} holds another test; this one is in {out}-2" in other.err
+    assert json.loads((tmp_path / "test-2" / "tournament.json").read_text())["sprt"]["model"] == "logistic"
+    resumed = arena(*base, "--sprt", "elo0=0,elo1=100,model=logistic", "--new")  # the same command: the same test
+    assert resumed.exit_code == 0 and f"resuming: 2 of 2 games already in {out}-2" in resumed.err, resumed.err
+    assert not (tmp_path / "test-3").exists()
+    assert json.loads((out / "tournament.json").read_text())["sprt"]["model"] == "normalized"  # untouched
 
 
 # -- arena check ---------------------------------------------------------------
@@ -504,7 +584,9 @@ def test_ctrl_c_stops_a_match(tmp_path):
         "the bots did not start",
     )
     assert match.returncode == 130, stderr
-    assert "Traceback" not in stderr and stdout == ""
+    # stdout, a pipe: what the match plays (once the bots started), then its progress as lines; no summary
+    assert "Traceback" not in stderr and stdout.splitlines()[:1] in ([], ["slow-1 vs slow-2: playing 20 games of oxono at 5+0.1"])
+    assert all(re.match(r"\[\d:\d\d:\d\d\] \d+ of 20 games", line) for line in stdout.splitlines()[1:]), stdout
     # the score so far: nothing is lost silently
     last = ANSI.sub("", stderr).splitlines()[-1]
     found = re.fullmatch(r"error: interrupted after (\d+) of 20 games; W/D/L for slow-1: (\d+)/(\d+)/(\d+)", last)
@@ -575,7 +657,8 @@ def test_run_under_sprt_shows_the_test_and_standings_keep_it(tmp_path):
     sprt = shown["sprt"]
     assert set(sprt) >= {"llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "verdict", "pairs"}
     assert sprt["verdict"] == "H1" and sprt["llr"] >= sprt["upper"] and sprt["elo1"] == 200
-    assert shown["match"]["bots"] == ["greedy", "random"] and shown["match"]["pairs"] == sprt["pairs"]
+    # The match counts every complete pair; the test, those up to its verdict (later ones were in play at it).
+    assert shown["match"]["bots"] == ["greedy", "random"] and shown["match"]["pairs"] == sprt["pairs"] + sprt["later_pairs"]
     assert {"elo", "elo_margin", "los_next"} <= set(shown["bots"][0])
 
 

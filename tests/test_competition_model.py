@@ -17,7 +17,7 @@ from arena.results.reading import results_of
 from arena.results.report.bracket import rounds_html
 from arena.results.standings import compute_standings
 from arena.results.store import ResultsConflict, StoreError
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 from arena.run.results_dir import RunPlan, tournament_meta
 from builders import arena, better_seed, league_file, played, records, start, tournament
 
@@ -79,8 +79,8 @@ def test_a_test_run_again_with_other_bounds_is_refused_naming_both(tmp_path):
     records = [better_seed(spec) for spec in schedule.schedule[:4]]
     meta = tournament_meta(config)
     other = replace(config, sprt=SprtConfig(elo0=-10, elo1=0))
-    with pytest.raises(ResultsConflict, match=r"SPRT elo0=0,elo1=5,alpha=0.05,beta=0.05, this command now says "
-                                              r"elo0=-10,elo1=0,alpha=0.05,beta=0.05"):
+    with pytest.raises(ResultsConflict, match=r"SPRT elo0=0,elo1=5,alpha=0.05,beta=0.05,model=normalized, this command "
+                                              r"now says elo0=-10,elo1=0,alpha=0.05,beta=0.05,model=normalized"):
         RunPlan(other, tmp_path).decide(meta, records)
     RunPlan(config, tmp_path).decide(meta, records)  # the same test resumes
     RunPlan(other, tmp_path).decide(meta, [])  # nothing played yet: nothing to mix

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.game.clock import TimeControl
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 from arena.run.config import (
     BOT_KEYS,
     TOURNAMENT_KEYS,

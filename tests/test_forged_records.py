@@ -251,6 +251,7 @@ VALID = {
     "moves": [{"move": "Xc5 c6", "ms": 1.5, "info": {"depth": 2, "pv": ["Xc5 c6"]}}],
     "winner": "black", "reason": "timeout", "scores": None, "forfeit_by": "pink", "detail": "no move",
     "started_at": "", "ended_at": "", "index": 0, "round": 1, "opening_moves": [], "pair": 0, "versions": {"pink": "1", "black": "2"},
+    "time_controls": {"pink": {"per_move_ms": 500}, "black": {"initial_ms": 5000, "increment_ms": 100}},
 }
 FIELDS = sorted(VALID) + ["move", "ms", "info"]
 PROPERTY = settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

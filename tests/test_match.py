@@ -6,13 +6,17 @@ import math
 import statistics
 import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.game.clock import TimeControl
-from arena.run.match import MatchResult, match_config, play_match
+from arena.results.sprt import SprtConfig
+from arena.run.bot_option import MatchBot, bot_from_option
+from arena.run.config import ConfigError
+from arena.run.match import MatchResult, match_config, match_header, play_match
 from builders import record
 
 TC = TimeControl(initial_ms=5000, increment_ms=100)
@@ -116,3 +120,60 @@ def test_a_short_match_alternates_colours_and_start_positions(tmp_path):
         "greedy/preflight.log", "greedy/w1.log", "random_bot/preflight.log", "random_bot/w1.log"]
     assert sorted(str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").glob("*/games/*.log")) == sorted(
         f"{name}/games/{r.game_id}.log" for r in result.records for name in ("greedy", "random_bot"))
+
+
+# -- --bot, names, clocks and the first line -----------------------------------------
+
+
+def test_a_bot_option_gives_name_command_directory_clock_and_options(tmp_path):
+    bot = bot_from_option(f"name=dev,cmd='python my.py --weights a,b',dir={tmp_path},tc=10+0.1,"
+                          "option.depth=3,option.fast=true,option.style=sharp,option.w=0.5")
+    assert bot == MatchBot(command="python my.py --weights a,b", name="dev", cwd=tmp_path.resolve(),
+                           time_control=TimeControl(initial_ms=10_000, increment_ms=100),
+                           options={"depth": 3, "fast": True, "style": "sharp", "w": 0.5})
+    # As a shell leaves it when the quotes were around a word without a comma.
+    assert bot_from_option("cmd=python -m bots.greedy,tc=move 0.5").command == "python -m bots.greedy"
+    assert bot_from_option('cmd="./x",option.name="a b"').options == {"name": "a b"}
+    assert bot_from_option("cmd=x,option.v=NaN").options == {"v": "NaN"}  # not strict JSON: the text
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("name=dev", "--bot name=dev: needs cmd: write name=dev,cmd='python my.py',option.depth=3,tc=10+0.1"),
+    ("cmd=x,nme=3", "--bot cmd=x,nme=3: bad setting 'nme=3': unknown key 'nme' (did you mean 'name'?)"),
+    ("cmd=x,depth=3", "--bot cmd=x,depth=3: bad setting 'depth=3': unknown key 'depth'; known keys: cmd, name, dir, tc, "
+                      "option.NAME (an option for the bot: option.depth=3)"),
+    ("cmd=x,tc=fast", "--bot cmd=x,tc=fast: bad setting 'tc=fast': bad time control 'fast'"),
+    ("cmd=x,name=a b", "--bot cmd=x,name=a b: bad setting 'name=a b': use 1 to 64 letters"),
+    ("cmd=x,cmd=y", "--bot cmd=x,cmd=y: bad setting 'cmd=y': given twice"),
+    ("cmd='x,option.a=1", "--bot cmd='x,option.a=1: a ' is not closed"),
+    ("cmd=x,option.=1", "--bot cmd=x,option.=1: bad setting 'option.=1': an option needs a name"),
+    ("cmd=x,dir=/no/such/dir", "--bot cmd=x,dir=/no/such/dir: bad setting 'dir=/no/such/dir': no such directory"),
+    ("cmd=x,novalue", "--bot cmd=x,novalue: bad setting 'novalue'"),
+])
+def test_a_bad_bot_option_is_one_line_naming_it(text, message):
+    with pytest.raises(ConfigError) as info:
+        bot_from_option(text)
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+
+
+def test_match_bots_make_the_config(tmp_path):
+    dev = MatchBot("python -m bots.alphabeta", name="dev", options={"depth": 2}, cwd=tmp_path,
+                   time_control=TimeControl(per_move_ms=500))
+    config = match_config([dev, "python -m bots.alphabeta"], "oxono", TC)
+    assert [(b.name, b.options, b.cwd) for b in config.bots] == [("dev", {"depth": 2}, tmp_path), ("alphabeta", {}, Path.cwd())]
+    assert config.time_odds == {"dev": TimeControl(per_move_ms=500)} and config.clock_of("alphabeta") == TC
+    assert match_header(config, 10, capped=False) == (
+        "dev vs alphabeta: playing 10 games of oxono with dev at move 0.5 and alphabeta at 5+0.1")
+    with pytest.raises(ValueError, match="both bots are named 'dev'"):
+        match_config([dev, MatchBot("./x", name="dev")], "oxono", TC)
+    # A default name never takes the other bot's.
+    assert [b.name for b in match_config([MatchBot("./x", name="greedy"), "python -m bots.greedy"], "oxono", TC).bots] == [
+        "greedy", "greedy-2"]
+
+
+def test_the_first_line_states_the_cap_of_a_test_left_to_run_until_decided():
+    config = match_config(["a", "b"], "oxono", TC, sprt=SprtConfig(0, 5))
+    assert match_header(config, SprtConfig(0, 5).game_cap(), capped=False) == (
+        "a vs b: SPRT [0, 5] normalized (alpha 0.05, beta 0.05) on oxono at 5+0.1; "
+        "until decided, at most 76774 games (3 × the 12795 pairs expected under H0)")
+    assert match_header(config, 400, capped=True).endswith("until decided, at most 400 games (--games)")

@@ -34,15 +34,17 @@ def test_new_game_lines_are_byte_for_byte_the_plain_ones(name):
     game = engine.get_game(name)
     players = {game.colors[0]: "bot \"a\"", game.colors[1]: "bötchen"}
     control = {"initial_ms": 60000, "increment_ms": 100}
+    odds = {"per_move_ms": 500}  # the second bot's own clock: each bot is told its own
     for seed, opening in ((0, ()), (5, ("one", "two"))):
         state = game.new_state(seed=seed)
         for _ in range(seed):
             state = game.apply(state, game.legal_moves(state)[0])
-        lines = protocol.new_game_lines("g\n7", name, players, control, game.to_json_text(state), seed, opening)
-        assert lines == [
-            protocol.encode(protocol.new_game("g\n7", name, color, players, control, game.to_json(state), seed, opening))
-            for color in game.colors
-        ]
+        for controls in ([control, control], [control, odds]):
+            lines = protocol.new_game_lines("g\n7", name, players, controls, game.to_json_text(state), seed, opening)
+            assert lines == [
+                protocol.encode(protocol.new_game("g\n7", name, color, players, own, game.to_json(state), seed, opening))
+                for color, own in zip(game.colors, controls)
+            ]
 
 
 @pytest.mark.parametrize("name", engine.GAMES)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -263,3 +264,55 @@ def test_an_unreachable_cluster_is_one_line_not_a_wait_for_ever(tmp_path):
     assert result.stderr.strip().splitlines()[-1].endswith(
         "ray.yaml: ray.address: cannot connect to the Ray cluster at '127.0.0.1:1': [Errno 111] Connection refused"
     )
+
+
+def test_an_sprt_on_ray_gives_the_verdict_and_llr_a_local_run_gives_and_drops_the_pairs_queued(tmp_path, local_ray,
+                                                                                               monkeypatch):
+    """``arena match --sprt ... --ray-address``: game pairs are the unit, one
+    queued on each actor behind the one it plays; the verdict is the first
+    crossing in schedule order, so a local run of the same games (same seed,
+    deterministic bots) gives the same verdict, LLR and pairs, and reading
+    either directory back does too; at the verdict the pairs still queued
+    are dropped.  The Ray driver is a process of its own."""
+    from test_cli import arena
+
+    monkeypatch.chdir(ROOT)  # the bots' commands are the repository's
+    slow = f"python {BOTS / 'slow.py'} 0.02"  # the first legal move, a little slowly: games last a moment
+    command = ["match", "python -m bots.greedy", slow, "--sprt", "elo0=0,elo1=100", "--openings", "plies=4,count=50",
+               "--seed", "5", "--tc", "30+0.1"]
+    address = local_ray.get_runtime_context().gcs_address
+    on_ray = subprocess.run([sys.executable, "-m", "arena.cli", *command, "-o", str(tmp_path / "ray"), "-j", "2",
+                             "--ray-address", address], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert on_ray.returncode == 0, on_ray.stderr
+    local = arena(*command, "-o", tmp_path / "local")
+    assert local.exit_code == 0, local.err
+
+    def verdict(out: str) -> str:
+        line = next(line for line in out.splitlines() if line.startswith("  SPRT "))
+        return line.split(" (+")[0]  # the pairs after the verdict differ: how many were in flight
+
+    assert verdict(on_ray.stdout) == verdict(local.out)
+    assert "H1 accepted after" in verdict(local.out)
+    tests = {where: json.loads(arena("standings", tmp_path / where, "-f", "json").out)["sprt"] for where in ("ray", "local")}
+    for key in ("llr", "pairs", "verdict", "nelo", "nelo_margin", "model"):
+        assert tests["ray"][key] == tests["local"][key], key
+    pairs = tests["local"]["pairs"]
+    games = {where: played([r for r in map(json.loads, (tmp_path / where / "games.jsonl").read_text().splitlines())
+                            if r["pair"] < pairs]) for where in ("ray", "local")}
+    assert games["ray"] == games["local"] and len(games["local"]) == 2 * pairs  # the pairs the test counted, alike
+    dropped = re.search(r"^  (\d+) games? queued on the Ray actors (were|was) dropped unplayed at the verdict$",
+                        on_ray.stdout, re.M)
+    assert dropped and int(dropped[1]) >= 1, on_ray.stdout
+    ray_games = len((tmp_path / "ray" / "games.jsonl").read_text().splitlines())
+    assert ray_games <= 2 * pairs + 2 * 2  # at most a pair in play on each of the 2 actors past the verdict
+
+
+def test_a_match_without_ray_installed_is_one_line(monkeypatch):
+    from test_cli import arena, assert_one_line_error
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setitem(sys.modules, "ray", None)
+    assert_one_line_error(arena("match", "python -m bots.greedy", "python -m bots.random_bot", "--executor", "ray"),
+                          "needs the Python package 'ray'")
+    assert_one_line_error(arena("match", "python -m bots.greedy", "python -m bots.random_bot", "--executor", "dask"),
+                          "--executor: unknown value 'dask'; use one of: local, ray")

@@ -23,6 +23,7 @@ def old_line(game: GameRecord) -> bytes:
     """How the store wrote a record before records carried their own line."""
     data = dataclasses.asdict(game)
     del data["_line"]  # the cache of the line itself, which did not exist
+    del data["time_controls"]  # time odds, which did not exist either
     data["moves"] = [m.to_json() for m in game.moves]
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 

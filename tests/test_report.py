@@ -21,7 +21,7 @@ from arena.results.report.board import board_svg, pieces_svg, square_name
 from arena.results.report.charts import move_times, quantile
 from arena.results.report.data import INFO_CHARS, games_data
 from arena.results.standings import compute_standings
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 from arena.results.tables import standings_notes, standings_tables
 from played_games import played_games
 

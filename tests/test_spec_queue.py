@@ -7,7 +7,7 @@ import time
 import pytest
 
 from arena.game.records import GameSpec
-from arena.run.spec_queue import SpecQueue, WorkerDied, WorkerStalled
+from arena.run.spec_queue import SpecQueue, StoppableSpecs, WorkerDied, WorkerStalled
 from builders import record, spec
 
 
@@ -81,3 +81,44 @@ def test_with_one_attempt_a_dead_worker_stops_the_run_at_once():
     assert str(caught.value) == (
         "arena-worker-1 died (exit code -9) in the middle of a game; that game is lost, every finished game is kept"
     )
+
+
+def paired(n: int) -> GameSpec:
+    return GameSpec(index=n, game_id=f"g{n}", game="oxono", round=1, players=("a", "b"), opening=0, seed=n, pair=n // 2)
+
+
+def test_stopped_specs_hand_out_nothing_more_not_even_what_was_read_ahead():
+    decided = [False]
+    queue: SpecQueue[str] = SpecQueue(StoppableSpecs([paired(n) for n in range(9)], lambda: decided[0]), 10.0,
+                                      worker_kind="Ray actor", max_attempts=3)
+    assert queue.stoppable and not queue.stopped()
+    assert ids(queue.take_pair("w1")) == ["g0", "g1"]  # a game pair is the unit
+    assert ids(queue.take_pair("w1")) == ["g2", "g3"]  # one more, queued behind it
+    assert ids(queue.take_pair("w2")) == ["g4", "g5"]
+    assert queue.fill(1) == 1  # g6 read ahead
+    queue.lose("w2", "its node died")  # g4 and g5 put back, first in line
+    decided[0] = True
+    assert queue.stopped() and queue.waiting() == 0 and queue.take_pair("w3") == []
+    # w1 drops what it had queued and not started: g1 played, g2 and g3 not.
+    queue.done("w1", [record(0)])
+    queue.cancel("w1", {"g2", "g3"})
+    assert queue.in_flight("w1") == 1  # g1 is still in play
+    queue.done("w1", [record(1)])
+    assert not queue.unfinished()
+
+
+def test_a_pair_cut_by_the_schedule_is_taken_alone():
+    queue: SpecQueue[str] = SpecQueue(StoppableSpecs([paired(n) for n in range(3)], lambda: False), 10.0, worker_kind="w")
+    assert ids(queue.take_pair("w")) == ["g0", "g1"]
+    assert ids(queue.take_pair("w")) == ["g2"]
+    assert queue.take_pair("w") == []
+    assert not SpecQueue([spec(0)], 10.0, worker_kind="w").stoppable
+
+
+def test_stopped_specs_still_hand_out_the_games_kept():
+    """A lost game the test counted when it was decided (a hole) is played
+    even once the test is decided; the specs are stopped only after it."""
+    specs = StoppableSpecs([paired(n) for n in range(6)], lambda: True, keep={"g3"})
+    assert not specs.stopped
+    assert [s.game_id for s in specs] == ["g3"]
+    assert specs.stopped

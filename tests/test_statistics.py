@@ -14,18 +14,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.results.sprt import SprtConfig, normalized_mle, sprt_llr, sprt_status
 from arena.results.statistics import (
     PairTally,
     Pentanomial,
-    SprtConfig,
+    counted_statistics,
     fit_elo,
     los,
     match_statistics,
-    normalized_mle,
     pentanomial,
     scores_of,
-    sprt_llr,
-    sprt_status,
 )
 from builders import record
 
@@ -261,6 +259,28 @@ def test_pair_tally_counts_what_pentanomial_counts_at_every_step():
                                             sum(1 for r in records if r.pair == p) == 2)
 
 
+@DETERMINISTIC
+@given(st.lists(st.tuples(st.sampled_from((0.0, 0.5, 1.0)), st.sampled_from((0.0, 0.5, 1.0))), max_size=60),
+       st.lists(st.sampled_from((0.0, 0.5, 1.0)), max_size=3))
+def test_the_figures_from_counts_are_fastchess_formulas_over_the_games(pairs, odd):
+    """Computed here from the list of pair (or game) scores, as fastchess does."""
+    games_ = [x for pair in pairs for x in pair] + odd
+    stats = counted_statistics(games_.count(1.0), games_.count(0.5), games_.count(0.0), pentanomial(pairs))
+    values, per = ([(x + y) / 2 for x, y in pairs], 2) if pairs else (games_, 1)
+    assert (stats.wins + stats.draws + stats.losses, stats.model) == (len(games_), "pentanomial" if pairs else "trinomial")
+    if not values:
+        return
+    n, score = len(values), fmean(values)
+    var = pvariance(values)
+    assert stats.score == pytest.approx(score)
+    if 0 < score < 1:
+        assert stats.elo == pytest.approx(logistic_elo(score))
+    if var > 0:
+        assert stats.los == pytest.approx(NormalDist().cdf((score - 0.5) / math.sqrt(var / n)))
+        assert stats.nelo == pytest.approx((score - 0.5) / math.sqrt(per * var) * 800 / math.log(10))
+        assert stats.nelo_margin == pytest.approx(Z * math.sqrt(var / n) / math.sqrt(per * var) * 800 / math.log(10))
+
+
 # -- SPRT ---------------------------------------------------------------------------
 
 SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -346,18 +366,33 @@ def test_llr_agrees_with_the_normal_approximation_on_many_pairs():
     assert sprt_llr(penta, 0, 5) == pytest.approx(approx, rel=0.02)
 
 
+def pairs_of(penta: Pentanomial, cycle: bool = True) -> list[tuple[float, float]]:
+    """Pairs with the counts of ``penta``, each kind in turn (``cycle``), so
+    that every prefix holds about the same mix as the whole."""
+    kinds = {(0.0, 0.0): penta.ll, (0.0, 0.5): penta.ld, (1.0, 0.0): penta.wl, (0.5, 0.5): penta.dd,
+             (1.0, 0.5): penta.wd, (1.0, 1.0): penta.ww}
+    if not cycle:
+        return [kind for kind, n in kinds.items() for _ in range(n)]
+    left, pairs = dict(kinds), []
+    while any(left.values()):
+        for kind in kinds:
+            if left[kind]:
+                pairs.append(kind)
+                left[kind] -= 1
+    return pairs
+
+
 def test_llr_signs_and_verdicts():
     config = SprtConfig(0, 10)
     assert sprt_llr(Pentanomial(), 0, 10) == 0.0
-    strong = sprt_status(config, Pentanomial(ww=200, wd=100, wl=50, dd=50, ld=20, ll=10))
-    weak = sprt_status(config, Pentanomial(ll=200, ld=100, wl=50, dd=50, wd=20, ww=10))
-    even = sprt_status(config, Pentanomial(ll=5, ld=5, wl=5, dd=5, wd=5, ww=5), at_limit=True)
-    assert strong.llr > config.upper and strong.verdict == "H1" and strong.decided
+    strong = sprt_status(config, pairs_of(Pentanomial(ww=200, wd=100, wl=50, dd=50, ld=20, ll=10)))
+    weak = sprt_status(config, pairs_of(Pentanomial(ll=200, ld=100, wl=50, dd=50, wd=20, ww=10)))
+    even = sprt_status(config, pairs_of(Pentanomial(ll=5, ld=5, wl=5, dd=5, wd=5, ww=5)), at_limit=True)
+    assert strong.llr >= config.upper and strong.verdict == "H1" and strong.decided and strong.pairs < 430
     assert weak.llr < config.lower and weak.verdict == "H0"
     assert even.verdict == "undecided" and even.at_limit and even.verdict_text == "undecided at the limit"
-    assert not sprt_status(config, Pentanomial(ww=300), at_limit=True).at_limit  # decided, so not "at the limit"
-    assert strong.to_json()["pairs"] == 430 and set(strong.to_json()) >= {
-        "llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "verdict", "pairs"}
+    assert not sprt_status(config, pairs_of(Pentanomial(ww=300)), at_limit=True).at_limit  # decided, so not "at the limit"
+    assert set(strong.to_json()) >= {"llr", "lower", "upper", "elo0", "elo1", "alpha", "beta", "model", "verdict", "pairs"}
 
 
 def test_sprt_bounds_beyond_what_the_test_can_compute_are_refused_and_the_rest_always_compute():

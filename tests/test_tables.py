@@ -10,7 +10,8 @@ import pytest
 
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.standings import BotStanding, Standings, compute_standings
-from arena.results.statistics import SprtConfig, fit_elo, sprt_llr
+from arena.results.sprt import SprtConfig, sprt_llr
+from arena.results.statistics import fit_elo, match_statistics, scores_of
 from arena.results.tables import LEGEND, OUTPUT_FORMATS, render_standings
 from builders import record
 
@@ -138,7 +139,7 @@ def test_one_table_alone_in_a_text_format(standings):
     text = render_standings(standings, "plain", table="colors")
     assert text.splitlines()[2] == "Results by colour (8 games)"
     assert "Ranking" not in text and "Head to head" not in text
-    with pytest.raises(ValueError, match="ranking, rounds, bracket, reference, match, sprt, crosstable, colors"):
+    with pytest.raises(ValueError, match="ranking, rounds, bracket, reference, opponents, match, sprt, crosstable, colors"):
         render_standings(standings, "plain", table="elo")
     with pytest.raises(ValueError, match="json holds every table"):
         render_standings(standings, "json", table="colors")
@@ -230,3 +231,58 @@ def test_json_has_no_infinity_when_a_bot_wins_everything():
     assert data["match"]["elo"] is None and data["match"]["los"] == 1.0
     assert data["elo_regularized"] is True
     assert "virtual draw" in render_standings(compute_standings(records, ["a", "b"]))
+
+
+@pytest.mark.parametrize(("los", "cell"), [(0.02, "2.0%"), (0.05, "5.0%"), (0.06, "≈ 6.0%"), (0.5, "≈ 50.0%"),
+                                           (0.949, "≈ 94.9%"), (0.95, "95.0%"), (1.0, "100.0%")])
+def test_the_mark_is_only_where_the_games_separate_the_bots_neither_way(los, cell):
+    standing = BotStanding("a", los_next=los)
+    table = Standings(game="yoxii", bots=[standing, BotStanding("b")], total_games=1, by_color={},
+                      crosstable={"a": {"b": (1.0, 1)}, "b": {"a": (0.0, 1)}})
+    row = next(line for line in render_standings(table).splitlines() if line.split()[1:2] == ["a"])
+    assert row.rstrip().endswith(cell) or f"  {cell}  " in row, row
+
+
+def gauntlet_records() -> list[GameRecord]:
+    """``me`` against three opponents in game pairs: 3.5/4 against ``weak``,
+    1/4 against ``strong``, 2/4 against ``even``; the opponents never meet."""
+    results = {"weak": ["me", "me", "me", None], "strong": ["strong", "strong", "me", "strong"],
+               "even": ["me", "even", "even", "me"]}
+    records = []
+    for opponent, winners in results.items():
+        for k, winner in enumerate(winners):
+            white, red = ("me", opponent) if k % 2 == 0 else (opponent, "me")
+            colour = None if winner is None else "white" if winner == white else "red"
+            record = game(len(records), white, red, colour)
+            record.pair = len(records) // 2
+            records.append(record)
+    return records
+
+
+def test_a_gauntlet_shows_its_first_bot_against_each_opponent():
+    records = gauntlet_records()
+    table = compute_standings(records, ["me", "weak", "strong", "even"], challenger="me")
+    rows = {o.name: o.match for o in table.opponents}
+    assert set(rows) == {"weak", "strong", "even"}
+    for name, match in rows.items():  # the statistics of their games alone
+        alone = [r for r in records if name in r.players.values()]
+        assert match == match_statistics(*scores_of(alone, "me"))
+    assert (rows["weak"].wins, rows["weak"].draws, rows["strong"].losses) == (3, 1, 3)
+    # The ranking's LOS over the next bot only between bots that met.
+    for bot, below in zip(table.bots, table.bots[1:]):
+        met = "me" in (bot.name, below.name)
+        assert (bot.los_next is not None) == met, (bot.name, below.name)
+    text = render_standings(table)
+    assert "Gauntlet: me against each opponent (from me's side; ≈: not separated)" in text
+    lines = text.splitlines()
+    head = lines.index("Gauntlet: me against each opponent (from me's side; ≈: not separated)")
+    body = {line.split()[0]: line.split() for line in lines[head + 3: head + 6]}
+    assert body["weak"][1:6] == ["4", "3", "1", "0", "87.5"] and body["even"][1:6] == ["4", "2", "0", "2", "50.0"]
+    assert body["even"][8:10] == ["≈", "50.0%"]
+    data = json.loads(render_standings(table, "json"))
+    assert data["challenger"] == "me" and [o["opponent"] for o in data["opponents"]] == [o.name for o in table.opponents]
+    only = list(csv.reader(io.StringIO(render_standings(table, "csv", table="opponents"))))
+    assert only[0][:2] == ["opponent", "games"] and len(only) == 4
+    assert not compute_standings(records, ["me", "weak", "strong", "even"]).opponents  # not a gauntlet: no table
+    with pytest.raises(ValueError, match="no opponents table in these standings: it needs format: gauntlet"):
+        render_standings(compute_standings(records), "plain", table="opponents")

@@ -177,20 +177,20 @@ def new_game_lines(
     game_id: str,
     game: str,
     players: dict[str, str],
-    time_control: dict[str, int],
+    time_controls: list[dict[str, int]],
     state_text: str,
     seed: int,
     opening_moves: list[str] | tuple[str, ...] = (),
 ) -> list[bytes]:
     """``encode(new_game(...))`` for each colour of ``players`` in turn,
+    each with its own ``time_controls[seat]`` (they differ under time odds),
     byte for byte, with the state already encoded (``Game.to_json_text``):
-    the two lines differ only in ``you``, so the rest is encoded once."""
+    the lines differ only in ``you`` and the clock, so the rest is encoded once."""
     head = f'{{"type":"new_game","game_id":{_dumps(game_id)},"game":{_dumps(game)},"you":'
-    tail = (
-        f',"players":{_dumps(players)},"time_control":{_dumps(time_control)},"state":{state_text},'
-        f'"seed":{_dumps(seed)},"opening_moves":{_dumps(list(opening_moves))}}}\n'
-    )
-    return [(head + _dumps(color) + tail).encode() for color in players]
+    middle = f',"players":{_dumps(players)},"time_control":'
+    tail = f',"state":{state_text},"seed":{_dumps(seed)},"opening_moves":{_dumps(list(opening_moves))}}}\n'
+    return [(head + _dumps(color) + middle + _dumps(control) + tail).encode()
+            for color, control in zip(players, time_controls)]
 
 
 def turn(

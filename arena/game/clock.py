@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,13 +74,14 @@ def parse_time_control(text: str | int | float) -> TimeControl:
 
 class Clock:
     """Both players' remaining time during one game.  The referee measures each
-    move and charges it here; the clock decides whether the flag fell."""
+    move and charges it here; the clock decides whether the flag fell.  Each
+    seat has its own time control when given two (time odds), else both have
+    ``controls``."""
 
-    def __init__(self, control: TimeControl, margin_ms: int = 50) -> None:
-        self.control = control
+    def __init__(self, controls: TimeControl | Sequence[TimeControl], margin_ms: int = 50) -> None:
+        self.controls = (controls, controls) if isinstance(controls, TimeControl) else (controls[0], controls[1])
         self.margin_ms = margin_ms
-        start = control.per_move_ms if control.per_move_ms is not None else control.initial_ms
-        self.remaining_ms = [float(start), float(start)]
+        self.remaining_ms = [float(_start_ms(control)) for control in self.controls]
 
     def budget_ms(self, seat: int) -> float:
         """How long ``seat`` may think now before losing on time (margin included)."""
@@ -89,26 +91,33 @@ class Clock:
         """Charge a move's time; ``False`` when it came too late (the flag fell)."""
         if elapsed_ms > self.budget_ms(seat):
             return False
-        if self.control.per_move_ms is None:
-            self.remaining_ms[seat] = max(0.0, self.remaining_ms[seat] - elapsed_ms) + self.control.increment_ms
+        control = self.controls[seat]
+        if control.per_move_ms is None:
+            self.remaining_ms[seat] = max(0.0, self.remaining_ms[seat] - elapsed_ms) + control.increment_ms
         return True
 
     def to_json(self, seat: int) -> dict[str, int]:
         """The protocol's ``clock`` object for the player on ``seat``."""
-        if self.control.per_move_ms is not None:
-            return {"remaining_ms": self.control.per_move_ms}
+        control = self.controls[seat]
+        if control.per_move_ms is not None:
+            return {"remaining_ms": control.per_move_ms}
         return {
             "remaining_ms": int(self.remaining_ms[seat]),
             "opponent_ms": int(self.remaining_ms[1 - seat]),
-            "increment_ms": self.control.increment_ms,
+            "increment_ms": control.increment_ms,
         }
 
     def to_json_text(self, seat: int) -> str:
         """:meth:`to_json` as compact JSON text, built directly (every ply)."""
-        if self.control.per_move_ms is not None:
-            return f'{{"remaining_ms":{self.control.per_move_ms}}}'
+        control = self.controls[seat]
+        if control.per_move_ms is not None:
+            return f'{{"remaining_ms":{control.per_move_ms}}}'
         remaining = self.remaining_ms
         return (
             f'{{"remaining_ms":{int(remaining[seat])},"opponent_ms":{int(remaining[1 - seat])},'
-            f'"increment_ms":{self.control.increment_ms}}}'
+            f'"increment_ms":{control.increment_ms}}}'
         )
+
+
+def _start_ms(control: TimeControl) -> int:
+    return control.per_move_ms if control.per_move_ms is not None else control.initial_ms

@@ -157,6 +157,10 @@ class GameRecord:
     #: The version of the bot that played each colour (``None`` in records
     #: written before versions were kept).
     versions: dict[str, str] | None = None
+    #: Each colour's own clock, in ``time_control``'s form, when a bot had
+    #: one (time odds); ``None`` when both had ``time_control``, and in
+    #: records written before time odds existed.
+    time_controls: dict[str, dict[str, int]] | None = None
     #: The record's line as ``to_line`` made it or ``from_line`` read it, so
     #: that it is encoded once (in the worker that played the game) and the
     #: store writes those very bytes.  Not part of the record's JSON.
@@ -175,10 +179,18 @@ class GameRecord:
     def name_of(self, color: str | None) -> str | None:
         return None if color is None else self.players[color]
 
+    def clock_of(self, color: str) -> dict[str, int]:
+        """The time control ``color`` played under."""
+        return self.time_controls[color] if self.time_controls is not None else self.time_control
+
     @classmethod
-    def for_spec(cls, spec: GameSpec, colors: Sequence[str], time_control: dict[str, int]) -> GameRecord:
+    def for_spec(
+        cls, spec: GameSpec, colors: Sequence[str], time_control: dict[str, int],
+        seat_controls: Sequence[dict[str, int]] | None = None,
+    ) -> GameRecord:
         """The record of ``spec`` before its first move, ``colors`` the
-        game's in seat order; started now."""
+        game's in seat order, with each seat's own clock when there are time
+        odds (``seat_controls``); started now."""
         return cls(
             game_id=spec.game_id,
             game=spec.game,
@@ -192,6 +204,7 @@ class GameRecord:
             opening_moves=list(spec.opening_moves),
             pair=spec.pair,
             versions={colors[seat]: spec.versions[seat] for seat in (0, 1)} if spec.versions else None,
+            time_controls={colors[seat]: seat_controls[seat] for seat in (0, 1)} if seat_controls else None,
         )
 
     def end_by_forfeit(self, seat: int, reason: str, detail: str) -> None:
@@ -212,8 +225,9 @@ class GameRecord:
 
     def to_json(self) -> dict[str, Any]:
         # Built by hand (dataclasses.asdict deep-copies every move); the keys
-        # keep the order of the fields, as asdict gave them.
-        return {
+        # keep the order of the fields, as asdict gave them.  Without time
+        # odds the record is the very line written before they existed.
+        data = {
             "game_id": self.game_id,
             "game": self.game,
             "players": self.players,
@@ -234,6 +248,9 @@ class GameRecord:
             "pair": self.pair,
             "versions": self.versions,
         }
+        if self.time_controls is not None:
+            data["time_controls"] = self.time_controls
+        return data
 
     def to_line(self) -> bytes:
         """The record as one line of ``games.jsonl`` (compact strict JSON, UTF-8,
@@ -329,16 +346,23 @@ class GameRecord:
                                       and all(_is_text(v, MAX_NAME_CHARS) for v in self.versions.values())),
             "versions", self.versions,
         )
+        _check(_is_clock(self.time_control), "time_control", self.time_control)
         _check(
-            isinstance(self.time_control, dict) and 0 < len(self.time_control) <= 2
-            and all(k in _CLOCK_FIELDS and _is_int(v, MAX_INDEX) for k, v in self.time_control.items()),
-            "time_control", self.time_control,
+            self.time_controls is None or (isinstance(self.time_controls, dict) and set(self.time_controls) == set(players)
+                                           and all(_is_clock(c) for c in self.time_controls.values())),
+            "time_controls", self.time_controls,
         )
         _check(
             self.scores is None or (isinstance(self.scores, dict) and set(self.scores) <= set(players)
                                     and all(_is_number(v) for v in self.scores.values())),
             "scores", self.scores,
         )
+
+
+def _is_clock(value: Any) -> bool:
+    """A time control as a record holds it: ``{"initial_ms", "increment_ms"}`` or ``{"per_move_ms"}``."""
+    return (isinstance(value, dict) and 0 < len(value) <= 2
+            and all(k in _CLOCK_FIELDS and _is_int(v, MAX_INDEX) for k, v in value.items()))
 
 
 def _is_number(value: Any) -> bool:

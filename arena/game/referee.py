@@ -27,7 +27,7 @@ _MAX_MOVE_CHARS = 32
 
 def _budget_text(clock: Clock, seat: int, budget_ms: float) -> str:
     """``its budget of 150 ms (100 ms on its clock + 50 ms margin)``."""
-    kind = "per move" if clock.control.per_move_ms is not None else "on its clock"
+    kind = "per move" if clock.controls[seat].per_move_ms is not None else "on its clock"
     return f"its budget of {budget_ms:.0f} ms ({budget_ms - clock.margin_ms:.0f} ms {kind} + {clock.margin_ms} ms margin)"
 
 
@@ -81,8 +81,8 @@ class Referee:
         # bot that cannot start still sees the game begin and end.  Should
         # both fail, seat 0's failure is the one recorded.
         starts = protocol.new_game_lines(
-            self.game_id, record.game, record.players, record.time_control, self.game.to_json_text(self.state),
-            record.seed, self.opening_moves,
+            self.game_id, record.game, record.players, [record.clock_of(color) for color in record.players],
+            self.game.to_json_text(self.state), record.seed, self.opening_moves,
         )
         for seat, player in enumerate(self.players):
             if player is None:
@@ -176,8 +176,11 @@ def play_game(
     players: Sequence[BotPlayer],
     time_control: TimeControl,
     margin_ms: int = 50,
+    seat_controls: Sequence[TimeControl] | None = None,
 ) -> GameRecord:
-    """Play ``spec`` with ``players[seat]`` on each seat.
+    """Play ``spec`` with ``players[seat]`` on each seat, under
+    ``time_control``, or with time odds under ``seat_controls`` (each seat's
+    own clock; the record keeps both).
 
     A bot that misbehaves forfeits: its opponent wins, and the record names
     the reason and what the bot did.  Both bots are sent ``game_over``.
@@ -186,8 +189,10 @@ def play_game(
     colors = game.colors
     # The schedule's openings were checked against the engine when the suite was made.
     state = play_opening(game, spec.opening, spec.opening_moves)
-    record = GameRecord.for_spec(spec, colors, time_control.to_json())
-    referee = Referee(game, state, record, Clock(time_control, margin_ms), players)
+    odds = seat_controls is not None and any(control != time_control for control in seat_controls)
+    record = GameRecord.for_spec(spec, colors, time_control.to_json(),
+                                 [control.to_json() for control in seat_controls] if odds and seat_controls else None)
+    referee = Referee(game, state, record, Clock(seat_controls if odds and seat_controls else time_control, margin_ms), players)
     referee.start()
     while not record.reason:
         referee.bot_move()

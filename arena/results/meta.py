@@ -35,7 +35,7 @@ from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairings_from_json
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import GameRecord
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 from arena.results.store import store_error, write_atomically
 
 __all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "MetaBot", "MetaError",
@@ -69,6 +69,8 @@ class MetaBot:
     fingerprint: Mapping[str, Any] | None = None
     #: Versions whose games were kept (``--keep``) though another version plays now.
     earlier_versions: tuple[str, ...] = ()
+    #: Its own clock (time odds); None: the tournament's.
+    time_control: TimeControl | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": self.name, "options": dict(self.options)}
@@ -78,11 +80,17 @@ class MetaBot:
             entry["fingerprint"] = dict(self.fingerprint)
         if self.earlier_versions:
             entry["earlier_versions"] = sorted(self.earlier_versions)
+        if self.time_control is not None:
+            entry["time_control"] = self.time_control.to_json()
         return entry
 
     @classmethod
     def from_json(cls, entry: Any, where: str) -> MetaBot:
         entry = _mapping(entry, where)
+        try:
+            clock = None if entry.get("time_control") is None else TimeControl.from_json(entry["time_control"])
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
+            raise MetaError(f"{where}.time_control: {exc}") from None
         return cls(
             name=_text(entry.get("name"), f"{where}.name", limit=100),
             options=_mapping(entry.get("options", {}), f"{where}.options"),
@@ -90,6 +98,7 @@ class MetaBot:
             fingerprint=None if entry.get("fingerprint") is None else _mapping(entry["fingerprint"], f"{where}.fingerprint"),
             earlier_versions=tuple(_text(v, f"{where}.earlier_versions", limit=100)
                                    for v in _list(entry.get("earlier_versions", []), f"{where}.earlier_versions")),
+            time_control=clock,
         )
 
 

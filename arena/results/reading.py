@@ -23,8 +23,8 @@ from arena.formats.rounds import Rounds
 from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
 from arena.results.meta import RANKINGS, TournamentMeta
+from arena.results.sprt import SprtConfig
 from arena.results.standings import Standings, compute_standings
-from arena.results.statistics import SprtConfig
 from arena.results.store import GAMES_FILE
 
 __all__ = ["ReadResults", "SortedRecords", "results_of", "sort_records"]
@@ -106,6 +106,12 @@ class ReadResults:
         return self.competition.reference if self.competition is not None else ()
 
     @property
+    def challenger(self) -> str | None:
+        """A gauntlet's first bot, which meets each other bot."""
+        competition = self.competition
+        return competition.names[0] if competition is not None and competition.format == "gauntlet" else None
+
+    @property
     def withdrawn(self) -> tuple[str, ...]:
         return self.competition.withdrawn if self.competition is not None else ()
 
@@ -117,7 +123,7 @@ class ReadResults:
         """The standings of these results, as every command shows them."""
         return compute_standings(self.records, self.names, self.sprt, at_limit=at_limit, reference=self.reference,
                                  versions=self.versions, ranking=self.ranking, rounds=self.rounds,
-                                 withdrawn=self.withdrawn, disqualified=self.disqualified)
+                                 withdrawn=self.withdrawn, disqualified=self.disqualified, challenger=self.challenger)
 
     @property
     def versions(self) -> dict[str, str]:

@@ -16,26 +16,20 @@ from dataclasses import dataclass, field
 
 import trueskill
 
+from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
 from arena.formats.rounds import Rounds
 from arena.formats.scoring import Tally, scored, side_score, sonneborn_berger
 from arena.results.meta import RANKINGS
-from arena.results.statistics import (
-    MatchStatistics,
-    SprtConfig,
-    SprtStatus,
-    fit_elo,
-    match_statistics,
-    pentanomial,
-    scores_of,
-    sprt_status,
-)
+from arena.results.sprt import SprtConfig, SprtStatus, sprt_status
+from arena.results.statistics import MatchStatistics, fit_elo, match_statistics, scores_of
 
 __all__ = [
     "INITIAL_MU",
     "INITIAL_SIGMA",
     "DRAW_PROBABILITY",
     "BotStanding",
+    "Opponent",
     "Standings",
     "rating_env",
     "compute_standings",
@@ -105,6 +99,8 @@ class BotStanding(Tally):
     versions: dict[str, int] = field(default_factory=dict)
     #: The version that plays now (the tournament's), else that of its most recent game.
     version: str | None = None
+    #: Time control (as text, ``5+0.1``) -> games this bot played under it.
+    clocks: dict[str, int] = field(default_factory=dict)
     #: Its place in the ranking, from 1; bots tied under ``ranking: points``
     #: after every tie-break share the place of the first of them.
     rank: int = 0
@@ -158,6 +154,14 @@ class BotStanding(Tally):
         return self.move_ms / self.moves if self.moves else None
 
 
+@dataclass(frozen=True)
+class Opponent:
+    """A gauntlet's challenger against one of its opponents, from the challenger's side."""
+
+    name: str
+    match: MatchStatistics
+
+
 @dataclass
 class Standings:
     """Ratings and tallies of a set of games, ready for rendering."""
@@ -192,6 +196,15 @@ class Standings:
     #: A Swiss, knockout or staged tournament's rounds (their pairings,
     #: matches and places); ``ranking: points`` then follows their places.
     rounds: Rounds | None = None
+    #: ``format: gauntlet``: the challenger (the first bot), and its match
+    #: against each opponent, in the ranking's order.
+    challenger: str | None = None
+    opponents: list[Opponent] = field(default_factory=list)
+
+    @property
+    def time_odds(self) -> bool:
+        """Some bot played under another clock than another bot (or than itself elsewhere)."""
+        return len({clock for bot in self.bots for clock in bot.clocks}) > 1
 
     @property
     def rule(self) -> str:
@@ -228,6 +241,7 @@ def compute_standings(
     rounds: Rounds | None = None,
     withdrawn: Collection[str] = (),
     disqualified: Collection[str] = (),
+    challenger: str | None = None,
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
@@ -241,6 +255,9 @@ def compute_standings(
     ``withdrawn`` bots are marked; ``disqualified`` ones have every game
     scored as a loss (:func:`~arena.formats.scoring.scored`) and rank after
     every other bot.
+    With the ``challenger`` of a gauntlet, its match against each opponent
+    (Elo difference, LOS, game pairs), and the LOS over the next bot only
+    between bots that met (two opponents never do).
 
     ``bot_names`` lists bots to show even if they have no game yet (they keep
     the initial rating); bots found only in records are shown too.  Raises
@@ -266,6 +283,8 @@ def compute_standings(
         names = {color: record.players[color] for color in (first, second)}
         for color in (first, second):
             standing = bots.setdefault(names[color], BotStanding(names[color]))
+            clock = _clock_text(record.clock_of(color))
+            standing.clocks[clock] = standing.clocks.get(clock, 0) + 1
             score = side_score(winner, color)
             by_color.setdefault(color, Tally()).add(score)
             standing.add(score)
@@ -314,8 +333,15 @@ def compute_standings(
     else:
         ranked = _ranked(list(bots.values()), ranking)
     for standing, below in zip(ranked, ranked[1:]):
-        if standing.name in fit.elo and below.name in fit.elo:
+        adjacent_met = challenger is None or challenger in (standing.name, below.name)
+        if standing.name in fit.elo and below.name in fit.elo and adjacent_met:
             standing.los_next = fit.los(standing.name, below.name)
+    opponents = []
+    if challenger is not None:
+        for bot in ranked:
+            met = [r for r in ordered if set(r.players.values()) == {challenger, bot.name}]
+            if bot.name != challenger and met:
+                opponents.append(Opponent(bot.name, match_statistics(*scores_of(met, challenger))))
     match = match_bots = status = None
     if len(ranked) == 2:
         first = bot_names[0] if bot_names else ranked[0].name
@@ -323,7 +349,7 @@ def compute_standings(
         first_scores, pairs = scores_of(ordered, first)
         match = match_statistics(first_scores, pairs)
         if sprt is not None:
-            status = sprt_status(sprt, pentanomial(pairs), at_limit=at_limit)
+            status = sprt_status(sprt, pairs, at_limit=at_limit)
     crosstable = {
         row.name: {
             col.name: (pair_scores.get((row.name, col.name), 0.0), pair_games.get((row.name, col.name), 0))
@@ -346,7 +372,14 @@ def compute_standings(
         entrants=reference_ranking(ranked, crosstable, reference) if reference else [],
         ranking=ranking,
         rounds=rounds,
+        challenger=challenger,
+        opponents=opponents,
     )
+
+
+def _clock_text(control: Mapping[str, int]) -> str:
+    """A record's time control as the tables show it (``5+0.1``, ``move 0.5``)."""
+    return str(TimeControl.from_json(dict(control)))
 
 
 def _placed(bots: dict[str, BotStanding], rounds: Rounds, ranking: str) -> list[BotStanding]:

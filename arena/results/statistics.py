@@ -14,24 +14,22 @@ and the SPRT.  Pure functions of game results; no I/O.
   LOS as fastchess computes them from game pairs (the pentanomial model),
   or from single games when no pair is complete; the draw ratio; the
   pentanomial counts LL, LD, WL+DD, WD, WW.
-* **SPRT** (:func:`sprt_llr`, :func:`sprt_status`): the generalized SPRT on
-  game pairs with fastchess's default model, normalized Elo on the
-  pentanomial distribution (M. Van den Bergh, "Comments on Normalized Elo").
+* **Normalized Elo** (:func:`normalized_elo`): the score's distance from
+  ½ in units of its spread, as fastchess prints it (``nElo``); the SPRT's
+  default model tests it (:mod:`arena.results.sprt`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from arena.formats.scoring import Tally, score_of
 from arena.game.records import GameRecord
 
 __all__ = [
     "scores_of",
-    "PairTally",
     "ELO_METHOD",
     "Z95",
     "EloFit",
@@ -40,12 +38,11 @@ __all__ = [
     "Pentanomial",
     "pentanomial",
     "MatchStatistics",
+    "PairTally",
+    "counted_statistics",
     "match_statistics",
-    "SprtConfig",
-    "SprtStatus",
-    "normalized_mle",
-    "sprt_llr",
-    "sprt_status",
+    "NELO_UNIT",
+    "normalized_elo",
 ]
 
 #: The two-sided 95 % quantile of the standard normal distribution.
@@ -285,15 +282,13 @@ def _pair_kind(x: float, y: float) -> str:
 
 class PairTally:
     """``bot``'s complete game pairs counted as records come in: a pair is
-    counted once, when its second game arrives, so a run's SPRT costs O(1) a
-    game instead of a pass over every game so far."""
+    counted once, when its second game arrives, so a progress line costs
+    O(1) a game instead of a pass over every game so far."""
 
-    def __init__(self, bot: str, records: Iterable[GameRecord] = ()) -> None:
+    def __init__(self, bot: str) -> None:
         self.bot = bot
         self._first_game: dict[int, float] = {}
         self._counts = dict.fromkeys(_PAIR_NAMES, 0)
-        for record in records:
-            self.add(record)
 
     def add(self, record: GameRecord) -> None:
         if record.pair is None or self.bot not in record.players.values():
@@ -328,6 +323,9 @@ class MatchStatistics:
     upper: float
     margin: float
     los: float
+    #: Normalized Elo (see :func:`normalized_elo`) and its 95 % margin.
+    nelo: float = 0.0
+    nelo_margin: float = math.inf
 
     @property
     def games(self) -> int:
@@ -349,173 +347,57 @@ def _score_to_elo(score: float) -> float:
 def match_statistics(games: Sequence[float], pairs: Sequence[tuple[float, float]]) -> MatchStatistics:
     """Figures for a match: ``games`` holds the first bot's score in every
     game, ``pairs`` its two scores in every complete game pair."""
-    penta = pentanomial(pairs)
-    if penta.pairs:
-        values, model = [(x + y) / 2 for x, y in pairs], "pentanomial"
-    else:
-        values, model = list(games), "trinomial"
     tally = Tally()
     for score in games:
         tally.add(score)
-    wins, draws, losses = tally.wins, tally.draws, tally.losses
-    if not values:
+    return counted_statistics(tally.wins, tally.draws, tally.losses, pentanomial(pairs))
+
+
+def counted_statistics(wins: int, draws: int, losses: int, penta: Pentanomial) -> MatchStatistics:
+    """:func:`match_statistics` from the counts alone (all it depends on):
+    the first bot's wins, draws and losses, and its complete game pairs'
+    pentanomial counts.  Constant time, for a progress line after every game."""
+    if penta.pairs:
+        values, counts, model = _PAIR_VALUES, penta.counts(), "pentanomial"
+    else:
+        values, counts, model = (0.0, 0.5, 1.0), (losses, draws, wins), "trinomial"
+    n = sum(counts)
+    if not n:
         return MatchStatistics(wins, draws, losses, penta, model, 0.5, 0.0, -math.inf, math.inf, math.inf, 0.5)
-    n = len(values)
-    score = sum(values) / n
-    variance = sum((v - score) ** 2 for v in values) / n
+    score = sum(c * a for c, a in zip(counts, values)) / n
+    variance = sum(c * (a - score) ** 2 for c, a in zip(counts, values)) / n
     sd = math.sqrt(variance / n)
     elo = _score_to_elo(score)
     lower, upper = _score_to_elo(score - Z95 * sd), _score_to_elo(score + Z95 * sd)
     margin = (upper - lower) / 2 if math.isfinite(upper - lower) else math.inf
-    return MatchStatistics(wins, draws, losses, penta, model, score, elo, lower, upper, margin, los(score - 0.5, sd))
+    nelo, nelo_margin = _nelo(score, variance, n, 2 if model == "pentanomial" else 1)
+    return MatchStatistics(wins, draws, losses, penta, model, score, elo, lower, upper, margin, los(score - 0.5, sd),
+                           nelo, nelo_margin)
 
 
-# -- SPRT ------------------------------------------------------------------------
-
-
-#: The largest |elo0| and |elo1| an SPRT takes, in normalized Elo.
-MAX_SPRT_ELO = 200
-
-
-@dataclass(frozen=True)
-class SprtConfig:
-    """A sequential test of H0 "the first bot is ``elo0`` stronger" against
-    H1 "it is ``elo1`` stronger" (normalized Elo), with error rates
-    ``alpha`` (accepting H1 when H0 holds) and ``beta`` (the reverse)."""
-
-    elo0: float
-    elo1: float
-    alpha: float = 0.05
-    beta: float = 0.05
-
-    def __post_init__(self) -> None:
-        if not self.elo0 < self.elo1:
-            raise ValueError(f"elo0 must be below elo1, got elo0={self.elo0:g}, elo1={self.elo1:g}")
-        for key in ("elo0", "elo1"):
-            # Beyond it the normalized MLE (normalized_mle) may have no step
-            # that meets its constraint; an SPRT is for close calls anyway.
-            if abs(getattr(self, key)) > MAX_SPRT_ELO:
-                raise ValueError(f"{key} must be between -{MAX_SPRT_ELO:g} and {MAX_SPRT_ELO:g} (normalized Elo), "
-                                 f"got {getattr(self, key):g}")
-        for key in ("alpha", "beta"):
-            value = getattr(self, key)
-            if not 0 < value < 1:
-                raise ValueError(f"{key} must be between 0 and 1, got {value:g}")
-        if self.alpha + self.beta >= 1:
-            raise ValueError("alpha + beta must be below 1")
-
-    @property
-    def lower(self) -> float:
-        """Accept H0 when the LLR falls to this bound, ln(β / (1 − α))."""
-        return math.log(self.beta / (1 - self.alpha))
-
-    @property
-    def upper(self) -> float:
-        """Accept H1 when the LLR rises to this bound, ln((1 − β) / α)."""
-        return math.log((1 - self.beta) / self.alpha)
-
-    def to_json(self) -> dict[str, float]:
-        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
-
-
-#: Pair scores of the pentanomial outcomes LL, LD, WL+DD, WD, WW.
-_PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Normalized Elo per unit of t = (score - 1/2) / sigma, for single games.
-_NELO = 800 / math.log(10)
+NELO_UNIT = 800 / math.log(10)
 
 
-def sprt_llr(penta: Pentanomial, elo0: float, elo1: float) -> float:
-    """The log-likelihood ratio of H1 over H0 given the pair counts, as
-    fastchess computes it by default: each hypothesis fixes the normalized
-    Elo, ``t = (mean pair score - ½) / sd(pair score) = √2 · nelo / (800 /
-    ln 10)``; the maximum-likelihood pentanomial distribution under each
-    constraint is found by Van den Bergh's iteration; an empty outcome
-    counts as 0.001 pairs so that no probability is 0."""
-    if penta.pairs == 0:
-        return 0.0
-    counts = [c if c else 1e-3 for c in penta.counts()]
-    total = sum(counts)
-    observed = [c / total for c in counts]
-    t0 = math.sqrt(2) * elo0 / _NELO
-    t1 = math.sqrt(2) * elo1 / _NELO
-    p0 = normalized_mle(observed, _PAIR_SCORES, t0)
-    p1 = normalized_mle(observed, _PAIR_SCORES, t1)
-    return total * sum(q * (math.log(a) - math.log(b)) for q, a, b in zip(observed, p1, p0))
+def _nelo(score: float, variance: float, n: int, per: int) -> tuple[float, float]:
+    """fastchess's normalized Elo of a mean ``score`` over ``n`` samples of
+    ``variance`` (``per`` games each: 2 for pairs), and its 95 % margin,
+    ``(s − ½) / √(per · var) · 800 / ln 10`` with the interval of ``s``
+    mapped the same way.  With no spread at all (every pair alike) it is
+    ±inf, or 0 at an even score, and the margin is infinite."""
+    if n == 0:
+        return 0.0, math.inf
+    if variance <= 0:
+        return (0.0 if score == 0.5 else math.copysign(math.inf, score - 0.5)), math.inf
+    unit = NELO_UNIT / math.sqrt(per * variance)
+    return (score - 0.5) * unit, Z95 * math.sqrt(variance / n) * unit
 
 
-def normalized_mle(observed: Sequence[float], scores: Sequence[float], t: float) -> list[float]:
-    """The distribution on ``scores`` closest in likelihood to ``observed``
-    among those with ``(mean - ½) / sd = t`` (section 4.1 of Van den Bergh's
-    note): ``p_i = q_i / (1 + θ φ_i)``, iterated until it stops moving."""
-    p = [1 / len(scores)] * len(scores)
-    for _ in range(1000):
-        mu = sum(a * x for a, x in zip(scores, p))
-        sigma = math.sqrt(sum(x * (a - mu) ** 2 for a, x in zip(scores, p)))
-        phi = [a - 0.5 - 0.5 * t * sigma * (1 + ((a - mu) / sigma) ** 2) for a in scores]
-        theta = _root(lambda x: sum(q * f / (1 + x * f) for q, f in zip(observed, phi)), -1 / max(phi), -1 / min(phi))
-        new = [q / (1 + theta * f) for q, f in zip(observed, phi)]
-        moved = max(abs(a - b) for a, b in zip(new, p))
-        p = new
-        if moved < 1e-10:  # floating-point noise alone moves it by ~1e-11
-            break
-    return p
+def normalized_elo(penta: Pentanomial) -> tuple[float, float]:
+    """The normalized Elo of the pairs counted in ``penta`` and its 95 % margin (see :func:`_nelo`)."""
+    stats = counted_statistics(0, 0, 0, penta)
+    return (0.0, math.inf) if not penta.pairs else (stats.nelo, stats.nelo_margin)
 
 
-def _root(f: Callable[[float], float], low: float, high: float) -> float:
-    """The root of a decreasing ``f`` on the open interval (low, high), where
-    it runs from +inf to -inf; bisection to machine precision."""
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        if f(middle) > 0:
-            low = middle
-        else:
-            high = middle
-    return (low + high) / 2
-
-
-@dataclass(frozen=True)
-class SprtStatus:
-    """Where an SPRT stands: its settings, the LLR over the complete pairs,
-    and the verdict, ``"H1"`` (accepted), ``"H0"`` (accepted) or
-    ``"undecided"``; ``at_limit`` when no more games are scheduled."""
-
-    config: SprtConfig
-    llr: float
-    pairs: int
-    verdict: str
-    at_limit: bool = False
-
-    @property
-    def decided(self) -> bool:
-        return self.verdict != "undecided"
-
-    @property
-    def verdict_text(self) -> str:
-        """``H1 accepted``, ``H0 accepted``, ``undecided`` or ``undecided at the limit``."""
-        text = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(self.verdict, "undecided")
-        return text + " at the limit" if self.at_limit else text
-
-    def describe(self, short: bool = False) -> str:
-        """One line for the end of a run; ``short`` for a progress bar."""
-        c = self.config
-        if short:
-            return f"LLR {self.llr:.2f} ({c.lower:.2f}, {c.upper:.2f}) {self.verdict_text}"
-        return (
-            f"SPRT [{c.elo0:g}, {c.elo1:g}] LLR {self.llr:.2f} ({c.lower:.2f}, {c.upper:.2f}): "
-            f"{self.verdict_text} after {self.pairs} pair{'' if self.pairs == 1 else 's'}"
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "llr": self.llr, "lower": self.config.lower, "upper": self.config.upper,
-            **self.config.to_json(), "verdict": self.verdict, "pairs": self.pairs, "at_limit": self.at_limit,
-        }
-
-
-def sprt_status(config: SprtConfig, penta: Pentanomial, *, at_limit: bool = False) -> SprtStatus:
-    """The test's state after the pairs counted in ``penta``."""
-    llr = sprt_llr(penta, config.elo0, config.elo1)
-    verdict = "H1" if llr >= config.upper else "H0" if llr <= config.lower else "undecided"
-    return SprtStatus(config, llr, penta.pairs, verdict, at_limit and verdict == "undecided")
+#: The pair score of the pentanomial outcomes LL, LD, WL+DD, WD, WW.
+_PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)

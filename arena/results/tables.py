@@ -3,19 +3,23 @@
 These tables are rendered, in this order:
 
 1. **ranking** — titled with the rule that orders it: rank (``3=`` when
-   shared), bot, rating (mu - 3 sigma), mu, sigma, (under ``ranking:
+   shared), bot, (with time odds: each bot's clock,) rating (mu - 3 sigma), mu, sigma, (under ``ranking:
    points``: score and Sonneborn–Berger,) games, wins,
    draws, losses, score %, Elo, its 95 % margin, LOS over the next bot
-   (``≈`` where it is under 95 %), forfeits by reason, mean milliseconds per
+   (``≈`` where it is between 5 % and 95 %: not separated either way; in a
+   gauntlet only between bots that met), forfeits by reason, mean milliseconds per
    move, ``withdrawn`` when a bot was; in text formats a legend follows it;
-2. **match** (two bots only) — from the first bot's side: games, W, D, L,
+2. **opponents** (a gauntlet) — its first bot against each other bot, from
+   its side: games, W, D, L, score %, Elo difference and margin, LOS (``≈``
+   where it is between 5 % and 95 %: not separated either way), game pairs;
+3. **match** (two bots only) — from the first bot's side: games, W, D, L,
    Elo difference and margin, LOS, draw ratio, game pairs and their
    pentanomial counts LL, LD, WL+DD, WD, WW;
-3. **SPRT** (when the tournament has one) — its settings, LLR, bounds,
+4. **SPRT** (when the tournament has one) — its settings, LLR, bounds,
    pairs and verdict;
-4. **head to head** — each row bot's score against each column bot, as
+5. **head to head** — each row bot's score against each column bot, as
    ``score/games`` (``—`` on the diagonal, ``-`` for bots that never met);
-5. **by colour** — wins, draws and losses of whoever played each colour, and
+6. **by colour** — wins, draws and losses of whoever played each colour, and
    its score %, which shows any first-mover advantage; every game counts once
    for each colour, so the total is in the title, not on each row.
 
@@ -63,17 +67,19 @@ from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
 from arena.formats.rounds import Match, Rounds
 from arena.results.standings import BotStanding, Standings, rounds_rule
-from arena.results.statistics import ELO_METHOD, MatchStatistics, SprtStatus
+from arena.results.sprt import SprtStatus
+from arena.results.statistics import ELO_METHOD, MatchStatistics
 
 __all__ = [
-    "OUTPUT_FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_percent",
+    "OUTPUT_FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_nelo",
+    "format_percent",
     "standings_notes", "standings_tables", "standings_title",
 ]
 
 OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
-TABLES = ("ranking", "rounds", "bracket", "reference", "match", "sprt", "crosstable", "colors")
+TABLES = ("ranking", "rounds", "bracket", "reference", "opponents", "match", "sprt", "crosstable", "colors")
 
 # The cells are escaped before tabulate sees them: html with "unsafehtml",
 # which adds no escaping of its own.
@@ -96,9 +102,10 @@ LEGEND = (
     "Elo: maximum-likelihood Bradley–Terry Elo over all games (a draw is half a win; the bots average 0)",
     "±: half the width of the Elo's 95 % interval (from the fit's covariance)",
     "LOS: likelihood of superiority, the chance this bot is stronger than the next one down",
-    "≈: LOS under 95 %: the games so far do not separate this bot from the next one",
+    "≈: LOS between 5 % and 95 %: the games so far do not separate this bot from the next one "
+    "(under 5 %, the next one is the stronger)",
 )
-#: Marks a LOS under this: the evidence does not separate two adjacent bots.
+#: Marks an LOS between 1 - this and this: the evidence separates the two bots neither way.
 LOS_THRESHOLD = 0.95
 
 
@@ -147,6 +154,7 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
         tables = [t for t in tables if t.key == wanted]
         if not tables:
             needs = {"sprt": "an SPRT (sprt: in the tournament file, or arena match --sprt)",
+                     "opponents": "format: gauntlet",
                      "reference": "format: reference", "rounds": "a Swiss or round-robin stage (format: swiss, stages:)",
                      "bracket": "a knockout (format: knockout, stages:)"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
@@ -226,6 +234,11 @@ def format_elo_interval(match: MatchStatistics) -> str:
     return f"{format_elo(match.elo)} [{format_elo(match.lower)}, {format_elo(match.upper)}]"
 
 
+def format_nelo(nelo: float, margin: float) -> str:
+    """Normalized Elo and its margin, ``+31 ± 12`` (``±inf`` while every pair so far is alike)."""
+    return f"{format_elo(nelo)} ± {round(margin) if math.isfinite(margin) else 'inf'}"
+
+
 def format_percent(fraction: float | None, digits: int = 1) -> str:
     return "-" if fraction is None else f"{100 * fraction:.{digits}f}%"
 
@@ -239,7 +252,8 @@ def _margin(margin: float | None) -> str:
 def _los_cell(los: float | None) -> str:
     if los is None:
         return "-"
-    return format_percent(los) if los >= LOS_THRESHOLD else f"≈ {format_percent(los)}"
+    separated = los >= LOS_THRESHOLD or los <= 1 - LOS_THRESHOLD
+    return format_percent(los) if separated else f"≈ {format_percent(los)}"
 
 
 def standings_tables(standings: Standings) -> list[_Table]:
@@ -347,11 +361,15 @@ def _tables(standings: Standings) -> list[_Table]:
     )
     if any(bot.versions for bot in standings.bots):
         _add_column(ranking, "version", "left", [(_version_cell(b), _version_cell(b)) for b in standings.bots])
+    if standings.time_odds:  # each side's clock, where they differ
+        _add_column(ranking, "clock", "left", [(_clock_cell(b), _clock_cell(b)) for b in standings.bots], at=2)
     tables = [ranking]
     if standings.rounds is not None:
         tables += _rounds_tables(standings.rounds)
     if standings.reference:
         tables.append(_reference_table(standings))
+    if standings.opponents:
+        tables.append(_opponents_table(standings))
     if standings.match is not None and standings.match_bots is not None:
         tables.append(_match_table(standings.match, standings.match_bots))
     if standings.sprt is not None:
@@ -415,6 +433,13 @@ def _add_column(
         row.insert(place, value)
 
 
+def _clock_cell(bot: BotStanding) -> str:
+    """``10+0.1``, or each clock with its games when the bot played under several."""
+    if len(bot.clocks) == 1:
+        return next(iter(bot.clocks))
+    return ", ".join(f"{clock} ({games})" for clock, games in sorted(bot.clocks.items(), key=lambda c: (-c[1], c[0])))
+
+
 def _version_cell(bot: BotStanding) -> str:
     if not bot.versions:
         return "-"
@@ -439,6 +464,25 @@ def _reference_table(standings: Standings) -> _Table:
     )
 
 
+def _opponents_table(standings: Standings) -> _Table:
+    """A gauntlet's challenger against each opponent: what its games against
+    that bot alone say (their game pairs), with ``≈`` where they do not
+    separate the two either way."""
+    challenger = standings.challenger
+    rows, values = [], []
+    for opponent in standings.opponents:
+        m = opponent.match
+        score = 100 * (m.wins + m.draws / 2) / m.games
+        rows.append([opponent.name, str(m.games), str(m.wins), str(m.draws), str(m.losses), _number(score),
+                     format_elo(m.elo), _margin(m.margin), _los_cell(m.los), str(m.penta.pairs)])
+        values.append([opponent.name, m.games, m.wins, m.draws, m.losses, score, m.elo, m.margin, m.los, m.penta.pairs])
+    return _Table(
+        f"Gauntlet: {challenger} against each opponent (from {challenger}'s side; ≈: not separated)",
+        ["opponent", "games", "W", "D", "L", "score %", "Elo diff", "±", "LOS", "pairs"],
+        rows, ["left"] + ["right"] * 9, "opponents", values,
+    )
+
+
 def _match_table(match: MatchStatistics, names: tuple[str, str]) -> _Table:
     return _Table(
         f"Match: {names[0]} against {names[1]} (from {names[0]}'s side)",
@@ -455,10 +499,15 @@ def _match_table(match: MatchStatistics, names: tuple[str, str]) -> _Table:
     )
 
 
+#: What each SPRT model tests, as the SPRT table's title says it.
+_SPRT_TITLES = {"normalized": "normalized Elo, game pairs", "logistic": "logistic Elo, game pairs",
+                "bayesian": "BayesElo, the games of complete pairs"}
+
+
 def _sprt_table(sprt: SprtStatus) -> _Table:
     c = sprt.config
     return _Table(
-        "SPRT (normalized Elo, game pairs)",
+        f"SPRT ({_SPRT_TITLES[c.model]})",
         ["elo0", "elo1", "alpha", "beta", "LLR", "lower", "upper", "pairs", "verdict"],
         [[f"{c.elo0:g}", f"{c.elo1:g}", f"{c.alpha:g}", f"{c.beta:g}", f"{sprt.llr:.2f}",
           f"{c.lower:.2f}", f"{c.upper:.2f}", str(sprt.pairs), sprt.verdict_text]],
@@ -583,6 +632,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "los_next": bot.los_next,
                 "version": bot.version,
                 "versions": dict(bot.versions),
+                "clocks": dict(bot.clocks),
                 "bye_points": bot.bye_points,
                 "points": bot.points,
                 "buchholz": bot.buchholz,
@@ -603,6 +653,9 @@ def _json_object(standings: Standings) -> dict[str, Any]:
         "sprt": None if standings.sprt is None else standings.sprt.to_json(),
         "reference": list(standings.reference),
         "entrants": [bot.name for bot in standings.entrants],
+        "challenger": standings.challenger,
+        "opponents": [{"opponent": o.name, **_match_json(o.match, (standings.challenger or "", o.name))}
+                      for o in standings.opponents],
     }
 
 

@@ -27,8 +27,8 @@ import glob
 import math
 import os
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -45,7 +45,7 @@ from arena.game.openings import Opening, OpeningError, load_suite, random_suite
 from arena.formats.competition import FORMATS, STAGED, Competition
 from arena.formats.stages import BYE_SCORES, STAGE_FORMATS, Stage, stage_problem
 from arena.results.standings import RANKINGS
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SPRT_MODELS, SprtConfig
 from arena.run.option_reader import OptionMapping
 from arena.run.yaml_reader import ConfigError, YamlMapping, YamlValue, kind_of, read_yaml
 
@@ -110,13 +110,13 @@ TOURNAMENT_KEYS = (
     "bots",
 )
 #: Every key a bot entry may hold.
-BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version")
+BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version", "time_control")
 #: A submission's manifest (``bots_from``): the file in each folder, and its keys.
 MANIFEST = "bot.yaml"
 MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
 #: The keys of ``openings:`` (either ``file`` or ``plies``/``count``) and of ``sprt:``.
 OPENINGS_KEYS = ("plies", "count", "file")
-SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 #: Every key a stage of ``stages:`` may hold.
 STAGE_KEYS = ("format", "rounds", "top", "games_per_match", "tiebreak_pairs", "bye")
 #: What a bot that fails the pre-flight does: stop the run, or forfeit its games.
@@ -201,6 +201,10 @@ class TournamentConfig:
     seed_from: Path | None = None
     #: What the arena reads of each ``bots_from`` submission at the most.
     submission_limits: SubmissionLimits = SubmissionLimits()
+    #: Time odds: the bots that play under a clock of their own (a bot's
+    #: ``time_control``, ``--bot ...,tc=``), by name; the others play under
+    #: ``time_control``.
+    time_odds: Mapping[str, TimeControl] = field(default_factory=dict)
 
     @property
     def paired_by_results(self) -> bool:
@@ -216,6 +220,16 @@ class TournamentConfig:
             stages=self.stages, withdraw_after_crashes=self.withdraw_after_crashes,
             withdrawn=self.withdrawn, disqualified=self.disqualified,
         )
+
+    def clock_of(self, name: str) -> TimeControl:
+        """The time control the bot ``name`` plays under."""
+        return self.time_odds.get(name, self.time_control)
+
+    def seat_controls(self, players: Sequence[str]) -> tuple[TimeControl, ...] | None:
+        """Each seat's clock in a game of ``players``; None when both play under :attr:`time_control`."""
+        if not any(name in self.time_odds for name in players):
+            return None
+        return tuple(self.clock_of(name) for name in players)
 
     def bot(self, name: str) -> BotConfig:
         """The bot called ``name``; ``KeyError`` when there is none."""
@@ -274,8 +288,8 @@ def with_executor(config: TournamentConfig, executor: str | None, ray_address: s
 
 
 def sprt_from_option(text: str) -> SprtConfig:
-    """``--sprt elo0=0,elo1=5[,alpha=0.05,beta=0.05]``, read as ``sprt:`` is."""
-    usage = "elo0=0,elo1=5[,alpha=0.05,beta=0.05]"
+    """``--sprt elo0=0,elo1=5[,alpha=0.05,beta=0.05,model=normalized]``, read as ``sprt:`` is."""
+    usage = f"elo0=0,elo1=5[,alpha=0.05,beta=0.05,model={'|'.join(SPRT_MODELS)}]"
     return sprt_section(OptionMapping("--sprt", text, label="SPRT setting", usage=usage))
 
 
@@ -337,14 +351,16 @@ class Section(Protocol):
     def integer(self, key: str, default: int | None = None) -> int: ...
     def number(self, key: str, default: float | None = None) -> float: ...
     def path(self, key: str, default: Path | None = None) -> Path: ...
+    def choice(self, key: str, choices: Sequence[str]) -> str: ...
 
 
 def sprt_section(section: Section) -> SprtConfig:
-    """An SPRT: ``elo0`` and ``elo1``, and ``alpha`` and ``beta`` or else
-    :class:`SprtConfig`'s defaults.  The ranges are :class:`SprtConfig`'s own
+    """An SPRT: ``elo0`` and ``elo1``, and ``alpha``, ``beta`` and ``model``
+    or else :class:`SprtConfig`'s defaults.  The ranges are :class:`SprtConfig`'s own
     checks, which settings read back from a results directory pass too."""
     section.allow(SPRT_KEYS)
-    values = {key: section.number(key) for key in section}
+    values: dict[str, Any] = {key: section.number(key) for key in section if key != "model"}
+    values["model"] = section.choice("model", SPRT_MODELS)
     section.require("elo0", "elo1")
     try:
         return SprtConfig(**values)
@@ -393,7 +409,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
     game = _game(fields)
     seed = fields.integer("seed", 0)
     submission_limits = _submission_limits(fields)
-    bots = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"), submission_limits)
+    bots, time_odds = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"), submission_limits)
     format = _format(fields)
     stages = _stages(fields, format, len(bots))
     # Left unset, the local executor uses this machine's cores and Ray the cluster's.
@@ -427,6 +443,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         stages=stages,
         seed_from=_seed_from(fields, base_dir, stages),
         submission_limits=submission_limits,
+        time_odds=time_odds,
     )
 
 
@@ -625,13 +642,15 @@ def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings
 
 def _bots(
     fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str, bounds: SubmissionLimits
-) -> tuple[BotConfig, ...]:
+) -> tuple[tuple[BotConfig, ...], dict[str, TimeControl]]:
     """The bots of ``bots:`` then those of ``bots_from:``; ``limits`` and
     ``sandbox`` are the file's, for each bot to override; ``bounds`` what
-    is read of each submission."""
+    is read of each submission.  And the clocks of the bots of ``bots:``
+    that have their own (``time_control``)."""
     if "bots" not in fields and "bots_from" not in fields:
         raise fields.missing("bots")
     bots: list[BotConfig] = []
+    time_odds: dict[str, TimeControl] = {}
     first_line: dict[str, str] = {}
     if "bots" in fields:
         for item in fields["bots"].items("must be a list of bots (each with name: and cmd:)"):
@@ -641,6 +660,8 @@ def _bots(
                 raise entry.error(f"duplicate bot name {bot.name!r} (first on {first_line[bot.name]})", "name")
             first_line[bot.name] = f"line {entry['name'].line}"
             bots.append(bot)
+            if "time_control" in entry:
+                time_odds[bot.name] = _time_control(entry)
     if "bots_from" in fields:
         # A submission named as its folder keeps its name; one whose manifest
         # claims a name already taken (or whose folder's name cleans up to one)
@@ -658,7 +679,7 @@ def _bots(
             bots.append(bot)
     if len(bots) < 2:
         raise (fields.get("bots") or fields["bots_from"]).error(f"a tournament needs at least 2 bots, got {len(bots)}")
-    return tuple(bots)
+    return tuple(bots), time_odds
 
 
 def _submissions(

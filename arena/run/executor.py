@@ -40,13 +40,16 @@ def game_deadline_s(config: TournamentConfig, quit_grace_s: float = 2.0) -> floa
     """The longest one game can take, however the bots behave
     (:func:`~arena.run.supervised.child_deadline_s`): both bots start and
     quit, the game runs to its longest with every ply using its whole clock
-    and margin, and each bot waits out both notices (``new_game``,
-    ``game_over``); plus 30 s.  A worker silent for longer is stuck (e.g. a
-    bot stopped it with SIGSTOP)."""
-    return child_deadline_s(
-        starts=2, startup_timeout_s=config.startup_timeout_s, quit_grace_s=quit_grace_s,
-        games=1, plies=engine.get_game(config.game).max_game_length, time_control=config.time_control,
-        margin_ms=config.time_margin_ms, notices=4, slack_s=30.0,
+    (the slowest, under time odds) and margin, and each bot waits out both
+    notices (``new_game``, ``game_over``); plus 30 s.  A worker silent for
+    longer is stuck (e.g. a bot stopped it with SIGSTOP)."""
+    return max(
+        child_deadline_s(
+            starts=2, startup_timeout_s=config.startup_timeout_s, quit_grace_s=quit_grace_s,
+            games=1, plies=engine.get_game(config.game).max_game_length, time_control=control,
+            margin_ms=config.time_margin_ms, notices=4, slack_s=30.0,
+        )
+        for control in (config.time_control, *config.time_odds.values())
     )
 
 
@@ -58,7 +61,13 @@ class Executor(Protocol):
     ``specs`` is an iterator to walk once, lazily: one spec each time a
     player is free, and only after the caller has taken the records already
     yielded.  The caller ends the run early (an SPRT that is decided) by
-    ending the iterator; the games in flight still finish and are yielded."""
+    ending the iterator; the games in flight still finish and are yielded.
+    From :class:`~arena.run.spec_queue.StoppableSpecs` an executor may take
+    specs ahead (a Ray actor's next game pair); once they stop it drops
+    those not started, and counts them in ``dropped``."""
+
+    #: Games of the last run taken ahead and dropped unplayed when the specs stopped.
+    dropped: int
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
 
@@ -128,6 +137,8 @@ class LocalExecutor:
         self.concurrency = max(1, concurrency or config.concurrency)
         #: Seconds a worker may stay silent on one game before it is killed.
         self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
+        # A worker takes a spec only when free: nothing is ahead to drop.
+        self.dropped = 0
 
     def session(self) -> AbstractContextManager[None]:
         # Workers are started by each run: between the rounds of a Swiss

@@ -125,3 +125,12 @@ class OptionMapping:
         if not math.isfinite(value):
             raise self.error(f"{text!r} is not a finite number", key)
         return value
+
+    def choice(self, key: str, choices: Sequence[str]) -> str:
+        """One of ``choices``, in any case; the first when the key is absent."""
+        if key not in self:
+            return choices[0]
+        value = self._values[key].strip().lower()
+        if value not in choices:
+            raise self.error(f"unknown value {self._values[key]!r}; use one of: {', '.join(choices)}", key)
+        return value

@@ -107,7 +107,8 @@ class BotPool:
         for seat in logged:
             seat.begin_log(spec.game_id)
         try:
-            return play_game(spec, seats, self.config.time_control, self.config.time_margin_ms)
+            return play_game(spec, seats, self.config.time_control, self.config.time_margin_ms,
+                             self.config.seat_controls(spec.players))
         finally:
             for seat in logged:
                 seat.end_log()

@@ -10,6 +10,13 @@ the game it was playing, which goes back to the front of the queue and is
 played on another actor; a record is handed back once per game even if the
 game was played twice.
 
+Under an SPRT (specs read lazily, see
+:class:`~arena.run.spec_queue.StoppableSpecs`) game pairs are the unit: an
+actor is given a whole pair, and one more queued behind it so that it never
+waits for the driver; once the test is decided the actors drop the games
+queued there that have not started.  The verdict does not depend on which
+actor finished first (see :mod:`arena.results.sprt`).
+
 ``ray`` is an optional dependency, imported only when this executor is made.
 """
 
@@ -62,6 +69,9 @@ MAX_BATCH = 64
 #: speed on one machine.  An actor that dies loses the records it holds (at
 #: most this long of play), whose games are played again.
 HOLD_S = 0.05
+#: The line an actor sends back, in place of a record, for a game it dropped
+#: unplayed (the test was decided); a record's line starts with ``{``.
+DROPPED = b"-"
 #: ``ray.init`` options of a Ray instance started on this machine for a run.
 #: Ray starts its workers, hence actors and their bots, at niceness 15: any
 #: other program on the machine would then take the cores from the bots
@@ -124,6 +134,7 @@ class GameActor:
         scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
         self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch)
         self.stopping = False
+        self.dropping = False
 
     def placement(self) -> Placement:
         import ray  # present: this runs on a Ray worker
@@ -150,6 +161,9 @@ class GameActor:
         for spec in specs:
             if self.stopping:
                 return
+            if self.dropping:
+                held.append(DROPPED + spec.game_id.encode())
+                continue
             held.append(self.pool.play(spec).to_line())
             if time.monotonic() - since >= HOLD_S:
                 yield held
@@ -161,6 +175,11 @@ class GameActor:
         """Quit the bots gently (the end of a run)."""
         self.pool.close()
         kill_adopted()
+
+    def drop_queued(self) -> None:
+        """Play none of the games queued here that have not started (the test
+        is decided): each is sent back as dropped.  The game in play finishes."""
+        self.dropping = True
 
     def stop_now(self) -> None:
         """Kill every bot of this actor at once and play no more (an interrupted run)."""
@@ -267,6 +286,8 @@ class RayExecutor:
         self.placements: dict[int, Placement] = {}
         #: Actors lost during the current run.
         self.lost = 0
+        #: Games queued on actors and dropped unplayed when the test was decided (the current run).
+        self.dropped = 0
 
     # -- connecting ----------------------------------------------------------
 
@@ -352,7 +373,7 @@ class RayExecutor:
             return
         connected_here = self._connect()
         self.placements.clear()
-        self.lost = 0
+        self.lost = self.dropped = 0
         actors: _Actors | None = None
         finished = False
         try:
@@ -390,6 +411,9 @@ class _Actors:
         self.ray = executor.ray
         self.queue = queue
         self.ahead = ahead
+        # A test that may stop: a game pair at a time, one queued ahead.
+        self.pairs = queue.stoppable
+        self.dropped = False
         self.width = executor._actor_count()
         self.actor_class = executor._actor_class()
         self.options: dict[str, Any] = {"num_cpus": executor.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
@@ -424,6 +448,8 @@ class _Actors:
                 yield from self._answer(ready[0])
             else:
                 self._check_started()
+            if self.pairs and not self.dropped and self.queue.stopped():
+                self._drop_queued()
 
     def _more(self) -> bool:
         """Whether a game waits or is being played; when none is, the next
@@ -476,27 +502,45 @@ class _Actors:
             raise ConfigError(f"on node {placement.node}: {placement.problem}", file="")
         self.executor.placements[actor.number] = placement
         self._feed(actor)
-        for _ in range(QUEUED_AHEAD if self.ahead else 0):
+        for _ in range(QUEUED_AHEAD if self.ahead or self.pairs else 0):
             self._feed(actor)
+
+    def _drop_queued(self) -> None:
+        """The specs stopped (a test decided): every actor with games queued
+        behind the one it plays drops them."""
+        self.dropped = True
+        for actor in self.actors:
+            if actor.placement is not None and self.queue.in_flight(actor) > 1:
+                actor.handle.drop_queued.options(concurrency_group="control").remote()
 
     def _played(self, actor: _Actor, lines: list[bytes]) -> Iterator[GameRecord]:
         """Records from ``actor``: give it more games, and yield them."""
-        records = [GameRecord.from_line(line) for line in lines]
+        dropped = {line[len(DROPPED):].decode() for line in lines if line.startswith(DROPPED)}
+        if dropped:
+            self.queue.cancel(actor, dropped)
+            self.executor.dropped += len(dropped)
+        records = [GameRecord.from_line(line) for line in lines if not line.startswith(DROPPED)]
+        if not records:
+            return
         took = (time.monotonic() - self.queue.since(actor)) / len(records)
         self.game_s = took if self.game_s is None else self.game_s + (took - self.game_s) / 4
         fresh = self.queue.done(actor, records)
-        if self.ahead:
+        if self.pairs:
+            # A pair in play and one queued: another once only the queued one is left.
+            if self.queue.in_flight(actor) <= 2 and not self.queue.stopped():
+                self._feed(actor)
+        elif self.ahead:
             # Every spec is known: the actor keeps games queued while the
             # records are stored, quick ones in batches.
             size = max(1, min(MAX_BATCH, int(BATCH_S / max(self.game_s, 1e-6))))
             if self.queue.in_flight(actor) <= size * QUEUED_AHEAD:
                 self._feed(actor, size)
         yield from fresh
-        if not self.ahead:
+        if not self.ahead and not self.pairs:
             self._feed(actor)
 
     def _feed(self, actor: _Actor, count: int = 1) -> None:
-        batch = self.queue.take(actor, count)
+        batch = self.queue.take_pair(actor) if self.pairs else self.queue.take(actor, count)
         if batch:
             stream = actor.handle.play.options(num_returns="streaming").remote(batch)
             self.calls[stream], self.unread[stream] = actor, len(batch)

@@ -65,7 +65,7 @@ def tournament_meta(
     bots = tuple(
         MetaBot(bot.name, bot.options, fingerprints[bot.name].version if bot.name in fingerprints else None,
                 fingerprints[bot.name].to_json() if bot.name in fingerprints else None,
-                tuple(sorted(earlier_versions.get(bot.name) or ())))
+                tuple(sorted(earlier_versions.get(bot.name) or ())), config.time_odds.get(bot.name))
         for bot in config.bots
     )
     suite = config.openings
@@ -289,6 +289,12 @@ def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool,
     for key in ("game", "time_control", "seed", "format"):
         if old_json[key] != new_json[key]:
             return f"were played with {key} {_show(old_json[key])}, {asker} now says {_show(new_json[key])}"
+    # Time odds are part of the test: another clock for a bot is another match.
+    for bot in new.bots:
+        before = old.entry(bot.name)
+        if before is not None and (before.time_control or old.time_control) != (bot.time_control or new.time_control):
+            return (f"were played with bot {bot.name!r} on the clock {before.time_control or old.time_control}, "
+                    f"{asker} now says {bot.time_control or new.time_control}")
     # The test decides from the games played: other bounds would be another test.
     if played and old.sprt != new.sprt:
         return f"were played as the SPRT {_sprt_text(old.sprt)}, {asker} now says {_sprt_text(new.sprt)}"
@@ -447,7 +453,8 @@ def read_results(target: Path) -> ReadResults:
 
 
 def _sprt_text(sprt: Any) -> str:
-    return "none" if sprt is None else ",".join(f"{k}={v:g}" for k, v in sprt.to_json().items())
+    return "none" if sprt is None else ",".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                                                for k, v in sprt.to_json().items())
 
 
 def _show(value: Any) -> str:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
 
 from arena.game.records import GameRecord, GameSpec
 
-__all__ = ["SpecQueue", "WorkerDied", "WorkerStalled"]
+__all__ = ["SpecQueue", "StoppableSpecs", "WorkerDied", "WorkerStalled"]
 
 #: A worker of an executor, as the executor tells one from another.
 W = TypeVar("W", bound=Hashable)
@@ -40,6 +40,37 @@ class WorkerStalled(WorkerDied):
     other game was played and handed back first."""
 
 
+class StoppableSpecs:
+    """Specs read lazily until ``stop()`` says to stop (an SPRT decided):
+    from then on only those of ``keep`` (game ids: games the test counted
+    when it was decided, lost since, see
+    :func:`arena.run.tournament.holes`) are handed out, and once those are,
+    the specs are stopped: none more, not even one read ahead, and an
+    executor drops the games it queued on a worker that have not started
+    (see :meth:`SpecQueue.stopped`)."""
+
+    def __init__(self, specs: Iterable[GameSpec], stop: Callable[[], bool], keep: Collection[str] = ()) -> None:
+        self._specs = iter(specs)
+        self._stop = stop
+        self._keep = set(keep)
+
+    def __iter__(self) -> StoppableSpecs:
+        return self
+
+    def __next__(self) -> GameSpec:
+        for spec in self._specs:
+            if spec.game_id in self._keep:
+                self._keep.discard(spec.game_id)
+                return spec
+            if not self._stop():
+                return spec
+        raise StopIteration
+
+    @property
+    def stopped(self) -> bool:
+        return not self._keep and self._stop()
+
+
 class SpecQueue(Generic[W]):
     """The specs of one run: ``specs`` read lazily, one each time a worker
     takes one, and the games put back (those of a worker that died or
@@ -53,6 +84,7 @@ class SpecQueue(Generic[W]):
         self, specs: Iterable[GameSpec], game_deadline: float, *, worker_kind: str, max_attempts: int = 1
     ) -> None:
         self._new = iter(specs)
+        self._stoppable = specs if isinstance(specs, StoppableSpecs) else None
         self._again: deque[GameSpec] = deque()
         #: Seconds a worker may stay silent on one game before it is stalled.
         self.game_deadline = game_deadline
@@ -79,7 +111,35 @@ class SpecQueue(Generic[W]):
 
     def waiting(self) -> int:
         """Specs put back or read ahead, to be taken before any new one."""
+        self._drop_if_stopped()
         return len(self._again)
+
+    @property
+    def stoppable(self) -> bool:
+        """The specs may be stopped early (:class:`StoppableSpecs`: an SPRT)."""
+        return self._stoppable is not None
+
+    def stopped(self) -> bool:
+        """The specs were stopped (an SPRT decided): no game is to start any more."""
+        return self._stoppable is not None and self._stoppable.stopped
+
+    def take_pair(self, worker: W) -> list[GameSpec]:
+        """The next spec and, when the one after it is of the same game pair,
+        that one too (a Ray actor plays a test's pair as one unit)."""
+        specs = self.take(worker)
+        if specs and self.fill(1) and self._again[0].pair == specs[0].pair:
+            specs += self.take(worker)
+        return specs
+
+    def cancel(self, worker: W, game_ids: Collection[str]) -> None:
+        """``worker`` dropped these games, queued there, unplayed (the specs were stopped)."""
+        games = self._sent.get(worker)
+        if games is None:
+            return
+        for spec in [spec for spec in games if spec.game_id in game_ids]:
+            games.remove(spec)
+        if not games:
+            del self._sent[worker], self._since[worker]
 
     def take(self, worker: W, count: int = 1) -> list[GameSpec]:
         """Up to ``count`` specs for ``worker`` (fewer when they run out), in
@@ -107,6 +167,7 @@ class SpecQueue(Generic[W]):
 
     def unfinished(self) -> bool:
         """Whether a game is in flight or waits to be taken again."""
+        self._drop_if_stopped()
         return bool(self._sent or self._again)
 
     def since(self, worker: W) -> float:
@@ -180,7 +241,14 @@ class SpecQueue(Generic[W]):
             )
 
     def _next(self) -> GameSpec | None:
+        self._drop_if_stopped()
         return self._again.popleft() if self._again else next(self._new, None)
+
+    def _drop_if_stopped(self) -> None:
+        # Once stopped, what was read ahead or put back is not wanted either:
+        # every game before the verdict was in.
+        if self._again and self.stopped():
+            self._again.clear()
 
     def _forget(self, worker: W) -> list[GameSpec]:
         self._since.pop(worker, None)

@@ -6,6 +6,7 @@ reported through a callback so this module prints nothing itself.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -22,11 +23,14 @@ from arena.formats.progression import bots_in_play, estimated_games
 from arena.formats.scoring import DISQUALIFIED_DETAIL
 from arena.formats.rounds import Rounds
 from arena.results.report import LiveReport, REPORT_FILE
-from arena.results.statistics import PairTally, SprtStatus, sprt_status
+from arena.formats.scoring import score_of
+from arena.results.sprt import SprtFold, SprtStatus, sprt_status
+from arena.results.statistics import scores_of
 from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
+from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import write_meta
 from arena.run.results_dir import RunPlan, run_meta
 
@@ -59,41 +63,70 @@ class RunSummary:
 
 
 class RunningSprt:
-    """The tournament's SPRT over the complete game pairs of the records
-    added so far, from the first bot's side; its status is ``None`` without
-    ``sprt:``."""
+    """The tournament's SPRT, from the first bot's side, over the complete
+    game pairs of the records added so far, taken in schedule order: a pair
+    whose game is still being played holds the pairs after it back, so the
+    verdict is the first crossing in schedule order however the games end
+    (see :mod:`arena.results.sprt`), the one reading the records back
+    gives.  Its status is ``None`` without ``sprt:``."""
 
-    def __init__(self, config: TournamentConfig, records: Iterable[GameRecord] = ()) -> None:
+    def __init__(self, config: TournamentConfig, schedule: Iterable[GameSpec], records: Iterable[GameRecord] = ()) -> None:
         self.sprt = config.sprt
-        self.tally = PairTally(config.bots[0].name, records if config.sprt is not None else ())
+        self.bot = config.bots[0].name
+        self._fold = SprtFold(config.sprt) if config.sprt is not None else None
+        # The schedule's pairs, in order, still to be folded in.
+        self._order = deque(sorted({spec.pair for spec in schedule}))
+        self._first: dict[int, tuple[int, float]] = {}
+        self._complete: dict[int, tuple[float, float]] = {}
+        for record in records:
+            self.add(record)
 
     def add(self, record: GameRecord) -> None:
-        if self.sprt is not None:
-            self.tally.add(record)
+        if self._fold is None or record.pair is None or self.bot not in record.players.values():
+            return
+        score = score_of(record, self.bot)
+        first = self._first.pop(record.pair, None)
+        if first is None:
+            self._first[record.pair] = (record.index, score)
+            return
+        self._complete[record.pair] = (first[1], score) if first[0] < record.index else (score, first[1])
+        while self._order and self._order[0] in self._complete:
+            self._fold.add(self._complete.pop(self._order.popleft()))
 
-    def status(self, *, at_limit: bool = False) -> SprtStatus | None:
-        if self.sprt is None:
+    def status(self, *, at_limit: bool = False, final: bool = False) -> SprtStatus | None:
+        """The test so far; ``final``, at the end of a run, with the pairs
+        after one that was never completed too (as reading the records back
+        counts them)."""
+        if self._fold is None:
             return None
-        return sprt_status(self.sprt, self.tally.pentanomial(), at_limit=at_limit)
+        if final and self._complete:
+            fold = copy.deepcopy(self._fold)
+            for pair in sorted(self._complete):
+                fold.add(self._complete[pair])
+            return fold.status(at_limit=at_limit)
+        return self._fold.status(at_limit=at_limit)
+
+    @property
+    def decided(self) -> bool:
+        """The verdict is in, on the pairs in schedule order with none missing before it."""
+        return self._fold is not None and self._fold.decided
 
 
 def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
     """The tournament's SPRT over the complete game pairs of ``records``,
-    from the first bot's side; ``None`` without ``sprt:``."""
-    return RunningSprt(config, records).status(at_limit=at_limit)
+    from the first bot's side, in schedule order; ``None`` without ``sprt:``."""
+    if config.sprt is None:
+        return None
+    return sprt_status(config.sprt, scores_of(records, config.bots[0].name)[1], at_limit=at_limit)
 
 
-def until_decided(specs: Iterable[GameSpec], status: Callable[[], SprtStatus | None],
-                  holes: Collection[str] = ()) -> Iterator[GameSpec]:
-    """``specs`` until ``status()`` says the SPRT is decided, and the
-    ``holes`` (ids) in any case.  The executor pulls a spec only when a
-    player is free, so the games in flight when the LLR crosses a bound
-    still finish, and count."""
-    for spec in specs:
-        current = status()
-        if spec.game_id not in holes and current is not None and current.decided:
-            continue
-        yield spec
+def until_decided(specs: Iterable[GameSpec], running: RunningSprt, holes: Collection[str] = ()) -> StoppableSpecs:
+    """``specs`` until the SPRT is decided, and the ``holes`` (ids, see
+    :func:`holes`) in any case.  The executor pulls a spec only when a player
+    is free (or, a Ray actor, a pair ahead), so the games in flight when the
+    LLR crosses a bound still finish (and count in the Elo, not in the
+    test); the games queued and not started are dropped."""
+    return StoppableSpecs(specs, lambda: running.decided, keep=holes)
 
 
 def holes(pending: Sequence[GameSpec], records: Sequence[GameRecord]) -> list[GameSpec]:
@@ -116,7 +149,7 @@ class Withdrawals:
     def __init__(self, config: TournamentConfig) -> None:
         self.limit = config.withdraw_after_crashes
         self.colors = engine.get_game(config.game).colors
-        self.time_control = config.time_control.to_json()
+        self.config = config
         self.crashes: Counter[str] = Counter()
         #: The bots withdrawn so far, with the reason and detail of their forfeits.
         self.withdrawn: dict[str, tuple[str, str]] = {
@@ -152,7 +185,9 @@ class Withdrawals:
         while self._held:
             spec = self._held.popleft()
             seat = 0 if spec.players[0] in self.withdrawn else 1
-            record = GameRecord.for_spec(spec, self.colors, self.time_control)
+            controls = self.config.seat_controls(spec.players)
+            record = GameRecord.for_spec(spec, self.colors, self.config.time_control.to_json(),
+                                         [c.to_json() for c in controls] if controls else None)
             record.end_by_forfeit(seat, *self.withdrawn[spec.players[seat]])
             record.ended_at = record.started_at
             yield record
@@ -174,11 +209,13 @@ def play_and_store(
     # Lazy only with an SPRT or withdrawals, so that the executor takes each
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
-    specs: Iterable[GameSpec] = pending if config.sprt is None else until_decided(pending, running_sprt.status, gaps)
+    specs: Iterable[GameSpec] = pending
     if withdrawals is None and (config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified):
         withdrawals = Withdrawals(config)
     if withdrawals is not None:
         specs = withdrawals.playable(specs)
+    if config.sprt is not None:  # outermost, so that the executor sees when the test stops
+        specs = until_decided(specs, running_sprt, gaps)
 
     def stored(record: GameRecord) -> GameRecord:
         if store is not None:
@@ -264,15 +301,17 @@ def start_bots(
     return config, [f"{problem}; its games are forfeited (startup_failures: forfeit)" for problem in problems]
 
 
-def make_executor(config: TournamentConfig, store: ResultsStore, concurrency: int | None = None) -> Executor:
+def make_executor(
+    config: TournamentConfig, logs_dir: Path | None, scratch_dir: Path | None = None, concurrency: int | None = None,
+) -> Executor:
     """The executor ``config`` asks for, with the bots' logs and scratch
-    directories in ``store``.  Raises ``ConfigError`` (one line) when it is
+    directories there.  Raises ``ConfigError`` (one line) when it is
     ``ray`` and Ray is not installed."""
     if config.executor == "ray":
         from arena.run.ray_executor import RayExecutor  # Ray is optional: imported only when asked for
 
-        return RayExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
-    return LocalExecutor(config, store.logs_dir, concurrency, scratch_dir=store.scratch_dir)
+        return RayExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir)
+    return LocalExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir)
 
 
 def run_tournament(
@@ -320,7 +359,7 @@ def run_tournament(
     own_executor = executor is None
     if executor is None:  # made now: a missing Ray is one line before any bot starts
         # The plan's bots: a submission it could not fingerprint cannot start.
-        executor = make_executor(plan.config, store, concurrency)
+        executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency)
     with store:
         # The run, in order: open the store, decide the plan, start the bots,
         # archive what is played again, write tournament.json, play.
@@ -333,7 +372,7 @@ def run_tournament(
         decided = (sprt := sprt_of(config, plan.kept)) is not None and sprt.decided
         plan.replay_forfeits_unless(decided)
         kept = plan.kept
-        running_sprt = RunningSprt(config, kept)
+        running_sprt = RunningSprt(config, plan.schedule, kept)
         sprt = running_sprt.status()
         pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
         gaps = {spec.game_id for spec in holes(pending, kept)} if config.sprt is not None else set()
@@ -349,7 +388,7 @@ def run_tournament(
         if started is not config:  # a bot the pre-flight barred from starting again
             config = started
             if own_executor:  # (an executor given plays with the config it was given)
-                executor = make_executor(config, store, concurrency)
+                executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency)
         if plan.replaced:
             store.replace(plan.replaced)
         assert plan.meta is not None
@@ -389,7 +428,7 @@ def run_tournament(
                     report.meta = plan.meta
                 summary.rounds = plan.rounds
                 summary.total = _total(plan, len(summary.records))
-    summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total)
+    summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total, final=True)
     return summary
 
 

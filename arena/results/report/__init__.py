@@ -36,7 +36,7 @@ from arena.results.report.data import games_data, script_json
 from arena.results.meta import META_FILE, TournamentMeta
 from arena.results.reading import ReadResults, results_of
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA
-from arena.results.statistics import SprtConfig
+from arena.results.sprt import SprtConfig
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import Table, standings_notes, standings_tables, standings_title
 

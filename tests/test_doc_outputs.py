@@ -1,0 +1,159 @@
+"""Every output the docs quote is what the command prints today.
+
+A quote is a fenced block whose first line is a command, ``$ ...``: the
+test runs each page's commands in order, as a reader would (from the root of
+a copy of the repository's tournaments), and compares what each prints on
+stdout with the lines the page shows under it, figure by figure.  Left out
+of the comparison is only what depends on the machine rather than on the
+games: the time stamps of a log's lines (``[0:00:07]``), a move's time
+(``in 3.9 ms``), and a ranking's ``ms/move`` and ``version`` columns (a
+version is a digest of the bot's files).  A log's progress lines that the
+quote does not show may come in addition, as a line every 30 seconds does
+on a slow machine, and a terminal shows none; those it shows must all come.
+
+Every other untagged block of the docs is listed in :data:`NOT_OUTPUT`,
+with what it is, so that a new quote of output is a transcript or says why
+not here."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+STAMP = re.compile(r"^\[\d+:\d\d:\d\d\] ")
+MOVE_TIME = re.compile(r" in \d+(\.\d+)? ms\b")
+
+#: The untagged blocks that are not a command's output, by their first line.
+NOT_OUTPUT = {
+    "OXONO standings after 144 games": "the reference ladder at real time controls (minutes of play, the search bots' "
+                                       "strength varying with the machine): tournaments/ladder-oxono.yaml reruns it",
+    "YOXII standings after 192 games": "the reference ladder at real time controls, as above (tournaments/ladder-yoxii.yaml)",
+    "python benchmarks/engine_speed.py": "commands",
+    "tournaments/course/submissions/": "a directory layout",
+    "name: team-cy": "a manifest's text",
+    "error: bot 'team-bob' (bot.py changed;": "the league page's commands run in tests/test_league.py, which checks this line",
+    "arena                                   bot": "a diagram of the protocol",
+    '> {"type":"hello","protocol":1': "a protocol session written by hand (the messages' shapes are tested in test_protocol.py)",
+    "cd bots/java && javac RandomBot.java": "commands",
+    'arena check "./mybot" --game oxono': "commands",
+    'arena match "./mybot" "python -m bots.greedy"': "a command",
+    'arena match "./mybot-v2" "./mybot-v1"': "a command",
+    "printf '%s\\n'": "a command",
+    "stderr of team-crash, last 6 lines": "an example with a team's own paths",
+    "error: cannot read DIR/games.jsonl:": "tests/test_results_dir_links.py checks the lines security.md quotes",
+    "stderr of b: not read: logs/b/games/r1-g1.log is a FIFO": "tests/test_results_dir_links.py checks it",
+    "demo.yaml:7: bots[1].name: duplicate bot name": "error messages for an edited file, with its line numbers",
+    "demo.yaml: bots[1].cmd: bot 'greedy': no such program": "error messages with a user's own paths",
+    "error: bot 'greedy' did not start, so no game was played": "error messages (tests/test_cli.py, test_preflight.py)",
+    "error: bot 'sly' did not start": "an error message (tests/test_preflight.py)",
+    "arena check tournaments/course.yaml": "a command",
+    "bot           check      games    forfeits": "an example of the check's table (tests/test_check.py checks its columns)",
+    "# four OXONO openings": "an opening suite's file",
+    "openings.txt:3: move 2 'Xc4 c3' is not legal": "an error message for a user's file",
+    "results/demo/": "a directory layout",
+    "error: bot 'team-b' (b.py changed;": "an error message with a user's paths",
+    "error: cannot write /data/results/demo/games.jsonl": "an error message of a full disk",
+    "error: cannot open log file '/data/results/demo/logs/b/w2.log'": "an error message of a full disk",
+}
+
+
+def untagged_blocks() -> list[tuple[str, str]]:
+    """(page#index, text) of every untagged fenced block of the docs."""
+    found = []
+    for page in PAGES:
+        for i, match in enumerate(FENCE.finditer(page.read_text(encoding="utf-8"))):
+            if match.group(1) == "":
+                found.append((f"{page.relative_to(ROOT)}#{i}", match.group(2)))
+    return found
+
+
+def transcripts() -> list[tuple[str, str]]:
+    return [(name, text) for name, text in untagged_blocks() if text.startswith("$ ")]
+
+
+def test_every_untagged_block_is_a_transcript_or_says_what_it_is():
+    unknown = [f"{name}: {text.splitlines()[0]!r}" for name, text in untagged_blocks()
+               if not text.startswith("$ ") and not any(text.startswith(first) for first in NOT_OUTPUT)]
+    assert unknown == [], "quote a command's output as a transcript ($ command, then its output), or list it here"
+    assert len(transcripts()) >= 6
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory) -> Path:
+    """A copy of the repository's tournaments, its bots and engine beside
+    them, as the docs' commands expect to find them from the root."""
+    root = tmp_path_factory.mktemp("docs")
+    shutil.copytree(ROOT / "tournaments", root / "tournaments")
+    for package in ("bots", "engine"):
+        (root / package).symlink_to(ROOT / package)
+    return root
+
+
+def steps(text: str) -> list[tuple[str, list[str]]]:
+    """Each ``$`` command of a transcript and the lines quoted under it."""
+    found: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("$ "):
+            found.append((line[2:], []))
+        else:
+            found[-1][1].append(line)
+    return found
+
+
+def comparable(lines: list[str]) -> list[list[str]]:
+    """The words of each line, less what depends on the machine (see the module's doc)."""
+    out: list[list[str]] = []
+    dropped = 0
+    for line in lines:
+        line = MOVE_TIME.sub(" in … ms", STAMP.sub("[h:mm:ss] ", line))
+        words = line.split()
+        if "ms/move" in words:  # a ranking: its last columns, from ms/move on, depend on the machine and the files
+            dropped = len(words) - words.index("ms/move")
+        elif not words:
+            dropped = 0
+        out.append(words[: len(words) - dropped] if dropped else words)
+    return out
+
+
+def same_output(quoted: list[str], printed: list[str]) -> list[str]:
+    """The differences between a quote and what was printed (empty when alike)."""
+    expected, actual = comparable(quoted), comparable(printed)
+    progress = [words for words in expected if words[:1] == ["[h:mm:ss]"]]
+    # Progress lines the quote does not show (a terminal shows none, a slow machine writes more) are left out.
+    actual = [words for words in actual if words[:1] != ["[h:mm:ss]"] or words in progress]
+    if actual == expected:
+        return []
+    return [f"quoted:  {' '.join(e)}\nprinted: {' '.join(a)}" for e, a in zip(expected, actual) if e != a] or [
+        f"quoted {len(expected)} lines, printed {len(actual)}"]
+
+
+@pytest.mark.usefixtures("no_leaked_processes")
+@pytest.mark.parametrize("name, text", transcripts(), ids=[name for name, _ in transcripts()])
+def test_a_quoted_output_is_what_the_command_prints(name, text, sandbox):
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PYTHONPATH": str(ROOT)}
+    for command, quoted in steps(text):
+        done = subprocess.run(["bash", "-c", command], cwd=sandbox, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{name}: {command}\n{done.stderr}"
+        assert "Traceback" not in done.stderr
+        differences = same_output(quoted, done.stdout.splitlines())
+        assert differences == [], f"{name}: {command}\n" + "\n".join(differences)
+
+
+def test_the_comparison_sees_a_stale_figure_and_passes_over_the_machines():
+    quoted = ["Ranking", "  #  bot  W  ms/move  version", "  1  a   3      2.5  0123abcd", "",
+              "[0:00:07] 7 of 9 games, LLR 0.31", "  move 3 in 0.2 ms"]
+    printed = ["Ranking", "  #  bot  W  ms/move  version", "  1  a   3     11.0  feedbeef", "",
+               "[0:00:31] 5 of 9 games, LLR 0.12", "[0:00:40] 7 of 9 games, LLR 0.31", "  move 3 in 9.9 ms"]
+    assert same_output(quoted, printed) == []
+    assert same_output(quoted, [line.replace("  3  ", "  4  ") for line in printed])
+    assert same_output(quoted, printed[:4] + printed[6:])  # a quoted progress line that no longer comes
