@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from arena.game.records import GameRecord  # noqa: E402
 from arena.results.report import build_report, write_report  # noqa: E402
 from arena.results.meta import TournamentMeta  # noqa: E402
 from arena.results.reading import ReadResults, results_of  # noqa: E402

@@ -437,3 +437,25 @@ def readings(target: Path, game_id: str) -> tuple[str, str, str]:
     show = arena("show", target, game_id, "--final")
     assert show.exit_code == 0, show.err
     return standings.out, page, show.out
+
+
+# -- numbers computed another way, for the statistics' tests ---------------------------
+
+
+def bisect(f: Callable[[float], float], low: float, high: float, steps: int = 300) -> float:
+    """A root of ``f`` between ``low`` and ``high`` by bisection: slow and sure,
+    independent of the arena's own solvers."""
+    for _ in range(steps):
+        mid = (low + high) / 2
+        if (f(mid) > 0) == (f(low) > 0):
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+def frequencies(counts: Sequence[float]) -> tuple[list[float], float]:
+    """Observed frequencies of ``counts`` (an empty cell counted as 0.001, so
+    every log is finite) and their total."""
+    cells = [count if count else 1e-3 for count in counts]
+    return [count / sum(cells) for count in cells], sum(cells)

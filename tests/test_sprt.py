@@ -23,6 +23,7 @@ from arena.game.clock import TimeControl
 from arena.formats.schedule import make_schedule
 from arena.results.meta import MetaError, TournamentMeta
 from arena.run.config import ConfigError, parse_config, sprt_from_option
+from builders import bisect, frequencies
 from arena.run.tournament import RunningSprt, sprt_of
 
 Z = NormalDist().inv_cdf(0.975)
@@ -63,21 +64,6 @@ def test_the_bayesian_model_gives_fastchess_examples(wins, losses, draws, elo0, 
 # -- the models computed another way ------------------------------------------------
 
 
-def bisect(f, low, high, steps=300):
-    for _ in range(steps):
-        mid = (low + high) / 2
-        if (f(mid) > 0) == (f(low) > 0):
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
-
-
-def regularized(counts):
-    c = [x if x else 1e-3 for x in counts]
-    return [x / sum(c) for x in c], sum(c)
-
-
 def mean_constrained(q, scores, s):
     """The distribution closest to ``q`` with mean ``s``, by bisection on its multiplier."""
     theta = bisect(lambda x: sum(qi * (a - s) / (1 + x * (a - s)) for qi, a in zip(q, scores)),
@@ -92,7 +78,7 @@ def score(elo):
 @pytest.mark.parametrize("counts", [(3, 7, 10, 12, 9, 6), (0, 1, 30, 2, 40, 12), (50, 0, 0, 0, 0, 1)])
 @pytest.mark.parametrize(("elo0", "elo1"), [(0, 5), (-20, 40), (-3, 0)])
 def test_the_logistic_llr_is_the_ratio_of_two_mean_constrained_maxima(counts, elo0, elo1):
-    q, total = regularized(penta(*counts).counts())
+    q, total = frequencies(penta(*counts).counts())
     p0, p1 = (mean_constrained(q, PAIR_SCORES, score(e)) for e in (elo0, elo1))
     assert sum(p0) == pytest.approx(1) and sum(a * x for a, x in zip(PAIR_SCORES, p1)) == pytest.approx(score(elo1))
     expected = total * sum(qi * math.log(b / a) for qi, a, b in zip(q, p0, p1))
@@ -100,7 +86,7 @@ def test_the_logistic_llr_is_the_ratio_of_two_mean_constrained_maxima(counts, el
 
 
 def test_the_mean_constrained_maximum_beats_nearby_distributions_of_that_mean():
-    q, _ = regularized((3, 7, 22, 9, 6))
+    q, _ = frequencies((3, 7, 22, 9, 6))
     s = score(30)
     best_p = mean_constrained(q, PAIR_SCORES, s)
     best = sum(qi * math.log(p) for qi, p in zip(q, best_p))
@@ -119,7 +105,7 @@ def test_the_mean_constrained_maximum_beats_nearby_distributions_of_that_mean():
 @pytest.mark.parametrize(("wdl", "elo0", "elo1"), [((40, 25, 35), 0, 10), ((120, 3, 80), -5, 20), ((9, 90, 1), 0, 50)])
 def test_the_bayesian_llr_by_hand(wdl, elo0, elo1):
     wins, draws, losses = wdl
-    q, total = regularized((losses, draws, wins))
+    q, total = frequencies((losses, draws, wins))
     drawelo = 200 * math.log10((1 - q[0]) / q[0] * (1 - q[2]) / q[2])
 
     def bayes_score(elo):

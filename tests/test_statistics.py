@@ -25,7 +25,7 @@ from arena.results.statistics import (
     pentanomial,
     scores_of,
 )
-from builders import record
+from builders import bisect, frequencies, record
 
 Z = NormalDist().inv_cdf(0.975)
 counts = st.integers(min_value=0, max_value=500)
@@ -292,21 +292,6 @@ def t_of(p):
     return (mu - 0.5) / math.sqrt(sum(x * (a - mu) ** 2 for a, x in zip(SCORES, p)))
 
 
-def observed(penta: Pentanomial):
-    c = [x if x else 1e-3 for x in penta.counts()]
-    return [x / sum(c) for x in c], sum(c)
-
-
-def bisect(f, low, high, steps=200):
-    for _ in range(steps):
-        mid = (low + high) / 2
-        if (f(mid) > 0) == (f(low) > 0):
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
-
-
 def test_bounds_are_walds():
     config = SprtConfig(0, 5, alpha=0.05, beta=0.1)
     assert config.lower == pytest.approx(math.log(0.1 / 0.95))
@@ -317,7 +302,7 @@ def test_bounds_are_walds():
 def test_at_elo_zero_the_constraint_is_a_mean_of_one_half():
     """t = 0 fixes the mean at 1/2, a linear constraint: the maximum likelihood
     is q_i / (1 + θ (a_i - 1/2)) with θ from a one-dimensional equation."""
-    q, _ = observed(Pentanomial(ll=3, ld=7, wl=10, dd=12, wd=9, ww=6))
+    q, _ = frequencies(Pentanomial(ll=3, ld=7, wl=10, dd=12, wd=9, ww=6).counts())
     theta = bisect(lambda x: sum(qi * (a - 0.5) / (1 + x * (a - 0.5)) for qi, a in zip(q, SCORES)), -1.999, 1.999)
     expected = [qi / (1 + theta * (a - 0.5)) for qi, a in zip(q, SCORES)]
     assert normalized_mle(q, SCORES, 0.0) == pytest.approx(expected, abs=1e-9)
@@ -325,7 +310,7 @@ def test_at_elo_zero_the_constraint_is_a_mean_of_one_half():
 
 @pytest.mark.parametrize("t", [0.05, -0.1, 0.3])
 def test_the_constrained_maximum_beats_every_nearby_distribution_on_the_constraint(t):
-    q, _ = observed(Pentanomial(ll=3, ld=7, wl=10, dd=12, wd=9, ww=6))
+    q, _ = frequencies(Pentanomial(ll=3, ld=7, wl=10, dd=12, wd=9, ww=6).counts())
     p = normalized_mle(q, SCORES, t)
     assert sum(p) == pytest.approx(1, abs=1e-9)
     assert t_of(p) == pytest.approx(t, abs=1e-9)
@@ -348,7 +333,7 @@ def test_the_constrained_maximum_beats_every_nearby_distribution_on_the_constrai
 
 def test_llr_is_the_log_likelihood_ratio_of_the_two_maxima():
     penta = Pentanomial(ll=3, ld=7, wl=10, dd=12, wd=9, ww=6)
-    q, total = observed(penta)
+    q, total = frequencies(penta.counts())
     t0, t1 = 0.0, math.sqrt(2) * 5 / NELO
     p0, p1 = normalized_mle(q, SCORES, t0), normalized_mle(q, SCORES, t1)
     expected = total * sum(qi * math.log(b / a) for qi, a, b in zip(q, p0, p1))
@@ -359,7 +344,7 @@ def test_llr_agrees_with_the_normal_approximation_on_many_pairs():
     # For many pairs the GSPRT approaches the Gaussian one:
     # LLR ≈ N/2 ((t̂ - t0)^2 - (t̂ - t1)^2), with t̂ the sample's normalized score.
     penta = Pentanomial(ll=300, ld=700, wl=500, dd=500, wd=760, ww=320)
-    q, total = observed(penta)
+    q, total = frequencies(penta.counts())
     t_hat = t_of(q)
     t0, t1 = 0.0, math.sqrt(2) * 5 / NELO
     approx = total / 2 * ((t_hat - t0) ** 2 - (t_hat - t1) ** 2)

@@ -240,11 +240,8 @@ def play_match(
         decided = read_back is not None and read_back.decided
         result.sprt = read_back if decided else running_sprt.status()
         result.total = len(schedule)
-        pending = pending_specs(schedule, result.records)
         # Games before the last one recorded (a lost line) are played even when the test is decided.
-        gaps = {spec.game_id for spec in holes(pending, result.records)}
-        if decided:
-            pending = [spec for spec in pending if spec.game_id in gaps]
+        pending, gaps = holes(pending_specs(schedule, result.records), result.records, decided)
         executor = make_executor(config, logs_dir)  # before any bot starts: a missing Ray is one line
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:

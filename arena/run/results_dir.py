@@ -37,6 +37,7 @@ from arena.game.openings import suite_digest
 from arena.game.records import GameRecord, GameSpec
 from arena.results.meta import META_FILE, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
 from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
+from arena.results.sprt import SprtConfig
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError
 from arena.run.config import ConfigError, TournamentConfig, load_config
 
@@ -452,7 +453,7 @@ def read_results(target: Path) -> ReadResults:
                       sprt=config.sprt if config.sprt is not None else None, seeding=seeding)
 
 
-def _sprt_text(sprt: Any) -> str:
+def _sprt_text(sprt: SprtConfig | None) -> str:
     return "none" if sprt is None else ",".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
                                                 for k, v in sprt.to_json().items())
 

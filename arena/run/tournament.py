@@ -129,12 +129,15 @@ def until_decided(specs: Iterable[GameSpec], running: RunningSprt, holes: Collec
     return StoppableSpecs(specs, lambda: running.decided, keep=holes)
 
 
-def holes(pending: Sequence[GameSpec], records: Sequence[GameRecord]) -> list[GameSpec]:
-    """The games of ``pending`` scheduled before the last game recorded: an
-    SPRT decided when they were played counted them, so a lost line (or a
-    game played again) is played even when the test is decided now."""
+def holes(pending: Sequence[GameSpec], records: Sequence[GameRecord], decided: bool) -> tuple[list[GameSpec], set[str]]:
+    """What a run with an SPRT plays of ``pending``, and the ids of its
+    holes: the games scheduled before the last game recorded.  An SPRT
+    decided when they were played counted them, so a lost line (or a game
+    played again) is played even when the test is ``decided`` now, and
+    then only those are."""
     last = max((record.index for record in records), default=-1)
-    return [spec for spec in pending if spec.index < last]
+    gaps = {spec.game_id for spec in pending if spec.index < last}
+    return ([spec for spec in pending if spec.game_id in gaps] if decided else list(pending)), gaps
 
 
 class Withdrawals:
@@ -375,9 +378,7 @@ def run_tournament(
         running_sprt = RunningSprt(config, plan.schedule, kept)
         sprt = running_sprt.status()
         pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
-        gaps = {spec.game_id for spec in holes(pending, kept)} if config.sprt is not None else set()
-        if decided:
-            pending = [spec for spec in pending if spec.game_id in gaps]
+        pending, gaps = holes(pending, kept, decided)
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
         # A later round may pair any bot still in play: each is started once before the first.
         in_play = None
