@@ -32,7 +32,7 @@ from arena.results.show import find_game, frames, game_heading, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
-from arena.results.tables import OUTPUT_FORMATS, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
+from arena.results.tables import OUTPUT_FORMATS, TABLE_ALIASES, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
 from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
 from arena.run.bot_option import bot_from_option
@@ -324,13 +324,13 @@ def standings(
     ),
     fmt: str = typer.Option("plain", "--format", "-f", help=f"One of: {', '.join(OUTPUT_FORMATS)}."),
     table: str = typer.Option(
-        None, "--table", "-t", help=f"Only this table: {', '.join(TABLES)} (csv shows one table: the ranking unless named)."
+        None, "--table", "-t", help=f"Only this table: {', '.join(TABLES)} (crosstable also as head-to-head; csv shows one table: the ranking unless named)."
     ),
     forfeits: bool = typer.Option(False, "--forfeits", help="List every forfeit with what the bot did (by default: each bot's first)."),
 ) -> None:
     """Rank the bots of a results directory with TrueSkill (works during a run too)."""
     fmt = check_format(fmt)
-    if table is not None and table.lower() not in TABLES:
+    if table is not None and table.lower() not in (*TABLES, *TABLE_ALIASES):
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
     results = _load_results(target)
     try:

@@ -286,3 +286,86 @@ def test_a_gauntlet_shows_its_first_bot_against_each_opponent():
     assert not compute_standings(records, ["me", "weak", "strong", "even"]).opponents  # not a gauntlet: no table
     with pytest.raises(ValueError, match="no opponents table in these standings: it needs format: gauntlet"):
         render_standings(compute_standings(records), "plain", table="opponents")
+
+
+# -- views of a large field, numbers to export ----------------------------------------------
+
+
+def swiss_with_a_forfeit() -> Standings:
+    """Five bots, three Swiss rounds, a bye a round (a won pair); the better
+    seed wins every game but s5, who forfeits both games of round 2."""
+    from pathlib import Path
+
+    from builders import better_seed, forfeit, start, tournament
+
+    config = tournament(Path("."), 5, "format: swiss\nrounds: 3\nbye: win\n")
+
+    def decide(spec):
+        return forfeit(spec, "s5", "timeout") if "s5" in spec.players and spec.round == 2 else better_seed(spec)
+
+    run = start(config).play(decide)
+    return compute_standings(run.records, run.seeding, ranking="points", rounds=run.rounds)
+
+
+def test_the_rounds_table_has_a_line_per_pairing_with_its_score_forfeits_and_byes():
+    text = render_standings(swiss_with_a_forfeit(), "plain", table="rounds")
+    lines = [line.split() for line in text.splitlines()[5:]]
+    assert lines[:3] == [["1", "s1", "2–0", "s2"], ["1", "s3", "2–0", "s4"], ["1", "s5", "2", "bye", "(2", "points)"]]
+    assert ["2", "s5", "0–2", "s2", "s5", "forfeited", "2", "(timeout)"] in lines
+    assert len(lines) == 9  # two pairings and a bye in each of three rounds
+
+
+def test_the_rounds_csv_and_json_carry_the_scores_as_numbers():
+    standings = swiss_with_a_forfeit()
+    rows = list(csv.DictReader(io.StringIO(render_standings(standings, "csv", table="rounds"))))
+    forfeited = next(r for r in rows if r["round"] == "2" and r["bot"] == "s5")
+    assert (forfeited["score"], forfeited["opponent_score"], forfeited["bot_forfeits"], forfeited["status"]) == (
+        "0.0", "2.0", "2", "played")
+    bye = next(r for r in rows if r["round"] == "1" and r["status"] == "bye")
+    assert (bye["bot"], bye["score"], bye["opponent"]) == ("s5", "2.0", "")
+    stage = json.loads(render_standings(standings, "json"))["rounds"]["stages"][0]
+    result = next(r for r in stage["results"] if r["round"] == 2 and "s5" in r["bots"])
+    assert result["bots"] == ["s5", "s2"] and result["score"] == [0.0, 2.0]
+    assert result["forfeits"] == [{"bot": "s5", "reason": "timeout"}] * 2
+    assert stage["byes"][0] == {"round": 1, "bot": "s5", "points": 2.0}
+
+
+def test_the_ranking_csv_has_a_number_per_forfeit_reason_and_the_places_a_rank_shares():
+    draws = [game(0, "ace", "cat", None), game(1, "cat", "ace", None), game(2, "ace", "dog", "white", forfeit="crash")]
+    standings = compute_standings(draws, ranking="points")
+    rows = {r["bot"]: r for r in csv.DictReader(io.StringIO(render_standings(standings, "csv")))}
+    assert (rows["ace"]["place_from"], rows["ace"]["place_to"]) == ("1", "1")
+    assert [(rows[b]["place_from"], rows[b]["place_to"]) for b in ("cat", "dog")] == [("2", "2"), ("3", "3")]
+    assert rows["dog"]["forfeits_crash"] == "1" and rows["dog"]["forfeits_timeout"] == "0"
+    tied = compute_standings([game(0, "ace", "cat", None), game(1, "cat", "ace", None)], ranking="points")
+    shared = list(csv.DictReader(io.StringIO(render_standings(tied, "csv"))))
+    assert [(r["#"], r["place_from"], r["place_to"]) for r in shared] == [("1", "1", "2"), ("1", "1", "2")]
+
+
+def test_the_bracket_csv_has_each_sides_score_as_a_number():
+    from pathlib import Path
+
+    from builders import better_seed, start, tournament
+
+    run = start(tournament(Path("."), 4, "format: knockout\n")).play(better_seed)
+    standings = compute_standings(run.records, run.seeding, ranking="points", rounds=run.rounds)
+    rows = list(csv.DictReader(io.StringIO(render_standings(standings, "csv", table="bracket"))))
+    final = rows[-1]
+    assert (final["round"], final["round_name"], final["bot_1"], final["bot_2"]) == ("2", "final", "s1", "s2")
+    assert (final["score_1"], final["score_2"], final["winner"]) == ("2.0", "0.0", "s1")
+    places = {r["bot"]: (r["place_from"], r["place_to"]) for r in csv.DictReader(io.StringIO(render_standings(standings, "csv")))}
+    assert places["s3"] == places["s4"] == ("3", "4")
+
+
+def test_the_head_to_head_is_left_out_above_16_bots_with_a_line_saying_how_to_get_it():
+    field = [f"b{i:02d}" for i in range(17)]
+    games = [game(i, field[i], field[i + 1], "white") for i in range(16)]
+    standings = compute_standings(games, bot_names=field)
+    for fmt in ("plain", "github", "html"):
+        text = render_standings(standings, fmt)
+        assert "Head to head (row" not in text
+        assert "Head to head: left out for 17 bots (more than 16); --table head-to-head shows it" in text
+        assert "Results by colour" in text
+    alone = render_standings(standings, "plain", table="head-to-head")
+    assert "Head to head (row's score against column)" in alone
+    assert "Head to head (row" in render_standings(compute_standings(games[:15], bot_names=field[:16]))

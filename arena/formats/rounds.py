@@ -76,6 +76,8 @@ class PairResult:
     #: Both bots are still in the tournament; a pairing with a bot removed
     #: since keeps its games on show but scores nothing.
     counted: bool = True
+    #: Its games lost by forfeit, in order: (the bot that forfeited, the reason).
+    forfeits: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -270,6 +272,8 @@ def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size:
                     state.played = state.played and not counted  # a removed bot's pairing is never played
                     continue
                 result.games.append(game_id)
+                if record.forfeit_by is not None:
+                    result.forfeits.append((record.players[record.forfeit_by], record.reason))
                 result.score = (result.score[0] + score_of(record, a), result.score[1] + score_of(record, b))
                 if not counted:
                     continue

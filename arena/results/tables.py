@@ -65,21 +65,28 @@ from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
-from arena.formats.rounds import Match, Rounds
+from arena.formats.rounds import Match, PairResult, Rounds, StageState
+from arena.formats.stages import BYE_SCORES
 from arena.results.standings import BotStanding, Standings, rounds_rule
 from arena.results.sprt import SprtStatus
 from arena.results.statistics import ELO_METHOD, MatchStatistics
 
 __all__ = [
-    "OUTPUT_FORMATS", "LEGEND", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_nelo",
+    "HEAD_TO_HEAD_MAX_BOTS", "OUTPUT_FORMATS", "LEGEND", "TABLE_ALIASES", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_nelo",
     "format_percent",
-    "standings_notes", "standings_tables", "standings_title",
+    "head_to_head_note", "standings_notes", "standings_tables", "standings_title",
 ]
 
 OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
 TABLES = ("ranking", "rounds", "bracket", "reference", "opponents", "match", "sprt", "crosstable", "colors")
+
+#: Other names ``--table`` takes for a table.
+TABLE_ALIASES = {"head-to-head": "crosstable"}
+#: Above this many bots, the text formats leave the head-to-head table out
+#: unless it is asked for (``--table head-to-head``): it would be wider than any screen.
+HEAD_TO_HEAD_MAX_BOTS = 16
 
 # The cells are escaped before tabulate sees them: html with "unsafehtml",
 # which adds no escaping of its own.
@@ -140,6 +147,8 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
     fmt = fmt.lower()
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(f"unknown standings format {fmt!r}; choose one of: {', '.join(OUTPUT_FORMATS)}")
+    if table is not None:
+        table = TABLE_ALIASES.get(table.lower(), table)
     if table is not None and table.lower() not in TABLES:
         raise ValueError(f"unknown table {table!r}; choose one of: {', '.join(TABLES)}")
     if fmt == "json":
@@ -159,17 +168,24 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
                      "bracket": "a knockout (format: knockout, stages:)"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
     destination = _DESTINATION[fmt]
+    if table is None and len(standings.bots) > HEAD_TO_HEAD_MAX_BOTS:
+        # Past a screen's width: a one-line note in its place says how to get it.
+        tables = [t if t.key != "crosstable" else _Table(t.title, [], [], [], "omitted") for t in tables]
     tables = [_escaped(t, destination) for t in tables]
     if fmt == "csv":
         return _csv(tables[0])
     title = safe(_title(standings), destination)
+    omitted = safe(head_to_head_note(len(standings.bots)), destination)
     if fmt == "html":
-        return _html_page(standings, title, tables)
+        return _html_page(standings, title, tables, omitted)
     if standings.total_games == 0:
         return safe(_no_games(standings), destination)
     heading = "## " if fmt == "github" else ""
     parts = [f"# {title}" if fmt == "github" else title]
     for table in tables:
+        if table.key == "omitted":
+            parts.append(omitted)
+            continue
         body = tabulate(
             table.rows, headers=table.headers, tablefmt=_TABLEFMT[fmt], colalign=table.align, disable_numparse=True
         )
@@ -177,6 +193,12 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
         if table is tables[0] and table.key == "ranking":
             parts.append("\n".join(("- " if fmt == "github" else "  ") + line for line in _notes(standings)))
     return "\n\n".join(parts)
+
+
+def head_to_head_note(bots: int) -> str:
+    """The line in place of the head-to-head table of ``bots`` bots."""
+    return (f"Head to head: left out for {bots} bots (more than {HEAD_TO_HEAD_MAX_BOTS}); "
+            f"--table head-to-head shows it")
 
 
 def _escaped(table: _Table, destination: str) -> _Table:
@@ -340,6 +362,14 @@ def _tables(standings: Standings) -> list[_Table]:
         _add_column(ranking, "DQ", "left", [("DQ" if b.disqualified else "", b.disqualified) for b in standings.bots])
     _add_column(ranking, "ranked by", "left", [(standings.ranking, standings.ranking)] * len(standings.bots), csv_only=True)
     _add_column(ranking, "shared", "left", [("", b.shared_rank) for b in standings.bots], csv_only=True)
+    places = _place_ranges(standings)
+    _add_column(ranking, "place_from", "right", [("", first) for first, _ in places], csv_only=True)
+    _add_column(ranking, "place_to", "right", [("", last) for _, last in places], csv_only=True)
+    # A column per reason, every known one always, so that a gradebook's columns never move.
+    reasons = [*FORFEIT_REASONS, *sorted({r for b in standings.bots for r in b.forfeits} - set(FORFEIT_REASONS))]
+    for reason in reasons:
+        _add_column(ranking, f"forfeits_{reason}", "right", [("", b.forfeits.get(reason, 0)) for b in standings.bots],
+                    csv_only=True)
     head_to_head = _Table(
         "Head to head (row's score against column)",
         ["bot", *names],
@@ -378,25 +408,75 @@ def _tables(standings: Standings) -> list[_Table]:
 
 
 def _rounds_tables(rounds: Rounds) -> list[_Table]:
-    """A Swiss or round-robin stage's rounds (who met whom, and the byes);
-    a knockout's bracket, match by match."""
+    """A Swiss or round-robin stage's rounds, one pairing (or bye) a line
+    with its score and what became of it; a knockout's bracket, match by match."""
     tables = []
     staged = len(rounds.stages) > 1
     for state in rounds.stages:
         where = f"stage {state.number}, " if staged else ""
         if state.stage.format == "knockout":
-            rows = [[f"{m.round} ({state.round_name(i)})", *_match_cells(m)]
-                    for i, matches in enumerate(state.matches) for m in matches]
+            rows, values = [], []
+            for i, matches in enumerate(state.matches):
+                for m in matches:
+                    rows.append([f"{m.round} ({state.round_name(i)})", *_match_cells(m)])
+                    a, b = m.bots
+                    values.append([m.round, rows[-1][1], m.winner, m.decided_by, state.round_name(i), a, b,
+                                   m.score[0], None if b is None else m.score[1], m.pairs])
             tables.append(_Table(
                 f"Bracket ({where}knockout of {len(state.field)})", ["round", "match", "winner", "decided by"],
-                rows, ["left", "left", "left", "left"], "bracket",
+                rows, ["left", "left", "left", "left"], "bracket", values,
+                ["round_name", "bot_1", "bot_2", "score_1", "score_2", "game_pairs"],
             ))
         else:
-            rows = [[str(p.round), ", ".join(f"{a}–{b}" for a, b in p.pairs), ", ".join(p.byes)] for p in state.pairings]
             kind = "Swiss" if state.stage.format == "swiss" else "round-robin"
             title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired)"
-            tables.append(_Table(title, ["round", "pairings", "bye"], rows, ["right", "left", "left"], "rounds"))
+            rows, values = [], []
+            for row, value in _pairing_lines(state):
+                rows.append(row)
+                values.append(value)
+            tables.append(_Table(title, ["round", "bot", "score", "opponent", "result"], rows,
+                                 ["right", "left", "center", "left", "left"], "rounds", values,
+                                 ["opponent_score", "games", "bot_forfeits", "opponent_forfeits", "status"]))
     return tables
+
+
+def _pairing_lines(state: StageState) -> list[tuple[list[str], list[Any]]]:
+    """Each pairing and bye of a Swiss or round-robin stage, round by round:
+    (the cells shown, the csv's values)."""
+    out: list[tuple[list[str], list[Any]]] = []
+    bye_value = BYE_SCORES[state.stage.bye] * 2  # a game pair's, as the stage counts it
+    for pairing in state.pairings:
+        for a, b in pairing.pairs:
+            result = state.results.get((pairing.round, a, b)) or PairResult(counted=False)
+            mine = sum(1 for bot, _ in result.forfeits if bot == a)
+            status = ("not counted" if not result.counted else "played" if result.played
+                      else "being played" if result.games else "not played")
+            text = f"{_score(result.score[0])}–{_score(result.score[1])}" if result.games else "–"
+            out.append(([str(pairing.round), a, text, b, _pairing_note(result, status)],
+                        [pairing.round, a, result.score[0] if result.games else None, b, _pairing_note(result, status),
+                         result.score[1] if result.games else None, len(result.games), mine,
+                         len(result.forfeits) - mine, status]))
+        for bot in pairing.byes:
+            note = f"bye ({_score(bye_value)} points)"
+            out.append(([str(pairing.round), bot, _score(bye_value), "", note],
+                        [pairing.round, bot, bye_value, None, note, None, 0, 0, 0, "bye"]))
+    return out
+
+
+def _pairing_note(result: PairResult, status: str) -> str:
+    """What became of a pairing: its forfeits, or that it is not played (yet)."""
+    if status == "not counted":
+        return "not counted (a bot left the tournament)"
+    if status == "not played":
+        return "not played yet"
+    forfeits: dict[tuple[str, str], int] = {}
+    for forfeit in result.forfeits:
+        forfeits[forfeit] = forfeits.get(forfeit, 0) + 1
+    text = ", ".join(f"{bot} forfeited {n} ({reason})" if n > 1 else f"{bot} forfeited ({reason})"
+                     for (bot, reason), n in forfeits.items())
+    if status == "being played":
+        return f"being played ({len(result.games)} games so far)" + (f"; {text}" if text else "")
+    return text
 
 
 def _match_cells(match: Match) -> list[str]:
@@ -431,6 +511,18 @@ def _add_column(
         row.insert(place, text)
     for row, (_, value) in zip(table.values or [], cells):
         row.insert(place, value)
+
+
+def _place_ranges(standings: Standings) -> list[tuple[int, int]]:
+    """Each bot's places as a range, as its rank shows them: a knockout's
+    (3–4) where the places order the table, the places a shared rank covers
+    (two bots at 3= share places 3 and 4), else (rank, rank)."""
+    sharing: dict[int, int] = {}
+    for bot in standings.bots:
+        sharing[bot.rank] = sharing.get(bot.rank, 0) + 1
+    by_place = standings.ranking == "points"
+    return [bot.place if by_place and bot.place is not None else (bot.rank, bot.rank + sharing[bot.rank] - 1)
+            for bot in standings.bots]
 
 
 def _clock_cell(bot: BotStanding) -> str:
@@ -571,12 +663,14 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
-def _html_page(standings: Standings, title: str, tables: list[_Table]) -> str:
-    """The page of ``tables`` and ``title``, both already escaped for HTML."""
+def _html_page(standings: Standings, title: str, tables: list[_Table], omitted: str) -> str:
+    """The page of ``tables`` and ``title``, both already escaped for HTML;
+    ``omitted``: the line in place of a table left out."""
     if standings.total_games == 0:
         body = f"<p>{safe(_no_games(standings), 'html')}</p>"
     else:
         body = "\n".join(
+            f"<p>{omitted}</p>" if t.key == "omitted" else
             f"<h2>{t.title}</h2>\n"
             + tabulate(t.rows, headers=t.headers, tablefmt=_TABLEFMT["html"], colalign=t.align, disable_numparse=True)
             + ("\n<ul>" + "".join(f"<li>{safe(n, 'html')}</li>" for n in _notes(standings)) + "</ul>" if i == 0 else "")
@@ -668,6 +762,12 @@ def _rounds_json(rounds: Rounds) -> dict[str, Any]:
             {
                 **state.stage.to_json(), "field": state.field, "rounds_paired": len(state.pairings),
                 "total_rounds": state.total_rounds, "complete": state.complete,
+                "results": [{"round": round_, "bots": [a, b], "score": [r.score[0], r.score[1]], "games": len(r.games),
+                             "played": r.played, "counted": r.counted,
+                             "forfeits": [{"bot": bot, "reason": reason} for bot, reason in r.forfeits]}
+                            for (round_, a, b), r in state.results.items()],
+                "byes": [{"round": p.round, "bot": bot, "points": BYE_SCORES[state.stage.bye] * 2}
+                         for p in state.pairings for bot in p.byes] if state.stage.format != "knockout" else [],
                 "bracket": [[{"round": m.round, "bots": list(m.bots), "seeds": list(m.seeds), "score": list(m.score),
                               "game_pairs": m.pairs, "games": m.games, "winner": m.winner, "decided_by": m.decided_by}
                              for m in matches] for matches in state.matches],
