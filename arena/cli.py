@@ -27,6 +27,7 @@ from arena.check import DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, 
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
+from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
 from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
 from arena.results.show import find_game, frames, game_heading, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
@@ -371,12 +372,21 @@ def report(
     ),
     output: Path = typer.Option(None, "--output", "-o", help=f"The HTML file to write (default: DIR/{REPORT_FILE}, with --bot DIR/bot-NAME.html)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing file that is not an HTML page (never a file of a results directory)."),
-    bot: str = typer.Option(None, "--bot", help="Write just this bot's page (its games, forfeits, versions and stderr), to hand to its team."),
+    bot: str = typer.Option(None, "--bot", help="Write just this bot's page (its place, points, rounds, games, forfeits, versions and stderr), to hand to its team."),
+    fmt: str = typer.Option("html", "--format", "-f", help=f"html, or with --bot its grade sheet as {' or '.join(SHEET_FORMATS)} (to stdout unless -o), to mail."),
 ) -> None:
     """Write the tournament's HTML report: standings, charts, every game in a viewer, a page per bot (one file, works offline)."""
+    fmt = fmt.lower()
+    if fmt not in ("html", *SHEET_FORMATS):
+        fail(f"unknown report format {fmt!r}; use html, or with --bot one of {', '.join(SHEET_FORMATS)}")
+    if fmt != "html" and bot is None:
+        fail(f"-f {fmt} writes a bot's grade sheet: name the bot with --bot NAME")
     results = _load_results(target)
     if bot is not None and bot not in results.names and not any(bot in r.players.values() for r in results.records):
         fail(f"no bot {safe(bot)!r} in {results.directory}; its bots: {', '.join(map(safe, results.names)) or 'none'}")
+    if fmt != "html":
+        _grade_sheet(results, bot, fmt, output, force)
+        return
     if bot is not None and output is None and ("/" in bot or bot.startswith(".")):
         fail(f"the bot's name {safe(bot)!r} cannot name a file: name the page with -o")
     path = output or results.directory / (REPORT_FILE if bot is None else f"bot-{bot}.html")
@@ -394,6 +404,28 @@ def report(
         fail(f"cannot write the report to {path}: {exc.strerror or exc}")
     games = len(results.records) if bot is None else sum(bot in r.players.values() for r in results.records)
     say(f"{'report' if bot is None else f'page of {safe(bot)}'} of {games} games written to {path}", err)
+
+
+def _grade_sheet(results: ReadResults, bot: str, fmt: str, output: Path | None, force: bool) -> None:
+    """``arena report --bot NAME -f text|md``: the bot's grade sheet, to stdout or ``output``."""
+    try:
+        sheet = grade_sheet(results, results.standings(), bot)
+    except ValueError as exc:  # records that contradict themselves; a bot only of games left out
+        fail(f"cannot write the grade sheet of {safe(bot)!r} from {results.directory}: {safe(str(exc))}")
+    title = results.meta.name if results.meta is not None else ""
+    text = render_sheet(sheet, fmt, title=title) + "\n"
+    if output is None:
+        say(text.rstrip("\n"))
+        return
+    try:
+        # A sheet is text: only a file of the same kind is replaced without --force.
+        check_report_path(output, force=force or output.suffix.lower() in (".md", ".txt", ".text"))
+        write_report(output, text)
+    except ReportPathRefused as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write the grade sheet to {output}: {exc.strerror or exc}")
+    say(f"grade sheet of {safe(bot)} written to {output}", err)
 
 
 @app.command(epilog=_epilog("arena show results/oxono-demo r1-greedy~random-g1 --final", "report.md"))

@@ -290,6 +290,13 @@ class Run:
         raise AssertionError("the tournament never ends")
 
 
+def read_run(run: Run, directory: Path = Path(".")) -> ReadResults:
+    """``run`` as every reading command reads it, its ``tournament.json`` as the runner writes it."""
+    from arena.run.results_dir import tournament_meta
+
+    return results_of(directory, tournament_meta(run.config, seeding=run.seeding, pairings=run.pairings), run.records)
+
+
 def start(config: TournamentConfig, seeding: Sequence[str] | None = None) -> Run:
     """The tournament ``config`` before its first round, seeded in the file's order unless ``seeding`` says."""
     return Run(config, list(seeding) if seeding is not None else [b.name for b in config.bots])

@@ -321,6 +321,13 @@ def test_a_bots_page_lists_its_games_forfeits_and_logs(browser, logged, shots):
     # A log link per game, to the bot's file of that game.
     hrefs = [a.get_attribute("href") for a in browser.find_elements("css selector", "#game-list tbody td.log a")]
     assert hrefs == [(out / "logs" / "bob" / "games" / f"{r.game_id}.log").as_uri() for r in mine]
+    # Its grade sheet: the summary and a line per round and opponent, as the report's Python made them.
+    sheet = browser.execute_script("return JSON.parse(document.getElementById('report-data').textContent).sheets.bob")
+    assert [li.text for li in browser.find_elements("css selector", "#b-summary li")] == sheet["summary"]
+    assert sheet["summary"][0].startswith("Place: ") and sheet["games"] == len(mine)
+    lines = browser.find_elements("css selector", "#b-rounds tbody tr")
+    assert len(lines) == len(sheet["rounds"]) > 0
+    assert sum(len(tr.find_elements("css selector", "td a")) for tr in lines) == len(mine)  # each game linked
     # Its results against each opponent, counted here from the records.
     table = {tr.find_element("css selector", "td").text: [td.text for td in tr.find_elements("css selector", "td")[1:5]]
              for tr in browser.find_elements("css selector", "#b-opponents tbody tr")}

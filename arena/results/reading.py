@@ -100,6 +100,9 @@ class ReadResults:
     left_out: list[GameRecord] = field(default_factory=list)
     #: A Swiss, knockout or staged tournament's rounds as far as they are played.
     rounds: Rounds | None = None
+    #: The games scheduled so far (a result-dependent format's: those of the
+    #: rounds paired), played or not; empty when nothing rebuilt the schedule.
+    schedule: list[GameSpec] = field(default_factory=list)
 
     @property
     def reference(self) -> tuple[str, ...]:
@@ -181,4 +184,4 @@ def results_of(
     if (line := sorted_.left_out_line()) is not None:
         warnings.append(line)
     return ReadResults(directory, sorted_.kept, meta, competition, list(competition.names), ranking, sprt, warnings,
-                       sorted_.left_out, rounds)
+                       sorted_.left_out, rounds, list(schedule))

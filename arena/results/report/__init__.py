@@ -28,6 +28,7 @@ import engine
 from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
 from arena.game.records import GameRecord
+from arena.results.grade import grade_sheets
 from arena.results.logs import game_log_tail, refused_note
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.bracket import rounds_html
@@ -97,7 +98,11 @@ def build_report(
     drawing = rounds_html(results.rounds) if results.rounds is not None else ""
     data = {**games_data(game, shown, [b.name for b in standings.bots], tails, only_bot=bot), "live": live,
             "refresh_s": REFRESH_S, "only_bot": bot, "logs_href": None if bot is not None else logs_href,
-            "versions": _versions(shown, results.versions)}
+            "versions": _versions(shown, results.versions),
+            # Each page's numbers, from the one scoring model: the script shows them, it does not count.
+            "sheets": {name: sheet.to_json() for name, sheet in
+                       grade_sheets(results, standings, [bot] if bot is not None else
+                                    [b.name for b in standings.bots]).items()}}
     title = (meta.name if meta is not None else "") or "Tournament"
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
     if live and progress is not None:

@@ -499,37 +499,54 @@
     return tr;
   }
 
+  // The page's numbers come from the report's Python (DATA.sheets: the
+  // standings' one scoring model); this only shows them.
   function renderBotPage(name) {
     $("b-name").textContent = name;
     $("b-back").hidden = Boolean(DATA.only_bot);
-    const mine = GAMES.filter((g) => g.first === name || g.second === name);
-    const byOpponent = new Map();
-    const forfeits = [];
-    let won = 0, drawn = 0, lost = 0;
-    mine.forEach((g) => {
-      const seat = g.first === name ? 0 : 1;
-      const opponent = BOTS[g.p[1 - seat]];
-      const tally = byOpponent.get(opponent) || { games: 0, won: 0, drawn: 0, lost: 0, forfeits: 0 };
-      tally.games += 1;
-      if (g.w === null) { tally.drawn += 1; drawn += 1; }
-      else if (g.w === seat) { tally.won += 1; won += 1; }
-      else { tally.lost += 1; lost += 1; }
-      if (g.f === seat) { tally.forfeits += 1; forfeits.push({ g: g, seat: seat, opponent: opponent }); }
-      byOpponent.set(opponent, tally);
+    const sheet = DATA.sheets[name];
+    const summary = $("b-summary");
+    summary.textContent = "";
+    (sheet ? sheet.summary : ["Not in the ranking: the bot is no longer in the tournament."]).forEach((line) => {
+      const li = document.createElement("li");
+      li.textContent = line;
+      summary.appendChild(li);
     });
-    $("b-summary").textContent = mine.length + " games: " + won + " won, " + drawn + " drawn, " + lost + " lost; score " +
-      (won + drawn / 2) + " of " + mine.length + "; " + forfeits.length + " forfeits.";
+    const forfeits = [];
+    GAMES.forEach((g) => {
+      const seat = g.first === name ? 0 : g.second === name ? 1 : -1;
+      if (seat >= 0 && g.f === seat) forfeits.push({ g: g, seat: seat, opponent: BOTS[g.p[1 - seat]] });
+    });
+    const half = { 1: "1", 0.5: "½", 0: "0" };
+    const rounds = document.createElement("tbody");
+    (sheet ? sheet.rounds : []).forEach((line) => {
+      const games = cell("");
+      line.games.forEach((game, k) => {
+        if (k) games.append(", ");
+        const a = gameLink(game.id);
+        a.textContent = game.color + " " + (half[game.score] !== undefined ? half[game.score] : game.score);
+        a.title = game.id;
+        games.appendChild(a);
+      });
+      if (!line.games.length) games.textContent = "-";
+      const score = line.status === "bye" ? String(line.score[0])
+        : line.games.length ? line.score[0] + "–" + line.score[1] : "-";
+      const tr = row([[line.round, "num"], [line.opponent === null ? "-" : line.opponent], games, [score, "num"],
+        [line.status], [line.note]]);
+      tr.className = "status-" + line.status.replace(/ /g, "-");
+      rounds.appendChild(tr);
+    });
+    $("b-rounds").replaceChild(rounds, $("b-rounds").tBodies[0]);
+    const opponents = document.createElement("tbody");
+    (sheet ? sheet.opponents : []).forEach((t) => {
+      opponents.appendChild(row([[t.name], [t.games, "num"], [t.wins, "num"], [t.draws, "num"], [t.losses, "num"],
+        [t.score + " / " + t.games, "num"], [t.forfeits, "num"]]));
+    });
+    $("b-opponents").replaceChild(opponents, $("b-opponents").tBodies[0]);
     const versions = DATA.versions[name] || { now: null, played: {} };
     const played = Object.entries(versions.played).map(([v, n]) => v + " (" + n + " games)");
     $("b-versions").textContent = "Version now: " + (versions.now || "unknown") +
       (played.length ? "; its games were played by " + played.join(", ") : "") + ".";
-    const opponents = document.createElement("tbody");
-    Array.from(byOpponent.keys()).sort().forEach((opponent) => {
-      const t = byOpponent.get(opponent);
-      opponents.appendChild(row([[opponent], [t.games, "num"], [t.won, "num"], [t.drawn, "num"], [t.lost, "num"],
-        [(t.won + t.drawn / 2) + " / " + t.games, "num"], [t.forfeits, "num"]]));
-    });
-    $("b-opponents").replaceChild(opponents, $("b-opponents").tBodies[0]);
     const list = document.createElement("tbody");
     forfeits.forEach(({ g, seat, opponent }) => {
       const id = cell("");
