@@ -28,6 +28,7 @@ from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
+from arena.results.pending import pending_round, render_pending
 from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
 from arena.results.show import find_game, frames, game_heading, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
@@ -328,12 +329,16 @@ def standings(
         None, "--table", "-t", help=f"Only this table: {', '.join(TABLES)} (crosstable also as head-to-head; csv shows one table: the ranking unless named)."
     ),
     forfeits: bool = typer.Option(False, "--forfeits", help="List every forfeit with what the bot did (by default: each bot's first)."),
+    pending: bool = typer.Option(False, "--pending", help="Who is still to play in the current round, and which games are being played."),
 ) -> None:
     """Rank the bots of a results directory with TrueSkill (works during a run too)."""
     fmt = check_format(fmt)
     if table is not None and table.lower() not in (*TABLES, *TABLE_ALIASES):
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
     results = _load_results(target)
+    if pending:
+        say(render_pending(pending_round(results)))
+        return
     try:
         say(render_standings(results.standings(), fmt, table))
     except ValueError as exc:  # a table these results do not have

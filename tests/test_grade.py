@@ -5,35 +5,16 @@ shows it, ``arena report --bot NAME -f text|md`` writes it to mail."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
 import pytest
 
 from arena.results.grade import grade_sheet, grade_sheets, render_sheet
 from arena.results.meta import write_meta
-from arena.results.reading import ReadResults
 from arena.run.results_dir import tournament_meta
-from builders import arena, assert_one_line_error, better_seed, forfeit, read_run, start, tournament
-
-
-def swiss(directory: Path = Path(".")) -> tuple[ReadResults, object]:
-    """Five bots, three Swiss rounds with a bye a round (a won pair); the
-    better seed wins every game but s5's of round 2, which it forfeits;
-    round 3 paired, one pairing of it played, the other not yet."""
-    config = tournament(directory, 5, "format: swiss\nrounds: 3\nbye: win\nranking: points\n")
-
-    def decide(spec):
-        return forfeit(spec, "s5", "timeout") if "s5" in spec.players and spec.round == 2 else better_seed(spec)
-
-    run = start(config).play(decide, until_round=2)
-    third = run.advance()
-    first_pairing = {s.game_id for s in third if set(s.players) == set(third[0].players)}
-    run.records += [better_seed(s) for s in third if s.game_id in first_pairing]
-    return read_run(run, directory), run
+from builders import arena, assert_one_line_error, swiss_in_round_3
 
 
 def test_a_sheet_has_the_place_points_byes_forfeits_and_every_round():
-    results, _ = swiss()
+    results, _ = swiss_in_round_3()
     standings = results.standings()
     sheets = grade_sheets(results, standings, [b.name for b in standings.bots])
     for bot in standings.bots:  # the numbers are the ranking's
@@ -57,7 +38,7 @@ def test_a_sheet_has_the_place_points_byes_forfeits_and_every_round():
 
 
 def test_the_sheet_as_text_and_markdown_to_mail():
-    results, _ = swiss()
+    results, _ = swiss_in_round_3()
     sheet = grade_sheet(results, results.standings(), "s5")
     text = render_sheet(sheet, "text", title="cup")
     lines = text.splitlines()
@@ -81,7 +62,7 @@ def test_the_report_page_carries_the_sheets_it_shows():
     from arena.results.report import build_report
     from test_report import embedded
 
-    results, _ = swiss()
+    results, _ = swiss_in_round_3()
     standings = results.standings()
     data = embedded(build_report(results))
     assert data["sheets"]["s5"] == json.loads(json.dumps(grade_sheet(results, standings, "s5").to_json()))
@@ -91,7 +72,7 @@ def test_the_report_page_carries_the_sheets_it_shows():
 def test_arena_report_writes_a_bots_sheet_to_stdout_or_a_file(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    results, run = swiss(tmp_path)
+    results, run = swiss_in_round_3(tmp_path)
     (out / "games.jsonl").write_bytes(b"".join(r.to_line() for r in run.records))
     write_meta(out, tournament_meta(run.config, seeding=run.seeding, pairings=run.pairings))
     shown = arena("report", out, "--bot", "s5", "-f", "text")
