@@ -363,6 +363,16 @@ def _renamed_meta(meta: dict[str, Any]) -> dict[str, Any]:
                           "byes": [name(n) for n in p["byes"]]} for p in meta["pairings"]]}
 
 
+def large_cup(bots: int, swiss_rounds: int) -> tuple[list[GameRecord], dict[str, Any]]:
+    """The records and ``tournament.json`` of a field of ``bots`` teams with
+    names of different lengths: a Swiss of ``swiss_rounds`` rounds, then a
+    knockout of its top 8, played in-process (see :func:`played_tournament`)."""
+    teams = [f"team-{i:03d}-{'abcdefghij'[i % 10]}{'x' * (i % 7)}" for i in range(1, bots + 1)]
+    stages = f"stages:\n  - {{format: swiss, rounds: {swiss_rounds}}}\n  - {{format: knockout, top: 8}}\n"
+    return played_tournament(tournament_text(teams, stages, cmds=dict.fromkeys(teams, "python -m bots.greedy"),
+                                             name=f"cup of {bots}", time_control="move 0.2"))
+
+
 # -- results as the readers see them ----------------------------------------------------
 
 

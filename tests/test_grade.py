@@ -44,7 +44,8 @@ def test_the_sheet_as_text_and_markdown_to_mail():
     lines = text.splitlines()
     assert lines[0] == "Grade sheet of s5: cup"
     assert f"Place: {sheet.place} of 5" in lines
-    assert "Points: 2 = 0 from 4 games (0 won, 0 drawn, 4 lost) + 2 from 1 bye" in lines
+    assert lines[4:7] == ["Points: 2 (the Swiss's, byes counted)", "Games: 4 (0 won, 0 drawn, 4 lost), score 0",
+                          "Byes: 1 (2 points)"]
     assert "Forfeits lost: timeout 2; won by forfeit: none; pairings not played yet: 0" in lines
     assert ["2", "s2", "black", "0,", "pink", "0", "0–2", "played", "s5", "forfeited", "2", "(timeout)"] in [
         line.split() for line in lines]

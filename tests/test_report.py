@@ -93,7 +93,7 @@ def embedded(page: str) -> dict:
 
 def tables_of(page: str) -> dict[str, list[list[str]]]:
     tables = {}
-    for title, key, body in re.findall(r'<h3>([^<]*)</h3><table class="data" data-table="([^"]*)">(.*?)</table>', page, re.S):
+    for title, key, body in re.findall(r'<h3>([^<]*)</h3><div class="scroll"><table class="data" data-table="([^"]*)">(.*?)</table>', page, re.S):
         rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
         tables[(key, html.unescape(title))] = [
             [html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in rows

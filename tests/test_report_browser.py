@@ -22,7 +22,7 @@ import needs
 from arena.game.positions import positions
 from arena.game.records import GameRecord
 from arena.results.report import write_report
-from builders import HOSTILE_NAME, KNOCKOUT, meta_of, played_cup, report_page
+from builders import HOSTILE_NAME, KNOCKOUT, large_cup, meta_of, played_cup, report_page
 from played_games import played_games
 
 BOTS = ["ann", "bob", "cy"]
@@ -257,8 +257,10 @@ def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
     live.finish(records, len(records))
     # The page reloads within REFRESH_S seconds and shows the final report, at the
     # same game and ply, with the same filter.
+    # (The status is in the page's HTML, the viewer opened by its script once loaded: wait for both.)
     WebDriverWait(browser, 6 * REFRESH_S).until(
-        lambda d: d.find_element("id", "status").text.startswith(f"{len(records)} games; written"))
+        lambda d: d.find_element("id", "status").text.startswith(f"{len(records)} games; written")
+        and d.find_element("id", "viewer").is_displayed())
     assert shown_ply(browser) == 2 and browser.find_element("id", "viewer").is_displayed()
     assert Select(browser.find_element("id", "f-bot")).first_selected_option.get_attribute("value") == "ann"
     shown = [tr.get_attribute("data-game") for tr in browser.find_elements("css selector", "#game-list tbody tr")]
@@ -420,3 +422,57 @@ def test_a_match_in_the_bracket_opens_its_games(browser, tmp_path, shots):
     browser.save_screenshot(str(shots / "bracket.png"))
     not_injected(browser)
     no_script_errors(browser)
+
+
+#: Elements past the window's right edge that are not inside a table's scrolling box (or the
+#: bracket's, or a cell that clips its text) ending within the window: a page that scrolls sideways.
+OVERFLOWING = """
+const boxed = (e) => { for (let p = e.parentElement; p; p = p.parentElement) {
+  const o = getComputedStyle(p).overflowX;
+  if (o === 'hidden' || p.classList.contains('scroll') || p.classList.contains('bracket'))
+    return p.getBoundingClientRect().right <= window.innerWidth + 1; }
+  return false; };
+return Array.from(document.querySelectorAll('body *')).filter((e) => { const r = e.getBoundingClientRect();
+  return r.width > 0 && r.right > window.innerWidth + 1 && !boxed(e); })
+  .map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));"""
+
+
+def test_a_report_of_100_bots_fits_a_1400_pixel_window_and_its_rating_chart_reads(browser, tmp_path, shots):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from arena.results.report.charts import HIGHLIGHTED
+
+    records, meta = large_cup(100, 14)
+    path = tmp_path / "report.html"
+    write_report(path, report_page(records, meta))
+    size = browser.get_window_size()
+    browser.set_window_size(1400, 1000)
+    try:
+        browser.get("about:blank")
+        browser.get(path.as_uri())
+        width = browser.execute_script("return window.innerWidth")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        assert browser.execute_script(OVERFLOWING) == []
+        # Tables wider than the window scroll in their own box; the head to head of 100 bots opens on request.
+        assert browser.find_element("css selector", "details.wide table[data-table=crosstable]")
+        browser.save_screenshot(str(shots / "report-100-top.png"))
+        # The rating chart: the first bots of the ranking in colour, the others grey, picked out by the box.
+        series = browser.find_elements("css selector", "svg.chart g.series")
+        assert len(series) == 100 and len(browser.find_elements("css selector", "svg.chart g.series.other")) == 100 - HIGHLIGHTED
+        browser.execute_script("document.getElementById('chart-find').scrollIntoView()")
+        wanted = meta["bots"][57]["name"]
+        browser.find_element("id", "chart-find").send_keys(wanted)
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements("css selector", "svg.chart g.series.found"))
+        found = browser.find_elements("css selector", "svg.chart g.series.found")
+        assert [g.get_attribute("data-bot") for g in found] == [wanted]
+        assert browser.find_element("css selector", "svg.chart text.found-label").text == wanted
+        assert browser.find_element("id", "chart-found").text == "1 bot found"
+        browser.save_screenshot(str(shots / "report-100-chart.png"))
+        # A team's page fits too.
+        browser.get(path.as_uri() + "#bot=" + wanted)
+        WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "b-name").text == wanted)
+        assert browser.execute_script(OVERFLOWING) == []
+        assert len(browser.find_elements("css selector", "#b-rounds tbody tr")) >= 14
+        no_script_errors(browser)
+    finally:
+        browser.set_window_size(size["width"], size["height"])

@@ -97,6 +97,8 @@ class GradeSheet:
     unplayed: int
     withdrawn: bool
     disqualified: bool
+    #: The tournament has more than one stage.
+    staged: bool
     rounds: list[RoundLine]
     opponents: list[OpponentLine]
 
@@ -109,10 +111,12 @@ class GradeSheet:
         marks = [m for m, on in (("withdrawn", self.withdrawn), ("disqualified", self.disqualified)) if on]
         lines = [f"Place: {self.place} of {self.of}" + (f" ({', '.join(marks)})" if marks else ""),
                  f"Ranked by: {self.rule}"]
-        total = f"Points: {_num(self.points)} = " if self.points is not None else "Score: "
-        byes = f" + {_num(self.bye_points)} from {self.byes} bye{'s' if self.byes > 1 else ''}" if self.byes else ""
-        lines.append(total + f"{_num(self.score)} from {self.games} game{'s' if self.games != 1 else ''} "
-                     f"({self.wins} won, {self.draws} drawn, {self.losses} lost){byes}")
+        if self.points is not None:  # what orders a Swiss: its games and byes, not a later stage's
+            lines.append(f"Points: {_num(self.points)} (the {'first stage' if self.staged else 'Swiss'}'s, byes counted)")
+        lines.append(f"Games: {self.games} ({self.wins} won, {self.draws} drawn, {self.losses} lost), "
+                     f"score {_num(self.score)}")
+        if self.byes:
+            lines.append(f"Byes: {self.byes} ({_num(self.bye_points)} points)")
         lines.append(f"Forfeits lost: {_reasons(self.forfeits)}; won by forfeit: {_reasons(self.forfeit_wins)}; "
                      f"pairings not played yet: {self.unplayed}")
         return lines
@@ -205,7 +209,7 @@ def _sheet(standing: Any, standings: Standings, records: list[GameRecord], sched
         draws=standing.draws, losses=standing.losses, score=standing.score, bye_points=standing.bye_points,
         byes=byes, points=standing.points, forfeits=dict(standing.forfeits), forfeit_wins=forfeit_wins,
         unplayed=sum(1 for l in ordered if l.status == "not played"), withdrawn=standing.withdrawn,
-        disqualified=standing.disqualified, rounds=ordered,
+        disqualified=standing.disqualified, staged=rounds is not None and rounds.stage_count > 1, rounds=ordered,
         opponents=[OpponentLine(o, t.games, t.wins, t.draws, t.losses, t.score, lost[0])
                    for o, (t, lost) in sorted(opponents.items())],
     )

@@ -32,14 +32,14 @@ from arena.results.grade import grade_sheets
 from arena.results.logs import game_log_tail, refused_note
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.bracket import rounds_html
-from arena.results.report.charts import bot_colors, move_time_chart, move_times, rating_chart, results_chart
+from arena.results.report.charts import HIGHLIGHTED, bot_colors, move_time_chart, move_times, rating_chart, results_chart
 from arena.results.report.data import games_data, script_json
 from arena.results.meta import META_FILE, TournamentMeta
 from arena.results.reading import ReadResults, results_of
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA
 from arena.results.sprt import SprtConfig
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
-from arena.results.tables import Table, standings_notes, standings_tables, standings_title
+from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_notes, standings_tables, standings_title
 
 __all__ = ["REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused", "build_report", "check_report_path", "logs_href",
            "write_report"]
@@ -116,6 +116,7 @@ def build_report(
     if standings.total_games:
         charts = (
             "<h3>Rating against games played</h3>"
+            + _chart_search([b.name for b in standings.bots])
             + rating_chart({b.name: b.history for b in standings.bots}, colors, (INITIAL_MU, INITIAL_SIGMA))
             + "<h3>Results and forfeits</h3>"
             + results_chart(standings.bots, colors)
@@ -332,6 +333,17 @@ def _tables_html(tables: Sequence[Table], notes: str, drawing: str) -> str:
     return "".join(out)
 
 
+def _chart_search(names: Sequence[str]) -> str:
+    """The box that picks bots out of the rating chart's grey lines (viewer.js),
+    when the chart has more bots than it draws in colour."""
+    if len(names) <= HIGHLIGHTED:
+        return ""
+    options = "".join(f'<option value="{safe(name, "html")}"></option>' for name in names)
+    return (f'<p class="chart-find">The first {HIGHLIGHTED} bots of the ranking in colour, the others in grey. '
+            f'<label>Find a bot <input id="chart-find" type="search" list="chart-bots" placeholder="a name or part of it">'
+            f'</label> <span id="chart-found"></span></p><datalist id="chart-bots">{options}</datalist>')
+
+
 def _table_html(table: Table) -> str:
     head = "".join(
         f'<th class="{"num" if align == "right" else ""}">{safe(h, "html")}</th>' for h, align in zip(table.headers, table.align)
@@ -342,4 +354,10 @@ def _table_html(table: Table) -> str:
         ) + "</tr>"
         for row in table.rows
     )
-    return f'<h3>{safe(table.title, "html")}</h3><table class="data" data-table="{table.key}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    html = (f'<div class="scroll"><table class="data" data-table="{table.key}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{rows}</tbody></table></div>')
+    if table.key == "crosstable" and len(table.rows) > HEAD_TO_HEAD_MAX_BOTS:
+        # Wider and taller than a screen: there when asked for.
+        return (f'<details class="wide"><summary><h3>{safe(table.title, "html")}</h3> '
+                f'({len(table.rows)} bots: click to open)</summary>{html}</details>')
+    return f'<h3>{safe(table.title, "html")}</h3>{html}'

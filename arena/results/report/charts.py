@@ -16,17 +16,26 @@ from arena.bot.text import safe
 from arena.game.records import GameRecord
 from arena.results.standings import BotStanding, Standings
 
-__all__ = ["bot_colors", "rating_chart", "results_chart", "move_time_chart", "move_times", "quantile"]
+__all__ = ["HIGHLIGHTED", "bot_colors", "rating_chart", "results_chart", "move_time_chart", "move_times", "quantile"]
 
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+#: The colour of the bots past the palette's.
+_OTHER = "#c8c8c8"
 _WIDTH = 760
 #: Most points drawn per bot in the rating chart: enough for the eye, small for 10,000 games.
 _MAX_POINTS = 240
+#: The bots the rating chart draws in colour, from the top of the ranking;
+#: past as many lines and bands no one can be followed.
+HIGHLIGHTED = len(_PALETTE)
+#: The height of a bot's row in the results and time charts, up to
+#: :data:`_ROOMY_ROWS` bots, and past them (a field of 100 stays one screen long per 30 bots).
+_ROW, _ROW_PACKED, _ROOMY_ROWS = 30, 18, 24
 
 
 def bot_colors(names: Sequence[str]) -> dict[str, str]:
-    """A colour per bot, in ranking order, repeated after ten bots."""
-    return {name: _PALETTE[i % len(_PALETTE)] for i, name in enumerate(names)}
+    """A colour per bot, in ranking order: ten colours, then grey (the
+    rating chart draws the bots past the tenth in grey)."""
+    return {name: _PALETTE[i] if i < len(_PALETTE) else _OTHER for i, name in enumerate(names)}
 
 
 def _esc(text: object) -> str:
@@ -71,8 +80,15 @@ def rating_chart(
     history: Mapping[str, Sequence[tuple[int, float, float]]], colors: Mapping[str, str], start: tuple[float, float]
 ) -> str:
     """mu (line) and mu ± sigma (band) of each bot against its games played.
-    ``start`` is the (mu, sigma) every bot begins with, drawn at 0 games."""
-    legend_rows = math.ceil(len(colors) / 4)
+    ``start`` is the (mu, sigma) every bot begins with, drawn at 0 games.
+    Past :data:`HIGHLIGHTED` bots (``colors`` is in ranking order), only the
+    first :data:`HIGHLIGHTED` are drawn in colour with their band and
+    legend; the others are thin grey lines (class ``other``), drawn first,
+    under them, for the report's search box to pick out."""
+    names = list(colors)
+    shown = names if len(names) <= HIGHLIGHTED else names[:HIGHLIGHTED]
+    others = names[len(shown):]
+    legend_rows = math.ceil(len(shown) / 4) + (1 if others else 0)
     height = 290 + 18 * legend_rows
     left, right, top, bottom = 48, _WIDTH - 12, 12, 250
     series = {name: [(0, *start), *_thin(history.get(name, ()))] for name in colors}
@@ -88,7 +104,16 @@ def rating_chart(
 
     body = _axes(left, right, top, bottom, [(y(t), _fmt(t)) for t in _nice_ticks(low, high)],
                  [(x(t), _fmt(t)) for t in _nice_ticks(0, most) if t <= most], "games played", "mu ± sigma")
-    for name, color in colors.items():
+    for name in others:
+        pts = series[name]
+        line = " ".join(f"{x(g):.1f},{y(mu):.1f}" for g, mu, _ in pts)
+        g, mu, s = pts[-1]
+        body.append(
+            f'<g class="series other" data-bot="{_esc(name)}"><title>{_esc(name)}: mu {mu:.2f} ± {s:.2f} after {g} games</title>'
+            f'<polyline points="{line}" fill="none" stroke="{_OTHER}" stroke-width="1"/></g>'
+        )
+    for name in reversed(shown):  # the first bot on top
+        color = colors[name]
         pts = series[name]
         band = [f"{x(g):.1f},{y(mu + s):.1f}" for g, mu, s in pts] + [f"{x(g):.1f},{y(mu - s):.1f}" for g, mu, s in reversed(pts)]
         line = " ".join(f"{x(g):.1f},{y(mu):.1f}" for g, mu, _ in pts)
@@ -98,13 +123,17 @@ def rating_chart(
             f'<polygon points="{" ".join(band)}" fill="{color}" fill-opacity="0.13" stroke="none"/>'
             f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="2"/></g>'
         )
-    body += _legend(colors, 300)
+    body += _legend({name: colors[name] for name in shown}, 300)
+    if others:
+        row = 300 + 18 * math.ceil(len(shown) / 4)
+        body.append(f'<g class="legend"><rect x="48" y="{row - 10}" width="12" height="12" fill="{_OTHER}"/>'
+                    f'<text x="64" y="{row}">the other {len(others)} bots (grey; find one with the box above the chart)</text></g>')
     return _svg(height, "rating (mu ± sigma) against games played", body)
 
 
 def results_chart(bots: Sequence[BotStanding], colors: Mapping[str, str]) -> str:
     """Each bot's wins, draws, losses and forfeited losses as shares of its games."""
-    row, left, right = 30, 150, _WIDTH - 250
+    row, left, right = _row_height(len(bots)), 150, _WIDTH - 250
     height = 34 + row * len(bots)
     body = [
         f'<g class="legend"><rect x="{left}" y="4" width="12" height="12" fill="#4caf50"/><text x="{left + 16}" y="14">wins</text>'
@@ -114,27 +143,29 @@ def results_chart(bots: Sequence[BotStanding], colors: Mapping[str, str]) -> str
     ]
     for i, bot in enumerate(bots):
         top = 26 + i * row
+        bar = _bar_height(row)
+        base = top + bar / 2 + 4  # a text's baseline, level with the bar's middle
         forfeits = sum(bot.forfeits.values())
         parts = [("wins", bot.wins, "#4caf50"), ("draws", bot.draws, "#b0b0b0"),
                  ("losses", bot.losses - forfeits, "#ef9a9a"), ("forfeits", forfeits, "#b71c1c")]
         body.append(f'<g class="bar" data-bot="{_esc(bot.name)}">')
-        body.append(f'<rect x="{left - 14}" y="{top + 6}" width="9" height="9" fill="{colors.get(bot.name, "#888")}"/>')
-        body.append(f'<text x="{left - 18}" y="{top + 15}" text-anchor="end">{_esc(_short(bot.name))}</text>')
+        body.append(f'<rect x="{left - 14}" y="{base - 9:.1f}" width="9" height="9" fill="{colors.get(bot.name, "#888")}"/>')
+        body.append(f'<text x="{left - 18}" y="{base:.1f}" text-anchor="end">{_esc(_short(bot.name))}</text>')
         x = float(left)
         for label, count, fill in parts:
             if not count:
                 continue
             width = (right - left) * count / bot.games
             body.append(
-                f'<rect x="{x:.1f}" y="{top}" width="{width:.1f}" height="{row - 8}" fill="{fill}">'
+                f'<rect x="{x:.1f}" y="{top}" width="{width:.1f}" height="{bar}" fill="{fill}">'
                 f"<title>{_esc(bot.name)}: {count} {label} of {bot.games} games</title></rect>"
             )
-            if width > 22:
-                body.append(f'<text class="in" x="{x + width / 2:.1f}" y="{top + 15}" text-anchor="middle">{count}</text>')
+            if width > 22 and bar >= 20:
+                body.append(f'<text class="in" x="{x + width / 2:.1f}" y="{base:.1f}" text-anchor="middle">{count}</text>')
             x += width
         reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(bot.forfeits.items()))
         summary = f"{bot.wins}-{bot.draws}-{bot.losses} of {bot.games}" + (f"; forfeits: {reasons}" if reasons else "")
-        body.append(f'<text x="{right + 8}" y="{top + 15}">{_esc(summary)}</text></g>')
+        body.append(f'<text x="{right + 8}" y="{base:.1f}">{_esc(summary)}</text></g>')
     return _svg(height, "results and forfeits by bot", body)
 
 
@@ -162,8 +193,8 @@ def quantile(ordered: Sequence[float], q: float) -> float:
 def move_time_chart(standings: Standings, times: Mapping[str, Sequence[float]], colors: Mapping[str, str]) -> str:
     """A box per bot on a log axis: the box spans the 25th to 75th percentile,
     the whiskers the 5th to 95th, a bar marks the median and a dot the slowest move."""
-    row, left, right = 30, 150, _WIDTH - 250
     names = [bot.name for bot in standings.bots]
+    row, left, right = _row_height(len(names)), 150, _WIDTH - 250
     height = 48 + row * len(names)
     every = [v for name in names for v in times.get(name, ())]
     floor = 0.01
@@ -182,7 +213,8 @@ def move_time_chart(standings: Standings, times: Mapping[str, Sequence[float]], 
     body.append(f'<text x="{right}" y="{height - 2}" text-anchor="end">milliseconds per move (log scale)</text>')
     for i, name in enumerate(names):
         top = 10 + i * row
-        mid = top + (row - 8) / 2
+        bar = _bar_height(row)
+        mid = top + bar / 2
         values = times.get(name, ())
         body.append(f'<g class="box" data-bot="{_esc(name)}">')
         body.append(f'<text x="{left - 8}" y="{mid + 4:.1f}" text-anchor="end">{_esc(_short(name))}</text>')
@@ -195,9 +227,9 @@ def move_time_chart(standings: Standings, times: Mapping[str, Sequence[float]], 
             f"<title>{_esc(name)}: {len(values)} moves; median {q[50]:.2f} ms, 5%-95% {q[5]:.2f}-{q[95]:.2f} ms, "
             f"slowest {values[-1]:.1f} ms</title>"
             f'<line x1="{x(q[5]):.1f}" y1="{mid:.1f}" x2="{x(q[95]):.1f}" y2="{mid:.1f}" stroke="{color}" stroke-width="2"/>'
-            f'<rect x="{x(q[25]):.1f}" y="{top:.1f}" width="{max(1.0, x(q[75]) - x(q[25])):.1f}" height="{row - 8}" '
+            f'<rect x="{x(q[25]):.1f}" y="{top:.1f}" width="{max(1.0, x(q[75]) - x(q[25])):.1f}" height="{bar}" '
             f'fill="{color}" fill-opacity="0.35" stroke="{color}"/>'
-            f'<line x1="{x(q[50]):.1f}" y1="{top}" x2="{x(q[50]):.1f}" y2="{top + row - 8}" stroke="#111" stroke-width="2"/>'
+            f'<line x1="{x(q[50]):.1f}" y1="{top}" x2="{x(q[50]):.1f}" y2="{top + bar}" stroke="#111" stroke-width="2"/>'
             f'<circle cx="{x(values[-1]):.1f}" cy="{mid:.1f}" r="3" fill="{color}"/>'
             f'<text x="{right + 8}" y="{mid + 4:.1f}">median {q[50]:.2g} ms, 95% under {q[95]:.2g} ms</text></g>'
         )
@@ -227,6 +259,15 @@ def _legend(colors: Mapping[str, str], y: float) -> list[str]:
         body.append(f'<rect x="{x}" y="{row - 10}" width="12" height="12" fill="{color}"/>'
                     f'<text x="{x + 16}" y="{row}">{_esc(_short(name))}</text>')
     return ['<g class="legend">', *body, "</g>"]
+
+
+def _row_height(bots: int) -> int:
+    return _ROW if bots <= _ROOMY_ROWS else _ROW_PACKED
+
+
+def _bar_height(row: int) -> int:
+    """A bar's height in a row: a gap of 8 between roomy rows, 4 between packed ones."""
+    return row - 8 if row == _ROW else row - 4
 
 
 def _short(name: str, limit: int = 20) -> str:

@@ -646,6 +646,36 @@
     });
   }
 
+  // ---- the rating chart's search box: picks bots out of its grey lines ----------
+
+  function findInChart() {
+    const box = $("chart-find");
+    if (!box) return;
+    const wanted = box.value.trim().toLowerCase();
+    const svg = document.querySelector("svg.chart g.series") && document.querySelector("svg.chart g.series").ownerSVGElement;
+    svg.querySelectorAll("text.found-label").forEach((t) => t.remove());
+    let found = 0;
+    svg.querySelectorAll("g.series").forEach((g) => {
+      const hit = wanted !== "" && g.dataset.bot.toLowerCase().includes(wanted);
+      g.classList.toggle("found", hit);
+      if (!hit) return;
+      found += 1;
+      g.parentNode.appendChild(g);  // on top of the others
+      if (found > 12) return;  // names beside a dozen lines at most: more would cover the chart
+      const points = g.querySelector("polyline").getAttribute("points").trim().split(" ");
+      const [x, y] = points[points.length - 1].split(",").map(Number);
+      const label = document.createElementNS("http://www.w3.org/2000/svg", "text");
+      label.setAttribute("class", "found-label");
+      label.setAttribute("x", String(x + 4));
+      label.setAttribute("y", String(y + 4));
+      label.textContent = g.dataset.bot;
+      svg.appendChild(label);
+    });
+    $("chart-found").textContent = wanted === "" ? "" : found + " bot" + (found === 1 ? "" : "s") + " found";
+  }
+
+  if ($("chart-find")) $("chart-find").addEventListener("input", findInChart);
+
   addBotLinks();
   restoreState();
   renderList();
