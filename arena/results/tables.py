@@ -19,6 +19,8 @@ These tables are rendered, in this order:
    pairs and verdict;
 5. **head to head** — each row bot's score against each column bot, as
    ``score/games`` (``—`` on the diagonal, ``-`` for bots that never met);
+   above :data:`HEAD_TO_HEAD_MAX_BOTS` bots the text formats give a line in
+   its place saying how to ask for it (``--table head-to-head``);
 6. **by colour** — wins, draws and losses of whoever played each colour, and
    its score %, which shows any first-mover advantage; every game counts once
    for each colour, so the total is in the title, not on each row.
@@ -37,10 +39,17 @@ the ranking's title and first note, csv in a ``ranked by`` column, json in
 tie-break breaks) shows as ``3=`` in the text formats; csv and json give the
 number (``3``) and say ``shared`` apart.
 
+A Swiss or round-robin stage adds a **rounds** table, a line per pairing
+(its bots, their score ``2–0``, its forfeits, ``not played yet``, ``not
+counted``) and per bye; a knockout a **bracket** table, a line per match.
+
 The csv text is one table: a header row and the data rows; the ranking
 unless another table is asked for (``ranking``, ``crosstable`` or
 ``colors``, see :data:`TABLES`), which the other text formats can show alone
-too.  Its cells are plain numbers for a spreadsheet or a gradebook, at full
+too.  The ranking's csv ends with ``ranked by``, ``shared``, ``place_from``
+and ``place_to`` (the places a rank covers) and a column per forfeit reason
+(every known one, so that a gradebook's columns never move); the rounds'
+and the bracket's with each side's score as a number.  Its cells are plain numbers for a spreadsheet or a gradebook, at full
 precision: Elo and its margin as numbers, LOS and ratios as fractions (0.953,
 not ``95.3%``), score % as a percentage (56.25), a head-to-head cell as the
 row's score; a cell with no value (no game, the last bot's LOS, a 100 %
