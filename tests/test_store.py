@@ -1,5 +1,7 @@
+import fcntl
 import json
 import os
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -78,6 +80,17 @@ def test_a_second_writer_is_refused(config):
             open_results(ResultsStore(config.output), RunPlan(config, config.output))
     with ResultsStore(config.output) as again:  # the lock went with the first writer
         open_results(again, RunPlan(config, again.directory))
+
+
+def test_a_readers_momentary_probe_of_the_lock_does_not_refuse_a_run(config):
+    # arena standings --pending and arena serve take a shared lock for an
+    # instant to learn whether a run is going: a run starting then waits.
+    config.output.mkdir()
+    probe = os.open(config.output / ".lock", os.O_RDONLY | os.O_CREAT)
+    fcntl.flock(probe, fcntl.LOCK_SH)
+    threading.Timer(0.1, os.close, (probe,)).start()
+    with ResultsStore(config.output) as store:
+        open_results(store, RunPlan(config, store.directory))
 
 
 @pytest.mark.parametrize(

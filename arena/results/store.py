@@ -38,6 +38,7 @@ import fcntl
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,8 @@ REPLACED_FILE = "replaced.jsonl"
 LOGS_DIR = "logs"
 SCRATCH_DIR = "scratch"
 LOCK_FILE = ".lock"
+#: How long a run waits for a reader's momentary probe of the lock to end.
+LOCK_PATIENCE_S = 0.5
 #: The most of ``games.jsonl`` (and of ``replaced.jsonl``) read: close to a
 #: million games of a few kilobytes.  A bigger file is refused unread (a
 #: sparse one claims any size for nothing).
@@ -323,11 +326,19 @@ class ResultsStore:
 
     def _lock(self) -> None:
         fd = safe_files.open_file(self.directory, LOCK_FILE, os.O_WRONLY | os.O_CREAT)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise StoreBusy(f"another 'arena run' is writing to {self.directory}") from None
+        # A reader (arena standings --pending, arena serve) asks whether a run
+        # is going by taking a shared lock for an instant: a run starting in
+        # that instant waits it out rather than calling it another run.
+        deadline = time.monotonic() + LOCK_PATIENCE_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise StoreBusy(f"another 'arena run' is writing to {self.directory}") from None
+                time.sleep(0.01)
         self._lock_fd = fd
 
 
