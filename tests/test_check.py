@@ -386,7 +386,7 @@ def test_cwd_is_where_a_relative_program_is_looked_up(tmp_path):
     steps = check_bot("python bot.py", "oxono", games=1, cwd=tmp_path)
     assert all(step.ok for step in steps), steps
     missing = check_bot("./bot", "oxono", cwd=tmp_path)
-    assert missing[0].detail == f"no such program './bot' (looked in {tmp_path})"
+    assert missing[0].detail == f"./bot not found in {tmp_path} (not built?)"
 
 
 SNOOP = """\

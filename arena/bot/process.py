@@ -37,6 +37,7 @@ from arena.bot import cgroups, limits as _limits, quota, safe_files, sandbox as 
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
+from arena.bot.spec import missing_program
 from arena.bot.stderr_log import StderrLog
 from arena.bot.text import clean_tail, clean_text
 
@@ -274,6 +275,10 @@ class BotProcess:
             if self.cwd is not None and not self.cwd.is_dir():
                 why = "is not a directory" if self.cwd.exists() else "does not exist"
                 raise StartError(f"cannot start {command}: working directory {str(self.cwd)!r} {why}")
+            # Said before bubblewrap is started: its own words would be "execvp ./bot: No such file".
+            missing = missing_program(self.cmd[0], self.cwd if self.cwd is not None else Path.cwd())
+            if missing is not None:
+                raise StartError(missing)
             become_subreaper()
             log = self._open_log()
             try:
