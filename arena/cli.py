@@ -29,6 +29,7 @@ from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
 from arena.results.show import find_game, frames, game_heading, stderr_tails
+from arena.formats.rounds import Rounds
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
@@ -142,9 +143,9 @@ def interruptible(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _leader(running: RunningLeader) -> str:
-    best = running.leader()
-    return "" if best is None else escape(f"leader: {safe(best[0])} ({best[1]:.1f})")
+def _leader(running: RunningLeader, rounds: Rounds | None) -> str:
+    best = running.describe(rounds)
+    return "" if best is None else escape(f"leader: {safe(best)}")
 
 
 def _sprt_field(status: SprtStatus | None) -> str:
@@ -187,15 +188,15 @@ def run(
         TextColumn("{task.fields[sprt]}"), console=err, transient=False,
     )
     task = None
-    running = RunningLeader()
+    running = RunningLeader(config.ranking, config.disqualified)
     # Without a terminal on stderr (a log file), progress comes as lines there instead of a bar.
     snapshot = ""
     lines = ProgressLines(lambda text: say(text, err), lambda: snapshot) if not err.is_terminal else None
 
     def run_line(summary: RunSummary) -> str:
-        best = running.leader()
+        best = running.describe(summary.rounds)
         parts = [f"{len(summary.records)} of {summary.total} games",
-                 *([f"leader {best[0]} ({best[1]:.1f})"] if best is not None else []),
+                 *([f"leader {best}"] if best is not None else []),
                  *([summary.sprt.describe(short=True)] if summary.sprt is not None else [])]
         where = f", {summary.rounds.describe()}" if summary.rounds is not None and summary.rounds.pairings else ""
         return f"{config.name}{where}: " + ", ".join(parts)
@@ -222,7 +223,7 @@ def run(
         progress.start()
         task = progress.add_task(
             _run_title(config.name, summary), total=summary.total, completed=summary.resumed,
-            leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
+            leader=_leader(running, summary.rounds), sprt=escape(_sprt_field(summary.sprt)),
         )
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
@@ -232,7 +233,7 @@ def run(
             snapshot = run_line(summary)
             lines.update(len(summary.records), summary.total)
             return
-        progress.update(task, advance=1, leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
+        progress.update(task, advance=1, leader=_leader(running, summary.rounds), sprt=escape(_sprt_field(summary.sprt)),
                         total=summary.total, description=_run_title(config.name, summary))
 
     def stop_progress() -> None:
