@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -365,10 +366,13 @@ def seeding_of(config: TournamentConfig, meta: TournamentMeta | None) -> list[st
     when the first round was paired (bots that joined since come after, in
     the file's order); before that, the ranking of the results directory
     ``seed_from`` names (the bots it does not rank after, in the file's
-    order), or else the file's order."""
+    order), under ``seeding: random`` an order drawn from the tournament's
+    seed (the same every run), or else the file's order."""
     names = [bot.name for bot in config.bots]
     if meta is not None and meta.seeding:
         seeding = list(dict.fromkeys(meta.seeding))
+    elif config.seeding == "random":
+        seeding = random.Random(f"seeding {config.seed}").sample(names, len(names))
     elif config.seed_from is not None:
         try:
             seeding = [name for name in ranking_order(read_results(config.seed_from)) if name in names]
