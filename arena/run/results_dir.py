@@ -194,15 +194,26 @@ class RunPlan:
 
     def replay_forfeits_unless(self, decided: bool) -> None:
         """Add the unplayed forfeits to :attr:`replaced`, unless the SPRT is
-        ``decided`` (a decided test plays nothing more: forfeits stand)."""
+        ``decided`` (a decided test plays nothing more: forfeits stand).  A
+        bot that could not start is not tried again while its version and
+        its opponent's are those of the record (a team that did not build its
+        bot would otherwise add its games to ``replaced.jsonl`` on every
+        resume): a new version is, and ``--replay BOT`` asks for it."""
         if decided:
             return
         out_of_play = self.competition.out_of_play
         for record in self.records.kept:
             if record.forfeit_by is not None and record.players[record.forfeit_by] in out_of_play:
                 continue  # a withdrawn or disqualified bot's forfeits stand
+            if record.reason == "startup_failure" and self._same_versions(record):
+                continue
             if record.forfeit_by is not None and record.reason in self.replay_forfeits and record.game_id not in self.replaced:
                 self.replaced[record.game_id] = f"--replay-forfeits {record.reason}"
+
+    def _same_versions(self, record: GameRecord) -> bool:
+        """The bots of ``record`` are the versions that played it."""
+        now = {color: fp.version for color, name in record.players.items() if (fp := self.fingerprints.get(name))}
+        return bool(record.versions) and record.versions == now
 
     @property
     def kept(self) -> list[GameRecord]:
