@@ -23,7 +23,7 @@ from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.bot.text import safe
-from arena.check import DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
+from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
@@ -631,6 +631,7 @@ def check(
     cwd: Path = typer.Option(None, "--cwd", help="One bot: its working directory (default: the current one)."),
     startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help="One bot: seconds the bot has to answer 'hello' (default: 10)."),
     sandbox: str = typer.Option(None, "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)} (default: none)."),
+    fmt: str = typer.Option(None, "--format", "-f", help=f"A tournament file: the table as {', '.join(CHECK_FORMATS)} (default: plain)."),
 ) -> None:
     """Check every bot of a tournament file as the tournament runs it, into one
     table; or walk one bot through a checklist.  Exit status 1 when a bot fails."""
@@ -639,8 +640,10 @@ def check(
                                           ("--startup-timeout", startup_timeout), ("--sandbox", sandbox)) if value is not None]
         if given:
             fail(f"{', '.join(given)}: for one bot's command; a tournament file gives each of its bots these settings")
-        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs)
+        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs, _check_format(fmt or "plain"))
         return
+    if fmt is not None:
+        fail("--format: for a tournament file's table; one bot's checklist is plain text")
     game = _game_name(game or "oxono")
     sandbox = sandbox or "none"
     try:
@@ -655,7 +658,7 @@ def check(
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:  # ArenaWriteError: the bot's log or scratch on a full disk
         fail(str(exc))
     for step in steps:
-        mark = "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"
+        mark = "[yellow]warn[/]" if step.warning else "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"
         text = safe(step.name + (f": {step.detail}" if step.detail else ""), limit=None)
         out.print(f"{mark} " + escape(text), highlight=False, soft_wrap=True)
     if all(step.ok for step in steps):
@@ -664,8 +667,16 @@ def check(
         raise typer.Exit(1)
 
 
-def _check_file(path: Path, games: int, reference: str, jobs: int | None) -> None:
-    """``arena check FILE.yaml``: every bot of the file, one table."""
+def _check_format(fmt: str) -> str:
+    fmt = "md" if fmt.lower() == "github" else fmt.lower()
+    if fmt not in CHECK_FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(CHECK_FORMATS)}")
+    return fmt
+
+
+def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: str) -> None:
+    """``arena check FILE.yaml``: every bot of the file, one table (the
+    verdict's line on stderr under csv and json, which stay documents)."""
     if reference not in REFERENCES:
         fail(f"--reference: unknown bot {reference!r}; use one of: {', '.join(REFERENCES)}")
     try:
@@ -676,12 +687,16 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None) -> Non
         rows = check_tournament(config, games=games, reference=reference, jobs=jobs)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:
         fail(str(exc))
-    say(render_checks(rows, config.time_control))
+    say(render_checks(rows, config.time_control, fmt))
+    verdict = err if fmt in ("csv", "json") else out
+    warned = [row.bot for row in rows if row.warnings]
+    if warned:
+        say(f"warnings for {len(warned)} of {len(rows)} bots: {', '.join(warned)}", verdict)
     failed = [row.bot for row in rows if not row.passed]
     if failed:
-        say(f"{len(failed)} of {len(rows)} bots failed: {', '.join(failed)}")
+        say(f"{len(failed)} of {len(rows)} bots failed: {', '.join(failed)}", verdict)
         raise typer.Exit(1)
-    say(f"all {len(rows)} bots passed {games} games each against the {reference} bot")
+    say(f"all {len(rows)} bots passed {games} games each against the {reference} bot", verdict)
 
 
 @app.command(epilog=_epilog("arena play --game oxono --bot 'python -m bots.mcts'", "bots.md"))
