@@ -12,9 +12,9 @@ network, IPC, UTS and cgroup namespaces, as an unprivileged user with no
 capabilities, and sees a read-only system, its working directory and its
 program's directory read-only (a submission from ``bots_from``: its own
 folder and its interpreter, nothing else), for the arena's own Python the
-arena's ``engine`` and ``bots`` packages at :data:`PACKAGES_MOUNT`, and nothing writable but its scratch
-directory, a private ``/tmp`` as big as its scratch quota and a private
-``/dev/shm`` as big as its memory limit.
+arena's ``engine`` and ``bots`` packages at :data:`PACKAGES_MOUNT`, and
+nothing writable but its scratch directory, a private ``/tmp`` as big as its
+scratch quota and a private ``/dev/shm`` as big as its memory limit.
 """
 
 from __future__ import annotations
