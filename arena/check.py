@@ -5,11 +5,14 @@ in a supervised child (:mod:`arena.run.supervised`), into one table."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
 import signal
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -20,6 +23,8 @@ import engine
 from arena.bot.player import BotPlayer, Forfeit
 from arena.bot.sandbox import check_sandbox
 from arena.bot.spec import BotConfig, command_problem, split_command
+from arena.bot.submission import SubmissionProblem
+from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.bot.text import safe
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
@@ -28,12 +33,12 @@ from arena.game.referee import play_game
 from arena.results.forfeits import describe_forfeit
 from arena.results.meta import META_FILE
 from arena.results.store import GAMES_FILE
-from arena.run.config import MAX_FILE_BYTES, TournamentConfig
+from arena.run.config import MANIFEST, MAX_FILE_BYTES, TournamentConfig
 from arena.run.pool import BotPool, log_path
 from arena.run.supervised import Lost, child_deadline_s, supervise
 from arena.formats.game_pairs import game_seed
 
-__all__ = ["BotCheck", "CheckStep", "DEFAULT_GAMES", "check_bot", "check_one", "check_tournament", "peak_memory_bytes", "render_checks"]
+__all__ = ["BotCheck", "CHECK_FORMATS", "CheckStep", "DEFAULT_GAMES", "check_bot", "check_one", "check_tournament", "peak_memory_bytes", "render_checks"]
 
 #: The opponent: the stdlib random bot shipped with the arena.
 RANDOM_BOT = (sys.executable, "-m", "bots.random_bot")
@@ -54,6 +59,8 @@ class CheckStep:
     name: str
     ok: bool
     detail: str = ""
+    #: A warning (see :func:`_warnings`): passed, but worth fixing.
+    warning: bool = False
 
 
 #: The checklist's first step.
@@ -79,6 +86,8 @@ class _Walk:
     peak_memory_bytes: int | None = None
     #: The processes it took (1: one played every game), once it played every game.
     starts: int = 0
+    #: The most it wrote to stderr in one game, in bytes.
+    most_stderr_bytes: int = 0
     #: Its exit code once told to ``quit`` (``-SIGKILL``: killed after its
     #: quit grace); None when it was not, or its last process was already gone.
     exit_code: int | None = None
@@ -102,8 +111,12 @@ def _walk(
     walk.colors = colors = tuple(engine.get_game(candidate.game).colors)
     for spec in specs:
         seat = spec.players.index(candidate.name)
+        before, written = candidate.process, candidate.process.stderr_bytes if candidate.process is not None else 0
         record = play(spec)
         walk.games.append((record, seat))
+        if candidate.process is not None:  # a process started in the game wrote all it did in it
+            since = candidate.process.stderr_bytes - (written if candidate.process is before else 0)
+            walk.most_stderr_bytes = max(walk.most_stderr_bytes, since)
         times = [move.ms for move in record.moves[seat::2]]
         if times:
             walk.slowest_ms = max(walk.slowest_ms or 0.0, max(times))
@@ -167,8 +180,12 @@ def check_bot(
     hidden: tuple[Path, ...] = ()
     if sandbox != "none":  # only a sandbox hides anything: no need to look without one
         hidden = tournament_paths(cwd) + ((logs_dir.absolute(),) if logs_dir else ())
+    candidate = BotConfig(name="candidate", cmd=argv, options={}, cwd=cwd, env={}, sandbox=sandbox)
+    # A team's folder (it holds its bot.yaml) is its version whole, as bots_from digests it.
+    versioned = replace(candidate, source=cwd) if (cwd / MANIFEST).is_file() else candidate
+    files = _files_of(versioned)
     bot = BotPlayer(
-        BotConfig(name="candidate", cmd=argv, options={}, cwd=cwd, env={}, sandbox=sandbox),
+        candidate,
         game,
         log_path=log_path(logs_dir, "candidate", "check") if logs_dir else None,
         log_root=logs_dir,
@@ -189,7 +206,10 @@ def check_bot(
     finally:
         bot.discard_process()
         opponent.close()
-    return _steps(walk, quit_grace_s)
+    steps = _steps(walk, quit_grace_s)
+    if walk.no_start is None:
+        steps += [CheckStep(name, True, text, warning=True) for name, text in _warnings(walk, files, _files_of(versioned))]
+    return steps
 
 
 def _steps(walk: _Walk, quit_grace_s: float) -> list[CheckStep]:
@@ -274,12 +294,22 @@ CHECK_TAG = "check"
 _LONGEST_GAME_MOVES = 100
 
 
+#: The formats of ``arena check FILE.yaml``'s table (``github``: ``md``).
+CHECK_FORMATS = ("plain", "md", "csv", "json")
+#: Stderr a bot may write in one game before the check warns: a tournament's
+#: game log keeps its first and last 32 KiB (:mod:`arena.bot.stderr_log`).
+STDERR_WARN_BYTES = 64 * 1024
+#: The width the plain table wraps a reason or warning at.
+REASON_WIDTH = 60
+
+
 @dataclass(frozen=True)
 class BotCheck:
     """One bot's row in ``arena check FILE.yaml``'s table.  ``reason`` is
     one line saying why it failed ("" when it passed); ``slowest_ms`` its
     slowest move (None before its first); ``peak_memory_bytes`` the most
-    resident memory its processes held (see :func:`peak_memory_bytes`)."""
+    resident memory its processes held (see :func:`peak_memory_bytes`);
+    ``warnings`` what does not fail it but should be fixed (see :func:`check_one`)."""
 
     bot: str
     passed: bool
@@ -288,6 +318,7 @@ class BotCheck:
     forfeits: int
     slowest_ms: float | None
     peak_memory_bytes: int | None
+    warnings: tuple[str, ...] = ()
 
 
 def check_deadline_s(config: TournamentConfig, games: int) -> float:
@@ -365,6 +396,8 @@ def check_one(
     pool = BotPool(config, logs_dir, CHECK_TAG)
     candidate = pool.player(name)
     seeds = [game_seed(config.seed, f"{name}:check-{number + 1}") for number in range(games)]
+    bot = next(b for b in config.bots if b.name == name)
+    files = _files_of(bot, config)
     try:
         walk = _walk(candidate, _check_games(name, opponent, config.game, config.competition.suite(), seeds),
                      pool.play, max_forfeits=MAX_FORFEITS)
@@ -372,6 +405,7 @@ def check_one(
         pool.close()
     if walk.no_start is not None:
         return _failed(name, f"did not start: {walk.no_start}")
+    warnings = [text for _, text in _warnings(walk, files, _files_of(bot, config))]
     reasons = [
         f"{record.game_id} as {walk.colors[seat]}: {describe_forfeit(record)}"
         for record, seat in walk.games if record.forfeit_by == walk.colors[seat]
@@ -381,7 +415,33 @@ def check_one(
     reason = reasons[0] if reasons else ""
     if walk.forfeits > 1:
         reason = f"{walk.forfeits} forfeits; first: {reason}"
-    return BotCheck(name, not reasons, reason, len(walk.games), walk.forfeits, walk.slowest_ms, walk.peak_memory_bytes)
+    return BotCheck(name, not reasons, reason, len(walk.games), walk.forfeits, walk.slowest_ms, walk.peak_memory_bytes,
+                    tuple(warnings))
+
+
+def _files_of(bot: BotConfig, config: TournamentConfig | None = None) -> Fingerprint | None:
+    """What ``bot``'s version is a digest of, or None when its folder cannot be read."""
+    try:
+        return fingerprint(bot, config.submission_limits) if config is not None else fingerprint(bot)
+    except SubmissionProblem:
+        return None
+
+
+def _warnings(walk: _Walk, before: Fingerprint | None, after: Fingerprint | None) -> list[tuple[str, str]]:
+    """What the bot did that passes the check but should be fixed, as (what
+    it should do, what it did): more than :data:`STDERR_WARN_BYTES` of
+    stderr in a game, a write into the files its version is a digest of
+    (its folder, or the files its command names)."""
+    warnings = []
+    if walk.most_stderr_bytes > STDERR_WARN_BYTES:
+        warnings.append((f"writes at most {STDERR_WARN_BYTES // 1024} KiB to stderr a game",
+                         f"wrote {walk.most_stderr_bytes // 1024} KiB to stderr in one game (over "
+                         f"{STDERR_WARN_BYTES // 1024} KiB: a game's log keeps its first and last 32 KiB)"))
+    if before is not None and after is not None and after.files != before.files:
+        warnings.append(("leaves its own folder as it is",
+                         f"wrote into its own folder ({describe_change(before, after)}): its version would "
+                         "change on the next run; write to $TMPDIR instead"))
+    return warnings
 
 
 def _reference_name(config: TournamentConfig, reference: str) -> str:
@@ -436,21 +496,50 @@ def _tree(pid: int) -> list[int]:
     return seen
 
 
-def render_checks(rows: list[BotCheck], time_control: TimeControl) -> str:
-    """The table ``arena check FILE.yaml`` prints: a row per bot, the reason
-    last (it is the longest), every bot's text made safe for a terminal."""
+def render_checks(rows: list[BotCheck], time_control: TimeControl, fmt: str = "plain") -> str:
+    """The table ``arena check FILE.yaml`` prints, in ``fmt`` (one of
+    :data:`CHECK_FORMATS`): a row per bot, the reason last (it is the
+    longest), every bot's text made safe for where it goes.  The plain table
+    wraps the reason at :data:`REASON_WIDTH` and puts the warnings under it
+    (``warning: ...``), md gives them a column, csv and json a field."""
+    if fmt == "json":
+        return json.dumps([{**asdict(row), "warnings": list(row.warnings)} for row in rows], indent=2)
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["bot", "check", "games", "forfeits", "slowest_move_ms", "peak_memory_bytes", "reason", "warnings"])
+        for row in rows:
+            writer.writerow([safe(row.bot, "csv"), "passed" if row.passed else "failed", row.games, row.forfeits,
+                             "" if row.slowest_ms is None else f"{row.slowest_ms:.1f}",
+                             "" if row.peak_memory_bytes is None else row.peak_memory_bytes,
+                             safe(row.reason, "csv"), safe("; ".join(row.warnings), "csv")])
+        return out.getvalue().rstrip("\n")
+    md = fmt == "md"
+    where = "markdown" if md else "terminal"
+
+    def wrapped(text: str) -> str:
+        return textwrap.fill(safe(text, where, limit=None), REASON_WIDTH, break_on_hyphens=False)
+
+    def last(row: BotCheck) -> list[str]:
+        if md:
+            return [safe(row.reason, where, limit=None) or "-", safe("; ".join(row.warnings), where, limit=None) or "-"]
+        lines = ([wrapped(row.reason)] if row.reason else []) + [wrapped(f"warning: {w}") for w in row.warnings]
+        return ["\n".join(lines) or "-"]
+
     table = [
         [
-            safe(row.bot, "terminal"),
+            safe(row.bot, where),
             "passed" if row.passed else "FAILED",
             str(row.games),
             str(row.forfeits),
             "-" if row.slowest_ms is None else f"{row.slowest_ms:.{1 if row.slowest_ms < 100 else 0}f} ms",
             "-" if row.peak_memory_bytes is None else f"{row.peak_memory_bytes / 2**20:.0f} MiB",
-            safe(row.reason, "terminal") or "-",
+            *last(row),
         ]
         for row in rows
     ]
-    headers = ["bot", "check", "games", "forfeits", f"slowest move (tc {time_control})", "peak memory", "reason"]
-    return tabulate(table, headers=headers, colalign=["left", "left", "right", "right", "right", "right", "left"],
+    headers = ["bot", "check", "games", "forfeits", f"slowest move (tc {time_control})", "peak memory", "reason",
+               *(["warnings"] if md else [])]
+    return tabulate(table, headers=headers, tablefmt="github" if md else "simple",
+                    colalign=["left", "left", "right", "right", "right", "right", "left", "left"][:len(headers)],
                     disable_numparse=True)

@@ -23,7 +23,7 @@ from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.bot.text import safe
-from arena.check import DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
+from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
@@ -31,6 +31,7 @@ from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
 from arena.results.pending import pending_round, render_pending
 from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
 from arena.results.show import find_game, frames, game_heading, stderr_tails
+from arena.formats.rounds import Rounds
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
@@ -144,9 +145,9 @@ def interruptible(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _leader(running: RunningLeader) -> str:
-    best = running.leader()
-    return "" if best is None else escape(f"leader: {safe(best[0])} ({best[1]:.1f})")
+def _leader(running: RunningLeader, rounds: Rounds | None) -> str:
+    best = running.describe(rounds)
+    return "" if best is None else escape(f"leader: {safe(best)}")
 
 
 def _sprt_field(status: SprtStatus | None) -> str:
@@ -189,15 +190,15 @@ def run(
         TextColumn("{task.fields[sprt]}"), console=err, transient=False,
     )
     task = None
-    running = RunningLeader()
+    running = RunningLeader(config.ranking, config.disqualified)
     # Without a terminal on stderr (a log file), progress comes as lines there instead of a bar.
     snapshot = ""
     lines = ProgressLines(lambda text: say(text, err), lambda: snapshot) if not err.is_terminal else None
 
     def run_line(summary: RunSummary) -> str:
-        best = running.leader()
+        best = running.describe(summary.rounds)
         parts = [f"{len(summary.records)} of {summary.total} games",
-                 *([f"leader {best[0]} ({best[1]:.1f})"] if best is not None else []),
+                 *([f"leader {best}"] if best is not None else []),
                  *([summary.sprt.describe(short=True)] if summary.sprt is not None else [])]
         where = f", {summary.rounds.describe()}" if summary.rounds is not None and summary.rounds.pairings else ""
         return f"{config.name}{where}: " + ", ".join(parts)
@@ -224,7 +225,7 @@ def run(
         progress.start()
         task = progress.add_task(
             _run_title(config.name, summary), total=summary.total, completed=summary.resumed,
-            leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
+            leader=_leader(running, summary.rounds), sprt=escape(_sprt_field(summary.sprt)),
         )
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
@@ -234,7 +235,7 @@ def run(
             snapshot = run_line(summary)
             lines.update(len(summary.records), summary.total)
             return
-        progress.update(task, advance=1, leader=_leader(running), sprt=escape(_sprt_field(summary.sprt)),
+        progress.update(task, advance=1, leader=_leader(running, summary.rounds), sprt=escape(_sprt_field(summary.sprt)),
                         total=summary.total, description=_run_title(config.name, summary))
 
     def stop_progress() -> None:
@@ -667,6 +668,7 @@ def check(
     cwd: Path = typer.Option(None, "--cwd", help="One bot: its working directory (default: the current one)."),
     startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help="One bot: seconds the bot has to answer 'hello' (default: 10)."),
     sandbox: str = typer.Option(None, "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)} (default: none)."),
+    fmt: str = typer.Option(None, "--format", "-f", help=f"A tournament file: the table as {', '.join(CHECK_FORMATS)} (default: plain)."),
 ) -> None:
     """Check every bot of a tournament file as the tournament runs it, into one
     table; or walk one bot through a checklist.  Exit status 1 when a bot fails."""
@@ -675,8 +677,10 @@ def check(
                                           ("--startup-timeout", startup_timeout), ("--sandbox", sandbox)) if value is not None]
         if given:
             fail(f"{', '.join(given)}: for one bot's command; a tournament file gives each of its bots these settings")
-        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs)
+        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs, _check_format(fmt or "plain"))
         return
+    if fmt is not None:
+        fail("--format: for a tournament file's table; one bot's checklist is plain text")
     game = _game_name(game or "oxono")
     sandbox = sandbox or "none"
     try:
@@ -691,7 +695,7 @@ def check(
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:  # ArenaWriteError: the bot's log or scratch on a full disk
         fail(str(exc))
     for step in steps:
-        mark = "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"
+        mark = "[yellow]warn[/]" if step.warning else "[green]ok[/]  " if step.ok else "[bold red]FAIL[/]"
         text = safe(step.name + (f": {step.detail}" if step.detail else ""), limit=None)
         out.print(f"{mark} " + escape(text), highlight=False, soft_wrap=True)
     if all(step.ok for step in steps):
@@ -700,8 +704,16 @@ def check(
         raise typer.Exit(1)
 
 
-def _check_file(path: Path, games: int, reference: str, jobs: int | None) -> None:
-    """``arena check FILE.yaml``: every bot of the file, one table."""
+def _check_format(fmt: str) -> str:
+    fmt = "md" if fmt.lower() == "github" else fmt.lower()
+    if fmt not in CHECK_FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(CHECK_FORMATS)}")
+    return fmt
+
+
+def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: str) -> None:
+    """``arena check FILE.yaml``: every bot of the file, one table (the
+    verdict's line on stderr under csv and json, which stay documents)."""
     if reference not in REFERENCES:
         fail(f"--reference: unknown bot {reference!r}; use one of: {', '.join(REFERENCES)}")
     try:
@@ -712,12 +724,16 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None) -> Non
         rows = check_tournament(config, games=games, reference=reference, jobs=jobs)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:
         fail(str(exc))
-    say(render_checks(rows, config.time_control))
+    say(render_checks(rows, config.time_control, fmt))
+    verdict = err if fmt in ("csv", "json") else out
+    warned = [row.bot for row in rows if row.warnings]
+    if warned:
+        say(f"warnings for {len(warned)} of {len(rows)} bots: {', '.join(warned)}", verdict)
     failed = [row.bot for row in rows if not row.passed]
     if failed:
-        say(f"{len(failed)} of {len(rows)} bots failed: {', '.join(failed)}")
+        say(f"{len(failed)} of {len(rows)} bots failed: {', '.join(failed)}", verdict)
         raise typer.Exit(1)
-    say(f"all {len(rows)} bots passed {games} games each against the {reference} bot")
+    say(f"all {len(rows)} bots passed {games} games each against the {reference} bot", verdict)
 
 
 @app.command(epilog=_epilog("arena play --game oxono --bot 'python -m bots.mcts'", "bots.md"))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 import shutil
 import subprocess
@@ -12,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 import needs
-from arena.check import DEFAULT_GAMES, check_bot, check_tournament
+from arena.check import DEFAULT_GAMES, REASON_WIDTH, BotCheck, check_bot, check_tournament, render_checks
+from arena.game.clock import TimeControl
 from arena.cli import app
 from arena.run.config import load_config
 from builders import BOTS, ROOT
@@ -190,13 +194,18 @@ OTHER = f"  - {{name: other, cmd: python -m bots.random_bot, cwd: {ROOT}}}\n"
 
 
 def table_rows(text: str) -> dict[str, list[str]]:
-    """The table's rows by bot: the columns split on runs of 2+ spaces."""
+    """The table's rows by bot: the columns split on runs of 2+ spaces, a
+    reason wrapped over several lines joined again."""
     lines = text.splitlines()
     assert lines[0].split()[:4] == ["bot", "check", "games", "forfeits"], text
-    rows = {}
+    rows: dict[str, list[str]] = {}
     for line in lines[2:]:
-        if not line.strip() or line.startswith(("all ", "1 ", "2 ", "3 ")):
+        if not line.strip() or line.startswith(("all ", "1 ", "2 ", "3 ", "warnings ")):
             break
+        if line.startswith(" "):  # a wrapped reason's next line
+            last = rows[next(reversed(rows))]
+            last[6] += " " + line.strip()
+            continue
         cells = re.split(r"\s{2,}", line.strip(), maxsplit=6)
         rows[cells[0]] = cells
     return rows
@@ -386,7 +395,7 @@ def test_cwd_is_where_a_relative_program_is_looked_up(tmp_path):
     steps = check_bot("python bot.py", "oxono", games=1, cwd=tmp_path)
     assert all(step.ok for step in steps), steps
     missing = check_bot("./bot", "oxono", cwd=tmp_path)
-    assert missing[0].detail == f"no such program './bot' (looked in {tmp_path})"
+    assert missing[0].detail == f"./bot not found in {tmp_path} (not built?)"
 
 
 SNOOP = """\
@@ -451,3 +460,61 @@ bots:
     else:
         assert sly.reason == ("the arena's process checking it died (exit code -9; a bot that kills its parent does that)")
     assert other.passed and other.games == 2
+
+
+def test_the_plain_table_wraps_a_long_reason_and_md_keeps_it_on_one_row():
+    reason = "did not start: " + " ".join(f"word{i}" for i in range(80))
+    rows = [BotCheck("long", False, reason, 0, 0, None, None), BotCheck("good", True, "", 30, 0, 1.5, 2**20)]
+    plain = render_checks(rows, TimeControl(5000, 100))
+    assert max(len(line) for line in plain.splitlines()) < 80 + REASON_WIDTH + 20
+    assert table_rows(plain)["long"][6] == reason
+    md = render_checks(rows, TimeControl(5000, 100), "md").splitlines()
+    assert len(md) == 4 and md[0].startswith("| bot ") and md[0].split("|")[-2].strip() == "warnings" and reason in md[2]
+
+
+CHATTY_AND_WRITER = """\
+game: oxono
+time_control: 5+0.1
+bots_from: submissions
+bots:
+  - {{name: good, cmd: python -m bots.random_bot, cwd: {root}}}
+  - {{name: chatty, cmd: python {bots}/chatty.py}}
+"""
+
+
+def test_check_warns_of_a_chatty_bot_and_one_writing_into_its_folder_in_every_format(tmp_path):
+    team = tmp_path / "submissions" / "team-w"
+    team.mkdir(parents=True)
+    shutil.copy(ROOT / "bots" / "random_bot.py", team / "random_bot.py")
+    (team / "bot.py").write_text("open('state.txt', 'a').write('x')\nimport runpy\nrunpy.run_path('random_bot.py', run_name='__main__')\n")
+    (team / "bot.yaml").write_text("cmd: python bot.py\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(CHATTY_AND_WRITER.format(root=ROOT, bots=BOTS))
+    plain = arena_cli("check", path, "-n", "1")
+    assert plain.exit_code == 0, plain.stdout + plain.stderr
+    rows = table_rows(plain.stdout)
+    assert rows["good"][6] == "-" and re.fullmatch(r"warning: wrote \d+ KiB to stderr in one game \(over 64 KiB: .*", rows["chatty"][6])
+    assert rows["team-w"][6].startswith("warning: wrote into its own folder (state.txt added): its version would change")
+    assert plain.stdout.splitlines()[-2:] == ["warnings for 2 of 3 bots: chatty, team-w",
+                                               "all 3 bots passed 1 games each against the random bot"]
+    (team / "state.txt").unlink()
+    found = json.loads(arena_cli("check", path, "-n", "1", "-f", "json").stdout)
+    assert [(row["bot"], row["passed"], len(row["warnings"])) for row in found] == [("good", True, 0), ("chatty", True, 1), ("team-w", True, 1)]
+    (team / "state.txt").unlink()
+    table = list(csv.DictReader(io.StringIO(arena_cli("check", path, "-n", "1", "-f", "csv").stdout)))
+    assert [row["bot"] for row in table] == ["good", "chatty", "team-w"]
+    assert table[2]["warnings"].startswith("wrote into its own folder") and int(table[0]["peak_memory_bytes"]) > 0
+    md = arena_cli("check", path, "-n", "1", "-f", "md")
+    assert md.stdout.startswith("| bot ") and "| team-w " in md.stdout
+    assert arena_cli("check", "python bot.py", "-f", "csv").exit_code == 2
+
+
+def test_one_bot_s_check_warns_of_a_write_into_its_team_folder(tmp_path):
+    shutil.copy(ROOT / "bots" / "random_bot.py", tmp_path / "random_bot.py")
+    (tmp_path / "bot.py").write_text("open('state.txt', 'a').write('x')\nimport runpy\nrunpy.run_path('random_bot.py', run_name='__main__')\n")
+    (tmp_path / "bot.yaml").write_text("cmd: python bot.py\n")
+    steps = check_bot("python bot.py", "oxono", games=1, cwd=tmp_path)
+    assert [(s.name, s.ok, s.warning) for s in steps[-1:]] == [("leaves its own folder as it is", True, True)]
+    assert steps[-1].detail.startswith("wrote into its own folder (state.txt added)")
+    shown = arena_cli("check", f"python {BOTS / 'chatty.py'}", "-n", "1")
+    assert shown.exit_code == 0 and "warn writes at most 64 KiB to stderr a game: wrote " in shown.stdout, shown.stdout

@@ -766,3 +766,24 @@ def test_show_steps_with_enter_on_a_terminal(tmp_path):
         proc.kill()
         proc.wait()
         os.close(primary)
+
+
+def test_run_lines_name_the_leader_by_the_ranking_rule_with_round_and_sprt(tmp_path):
+    # A round robin ranked by points: the leader's figure is its points, and the last line's leader is the table's.
+    path = tournament_file(tmp_path, bots=("alpha", "beta", "gamma"), ranking="points")
+    result = arena("run", path, "-f", "json")
+    assert result.exit_code == 0, result.err
+    lines = [line for line in result.err.splitlines() if line.startswith("[")]
+    assert all(re.fullmatch(r"\[0:00:\d\d\] tiny: \d+ of 12 games(, leader \S+ \(\d+(\.5)? points?\))?", line)
+               for line in lines), lines
+    first = json.loads(result.stdout)["bots"][0]
+    assert lines[-1].endswith(f"12 of 12 games, leader {first['name']} ({first['score']:g} points)")
+    # A Swiss: the round; two bots under an SPRT: the LLR and its bounds.
+    swiss = arena("run", tournament_file(tmp_path, bots=("alpha", "beta", "gamma", "delta"), rounds=2, file="swiss.yaml",
+                                         extra="format: swiss\n", output="swiss-out"))
+    assert swiss.exit_code == 0, swiss.err
+    assert re.search(r"tiny, round 2 of 2: 8 of 8 games, leader \S+$", swiss.err, re.M), swiss.err
+    sprt = arena("run", tournament_file(tmp_path, bots=("alpha", "beta"), rounds=3, output="sprt-out", file="sprt.yaml",
+                                        extra="sprt: {elo0: 0, elo1: 200}\n"))
+    assert sprt.exit_code == 0, sprt.err
+    assert re.search(r"tiny: \d+ of \d+ games, leader \S+ \(-?\d+\.\d\), LLR -?\d+\.\d\d \(-2\.94, 2\.94\) \w", sprt.err), sprt.err

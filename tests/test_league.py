@@ -183,6 +183,35 @@ def test_bots_from_a_folder_of_submissions(tmp_path):
     assert Counter(a["reason"] for a in archived) == {"--replay-forfeits startup_failure": 12, "--replay team-b": 16}
 
 
+def test_a_team_that_cannot_start_is_not_retried_on_each_resume(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where the organiser runs the course from: the folder is named from there
+    teams = tmp_path / "submissions"
+    for team in ("team-a", "team-b"):
+        submission(teams / team, "cmd: python bot.py\n")
+    submission(teams / "team-x", "cmd: ./bot\n")  # never built
+    path = tmp_path / "course.yaml"
+    path.write_text("name: course\ngame: oxono\ntime_control: 10+0.1\nconcurrency: 2\noutput: out\n"
+                    "startup_failures: forfeit\nbots_from: submissions\n")
+    assert played(arena("run", path)) == 12
+    forfeits = [r for r in records(tmp_path / "out") if r["forfeit_by"]]
+    assert len(forfeits) == 8 and {r["detail"] for r in forfeits} == {"./bot not found in submissions/team-x (not built?)"}
+    games, archive = tmp_path / "out" / "games.jsonl", tmp_path / "out" / "replaced.jsonl"
+    before = games.read_bytes()
+    for _ in range(2):
+        again = arena("run", path)
+        assert again.exit_code == 0 and played(again) == 0, again.err
+        assert not archive.exists() and games.read_bytes() == before
+    asked = arena("run", path, "--replay", "team-x")  # asked for: tried again
+    assert played(asked) == 8 and len(records(tmp_path / "out", "replaced.jsonl")) == 8
+    (teams / "team-x" / "bot").write_text(f"#!/bin/sh\nexec {sys.executable} bot.py\n")  # built: a new version
+    (teams / "team-x" / "bot").chmod(0o755)
+    built = arena("run", path)
+    assert played(built) == 8, built.err
+    assert not any(r["forfeit_by"] for r in records(tmp_path / "out"))
+    assert Counter(a["reason"] for a in records(tmp_path / "out", "replaced.jsonl")) == {
+        "--replay team-x": 8, "--replay-forfeits startup_failure": 8}
+
+
 def test_kill_9_in_the_middle_of_a_replay_leaves_every_game_once_and_the_archive_whole(tmp_path):
     path = league_file(tmp_path, ["ann", "bob", "cy"], extra="openings: {plies: 2, count: 3}\n", concurrency=1)
     assert played(arena("run", path)) == 18

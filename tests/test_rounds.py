@@ -756,6 +756,12 @@ CONFIG_ERRORS = [
     ("format: swiss\nrounds: 3\ngames_per_match: 2\n", "games_per_match", "^games_per_match:",
      "does not go with format: swiss"),
     ("seed_from: nowhere\n", "seed_from", "^seed_from:", "goes with format: swiss, format: knockout or stages:"),
+    ("seeding: random\n", "seeding", "^seeding:", "goes with format: swiss, format: knockout or stages:"),
+    ("format: knockout\nseeding: seed_from\n", "seeding", "^seeding:",
+     "seeding: seed_from needs seed_from: (the results directory whose ranking seeds the first round)"),
+    ("format: knockout\nseeding: file\nseed_from: earlier\n", "seeding", "^seeding:",
+     "seeding: file leaves seed_from: unused; remove one of them"),
+    ("format: knockout\nseeding: best\n", "seeding", "^seeding:", "unknown value 'best'; use one of: file, random, seed_from"),
     ("format: swiss\nrounds: 3\nsprt: {elo0: 0, elo1: 5}\n", "sprt", "^sprt:", "an SPRT is a match of two bots, not a swiss tournament"),
     ("format: swiss\nstages:\n  - {format: swiss, rounds: 3}\n  - {format: knockout, top: 4}\n", "format", "^format:",
      "goes either with stages: (each stage has its format) or without it, not both"),
@@ -781,6 +787,22 @@ def test_seed_from_an_existing_directory_is_kept(tmp_path: Path) -> None:
     (tmp_path / "earlier").mkdir()
     config = parse_config(file_of("format: knockout\nseed_from: earlier\n"), base_dir=tmp_path)
     assert config.seed_from == tmp_path.resolve() / "earlier"
+
+
+def test_seeding_random_is_drawn_from_the_tournament_s_seed(tmp_path: Path) -> None:
+    def first_seeding(settings: str, seed: int) -> tuple[str, ...]:
+        plan = RunPlan(tournament(tmp_path, 8, settings, seed=seed), tmp_path)
+        plan.decide(None, [])
+        plan.advance([])  # the first round paired: the seeding is kept in tournament.json
+        assert plan.meta is not None and plan.meta.pairings
+        return plan.meta.seeding
+
+    drawn = first_seeding("format: knockout\nseeding: random\n", 3)
+    assert sorted(drawn) == sorted(names(8)) and drawn != tuple(names(8))
+    assert first_seeding("format: knockout\nseeding: random\n", 3) == drawn  # the same every run
+    assert first_seeding("format: knockout\nseeding: random\n", 4) != drawn
+    assert first_seeding("format: knockout\nseeding: file\n", 3) == first_seeding("format: knockout\n", 3) == tuple(names(8))
+    assert parse_config(file_of("format: knockout\nseed_from: earlier\n"), base_dir=tmp_path).seeding == "seed_from"
 
 
 STAGED = "stages:\n  - {format: swiss, rounds: 3}\n  - {format: knockout, top: 4}\n"

@@ -285,3 +285,50 @@ def test_running_leader_follows_the_schedule_prefix():
         running.add(record)
         best = compute_standings(records[:count]).bots[0]
         assert running.leader() == (best.name, pytest.approx(best.rating, abs=1e-12))
+
+
+@pytest.mark.parametrize("ranking", ["points", "elo", "trueskill"])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_running_leader_is_the_standings_leader_under_every_ranking(ranking, seed):
+    rng = random.Random(seed)
+    bots = [f"b{i}" for i in range(rng.randint(3, 6))]
+    disqualified = (bots[-1],) if seed % 2 else ()
+    records = []
+    for index in range(rng.randint(8, 30)):
+        pink, black = rng.sample(bots, 2)
+        winner = rng.choice(["pink", "black", None])
+        forfeit = {"forfeit_by": "black", "reason": "timeout"} if winner == "pink" and rng.random() < 0.2 else {}
+        records.append(game(index, pink, black, winner, **forfeit))
+    running = RunningLeader(ranking, disqualified, refit_every_s=0.0)
+    for count, added in enumerate(records, start=1):
+        running.add(added)
+        standings = compute_standings(records[:count], ranking=ranking, disqualified=disqualified)
+        best = standings.bots[0]
+        if best.disqualified:
+            continue  # only disqualified bots have played: none leads
+        figure = {"points": best.score, "elo": best.elo, "trueskill": best.rating}[ranking]
+        assert running.leader() == (best.name, pytest.approx(figure, abs=1e-9)), (ranking, count)
+
+
+def test_the_points_leader_breaks_a_tie_on_the_head_to_head_score():
+    # alpha and beta on 1 point each; beta beat alpha, so beta leads though alpha's name comes first.
+    records = [game(0, "alpha", "gamma", "pink"), game(1, "beta", "alpha", "pink")]
+    running = RunningLeader("points")
+    for added in records:
+        running.add(added)
+    assert running.leader() == ("beta", 1.0)
+    assert running.describe() == "beta (1 point)"
+    assert RunningLeader("trueskill").leader() is None
+
+
+def test_the_elo_leader_is_refitted_at_most_every_few_seconds():
+    now = [0.0]
+    running = RunningLeader("elo", refit_every_s=5.0, clock=lambda: now[0])
+    running.add(game(0, "alpha", "beta", "pink"))
+    assert running.leader()[0] == "alpha"
+    for index in range(1, 5):
+        running.add(game(index, "alpha", "beta", "black"))
+    assert running.leader()[0] == "alpha"  # the fit of 1 s ago still stands
+    now[0] = 5.0
+    assert running.leader()[0] == "beta"
+    assert running.describe().startswith("beta (Elo +")

@@ -37,6 +37,7 @@ from arena.bot import cgroups, limits as _limits, quota, safe_files, sandbox as 
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
+from arena.bot.spec import missing_program
 from arena.bot.stderr_log import StderrLog
 from arena.bot.text import clean_tail, clean_text
 
@@ -164,6 +165,8 @@ class _StderrDrain:
 
     def __init__(self, pid: int, stream: IO[bytes], log: StderrLog | None, owned: bool) -> None:
         self.tail = b""
+        #: Bytes read so far (``arena check`` warns of a bot that writes a lot).
+        self.bytes = 0
         #: A chunk read but not yet handed to the log (see :meth:`BotProcess.settle_stderr`).
         self.in_hand = False
         self._stream = stream
@@ -193,6 +196,7 @@ class _StderrDrain:
                 # A new bytes object each time: readers on other threads see
                 # either the old tail or the new one, never a torn one.
                 self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
+                self.bytes += len(chunk)
                 if log is not None:
                     log.write(chunk)
                 self.in_hand = False
@@ -274,6 +278,10 @@ class BotProcess:
             if self.cwd is not None and not self.cwd.is_dir():
                 why = "is not a directory" if self.cwd.exists() else "does not exist"
                 raise StartError(f"cannot start {command}: working directory {str(self.cwd)!r} {why}")
+            # Said before bubblewrap is started: its own words would be "execvp ./bot: No such file".
+            missing = missing_program(self.cmd[0], self.cwd if self.cwd is not None else Path.cwd())
+            if missing is not None:
+                raise StartError(missing)
             become_subreaper()
             log = self._open_log()
             try:
@@ -413,6 +421,11 @@ class BotProcess:
         except OSError as exc:
             raise ArenaWriteError(f"cannot open log file {str(log.default_path)!r}: {exc.strerror or exc}") from None
         return log
+
+    @property
+    def stderr_bytes(self) -> int:
+        """The bytes this process has written to stderr so far (read by the drain)."""
+        return self._drain.bytes if self._drain is not None else 0
 
     def settle_stderr(self, timeout: float = 0.05) -> None:
         """Wait (at most ``timeout`` seconds) until what the bot has written to

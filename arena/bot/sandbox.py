@@ -11,14 +11,16 @@ With ``sandbox: bwrap`` the bot runs under bubblewrap in its own user, PID,
 network, IPC, UTS and cgroup namespaces, as an unprivileged user with no
 capabilities, and sees a read-only system, its working directory and its
 program's directory read-only (a submission from ``bots_from``: its own
-folder and its interpreter, nothing else), and nothing writable but its scratch
-directory, a private ``/tmp`` as big as its scratch quota and a private
-``/dev/shm`` as big as its memory limit.
+folder and its interpreter, nothing else), for the arena's own Python the
+arena's ``engine`` and ``bots`` packages at :data:`PACKAGES_MOUNT`, and
+nothing writable but its scratch directory, a private ``/tmp`` as big as its
+scratch quota and a private ``/dev/shm`` as big as its memory limit.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -44,11 +46,13 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 #: matters when the arena runs as root: the bot is then root's user outside
 #: its namespace, the owner of these files.
 SECRET_PATHS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d")
-#: Where the arena's packages are installed (a source checkout, or site-packages),
-#: and those a Python bot may import: not the folders beside them (a
-#: checkout's tournaments and submissions among them).
-_PACKAGES = Path(__file__).resolve().parents[2]
-_IMPORTABLE = ("engine", "bots", "arena")
+#: The arena's packages a Python bot may import (the rules, the bundled bots).
+IMPORTABLE = ("engine", "bots")
+#: Where the sandbox shows them, on the bot's ``PYTHONPATH``: each package's
+#: own directory, wherever and however it is installed (an editable install
+#: loads them from a checkout whose other folders, its tournaments and
+#: submissions among them, stay hidden).
+PACKAGES_MOUNT = "/arena-packages"
 INSTALL_HINT = "install bubblewrap: sudo apt-get install bubblewrap (Debian/Ubuntu), sudo dnf install bubblewrap (Fedora)"
 
 
@@ -150,6 +154,10 @@ def bwrap_command(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confine
     argv += _sized_tmpfs("/tmp", limits.scratch_mb) + _sized_tmpfs("/dev/shm", limits.memory_mb)
     for directory in _visible_dirs(cmd, cwd, env, confinement.confined_to):
         argv += ["--ro-bind", directory, directory]
+    if _runs_arenas_python(cmd, cwd, env, confinement.confined_to):
+        for name, directory in _importable_dirs().items():
+            argv += ["--ro-bind", directory, f"{PACKAGES_MOUNT}/{name}"]
+        argv += ["--setenv", "PYTHONPATH", ":".join(filter(None, (PACKAGES_MOUNT, env.get("PYTHONPATH"))))]
     # A hidden path inside another (the logs in the results directory) is hidden with it.
     hidden = [p for p in confinement.hidden if not any(o != p and o in p.parents for o in confinement.hidden)]
     for path in hidden:
@@ -170,12 +178,40 @@ def _sized_tmpfs(path: str, megabytes: int | None) -> list[str]:
     return (["--size", str(megabytes * MB)] if megabytes is not None else []) + ["--tmpfs", path]
 
 
+@functools.lru_cache(maxsize=1)
+def _importable_dirs() -> dict[str, str]:
+    """The directory of each of :data:`IMPORTABLE`, as the arena itself imports it."""
+    found: dict[str, str] = {}
+    for name in IMPORTABLE:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin is not None:
+            found[name] = str(Path(spec.origin).resolve().parent)
+    return found
+
+
+def _program(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confined_to: Path | None) -> Path | None:
+    """The bot's program as it will be run: relative to ``cwd`` when it
+    holds a slash, else on the ``PATH`` (a submission's: the arena's own)."""
+    program = cmd[0]
+    search = env.get("PATH") if confined_to is None else os.environ.get("PATH", os.defpath)
+    located = cwd / program if "/" in program else shutil.which(program, path=search)
+    return Path(located) if located is not None else None
+
+
+def _is_arenas_python(path: Path) -> bool:
+    return path.resolve() == Path(sys.executable).resolve() or str(path) == sys.executable
+
+
+def _runs_arenas_python(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confined_to: Path | None) -> bool:
+    path = _program(cmd, cwd, env, confined_to)
+    return path is not None and _is_arenas_python(path)
+
+
 def _visible_dirs(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confined_to: Path | None = None) -> list[str]:
     """Directories the bot needs to see, read-only: its working directory,
     its program's (as named and with links resolved), the directory of any
     file named on its command line (``python bot.py``, ``java -jar b.jar``),
-    and for the arena's own Python its installation (a virtualenv) and the
-    arena's packages, whose engine Python bots may import.
+    and for the arena's own Python its installation (a virtualenv).
 
     A submission (``confined_to`` its folder) sees of these only what lies
     in its folder, its program as the arena's own ``PATH`` finds it (the
@@ -184,17 +220,14 @@ def _visible_dirs(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confine
     organiser's home shows it nothing."""
     found: list[str] = [str(cwd)]
     trusted: list[str] = []
-    program = cmd[0]
-    search = env.get("PATH") if confined_to is None else os.environ.get("PATH", os.defpath)
-    located = cwd / program if "/" in program else shutil.which(program, path=search)
-    if located is not None:
-        path = Path(located)
-        arenas_python = path.resolve() == Path(sys.executable).resolve() or str(path) == sys.executable
-        (trusted if "/" not in program or arenas_python else found).extend(
+    path = _program(cmd, cwd, env, confined_to)
+    if path is not None:
+        arenas_python = _is_arenas_python(path)
+        (trusted if "/" not in cmd[0] or arenas_python else found).extend(
             [str(path.absolute().parent), str(path.resolve().parent)])
         if arenas_python:
-            # Python bots may import the engine (and the bundled bots), wherever it is installed.
-            trusted += [sys.prefix, sys.base_prefix, sys.exec_prefix, *(str(_PACKAGES / name) for name in _IMPORTABLE)]
+            # The interpreter's installation; the arena's packages are shown apart (PACKAGES_MOUNT).
+            trusted += [sys.prefix, sys.base_prefix, sys.exec_prefix]
     for arg in cmd[1:]:
         if "/" in arg or arg.endswith((".py", ".js", ".jar", ".rb", ".pl", ".lua")):
             path = cwd / arg

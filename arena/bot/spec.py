@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.bot.limits import Limits
 
-__all__ = ["BotConfig", "command_problem", "split_command"]
+__all__ = ["BotConfig", "command_problem", "missing_program", "split_command"]
 
 #: The longest command accepted: splitting one is quadratic in its longest word.
 MAX_COMMAND_CHARS = 65_536
@@ -85,6 +85,19 @@ def _shell_syntax(argv: Sequence[str]) -> str | None:
     return None
 
 
+def missing_program(program: str, cwd: Path) -> str | None:
+    """``./bot not found in submissions/team-x (not built?)`` when ``program``,
+    a path relative to the bot's folder ``cwd``, is not there (a compiled
+    bot whose build was not run), else None.  The folder is shown relative
+    to the current directory when it lies below it, as the organiser typed it."""
+    if "/" not in program or os.path.isabs(program) or os.path.lexists(cwd / program):
+        return None
+    folder = os.path.abspath(cwd)
+    here = os.getcwd()
+    shown = os.path.relpath(folder, here) if folder.startswith(here.rstrip("/") + "/") else folder
+    return f"{program} not found in {shown} (not built?)"
+
+
 def command_problem(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> str | None:
     """What stops ``argv`` from starting in ``cwd``, in one line with the fix,
     or None.  A program with a slash is looked up relative to ``cwd``, any
@@ -99,6 +112,9 @@ def command_problem(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | Non
         )
     if "/" in program:
         path = cwd / program
+        missing = missing_program(program, cwd)
+        if missing is not None:
+            return missing
         if not path.is_file():
             return f"no such program {program!r} (looked in {cwd})"
         if not os.access(path, os.X_OK):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -538,32 +539,116 @@ class RatingFold:
 
 
 class RunningLeader:
-    """The leader of a tournament in progress, for a progress line: the
-    ratings of :func:`compute_standings` over the games ``0 .. k-1`` of the
-    schedule (the longest run of finished games from the start), folded one
-    game at a time as they come in (the same :class:`RatingFold`), so each
-    record costs O(1) rather than a fold of every game so far.  Records out
-    of order wait for the ones before them; once every game is in, the
-    leader is the standings' first bot."""
+    """The leader of a tournament in progress, for a progress line, by the
+    tournament's ranking rule, as :func:`compute_standings` would rank the
+    games in so far, folded one game at a time as they come in:
 
-    def __init__(self) -> None:
+    - ``trueskill``: the ratings over the games ``0 .. k-1`` of the schedule
+      (the longest run of finished games from the start, since the ratings
+      depend on the order), folded with the same :class:`RatingFold`;
+    - ``points``: the points, then the score among the bots tied on points,
+      Sonneborn–Berger, wins; with the ``rounds`` of a Swiss, knockout or
+      staged tournament, their first place;
+    - ``elo``: the Elo fit, refitted at most every :attr:`refit_every_s`
+      seconds (a fit of 48 bots takes some 80 ms: refitted after each game it
+      would cost more than a game of instant bots).
+
+    A ``disqualified`` bot's games count as its losses, and it never leads."""
+
+    def __init__(self, ranking: str = "trueskill", disqualified: Collection[str] = (), *,
+                 refit_every_s: float = 5.0, clock: Callable[[], float] = time.monotonic) -> None:
+        if ranking not in RANKINGS:
+            raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
+        self.ranking = ranking
+        self._disqualified = frozenset(disqualified)
         self._fold = RatingFold()
         self._waiting: dict[int, GameRecord] = {}
         self._next = 0
+        self._tallies: dict[str, Tally] = {}
+        self._pair_scores: dict[tuple[str, str], float] = {}
+        self._elo_games: list[tuple[str, str, float]] = []
+        self.refit_every_s, self._clock = refit_every_s, clock
+        self._elo: dict[str, float] = {}
+        self._fitted_at: float | None = None
+        self._fitted_games = 0
 
     def add(self, record: GameRecord) -> None:
+        record = scored([record], self._disqualified)[0]
+        if self.ranking != "trueskill":  # points and Elo do not depend on the order of the games
+            first, second = _seats(record)
+            winner = _winner(record)
+            names = (record.players[first], record.players[second])
+            for color, name, opponent in ((first, *names), (second, *reversed(names))):
+                score = side_score(winner, color)
+                self._tallies.setdefault(name, Tally()).add(score)
+                self._pair_scores[name, opponent] = self._pair_scores.get((name, opponent), 0.0) + score
+            self._elo_games.append((*names, side_score(winner, first)))
+            return
         self._waiting[record.index] = record
         while (record := self._waiting.pop(self._next, None)) is not None:
             self._next += 1
             self._fold.add(record)
 
-    def leader(self) -> tuple[str, float] | None:
-        """The best bot's name and conservative rating (mu - 3 sigma), or None before the first game."""
+    def leader(self, rounds: Rounds | None = None) -> tuple[str, float | None] | None:
+        """The best bot's name and its figure under the rule (its
+        conservative rating, points or Elo; None for a place in ``rounds``),
+        or None before the first game."""
+        if self.ranking == "points" and rounds is not None:
+            placed = [name for name, _ in rounds.places() if name not in self._disqualified]
+            return (placed[0], None) if placed else None
+        if self.ranking == "points":
+            return self._points_leader()
+        if self.ranking == "elo":
+            return self._elo_leader()
         ratings, tallies = self._fold.ratings, self._fold.tallies
-        if not ratings:
+        candidates = [n for n in ratings if n not in self._disqualified]
+        if not candidates:
             return None
-        name = min(ratings, key=lambda n: (-conservative(ratings[n].mu, ratings[n].sigma), -tallies[n].score, n))
+        name = min(candidates, key=lambda n: (-conservative(ratings[n].mu, ratings[n].sigma), -tallies[n].score, n))
         return name, conservative(ratings[name].mu, ratings[name].sigma)
+
+    def describe(self, rounds: Rounds | None = None) -> str | None:
+        """``alpha (27.1)``, ``alpha (7.5 points)``, ``alpha (Elo +52)``, ``alpha`` (first place), or None before the first game."""
+        best = self.leader(rounds)
+        if best is None:
+            return None
+        name, figure = best
+        if figure is None:
+            return name
+        if self.ranking == "points":
+            return f"{name} ({figure:g} point{'' if figure == 1 else 's'})"
+        return f"{name} (Elo {figure:+.0f})" if self.ranking == "elo" else f"{name} ({figure:.1f})"
+
+    def _points_leader(self) -> tuple[str, float] | None:
+        scores = {name: tally.score for name, tally in self._tallies.items()}
+        candidates = [name for name in scores if name not in self._disqualified]
+        if not candidates:
+            return None
+        top = max(scores[name] for name in candidates)
+        tied = [name for name in candidates if scores[name] == top]
+        if len(tied) > 1:
+            # The tie-breaks of compute_standings, over the tied bots only.
+            tied_with = {name for name, score in scores.items() if score == top}
+
+            def key(name: str) -> tuple[float, float, float, str]:
+                among = sum(p for (bot, opponent), p in self._pair_scores.items() if bot == name and opponent in tied_with)
+                sb = sum(p * scores[opponent] for (bot, opponent), p in self._pair_scores.items() if bot == name)
+                return -among, -sb, -self._tallies[name].wins, name
+
+            tied.sort(key=key)
+        return tied[0], top
+
+    def _elo_leader(self) -> tuple[str, float] | None:
+        now = self._clock()
+        stale = self._fitted_games != len(self._elo_games)
+        if stale and (self._fitted_at is None or now - self._fitted_at >= self.refit_every_s):
+            self._elo = fit_elo(self._elo_games).elo
+            self._fitted_at, self._fitted_games = now, len(self._elo_games)
+        candidates = [name for name in self._elo if name not in self._disqualified]
+        if not candidates:
+            return None
+        name = min(candidates, key=lambda n: (-self._elo[n], -self._tallies[n].score, n))
+        return name, self._elo[name]
 
 
 def _seats(record: GameRecord) -> tuple[str, str]:

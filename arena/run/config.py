@@ -105,6 +105,7 @@ TOURNAMENT_KEYS = (
     "games_per_match",
     "tiebreak_pairs",
     "seed_from",
+    "seeding",
     "stages",
     "bots_from",
     "bots",
@@ -119,6 +120,10 @@ OPENINGS_KEYS = ("plies", "count", "file")
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 #: Every key a stage of ``stages:`` may hold.
 STAGE_KEYS = ("format", "rounds", "top", "games_per_match", "tiebreak_pairs", "bye")
+#: The values of ``seeding:``: the first stage's seeding is the file's order
+#: (``bots:`` then ``bots_from:``'s folders by name), drawn from the seed, or
+#: the ranking of ``seed_from:``.
+SEEDINGS = ("file", "random", "seed_from")
 #: What a bot that fails the pre-flight does: stop the run, or forfeit its games.
 STARTUP_FAILURES = ("stop", "forfeit")
 #: A tournament file's size: a small input must not cost a lot (for what its
@@ -199,6 +204,8 @@ class TournamentConfig:
     stages: tuple[Stage, ...] = ()
     #: The results directory whose ranking seeds the first stage; None: the file's order.
     seed_from: Path | None = None
+    #: How the first stage is seeded, one of :data:`SEEDINGS`.
+    seeding: str = "file"
     #: What the arena reads of each ``bots_from`` submission at the most.
     submission_limits: SubmissionLimits = SubmissionLimits()
     #: Time odds: the bots that play under a clock of their own (a bot's
@@ -442,6 +449,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         disqualified=_departures(fields, "disqualified", bots),
         stages=stages,
         seed_from=_seed_from(fields, base_dir, stages),
+        seeding=_seeding(fields, stages),
         submission_limits=submission_limits,
         time_odds=time_odds,
     )
@@ -562,6 +570,22 @@ def _seed_from(fields: YamlMapping, base_dir: Path, stages: Sequence[Stage]) -> 
     if not stages:
         raise fields.error("goes with format: swiss, format: knockout or stages:", "seed_from")
     return (base_dir / fields.path("seed_from")).resolve()
+
+
+def _seeding(fields: YamlMapping, stages: Sequence[Stage]) -> str:
+    """``seeding:``, by default ``seed_from`` with a ``seed_from:`` key and
+    ``file`` without; ``seed_from`` and its key go together."""
+    given = "seed_from" in fields
+    if "seeding" not in fields:
+        return "seed_from" if given else "file"
+    if not stages:
+        raise fields.error("goes with format: swiss, format: knockout or stages:", "seeding")
+    seeding = fields.choice("seeding", SEEDINGS)
+    if seeding == "seed_from" and not given:
+        raise fields.error("seeding: seed_from needs seed_from: (the results directory whose ranking seeds the first round)", "seeding")
+    if seeding != "seed_from" and given:
+        raise fields.error(f"seeding: {seeding} leaves seed_from: unused; remove one of them", "seeding")
+    return seeding
 
 
 def _reference(fields: YamlMapping, format: str, bots: Sequence[BotConfig]) -> tuple[str, ...]:

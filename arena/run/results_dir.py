@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -193,15 +194,26 @@ class RunPlan:
 
     def replay_forfeits_unless(self, decided: bool) -> None:
         """Add the unplayed forfeits to :attr:`replaced`, unless the SPRT is
-        ``decided`` (a decided test plays nothing more: forfeits stand)."""
+        ``decided`` (a decided test plays nothing more: forfeits stand).  A
+        bot that could not start is not tried again while its version and
+        its opponent's are those of the record (a team that did not build its
+        bot would otherwise add its games to ``replaced.jsonl`` on every
+        resume): a new version is, and ``--replay BOT`` asks for it."""
         if decided:
             return
         out_of_play = self.competition.out_of_play
         for record in self.records.kept:
             if record.forfeit_by is not None and record.players[record.forfeit_by] in out_of_play:
                 continue  # a withdrawn or disqualified bot's forfeits stand
+            if record.reason == "startup_failure" and self._same_versions(record):
+                continue
             if record.forfeit_by is not None and record.reason in self.replay_forfeits and record.game_id not in self.replaced:
                 self.replaced[record.game_id] = f"--replay-forfeits {record.reason}"
+
+    def _same_versions(self, record: GameRecord) -> bool:
+        """The bots of ``record`` are the versions that played it."""
+        now = {color: fp.version for color, name in record.players.items() if (fp := self.fingerprints.get(name))}
+        return bool(record.versions) and record.versions == now
 
     @property
     def kept(self) -> list[GameRecord]:
@@ -365,10 +377,13 @@ def seeding_of(config: TournamentConfig, meta: TournamentMeta | None) -> list[st
     when the first round was paired (bots that joined since come after, in
     the file's order); before that, the ranking of the results directory
     ``seed_from`` names (the bots it does not rank after, in the file's
-    order), or else the file's order."""
+    order), under ``seeding: random`` an order drawn from the tournament's
+    seed (the same every run), or else the file's order."""
     names = [bot.name for bot in config.bots]
     if meta is not None and meta.seeding:
         seeding = list(dict.fromkeys(meta.seeding))
+    elif config.seeding == "random":
+        seeding = random.Random(f"seeding {config.seed}").sample(names, len(names))
     elif config.seed_from is not None:
         try:
             seeding = [name for name in ranking_order(read_results(config.seed_from)) if name in names]
