@@ -120,6 +120,10 @@ class Hub:
         self._reader.shutdown(wait=False, cancel_futures=True)
 
 
+#: Put in a stream's queue when the server stops.
+_END = b""
+
+
 def _event(name: str, data: Any) -> bytes:
     # ensure_ascii: no line break of any kind inside the one data line.
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=True)}\n\n".encode()
@@ -147,6 +151,7 @@ def make_app(state: LiveState, token: str | None = None, *, loopback: bool = Tru
     app.router.add_get("/events", _events)
     app.router.add_get("/static/{name}", _asset)
     app.router.add_get("/logs/{tail:.*}", _log)
+    app.router.add_get("/favicon.ico", _no_icon)
 
     async def start_hub(app: web.Application) -> Any:
         task = asyncio.create_task(hub.run())
@@ -154,7 +159,14 @@ def make_app(state: LiveState, token: str | None = None, *, loopback: bool = Tru
         task.cancel()
         hub.close()
 
+    async def end_streams(app: web.Application) -> None:
+        for queue in hub.streams:  # each stream ends at once rather than hold the server's exit up
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(_END)
+
     app.cleanup_ctx.append(start_hub)
+    app.on_shutdown.append(end_streams)
     return app
 
 
@@ -210,12 +222,18 @@ async def _events(request: web.Request) -> web.StreamResponse:
                 data = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
             except asyncio.TimeoutError:
                 data = b": still here\n\n"
+            if data == _END:
+                break
             await response.write(data)
     except (ConnectionError, RuntimeError):
         pass  # the browser went away (RuntimeError: aiohttp's transport already closed)
     finally:
         hub.streams.discard(queue)
     return response
+
+
+async def _no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)  # a browser asks; a 404 would be an error in its console
 
 
 async def _asset(request: web.Request) -> web.Response:
@@ -259,7 +277,7 @@ def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], N
     app = make_app(state, token, loopback=loopback)
 
     async def main() -> None:
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
         await runner.setup()
         try:
             site = web.TCPSite(runner, host, port)
