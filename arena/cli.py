@@ -430,6 +430,8 @@ def serve(
     except (ConfigError, FileNotFoundError) as exc:
         fail(str(exc))
     token = os.environ.get(TOKEN_ENV) or None
+    if beside_run:
+        os.nice(10)  # the games come first: the page takes what CPU they leave
 
     def ready(url: str) -> None:
         if not beside_run:

@@ -257,3 +257,16 @@ def test_fifty_event_streams_are_served_while_a_tournament_runs(tmp_path):
         assert any(event["live"] for event in seen), "no game in progress reached this stream"
         plies = [len(g["moves"]) for event in seen for g in event["live"]]
         assert max(plies) >= 3  # boards moving, not just games starting
+
+
+def test_a_feed_writes_through_no_link_planted_at_its_files(tmp_path):
+    live = tmp_path / LIVE_DIR
+    live.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    os.link(victim, live / ".w1.json.tmp")  # hard links at its temporary name and at its name
+    os.link(victim, live / "w1.json")
+    feed = LiveFeed(live, "w1", interval_s=0.01)
+    feed.move(referee_for())
+    wait_for(lambda: read_live_games(tmp_path))
+    assert victim.read_text() == "keep me"

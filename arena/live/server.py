@@ -25,6 +25,7 @@ import ipaddress
 import json
 import secrets
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -41,7 +42,10 @@ from arena.results.store import LOGS_DIR
 __all__ = ["CSP", "MAX_STREAMS", "POLL_S", "Hub", "is_loopback", "make_app", "serve"]
 
 #: Seconds between two looks at the results directory: a move reaches the page well within a second.
-POLL_S = 0.1
+POLL_S = 0.25
+#: Least seconds between two announcements that the results changed (each
+#: has every page fetched again); at least ten times what a page took to build.
+RESULTS_EVERY_S = 2.0
 #: Seconds between two comments on a quiet stream: a browser gone is noticed.
 HEARTBEAT_S = 15.0
 #: Event streams served at once; more are told to come back later (503).
@@ -88,6 +92,7 @@ class Hub:
         self.current = b""
         self.results_version = 0
         self._keys: Any = None
+        self._next_results = 0.0
         # The state is read on one thread, in turn: LiveState is not shared between threads.
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-live-read")
 
@@ -104,10 +109,18 @@ class Hub:
 
     async def poll(self) -> None:
         keys = await self.read(lambda: (self.state.results_key(), self.state.live_key()))
+        if self._keys is None:
+            await self.read(self.state.refresh)
+        elif keys[0] != self._keys[0]:
+            now = time.monotonic()
+            if now < self._next_results:
+                keys = (self._keys[0], keys[1])  # read at the next poll after the pause: reading costs the run CPU
+            else:
+                await self.read(self.state.refresh)
+                self.results_version += 1
+                self._next_results = now + max(RESULTS_EVERY_S, 10 * self.state.cost)
         if keys == self._keys:
             return
-        if self._keys is None or keys[0] != self._keys[0]:
-            self.results_version += 1
         self._keys = keys
         snapshot = await self.read(self.state.snapshot)
         self.current = _event("state", {**snapshot, "results": self.results_version})

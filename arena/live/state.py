@@ -96,12 +96,16 @@ class LiveState:
         self.target = target
         self.directory = results_directory(target)
         self.bot = bot
-        self._page_key: Any = None
-        self._page = ""
         self._results: ReadResults | None = None
-        self._results_key: Any = None
+        #: How many times the results were read: the page and the status are those of the last reading.
+        self.generation = 0
+        self._page_generation = -1
+        self._page = ""
+        self._status: Status | None = None
         self._live_key: Any = None
         self._live: list[LiveGame] = []
+        #: Seconds the last reading and page took: the server reads no more often than it can afford.
+        self.cost = 0.0
 
     # -- cheap checks, every poll ------------------------------------------------
 
@@ -118,43 +122,56 @@ class LiveState:
         except OSError:
             return ()
 
-    # -- what is shown -------------------------------------------------------------
+    # -- what is shown: as of the last reading ------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the results again (the costly part: every record, the standings' schedule)."""
+        started = time.monotonic()
+        try:
+            self._results = read_results(self.target)
+        except (ConfigError, FileNotFoundError, StoreError):
+            self._results = results_of(self.directory, None, [])
+        self.generation += 1
+        self._status = self._read_status(self._results)
+        self._live_key = None
+        self.cost = time.monotonic() - started
 
     def results(self) -> ReadResults:
-        """The results as ``arena standings`` reads them (none yet: an empty record set)."""
-        key = self.results_key()
-        if self._results is None or key != self._results_key:
-            self._results_key = key
-            try:
-                self._results = read_results(self.target)
-            except (ConfigError, FileNotFoundError, StoreError):
-                self._results = results_of(self.directory, None, [])
+        """The results as ``arena standings`` read them at the last :meth:`refresh` (the first call reads them)."""
+        if self._results is None:
+            self.refresh()
+        assert self._results is not None
         return self._results
 
     def page(self) -> str:
-        """The report's page of the results now, with the run's status line and the live view's script."""
-        key = self.results_key()
-        if key != self._page_key or not self._page:
-            results = self.results()
-            self._page_key = key
+        """The report's page of the results, with the run's status line and the live view's script."""
+        results = self.results()
+        if self._page_generation != self.generation:
+            started = time.monotonic()
             self._page = build_report(results, results_dir=self.directory, logs_href="logs/", bot=self.bot,
-                                      status=self.status(results).line, linked=LINKED)
+                                      status=self.status().line, linked=LINKED)
+            self._page_generation = self.generation
+            self.cost += time.monotonic() - started
         return self._page
 
-    def live_games(self, results: ReadResults | None = None) -> list[LiveGame]:
+    def live_games(self) -> list[LiveGame]:
         """The games in progress (none when no run holds the directory: a killed worker's file is stale)."""
         key = self.live_key()
         if key != self._live_key:
+            results = self.results()
             self._live_key = key
-            results = results or self.results()
             recorded = {r.game_id for r in results.records} | {r.game_id for r in results.left_out}
             games = read_live_games(self.directory, recorded) if lock_holder(self.directory) is not None else []
             self._live = [g for g in games if self.bot is None or self.bot in g.players]
         return self._live
 
-    def status(self, results: ReadResults | None = None) -> Status:
-        """``running``, ``finished`` or ``stopped``, with the line the page shows."""
-        results = results or self.results()
+    def status(self) -> Status:
+        """``running``, ``finished``, ``stopped`` or ``waiting``, with the line the page shows."""
+        self.results()
+        assert self._status is not None
+        return self._status
+
+    def _read_status(self, results: ReadResults) -> Status:
         stamp = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
         played = len(results.records)
         total = _scheduled(results)
@@ -172,8 +189,7 @@ class LiveState:
 
     def snapshot(self) -> dict[str, Any]:
         """What the page's script gets: the status and the games in progress."""
-        results = self.results()
-        return {"status": self.status(results).to_json(), "live": [g.to_json() for g in self.live_games(results)],
+        return {"status": self.status().to_json(), "live": [g.to_json() for g in self.live_games()],
                 "time": time.time()}
 
 

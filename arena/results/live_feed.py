@@ -35,7 +35,7 @@ __all__ = ["LIVE_DIR", "WRITE_EVERY_S", "LiveFeed", "LiveGame", "read_live_games
 LIVE_DIR = "live"
 #: Least seconds between two writes of one slot's file: a page a few moves
 #: behind a fast game is still within a second of it.
-WRITE_EVERY_S = 0.1
+WRITE_EVERY_S = 0.2
 #: Larger live files are not read: a real one holds a few hundred bytes.
 MAX_LIVE_BYTES = 16_384
 #: Most live files read: more slots than any machine has workers.
@@ -108,8 +108,13 @@ class LiveFeed:
             if self._dir_fd is None:
                 os.makedirs(self.directory, exist_ok=True)
                 self._dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            # Made anew (O_EXCL): whatever was planted at its name is never written through.
+            try:
+                os.unlink(tmp, dir_fd=self._dir_fd)
+            except FileNotFoundError:
+                pass
             # Not synced to disk: a live file is worth nothing after a crash.
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
                          dir_fd=self._dir_fd)
             try:
                 os.write(fd, json.dumps(data, separators=(",", ":")).encode())
