@@ -11,6 +11,7 @@ import asyncio
 import fcntl
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -28,7 +29,7 @@ from arena.game.referee import Referee
 from arena.live.server import CSP, make_app, serve
 from arena.live.state import LiveState, lock_holder
 from arena.results.live_feed import LIVE_DIR, LiveFeed, read_live_games
-from builders import BOTS, ROOT, arena, spec, tournament_file
+from builders import BOTS, ROOT, arena, assert_one_line_error, spec, tournament_file
 
 SLOW_RANDOM = f"[python, {BOTS / 'slow_random.py'}, '{{delay}}']"
 
@@ -270,3 +271,42 @@ def test_a_feed_writes_through_no_link_planted_at_its_files(tmp_path):
     feed.move(referee_for())
     wait_for(lambda: read_live_games(tmp_path))
     assert victim.read_text() == "keep me"
+
+
+# -- the commands' errors: one line, and a run goes on without its server ------------------------
+
+
+def test_serve_names_what_it_cannot_do_in_one_line(played, tmp_path):
+    assert_one_line_error(arena("serve", tmp_path / "nothing"), "no such file or directory")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert_one_line_error(arena("serve", played, "--port", port), f"cannot listen on 127.0.0.1:{port}")
+    assert_one_line_error(arena("match", "python -m bots.random_bot", "python -m bots.random_bot", "--serve", "8000"),
+                          "--serve", "--output")
+
+
+def test_a_run_goes_on_when_its_server_cannot_listen(tmp_path):
+    file = slow_file(tmp_path, 0.0, ("ann", "bob"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        ran = subprocess.run([sys.executable, "-m", "arena", "run", str(file), "--serve", str(port)], cwd=ROOT,
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert f"live view: http://127.0.0.1:{port}/" in ran.stderr
+    assert f"error: live view: cannot listen on 127.0.0.1:{port}" in ran.stderr
+    assert "4 games played, 0 resumed" in ran.stderr
+
+
+def test_a_forged_results_directory_is_served_with_the_reason_it_cannot_be_read(played, tmp_path):
+    forged = tmp_path / "forged"
+    forged.mkdir()
+    (forged / "games.jsonl").symlink_to(played / "games.jsonl")
+    app = lambda: make_app(LiveState(forged))  # noqa: E731 — an app is bound to one event loop
+    status, _, page = fetch(app, "/")
+    assert status == 200 and "cannot read the results" in page and "symbolic link" in page
+    status, _, text = fetch(app, "/api/state")
+    assert status == 200 and json.loads(text)["status"]["state"] == "problem"

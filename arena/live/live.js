@@ -147,6 +147,10 @@
     if (resultsVersion !== null && data.results !== resultsVersion) refreshPage();
     resultsVersion = data.results;
   });
+  source.addEventListener("problem", (event) => {
+    const line = $("status");
+    if (line) line.textContent = "The live view cannot read the results: " + JSON.parse(event.data).error;
+  });
   source.addEventListener("error", () => {
     const line = $("status");
     if (line && status !== null && status.state === "running") line.textContent = status.line + " (reconnecting…)";

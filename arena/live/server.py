@@ -36,6 +36,7 @@ from aiohttp import web
 
 from arena.bot import safe_files
 from arena.bot.safe_files import RefusedFile
+from arena.bot.text import safe
 from arena.live.state import LiveState
 from arena.results.store import LOGS_DIR
 
@@ -104,7 +105,8 @@ class Hub:
             try:
                 await self.poll()
             except Exception as exc:  # noqa: BLE001 — a bad read must not end the live view
-                self.current = _event("problem", {"error": f"{type(exc).__name__}: {exc}"})
+                self._keys = None  # read again at the next poll
+                self.broadcast(_event("problem", {"error": f"{type(exc).__name__}: {exc}"}))
             await asyncio.sleep(self.poll_s)
 
     async def poll(self) -> None:
@@ -123,11 +125,15 @@ class Hub:
             return
         self._keys = keys
         snapshot = await self.read(self.state.snapshot)
-        self.current = _event("state", {**snapshot, "results": self.results_version})
+        self.broadcast(_event("state", {**snapshot, "results": self.results_version}))
+
+    def broadcast(self, event: bytes) -> None:
+        """``event`` to every stream, and to each new one first."""
+        self.current = event
         for queue in self.streams:
             if queue.full():
                 queue.get_nowait()
-            queue.put_nowait(self.current)
+            queue.put_nowait(event)
 
     def close(self) -> None:
         self._reader.shutdown(wait=False, cancel_futures=True)
@@ -173,10 +179,7 @@ def make_app(state: LiveState, token: str | None = None, *, loopback: bool = Tru
         hub.close()
 
     async def end_streams(app: web.Application) -> None:
-        for queue in hub.streams:  # each stream ends at once rather than hold the server's exit up
-            if queue.full():
-                queue.get_nowait()
-            queue.put_nowait(_END)
+        hub.broadcast(_END)  # each stream ends at once rather than hold the server's exit up
 
     app.cleanup_ctx.append(start_hub)
     app.on_shutdown.append(end_streams)
@@ -211,7 +214,10 @@ def _text(text: str, status: int = 200) -> web.Response:
 
 async def _page(request: web.Request) -> web.Response:
     hub = request.app[_SETTINGS].hub
-    return web.Response(text=await hub.read(hub.state.page), content_type="text/html")
+    try:
+        return web.Response(text=await hub.read(hub.state.page), content_type="text/html")
+    except ValueError as exc:  # records that contradict themselves
+        return _text(f"500: cannot build the page of {hub.state.directory}: {safe(str(exc))}\n", 500)
 
 
 async def _state(request: web.Request) -> web.Response:

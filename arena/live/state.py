@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from arena.bot.text import safe
 from arena.formats.schedule import make_schedule
 from arena.results.live_feed import LIVE_DIR, LiveGame, read_live_games
 from arena.results.meta import META_FILE
@@ -79,7 +80,8 @@ def _alive(pid: int) -> bool:
 
 @dataclass(frozen=True)
 class Status:
-    """How the run stands: ``state`` is ``running``, ``finished``, ``stopped`` or ``waiting`` (no results yet)."""
+    """How the run stands: ``state`` is ``running``, ``finished``, ``stopped``,
+    ``waiting`` (no results yet) or ``problem`` (results that cannot be read)."""
 
     state: str
     line: str
@@ -127,12 +129,14 @@ class LiveState:
     def refresh(self) -> None:
         """Read the results again (the costly part: every record, the standings' schedule)."""
         started = time.monotonic()
+        problem = None
         try:
             self._results = read_results(self.target)
-        except (ConfigError, FileNotFoundError, StoreError):
+        except (ConfigError, FileNotFoundError, StoreError) as exc:
             self._results = results_of(self.directory, None, [])
+            problem = str(exc)
         self.generation += 1
-        self._status = self._read_status(self._results)
+        self._status = self._read_status(self._results, problem)
         self._live_key = None
         self.cost = time.monotonic() - started
 
@@ -171,7 +175,10 @@ class LiveState:
         assert self._status is not None
         return self._status
 
-    def _read_status(self, results: ReadResults) -> Status:
+    def _read_status(self, results: ReadResults, problem: str | None) -> Status:
+        if problem is not None and os.path.lexists(self.directory / GAMES_FILE):
+            # Results there, but not readable (a link in place of games.jsonl, a broken file): say why.
+            return Status("problem", f"cannot read the results: {safe(problem)}")
         stamp = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
         played = len(results.records)
         total = _scheduled(results)
