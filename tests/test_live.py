@@ -26,7 +26,7 @@ import engine
 from arena.game.clock import Clock, TimeControl
 from arena.game.records import GameRecord
 from arena.game.referee import Referee
-from arena.live.server import CSP, make_app, serve
+from arena.live.server import CSP, Hub, make_app, serve
 from arena.live.state import LiveState, lock_holder
 from arena.results.live_feed import LIVE_DIR, LiveFeed, read_live_games
 from builders import BOTS, ROOT, arena, assert_one_line_error, spec, tournament_file
@@ -310,3 +310,27 @@ def test_a_forged_results_directory_is_served_with_the_reason_it_cannot_be_read(
     assert status == 200 and "cannot read the results" in page and "symbolic link" in page
     status, _, text = fetch(app, "/api/state")
     assert status == 200 and json.loads(text)["status"]["state"] == "problem"
+
+
+def test_the_end_of_a_run_is_told_at_once_whatever_the_pause_between_readings(played, tmp_path):
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    lines = (played / "games.jsonl").read_text().splitlines(keepends=True)
+    (cut / "games.jsonl").write_text("".join(lines[:3]))
+    (cut / "tournament.json").write_text((played / "tournament.json").read_text())
+    lock = open(cut / ".lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+
+    async def go() -> tuple[bytes, bytes]:
+        hub = Hub(LiveState(cut))
+        await hub.poll()
+        running = hub.current
+        with open(cut / "games.jsonl", "a") as games:  # the last game, and the run ends: within the pause
+            games.write(lines[3])
+        lock.close()
+        await hub.poll()
+        hub.close()
+        return running, hub.current
+
+    running, after = asyncio.run(go())
+    assert b'"state":"running"' in running and b'"line":"finished: 4 games played"' in after

@@ -111,15 +111,15 @@ class Hub:
 
     async def poll(self) -> None:
         keys = await self.read(lambda: (self.state.results_key(), self.state.live_key()))
-        if self._keys is None:
-            await self.read(self.state.refresh)
-        elif keys[0] != self._keys[0]:
+        if self._keys is None or keys[0] != self._keys[0]:
             now = time.monotonic()
-            if now < self._next_results:
+            # A run starting or ending is told at once: the page must say so before a server beside the run stops.
+            if self._keys is not None and now < self._next_results and keys[0][2] == self._keys[0][2]:
                 keys = (self._keys[0], keys[1])  # read at the next poll after the pause: reading costs the run CPU
             else:
                 await self.read(self.state.refresh)
-                self.results_version += 1
+                if self._keys is not None:  # the pages already open fetch the new one
+                    self.results_version += 1
                 self._next_results = now + max(RESULTS_EVERY_S, 10 * self.state.cost)
         if keys == self._keys:
             return
