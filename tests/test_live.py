@@ -334,3 +334,20 @@ def test_the_end_of_a_run_is_told_at_once_whatever_the_pause_between_readings(pl
 
     running, after = asyncio.run(go())
     assert b'"state":"running"' in running and b'"line":"finished: 4 games played"' in after
+
+
+def test_only_the_games_of_the_run_holding_the_directory_are_in_progress(played, tmp_path):
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / "games.jsonl").write_text((played / "games.jsonl").read_text().splitlines(keepends=True)[0])
+    (cut / "tournament.json").write_text((played / "tournament.json").read_text())
+    for slot, game_id in (("w1", "r7-ann~bob-g1"), ("w2", "r7-ann~bob-g2")):
+        feed = LiveFeed(cut / LIVE_DIR, slot, interval_s=0.01)
+        feed.move(referee_for(game_id))
+    wait_for(lambda: len(read_live_games(cut)) == 2)
+    hour_ago = time.time() - 3600
+    os.utime(cut / LIVE_DIR / "w2.json", (hour_ago, hour_ago))  # left by a run before this one
+    assert LiveState(cut).live_games() == []  # no run holds the directory: nothing is in progress
+    with open(cut / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert [g.game_id for g in LiveState(cut).live_games()] == ["r7-ann~bob-g1"]

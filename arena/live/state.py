@@ -68,6 +68,19 @@ def lock_holder(directory: Path) -> int | None:
     return None
 
 
+def _started_at(pid: int) -> float:
+    """When process ``pid`` started (seconds since the epoch), 0 when unknown:
+    a live file older than the run holding the directory is an earlier run's."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            ticks = int(handle.read().rpartition(")")[2].split()[19])
+        with open("/proc/stat", encoding="ascii") as handle:
+            boot = next(int(line.split()[1]) for line in handle if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return 0.0
+    return boot + ticks / os.sysconf("SC_CLK_TCK") - 1.0  # the boot time is in whole seconds
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -165,7 +178,8 @@ class LiveState:
             results = self.results()
             self._live_key = key
             recorded = {r.game_id for r in results.records} | {r.game_id for r in results.left_out}
-            games = read_live_games(self.directory, recorded) if lock_holder(self.directory) is not None else []
+            holder = lock_holder(self.directory)
+            games = read_live_games(self.directory, recorded, _started_at(holder)) if holder is not None else []
             self._live = [g for g in games if self.bot is None or self.bot in g.players]
         return self._live
 

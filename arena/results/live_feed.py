@@ -146,10 +146,11 @@ class LiveGame:
                 "clock_ms": list(self.clock_ms), "per_move": self.per_move}
 
 
-def read_live_games(results_dir: Path, recorded: Container[str] = ()) -> list[LiveGame]:
+def read_live_games(results_dir: Path, recorded: Container[str] = (), since: float = 0.0) -> list[LiveGame]:
     """The games in progress in ``results_dir``, by game id, skipping those
-    already ``recorded`` (a file a killed worker left) and every file that
-    is not a true game (unreadable, too big, a link, moves the rules refuse)."""
+    already ``recorded`` or written before ``since`` (files a killed worker
+    or an earlier run left) and every file that is not a true game
+    (unreadable, too big, a link, moves the rules refuse)."""
     try:
         names = sorted(os.listdir(results_dir / LIVE_DIR))[:MAX_SLOTS]
     except OSError:
@@ -159,6 +160,8 @@ def read_live_games(results_dir: Path, recorded: Container[str] = ()) -> list[Li
         if not name.endswith(".json"):
             continue
         try:
+            if os.stat(results_dir / LIVE_DIR / name, follow_symlinks=False).st_mtime < since:
+                continue
             data = json.loads(safe_files.read_file(results_dir, Path(LIVE_DIR) / name, MAX_LIVE_BYTES))
             game = _live_game(data)
         except (OSError, ValueError, TypeError, KeyError, engine.IllegalMove):
