@@ -173,7 +173,7 @@ def run(
     replay_games: list[str] = typer.Option(
         [], "--replay-game", metavar="ID", help="Play this game again under its id, e.g. a disputed one (its record goes to replaced.jsonl); repeat it or list ids with commas.",
     ),
-    serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=0, max=65535, help="Also serve the live web page (arena serve) on this port while it plays."),
+    serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays."),
     serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (off loopback, with an access token)."),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
@@ -429,6 +429,9 @@ def serve(
         state = LiveState(target, bot)
     except (ConfigError, FileNotFoundError) as exc:
         fail(str(exc))
+    results = state.results()
+    if bot is not None and results.names and bot not in results.names:
+        fail(f"no bot {safe(bot)!r} in {results.directory}; its bots: {', '.join(map(safe, results.names))}")
     token = os.environ.get(TOKEN_ENV) or None
     if beside_run:
         os.nice(10)  # the games come first: the page takes what CPU they leave
@@ -513,7 +516,7 @@ def match(
     ),
     executor: str = typer.Option(None, "--executor", "-e", help=f"Where games run: {' or '.join(EXECUTORS)} (default: local)."),
     ray_address: str = typer.Option(None, "--ray-address", help="The Ray cluster to run on, e.g. 'auto' or 'head:6379' (implies --executor ray)."),
-    serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=0, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
+    serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
     serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (off loopback, with an access token)."),
 ) -> None:
     """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;

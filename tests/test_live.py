@@ -285,6 +285,7 @@ def test_serve_names_what_it_cannot_do_in_one_line(played, tmp_path):
         assert_one_line_error(arena("serve", played, "--port", port), f"cannot listen on 127.0.0.1:{port}")
     assert_one_line_error(arena("match", "python -m bots.random_bot", "python -m bots.random_bot", "--serve", "8000"),
                           "--serve", "--output")
+    assert_one_line_error(arena("serve", played, "--bot", "nobody"), "no bot 'nobody'", "ann, bob")
 
 
 def test_a_run_goes_on_when_its_server_cannot_listen(tmp_path):
