@@ -352,3 +352,28 @@ def test_only_the_games_of_the_run_holding_the_directory_are_in_progress(played,
     with open(cut / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         assert [g.game_id for g in LiveState(cut).live_games()] == ["r7-ann~bob-g1"]
+
+
+def test_a_stream_that_goes_away_is_forgotten_and_the_others_go_on(played):
+    state = LiveState(played)
+
+    async def go() -> tuple[int, bytes]:
+        app = make_app(state, poll_s=0.01)
+        async with TestClient(TestServer(app)) as client:
+            hub = next(value for value in app.values() if hasattr(value, "hub")).hub
+            gone = await client.get("/events")
+            await gone.content.readuntil(b"\n\n")  # retry:
+            await gone.content.readuntil(b"\n\n")  # the first state
+            gone.close()
+            staying = await client.get("/events")
+            await staying.content.readuntil(b"\n\n")
+            first = await staying.content.readuntil(b"\n\n")
+            for _ in range(200):  # events to every stream: writing to the one gone ends its handler
+                if len(hub.streams) == 1:
+                    break
+                hub.broadcast(hub.current)
+                await asyncio.sleep(0.01)
+            return len(hub.streams), first
+
+    streams, first = asyncio.run(go())
+    assert streams == 1 and first.startswith(b"event: state\ndata: ")
