@@ -8,6 +8,7 @@ import random
 import signal
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import NamedTuple, NoReturn, TypeVar
 
@@ -175,6 +176,8 @@ def run(
     replay_games: list[str] = typer.Option(
         [], "--replay-game", metavar="ID", help="Play this game again under its id, e.g. a disputed one (its record goes to replaced.jsonl); repeat it or list ids with commas.",
     ),
+    serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays."),
+    serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (off loopback, with an access token)."),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
@@ -256,9 +259,10 @@ def run(
             return 0
 
     try:
-        summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
-                                 replay_forfeits=replay, replay=_listed(replay_bots), keep=_listed(keep_bots),
-                                 replay_games=_listed(replay_games))
+        with _live_view(config.output, serve_port, serve_host):
+            summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
+                                     replay_forfeits=replay, replay=_listed(replay_bots), keep=_listed(keep_bots),
+                                     replay_games=_listed(replay_games))
     except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing
         stop_progress()
         fail(str(exc))
@@ -287,6 +291,17 @@ def run(
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
     if summary.report is not None:
         say(f"report: {summary.report}", err)
+
+
+def _live_view(directory: Path | None, port: int | None, host: str) -> AbstractContextManager[object]:
+    """``--serve PORT``: the live view's server beside the run, its address printed; else nothing."""
+    if port is None or directory is None:
+        return nullcontext()
+    from arena.live.background import LiveServer
+
+    server = LiveServer(directory, port, host)
+    say(f"live view: {server.url}", err)
+    return server
 
 
 def _run_title(name: str, summary: RunSummary) -> str:
@@ -434,6 +449,43 @@ def _grade_sheet(results: ReadResults, bot: str, fmt: str, output: Path | None, 
     say(f"grade sheet of {safe(bot)} written to {output}", err)
 
 
+@app.command(epilog=_epilog("arena serve results/oxono-demo --port 8000", "live.md"))
+def serve(
+    target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on; another than loopback prints an address with an access token."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="The port to listen on (0: any free one)."),
+    bot: str = typer.Option(None, "--bot", help="Show just this bot's page (its games and stderr), to hand to its team."),
+    beside_run: bool = typer.Option(False, "--beside-run", hidden=True, help="For arena run --serve: print nothing once listening (the run prints the address), stop when stdin closes."),
+) -> None:
+    """A live web page of the tournament, updated as it plays: standings, rounds, every game in progress move by move;
+    works during a run (from another terminal) and on finished results. Read-only; Ctrl-C stops it."""
+    from arena.live.background import TOKEN_ENV, until_stdin_closes
+    from arena.live.server import serve as serve_forever
+    from arena.live.state import LiveState
+
+    try:
+        state = LiveState(target, bot)
+    except (ConfigError, FileNotFoundError) as exc:
+        fail(str(exc))
+    results = state.results()
+    if bot is not None and results.names and bot not in results.names:
+        fail(f"no bot {safe(bot)!r} in {results.directory}; its bots: {', '.join(map(safe, results.names))}")
+    token = os.environ.get(TOKEN_ENV) or None
+    if beside_run:
+        os.nice(10)  # the games come first: the page takes what CPU they leave
+
+    def ready(url: str) -> None:
+        if not beside_run:
+            say(f"live view of {state.directory}: {url}  (Ctrl-C stops it)", err)
+
+    try:
+        serve_forever(state, host, port, on_ready=ready, token=token, stop=until_stdin_closes() if beside_run else None)
+    except OSError as exc:
+        fail(f"live view: cannot listen on {host}:{port}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
+
+
 @app.command(epilog=_epilog("arena show results/oxono-demo r1-greedy~random-g1 --final", "report.md"))
 def show(
     target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file."),
@@ -502,6 +554,8 @@ def match(
     ),
     executor: str = typer.Option(None, "--executor", "-e", help=f"Where games run: {' or '.join(EXECUTORS)} (default: local)."),
     ray_address: str = typer.Option(None, "--ray-address", help="The Ray cluster to run on, e.g. 'auto' or 'head:6379' (implies --executor ray)."),
+    serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
+    serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (off loopback, with an access token)."),
 ) -> None:
     """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;
     under --sprt, until the test decides."""
@@ -585,10 +639,13 @@ def match(
             snapshot = result.progress_line()
             lines.update(result.games, result.total)
 
+    if serve_port is not None and output is None:
+        fail("--serve shows a results directory: name one with --output")
     try:
         try:
-            result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
-                                on_record=on_record)
+            with _live_view(config.output, serve_port, serve_host):
+                result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
+                                    on_record=on_record)
         finally:
             if lines is not None:
                 lines.stop()

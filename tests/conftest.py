@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import needs
 from builders import ROOT
 
 #: CI sets CI=true; "", "0", "false" and "no" mean a person's machine.
@@ -197,3 +200,29 @@ def in_repo_root(monkeypatch: pytest.MonkeyPatch) -> Path:
     ``python -m bots.greedy`` and ``python tests/bots/x.py`` are found."""
     monkeypatch.chdir(ROOT)
     return ROOT
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium, driven by selenium: one per test module (the report's and the live view's)."""
+    needs.module("selenium", "pip install -e '.[test]'")
+    driver_path = needs.program("chromedriver", "apt-get install chromium chromium-driver")
+    chromium = needs.program("chromium", "apt-get install chromium chromium-driver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="report-browser-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", f"--user-data-dir={profile}", "--window-size=1200,900"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # The system's chromedriver, given by path: selenium-manager never downloads one.
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(120)  # generous: the machine may be busy; correctness is what is checked
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)

@@ -1,45 +1,52 @@
 """``arena standings DIR --pending`` (arena.results.pending): who is still
 to play in the current round, and which games are being played (a run
-holds the directory's lock and a bot's log of the game is begun, not ended)."""
+holds the directory's lock and a worker's live file of the game is newer than the lock)."""
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 
-from arena.bot.stderr_log import game_log_path
-from arena.results.pending import pending_round, render_pending, run_is_playing
+from arena.results.live_feed import LIVE_DIR
+from arena.results.pending import pending_round, render_pending
+from arena.results.store import CurrentRun, current_run
 from builders import arena, swiss_in_round_3
 
 
-def begun(directory, bot: str, game_id: str, *, ended: bool = False) -> None:
-    """``bot``'s log of ``game_id`` as the arena writes it: the start frame, then the end frame once over."""
-    path = game_log_path(directory / "logs" / bot, game_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = f"=== game {game_id}: bot {bot}, started 2026-11-25T20:00:00.000Z (arena clock, UTC) ===\nthinking\n"
-    path.write_text(text + (f"=== game {game_id}: ended 2026-11-25T20:00:01.000Z; 9 bytes of stderr, 9 kept ===\n"
-                            if ended else ""))
+def begun(directory, spec, *, at: float) -> None:
+    """A worker's live file of ``spec``'s game, as the feed writes it, last written at ``at``."""
+    live = directory / LIVE_DIR
+    live.mkdir(exist_ok=True)
+    path = live / f"w{spec.game_id}.json"
+    path.write_text(json.dumps({"id": spec.game_id, "game": "oxono", "round": spec.round, "players": list(spec.players),
+                                "opening": 0, "opening_moves": [], "moves": [], "clock_ms": [1000, 1000],
+                                "per_move_ms": [None, None]}))
+    os.utime(path, (at, at))
 
 
 def test_the_rest_of_the_current_round_and_the_games_being_played(tmp_path):
     results, _ = swiss_in_round_3(tmp_path)
     (unplayed,) = [s for s in results.schedule if s.round == 3 and s.game_id not in {r.game_id for r in results.records}][:1]
-    first, second = [s.game_id for s in results.schedule if set(s.players) == set(unplayed.players)]
-    begun(tmp_path, unplayed.players[0], first)
-    begun(tmp_path, unplayed.players[1], second, ended=True)
-    # No run holds the lock: a begun log is a game cut off, not one being played.
+    first, second = [s for s in results.schedule if set(s.players) == set(unplayed.players)]
+    lock = os.open(tmp_path / ".lock", os.O_WRONLY | os.O_CREAT)
+    os.write(lock, b"4242\n")
+    os.utime(tmp_path / ".lock", (1_000_000, 1_000_000))  # the run took the lock then
+    begun(tmp_path, first, at=1_000_001)
+    begun(tmp_path, second, at=999_999)  # an earlier run's, killed mid-game
+    first, second = first.game_id, second.game_id
+    # No run holds the lock: a live file is a game cut off, not one being played.
     idle = pending_round(results)
     assert idle.round == 3 and not idle.run_playing
     (pairing,) = idle.pairings
     assert (set(pairing.bots), pairing.left, pairing.scheduled, pairing.playing) == (
         set(unplayed.players), [first, second], 2, [])
     assert idle.still_to_play == sorted(unplayed.players)
-    lock = os.open(tmp_path / ".lock", os.O_WRONLY | os.O_CREAT)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)  # as arena run holds it
-        assert run_is_playing(tmp_path)
+        assert current_run(tmp_path) == CurrentRun(4242, 1_000_000)
         live = pending_round(results)
-        assert live.run_playing and live.pairings[0].playing == [first]  # the ended log is over
+        assert live.run_playing and live.pairings[0].playing == [first]  # the older file is not this run's
         text = render_pending(live).splitlines()
         a, b = live.pairings[0].bots
         assert text[0] == "Round 3 (round 3 of 3): 1 pairing still to play; a run is playing (it holds the directory's lock)"
@@ -48,7 +55,7 @@ def test_the_rest_of_the_current_round_and_the_games_being_played(tmp_path):
         assert text[3].startswith("Bye: ")
     finally:
         os.close(lock)
-    assert not run_is_playing(tmp_path)
+    assert current_run(tmp_path) is None
 
 
 def test_arena_standings_pending_reads_a_results_directory(tmp_path):

@@ -11,12 +11,14 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 import needs
+from arena.results.live_feed import read_live_games
 from arena.run.config import ConfigError, load_config
 from arena.run.ray_executor import LOCAL_RAY
 from arena.formats.schedule import make_schedule
@@ -58,6 +60,32 @@ def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ra
     assert 0 < len(logs) <= 2 * len(RANDOM)
     # A local Ray as the executor starts it: bots at the driver's priority, as locally, not at Ray's niceness 15.
     assert niceness == {os.getpriority(os.PRIO_PROCESS, 0)}
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_actors_publish_their_games_in_progress_for_the_live_view(tmp_path, local_ray):
+    slow = f"[python, {BOTS / 'slow_random.py'}, '0.03']"
+    config = load_config(marked_tournament(tmp_path, {"a": slow, "b": slow}))
+    seen: dict[str, int] = {}
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for game in read_live_games(config.output):
+                seen[game.game_id] = max(seen.get(game.game_id, 0), len(game.moves))
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        summary = run_tournament(config)
+    finally:
+        done.set()
+        watcher.join()
+    assert summary.played == 4
+    assert max(seen.values()) >= 3, seen  # boards moving on the actors, not just games starting
+    assert set(seen) <= {r.game_id for r in summary.records}
+    assert list((config.output / "live").iterdir()) == []  # each file gone with its game
     assert wait_until_gone(str(tmp_path)) == []
 
 

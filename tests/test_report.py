@@ -282,6 +282,22 @@ def test_report_of_a_run_stopped_by_the_sprt_says_so():
     assert "2 of 400 games played: the run stopped" in page
 
 
+def test_an_sprt_report_draws_the_llr_pair_by_pair_up_to_its_verdict():
+    records = played_games("oxono", ["ann", "bob"], 40, seed=12)
+    for record in records:  # ann wins every game: decided after a few pairs
+        record.winner = next(color for color, name in record.players.items() if name == "ann")
+    meta = {**META, "bots": META["bots"][:2]}
+    sprt = SprtConfig(elo0=0, elo1=200)
+    pairs = compute_standings(records, ["ann", "bob"], sprt).sprt.pairs
+    page = report_page(records, meta, sprt=sprt)
+    chart = re.search(r'<polyline class="llr" data-pairs="(\d+)" points="([^"]*)"', page)
+    assert chart is not None and int(chart[1]) == pairs < 20  # up to the deciding pair, not the 20 played
+    ys = [float(point.split(",")[1]) for point in chart[2].split()]
+    assert len(ys) == pairs + 1 and ys == sorted(ys, reverse=True)  # every win takes the LLR up (SVG y grows down)
+    assert f"H1 accepted ({sprt.upper:.2f})" in page and f"H0 accepted ({sprt.lower:.2f})" in page
+    assert 'class="llr"' not in report_page(records, meta)
+
+
 # -- where a report may be written (arena report -o) -------------------------------
 
 

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 
 import engine
-import needs
 from arena.game.positions import positions
 from arena.game.records import GameRecord
 from arena.results.report import write_report
@@ -40,31 +37,6 @@ def with_a_bot_that_never_started(records: list[GameRecord]) -> list[GameRecord]
 #: Every way a game can end, forfeits included (one before the first move), in both games.
 GAMES = {name: with_a_bot_that_never_started(played_games(name, BOTS, 18, seed=11, forfeit_every=5, opening_plies=3))
          for name in engine.GAMES}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    needs.module("selenium", "pip install -e '.[test]'")
-    driver_path = needs.program("chromedriver", "apt-get install chromium chromium-driver")
-    chromium = needs.program("chromium", "apt-get install chromium chromium-driver")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="report-browser-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", f"--user-data-dir={profile}", "--window-size=1200,900"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    # The system's chromedriver, given by path: selenium-manager never downloads one.
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_page_load_timeout(120)  # generous: the machine may be busy; correctness is what is checked
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

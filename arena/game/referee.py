@@ -9,7 +9,7 @@ it, and ``arena play`` a person's game.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import engine
@@ -177,10 +177,12 @@ def play_game(
     time_control: TimeControl,
     margin_ms: int = 50,
     seat_controls: Sequence[TimeControl] | None = None,
+    on_move: Callable[[Referee], None] | None = None,
 ) -> GameRecord:
     """Play ``spec`` with ``players[seat]`` on each seat, under
     ``time_control``, or with time odds under ``seat_controls`` (each seat's
-    own clock; the record keeps both).
+    own clock; the record keeps both).  ``on_move`` is told the game once
+    started and after each move (the live view's feed).
 
     A bot that misbehaves forfeits: its opponent wins, and the record names
     the reason and what the bot did.  Both bots are sent ``game_over``.
@@ -194,6 +196,10 @@ def play_game(
                                  [control.to_json() for control in seat_controls] if odds and seat_controls else None)
     referee = Referee(game, state, record, Clock(seat_controls if odds and seat_controls else time_control, margin_ms), players)
     referee.start()
+    if on_move is not None:
+        on_move(referee)
     while not record.reason:
         referee.bot_move()
+        if on_move is not None:
+            on_move(referee)
     return referee.finish()

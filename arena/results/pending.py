@@ -3,33 +3,22 @@
 
 The current round is the first round with a scheduled game not in
 ``games.jsonl`` (a Swiss or knockout schedules the rounds paired so far; a
-round not paired yet is paired when a run goes on).  Nothing records a game
-in progress, so it is read from two facts of the directory: a run holds its
-lock (:data:`~arena.results.store.LOCK_FILE`, taken by ``arena run`` for as
-long as it plays), and a bot's log of the game has the arena's start frame
-line and not yet its end frame line (:mod:`arena.bot.stderr_log` writes
-both).  Without the lock no game is being played, whatever the logs say (a
-run killed mid-game leaves its logs unended); with it, a game cut off by a
-run killed earlier shows as being played until the new run plays it again,
-which it does first (the schedule's order).
+round not paired yet is paired when a run goes on).  A game in progress is
+known from the live view's files (:mod:`arena.results.live_feed`), read
+only while a run holds the directory's lock
+(:func:`~arena.results.store.current_run`) and only those written since it
+took it: a run killed mid-game leaves its files behind.
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from arena.bot import safe_files
-from arena.bot.safe_files import RefusedFile
-from arena.game.records import GameSpec
-from arena.results.logs import game_log_tail
+from arena.results.live_feed import read_live_games
 from arena.results.reading import ReadResults
-from arena.results.store import LOCK_FILE
+from arena.results.store import current_run
 
-__all__ = ["PendingPairing", "PendingRound", "pending_round", "render_pending", "run_is_playing"]
+__all__ = ["PendingPairing", "PendingRound", "pending_round", "render_pending"]
 
 
 @dataclass
@@ -65,43 +54,13 @@ class PendingRound:
         return sorted({b for p in self.pairings for b in p.bots})
 
 
-def run_is_playing(directory: Path) -> bool:
-    """True while an ``arena run`` holds ``directory``'s lock.  A shared lock
-    is tried and let go at once: it never blocks, and it fails only while
-    the run's exclusive lock is held."""
-    try:
-        fd = safe_files.open_file(directory, LOCK_FILE, os.O_RDONLY)
-    except (OSError, RefusedFile):
-        return False  # no lock file (no run ever wrote here), or not a regular file: no run of ours
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError as exc:
-        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
-
-
-def being_played(directory: Path, spec: GameSpec) -> bool:
-    """A bot's log of ``spec`` is begun and not ended (see the module's doc)."""
-    for bot in spec.players:
-        try:
-            tail = game_log_tail(directory, bot, spec.game_id, lines=1, chars=400)
-        except RefusedFile:
-            continue
-        if tail is not None and not tail.startswith(f"=== game {spec.game_id}: ended"):
-            return True
-    return False
-
-
 def pending_round(results: ReadResults) -> PendingRound:
     """The current round of ``results`` and what is left of it."""
     done = {r.game_id for r in results.records}
     left = [s for s in results.schedule if s.game_id not in done]
-    playing = run_is_playing(results.directory)
-    in_progress = {s.game_id for s in left if playing and being_played(results.directory, s)}
+    run = current_run(results.directory)
+    in_progress = {g.game_id for g in read_live_games(results.directory, done, run.since)} if run is not None else set()
+    playing = run is not None
     rounds = results.rounds
     if not left:
         finished = rounds is None or rounds.finished

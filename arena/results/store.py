@@ -48,7 +48,7 @@ from arena.bot.quota import empty_directory
 from arena.bot.safe_files import RefusedFile
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 
-__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "write_atomically"]
+__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "CurrentRun", "current_run", "write_atomically"]
 
 GAMES_FILE = "games.jsonl"
 REPLACED_FILE = "replaced.jsonl"
@@ -339,8 +339,43 @@ class ResultsStore:
                     os.close(fd)
                     raise StoreBusy(f"another 'arena run' is writing to {self.directory}") from None
                 time.sleep(0.01)
+        # Who holds it and since when, for the readers (current_run).
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
 
+
+
+@dataclass(frozen=True)
+class CurrentRun:
+    """The ``arena run`` holding a results directory's lock."""
+
+    #: Its pid (0 when the lock file does not say).
+    pid: int
+    #: When it took the lock (seconds since the epoch): files of the games in progress older than this are an earlier run's.
+    since: float
+
+
+def current_run(directory: Path) -> CurrentRun | None:
+    """The run writing ``directory`` now, or None.  A shared lock is tried
+    and let go at once: it never blocks, fails only while a run holds the
+    lock, and a run starting in that instant waits it out."""
+    try:
+        fd = safe_files.open_file(directory, LOCK_FILE, os.O_RDONLY)
+    except OSError:  # RefusedFile among them: no lock file, or not a regular file: no run of ours
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.read(fd, 32).decode("ascii", "replace").strip()
+            return CurrentRun(int(text) if text.isdigit() and len(text) < 10 else 0, os.fstat(fd).st_mtime)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _write(fd: int, data: memoryview) -> int:

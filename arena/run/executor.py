@@ -84,6 +84,7 @@ def _worker_main(
     scratch_dir: Path | None,
     number: int,
     spin: bool,
+    live_dir: Path | None = None,
 ) -> None:
     """A worker process: play each spec the parent sends, answer with its record.
 
@@ -91,7 +92,7 @@ def _worker_main(
     encoded here, once, with the plain JSON encoder: pickling them (which
     ``multiprocess`` does with dill, in pure Python) cost more than the game.
     Specs come the same way (``_spec_line``)."""
-    bots = BotPool(config, logs_dir, tag=f"w{number}", scratch_dir=scratch_dir, spin=spin)
+    bots = BotPool(config, logs_dir, tag=f"w{number}", scratch_dir=scratch_dir, spin=spin, live_dir=live_dir)
     try:
         while (message := conn.recv_bytes()) != _QUIT:
             reply(conn, _play, bots, message)
@@ -130,10 +131,13 @@ class LocalExecutor:
         *,
         scratch_dir: Path | None = None,
         game_deadline: float | None = None,
+        live_dir: Path | None = None,
     ) -> None:
         self.config = config
         self.logs_dir = logs_dir
         self.scratch_dir = scratch_dir
+        #: Where each worker publishes its game in progress (:mod:`arena.results.live_feed`).
+        self.live_dir = live_dir
         self.concurrency = max(1, concurrency or config.concurrency)
         #: Seconds a worker may stay silent on one game before it is killed.
         self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
@@ -273,7 +277,8 @@ class _Workers:
         self.started += 1
         executor = self.executor
         worker = start_child(
-            _worker_main, (executor.config, executor.logs_dir, executor.scratch_dir, self.started, self.spin),
+            _worker_main, (executor.config, executor.logs_dir, executor.scratch_dir, self.started, self.spin,
+                           executor.live_dir),
             name=f"arena-worker-{self.started}",
         )
         self.workers.append(worker)

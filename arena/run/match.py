@@ -22,6 +22,7 @@ from arena.bot.spec import BotConfig, split_command
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
+from arena.results.live_feed import LIVE_DIR
 from arena.results.sprt import CAP_FACTOR, SprtConfig, SprtStatus
 from arena.results.statistics import MatchStatistics, PairTally, Tally, counted_statistics, score_of
 from arena.results.store import ResultsConflict, ResultsStore, StoreError
@@ -242,7 +243,8 @@ def play_match(
         result.total = len(schedule)
         # Games before the last one recorded (a lost line) are played even when the test is decided.
         pending, gaps = holes(pending_specs(schedule, result.records), result.records, decided)
-        executor = make_executor(config, logs_dir)  # before any bot starts: a missing Ray is one line
+        # before any bot starts: a missing Ray is one line
+        executor = make_executor(config, logs_dir, live_dir=store.directory / LIVE_DIR if keep_records else None)
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:
             on_start(result)

@@ -37,6 +37,7 @@ from arena.bot.player import BotPlayer, close_all
 from arena.bot.reaper import die_with_parent, kill_adopted, kill_all_now
 from arena.game.records import GameRecord, GameSpec
 from arena.game.referee import play_game
+from arena.results.live_feed import LiveFeed
 from arena.run.config import TournamentConfig
 
 __all__ = ["BotPool", "LOW_MEMORY", "MAX_LIVE_BOTS", "PREFLIGHT_TAG", "memory_is_low", "die_killing_bots", "die_with_the_arena", "kill_leftovers", "log_path", "start_process"]
@@ -66,8 +67,11 @@ class BotPool:
         tag: str,
         scratch_dir: Path | None = None,
         spin: bool = False,
+        live_dir: Path | None = None,
     ) -> None:
         self.config = config
+        #: Where the game in progress is published for ``arena serve``; None for nowhere.
+        self.feed = LiveFeed(live_dir, tag) if live_dir is not None else None
         self.logs_dir = logs_dir
         self.tag = tag
         self.scratch_dir = scratch_dir
@@ -108,8 +112,10 @@ class BotPool:
             seat.begin_log(spec.game_id)
         try:
             return play_game(spec, seats, self.config.time_control, self.config.time_margin_ms,
-                             self.config.seat_controls(spec.players))
+                             self.config.seat_controls(spec.players), self.feed.move if self.feed is not None else None)
         finally:
+            if self.feed is not None:
+                self.feed.end()
             for seat in logged:
                 seat.end_log()
 

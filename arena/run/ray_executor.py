@@ -114,6 +114,7 @@ class GameActor:
         number: int,
         driver_python: str,
         shipped_from: str | None,
+        live_dir: str | None = None,
     ) -> None:
         # As in a local worker: orphans of the bots come back to this process
         # to be killed, and a SIGTERM (Ray stopping the worker, or a person)
@@ -132,7 +133,7 @@ class GameActor:
         tag = f"ray{number}"
         self.logs_dir = _writable(Path(logs_dir), self.config.name, "logs") if logs_dir else None
         scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
-        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch)
+        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch, live_dir=_shared(live_dir))
         self.stopping = False
         self.dropping = False
 
@@ -225,6 +226,19 @@ def _writable(directory: Path, name: str, kind: str) -> Path:
     return local
 
 
+def _shared(directory: str | None) -> Path | None:
+    """The results' live folder when this node can write it (one machine, or
+    a shared file system); else None: ``arena serve`` reads it on the
+    driver's machine, so a copy elsewhere would show nothing."""
+    if directory is None:
+        return None
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError:
+        return None
+    return Path(directory) if os.access(directory, os.W_OK) else None
+
+
 def import_ray(config: TournamentConfig) -> Any:
     """The ``ray`` module, or a one-line :class:`ConfigError` saying how to install it."""
     try:
@@ -273,10 +287,12 @@ class RayExecutor:
         *,
         scratch_dir: Path | None = None,
         game_deadline: float | None = None,
+        live_dir: Path | None = None,
     ) -> None:
         self.ray = import_ray(config)
         self.config = config
         self.logs_dir = logs_dir
+        self.live_dir = live_dir
         self.scratch_dir = scratch_dir
         self.concurrency = concurrency
         #: Seconds an actor may stay silent on one game before it is killed.
@@ -550,7 +566,7 @@ class _Actors:
         config = self.executor.config
         handle = self.actor_class.options(**self.options).remote(
             config, _text(self.executor.logs_dir), _text(self.executor.scratch_dir), self.made, sys.executable,
-            _text(config.ray.working_dir),
+            _text(config.ray.working_dir), _text(self.executor.live_dir),
         )
         actor = _Actor(self.made, handle)
         self.actors.append(actor)

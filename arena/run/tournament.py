@@ -22,6 +22,7 @@ from arena.game.records import GameRecord, GameSpec
 from arena.formats.progression import bots_in_play, estimated_games
 from arena.formats.scoring import DISQUALIFIED_DETAIL
 from arena.formats.rounds import Rounds
+from arena.results.live_feed import LIVE_DIR
 from arena.results.report import LiveReport, REPORT_FILE
 from arena.formats.scoring import score_of
 from arena.results.sprt import SprtFold, SprtStatus, sprt_status
@@ -306,15 +307,16 @@ def start_bots(
 
 def make_executor(
     config: TournamentConfig, logs_dir: Path | None, scratch_dir: Path | None = None, concurrency: int | None = None,
+    live_dir: Path | None = None,
 ) -> Executor:
     """The executor ``config`` asks for, with the bots' logs and scratch
-    directories there.  Raises ``ConfigError`` (one line) when it is
+    directories there, publishing the games in progress in ``live_dir``.  Raises ``ConfigError`` (one line) when it is
     ``ray`` and Ray is not installed."""
     if config.executor == "ray":
         from arena.run.ray_executor import RayExecutor  # Ray is optional: imported only when asked for
 
-        return RayExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir)
-    return LocalExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir)
+        return RayExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir, live_dir=live_dir)
+    return LocalExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir, live_dir=live_dir)
 
 
 def run_tournament(
@@ -362,7 +364,7 @@ def run_tournament(
     own_executor = executor is None
     if executor is None:  # made now: a missing Ray is one line before any bot starts
         # The plan's bots: a submission it could not fingerprint cannot start.
-        executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency)
+        executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
     with store:
         # The run, in order: open the store, decide the plan, start the bots,
         # archive what is played again, write tournament.json, play.
@@ -389,7 +391,7 @@ def run_tournament(
         if started is not config:  # a bot the pre-flight barred from starting again
             config = started
             if own_executor:  # (an executor given plays with the config it was given)
-                executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency)
+                executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
         if plan.replaced:
             store.replace(plan.replaced)
         assert plan.meta is not None

@@ -32,12 +32,14 @@ from arena.results.grade import grade_sheets
 from arena.results.logs import game_log_tail, refused_note
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.bracket import rounds_html
-from arena.results.report.charts import HIGHLIGHTED, bot_colors, move_time_chart, move_times, rating_chart, results_chart
+from arena.results.report.charts import (HIGHLIGHTED, bot_colors, llr_chart, llr_history, move_time_chart, move_times,
+                                         rating_chart, results_chart)
 from arena.results.report.data import games_data, script_json
 from arena.results.meta import META_FILE, TournamentMeta
 from arena.results.reading import ReadResults, results_of
-from arena.results.standings import INITIAL_MU, INITIAL_SIGMA
+from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, Standings
 from arena.results.sprt import SprtConfig
+from arena.results.statistics import scores_of
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_notes, standings_tables, standings_title
 
@@ -71,6 +73,8 @@ def build_report(
     results_dir: Path | None = None,
     logs_href: str | None = None,
     bot: str | None = None,
+    status: str | None = None,
+    linked: Sequence[str] = (),
 ) -> str:
     """The report page of ``results``, ranked as ``arena standings`` ranks
     them (the same :class:`ReadResults`); the games of bots no longer in the
@@ -83,7 +87,12 @@ def build_report(
     folder as the page links it (relative to the page), None for no links.
     ``bot``: just that bot's page (its games only, its stderr, forfeit
     details and ``info`` in each of them, no other bot's; no standings): to
-    hand to one team."""
+    hand to one team.
+
+    ``status``: the line under the title, instead of the one ``progress``
+    gives; ``linked``: the addresses of the stylesheets and scripts the page
+    loads instead of inlining its own (the live view serves them as files,
+    so that its Content-Security-Policy allows no inline script)."""
     meta = results.meta
     records = results.records
     finished = progress is not None and not live and progress.played >= progress.total
@@ -105,14 +114,8 @@ def build_report(
                                     [b.name for b in standings.bots]).items()}}
     title = (meta.name if meta is not None else "") or "Tournament"
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
-    if live and progress is not None:
-        status = f"live: {progress.played} of {progress.total} games played, updated {stamp}; this page reloads every {REFRESH_S:g} s"
-    elif progress is not None and progress.played < progress.total and standings.sprt is not None and standings.sprt.decided:
-        status = f"{progress.played} of {progress.total} games played: the SPRT is decided; written {stamp}"
-    elif progress is not None and progress.played < progress.total:
-        status = f"{progress.played} of {progress.total} games played: the run stopped (run it again to resume); written {stamp}"
-    else:
-        status = f"{standings.total_games} games; written {stamp}"
+    if status is None:
+        status = _status(standings, progress, live, stamp)
     if standings.total_games:
         charts = (
             "<h3>Rating against games played</h3>"
@@ -123,6 +126,10 @@ def build_report(
             + "<h3>Time per move</h3>"
             + move_time_chart(standings, move_times(records), colors)
         )
+        if standings.sprt is not None and standings.match_bots is not None:
+            llrs = llr_history(standings.sprt.config, scores_of(records, standings.match_bots[0])[1])
+            config = standings.sprt.config
+            charts = "<h3>SPRT: log-likelihood ratio</h3>" + llr_chart(llrs, config.lower, config.upper) + charts
     else:
         charts = "<p>No games played yet.</p>"
     if standings.total_games or shown:
@@ -145,8 +152,10 @@ def build_report(
         "subtitle": safe(f"{standings_title(standings)} · {_time_control(meta)}", "html"),
         "status": safe(status, "html"),
         "status_class": "live" if live else "final",
-        "css": _asset("report.css"),
-        "script": _asset("viewer.js"),
+        "css": "".join(f'<link rel="stylesheet" href="{safe(a, "html")}">' for a in linked if a.endswith(".css"))
+        or f"<style>{_asset('report.css')}</style>",
+        "script": "".join(f'<script src="{safe(a, "html")}"></script>' for a in linked if a.endswith(".js"))
+        or f"<script>{_asset('viewer.js')}</script>",
         "pieces": pieces_svg(),
         "board": board_svg(game.name, start),
         "tables": tables,
@@ -155,6 +164,17 @@ def build_report(
         "data": script_json(data),
     }
     return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _asset("page.html"))
+
+
+def _status(standings: Standings, progress: Progress | None, live: bool, stamp: str) -> str:
+    """The line under the title: how far the run that wrote the report is."""
+    if live and progress is not None:
+        return f"live: {progress.played} of {progress.total} games played, updated {stamp}; this page reloads every {REFRESH_S:g} s"
+    if progress is not None and progress.played < progress.total and standings.sprt is not None and standings.sprt.decided:
+        return f"{progress.played} of {progress.total} games played: the SPRT is decided; written {stamp}"
+    if progress is not None and progress.played < progress.total:
+        return f"{progress.played} of {progress.total} games played: the run stopped (run it again to resume); written {stamp}"
+    return f"{standings.total_games} games; written {stamp}"
 
 
 class ReportPathRefused(ValueError):

@@ -1,6 +1,6 @@
 """The report's charts as inline SVG, drawn from standings and records.
 
-Three charts: each bot's TrueSkill mu with a band of one sigma either side
+Three charts (and a fourth for an SPRT: its LLR against its bounds, pair by pair): each bot's TrueSkill mu with a band of one sigma either side
 against the games it has played; each bot's results (wins, draws, losses,
 and the losses that were forfeits) as shares of its games; and the
 distribution of each bot's time per move on a logarithmic axis.  Pure
@@ -14,9 +14,11 @@ from collections.abc import Mapping, Sequence
 
 from arena.bot.text import safe
 from arena.game.records import GameRecord
+from arena.results.sprt import SprtConfig, SprtFold
 from arena.results.standings import BotStanding, Standings
 
-__all__ = ["HIGHLIGHTED", "bot_colors", "rating_chart", "results_chart", "move_time_chart", "move_times", "quantile"]
+__all__ = ["HIGHLIGHTED", "bot_colors", "llr_chart", "llr_history", "rating_chart", "results_chart", "move_time_chart", "move_times",
+           "quantile"]
 
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 #: The colour of the bots past the palette's.
@@ -272,3 +274,38 @@ def _bar_height(row: int) -> int:
 
 def _short(name: str, limit: int = 20) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def llr_history(config: SprtConfig, pairs: Sequence[tuple[float, float]]) -> list[float]:
+    """The SPRT's LLR after each complete pair, up to the pair that decides it."""
+    fold = SprtFold(config)
+    out = []
+    for pair in pairs:
+        fold.add(pair)
+        out.append(fold.llr)
+        if fold.decided:
+            break
+    return out
+
+
+def llr_chart(llrs: Sequence[float], lower: float, upper: float) -> str:
+    """The SPRT's LLR against the game pairs played, between its two bounds (the lines where it stops)."""
+    left, right, top, bottom = 48, _WIDTH - 12, 12, 250
+    most = max(len(llrs), 1)
+    low, high = min([lower, *llrs]) * 1.1, max([upper, *llrs]) * 1.1
+
+    def x(pairs: float) -> float:
+        return left + (right - left) * pairs / most
+
+    def y(value: float) -> float:
+        return bottom - (bottom - top) * (value - low) / ((high - low) or 1)
+
+    body = _axes(left, right, top, bottom, [(y(t), _fmt(t)) for t in _nice_ticks(low, high)],
+                 [(x(t), _fmt(t)) for t in _nice_ticks(0, most) if t <= most], "game pairs", "LLR")
+    for bound, name, color in ((upper, "H1 accepted", "#2ca02c"), (lower, "H0 accepted", "#d62728")):
+        body.append(f'<g class="bound"><line x1="{left}" y1="{y(bound):.1f}" x2="{right}" y2="{y(bound):.1f}" '
+                    f'stroke="{color}" stroke-dasharray="6 4"/><text x="{right - 4}" y="{y(bound) - 4:.1f}" '
+                    f'text-anchor="end">{name} ({bound:.2f})</text></g>')
+    points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate([0.0, *llrs]))
+    body.append(f'<polyline class="llr" data-pairs="{len(llrs)}" points="{points}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
+    return _svg(280, f"SPRT log-likelihood ratio after {len(llrs)} game pairs", body)

@@ -1,6 +1,6 @@
 // The report's script: the game list (filters, sorting, pages) and the game
-// viewer.  Inlined into the page; it reads the games from the JSON block
-// #report-data and fetches nothing.
+// viewer.  Inlined into the page (served as a file by arena serve); it reads
+// the games from the JSON block #report-data and fetches nothing.
 //
 // Positions are not stored in the page: each game keeps its moves, and the
 // viewer replays them from the game's start position.  The referee accepted
@@ -9,6 +9,14 @@
 (function () {
   "use strict";
 
+  // The live view (arena serve) swaps the page's parts for fresh ones and
+  // starts again: the listeners on the document and the window go with the
+  // old parts, through this signal.
+  let previous = null;
+  function start() {
+  if (previous !== null) previous.abort();
+  const listening = new AbortController();
+  previous = listening;
   const DATA = JSON.parse(document.getElementById("report-data").textContent);
   const GAME = DATA.game;
   const COLORS = DATA.colors;
@@ -620,6 +628,7 @@
     if (li) show(Number(li.dataset.movePly));
   });
   viewer.addEventListener("click", (event) => { if (event.target === viewer) closeViewer(); });
+  $("filters").addEventListener("submit", (event) => event.preventDefault());
   document.addEventListener("keydown", (event) => {
     if (viewer.hidden || event.altKey || event.ctrlKey || event.metaKey) return;
     // The focused slider moves itself with these keys and reports it through "input".
@@ -631,8 +640,8 @@
     else if (event.key === "Escape") closeViewer();
     else return;
     event.preventDefault();
-  });
-  window.addEventListener("hashchange", followHash);
+  }, { signal: listening.signal });
+  window.addEventListener("hashchange", followHash, { signal: listening.signal });
 
   function addBotLinks() {
     const nav = $("bot-links");
@@ -681,4 +690,8 @@
   renderList();
   followHash();
   if (DATA.live) setTimeout(() => location.reload(), DATA.refresh_s * 1000);
+  }
+
+  window.arenaReport = { start: start };
+  start();
 })();

@@ -1,0 +1,312 @@
+"""``arena serve``: the live view of a results directory, read-only, on aiohttp.
+
+aiohttp gives the HTTP server and the event stream (server-sent events over
+a plain ``StreamResponse``) in one well-kept library, with no separate ASGI
+server to install or run.
+
+One task (:class:`Hub`) polls the directory every :data:`POLL_S` through
+:class:`~arena.live.state.LiveState`, on one thread of its own so that a slow
+read never holds up the event loop, and pushes the new state to every open
+stream.  A stream's queue holds a few events: a browser that reads slowly
+misses states in between, never holds up the others (or the run, which
+never waits on the server at all).
+
+Safety: the page is the report's, its script and styles served as files under
+a Content-Security-Policy that allows no inline script; the only files of the
+results directory served are the bots' logs, as plain text, opened without
+following a link; another host than loopback needs the access token the
+server prints in its address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import secrets
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any, Awaitable, Callable
+
+from aiohttp import web
+
+from arena.bot import safe_files
+from arena.bot.safe_files import RefusedFile
+from arena.bot.text import safe
+from arena.live.state import LiveState
+from arena.results.store import LOGS_DIR
+
+__all__ = ["CSP", "MAX_STREAMS", "POLL_S", "Hub", "is_loopback", "make_app", "serve"]
+
+#: Seconds between two looks at the results directory: a move reaches the page well within a second.
+POLL_S = 0.25
+#: Least seconds between two announcements that the results changed (each
+#: has every page fetched again); at least ten times what a page took to build.
+RESULTS_EVERY_S = 2.0
+#: Seconds between two comments on a quiet stream: a browser gone is noticed.
+HEARTBEAT_S = 15.0
+#: Event streams served at once; more are told to come back later (503).
+MAX_STREAMS = 500
+#: Events waiting for one stream; older ones are dropped for a slow reader.
+QUEUE_EVENTS = 4
+#: The most of a log file served (a log is bounded when written; a forged one may not be).
+MAX_LOG_BYTES = 4 << 20
+TOKEN_PARAM = "token"
+TOKEN_COOKIE = "arena_token"
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+_HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+            "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
+
+#: The files the page loads, by name: nothing else is served from the package.
+_ASSETS = {
+    "report.css": ("arena.results.report", "text/css"),
+    "viewer.js": ("arena.results.report", "text/javascript"),
+    "live.css": ("arena.live", "text/css"),
+    "live.js": ("arena.live", "text/javascript"),
+}
+_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Hub:
+    """Watches the results through ``state`` and hands each change to every stream."""
+
+    def __init__(self, state: LiveState, poll_s: float = POLL_S) -> None:
+        self.state = state
+        self.poll_s = poll_s
+        self.streams: set[asyncio.Queue[bytes]] = set()
+        #: The state event every new stream starts with.
+        self.current = b""
+        self.results_version = 0
+        self._keys: Any = None
+        self._next_results = 0.0
+        # The state is read on one thread, in turn: LiveState is not shared between threads.
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-live-read")
+
+    async def read(self, call: Callable[[], Any]) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._reader, call)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.poll()
+            except Exception as exc:  # noqa: BLE001 — a bad read must not end the live view
+                self._keys = None  # read again at the next poll
+                self.broadcast(_event("problem", {"error": f"{type(exc).__name__}: {exc}"}))
+            await asyncio.sleep(self.poll_s)
+
+    async def poll(self) -> None:
+        keys = await self.read(lambda: (self.state.results_key(), self.state.live_key()))
+        if self._keys is None or keys[0] != self._keys[0]:
+            now = time.monotonic()
+            # A run starting or ending is told at once: the page must say so before a server beside the run stops.
+            if self._keys is not None and now < self._next_results and keys[0][2] == self._keys[0][2]:
+                keys = (self._keys[0], keys[1])  # read at the next poll after the pause: reading costs the run CPU
+            else:
+                await self.read(self.state.refresh)
+                if self._keys is not None:  # the pages already open fetch the new one
+                    self.results_version += 1
+                self._next_results = now + max(RESULTS_EVERY_S, 10 * self.state.cost)
+        if keys == self._keys:
+            return
+        self._keys = keys
+        snapshot = await self.read(self.state.snapshot)
+        self.broadcast(_event("state", {**snapshot, "results": self.results_version}))
+
+    def broadcast(self, event: bytes) -> None:
+        """``event`` to every stream, and to each new one first."""
+        self.current = event
+        for queue in self.streams:
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(event)
+
+    def close(self) -> None:
+        self._reader.shutdown(wait=False, cancel_futures=True)
+
+
+#: Put in a stream's queue when the server stops.
+_END = b""
+
+
+def _event(name: str, data: Any) -> bytes:
+    # ensure_ascii: no line break of any kind inside the one data line.
+    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=True)}\n\n".encode()
+
+
+@dataclass
+class _Settings:
+    hub: Hub
+    token: str | None
+    loopback: bool
+
+
+_SETTINGS = web.AppKey("settings", _Settings)
+
+
+def make_app(state: LiveState, token: str | None = None, *, loopback: bool = True, poll_s: float = POLL_S) -> web.Application:
+    """The live view's web application over ``state``; with a ``token``, every
+    request must bring it (``?token=``, then the cookie it sets)."""
+    app = web.Application(middlewares=[_guard])
+    hub = Hub(state, poll_s)
+    app[_SETTINGS] = _Settings(hub, token, loopback)
+    app.router.add_get("/", _page)
+    app.router.add_get("/page", _page)
+    app.router.add_get("/api/state", _state)
+    app.router.add_get("/events", _events)
+    app.router.add_get("/static/{name}", _asset)
+    app.router.add_get("/logs/{tail:.*}", _log)
+    app.router.add_get("/favicon.ico", _no_icon)
+
+    async def start_hub(app: web.Application) -> Any:
+        task = asyncio.create_task(hub.run())
+        yield
+        task.cancel()
+        hub.close()
+
+    async def end_streams(app: web.Application) -> None:
+        hub.broadcast(_END)  # each stream ends at once rather than hold the server's exit up
+
+    app.cleanup_ctx.append(start_hub)
+    app.on_shutdown.append(end_streams)
+    return app
+
+
+@web.middleware
+async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    settings = request.app[_SETTINGS]
+    given = request.query.get(TOKEN_PARAM)
+    if settings.token is not None:
+        presented = given or request.cookies.get(TOKEN_COOKIE) or ""
+        if not secrets.compare_digest(presented.encode(), settings.token.encode()):
+            return _text("403: this live view needs the access token printed with its address\n", 403)
+    elif settings.loopback and (request.url.host or "") not in _LOOPBACK_NAMES:
+        # A page elsewhere that renamed itself to this machine (DNS rebinding) reads nothing.
+        return _text("403: this live view answers to its loopback address only\n", 403)
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        response = _text(f"{exc.status}: {exc.reason}\n", exc.status)
+    if settings.token is not None and given and not response.prepared:
+        response.set_cookie(TOKEN_COOKIE, settings.token, httponly=True, samesite="Strict")
+    if not response.prepared:
+        response.headers.update(_HEADERS)
+    return response
+
+
+def _text(text: str, status: int = 200) -> web.Response:
+    return web.Response(text=text, status=status, content_type="text/plain", headers=_HEADERS)
+
+
+async def _page(request: web.Request) -> web.Response:
+    hub = request.app[_SETTINGS].hub
+    try:
+        return web.Response(text=await hub.read(hub.state.page), content_type="text/html")
+    except ValueError as exc:  # records that contradict themselves
+        return _text(f"500: cannot build the page of {hub.state.directory}: {safe(str(exc))}\n", 500)
+
+
+async def _state(request: web.Request) -> web.Response:
+    hub = request.app[_SETTINGS].hub
+    snapshot = await hub.read(hub.state.snapshot)
+    return web.json_response({**snapshot, "results": hub.results_version})
+
+
+async def _events(request: web.Request) -> web.StreamResponse:
+    hub = request.app[_SETTINGS].hub
+    if len(hub.streams) >= MAX_STREAMS:
+        return _text(f"503: {MAX_STREAMS} event streams are open; try again later\n", 503)
+    response = web.StreamResponse(headers={**_HEADERS, "Content-Type": "text/event-stream"})
+    await response.prepare(request)
+    queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_EVENTS)
+    hub.streams.add(queue)
+    try:
+        await response.write(b"retry: 1000\n\n" + hub.current)
+        while True:
+            try:
+                data = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+            except asyncio.TimeoutError:
+                data = b": still here\n\n"
+            if data == _END:
+                break
+            await response.write(data)
+    except (ConnectionError, RuntimeError):
+        pass  # the browser went away (RuntimeError: aiohttp's transport already closed)
+    finally:
+        hub.streams.discard(queue)
+    return response
+
+
+async def _no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)  # a browser asks; a 404 would be an error in its console
+
+
+async def _asset(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    if name not in _ASSETS:
+        return _text("404: no such file\n", 404)
+    package, kind = _ASSETS[name]
+    return web.Response(text=resources.files(package).joinpath(name).read_text(encoding="utf-8"), content_type=kind)
+
+
+async def _log(request: web.Request) -> web.Response:
+    """A bot's log, as plain text: only under the logs folder, every part a plain name, no link followed."""
+    hub = request.app[_SETTINGS].hub
+    tail = request.match_info["tail"]
+    parts = PurePosixPath(tail).parts
+    if (not parts or tail.startswith("/") or any(p in (".", "..") or p.startswith(".") or "\\" in p or "\0" in p
+                                                  for p in parts) or tail != "/".join(parts)):
+        return _text("403: only the files of the logs folder are served\n", 403)
+    if hub.state.bot is not None and parts[0] != hub.state.bot:
+        return _text("403: this live view shows one team's logs only\n", 403)
+    directory = hub.state.directory
+    try:
+        data = await hub.read(lambda: safe_files.read_file(directory, Path(LOGS_DIR, *parts), MAX_LOG_BYTES))
+    except RefusedFile as exc:
+        return _text(f"403: refused: {exc.what} is in the way; the live view follows no link\n", 403)
+    except (FileNotFoundError, NotADirectoryError):
+        return _text("404: no such log\n", 404)
+    except OSError:
+        return _text("404: this log cannot be read\n", 404)
+    return web.Response(body=data, content_type="text/plain", charset="utf-8")
+
+
+def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], None], token: str | None = None,
+          stop: threading.Event | None = None) -> None:
+    """Serve ``state`` at ``host:port`` until interrupted (or ``stop`` is set);
+    ``on_ready`` gets the address to open, with the access ``token`` off
+    loopback (a random one unless given).  Raises ``OSError`` when the port
+    cannot be bound."""
+    loopback = is_loopback(host)
+    token = None if loopback else token or secrets.token_urlsafe(18)
+    app = make_app(state, token, loopback=loopback)
+
+    async def main() -> None:
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, host, port)
+            await site.start()
+            shown = f"[{host}]" if ":" in host else host
+            bound = runner.addresses[0][1]  # port 0: the one the system chose
+            on_ready(f"http://{shown}:{bound}/" + (f"?{TOKEN_PARAM}={token}" if token else ""))
+            while stop is None or not stop.is_set():
+                await asyncio.sleep(0.2)
+        finally:
+            await runner.cleanup()
+
+    asyncio.run(main())

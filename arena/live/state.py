@@ -1,0 +1,188 @@
+"""What the live view shows, read from a results directory: nothing else.
+
+:class:`LiveState` is the server's one reader.  It watches the directory
+cheaply (the size and time of ``games.jsonl`` and ``tournament.json``, the
+live files of :mod:`arena.results.live_feed`) and rebuilds the report's page
+only when the results changed.  Whether the run is still going is the
+results store's lock: held (by a live process) while ``arena run`` or
+``arena match`` writes the directory.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from arena.bot.text import safe
+from arena.formats.schedule import make_schedule
+from arena.results.live_feed import LIVE_DIR, LiveGame, read_live_games
+from arena.results.meta import META_FILE
+from arena.results.reading import ReadResults, results_of
+from arena.results.report import build_report
+from arena.results.store import GAMES_FILE, StoreError, current_run
+from arena.run.config import ConfigError, load_config
+from arena.run.results_dir import find_results, read_results
+
+__all__ = ["LiveState", "Status", "results_directory"]
+
+#: Where the page loads its styles and scripts from (served by :mod:`arena.live.server`).
+LINKED = ("static/report.css", "static/live.css", "static/viewer.js", "static/live.js")
+
+
+def results_directory(target: Path) -> Path:
+    """The results directory ``target`` (a directory, its ``games.jsonl``, a
+    tournament file) names, even before its first game is stored.  Raises
+    ``ConfigError`` for a broken tournament file, ``FileNotFoundError`` for
+    nothing there."""
+    if target.is_file() and target.suffix in (".yaml", ".yml"):
+        return load_config(target).output
+    if target.is_file() and target.name == GAMES_FILE:
+        return target.parent
+    if target.is_dir():
+        return target
+    return find_results(target).directory
+
+
+@dataclass(frozen=True)
+class Status:
+    """How the run stands: ``state`` is ``running``, ``finished``, ``stopped``,
+    ``waiting`` (no results yet) or ``problem`` (results that cannot be read)."""
+
+    state: str
+    line: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"state": self.state, "line": self.line}
+
+
+class LiveState:
+    """The results directory of ``target`` as the live view shows it;
+    ``bot``: only that team's page (its games, its stderr)."""
+
+    def __init__(self, target: Path, bot: str | None = None) -> None:
+        self.target = target
+        self.directory = results_directory(target)
+        self.bot = bot
+        self._results: ReadResults | None = None
+        #: How many times the results were read: the page and the status are those of the last reading.
+        self.generation = 0
+        self._page_generation = -1
+        self._page = ""
+        self._status: Status | None = None
+        self._live_key: Any = None
+        self._live: list[LiveGame] = []
+        #: Seconds the last reading and page took: the server reads no more often than it can afford.
+        self.cost = 0.0
+
+    # -- cheap checks, every poll ------------------------------------------------
+
+    def results_key(self) -> Any:
+        """Changes when the stored results change (a game recorded, a round paired, a run started or ended)."""
+        return (_stat_key(self.directory / GAMES_FILE), _stat_key(self.directory / META_FILE),
+                current_run(self.directory))
+
+    def live_key(self) -> Any:
+        """Changes when a game in progress moved (a live file replaced, added or removed)."""
+        try:
+            with os.scandir(self.directory / LIVE_DIR) as entries:
+                return tuple(sorted((e.name, e.stat(follow_symlinks=False).st_mtime_ns) for e in entries))
+        except OSError:
+            return ()
+
+    # -- what is shown: as of the last reading ------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the results again (the costly part: every record, the standings' schedule)."""
+        started = time.monotonic()
+        problem = None
+        try:
+            self._results = read_results(self.target)
+        except (ConfigError, FileNotFoundError, StoreError) as exc:
+            self._results = results_of(self.directory, None, [])
+            problem = str(exc)
+        self.generation += 1
+        self._status = self._read_status(self._results, problem)
+        self._live_key = None
+        self.cost = time.monotonic() - started
+
+    def results(self) -> ReadResults:
+        """The results as ``arena standings`` read them at the last :meth:`refresh` (the first call reads them)."""
+        if self._results is None:
+            self.refresh()
+        assert self._results is not None
+        return self._results
+
+    def page(self) -> str:
+        """The report's page of the results, with the run's status line and the live view's script."""
+        results = self.results()
+        if self._page_generation != self.generation:
+            started = time.monotonic()
+            self._page = build_report(results, results_dir=self.directory, logs_href="logs/", bot=self.bot,
+                                      status=self.status().line, linked=LINKED)
+            self._page_generation = self.generation
+            self.cost += time.monotonic() - started
+        return self._page
+
+    def live_games(self) -> list[LiveGame]:
+        """The games in progress (none when no run holds the directory: a killed worker's file is stale)."""
+        key = self.live_key()
+        if key != self._live_key:
+            results = self.results()
+            self._live_key = key
+            recorded = {r.game_id for r in results.records} | {r.game_id for r in results.left_out}
+            run = current_run(self.directory)
+            games = read_live_games(self.directory, recorded, run.since) if run is not None else []
+            self._live = [g for g in games if self.bot is None or self.bot in g.players]
+        return self._live
+
+    def status(self) -> Status:
+        """``running``, ``finished``, ``stopped`` or ``waiting``, with the line the page shows."""
+        self.results()
+        assert self._status is not None
+        return self._status
+
+    def _read_status(self, results: ReadResults, problem: str | None) -> Status:
+        if problem is not None and os.path.lexists(self.directory / GAMES_FILE):
+            # Results there, but not readable (a link in place of games.jsonl, a broken file): say why.
+            return Status("problem", f"cannot read the results: {safe(problem)}")
+        stamp = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
+        played = len(results.records)
+        total = _scheduled(results)
+        of = f"{played} of {total}" if total is not None else str(played)
+        if current_run(self.directory) is not None:
+            return Status("running", f"running: {of} games played; updated {stamp}")
+        if not os.path.lexists(self.directory / GAMES_FILE):
+            return Status("waiting", f"waiting for the run: no results in {self.directory} yet")
+        standings = results.standings()
+        if standings.sprt is not None and standings.sprt.decided:
+            return Status("finished", f"finished: the SPRT is decided ({standings.sprt.verdict}) after {played} games")
+        if (results.rounds is not None and results.rounds.finished) or (total is not None and played >= total):
+            return Status("finished", f"finished: {played} games played")
+        return Status("stopped", f"stopped: {of} games played (run it again to resume)")
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the page's script gets: the status and the games in progress."""
+        return {"status": self.status().to_json(), "live": [g.to_json() for g in self.live_games()],
+                "time": time.time()}
+
+
+def _scheduled(results: ReadResults) -> int | None:
+    """The games the tournament schedules in all, when known in advance (not
+    for a Swiss or knockout, whose rounds are paired as they go)."""
+    competition = results.competition
+    if competition is None or competition.paired_by_results:
+        return None
+    total = len(make_schedule(competition))
+    return min(total, results.meta.games) if results.meta is not None and results.meta.games is not None else total
+
+
+def _stat_key(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns)

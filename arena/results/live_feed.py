@@ -1,0 +1,197 @@
+"""The live feed: the games in progress, for ``arena serve``.
+
+Each process that plays games (a local worker, a Ray actor) keeps one small
+file per slot, ``DIR/live/<slot>.json``: the game it plays now, its moves and
+both clocks (a few hundred bytes).  :class:`LiveFeed` replaces it atomically
+after a move (at most every :data:`WRITE_EVERY_S`, so a fast game costs a
+few writes a second, not one per move) and removes it when the game ends.  A reader
+(:func:`read_live_games`) polls the folder; it works from any process, during
+a run or after it.
+
+The files sit in a results directory, which anyone may have edited: every one
+is read bounded, its fields checked, and its moves replayed through the
+engine, so a forged file is skipped, never shown as it claims.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Container
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import engine
+from arena.bot import safe_files
+from arena.game.openings import play_opening
+from arena.game.referee import Referee
+
+__all__ = ["LIVE_DIR", "WRITE_EVERY_S", "LiveFeed", "LiveGame", "read_live_games"]
+
+#: The folder of the live files in a results directory.
+LIVE_DIR = "live"
+#: Least seconds between two writes of one slot's file: a page a few moves
+#: behind a fast game is still within a second of it.
+WRITE_EVERY_S = 0.2
+#: Larger live files are not read: a real one holds a few hundred bytes.
+MAX_LIVE_BYTES = 16_384
+#: Most live files read: more slots than any machine has workers.
+MAX_SLOTS = 256
+_MAX_PLIES = 400
+
+
+class LiveFeed:
+    """One slot's live file, written by the process that plays its games.
+
+    The game loop only hands over the referee (:meth:`move`, a few
+    microseconds); a thread of the feed writes the game as it is then, at
+    most every ``interval_s``, so the last move of a burst is on file within
+    that time even when the next one is long in coming.  A write that fails
+    (disk full, folder removed) never stops the game: the feed goes quiet
+    for the rest of the run."""
+
+    def __init__(self, directory: Path, slot: str, interval_s: float = WRITE_EVERY_S) -> None:
+        self.directory = directory
+        self.name = f"{slot}.json"
+        self.interval_s = interval_s
+        self.broken = False
+        self._referee: Referee | None = None
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._dir_fd: int | None = None
+
+    def move(self, referee: Referee) -> None:
+        """The game of ``referee`` moved (or started): publish it soon."""
+        if self.broken:
+            return
+        self._referee = referee
+        if self._thread is None:  # started here, in the process that plays: a thread does not survive a fork
+            self._thread = threading.Thread(target=self._write_when_woken, name="arena-live-feed", daemon=True)
+            self._thread.start()
+        self._wake.set()
+
+    def end(self) -> None:
+        """The game is over: its record is in the results, not here."""
+        with self._lock:
+            self._referee = None
+            if self._dir_fd is not None:
+                try:
+                    os.unlink(self.name, dir_fd=self._dir_fd)
+                except OSError:
+                    pass
+
+    def _write_when_woken(self) -> None:
+        while not self.broken:
+            self._wake.wait()
+            self._wake.clear()
+            with self._lock:
+                referee = self._referee
+                if referee is not None:
+                    self._write(referee)
+            time.sleep(self.interval_s)
+
+    def _write(self, referee: Referee) -> None:
+        record, clock = referee.record, referee.clock
+        data = {
+            "id": record.game_id, "game": record.game, "round": record.round,
+            "players": list(record.players.values()), "opening": record.opening,
+            "opening_moves": list(record.opening_moves), "moves": list(referee.moves),
+            "clock_ms": [int(ms) for ms in list(clock.remaining_ms)],
+            "per_move_ms": [control.per_move_ms for control in clock.controls],
+        }
+        tmp = f".{self.name}.tmp"
+        try:
+            if self._dir_fd is None:
+                os.makedirs(self.directory, exist_ok=True)
+                self._dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            # Made anew (O_EXCL): whatever was planted at its name is never written through.
+            try:
+                os.unlink(tmp, dir_fd=self._dir_fd)
+            except FileNotFoundError:
+                pass
+            # Not synced to disk: a live file is worth nothing after a crash.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                         dir_fd=self._dir_fd)
+            try:
+                os.write(fd, json.dumps(data, separators=(",", ":")).encode())
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.name, src_dir_fd=self._dir_fd, dst_dir_fd=self._dir_fd)
+        except OSError:
+            self.broken = True
+
+
+@dataclass(frozen=True)
+class LiveGame:
+    """A game in progress as a live file tells it, replayed through the engine."""
+
+    game_id: str
+    game: str
+    round: int
+    players: tuple[str, str]
+    moves: tuple[str, ...]
+    #: The board now, rank 1 first, one code per cell ("" for empty), as the report's viewer draws it.
+    cells: tuple[str, ...]
+    to_move: int
+    clock_ms: tuple[int, int]
+    per_move: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.game_id, "game": self.game, "round": self.round, "players": list(self.players),
+                "moves": list(self.moves), "cells": list(self.cells), "to_move": self.to_move,
+                "clock_ms": list(self.clock_ms), "per_move": self.per_move}
+
+
+def read_live_games(results_dir: Path, recorded: Container[str] = (), since: float = 0.0) -> list[LiveGame]:
+    """The games in progress in ``results_dir``, by game id, skipping those
+    already ``recorded`` or written before ``since`` (files a killed worker
+    or an earlier run left) and every file that is not a true game
+    (unreadable, too big, a link, moves the rules refuse)."""
+    try:
+        names = sorted(os.listdir(results_dir / LIVE_DIR))[:MAX_SLOTS]
+    except OSError:
+        return []
+    games: dict[str, LiveGame] = {}
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        try:
+            if os.stat(results_dir / LIVE_DIR / name, follow_symlinks=False).st_mtime < since:
+                continue
+            data = json.loads(safe_files.read_file(results_dir, Path(LIVE_DIR) / name, MAX_LIVE_BYTES))
+            game = _live_game(data)
+        except (OSError, ValueError, TypeError, KeyError, engine.IllegalMove):
+            continue
+        if game.game_id not in recorded:
+            games[game.game_id] = game
+    return [games[key] for key in sorted(games)]
+
+
+def _live_game(data: Any) -> LiveGame:
+    """Raises ValueError, TypeError, KeyError or IllegalMove for anything but a live file as :class:`LiveFeed` writes it."""
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    game_id, name, round_, players = data["id"], data["game"], data["round"], data["players"]
+    opening, opening_moves, moves = data["opening"], data["opening_moves"], data["moves"]
+    clock_ms, per_move = data["clock_ms"], data["per_move_ms"]
+    if not (isinstance(game_id, str) and 0 < len(game_id) <= 200 and name in engine.GAMES
+            and type(round_) is int and type(opening) is int
+            and isinstance(players, list) and len(players) == 2 and _strings(players, 2, 200) and _strings(opening_moves, _MAX_PLIES, 40) and _strings(moves, _MAX_PLIES, 40)
+            and isinstance(clock_ms, list) and len(clock_ms) == 2 and all(type(ms) is int for ms in clock_ms)
+            and isinstance(per_move, list) and len(per_move) == 2):
+        raise ValueError("not a live file")
+    game = engine.get_game(name)
+    state = play_opening(game, opening, opening_moves)
+    for move in moves:
+        state = game.apply(state, move)
+    cells = tuple(cell for row in game.to_json(state)["board"] for cell in row)
+    return LiveGame(game_id, name, round_, (players[0], players[1]), tuple(moves), cells, game.to_move(state),
+                    (clock_ms[0], clock_ms[1]), any(ms is not None for ms in per_move))
+
+
+def _strings(value: Any, most: int, chars: int) -> bool:
+    return isinstance(value, list) and len(value) <= most and all(isinstance(v, str) and len(v) <= chars for v in value)

@@ -1,0 +1,31 @@
+"""Plays a random legal move (from the game's seed: the same game, the same
+moves) after sleeping ``float(sys.argv[1])`` seconds, 0.05 by default; writes
+``<script>`` to its stderr each turn, for the pages that show it as text."""
+
+import random
+import sys
+import time
+
+from _botlib import play
+
+DELAY = float(sys.argv[1]) if len(sys.argv) > 1 else 0.05
+rng = random.Random(0)
+
+
+def on_hello(hello: dict) -> dict:
+    return {"type": "ready", "name": "slow-random"}
+
+
+def on_other(message: dict) -> None:
+    if message.get("type") == "new_game":
+        rng.seed(message.get("seed"))
+
+
+def on_turn(turn: dict, count: int) -> dict:
+    time.sleep(DELAY)
+    sys.stderr.write("<script>window.pwned = 1</script> thinking\n")
+    sys.stderr.flush()
+    return {"type": "move", "move": rng.choice(turn["legal_moves"])}
+
+
+play(on_turn, on_hello, on_other)

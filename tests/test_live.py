@@ -1,0 +1,384 @@
+"""``arena serve``: the live feed of the games in progress, the server's
+refusals (paths out of the logs, a missing token, another Host), its headers,
+its status line, and 50 event streams served while a tournament runs.
+
+The browser's side (boards moving, standings, bracket, the finished line) is
+in test_live_browser.py."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from aiohttp import ClientSession, ClientTimeout
+from aiohttp.test_utils import TestClient, TestServer
+
+import engine
+from arena.game.clock import Clock, TimeControl
+from arena.game.records import GameRecord
+from arena.game.referee import Referee
+from arena.live.server import CSP, Hub, make_app, serve
+from arena.live.state import LiveState
+from arena.results.store import current_run
+from arena.results.live_feed import LIVE_DIR, LiveFeed, read_live_games
+from builders import BOTS, ROOT, arena, assert_one_line_error, spec, tournament_file
+
+SLOW_RANDOM = f"[python, {BOTS / 'slow_random.py'}, '{{delay}}']"
+
+
+def slow_file(directory: Path, delay: float = 0.02, bots: tuple[str, ...] = ("ann", "bob", "cy"), **settings: object) -> Path:
+    cmd = SLOW_RANDOM.format(delay=delay)
+    return tournament_file(directory, bots, cmds={b: cmd for b in bots}, cwd=None, **settings)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    """A finished two-bot tournament (four games), its results directory."""
+    directory = tmp_path_factory.mktemp("played")
+    ran = arena("run", slow_file(directory, 0.0, ("ann", "bob")))
+    assert ran.exit_code == 0, ran.err
+    return directory / "out"
+
+
+def fetch(app, path: str, **options) -> tuple[int, dict[str, str], str]:
+    """``app()``'s answer to GET ``path``: made anew, since an application is bound to one event loop."""
+    async def go():
+        async with TestClient(TestServer(app())) as client:
+            response = await client.get(path, allow_redirects=False, **options)
+            return response.status, dict(response.headers), await response.text()
+    return asyncio.run(go())
+
+
+def raw(app, target: str, host: str = "127.0.0.1") -> tuple[int, str]:
+    """A request line sent as written (no client normalizes ``..`` or ``%2e`` away)."""
+    async def go():
+        server = TestServer(app())
+        await server.start_server()
+        try:
+            reader, writer = await asyncio.open_connection(server.host, server.port)
+            writer.write(f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+            await writer.drain()
+            data = (await reader.read()).decode(errors="replace")
+            writer.close()
+            return int(data.split()[1]), data.partition("\r\n\r\n")[2]
+        finally:
+            await server.close()
+    return asyncio.run(go())
+
+
+# -- the live feed ---------------------------------------------------------------------
+
+
+def referee_for(game_id: str = "r1-ann~bob-g1") -> Referee:
+    game = engine.get_game("oxono")
+    record = GameRecord.for_spec(spec(1, ("ann", "bob"), game_id=game_id, game="oxono"), game.colors,
+                                 TimeControl(5000, 100).to_json())
+    return Referee(game, game.new_state(), record, Clock(TimeControl(5000, 100)), [None, None])
+
+
+def wait_for(check, seconds: float = 5.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError("not within the time")
+
+
+def test_a_feed_publishes_the_last_move_of_a_burst_and_removes_the_game_at_its_end(tmp_path):
+    feed = LiveFeed(tmp_path / LIVE_DIR, "w1", interval_s=0.2)
+    referee = referee_for()
+    game = referee.game
+    for _ in range(5):  # five moves in a burst: fewer writes, the last one on file all the same
+        referee.apply(game.legal_moves(referee.state)[0], 1.0, None)
+        feed.move(referee)
+    shown = wait_for(lambda: [g for g in read_live_games(tmp_path) if len(g.moves) == 5])
+    assert list(shown[0].cells) == [c for row in game.to_json(referee.state)["board"] for c in row]
+    assert shown[0].players == ("ann", "bob") and shown[0].to_move == 1
+    feed.end()
+    assert read_live_games(tmp_path) == []
+    assert not (tmp_path / LIVE_DIR / "w1.json").exists()
+
+
+def test_a_game_already_recorded_is_not_in_progress(tmp_path):
+    feed = LiveFeed(tmp_path / LIVE_DIR, "w1", interval_s=0.01)
+    feed.move(referee_for("r1-ann~bob-g1"))
+    wait_for(lambda: read_live_games(tmp_path))
+    assert read_live_games(tmp_path, recorded={"r1-ann~bob-g1"}) == []
+
+
+def test_forged_live_files_are_skipped(tmp_path):
+    live = tmp_path / LIVE_DIR
+    live.mkdir()
+    good = {"id": "g", "game": "oxono", "round": 1, "players": ["a", "b"], "opening": 0, "opening_moves": [],
+            "moves": [], "clock_ms": [1, 2], "per_move_ms": [None, None]}
+    (live / "good.json").write_text(json.dumps(good))
+    (live / "illegal.json").write_text(json.dumps({**good, "id": "i", "moves": ["Xa1 a2"]}))
+    (live / "three.json").write_text(json.dumps({**good, "id": "t", "players": ["a", "b", "c"]}))
+    (live / "game.json").write_text(json.dumps({**good, "id": "x", "game": "chess"}))
+    (live / "huge.json").write_text(json.dumps({**good, "id": "h", "players": ["a" * 20_000, "b"]}))
+    (live / "junk.json").write_text("{not json")
+    (live / "link.json").symlink_to(live / "good.json")
+    assert [g.game_id for g in read_live_games(tmp_path)] == ["g"]
+
+
+# -- the server: refusals, headers, status ---------------------------------------------
+
+
+def test_only_the_logs_folder_is_served_and_no_link_out_of_it(played, tmp_path):
+    log = next((played / "logs" / "ann" / "games").glob("*.log"))
+    (played / "logs" / "ann" / "games" / "evil.log").symlink_to("/etc/passwd")
+    app = lambda: make_app(LiveState(played))  # noqa: E731 — an app is bound to one event loop
+    status, headers, text = fetch(app, f"/logs/ann/games/{log.name}")
+    assert status == 200 and headers["Content-Type"].startswith("text/plain") and "<script>" in text
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    for target in ("/logs/../games.jsonl", "/logs/%2e%2e/games.jsonl", "/logs/ann/%2E%2E/%2e%2e/tournament.json",
+                   "/logs/ann/games/..%2f..%2f..%2fgames.jsonl", "/logs/ann/games/evil.log", "/logs/.lock",
+                   "/static/..%2f..%2fcli.py", "/games.jsonl", "/tournament.json", "/static/../../tournament.json"):
+        code, body = raw(app, target)
+        assert code in (403, 404), (target, code)
+        assert "root:" not in body and '"game_id"' not in body and '"bots"' not in body, target
+
+
+def test_every_response_forbids_inline_script(played):
+    app = lambda: make_app(LiveState(played))  # noqa: E731 — an app is bound to one event loop
+    for path in ("/", "/static/viewer.js", "/api/state", "/logs/nobody/x.log", "/nothing"):
+        status, headers, _ = fetch(app, path)
+        assert headers["Content-Security-Policy"] == CSP, path
+    assert "script-src 'self';" in CSP and "unsafe-inline" not in CSP.split("script-src")[1].split(";")[0]
+    _, _, page = fetch(app, "/")
+    # The page's scripts are files; its one inline script element is data (JSON), which a browser never runs.
+    assert '<script src="static/viewer.js"></script>' in page and "<script>" not in page
+    assert page.count("<script") == 3 and 'type="application/json"' in page
+
+
+def test_another_host_needs_the_token(played):
+    app = lambda: make_app(LiveState(played), "s3cret", loopback=False)  # noqa: E731 — an app is bound to one event loop
+    assert fetch(app, "/")[0] == 403
+    assert fetch(app, "/?token=wrong")[0] == 403
+    assert fetch(app, "/events")[0] == 403
+
+    async def with_the_token():
+        async with TestClient(TestServer(app())) as client:
+            first = await client.get("/?token=s3cret")
+            # The cookie it sets carries the token to the scripts and the event stream.
+            then = await client.get("/static/live.js")
+            return first.status, first.headers.get("Set-Cookie", ""), then.status
+    status, cookie, then = asyncio.run(with_the_token())
+    assert status == 200 and "HttpOnly" in cookie and "SameSite=Strict" in cookie and then == 200
+
+
+def test_a_loopback_server_answers_to_its_loopback_name_only(played):
+    # A page elsewhere that made its name point here (DNS rebinding) is refused.
+    assert raw(lambda: make_app(LiveState(played)), "/", host="evil.example:8000")[0] == 403
+    assert raw(lambda: make_app(LiveState(played)), "/", host="localhost:8000")[0] == 200
+
+
+def test_a_team_server_shows_that_team_alone(played):
+    app = lambda: make_app(LiveState(played, bot="ann"))  # noqa: E731 — an app is bound to one event loop
+    bob_log = next((played / "logs" / "bob" / "games").glob("*.log"))
+    assert fetch(app, f"/logs/bob/games/{bob_log.name}")[0] == 403
+    status, _, page = fetch(app, "/")
+    data = json.loads(page.split('id="report-data">')[1].split("</script>")[0])
+    assert status == 200 and data["only_bot"] == "ann"
+    shown = [t for g in data["games"] for seat, t in enumerate(g.get("e", [])) if t is not None]
+    seats = [data["bots"][g["p"][seat]] for g in data["games"] for seat, t in enumerate(g.get("e", [])) if t is not None]
+    assert shown and set(seats) == {"ann"}
+
+
+def test_the_status_line_says_finished_stopped_or_running(played, tmp_path):
+    state = LiveState(played)
+    assert state.status().state == "finished" and state.status().line == "finished: 4 games played"
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / "games.jsonl").write_text((played / "games.jsonl").read_text().splitlines(keepends=True)[0])
+    for name in ("tournament.json",):
+        (cut / name).write_text((played / name).read_text())
+    assert LiveState(cut).status().line == "stopped: 1 of 4 games played (run it again to resume)"
+    with open(cut / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        assert current_run(cut).pid == os.getpid()
+        assert LiveState(cut).status().line.startswith("running: 1 of 4 games played")
+    assert current_run(cut) is None
+
+
+def test_a_directory_without_results_yet_is_waited_for(tmp_path):
+    state = LiveState(tmp_path)
+    assert state.status().state == "waiting"
+    assert "No games played yet" in state.page()
+
+
+# -- many event streams during a run --------------------------------------------------------
+
+
+def test_fifty_event_streams_are_served_while_a_tournament_runs(tmp_path):
+    file = slow_file(tmp_path, 0.03, ("ann", "bob"))
+    state = LiveState(file)
+    ready: list[str] = []
+    stop = threading.Event()
+    server = threading.Thread(target=serve, args=(state, "127.0.0.1", 0), kwargs={"on_ready": ready.append, "stop": stop})
+    server.start()
+    try:
+        url = wait_for(lambda: ready)[0]
+        run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+        async def stream(session: ClientSession) -> list[dict]:
+            seen = []
+            async with session.get(url + "events") as response:
+                assert response.status == 200 and response.headers["Content-Type"] == "text/event-stream"
+                async for line in response.content:
+                    if line.startswith(b"data: "):
+                        seen.append(json.loads(line[6:]))
+                        if seen[-1]["status"]["state"] == "finished":
+                            return seen
+            return seen
+
+        async def all_streams():
+            async with ClientSession(timeout=ClientTimeout(total=90)) as session:
+                return await asyncio.gather(*(stream(session) for _ in range(50)))
+
+        streams = asyncio.run(all_streams())
+        assert run.wait(60) == 0, run.stderr.read().decode()
+    finally:
+        stop.set()
+        server.join(10)
+    assert len(streams) == 50
+    for seen in streams:
+        assert seen[-1]["status"]["line"] == "finished: 4 games played"
+        assert any(event["live"] for event in seen), "no game in progress reached this stream"
+        plies = [len(g["moves"]) for event in seen for g in event["live"]]
+        assert max(plies) >= 3  # boards moving, not just games starting
+
+
+def test_a_feed_writes_through_no_link_planted_at_its_files(tmp_path):
+    live = tmp_path / LIVE_DIR
+    live.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    os.link(victim, live / ".w1.json.tmp")  # hard links at its temporary name and at its name
+    os.link(victim, live / "w1.json")
+    feed = LiveFeed(live, "w1", interval_s=0.01)
+    feed.move(referee_for())
+    wait_for(lambda: read_live_games(tmp_path))
+    assert victim.read_text() == "keep me"
+
+
+# -- the commands' errors: one line, and a run goes on without its server ------------------------
+
+
+def test_serve_names_what_it_cannot_do_in_one_line(played, tmp_path):
+    assert_one_line_error(arena("serve", tmp_path / "nothing"), "no such file or directory")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert_one_line_error(arena("serve", played, "--port", port), f"cannot listen on 127.0.0.1:{port}")
+    assert_one_line_error(arena("match", "python -m bots.random_bot", "python -m bots.random_bot", "--serve", "8000"),
+                          "--serve", "--output")
+    assert_one_line_error(arena("serve", played, "--bot", "nobody"), "no bot 'nobody'", "ann, bob")
+
+
+def test_a_run_goes_on_when_its_server_cannot_listen(tmp_path):
+    file = slow_file(tmp_path, 0.0, ("ann", "bob"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        ran = subprocess.run([sys.executable, "-m", "arena", "run", str(file), "--serve", str(port)], cwd=ROOT,
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert f"live view: http://127.0.0.1:{port}/" in ran.stderr
+    assert f"error: live view: cannot listen on 127.0.0.1:{port}" in ran.stderr
+    assert "4 games played, 0 resumed" in ran.stderr
+
+
+def test_a_forged_results_directory_is_served_with_the_reason_it_cannot_be_read(played, tmp_path):
+    forged = tmp_path / "forged"
+    forged.mkdir()
+    (forged / "games.jsonl").symlink_to(played / "games.jsonl")
+    app = lambda: make_app(LiveState(forged))  # noqa: E731 — an app is bound to one event loop
+    status, _, page = fetch(app, "/")
+    assert status == 200 and "cannot read the results" in page and "symbolic link" in page
+    status, _, text = fetch(app, "/api/state")
+    assert status == 200 and json.loads(text)["status"]["state"] == "problem"
+
+
+def test_the_end_of_a_run_is_told_at_once_whatever_the_pause_between_readings(played, tmp_path):
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    lines = (played / "games.jsonl").read_text().splitlines(keepends=True)
+    (cut / "games.jsonl").write_text("".join(lines[:3]))
+    (cut / "tournament.json").write_text((played / "tournament.json").read_text())
+    lock = open(cut / ".lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+
+    async def go() -> tuple[bytes, bytes]:
+        hub = Hub(LiveState(cut))
+        await hub.poll()
+        running = hub.current
+        with open(cut / "games.jsonl", "a") as games:  # the last game, and the run ends: within the pause
+            games.write(lines[3])
+        lock.close()
+        await hub.poll()
+        hub.close()
+        return running, hub.current
+
+    running, after = asyncio.run(go())
+    assert b'"state":"running"' in running and b'"line":"finished: 4 games played"' in after
+
+
+def test_only_the_games_of_the_run_holding_the_directory_are_in_progress(played, tmp_path):
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / "games.jsonl").write_text((played / "games.jsonl").read_text().splitlines(keepends=True)[0])
+    (cut / "tournament.json").write_text((played / "tournament.json").read_text())
+    for slot, game_id in (("w1", "r7-ann~bob-g1"), ("w2", "r7-ann~bob-g2")):
+        feed = LiveFeed(cut / LIVE_DIR, slot, interval_s=0.01)
+        feed.move(referee_for(game_id))
+    wait_for(lambda: len(read_live_games(cut)) == 2)
+    hour_ago = time.time() - 3600
+    os.utime(cut / LIVE_DIR / "w2.json", (hour_ago, hour_ago))  # left by a run before this one
+    assert LiveState(cut).live_games() == []  # no run holds the directory: nothing is in progress
+    with open(cut / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        minute_ago = time.time() - 60
+        os.utime(cut / ".lock", (minute_ago, minute_ago))  # when the run took the lock
+        assert [g.game_id for g in LiveState(cut).live_games()] == ["r7-ann~bob-g1"]
+
+
+def test_a_stream_that_goes_away_is_forgotten_and_the_others_go_on(played):
+    state = LiveState(played)
+
+    async def go() -> tuple[int, bytes]:
+        app = make_app(state, poll_s=0.01)
+        async with TestClient(TestServer(app)) as client:
+            hub = next(value for value in app.values() if hasattr(value, "hub")).hub
+            gone = await client.get("/events")
+            await gone.content.readuntil(b"\n\n")  # retry:
+            await gone.content.readuntil(b"\n\n")  # the first state
+            gone.close()
+            staying = await client.get("/events")
+            await staying.content.readuntil(b"\n\n")
+            first = await staying.content.readuntil(b"\n\n")
+            for _ in range(200):  # events to every stream: writing to the one gone ends its handler
+                if len(hub.streams) == 1:
+                    break
+                hub.broadcast(hub.current)
+                await asyncio.sleep(0.01)
+            return len(hub.streams), first
+
+    streams, first = asyncio.run(go())
+    assert streams == 1 and first.startswith(b"event: state\ndata: ")

@@ -1,0 +1,178 @@
+"""The live view in real headless Chromium (the ``browser`` fixture of
+conftest.py), while ``arena run FILE --serve PORT`` plays a knockout of slow
+bots: a game's board changes move by move, the standings change when a game
+ends, the bracket fills in, the "finished" line appears, and nothing goes to
+the console.  Then a team's server (``--bot``) shows that bot's stderr, which
+holds ``<script>``, as text.
+
+Screenshots go to ``$LIVE_SCREENSHOTS`` when set (docs/img/ took them from there)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.live.server import serve
+from arena.live.state import LiveState
+from builders import BOTS, ROOT, tournament_file
+
+pytestmark = pytest.mark.timeout(180)
+
+SLOW = f"[python, {BOTS / 'slow_random.py'}, '0.1']"
+PLAYERS = ("ann", "bob", "cy", "dan")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def until(check, seconds: float = 60.0, what: str = ""):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+def shot(browser, name: str) -> None:
+    directory = os.environ.get("LIVE_SCREENSHOTS")
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(Path(directory) / name))
+
+
+def console_errors(browser) -> list[str]:
+    return [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def test_a_running_knockout_seen_live(browser, tmp_path):
+    file = tournament_file(tmp_path, PLAYERS, "format: knockout\ntiebreak_pairs: 1\n", cmds={b: SLOW for b in PLAYERS},
+                           cwd=None, concurrency=2, rounds=None)
+    port = free_port()
+    run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--serve", str(port)], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        until(lambda: _answers(port) or run.poll() is not None, 30, "the server answers")
+        assert run.poll() is None, run.stderr.read().decode()
+        browser.get(url)
+        # Every position the page draws of each game in progress, in order.
+        browser.execute_script("""
+            window.shown = {};
+            new MutationObserver(() => document.querySelectorAll("article.live-game").forEach((card) => {
+              const plies = window.shown[card.dataset.game] = window.shown[card.dataset.game] || [];
+              if (plies[plies.length - 1] !== Number(card.dataset.ply)) plies.push(Number(card.dataset.ply));
+            })).observe(document.body, { childList: true, subtree: true });""")
+        # A game in progress, its board changing move by move.
+        seen: dict[str, tuple[int, str]] = {}
+
+        def a_move() -> tuple[tuple[int, str], tuple[str, int, str, list[str]]] | None:
+            now = _live_game(browser)
+            if now is None:
+                return None
+            before = seen.get(now[0])
+            seen[now[0]] = (now[1], now[2])
+            return (before, now) if before is not None and now[1] > before[0] else None
+
+        (ply, board), (_, later_ply, later_board, clocks) = until(a_move, 30, "a game in progress making a move")
+        assert later_board != board, "the board did not change with the move"
+        assert len(clocks) == 2 and all(":" in clock for clock in clocks)
+        # The standings change when a game ends; the bracket fills in.
+        standings = _standings(browser)
+        pending = _pending_matches(browser)
+        until(lambda: _standings(browser) != standings, 60, "the standings change")
+        shot(browser, "live.png")
+        until(lambda: _text(browser, "#status").startswith("finished: "), 120, "the finished line")
+        assert _pending_matches(browser) < pending or pending == 0
+        assert browser.find_elements("css selector", ".ko-round.champion .bot.winner")
+        assert browser.find_element("id", "live-none").is_displayed()
+        # Bots of 0.1 s a move; a worker publishes every 0.2 s, the server looks every 0.25 s:
+        # a game of some 25 plies is drawn in several positions, each later than the one before.
+        shown = browser.execute_script("return window.shown")
+        longest = max(shown.values(), key=len)
+        assert len(longest) >= 4 and longest == sorted(longest), shown
+        browser.get(url + "?screen=1")
+        until(lambda: browser.find_elements("css selector", "body.screen"), 10, "big-screen mode")
+        assert not browser.find_element("id", "games").is_displayed()
+        assert browser.find_element("css selector", ".bracket").is_displayed()
+        shot(browser, "live-screen.png")
+        assert console_errors(browser) == []
+    finally:
+        browser.get("about:blank")  # the page would try to reconnect to a server that is gone
+        try:
+            code = run.wait(30)
+        except subprocess.TimeoutExpired:
+            run.terminate()
+            code = run.wait(30)
+    assert code == 0, run.stderr.read().decode()
+
+
+def test_a_team_page_shows_its_stderr_as_text(browser, tmp_path):
+    file = tournament_file(tmp_path, ("ann", "bob"), cmds={"ann": SLOW.replace("0.06", "0"), "bob": SLOW.replace("0.06", "0")},
+                           cwd=None, rounds=1)
+    assert subprocess.run([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT, capture_output=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode == 0
+    ready: list[str] = []
+    stop = threading.Event()
+    server = threading.Thread(target=serve, args=(LiveState(tmp_path / "out", bot="ann"), "127.0.0.1", 0),
+                              kwargs={"on_ready": ready.append, "stop": stop})
+    server.start()
+    console_errors(browser)  # another test's, read and dropped
+    try:
+        url = until(lambda: ready, 10, "the server")[0]
+        browser.get(url)
+        until(lambda: browser.find_elements("css selector", "#bot-page:not([hidden])"), 10, "the team's page")
+        row = browser.find_element("css selector", "#game-list tbody tr")
+        row.click()
+        logs = until(lambda: [p for p in browser.find_elements("css selector", "#v-logs pre.stderr") if p.text], 10, "its stderr")
+        assert "<script>window.pwned = 1</script> thinking" in logs[0].text
+        assert browser.execute_script("return window.pwned === undefined")
+        assert browser.find_elements("css selector", "#v-logs script") == []
+        assert console_errors(browser) == []
+    finally:
+        browser.get("about:blank")
+        stop.set()
+        server.join(10)
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _live_game(browser) -> tuple[str, int, str, list[str]] | None:
+    """(game id, plies shown, the pieces on its board, its clocks) of the
+    first game in progress, read in one go: the page redraws them."""
+    return browser.execute_script("""
+        const card = document.querySelector("article.live-game");
+        if (!card) return null;
+        const pieces = Array.from(card.querySelectorAll("[data-piece]")).map((e) => e.dataset.square + e.dataset.piece).join(" ");
+        const clocks = Array.from(card.querySelectorAll(".clock")).map((e) => e.textContent);
+        return [card.dataset.game, Number(card.dataset.ply), pieces, clocks];""")
+
+
+def _text(browser, selector: str) -> str:
+    return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", selector)
+
+
+def _standings(browser) -> str:
+    return _text(browser, "#standings table.data")
+
+
+def _pending_matches(browser) -> int:
+    return browser.execute_script("return document.querySelectorAll('.match.pending, .match.open').length")
