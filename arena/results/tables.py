@@ -65,7 +65,9 @@ from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
-from arena.formats.rounds import Match, Rounds
+from arena.formats.adaptive import TIED, Verdict, in_scope
+from arena.formats.rounds import Match, Rounds, StageState
+from arena.formats.stages import STAGE_NAMES
 from arena.results.standings import BotStanding, Standings, rounds_rule
 from arena.results.sprt import SprtStatus
 from arena.results.statistics import ELO_METHOD, MatchStatistics
@@ -79,7 +81,7 @@ __all__ = [
 OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
-TABLES = ("ranking", "rounds", "bracket", "reference", "opponents", "match", "sprt", "crosstable", "colors")
+TABLES = ("ranking", "rounds", "settling", "bracket", "reference", "opponents", "match", "sprt", "crosstable", "colors")
 
 # The cells are escaped before tabulate sees them: html with "unsafehtml",
 # which adds no escaping of its own.
@@ -156,6 +158,7 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
             needs = {"sprt": "an SPRT (sprt: in the tournament file, or arena match --sprt)",
                      "opponents": "format: gauntlet",
                      "reference": "format: reference", "rounds": "a Swiss or round-robin stage (format: swiss, stages:)",
+                     "settling": "an adaptive stage (format: adaptive)",
                      "bracket": "a knockout (format: knockout, stages:)"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
     destination = _DESTINATION[fmt]
@@ -393,10 +396,39 @@ def _rounds_tables(rounds: Rounds) -> list[_Table]:
             ))
         else:
             rows = [[str(p.round), ", ".join(f"{a}–{b}" for a, b in p.pairs), ", ".join(p.byes)] for p in state.pairings]
-            kind = "Swiss" if state.stage.format == "swiss" else "round-robin"
+            kind = STAGE_NAMES[state.stage.format]
             title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired)"
-            tables.append(_Table(title, ["round", "pairings", "bye"], rows, ["right", "left", "left"], "rounds"))
+            # An adaptive round's odd bot out scores nothing: it sits out, it has no bye.
+            odd = "sat out" if state.stage.format == "adaptive" else "bye"
+            tables.append(_Table(title, ["round", "pairings", odd], rows, ["right", "left", "left"], "rounds"))
+        if state.stage.format == "adaptive":
+            tables.append(_settling_table(state, where))
     return tables
+
+
+def _settling_table(state: StageState, where: str) -> _Table:
+    """Each adjacent pair of an adaptive stage's ranking (its bots still in
+    play), the Elo difference the fit gives, how sure it is, and the verdict."""
+    stage, model = state.stage, state.model
+    assert model is not None
+    scope = len(in_scope(state.verdicts, stage.settle_top))
+    rows, values = [], []
+    for place, v in enumerate(state.verdicts, start=1):
+        diff, sd = model.elo[v.better] - model.elo[v.worse], math.sqrt(model.var_diff(v.better, v.worse))
+        text = verdict_text(v, stage.within_elo) if place <= scope else f"{verdict_text(v, stage.within_elo)} (not needed)"
+        rows.append([str(place), f"{v.better}–{v.worse}", f"{diff:.1f}", f"{sd:.1f}", f"{v.p_order:.3f}",
+                     f"{v.p_tied:.3f}", text])
+        values.append([place, f"{v.better}–{v.worse}", diff, sd, v.p_order, v.p_tied, text])
+    settled = sum(v.settled for v in state.verdicts[:scope])
+    title = (f"Settling ({where}adaptive, {settled} of {scope} pairs settled, {state.spent:,} of at most "
+             f"{stage.max_games:,} games)")
+    return _Table(title, ["#", "pair", "Elo diff", "sd", "P(order)", f"P(within {stage.within_elo:g})", "verdict"],
+                  rows, ["right", "left", "right", "right", "right", "right", "left"], "settling", values)
+
+
+def verdict_text(verdict: Verdict, within_elo: float) -> str:
+    """``separated``, ``tied within N Elo`` or ``not settled``."""
+    return f"tied within {within_elo:g} Elo" if verdict.status == TIED else verdict.status
 
 
 def _match_cells(match: Match) -> list[str]:
@@ -671,9 +703,22 @@ def _rounds_json(rounds: Rounds) -> dict[str, Any]:
                 "bracket": [[{"round": m.round, "bots": list(m.bots), "seeds": list(m.seeds), "score": list(m.score),
                               "game_pairs": m.pairs, "games": m.games, "winner": m.winner, "decided_by": m.decided_by}
                              for m in matches] for matches in state.matches],
+                **(_adaptive_json(state) if state.stage.format == "adaptive" else {}),
             }
             for state in rounds.stages
         ],
+    }
+
+
+def _adaptive_json(state: StageState) -> dict[str, Any]:
+    model = state.model
+    assert model is not None
+    return {
+        "games_scheduled": state.spent, "settled": state.settled,
+        "ratings": {b: model.elo[b] for b in state.in_play},
+        "verdicts": [{"better": v.better, "worse": v.worse, "verdict": v.status, "p_order": v.p_order,
+                      "p_tied": v.p_tied, "elo_diff": model.elo[v.better] - model.elo[v.worse],
+                      "sd": math.sqrt(model.var_diff(v.better, v.worse))} for v in state.verdicts],
     }
 
 
