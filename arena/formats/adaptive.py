@@ -25,7 +25,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-__all__ = ["ELO_PER_NAT", "PRIOR_ELO", "Fit", "Verdict", "adaptive_round", "fit", "settle_rule", "verdicts"]
+__all__ = ["ELO_PER_NAT", "PRIOR_ELO", "Fit", "Verdict", "adaptive_round", "fit", "idle_rounds", "in_scope", "ranking",
+           "settle_rule", "verdicts"]
 
 #: Elo points per unit of log-odds.
 ELO_PER_NAT = 400 / math.log(10)
@@ -107,19 +108,18 @@ def fit(bots: Sequence[str], results: Mapping[tuple[str, str], tuple[float, int]
             hessian[j][j] += w
             hessian[i][j] -= w
             hessian[j][i] -= w
-        factor = _cholesky(hessian)
-        step = _solve(factor, grad)
-        # The Newton decrement: how much the objective can still fall (its rounding is near 1e-12).
-        if sum(g * d for g, d in zip(grad, step)) < 1e-10:
+        step = _solve(_cholesky(hessian), grad)
+        # The Newton decrement: twice what the objective may still fall.
+        decrement = sum(g * d for g, d in zip(grad, step))
+        if decrement < 1e-20:
             break
-        before, rate = objective(theta), 1.0
-        # Damped: a full Newton step may overshoot early on, when a bot has won everything.
-        while rate > 1e-6:
-            trial = [x - rate * d for x, d in zip(theta, step)]
-            if objective(trial) <= before:
-                break
-            rate /= 2
-        theta = trial
+        rate = 1.0
+        if decrement > 1e-6:
+            # Far from the mode (a bot that won everything) a full step may overshoot: halve it until it helps.
+            before = objective(theta)
+            while rate > 1e-9 and objective([x - rate * d for x, d in zip(theta, step)]) > before:
+                rate /= 2
+        theta = [x - rate * d for x, d in zip(theta, step)]
     cov = _inverse(_cholesky(hessian)) if n else []
     scale = ELO_PER_NAT ** 2
     return Fit(tuple(bots), {b: theta[i] * ELO_PER_NAT for b, i in index.items()},
@@ -170,8 +170,9 @@ def adaptive_round(order: Sequence[str], model: Fit, scope: Sequence[Verdict], i
 
     The bots that play: those of an adjacent pair of ``scope`` not settled,
     and every bot idle for :data:`MAX_IDLE` rounds or more (``idle``), so
-    that a settled bot is still checked now and then; one sits out if they
-    are odd (the most recently active of the settled ones, else the last).
+    that a settled bot is still checked now and then.  When they are odd,
+    the most idle bot resting joins them; when none rests, one sits out (a
+    settled one first).
     Among them, each candidate pair (at most :data:`WINDOW` places apart in
     ``order``, not the two bots' last meeting again) is worth the expected
     relative narrowing of the unsettled adjacent pairs' differences that
@@ -188,10 +189,16 @@ def adaptive_round(order: Sequence[str], model: Fit, scope: Sequence[Verdict], i
     players = sorted(playing, key=place.__getitem__)
     odd_out = None
     if len(players) % 2:
-        settled_ones = [b for b in players if not any(b in (v.better, v.worse) for v in open_pairs)]
-        # The one that played most recently, the lowest placed of those.
-        odd_out = min(settled_ones or players, key=lambda b: (idle.get(b, MAX_IDLE), -place[b]))
-        players.remove(odd_out)
+        open_bots = {b for v in open_pairs for b in (v.better, v.worse)}
+        spare = [b for b in order if b not in playing]
+        if spare:
+            # A bot more rather than one less: the most idle of those resting, the best placed of equals.
+            players = sorted([*players, min(spare, key=lambda b: (-idle.get(b, MAX_IDLE), place[b]))],
+                             key=place.__getitem__)
+        else:
+            # Everyone plays: a settled bot sits out first, the least idle, the lowest placed.
+            odd_out = min(players, key=lambda b: (b in open_bots, idle.get(b, MAX_IDLE), -place[b]))
+            players.remove(odd_out)
     if not players:
         return [], odd_out
     index = {b: i for i, b in enumerate(model.bots)}
