@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from operator import mul
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -33,6 +34,8 @@ ELO_PER_NAT = 400 / math.log(10)
 #: The prior's sd, in Elo: wide enough to move no rating of a real field
 #: much, narrow enough that a bot that won or lost everything stays finite.
 PRIOR_ELO = 1000.0
+#: The narrowest the prior's sd gets, however close the field looks.
+MIN_PRIOR_ELO = 50.0
 #: The verdicts of an adjacent pair.
 SEPARATED, TIED, UNSETTLED = "separated", "tied", "not settled"
 #: How many places apart two bots may be to be paired on information (the
@@ -77,12 +80,34 @@ class Verdict:
 def fit(bots: Sequence[str], results: Mapping[tuple[str, str], tuple[float, int]]) -> Fit:
     """The posterior mode of the bots' ratings and its Laplace covariance.
     ``results[(a, b)]`` is (a's points, games) over all games of a against b,
-    each unordered pair once."""
+    each unordered pair once.
+
+    The prior's spread is the field's, estimated from the games (empirical
+    Bayes, one EM step from :data:`PRIOR_ELO`): a prior much wider than the
+    field would take the largest of many noisy gaps between neighbours at
+    face value, and declare them separated too often."""
     n = len(bots)
     index = {b: i for i, b in enumerate(bots)}
     edges = [(index[a], index[b], s, g) for (a, b), (s, g) in sorted(results.items()) if g > 0]
-    prior = (ELO_PER_NAT / PRIOR_ELO) ** 2  # precision of θ
-    theta = [0.0] * n
+    wide = (ELO_PER_NAT / PRIOR_ELO) ** 2  # precision of θ
+    theta, hessian = _mode(edges, [0.0] * n, wide)
+    cov = _inverse(_cholesky(hessian)) if n else []
+    if n > 1 and edges:
+        spread = sum(theta[i] ** 2 + cov[i][i] for i in range(n)) / n
+        prior = min(max(1 / spread, wide), (ELO_PER_NAT / MIN_PRIOR_ELO) ** 2)
+        theta, hessian = _mode(edges, theta, prior)
+        cov = _inverse(_cholesky(hessian))
+    scale = ELO_PER_NAT ** 2
+    return Fit(tuple(bots), {b: theta[i] * ELO_PER_NAT for b, i in index.items()},
+               tuple(tuple(x * scale for x in row) for row in cov))
+
+
+def _mode(edges: Sequence[tuple[int, int, float, int]], start: Sequence[float], prior: float,
+          ) -> tuple[list[float], list[list[float]]]:
+    """The posterior mode under a normal prior of precision ``prior``, by
+    damped Newton from ``start``, and the Hessian there."""
+    n = len(start)
+    theta = list(start)
 
     def objective(t: Sequence[float]) -> float:
         value = 0.5 * prior * sum(x * x for x in t)
@@ -120,10 +145,7 @@ def fit(bots: Sequence[str], results: Mapping[tuple[str, str], tuple[float, int]
             while rate > 1e-9 and objective([x - rate * d for x, d in zip(theta, step)]) > before:
                 rate /= 2
         theta = [x - rate * d for x, d in zip(theta, step)]
-    cov = _inverse(_cholesky(hessian)) if n else []
-    scale = ELO_PER_NAT ** 2
-    return Fit(tuple(bots), {b: theta[i] * ELO_PER_NAT for b, i in index.items()},
-               tuple(tuple(x * scale for x in row) for row in cov))
+    return theta, hessian
 
 
 def ranking(bots: Sequence[str], model: Fit) -> list[str]:
@@ -171,8 +193,8 @@ def adaptive_round(order: Sequence[str], model: Fit, scope: Sequence[Verdict], i
     The bots that play: those of an adjacent pair of ``scope`` not settled,
     and every bot idle for :data:`MAX_IDLE` rounds or more (``idle``), so
     that a settled bot is still checked now and then.  When they are odd,
-    the most idle bot resting joins them; when none rests, one sits out (a
-    settled one first).
+    the most idle bot resting joins them (the nearest in place of equals);
+    when none rests, one sits out (a settled one first).
     Among them, each candidate pair (at most :data:`WINDOW` places apart in
     ``order``, not the two bots' last meeting again) is worth the expected
     relative narrowing of the unsettled adjacent pairs' differences that
@@ -192,9 +214,11 @@ def adaptive_round(order: Sequence[str], model: Fit, scope: Sequence[Verdict], i
         open_bots = {b for v in open_pairs for b in (v.better, v.worse)}
         spare = [b for b in order if b not in playing]
         if spare:
-            # A bot more rather than one less: the most idle of those resting, the best placed of equals.
-            players = sorted([*players, min(spare, key=lambda b: (-idle.get(b, MAX_IDLE), place[b]))],
-                             key=place.__getitem__)
+            # A bot more rather than one less: the most idle of those resting, of equals the nearest to
+            # a player (its games tell most about the open pairs), then the better placed.
+            near = {b: min(abs(place[b] - place[p]) for p in players) for b in spare} if players else {}
+            joins = min(spare, key=lambda b: (-idle.get(b, MAX_IDLE), near.get(b, 0), place[b]))
+            players = sorted([*players, joins], key=place.__getitem__)
         else:
             # Everyone plays: a settled bot sits out first, the least idle, the lowest placed.
             odd_out = min(players, key=lambda b: (b in open_bots, idle.get(b, MAX_IDLE), -place[b]))
@@ -261,21 +285,23 @@ def _softplus(x: float) -> float:
 def _cholesky(matrix: Sequence[Sequence[float]]) -> list[list[float]]:
     """L with L·Lᵀ = ``matrix`` (symmetric positive definite: the prior makes it so)."""
     n = len(matrix)
-    low = [[0.0] * n for _ in range(n)]
+    low: list[list[float]] = []
     for i in range(n):
-        row_i = low[i]
-        for j in range(i + 1):
+        row_i: list[float] = []
+        for j in range(i):
             row_j = low[j]
-            s = matrix[i][j] - sum(a * b for a, b in zip(row_i[:j], row_j[:j]))
-            row_i[j] = math.sqrt(max(s, 1e-300)) if i == j else s / row_j[j]
+            row_i.append((matrix[i][j] - sum(map(mul, row_i, row_j))) / row_j[j])
+        row_i.append(math.sqrt(max(matrix[i][i] - sum(map(mul, row_i, row_i)), 1e-300)))
+        low.append(row_i)
     return low
 
 
 def _solve(low: Sequence[Sequence[float]], b: Sequence[float]) -> list[float]:
+    """x with L·Lᵀ·x = b."""
     n = len(b)
-    y = [0.0] * n
+    y: list[float] = []
     for i in range(n):
-        y[i] = (b[i] - sum(low[i][k] * y[k] for k in range(i))) / low[i][i]
+        y.append((b[i] - sum(map(mul, low[i], y))) / low[i][i])
     x = [0.0] * n
     for i in reversed(range(n)):
         x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
@@ -283,15 +309,21 @@ def _solve(low: Sequence[Sequence[float]], b: Sequence[float]) -> list[float]:
 
 
 def _inverse(low: Sequence[Sequence[float]]) -> list[list[float]]:
-    """The inverse of L·Lᵀ: Lᵀ⁻¹·L⁻¹."""
+    """The inverse of L·Lᵀ: (L⁻¹)ᵀ·L⁻¹."""
     n = len(low)
-    inv_low = [[0.0] * n for _ in range(n)]  # L⁻¹, lower triangular
+    # Column j of L⁻¹ (zero above j), by forward substitution.
+    cols = []
     for j in range(n):
-        inv_low[j][j] = 1 / low[j][j]
+        col = [0.0] * n
+        col[j] = 1 / low[j][j]
         for i in range(j + 1, n):
-            inv_low[i][j] = -sum(low[i][k] * inv_low[k][j] for k in range(j, i)) / low[i][i]
-    cols = [[inv_low[i][j] for i in range(n)] for j in range(n)]
-    return [[sum(a * b for a, b in zip(cols[i][max(i, j):], cols[j][max(i, j):])) for j in range(n)] for i in range(n)]
+            col[i] = -sum(map(mul, low[i][j:i], col[j:i])) / low[i][i]
+        cols.append(col)
+    out = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i, n):
+            out[i][j] = out[j][i] = sum(map(mul, cols[i][j:], cols[j][j:]))
+    return out
 
 
 def idle_rounds(bots: Collection[str], played_in: Sequence[Collection[str]]) -> dict[str, int]:
