@@ -325,3 +325,18 @@ def test_the_file_refuses_a_bad_adaptive_stage_in_one_line(tmp_path: Path, text:
     with pytest.raises(ConfigError) as raised:
         tournament(tmp_path, 4, text)
     assert message in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_bot_taken_out_of_the_file_is_ranked_by_nobody_and_not_paired(tmp_path: Path) -> None:
+    settle = "{confidence: 0.9, within_elo: 50}"
+    run = start(adaptive_file(tmp_path, 6, settle, 300)).play(better_seed, until_round=2)
+    (tmp_path / "less").mkdir()
+    run.config = tournament(tmp_path / "less", [b for b in names(6) if b != "s3"],
+                            f"format: adaptive\nmax_games: 300\nsettle: {settle}\n")
+    played = len(run.records)
+    run.play(better_seed)
+    assert all("s3" not in r.players.values() for r in run.records[played:])
+    stage = run.rounds.stages[0]
+    assert stage.order[-1] == "s3" and [b for b, _ in run.rounds.places()] == ["s1", "s2", "s4", "s5", "s6"]
+    standings = compute_standings(run.records, [b for b in names(6) if b != "s3"], ranking="points", rounds=run.rounds)
+    assert [b.name for b in standings.bots][:5] == ["s1", "s2", "s4", "s5", "s6"]

@@ -134,7 +134,9 @@ class StageState:
             # The bots still in (no place yet) above every bot knocked out.
             return sorted(self.field, key=lambda b: (self.places.get(b, (0, 0))[0], seed[b]))
         if self.stage.format == "adaptive" and self.model is not None:
-            return ranking(self.field, self.model)
+            # A bot taken out of the tournament has no rating: after the others (places() drops it).
+            rated = [b for b in self.field if b in self.model.elo]
+            return ranking(rated, self.model) + [b for b in self.field if b not in self.model.elo]
         return points_order(self.field, self.pair_points, self.points)
 
     def round_name(self, index: int) -> str:
