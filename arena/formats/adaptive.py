@@ -36,6 +36,10 @@ ELO_PER_NAT = 400 / math.log(10)
 PRIOR_ELO = 1000.0
 #: The narrowest the prior's sd gets, however close the field looks.
 MIN_PRIOR_ELO = 50.0
+#: The scale of the differences the anytime-valid test is tuned to (see :func:`_anytime_p`): the
+#: evidence it needs grows with the log of this over the difference's sd, and it loses all power
+#: once the sd is well above it, so it is wide.
+MIXTURE_ELO = 200.0
 #: The verdicts of an adjacent pair.
 SEPARATED, TIED, UNSETTLED = "separated", "tied", "not settled"
 #: How many places apart two bots may be to be paired on information (the
@@ -154,29 +158,78 @@ def ranking(bots: Sequence[str], model: Fit) -> list[str]:
     return sorted(bots, key=lambda b: (-round(model.elo[b], 6), position[b]))
 
 
-def verdicts(order: Sequence[str], model: Fit, confidence: float, within_elo: float) -> list[Verdict]:
+def verdicts(order: Sequence[str], model: Fit, confidence: float, within_elo: float,
+             top: int | None = None) -> list[Verdict]:
     """Each adjacent pair of ``order`` (by rating, the better first):
-    ``separated`` when the better is the stronger with probability
-    ``confidence`` at least, ``tied`` when the two are within ``within_elo``
-    of each other with that probability, ``not settled`` otherwise."""
-    out = []
-    for a, b in zip(order, order[1:]):
-        d = model.elo[a] - model.elo[b]
-        sd = math.sqrt(model.var_diff(a, b))
+    ``separated`` when the games show the better to be the stronger,
+    ``tied`` when they show the two within ``within_elo`` of each other,
+    ``not settled`` otherwise.
+
+    The rule is checked after every round and stops the stage at the first
+    round it holds, so a pair-by-pair threshold on the posterior would be
+    crossed by chance by two equal bots sooner or later, and would declare
+    the luckiest of many close pairs.  So each pair's evidence is an
+    anytime-valid p-value (:func:`_anytime_p`: valid however often it is
+    looked at), and which pairs are declared is decided by the
+    Benjamini–Hochberg rule at 1 − ``confidence`` over the pairs
+    :func:`in_scope` of ``top`` (and apart over the rest): of the pairs
+    declared separated (tied), the share declared wrongly is at most
+    1 − ``confidence``.  ``p_order`` and ``p_tied`` are the plain posterior
+    probabilities, for the tables.
+    """
+    pairs = list(zip(order, order[1:]))
+    p_order, p_tied, p_apart, p_within = [], [], [], []
+    scale = MIXTURE_ELO
+    for a, b in pairs:
+        d, sd = model.elo[a] - model.elo[b], math.sqrt(model.var_diff(a, b))
         normal = NormalDist(d, sd)
-        p_order = 1 - normal.cdf(0.0)
-        p_tied = normal.cdf(within_elo) - normal.cdf(-within_elo) if within_elo > 0 else 0.0
-        status = SEPARATED if p_order >= confidence else TIED if p_tied >= confidence else UNSETTLED
-        out.append(Verdict(a, b, status, p_order, p_tied))
-    return out
+        p_order.append(1 - normal.cdf(0.0))
+        p_tied.append(normal.cdf(within_elo) - normal.cdf(-within_elo) if within_elo > 0 else 0.0)
+        p_apart.append(_anytime_p(d, sd, scale))
+        # Within: both δ ≥ N and δ ≤ −N refuted.
+        p_within.append(max(_anytime_p(within_elo - d, sd, scale), _anytime_p(within_elo + d, sd, scale))
+                        if within_elo > 0 else 1.0)
+    scope = len(pairs) if top is None else min(top, len(pairs))
+    alpha = 1 - confidence
+    separated, tied = set(), set()
+    for group in (range(scope), range(scope, len(pairs))):
+        apart = _benjamini_hochberg({i: p_apart[i] for i in group}, alpha)
+        separated |= apart
+        tied |= _benjamini_hochberg({i: p_within[i] for i in group if i not in apart}, alpha)
+    return [Verdict(a, b, SEPARATED if i in separated else TIED if i in tied else UNSETTLED, p_order[i], p_tied[i])
+            for i, (a, b) in enumerate(pairs)]
+
+
+def _anytime_p(d: float, sd: float, scale: float) -> float:
+    """An anytime-valid p-value against "the difference is at most 0", from
+    its estimate ``d`` ± ``sd`` (Elo): one over Robbins' mixture likelihood
+    ratio, the alternative's difference half-normal of scale ``scale``.
+    With information I = 1/sd² and v = I·scale², the ratio is
+    2·exp(z²·v / (2(1+v)))·Φ(z·√(v/(1+v))) / √(1+v), z = d/sd; by Ville's
+    inequality it passes 1/α at some look with probability α at most."""
+    if sd <= 0:
+        return 0.0 if d > 0 else 1.0
+    z, v = d / sd, (scale / sd) ** 2
+    log_ratio = (math.log(2) + z * z * v / (2 * (1 + v)) + math.log(max(NormalDist().cdf(z * math.sqrt(v / (1 + v))), 1e-300))
+                 - 0.5 * math.log1p(v))
+    return min(1.0, math.exp(-log_ratio)) if log_ratio < 700 else 0.0
+
+
+def _benjamini_hochberg(p_values: Mapping[int, float], alpha: float) -> set[int]:
+    """The keys declared at false discovery rate ``alpha``: the k smallest
+    p-values, for the largest k whose k-th smallest is at most k·alpha/m."""
+    ranked = sorted(p_values, key=lambda i: (p_values[i], i))
+    m = len(ranked)
+    k = max((r for r in range(1, m + 1) if p_values[ranked[r - 1]] <= r * alpha / m), default=0)
+    return set(ranked[:k])
 
 
 def settle_rule(confidence: float, within_elo: float, top: int | None, max_games: int) -> str:
     """The stop rule, in one line."""
     scope = f" down to place {top}" if top else ""
     return (f"adaptive: stops when every adjacent pair{scope} is separated (the better is the stronger) or tied "
-            f"within {within_elo:g} Elo, each with probability {confidence:g} under a Bradley–Terry fit, "
-            f"or at {max_games:,} games")
+            f"within {within_elo:g} Elo under a Bradley–Terry fit, at most {1 - confidence:.0%} of either "
+            f"declared wrongly (confidence {confidence:g}), or at {max_games:,} games")
 
 
 def in_scope(order_verdicts: Sequence[Verdict], top: int | None) -> list[Verdict]:

@@ -346,7 +346,7 @@ def _read_adaptive(state: StageState, by_id: Mapping[str, GameRecord], here: set
     bots = [b for b in state.field if b in here]
     state.model = fit(bots, results)
     state.in_play = [b for b in ranking(bots, state.model) if b not in out]
-    state.verdicts = verdicts(state.in_play, state.model, stage.confidence, stage.within_elo)
+    state.verdicts = verdicts(state.in_play, state.model, stage.confidence, stage.within_elo, stage.settle_top)
     done = len(state.in_play) < 2 or state.settled or state.spent + 2 > stage.max_games
     state.total_rounds = len(state.pairings) + (0 if done else 1)
 
