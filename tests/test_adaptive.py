@@ -304,6 +304,11 @@ def test_estimated_games_count_the_budget_left(tmp_path: Path) -> None:
     assert scheduled == 12 == rounds.stages[0].spent
     assert estimated_games(run.config.competition, rounds, scheduled) == 100
     assert rounds.describe() == "round 2: 12 of at most 100 games"
+    # Settled before its budget: the games it has are all it will have.
+    (tmp_path / "settled").mkdir()
+    done = start(adaptive_file(tmp_path / "settled", 4, "{confidence: 0.9}", 1000)).play(better_seed)
+    assert done.rounds.finished and len(done.records) < 1000
+    assert estimated_games(done.config.competition, done.rounds, len(done.records)) == len(done.records)
 
 
 def test_pairings_are_a_function_of_the_results(tmp_path: Path) -> None:

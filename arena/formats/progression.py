@@ -190,7 +190,7 @@ def estimated_games(competition: Competition, rounds: Rounds, scheduled: int) ->
             more += (size - 1 - done) * 2 * stage.games_per_match
         elif stage.format == "swiss":
             more += (stage.rounds - paired) * (size // 2) * 2
-        elif stage.format == "adaptive":  # at most: it may settle sooner
+        elif stage.format == "adaptive" and (state is None or not state.complete):  # at most: it may settle sooner
             more += stage.max_games - (state.spent if state is not None else 0)
         else:
             more += (stage.rounds - paired) * (size * (size - 1) // 2) * 2 * suite
