@@ -306,7 +306,8 @@ def test_estimated_games_count_the_budget_left(tmp_path: Path) -> None:
     assert rounds.describe() == "round 2: 12 of at most 100 games"
     # Settled before its budget: the games it has are all it will have.
     (tmp_path / "settled").mkdir()
-    done = start(adaptive_file(tmp_path / "settled", 4, "{confidence: 0.9}", 1000)).play(better_seed)
+    done = start(adaptive_file(tmp_path / "settled", 2, "{confidence: 0.9, within_elo: 150}", 1000))
+    done.play(winner_by(lambda s: None))
     assert done.rounds.finished and len(done.records) < 1000
     assert estimated_games(done.config.competition, done.rounds, len(done.records)) == len(done.records)
 
