@@ -385,3 +385,14 @@ def test_a_bot_taken_out_of_the_file_is_ranked_by_nobody_and_not_paired(tmp_path
     assert stage.order[-1] == "s3" and [b for b, _ in run.rounds.places()] == ["s1", "s2", "s4", "s5", "s6"]
     standings = compute_standings(run.records, [b for b in names(6) if b != "s3"], ranking="points", rounds=run.rounds)
     assert [b.name for b in standings.bots][:5] == ["s1", "s2", "s4", "s5", "s6"]
+
+
+def test_a_swiss_then_an_adaptive_stage_of_its_top_four(tmp_path: Path) -> None:
+    stages = ("stages:\n  - {format: swiss, rounds: 3}\n"
+              "  - {format: adaptive, top: 4, max_games: 40, settle: {confidence: 0.9, within_elo: 0}}\n")
+    run = start(tournament(tmp_path, 8, stages)).play(better_seed)
+    swiss, adaptive = run.rounds.stages
+    assert adaptive.field == swiss.order[:4] and adaptive.complete and adaptive.spent == 40
+    assert all(p.round > 3 and {b for pair in p.pairs for b in pair} <= set(adaptive.field)
+               for p in run.pairings if p.stage == 2)
+    assert [b for b, _ in run.rounds.places()][:4] == adaptive.order
