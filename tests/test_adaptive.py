@@ -396,3 +396,9 @@ def test_a_swiss_then_an_adaptive_stage_of_its_top_four(tmp_path: Path) -> None:
     assert all(p.round > 3 and {b for pair in p.pairs for b in pair} <= set(adaptive.field)
                for p in run.pairings if p.stage == 2)
     assert [b for b, _ in run.rounds.places()][:4] == adaptive.order
+
+
+def test_the_rounds_table_of_an_adaptive_stage_counts_no_rounds_ahead(tmp_path: Path) -> None:
+    run = start(adaptive_file(tmp_path, 4, "{confidence: 0.95}", 100)).play(better_seed, until_round=2)
+    standings = compute_standings(run.records, names(4), ranking="points", rounds=run.rounds)
+    assert "Rounds (adaptive, 2 paired)" in render_standings(standings, table="rounds")

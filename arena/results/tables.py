@@ -397,7 +397,9 @@ def _rounds_tables(rounds: Rounds) -> list[_Table]:
         else:
             rows = [[str(p.round), ", ".join(f"{a}–{b}" for a, b in p.pairs), ", ".join(p.byes)] for p in state.pairings]
             kind = STAGE_NAMES[state.stage.format]
-            title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired)"
+            # An adaptive stage's rounds are known once it stops.
+            of = "" if state.stage.format == "adaptive" else f" of {state.total_rounds}"
+            title = f"Rounds ({where}{kind}, {len(state.pairings)}{of} paired)"
             # An adaptive round's odd bot out scores nothing: it sits out, it has no bye.
             odd = "sat out" if state.stage.format == "adaptive" else "bye"
             tables.append(_Table(title, ["round", "pairings", odd], rows, ["right", "left", "left"], "rounds"))

@@ -163,7 +163,8 @@ def _games_links(games: Sequence[str], regular: int) -> str:
 def _points_stage(state: StageState, staged: bool) -> str:
     where = f"stage {state.number}, " if staged else ""
     kind = STAGE_NAMES[state.stage.format]
-    title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired)"
+    of = "" if state.stage.format == "adaptive" else f" of {state.total_rounds}"  # known once it stops
+    title = f"Rounds ({where}{kind}, {len(state.pairings)}{of} paired)"
     cards = "".join(_round_card(state, pairing) for pairing in state.pairings)
     return f'<h3>{_h(title)}</h3><div class="swiss" data-stage="{state.number}">{cards}</div>'
 
