@@ -23,6 +23,25 @@ Formats, each ranked as it would be by a tournament director:
   its middle rank);
 * ``swiss+ko8``: ⌈log2 n⌉ Swiss rounds, then a knockout of the top 8 seeded
   by the Swiss order; the top 8 ranked by places, the rest by the Swiss.
+* ``adaptive``: :func:`arena.formats.adaptive.adaptive_round` round after
+  round (``format: adaptive``, ``settle: {confidence: 0.95, within_elo:
+  20}``), ranked by its Bradley–Terry fit.  One run of ``n(n−1)`` games at
+  most (a round-robin's) per repetition, read at three budgets: the last
+  whole round within a ``swiss 2⌈log2 n⌉``'s games (``adaptive @ swiss``),
+  within a quarter of a round-robin's (``adaptive @ rr/4``), and where it
+  stopped (``adaptive``: settled, or at the round-robin's games).  A run
+  with ``max_games`` set to a budget pairs the same rounds up to it.
+  Fewer repetitions (``--adaptive-repeat``): a 128-bot fit takes a
+  fraction of a second a round.  Also printed: the games it needs for the
+  round-robin's mean Spearman (the first round where its mean over the
+  repetitions reaches it), and the calibration of its verdicts at each of
+  the three budgets, pooled: of the adjacent pairs declared separated, the
+  fraction whose true order is the declared one; of those declared tied
+  within 20 Elo, the fraction truly within 20 Elo.  Neighbours 8–32 Elo
+  apart are rarely shown tied within 20, so the calibration is also
+  measured on fields of tiers of two equal bots (:func:`tiered`, 300 Elo
+  between tiers, tied meaning within 100 Elo, 600 games at most), where
+  half the adjacent pairs are truly tied.
 
 These are the arena's rules (``format: swiss``, ``format: knockout``,
 ``stages:`` with ``tiebreak_pairs: 3``): tests/test_formats_benchmark.py
@@ -34,7 +53,7 @@ wins the format (first place alone), and the Spearman rank correlation
 between the true order and the format's ranking, both as the mean over the
 repetitions with its standard error:
 
-    python benchmarks/formats.py [--sizes 32,64,128] [--repeat 1000] [--draw 0.1] [--seed 1]
+    python benchmarks/formats.py [--sizes 32,64,128] [--repeat 1000] [--adaptive-repeat 20] [--draw 0.1] [--seed 1]
 
 ``--real`` confirms it with real games instead of the model: the same
 formats between bots of graded strength (:class:`EngineField`) playing
@@ -56,6 +75,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.formats.adaptive import Verdict, adaptive_round, fit, idle_rounds, in_scope, ranking, verdicts  # noqa: E402
 from arena.formats.scoring import points_order, total_scores  # noqa: E402
 from arena.formats.pairing import (  # noqa: E402
     knockout_bracket,
@@ -200,6 +220,84 @@ def swiss_then_ko(field: Field, seeding: list[int], rounds: int, top: int = 8) -
     return ranks
 
 
+#: The adaptive stage's stop rule in the benchmark (the arena's defaults).
+CONFIDENCE, WITHIN_ELO = 0.95, 20.0
+
+
+def bot_name(i: int) -> str:
+    """Bot i's name, as an arena tournament of the benchmark names it (the names decide the ties)."""
+    return f"b{i}"
+
+
+def adaptive(field: Field, seeding: list[int], max_games: int, *, seed: int = 0, top: int | None = None,
+             confidence: float = CONFIDENCE, within_elo: float = WITHIN_ELO,
+             ) -> list[tuple[int, list[int], list[Verdict]]]:
+    """An adaptive stage of at most ``max_games`` games, as the arena pairs
+    it (:mod:`arena.formats.progression`): after each round (and before the
+    first), the games played so far, the ranking (best first) and the
+    verdict on each adjacent pair.  The last entry is where it stopped."""
+    names = [bot_name(b) for b in seeding]
+    number = dict(zip(names, seeding))
+    results: dict[tuple[str, str], tuple[float, int]] = {}
+    played: list[set[str]] = []
+    last: dict[str, str] = {}
+    out = []
+    for round_number in range(1, 10**6):
+        model = fit(names, results)
+        order = ranking(names, model)
+        said = verdicts(order, model, confidence, within_elo, top)
+        out.append((field.games, [number[b] for b in order], said))
+        scope = in_scope(said, top)
+        if all(v.settled for v in scope) or field.games + 2 > max_games:
+            return out
+        pairs, _ = adaptive_round(order, model, scope, idle_rounds(order, played), last, seed, round_number,
+                                  (max_games - field.games) // 2)
+        for a, b in pairs:
+            points = field.game_pair(number[a], number[b])
+            key, first = ((a, b), points) if a < b else ((b, a), 2 - points)
+            s, g = results.get(key, (0.0, 0))
+            results[key] = (s + first, g + 2)
+            last[a], last[b] = b, a
+        played.append({b for pair in pairs for b in pair})
+    raise AssertionError("unreachable")
+
+
+def calibration(said: list[Verdict], elo: list[float], within_elo: float = WITHIN_ELO) -> tuple[int, int, int, int]:
+    """(separated, of them truly in the declared order, tied, of them truly within ``within_elo``)."""
+    true = {bot_name(i): e for i, e in enumerate(elo)}
+    separated = [v for v in said if v.status == "separated"]
+    tied = [v for v in said if v.status == "tied"]
+    return (len(separated), sum(true[v.better] > true[v.worse] for v in separated),
+            len(tied), sum(abs(true[v.better] - true[v.worse]) <= within_elo for v in tied))
+
+
+def tiered(tiers: int, gap: float, rng: random.Random, draw: float) -> Field:
+    """A field of ``tiers`` pairs of equal bots, the tiers ``gap`` Elo apart:
+    half its adjacent pairs truly tied, half truly apart."""
+    field = Field(2 * tiers, rng, draw)
+    field.elo = [gap * (i // 2) for i in range(2 * tiers)]
+    return field
+
+
+def tiered_calibration(tiers: int, gap: float, within_elo: float, max_games: int, repeat: int, seed: int,
+                       draw: float) -> tuple[list[int], float]:
+    """The verdicts where an adaptive stage of a :func:`tiered` field stopped
+    (settled, or at ``max_games``), pooled over ``repeat`` runs:
+    :func:`calibration`'s counts, and the mean games played."""
+    n = 2 * tiers
+    counts, games = [0, 0, 0, 0], []
+    for rep in range(repeat):
+        rng = random.Random(f"{seed}/tiered/{n}/{rep}")
+        seeding = list(range(n))
+        rng.shuffle(seeding)
+        field = tiered(tiers, gap, rng, draw)
+        run = adaptive(field, seeding, max_games, within_elo=within_elo)
+        for k, c in enumerate(calibration(run[-1][2], field.elo, within_elo)):
+            counts[k] += c
+        games.append(run[-1][0])
+    return counts, statistics.fmean(games)
+
+
 def spearman(x: list[float], y: list[float]) -> float:
     """Spearman's rho: Pearson's correlation of the ranks (ties as their mean rank)."""
     rx, ry = mean_ranks(x), mean_ranks(y)
@@ -233,6 +331,27 @@ def formats(n: int) -> dict[str, Callable[[Field, list[int]], list[float]]]:
     }
 
 
+def row(n: int, name: str, games: list[float], wins: list[float], rho: list[float]) -> str:
+    g, _ = mean_se(games)
+    w, w_se = mean_se(wins)
+    r, r_se = mean_se(rho)
+    return f"| {n} | {name} | {g:,.0f} | {w:.1%} ± {w_se:.1%} | {r:.3f} ± {r_se:.4f} |"
+
+
+def games_to_reach(curves: list[list[tuple[int, float]]], target: float) -> str:
+    """The mean games of the first round whose mean Spearman over the runs reaches ``target``."""
+    for k in range(max(len(c) for c in curves)):
+        # A run that stopped before round k stays as it stopped.
+        points = [c[min(k, len(c) - 1)] for c in curves]
+        if statistics.fmean(s for _, s in points) >= target:
+            return f"({target:.3f}) at {statistics.fmean(g for g, _ in points):,.0f} games"
+    return f"({target:.3f}) in none of its rounds, up to a round-robin's games"
+
+
+def share(part: int, whole: int) -> str:
+    return f"{part / whole:.1%}" if whole else "-"
+
+
 def mean_se(values: list[float]) -> tuple[float, float]:
     return statistics.fmean(values), statistics.stdev(values) / math.sqrt(len(values))
 
@@ -243,6 +362,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1000)
     parser.add_argument("--draw", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--adaptive-repeat", type=int, default=20, help="repetitions of the adaptive runs")
     parser.add_argument("--real", action="store_true", help="real OXONO games between bots of graded strength")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -250,10 +370,13 @@ def main() -> None:
     field_text = ("OXONO games, bot i greedy with probability i/(n-1), else random" if args.real
                   else f"Elo evenly over 0..1000, draws {args.draw:.0%}")
     print(f"{field_text}; random seeding, {args.repeat} repetitions; mean ± standard error")
-    print(f"| bots | format | games | strongest wins | Spearman |")
-    print(f"|---:|---|---:|---:|---:|")
+    print("| bots | format | games | strongest wins | Spearman |")
+    print("|---:|---|---:|---:|---:|")
+    calibrated: dict[tuple[int, str], list[int]] = {}
+    reached: dict[int, str] = {}
     for n in [int(s) for s in args.sizes.split(",")]:
         truth = [float(n - b) for b in range(n)]  # true rank: bot n-1 is 1st
+        rho_of: dict[str, float] = {}
         for name, play in formats(n).items():
             games, wins, rho = [], [], []
             for rep in range(args.repeat):
@@ -265,10 +388,51 @@ def main() -> None:
                 games.append(field.games)
                 wins.append(1.0 if ranks[n - 1] == 1 else 0.0)
                 rho.append(spearman(truth, ranks))
-            g, _ = mean_se(games)
-            w, w_se = mean_se(wins)
-            r, r_se = mean_se(rho)
-            print(f"| {n} | {name} | {g:,.0f} | {w:.1%} ± {w_se:.1%} | {r:.3f} ± {r_se:.4f} |", flush=True)
+            print(row(n, name, games, wins, rho), flush=True)
+            rho_of[name] = statistics.fmean(rho)
+        log = math.ceil(math.log2(n))
+        budgets = {f"adaptive @ swiss {2 * log}": 2 * log * n, "adaptive @ rr/4": n * (n - 1) // 4, "adaptive": n * (n - 1)}
+        at: dict[str, tuple[list[float], list[float], list[float]]] = {name: ([], [], []) for name in budgets}
+        curves: list[list[tuple[int, float]]] = []
+        for rep in range(args.adaptive_repeat):
+            rng = random.Random(f"{args.seed}/{n}/adaptive/{rep}")
+            seeding = list(range(n))
+            rng.shuffle(seeding)
+            field = make(n, rng, args.draw)
+            run = adaptive(field, seeding, n * (n - 1))
+            curves.append([(games, spearman(truth, ranks_of(order))) for games, order, _ in run])
+            for name, budget in budgets.items():
+                games, order, said = [entry for entry in run if entry[0] <= budget][-1]
+                at[name][0].append(games)
+                at[name][1].append(1.0 if order[0] == n - 1 else 0.0)
+                at[name][2].append(spearman(truth, ranks_of(order)))
+                counts = calibrated.setdefault((n, name), [0, 0, 0, 0])
+                for k, c in enumerate(calibration(said, field.elo)):
+                    counts[k] += c
+        for name in budgets:
+            print(row(n, name, *at[name]), flush=True)
+        reached[n] = games_to_reach(curves, rho_of["round-robin"])
+    print()
+    for n, text in reached.items():
+        print(f"{n} bots: the adaptive format reaches the round-robin's mean Spearman {text}")
+    print()
+    print(f"Calibration of the verdicts at confidence {CONFIDENCE} (pooled over the adaptive runs):")
+    print("| bots | read at | declared separated | truly in that order | declared tied within 20 | truly within 20 |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for (n, name), (sep, right, tied, within) in calibrated.items():
+        tied_text = "-" if args.real else share(within, tied)
+        print(f"| {n} | {name} | {sep:,} | {share(right, sep)} | {tied:,} | {tied_text} |")
+    if not args.real:
+        # The even field above is too close for a tie within 20 Elo to be shown: tiers of equal bots are.
+        runs = args.adaptive_repeat * 10
+        print()
+        print(f"Tiers of two equal bots, 300 Elo between tiers, tied meaning within 100 Elo, {runs} runs each, "
+              f"stopped when settled or at 600 games:")
+        print("| bots | games | declared separated | truly in that order | declared tied within 100 | truly within 100 |")
+        print("|---:|---:|---:|---:|---:|---:|")
+        for tiers in (2, 3):
+            (sep, right, tied, within), games = tiered_calibration(tiers, 300.0, 100.0, 600, runs, args.seed, args.draw)
+            print(f"| {2 * tiers} | {games:,.0f} | {sep:,} | {share(right, sep)} | {tied:,} | {share(within, tied)} |")
     print(f"({time.perf_counter() - started:.0f} s)")
 
 

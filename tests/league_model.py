@@ -25,8 +25,8 @@ happen with every run left to finish.  After each step it checks:
   bots, no disruption changes the results.
 
 The formats: round-robin, gauntlet, reference, swiss, knockout, stages
-(a Swiss, then a knockout of its top 4) and an SPRT match (``arena match
--o DIR --sprt``).  Used by ``tests/test_league_model.py`` (bounded, for CI)
+(a Swiss, then a knockout of its top 4), an SPRT match (``arena match
+-o DIR --sprt``) and adaptive (16 games at most).  Used by ``tests/test_league_model.py`` (bounded, for CI)
 and ``scripts/league_soak.py`` (for as long as you like).
 """
 
@@ -76,7 +76,7 @@ for line in sys.stdin:
 '''
 
 NAMES = ("ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "kim", "lu")
-FORMATS = ("round-robin", "gauntlet", "reference", "swiss", "knockout", "stages", "sprt")
+FORMATS = ("round-robin", "gauntlet", "reference", "swiss", "knockout", "stages", "sprt", "adaptive")
 
 #: How a run may be stopped, as a user or the system would: the signal, and
 #: whether it comes twice (an impatient Ctrl-C, a service manager's stop).
@@ -100,6 +100,7 @@ def format_settings(fmt: str, rounds: int | None = None, top: int = 4) -> str:
         "reference": f"format: reference\nreference: [{NAMES[0]}]\n{more}",
         "swiss": f"format: swiss\nrounds: {rounds}\n",
         "knockout": "format: knockout\ntiebreak_pairs: 1\n",
+        "adaptive": "format: adaptive\nmax_games: 16\nsettle: {confidence: 0.9, within_elo: 100}\n",
         "stages": f"stages:\n  - {{format: swiss, rounds: {rounds}}}\n"
                   f"  - {{format: knockout, top: {top}, tiebreak_pairs: 1}}\n",
     }[fmt]
@@ -419,7 +420,8 @@ class Driver:
         if fmt == "sprt":
             bots = ["match-bot", "greedy"]  # as arena match names them
         else:
-            size = {"round-robin": 4, "gauntlet": 4, "reference": 4, "swiss": 5, "knockout": 4, "stages": 5}[fmt]
+            size = {"round-robin": 4, "gauntlet": 4, "reference": 4, "swiss": 5, "knockout": 4, "stages": 5,
+                    "adaptive": 5}[fmt]
             bots = list(NAMES[:size])
         salts = {name: 0 for name in bots}
         tournament_seed = rng.randrange(1000)

@@ -144,3 +144,46 @@ def test_the_benchmark_ranks_each_format_as_the_arena_does(tmp_path, n, rounds):
     for bot, (first, last) in run.rounds.places():
         ranks[number[bot]] = (first + last) / 2
     assert ranks == bench.swiss_then_ko(_HashedField(n), seeding, rounds)
+
+
+@pytest.mark.parametrize("n", [12, 13])
+def test_the_benchmark_runs_the_adaptive_stage_as_the_arena_does(tmp_path, n):
+    seeding = list(range(n))
+    random.Random(n).shuffle(seeding)
+    elo = Field(n, random.Random(0), 0.1).elo
+    run, number = _arena_run(tmp_path / "adaptive", seeding, "format: adaptive\nmax_games: 90\n", elo)
+    stage = run.rounds.stages[0]
+    bench = _MODULE.adaptive(_HashedField(n), seeding, 90)
+    games, order, said = bench[-1]
+    assert games == stage.spent == len(run.records) <= 90
+    assert [number[b] for b in stage.order] == order
+    assert [(v.better, v.worse, v.status) for v in stage.verdicts] == [(v.better, v.worse, v.status) for v in said]
+    assert len(bench) == len(run.pairings) + 1  # the state before each round, and where it stopped
+
+
+def test_the_verdicts_are_calibrated_on_a_small_simulated_field():
+    """Two tiers of two equal bots, 300 Elo apart: of the adjacent pairs
+    declared separated, the share truly in that order, and of those declared
+    tied within 100 Elo, the share truly within 100, both at least the
+    confidence (0.95), counted here from the true ratings."""
+    separated = right = tied = within = 0
+    for rep in range(40):
+        rng = random.Random(f"calibration/{rep}")
+        seeding = list(range(4))
+        rng.shuffle(seeding)
+        field = _MODULE.tiered(2, 300.0, rng, 0.1)
+        assert field.elo == [0.0, 0.0, 300.0, 300.0]
+        _, _, said = _MODULE.adaptive(field, seeding, 600, within_elo=100.0)[-1]
+        true = {f"b{i}": e for i, e in enumerate(field.elo)}
+        for v in said:
+            if v.status == "separated":
+                separated += 1
+                right += true[v.better] > true[v.worse]
+            elif v.status == "tied":
+                tied += 1
+                within += abs(true[v.better] - true[v.worse]) <= 100
+    assert separated >= 20 and tied >= 10  # enough of each to say something
+    assert right / separated >= 0.95 and within / tied >= 0.95
+    assert _MODULE.calibration(said, field.elo, 100.0) == (
+        sum(v.status == "separated" for v in said), sum(v.status == "separated" and true[v.better] > true[v.worse] for v in said),
+        sum(v.status == "tied" for v in said), sum(v.status == "tied" and abs(true[v.better] - true[v.worse]) <= 100 for v in said))

@@ -95,6 +95,48 @@ def test_a_swiss_killed_mid_round_and_resumed_pairs_every_round_as_an_uninterrup
     assert played(again) == 0
 
 
+def test_an_adaptive_stage_killed_mid_round_and_resumed_pairs_every_round_as_an_uninterrupted_one(tmp_path):
+    body = "format: adaptive\nmax_games: 36\nsettle: {confidence: 0.95, within_elo: 20}\nconcurrency: 2\n"
+    whole = field(tmp_path / "whole", BOTS7, body)
+    result = arena("run", whole)
+    assert result.exit_code == 0, result.err
+    assert played(result) == 36  # random bots never settle: it plays its budget, not a game more
+    reference = meta(tmp_path / "whole" / "out")
+    assert sum(2 * len(p["pairs"]) for p in reference["pairings"]) == 36
+
+    path = field(tmp_path / "killed", BOTS7, body, slow=True)
+    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    games = tmp_path / "killed" / "out" / "games.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # into round 2: paired from round 1's results, partly played
+        if games.exists() and len(games.read_bytes().splitlines()) >= 8:
+            break
+        time.sleep(0.01)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    middle = ResultsStore(tmp_path / "killed" / "out").load().records
+    assert 8 <= len(middle) < 36
+    assert len(meta(tmp_path / "killed" / "out")["pairings"]) < len(reference["pairings"])
+    finish = arena("run", path)
+    assert finish.exit_code == 0, finish.err
+    assert f"resuming: {len(middle)} of" in finish.err
+    assert meta(tmp_path / "killed" / "out")["pairings"] == reference["pairings"]
+    assert outcomes(tmp_path / "killed" / "out") == outcomes(tmp_path / "whole" / "out")
+    # The same standings from the directory, its games.jsonl and the file.
+    out = tmp_path / "killed" / "out"
+    game_id = records(out)[-1]["game_id"]
+    from_dir, from_games, from_file = (readings(target, game_id) for target in (out, out / "games.jsonl", path))
+    assert from_dir == from_games == from_file
+    standings = json.loads(from_dir[0])
+    stage = standings["rounds"]["stages"][0]
+    assert stage["games_scheduled"] == 36 and not stage["settled"] and stage["complete"]
+    assert [v["verdict"] for v in stage["verdicts"]] == ["not settled"] * 6
+    assert [b["name"] for b in standings["bots"]] == list(stage["ratings"])  # ranked by the fit's ratings
+    text = arena("standings", out, "--table", "settling")
+    assert text.exit_code == 0 and "0 of 6 pairs settled, 36 of at most 36 games" in text.out, text.out
+
+
 def test_a_swiss_reads_the_same_from_the_directory_its_games_and_the_file(tmp_path):
     path = field(tmp_path, BOTS7, "format: swiss\nrounds: 3\nbye: draw\n")
     assert played(arena("run", path)) == 18

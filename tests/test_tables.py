@@ -139,7 +139,7 @@ def test_one_table_alone_in_a_text_format(standings):
     text = render_standings(standings, "plain", table="colors")
     assert text.splitlines()[2] == "Results by colour (8 games)"
     assert "Ranking" not in text and "Head to head" not in text
-    with pytest.raises(ValueError, match="ranking, rounds, bracket, reference, opponents, match, sprt, crosstable, colors"):
+    with pytest.raises(ValueError, match="ranking, rounds, settling, bracket, reference, opponents, match, sprt, crosstable, colors"):
         render_standings(standings, "plain", table="elo")
     with pytest.raises(ValueError, match="json holds every table"):
         render_standings(standings, "json", table="colors")

@@ -20,7 +20,7 @@ __all__ = ["FIXED_FORMATS", "FORMATS", "STAGED", "Competition"]
 #: The formats whose schedule is fixed in advance.
 FIXED_FORMATS = ("round-robin", "gauntlet", "reference")
 #: The formats a tournament file may name (``stages:`` is the staged one).
-FORMATS = (*FIXED_FORMATS, "swiss", "knockout")
+FORMATS = (*FIXED_FORMATS, "swiss", "knockout", "adaptive")
 #: The format of a tournament given as ``stages:``.
 STAGED = "stages"
 

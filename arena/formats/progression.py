@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from arena.bot.protocol import UNPLAYED_FORFEITS
+from arena.formats.adaptive import adaptive_round, idle_rounds, in_scope
 from arena.formats.competition import Competition
 from arena.formats.game_pairs import add_game_pair, round_opening
 from arena.formats.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
@@ -29,8 +30,10 @@ __all__ = ["bots_in_play", "estimated_games", "next_pairing", "read_progress", "
 def read_progress(competition: Competition, seeding: Sequence[str], pairings: Sequence[Pairing],
                   records: Iterable[GameRecord]) -> Rounds:
     """The rounds ``pairings`` made, with the results of ``records``."""
+    records = list(records)
+    out = withdrawn_bots(records, competition.withdraw_after_crashes) | competition.out_of_play
     return read_rounds(competition.stages, seeding, pairings, scored(records, competition.disqualified),
-                       len(competition.suite()), present=competition.names)
+                       len(competition.suite()), present=competition.names, out_of_play=out)
 
 
 def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[GameRecord]) -> Pairing | None:
@@ -60,6 +63,8 @@ def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[Gam
             pairs = list(knockout_next_round(stage.winners(len(stage.matches) - 1)))
         return Pairing(number, stage.number, tuple(pairs))
     out = gone | {b for b in entrants if b not in here}
+    if stage.stage.format == "adaptive":
+        return _adaptive_pairing(competition, stage, number, out)
     if stage.stage.format == "round-robin":
         return Pairing(number, stage.number, tuple(pairings([b for b in entrants if b not in out], "round-robin")))
     standing = [(b, stage.points.get(b, 0.0)) for b in entrants]
@@ -77,6 +82,22 @@ def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[Gam
         except PairingError:
             continue
     return Pairing(number, stage.number, tuple(swiss), (bye,) if bye is not None else ())
+
+
+def _adaptive_pairing(competition: Competition, stage: StageState, number: int, out: set[str]) -> Pairing:
+    """An adaptive stage's next round (see :func:`arena.formats.adaptive.adaptive_round`)."""
+    assert stage.model is not None
+    order = [b for b in stage.in_play if b not in out]
+    last: dict[str, str] = {}
+    for pairing in stage.pairings:
+        for a, b in pairing.pairs:
+            if b is not None:
+                last[a], last[b] = b, a
+    idle = idle_rounds(order, [{b for pair in p.pairs for b in pair} for p in stage.pairings])
+    scope = in_scope([v for v in stage.verdicts if v.better not in out and v.worse not in out], stage.stage.settle_top)
+    pairs, odd_out = adaptive_round(order, stage.model, scope, idle, last, competition.seed, number,
+                                    (stage.stage.max_games - stage.spent) // 2)
+    return Pairing(number, stage.number, tuple(pairs), (odd_out,) if odd_out is not None else ())
 
 
 def bots_in_play(competition: Competition, rounds: Rounds, records: Sequence[GameRecord]) -> set[str]:
@@ -169,6 +190,8 @@ def estimated_games(competition: Competition, rounds: Rounds, scheduled: int) ->
             more += (size - 1 - done) * 2 * stage.games_per_match
         elif stage.format == "swiss":
             more += (stage.rounds - paired) * (size // 2) * 2
+        elif stage.format == "adaptive" and (state is None or not state.complete):  # at most: it may settle sooner
+            more += stage.max_games - (state.spent if state is not None else 0)
         else:
             more += (stage.rounds - paired) * (size * (size - 1) // 2) * 2 * suite
     return scheduled + max(0, more)

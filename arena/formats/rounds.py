@@ -22,10 +22,11 @@ tournament's round does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.game.records import GameRecord
+from arena.formats.adaptive import Fit, Verdict, fit, in_scope, ranking, verdicts
 from arena.formats.game_pairs import game_ids
 from arena.formats.pairing import bracket_slots, knockout_places, knockout_rounds
 from arena.formats.scoring import buchholz, points_order, score_of, sonneborn_berger
@@ -108,6 +109,18 @@ class StageState:
     matches: list[list[Match]] = field(default_factory=list)
     #: Knockout: each bot's place, as the range it shares ((3, 4) for a semi-final loser).
     places: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: Adaptive: the Bradley–Terry fit of its games, its bots still in play by
+    #: rating, the verdict on each adjacent pair of those, and the games its
+    #: rounds have scheduled so far.
+    model: Fit | None = None
+    in_play: list[str] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    spent: int = 0
+
+    @property
+    def settled(self) -> bool:
+        """Adaptive: every adjacent pair the stop rule looks at is settled."""
+        return all(v.settled for v in in_scope(self.verdicts, self.stage.settle_top))
 
     @property
     def complete(self) -> bool:
@@ -122,6 +135,10 @@ class StageState:
         if self.stage.format == "knockout":
             # The bots still in (no place yet) above every bot knocked out.
             return sorted(self.field, key=lambda b: (self.places.get(b, (0, 0))[0], seed[b]))
+        if self.stage.format == "adaptive" and self.model is not None:
+            # A bot taken out of the tournament has no rating: after the others (places() drops it).
+            rated = [b for b in self.field if b in self.model.elo]
+            return ranking(rated, self.model) + [b for b in self.field if b not in self.model.elo]
         return points_order(self.field, self.pair_points, self.points)
 
     def round_name(self, index: int) -> str:
@@ -159,6 +176,9 @@ class Rounds:
         """Where the tournament is, for a progress line: ``round 3 of 7``,
         ``round 8: stage 2 (knockout), 1 of 3``."""
         state = self.current
+        if state.stage.format == "adaptive":
+            where = f"stage {state.number} (adaptive), " if max(len(self.stages), self.stage_count) > 1 else ""
+            return f"round {len(self.pairings)}: {where}{state.spent:,} of at most {state.stage.max_games:,} games"
         total = max(state.total_rounds, len(state.pairings))
         if max(len(self.stages), self.stage_count) > 1:
             # The tables number rounds through the stages: say both.
@@ -209,12 +229,14 @@ def read_rounds(
     records: Iterable[GameRecord],
     suite_size: int,
     present: Iterable[str] | None = None,
+    out_of_play: Collection[str] = (),
 ) -> Rounds:
     """The rounds ``pairings`` made, with the results of ``records`` (the
     games played, by id).  ``seeding`` is the first stage's field in seeding
     order; ``present`` the bots still in the tournament (default: all), so
     that a pairing with a bot that left counts for nothing (a knockout
-    match: a walkover)."""
+    match: a walkover); ``out_of_play`` the bots withdrawn, which an
+    adaptive stage's stop rule no longer waits for."""
     by_id = {record.game_id: record for record in records}
     here = set(seeding if present is None else present)
     states: list[StageState] = []
@@ -242,6 +264,8 @@ def read_rounds(
             state.field = [b for b in before.order if b in paired | {b for p in state.pairings for b in p.byes}]
         if stage.format == "knockout":
             _read_knockout(state, by_id, suite_size, here)
+        elif stage.format == "adaptive":
+            _read_adaptive(state, by_id, here, set(out_of_play))
         else:
             _read_points(state, by_id, suite_size, here)
         states.append(state)
@@ -290,6 +314,45 @@ def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size:
     state.points, state.pair_points = points, pair_points
     state.buchholz = buchholz(pair_points, points)
     state.sonneborn_berger = sonneborn_berger(pair_points, points)
+
+
+def _read_adaptive(state: StageState, by_id: Mapping[str, GameRecord], here: set[str], out: set[str]) -> None:
+    """An adaptive stage's results, fit and verdicts.  It is complete once
+    the stop rule holds, or when another game pair would pass ``max_games``:
+    its rounds are then all it has."""
+    stage = state.stage
+    results: dict[tuple[str, str], tuple[float, int]] = {}
+    points: dict[str, float] = {b: 0.0 for b in state.field}
+    pair_points: dict[tuple[str, str], float] = {}
+    for pairing in state.pairings:
+        for a, b in pairing.pairs:
+            counted = a in here and b in here
+            result = state.results[(pairing.round, a, b)] = PairResult(counted=counted)
+            ids = game_ids(pairing.round, a, b, 1)
+            state.spent += len(ids) if counted else 0
+            key = (a, b) if a < b else (b, a)
+            for game_id in ids:
+                record = by_id.get(game_id)
+                if record is None:
+                    state.played = state.played and not counted
+                    continue
+                result.games.append(game_id)
+                result.score = (result.score[0] + score_of(record, a), result.score[1] + score_of(record, b))
+                if not counted:
+                    continue
+                s, g = results.get(key, (0.0, 0))
+                results[key] = (s + score_of(record, key[0]), g + 1)
+                for bot, other in ((a, b), (b, a)):
+                    points[bot] = points.get(bot, 0.0) + score_of(record, bot)
+                    pair_points[(bot, other)] = pair_points.get((bot, other), 0.0) + score_of(record, bot)
+            result.played = len(result.games) == len(ids)
+    state.points, state.pair_points = points, pair_points
+    bots = [b for b in state.field if b in here]
+    state.model = fit(bots, results)
+    state.in_play = [b for b in ranking(bots, state.model) if b not in out]
+    state.verdicts = verdicts(state.in_play, state.model, stage.confidence, stage.within_elo, stage.settle_top)
+    done = len(state.in_play) < 2 or state.settled or state.spent + 2 > stage.max_games
+    state.total_rounds = len(state.pairings) + (0 if done else 1)
 
 
 def _read_knockout(state: StageState, by_id: Mapping[str, GameRecord], suite_size: int, here: set[str]) -> None:

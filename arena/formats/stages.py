@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BYE_SCORES", "MAX_GAMES_PER_MATCH", "MAX_STAGE_ROUNDS", "STAGE_FORMATS", "Pairing", "Stage",
+__all__ = ["ADAPTIVE_DEFAULTS", "BYE_SCORES", "MAX_GAMES_PER_MATCH", "MAX_STAGE_ROUNDS", "STAGE_FORMATS", "STAGE_NAMES", "Pairing", "Stage",
            "pairings_from_json", "stage_problem"]
 
 #: Bounds of a stage: a tournament.json is input too, and a Swiss of a
@@ -20,7 +20,13 @@ MAX_GAMES_PER_MATCH = 100
 MAX_FIELD = 100_000
 
 #: The formats a stage may have.
-STAGE_FORMATS = ("round-robin", "swiss", "knockout")
+STAGE_FORMATS = ("round-robin", "swiss", "knockout", "adaptive")
+#: An adaptive stage's stop rule when the file gives no ``settle:`` (see :mod:`arena.formats.adaptive`).
+ADAPTIVE_DEFAULTS = {"confidence": 0.95, "within_elo": 20.0}
+#: The most games an adaptive stage may be given (``max_games``).
+MAX_ADAPTIVE_GAMES = 10**8
+#: Each stage format's name in a sentence or a title.
+STAGE_NAMES = {"round-robin": "round-robin", "swiss": "Swiss", "knockout": "knockout", "adaptive": "adaptive"}
 #: What a Swiss bye scores, per game of the game pair it stands for (``bye:`` in a tournament file).
 BYE_SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
@@ -39,10 +45,17 @@ class Stage:
     tiebreak_pairs: int = 3
     #: Swiss: what a bye scores (see :data:`BYE_SCORES`).
     bye: str = "win"
+    #: Adaptive: the stop rule (``settle:``), each adjacent pair down to place
+    #: ``settle_top`` (all: None) separated or tied within ``within_elo`` at
+    #: ``confidence``; and the games it may play at most.
+    confidence: float = ADAPTIVE_DEFAULTS["confidence"]
+    within_elo: float = ADAPTIVE_DEFAULTS["within_elo"]
+    settle_top: int | None = None
+    max_games: int = 0
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"format": self.format}
-        if self.format != "knockout":
+        if self.format in ("swiss", "round-robin"):
             entry["rounds"] = self.rounds
         if self.top is not None:
             entry["top"] = self.top
@@ -50,19 +63,27 @@ class Stage:
             entry |= {"games_per_match": self.games_per_match, "tiebreak_pairs": self.tiebreak_pairs}
         if self.format == "swiss":
             entry["bye"] = self.bye
+        if self.format == "adaptive":
+            entry["settle"] = {"confidence": self.confidence, "within_elo": self.within_elo, "top": self.settle_top}
+            entry["max_games"] = self.max_games
         return entry
 
     @classmethod
     def from_json(cls, entry: Mapping[str, Any]) -> Stage:
         """A stage as ``tournament.json`` holds it; ``ValueError`` when it is not one."""
         try:
+            settle = entry.get("settle") or {}
             stage = cls(
                 format=str(entry["format"]), rounds=int(entry.get("rounds", 1)),
                 top=None if entry.get("top") is None else int(entry["top"]),
                 games_per_match=int(entry.get("games_per_match", 1)), tiebreak_pairs=int(entry.get("tiebreak_pairs", 3)),
                 bye=str(entry.get("bye", "win")),
+                confidence=float(settle.get("confidence", ADAPTIVE_DEFAULTS["confidence"])),
+                within_elo=float(settle.get("within_elo", ADAPTIVE_DEFAULTS["within_elo"])),
+                settle_top=None if settle.get("top") is None else int(settle["top"]),
+                max_games=int(entry.get("max_games", 0)),
             )
-        except (KeyError, TypeError, AttributeError, OverflowError):
+        except (KeyError, TypeError, AttributeError, OverflowError, ValueError):
             raise ValueError(f"not a stage: {str(entry)[:200]}") from None
         problem = stage_problem(stage)
         if problem is not None:
@@ -105,9 +126,25 @@ def stage_problem(stage: Stage, field_size: int | None = None) -> tuple[str, str
         return "top", (f"must be from 2 to the {field_size} bots the stage before has, got {stage.top}"
                        if field_size else f"must be from 2 to {MAX_FIELD}, got {stage.top}")
     played_by = stage.top or field_size
+    if stage.format == "adaptive":
+        problem = _adaptive_problem(stage, played_by)
+        if problem is not None:
+            return problem
     if played_by is not None and stage.format == "swiss" and stage.rounds >= played_by:
         return "rounds", (f"{played_by} bots can play at most {played_by - 1} Swiss rounds (by then each "
                           f"has met every other, as in a round-robin), got {stage.rounds}")
+    return None
+
+
+def _adaptive_problem(stage: Stage, played_by: int | None) -> tuple[str, str] | None:
+    if not 0.5 < stage.confidence < 1:  # also refuses NaN
+        return "settle", f"confidence: must be between 0.5 and 1 (exclusive), got {stage.confidence}"
+    if not 0 <= stage.within_elo <= 1000:
+        return "settle", f"within_elo: must be from 0 to 1000, got {stage.within_elo}"
+    if stage.settle_top is not None and not 1 <= stage.settle_top <= (played_by or MAX_FIELD):
+        return "settle", f"top: must be from 1 to the {played_by or MAX_FIELD} bots the stage has, got {stage.settle_top}"
+    if not 2 <= stage.max_games <= MAX_ADAPTIVE_GAMES:
+        return "max_games", f"must be from 2 to {MAX_ADAPTIVE_GAMES:,}, got {stage.max_games}"
     return None
 
 

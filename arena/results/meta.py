@@ -228,7 +228,7 @@ class TournamentMeta:
             raise MetaError(f"stages or pairings: {exc}") from None
         if len(pairings) > MAX_FIELD:
             raise MetaError(f"pairings: more than {MAX_FIELD} rounds")
-        if bool(stages) != (format_ in ("swiss", "knockout", STAGED)) and format_ is not None:
+        if bool(stages) != (format_ in ("swiss", "knockout", "adaptive", STAGED)) and format_ is not None:
             raise MetaError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
         seeding = tuple(_text(n, "seeding", limit=100) for n in _list(data.get("seeding") or [], "seeding"))
         departures = {key: tuple(_text(n, key, limit=100) for n in _list(data.get(key) or [], key))

@@ -19,7 +19,9 @@ import trueskill
 
 from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
+from arena.formats.adaptive import settle_rule
 from arena.formats.rounds import Rounds
+from arena.formats.stages import STAGE_NAMES
 from arena.formats.scoring import Tally, scored, side_score, sonneborn_berger
 from arena.results.meta import RANKINGS
 from arena.results.sprt import SprtConfig, SprtStatus, sprt_status
@@ -223,10 +225,12 @@ def rounds_rule(rounds: Rounds) -> str:
         if stage.format == "knockout":
             parts.append(f"the places of the knockout{f' of the top {stage.top}' if stage.top else ''} "
                          f"(1, 2, 3–4, 5–8, ...), then seed")
+        elif stage.format == "adaptive":
+            parts.append(f"the adaptive stage's Bradley–Terry ratings (its games only), then seed "
+                         f"({settle_rule(stage.confidence, stage.within_elo, stage.settle_top, stage.max_games)})")
         else:
             bye = f", a bye as a {dict(win='won', draw='drawn', loss='lost')[stage.bye]} pairing" if stage.format == "swiss" else ""
-            kind = "Swiss" if stage.format == "swiss" else "round-robin"
-            parts.append(f"the {kind}'s points (win 1, draw ½{bye}), then Buchholz, then Sonneborn–Berger, then seed")
+            parts.append(f"the {STAGE_NAMES[stage.format]}'s points (win 1, draw ½{bye}), then Buchholz, then Sonneborn–Berger, then seed")
     return "; below them ".join(parts)
 
 

@@ -74,8 +74,9 @@ from tabulate import tabulate
 
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.text import safe
+from arena.formats.adaptive import TIED, Verdict, in_scope
 from arena.formats.rounds import Match, PairResult, Rounds, StageState
-from arena.formats.stages import BYE_SCORES
+from arena.formats.stages import BYE_SCORES, STAGE_NAMES
 from arena.results.standings import BotStanding, Standings, rounds_rule
 from arena.results.sprt import SprtStatus
 from arena.results.statistics import ELO_METHOD, MatchStatistics
@@ -89,7 +90,7 @@ __all__ = [
 OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
-TABLES = ("ranking", "rounds", "bracket", "reference", "opponents", "match", "sprt", "crosstable", "colors")
+TABLES = ("ranking", "rounds", "settling", "bracket", "reference", "opponents", "match", "sprt", "crosstable", "colors")
 
 #: Other names ``--table`` takes for a table.
 TABLE_ALIASES = {"head-to-head": "crosstable"}
@@ -174,6 +175,7 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
             needs = {"sprt": "an SPRT (sprt: in the tournament file, or arena match --sprt)",
                      "opponents": "format: gauntlet",
                      "reference": "format: reference", "rounds": "a Swiss or round-robin stage (format: swiss, stages:)",
+                     "settling": "an adaptive stage (format: adaptive)",
                      "bracket": "a knockout (format: knockout, stages:)"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
     destination = _DESTINATION[fmt]
@@ -437,8 +439,10 @@ def _rounds_tables(rounds: Rounds) -> list[_Table]:
                 ["round_name", "bot_1", "bot_2", "score_1", "score_2", "game_pairs"],
             ))
         else:
-            kind = "Swiss" if state.stage.format == "swiss" else "round-robin"
-            title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired)"
+            kind = STAGE_NAMES[state.stage.format]
+            # An adaptive stage's rounds are known once it stops.
+            of = "" if state.stage.format == "adaptive" else f" of {state.total_rounds}"
+            title = f"Rounds ({where}{kind}, {len(state.pairings)}{of} paired)"
             rows, values = [], []
             for row, value in _pairing_lines(state):
                 rows.append(row)
@@ -446,6 +450,8 @@ def _rounds_tables(rounds: Rounds) -> list[_Table]:
             tables.append(_Table(title, ["round", "bot", "score", "opponent", "result"], rows,
                                  ["right", "left", "center", "left", "left"], "rounds", values,
                                  ["opponent_score", "games", "bot_forfeits", "opponent_forfeits", "status"]))
+        if state.stage.format == "adaptive":
+            tables.append(_settling_table(state, where))
     return tables
 
 
@@ -453,7 +459,9 @@ def _pairing_lines(state: StageState) -> list[tuple[list[str], list[Any]]]:
     """Each pairing and bye of a Swiss or round-robin stage, round by round:
     (the cells shown, the csv's values)."""
     out: list[tuple[list[str], list[Any]]] = []
-    bye_value = BYE_SCORES[state.stage.bye] * 2  # a game pair's, as the stage counts it
+    # A game pair's, as the stage counts it; an adaptive round's odd bot sits out and scores nothing.
+    sits_out = state.stage.format == "adaptive"
+    bye_value = 0.0 if sits_out else BYE_SCORES[state.stage.bye] * 2
     for pairing in state.pairings:
         for a, b in pairing.pairs:
             result = state.results.get((pairing.round, a, b)) or PairResult(counted=False)
@@ -466,9 +474,9 @@ def _pairing_lines(state: StageState) -> list[tuple[list[str], list[Any]]]:
                          result.score[1] if result.games else None, len(result.games), mine,
                          len(result.forfeits) - mine, status]))
         for bot in pairing.byes:
-            note = f"bye ({_score(bye_value)} points)"
+            note = "sat out" if sits_out else f"bye ({_score(bye_value)} points)"
             out.append(([str(pairing.round), bot, _score(bye_value), "", note],
-                        [pairing.round, bot, bye_value, None, note, None, 0, 0, 0, "bye"]))
+                        [pairing.round, bot, bye_value, None, note, None, 0, 0, 0, "sat out" if sits_out else "bye"]))
     return out
 
 
@@ -486,6 +494,31 @@ def _pairing_note(result: PairResult, status: str) -> str:
     if status == "being played":
         return f"being played ({len(result.games)} games so far)" + (f"; {text}" if text else "")
     return text
+
+
+def _settling_table(state: StageState, where: str) -> _Table:
+    """Each adjacent pair of an adaptive stage's ranking (its bots still in
+    play), the Elo difference the fit gives, how sure it is, and the verdict."""
+    stage, model = state.stage, state.model
+    assert model is not None
+    scope = len(in_scope(state.verdicts, stage.settle_top))
+    rows, values = [], []
+    for place, v in enumerate(state.verdicts, start=1):
+        diff, sd = model.elo[v.better] - model.elo[v.worse], math.sqrt(model.var_diff(v.better, v.worse))
+        text = verdict_text(v, stage.within_elo) if place <= scope else f"{verdict_text(v, stage.within_elo)} (not needed)"
+        rows.append([str(place), f"{v.better}–{v.worse}", f"{diff:.1f}", f"{sd:.1f}", f"{v.p_order:.3f}",
+                     f"{v.p_tied:.3f}", text])
+        values.append([place, f"{v.better}–{v.worse}", diff, sd, v.p_order, v.p_tied, text])
+    settled = sum(v.settled for v in state.verdicts[:scope])
+    title = (f"Settling ({where}adaptive, {settled} of {scope} pairs settled, {state.spent:,} of at most "
+             f"{stage.max_games:,} games)")
+    return _Table(title, ["#", "pair", "Elo diff", "sd", "P(order)", f"P(within {stage.within_elo:g})", "verdict"],
+                  rows, ["right", "left", "right", "right", "right", "right", "left"], "settling", values)
+
+
+def verdict_text(verdict: Verdict, within_elo: float) -> str:
+    """``separated``, ``tied within N Elo`` or ``not settled``."""
+    return f"tied within {within_elo:g} Elo" if verdict.status == TIED else verdict.status
 
 
 def _match_cells(match: Match) -> list[str]:
@@ -776,13 +809,26 @@ def _rounds_json(rounds: Rounds) -> dict[str, Any]:
                              "forfeits": [{"bot": bot, "reason": reason} for bot, reason in r.forfeits]}
                             for (round_, a, b), r in state.results.items()],
                 "byes": [{"round": p.round, "bot": bot, "points": BYE_SCORES[state.stage.bye] * 2}
-                         for p in state.pairings for bot in p.byes] if state.stage.format != "knockout" else [],
+                         for p in state.pairings for bot in p.byes] if state.stage.format in ("swiss", "round-robin") else [],
                 "bracket": [[{"round": m.round, "bots": list(m.bots), "seeds": list(m.seeds), "score": list(m.score),
                               "game_pairs": m.pairs, "games": m.games, "winner": m.winner, "decided_by": m.decided_by}
                              for m in matches] for matches in state.matches],
+                **(_adaptive_json(state) if state.stage.format == "adaptive" else {}),
             }
             for state in rounds.stages
         ],
+    }
+
+
+def _adaptive_json(state: StageState) -> dict[str, Any]:
+    model = state.model
+    assert model is not None
+    return {
+        "games_scheduled": state.spent, "settled": state.settled,
+        "ratings": {b: model.elo[b] for b in state.in_play},
+        "verdicts": [{"better": v.better, "worse": v.worse, "verdict": v.status, "p_order": v.p_order,
+                      "p_tied": v.p_tied, "elo_diff": model.elo[v.better] - model.elo[v.worse],
+                      "sd": math.sqrt(model.var_diff(v.better, v.worse))} for v in state.verdicts],
     }
 
 

@@ -106,6 +106,8 @@ TOURNAMENT_KEYS = (
     "tiebreak_pairs",
     "seed_from",
     "seeding",
+    "settle",
+    "max_games",
     "stages",
     "bots_from",
     "bots",
@@ -119,7 +121,9 @@ MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
 OPENINGS_KEYS = ("plies", "count", "file")
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 #: Every key a stage of ``stages:`` may hold.
-STAGE_KEYS = ("format", "rounds", "top", "games_per_match", "tiebreak_pairs", "bye")
+STAGE_KEYS = ("format", "rounds", "top", "games_per_match", "tiebreak_pairs", "bye", "settle", "max_games")
+#: The keys of an adaptive stage's ``settle:``.
+SETTLE_KEYS = ("confidence", "within_elo", "top")
 #: The values of ``seeding:``: the first stage's seeding is the file's order
 #: (``bots:`` then ``bots_from:``'s folders by name), drawn from the seed, or
 #: the ranking of ``seed_from:``.
@@ -498,7 +502,7 @@ def _stages(fields: YamlMapping, format: str, bot_count: int) -> tuple[Stage, ..
     """The stages of a Swiss, a knockout or ``stages:``; () for the other
     formats, which refuse the keys of these."""
     if "stages" in fields:
-        for key in ("rounds", "bye", "games_per_match", "tiebreak_pairs"):
+        for key in ("rounds", "bye", "games_per_match", "tiebreak_pairs", "settle", "max_games"):
             if key in fields:
                 raise fields.error("goes in a stage of stages:, not at the top", key)
         items = fields["stages"].items("must be a list of stages, e.g. [{format: swiss, rounds: 7}, {format: knockout, top: 8}]")
@@ -520,10 +524,11 @@ def _stages(fields: YamlMapping, format: str, bot_count: int) -> tuple[Stage, ..
             stages.append(_stage(section, stage_format, field_size, top))
             field_size = top or field_size
         return tuple(stages)
-    if format not in ("swiss", "knockout"):
-        for key in ("bye", "games_per_match", "tiebreak_pairs"):
+    if format not in ("swiss", "knockout", "adaptive"):
+        owner = {"bye": "swiss", "settle": "adaptive", "max_games": "adaptive"}
+        for key in ("bye", "games_per_match", "tiebreak_pairs", "settle", "max_games"):
             if key in fields:
-                raise fields.error(f"goes with format: {'swiss' if key == 'bye' else 'knockout'}", key)
+                raise fields.error(f"goes with format: {owner.get(key, 'knockout')}", key)
         return ()
     return (_stage(fields, format, bot_count),)
 
@@ -531,16 +536,23 @@ def _stages(fields: YamlMapping, format: str, bot_count: int) -> tuple[Stage, ..
 def _stage(section: YamlMapping, format: str, field_size: int, top: int | None = None) -> Stage:
     """One stage's settings: a Swiss's ``rounds`` and ``bye``, a knockout's
     ``games_per_match`` and ``tiebreak_pairs``, a round-robin's ``rounds``."""
-    wrong = {"swiss": ("games_per_match", "tiebreak_pairs"), "knockout": ("rounds", "bye"),
-             "round-robin": ("games_per_match", "tiebreak_pairs", "bye")}[format]
+    adaptive = ("settle", "max_games")
+    wrong = {"swiss": ("games_per_match", "tiebreak_pairs", *adaptive), "knockout": ("rounds", "bye", *adaptive),
+             "round-robin": ("games_per_match", "tiebreak_pairs", "bye", *adaptive),
+             "adaptive": ("rounds", "games_per_match", "tiebreak_pairs", "bye")}[format]
     for key in wrong:
         if key in section:
-            reason = "a knockout's rounds follow from its field" if key == "rounds" else f"does not go with format: {format}"
+            reason = {"knockout": "a knockout's rounds follow from its field",
+                      "adaptive": "an adaptive stage plays until it settles, or max_games"}.get(format, "") \
+                if key == "rounds" else ""
+            reason = reason or f"does not go with format: {format}"
             raise section.error(reason, key)
     if format == "swiss" and "rounds" not in section:
         raise section.error(f"a Swiss needs rounds: (about log2 of the field: {max(1, math.ceil(math.log2(field_size)))} "
                             f"for {field_size} bots)", "rounds")
-    if format == "knockout":
+    if format == "adaptive":
+        stage = _adaptive_stage(section, field_size, top)
+    elif format == "knockout":
         stage = Stage("knockout", top=top, games_per_match=section.positive_int("games_per_match", 1),
                       tiebreak_pairs=_not_negative(section, "tiebreak_pairs", 3))
     else:
@@ -551,6 +563,22 @@ def _stage(section: YamlMapping, format: str, field_size: int, top: int | None =
     if problem is not None:
         raise section.error(problem[1], problem[0])
     return stage
+
+
+def _adaptive_stage(section: YamlMapping, field_size: int, top: int | None) -> Stage:
+    """An adaptive stage: ``settle:`` (the stop rule) and ``max_games`` (its budget, required)."""
+    if "max_games" not in section:
+        size = top or field_size
+        raise section.error(f"an adaptive stage needs max_games: (a round-robin of {size} bots is "
+                            f"{size * (size - 1):,} games; a quarter of it is a fair start)", "max_games")
+    settle = {}
+    if "settle" in section:
+        rule = section["settle"].mapping("must be a mapping, e.g. {confidence: 0.95, within_elo: 20, top: 8}")
+        rule.allow(SETTLE_KEYS)
+        settle = {key: rule.number(key) for key in ("confidence", "within_elo") if key in rule}
+        if "top" in rule:
+            settle["settle_top"] = rule.positive_int("top")
+    return Stage("adaptive", top=top, max_games=section.positive_int("max_games"), **settle)
 
 
 def _not_negative(section: YamlMapping, key: str, default: int) -> int:
@@ -568,7 +596,7 @@ def _seed_from(fields: YamlMapping, base_dir: Path, stages: Sequence[Stage]) -> 
     if "seed_from" not in fields:
         return None
     if not stages:
-        raise fields.error("goes with format: swiss, format: knockout or stages:", "seed_from")
+        raise fields.error("goes with format: swiss, knockout or adaptive, or stages:", "seed_from")
     return (base_dir / fields.path("seed_from")).resolve()
 
 
@@ -579,7 +607,7 @@ def _seeding(fields: YamlMapping, stages: Sequence[Stage]) -> str:
     if "seeding" not in fields:
         return "seed_from" if given else "file"
     if not stages:
-        raise fields.error("goes with format: swiss, format: knockout or stages:", "seeding")
+        raise fields.error("goes with format: swiss, knockout or adaptive, or stages:", "seeding")
     seeding = fields.choice("seeding", SEEDINGS)
     if seeding == "seed_from" and not given:
         raise fields.error("seeding: seed_from needs seed_from: (the results directory whose ranking seeds the first round)", "seeding")

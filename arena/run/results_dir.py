@@ -311,15 +311,18 @@ def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool,
     # The test decides from the games played: other bounds would be another test.
     if played and old.sprt != new.sprt:
         return f"were played as the SPRT {_sprt_text(old.sprt)}, {asker} now says {_sprt_text(new.sprt)}"
-    # A Swiss may be given more rounds (or fewer) between runs; anything else of a stage is what was paired.
-    if [replace(s, rounds=1) for s in old.stages] != [replace(s, rounds=1) for s in new.stages]:
+    # A Swiss may be given more rounds (or fewer) between runs, an adaptive stage more games; anything
+    # else of a stage is what was paired.
+    if [replace(s, rounds=1, max_games=2) for s in old.stages] != [replace(s, rounds=1, max_games=2) for s in new.stages]:
         return f"were played with stages {_show(old_json['stages'])}, {asker} now says {_show(new_json['stages'])}"
     # ... but only while no later stage is paired: its field is the stage's order as it ended.
     paired = {p.stage for p in old.pairings}
     for number, (old_stage, new_stage) in enumerate(zip(old.stages, new.stages), start=1):
-        if old_stage.rounds != new_stage.rounds and any(later > number for later in paired):
-            return (f"played stage {number} with rounds {old_stage.rounds} and paired the stage after it from that; "
-                    f"{asker} now says rounds {new_stage.rounds}")
+        for key in ("rounds", "max_games"):
+            was, now = getattr(old_stage, key), getattr(new_stage, key)
+            if was != now and any(later > number for later in paired):
+                return (f"played stage {number} with {key} {was} and paired the stage after it from that; "
+                        f"{asker} now says {key} {now}")
     if (old.openings_count, old.openings_digest) != (new.openings_count, new.openings_digest):
         return f"were played with another opening suite than {asker} gives"
     return None

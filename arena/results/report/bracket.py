@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 from arena.bot.text import safe
 from arena.formats.rounds import Match, Pairing, Rounds, StageState
+from arena.formats.stages import STAGE_NAMES
 
 __all__ = ["game_href", "rounds_html"]
 
@@ -161,8 +162,9 @@ def _games_links(games: Sequence[str], regular: int) -> str:
 
 def _points_stage(state: StageState, staged: bool) -> str:
     where = f"stage {state.number}, " if staged else ""
-    kind = "Swiss" if state.stage.format == "swiss" else "round-robin"
-    title = f"Rounds ({where}{kind}, {len(state.pairings)} of {state.total_rounds} paired)"
+    kind = STAGE_NAMES[state.stage.format]
+    of = "" if state.stage.format == "adaptive" else f" of {state.total_rounds}"  # known once it stops
+    title = f"Rounds ({where}{kind}, {len(state.pairings)}{of} paired)"
     cards = "".join(_round_card(state, pairing) for pairing in state.pairings)
     return f'<h3>{_h(title)}</h3><div class="swiss" data-stage="{state.number}">{cards}</div>'
 
@@ -186,7 +188,8 @@ def _round_card(state: StageState, pairing: Pairing) -> str:
             f'<td>{_games_links(result.games, len(result.games))}{note}</td></tr>'
         )
     for bot in pairing.byes:
-        rows.append(f'<tr class="bye">{_name_cell(bot, None)}<td class="how" colspan="3">bye: scores a {_h(state.stage.bye)}</td></tr>')
+        how = "sat out: scores nothing" if state.stage.format == "adaptive" else f"bye: scores a {_h(state.stage.bye)}"
+        rows.append(f'<tr class="bye">{_name_cell(bot, None)}<td class="how" colspan="3">{how}</td></tr>')
     return (f'<div class="swiss-round" data-round="{pairing.round}"><h4>Round {pairing.round}</h4>'
             f'<table class="pairings"><tbody>{"".join(rows)}</tbody></table></div>')
 
