@@ -152,12 +152,20 @@ def bwrap_command(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confine
     limits = confinement.limits
     argv += ["--proc", "/proc", "--dev", "/dev"]
     argv += _sized_tmpfs("/tmp", limits.scratch_mb) + _sized_tmpfs("/dev/shm", limits.memory_mb)
-    for directory in _visible_dirs(cmd, cwd, env, confinement.confined_to):
+    visible = _visible_dirs(cmd, cwd, env, confinement.confined_to)
+    for directory in visible:
         argv += ["--ro-bind", directory, directory]
     if _runs_arenas_python(cmd, cwd, env, confinement.confined_to):
+        paths: list[str] = []
         for name, directory in _importable_dirs().items():
-            argv += ["--ro-bind", directory, f"{PACKAGES_MOUNT}/{name}"]
-        argv += ["--setenv", "PYTHONPATH", ":".join(filter(None, (PACKAGES_MOUNT, env.get("PYTHONPATH"))))]
+            if any(Path(directory).is_relative_to(v) for v in visible):
+                # Already in view where it is (a bot run from "/" sees it all, and "/" is read-only then).
+                place = str(Path(directory).parent)
+            else:
+                argv += ["--ro-bind", directory, f"{PACKAGES_MOUNT}/{name}"]
+                place = PACKAGES_MOUNT
+            paths += [] if place in paths else [place]
+        argv += ["--setenv", "PYTHONPATH", ":".join(filter(None, (*paths, env.get("PYTHONPATH"))))]
     # A hidden path inside another (the logs in the results directory) is hidden with it.
     hidden = [p for p in confinement.hidden if not any(o != p and o in p.parents for o in confinement.hidden)]
     for path in hidden:
