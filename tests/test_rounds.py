@@ -586,6 +586,15 @@ def test_staged_describe_and_current_while_the_swiss_is_played(tmp_path: Path) -
     assert estimated_games(run.config.competition, rounds, len(rounds_schedule(run.config.competition, rounds))) == 3 * 4 * 2 + 3 * 2
 
 
+def test_describe_a_swiss_game_played_again_after_the_knockout(tmp_path: Path) -> None:
+    # --replay-game of a round-2 game once the final is played: the stage in
+    # play is the Swiss again, whose rounds are 1-3, not the knockout's 5.
+    settings = "stages:\n  - {format: swiss, rounds: 3}\n  - {format: knockout, top: 4}\n"
+    run = start(tournament(tmp_path, 8, settings)).play(better_seed)
+    run.records = [r for r in run.records if not (r.round == 2 and r.game_id.endswith("-g1"))]
+    assert run.rounds.describe() == "round 3: stage 1 (swiss), 3 of 3"
+
+
 def test_more_swiss_rounds_are_refused_once_the_next_stage_is_paired(tmp_path: Path) -> None:
     stages = "stages:\n  - {format: swiss, rounds: %d}\n  - {format: knockout, top: 4}\n"
     run = start(tournament(tmp_path, 8, stages % 3))
