@@ -417,6 +417,9 @@ def run_tournament(
                         summary.played += 1
                         summary.records.append(record)
                         summary.sprt = running_sprt.status()
+                        if config.paired_by_results:
+                            # The live leader is their first place: with the round's games so far.
+                            summary.rounds = plan.progress(summary.records)
                         if report is not None:
                             report.update(summary.records, summary.total)
                         if on_record is not None:
