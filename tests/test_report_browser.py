@@ -468,6 +468,9 @@ def test_a_report_of_100_bots_fits_a_1400_pixel_window_and_its_rating_chart_read
         assert browser.find_element("css selector", "svg.chart text.found-label").text == wanted
         assert browser.find_element("id", "chart-found").text == "1 bot found"
         browser.save_screenshot(str(shots / "report-100-chart.png"))
+        # The champion's name shows whole, not cut to "team-0…".
+        assert browser.execute_script(
+            "const n = document.querySelector('.ko-round.champion .name'); return n.scrollWidth <= n.clientWidth")
         # No bot's name breaks over two lines in the links to their pages.
         assert browser.execute_script(
             "return [...document.querySelectorAll('#bot-links a')].filter(a => a.getClientRects().length > 1).length") == 0
