@@ -447,5 +447,5 @@ def test_a_timeout_says_how_long_against_which_budget():
     result = arena("match", "python -m bots.random_bot", f"python {BOTS / 'slow.py'} 1", "-n", "1",
                    "--tc", "move 0.1", "--seed", "1")
     assert result.exit_code == 0, result.err
-    assert re.search(r"^    r1-random_bot~slow-g1: slow timeout on its 1st move \(ply 2\): no move after 1\d\d ms, over its budget "
+    assert re.search(r"^    r1-random_bot~slow-g1: slow timeout on its 1st move \(ply 2\): no move after 1\d\d(\.\d+)? ms, over its budget "
                      r"of 150 ms \(100 ms per move \+ 50 ms margin\)$", result.out, re.M), result.out

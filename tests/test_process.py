@@ -430,3 +430,16 @@ def test_slow_and_half_time_bots_take_their_time():
             with pytest.raises(LineTimeout):
                 bot.read_line(time.monotonic() + least * 0.5)
             assert protocol.decode(bot.read_line(soon()), "move")["move"] == MOVES[0]
+
+
+def test_a_bot_whose_output_closes_just_after_it_exits_is_not_said_to_have_left_a_process():
+    # As a sandbox's processes close the pipe a moment after the bot's exit:
+    # the course's bot with a syntax error was said to have started a process.
+    bot = BotProcess(["sh", "-c", "(sleep 0.2) & exit 1"])
+    bot.start()
+    try:
+        with pytest.raises(ProcessExited) as error:
+            bot.read_line(soon())
+        assert "still holds" not in str(error.value) and error.value.returncode == 1
+    finally:
+        bot.kill()

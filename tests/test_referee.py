@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.game.clock import TimeControl
+from arena.game.clock import Clock, TimeControl
 from arena.game.records import GameRecord
-from arena.game.referee import play_game
+from arena.game.referee import over_budget, play_game
 from builders import BOTS, bot_player, replayed, spec
 
 FAST = TimeControl(per_move_ms=500)
@@ -239,3 +239,11 @@ def test_a_game_starts_after_its_opening_moves(tmp_path, closing):
     first_turn = json.loads(next(line[len("got: "):] for line in (tmp_path / "b.log").read_text().splitlines()
                                  if '"type":"turn"' in line))
     assert first_turn["ply"] == 3 and first_turn["state"] == after_opening
+
+
+def test_a_timeout_never_reads_as_the_budget_itself():
+    # A bot of the course's day: "no move after 1050 ms, over its budget of 1050 ms".
+    clock = Clock(TimeControl(initial_ms=1000, increment_ms=50), margin_ms=50)
+    assert over_budget("no move after", 1050.3, clock, 0, 1050.0) == \
+        "no move after 1050.3 ms, over its budget of 1050 ms (1000 ms on its clock + 50 ms margin)"
+    assert over_budget("took", 1051.2, clock, 0, 1050.0).startswith("took 1051 ms, over its budget of 1050 ms")

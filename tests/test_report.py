@@ -18,7 +18,7 @@ from arena.game.records import GameRecord, MoveRecord
 from arena.results.report import LiveReport, Progress, REFRESH_S, write_report
 from builders import arena, assert_one_line_error, meta_of, report_page
 from arena.results.report.board import board_svg, pieces_svg, square_name
-from arena.results.report.charts import move_times, quantile
+from arena.results.report.charts import HIGHLIGHTED, bot_colors, move_times, quantile
 from arena.results.report.data import INFO_CHARS, games_data
 from arena.results.standings import compute_standings
 from arena.results.sprt import SprtConfig
@@ -433,3 +433,12 @@ def test_no_log_links_for_results_without_their_logs(tmp_path):
     (tmp_path / "logs").mkdir()
     assert logs_href(tmp_path, tmp_path / "report.html") == "logs/"
     assert logs_href(tmp_path, tmp_path / "sub" / "r.html") == "../logs/"
+
+
+def test_no_bot_drawn_in_colour_is_grey_like_the_others():
+    # The course's 8th bot (c-oxono-1) was drawn in grey among the field's grey lines.
+    colours = list(bot_colors([f"b{i}" for i in range(HIGHLIGHTED + 2)]).values())
+    highlighted, others = colours[:HIGHLIGHTED], colours[HIGHLIGHTED:]
+    assert len(set(others)) == 1 and others[0] not in highlighted
+    greys = [c for c in highlighted if len({c[1:3], c[3:5], c[5:7]}) == 1]
+    assert greys == []

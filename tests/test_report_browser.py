@@ -440,9 +440,18 @@ def test_a_report_of_100_bots_fits_a_1400_pixel_window_and_its_rating_chart_read
         assert browser.find_element("css selector", "svg.chart text.found-label").text == wanted
         assert browser.find_element("id", "chart-found").text == "1 bot found"
         browser.save_screenshot(str(shots / "report-100-chart.png"))
-        # A team's page fits too.
-        browser.get(path.as_uri() + "#bot=" + wanted)
+        # The champion's name shows whole, not cut to "team-0…".
+        assert browser.execute_script(
+            "const n = document.querySelector('.ko-round.champion .name'); return n.scrollWidth <= n.clientWidth")
+        # No bot's name breaks over two lines in the links to their pages.
+        assert browser.execute_script(
+            "return [...document.querySelectorAll('#bot-links a')].filter(a => a.getClientRects().length > 1).length") == 0
+        # A team's page, opened from far down the standings, shows its top (its place and points).
+        browser.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        browser.execute_script("location.hash = arguments[0]", "#bot=" + wanted)
         WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "b-name").text == wanted)
+        assert browser.execute_script("return window.scrollY") == 0
+        # It fits too.
         assert browser.execute_script(OVERFLOWING) == []
         assert len(browser.find_elements("css selector", "#b-rounds tbody tr")) >= 14
         no_script_errors(browser)

@@ -20,7 +20,7 @@ import pytest
 from arena.game.records import GameRecord, GameSpec
 from arena.formats.game_pairs import game_ids
 from arena.formats.pairing import knockout_places
-from arena.formats.progression import estimated_games, next_pairing, read_progress, rounds_schedule, withdrawn_bots
+from arena.formats.progression import estimated_games, next_pairing, read_progress, rounds_schedule, shut_out, withdrawn_bots
 from arena.formats.scoring import points_order
 from arena.formats.stages import Pairing, Stage, pairings_from_json
 from arena.results.standings import compute_standings
@@ -584,6 +584,30 @@ def test_staged_describe_and_current_while_the_swiss_is_played(tmp_path: Path) -
     assert rounds.describe() == "round 3: stage 1 (swiss), 3 of 3"
     # Games so far, the third round's, and the knockout's 3 matches of one game pair.
     assert estimated_games(run.config.competition, rounds, len(rounds_schedule(run.config.competition, rounds))) == 3 * 4 * 2 + 3 * 2
+
+
+def test_describe_a_swiss_game_played_again_after_the_knockout(tmp_path: Path) -> None:
+    # --replay-game of a round-2 game once the final is played: the stage in
+    # play is the Swiss again, whose rounds are 1-3, not the knockout's 5.
+    settings = "stages:\n  - {format: swiss, rounds: 3}\n  - {format: knockout, top: 4}\n"
+    run = start(tournament(tmp_path, 8, settings)).play(better_seed)
+    run.records = [r for r in run.records if not (r.round == 2 and r.game_id.endswith("-g1"))]
+    assert run.rounds.describe() == "round 3: stage 1 (swiss), 3 of 3"
+
+
+@pytest.mark.parametrize("settings", ["format: swiss\nrounds: 2\n", "format: knockout\n"])
+def test_a_bot_that_comes_after_the_last_round_is_paired_is_shut_out(tmp_path: Path, settings: str) -> None:
+    # The course's late team, its folder dropped in once the Swiss was over:
+    # ranked last with no game, and the run said nothing.
+    run = start(tournament(tmp_path, 4, settings))
+    run.play(better_seed, until_round=1)
+    late = tournament(tmp_path, 5, settings).competition
+    rounds = read_progress(late, [*run.seeding, "s5"], run.pairings, run.records)
+    assert shut_out(late, rounds) == ([] if "swiss" in settings else ["s5"])  # a Swiss pairs it next round
+    run.play(better_seed)
+    rounds = read_progress(late, [*run.seeding, "s5"], run.pairings, run.records)
+    assert shut_out(late, rounds) == ["s5"]
+    assert shut_out(replace(late, withdrawn=("s5",)), rounds) == []
 
 
 def test_more_swiss_rounds_are_refused_once_the_next_stage_is_paired(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from arena.game.records import GameRecord, MoveRecord
 from arena.formats.scoring import Tally
 from arena.results.standings import DRAW_PROBABILITY, INITIAL_MU, INITIAL_SIGMA, RunningLeader, compute_standings
-from builders import record
+from builders import better_seed, record, start, tournament
 
 BOTS = ("alpha", "beta", "gamma")
 
@@ -319,6 +319,18 @@ def test_the_points_leader_breaks_a_tie_on_the_head_to_head_score():
     assert running.leader() == ("beta", 1.0)
     assert running.describe() == "beta (1 point)"
     assert RunningLeader("trueskill").leader() is None
+
+
+def test_no_first_place_leads_before_a_game_is_in(tmp_path):
+    # Round 1 paired, nothing played: the seeding's first bot is no leader
+    # (in a course's run it was a team whose bot did not even start).
+    run = start(tournament(tmp_path, 4, "format: swiss\nrounds: 2\n"))
+    run.advance()
+    running = RunningLeader("points")
+    assert running.leader(run.rounds) is None
+    run.records.append(better_seed(next(s for s in run.advance() if "s3" in s.players)))
+    running.add(run.records[0])
+    assert running.leader(run.rounds) == ("s3", None)
 
 
 def test_the_elo_leader_is_refitted_at_most_every_few_seconds():

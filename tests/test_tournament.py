@@ -337,3 +337,18 @@ def test_a_report_that_cannot_be_written_does_not_stop_the_games(tmp_path):
     assert summary.played == 4 and len(game_ids(tmp_path / "out")) == 4
     assert len(summary.warnings) == 1 and "cannot write the report" in summary.warnings[0]
     assert summary.report is None
+
+
+def test_the_rounds_a_run_reports_hold_every_game_recorded_so_far(tmp_path):
+    # The live leader of a Swiss is the first place of these rounds: read at
+    # pairing time, they showed the seeding's first bot (one that did not
+    # even start) through round 1, and the last round's leader before its games.
+    config = load_config(write_tournament(tmp_path, bots=("a", "b", "c", "d"), rounds=2, extra="format: swiss\n"))
+    seen: list[tuple[int, int]] = []
+
+    def on_record(record, summary):
+        counted = sum(len(result.games) for stage in summary.rounds.stages for result in stage.results.values())
+        seen.append((counted, len(summary.records)))
+
+    run_tournament(config, on_record=on_record)
+    assert len(seen) == 8 and all(counted == recorded for counted, recorded in seen), seen

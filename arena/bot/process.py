@@ -56,6 +56,9 @@ __all__ = [
 #: while a forked child holds the pipes open is noticed promptly.
 POLL_SLICE = 0.05
 _CHUNK = 1 << 16
+#: How long a pipe may stay open after the bot's exit before a process it
+#: started is taken to hold it.
+EXIT_GRACE_MS = 500
 #: How many times ``read_line(spin=True)`` looks for a line before it sleeps
 #: in poll(): about 20 us.  An instant bot answers within that, and the
 #: arena is spared being woken up, which on a virtual machine costs more
@@ -723,7 +726,12 @@ class BotProcess:
                     raise self._exit_error()
             elif self._exited():
                 chunk = self._read_chunk(fd)
-                if not chunk:
+                if chunk is None and poller.poll(EXIT_GRACE_MS):
+                    # A sandbox's own processes close the pipe a moment after the bot's exit.
+                    chunk = self._read_chunk(fd)
+                if chunk == b"":
+                    raise self._exit_error()
+                if chunk is None:
                     # Whatever it wrote just before exiting was still ours to read;
                     # now a child it forked holds the pipe and EOF may never come.
                     raise self._exit_error("a process it started still holds its output")

@@ -25,7 +25,7 @@ from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, pair_id
 
 __all__ = ["bots_in_play", "estimated_games", "next_pairing", "read_progress", "rounds_schedule", "schedule_so_far",
-           "withdrawn_bots"]
+           "shut_out", "withdrawn_bots"]
 
 def read_progress(competition: Competition, seeding: Sequence[str], pairings: Sequence[Pairing],
                   records: Iterable[GameRecord]) -> Rounds:
@@ -112,6 +112,21 @@ def bots_in_play(competition: Competition, rounds: Rounds, records: Sequence[Gam
     if stage.stage.format == "knockout":
         return {b for b in stage.field if b not in stage.places} & here - competition.out_of_play
     return set(stage.field) & here - withdrawn_bots(records, competition.withdraw_after_crashes) - competition.out_of_play
+
+
+def shut_out(competition: Competition, rounds: Rounds) -> list[str]:
+    """The bots of the tournament that no round of its first stage pairs and
+    none will: they came after its last round was paired (a knockout's
+    first), so they play no game at all, unlike a bot that joins a Swiss
+    with rounds still to pair."""
+    if not rounds.stages or not rounds.stages[0].pairings:
+        return []
+    first = rounds.stages[0]
+    if first.stage.format != "knockout" and len(first.pairings) < first.total_rounds:
+        return []
+    paired = {bot for pairing in first.pairings for pair in pairing.pairs for bot in pair} | \
+        {bot for pairing in first.pairings for bot in pairing.byes}
+    return [name for name in competition.names if name not in paired and name not in competition.out_of_play]
 
 
 def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> set[str]:

@@ -181,8 +181,11 @@ class Rounds:
             return f"round {len(self.pairings)}: {where}{state.spent:,} of at most {state.stage.max_games:,} games"
         total = max(state.total_rounds, len(state.pairings))
         if max(len(self.stages), self.stage_count) > 1:
-            # The tables number rounds through the stages: say both.
-            return f"round {len(self.pairings)}: stage {state.number} ({state.stage.format}), {len(state.pairings)} of {total}"
+            # The tables number rounds through the stages: say both.  A game
+            # of an earlier stage played again (--replay-game) is in that
+            # stage's last round, not in the last round paired.
+            number = state.pairings[-1].round if state.pairings else len(self.pairings)
+            return f"round {number}: stage {state.number} ({state.stage.format}), {len(state.pairings)} of {total}"
         return f"round {len(state.pairings)} of {total}"
 
     @property

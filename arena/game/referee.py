@@ -31,6 +31,15 @@ def _budget_text(clock: Clock, seat: int, budget_ms: float) -> str:
     return f"its budget of {budget_ms:.0f} ms ({budget_ms - clock.margin_ms:.0f} ms {kind} + {clock.margin_ms} ms margin)"
 
 
+def over_budget(did: str, ms: float, clock: Clock, seat: int, budget_ms: float) -> str:
+    """``no move after 151 ms, over its budget of 150 ms (...)``: ``ms`` to
+    as many decimals as it takes not to read as the budget itself
+    (``1050.3 ms, over its budget of 1050 ms``, not ``1050 ms``)."""
+    shown = next((f"{ms:.{places}f}" for places in range(4) if f"{ms:.{places}f}" != f"{budget_ms:.{places}f}"),
+                 f"{ms:.3f}")
+    return f"{did} {shown} ms, over {_budget_text(clock, seat, budget_ms)}"
+
+
 class Referee:
     """One game in progress: the engine state, the clock and the record being
     built.  A seat with a :class:`BotPlayer` is asked for its moves
@@ -124,9 +133,9 @@ class Referee:
             except Forfeit as exc:
                 if exc.waited_ms is None:
                     raise
-                raise Forfeit("timeout", f"{exc.detail}, over {_budget_text(clock, seat, budget_ms)}") from None
+                raise Forfeit("timeout", over_budget("no move after", exc.waited_ms, clock, seat, budget_ms)) from None
             if not clock.charge(seat, elapsed_ms):
-                raise Forfeit("timeout", f"took {elapsed_ms:.0f} ms, over {_budget_text(clock, seat, budget_ms)}")
+                raise Forfeit("timeout", over_budget("took", elapsed_ms, clock, seat, budget_ms))
             move = move.strip()
             if len(move) > _MAX_MOVE_CHARS:
                 raise Forfeit("illegal_move", f"played a {len(move)}-character string, not a move: {move[:40]!r}...")

@@ -598,6 +598,8 @@ class RunningLeader:
         conservative rating, points or Elo; None for a place in ``rounds``),
         or None before the first game."""
         if self.ranking == "points" and rounds is not None:
+            if not self._tallies:  # the places are then the seeding's
+                return None
             placed = [name for name, _ in rounds.places() if name not in self._disqualified]
             return (placed[0], None) if placed else None
         if self.ranking == "points":

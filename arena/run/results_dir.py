@@ -31,7 +31,7 @@ from arena.bot.text import safe
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.formats.competition import Competition
 from arena.formats.pairing import PairingError
-from arena.formats.progression import next_pairing, schedule_so_far
+from arena.formats.progression import next_pairing, read_progress, schedule_so_far
 from arena.formats.rounds import Rounds
 from arena.formats.stages import Pairing
 from arena.game.openings import suite_digest
@@ -250,6 +250,10 @@ class RunPlan:
             assert self.meta is not None
             self.meta = self.meta.with_pairing(self.seeding, pairing)
         return []
+
+    def progress(self, records: Sequence[GameRecord]) -> Rounds:
+        """The rounds paired so far with the results of ``records``."""
+        return read_progress(self.competition, self.seeding, self.pairings, records)
 
     def _asker(self) -> str:
         # arena match has no tournament file: its command line is what asks.

@@ -19,7 +19,7 @@ from arena.bot.process import ArenaWriteError
 from arena.bot.protocol import UNPLAYED_FORFEITS
 from arena.bot.quota import measure
 from arena.game.records import GameRecord, GameSpec
-from arena.formats.progression import bots_in_play, estimated_games
+from arena.formats.progression import bots_in_play, estimated_games, shut_out
 from arena.formats.scoring import DISQUALIFIED_DETAIL
 from arena.formats.rounds import Rounds
 from arena.results.live_feed import LIVE_DIR
@@ -382,6 +382,9 @@ def run_tournament(
         pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
         pending, gaps = holes(pending, kept, decided)
         warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
+        if plan.rounds is not None:
+            warnings += [f"bot {name!r} joined after the last round it could enter was paired: it plays no game "
+                         "in this tournament" for name in shut_out(plan.competition, plan.rounds)]
         # A later round may pair any bot still in play: each is started once before the first.
         in_play = None
         if config.paired_by_results and pending and plan.rounds is not None:
@@ -419,6 +422,9 @@ def run_tournament(
                         summary.played += 1
                         summary.records.append(record)
                         summary.sprt = running_sprt.status()
+                        if config.paired_by_results:
+                            # The live leader is their first place: with the round's games so far.
+                            summary.rounds = plan.progress(summary.records)
                         if report is not None:
                             report.update(summary.records, summary.total)
                         if on_record is not None:

@@ -20,7 +20,7 @@ from arena.results.standings import BotStanding, Standings
 __all__ = ["HIGHLIGHTED", "bot_colors", "llr_chart", "llr_history", "rating_chart", "results_chart", "move_time_chart", "move_times",
            "quantile"]
 
-_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#393b79", "#bcbd22", "#17becf")
 #: The colour of the bots past the palette's.
 _OTHER = "#c8c8c8"
 _WIDTH = 760

@@ -598,6 +598,8 @@
     $("col-log").hidden = name === null;
     if (name !== null) { renderBotPage(name); endsInView(); }
     if (changed) {
+      // Another page: open it at its top (its place and points), not where the last one was scrolled to.
+      window.scrollTo(0, 0);
       for (const key in filters) filters[key].value = "";
       if (name !== null) filters.bot.value = name;
       view.page = 0;
