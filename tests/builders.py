@@ -15,6 +15,7 @@ import shutil
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -422,6 +423,17 @@ def finishes_within(seconds: float, function: Callable[..., Any], *args: Any) ->
 
 
 # -- the arena command ---------------------------------------------------------------------
+
+
+def until(check: Callable[[], Any], seconds: float = 5.0, what: str = "", every: float = 0.01) -> Any:
+    """``check()``'s first true value, polled every ``every`` seconds; fails after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"not within {seconds} s: {what}" if what else f"not within {seconds} s")
 
 
 def arena(*args: object) -> Result:

@@ -59,6 +59,19 @@ def outcomes(directory: Path) -> dict[str, tuple]:
 BOTS7 = [f"bot{i}" for i in range(1, 8)]
 
 
+def killed_after(path: Path, games: Path, count: int) -> None:
+    """``arena run path``, killed with SIGKILL (the whole process group) once ``games`` holds ``count`` lines."""
+    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if games.exists() and len(games.read_bytes().splitlines()) >= count:
+            break
+        time.sleep(0.01)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+
+
 def test_a_swiss_killed_mid_round_and_resumed_pairs_every_round_as_an_uninterrupted_one(tmp_path):
     body = "format: swiss\nrounds: 4\nconcurrency: 2\n"
     whole = field(tmp_path / "whole", BOTS7, body)
@@ -73,16 +86,7 @@ def test_a_swiss_killed_mid_round_and_resumed_pairs_every_round_as_an_uninterrup
     assert len(byes) == len(set(byes)) == 4
 
     path = field(tmp_path / "killed", BOTS7, body, slow=True)
-    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    games = tmp_path / "killed" / "out" / "games.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # into round 2: paired, partly played
-        if games.exists() and len(games.read_bytes().splitlines()) >= 8:
-            break
-        time.sleep(0.01)
-    os.killpg(run.pid, signal.SIGKILL)
-    run.wait()
+    killed_after(path, tmp_path / "killed" / "out" / "games.jsonl", 8)  # into round 2: paired, partly played
     middle = ResultsStore(tmp_path / "killed" / "out").load().records
     assert 8 <= len(middle) < 24
     assert len(meta(tmp_path / "killed" / "out")["pairings"]) < 4  # killed before the last round was paired
@@ -105,16 +109,7 @@ def test_an_adaptive_stage_killed_mid_round_and_resumed_pairs_every_round_as_an_
     assert sum(2 * len(p["pairs"]) for p in reference["pairings"]) == 36
 
     path = field(tmp_path / "killed", BOTS7, body, slow=True)
-    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    games = tmp_path / "killed" / "out" / "games.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # into round 2: paired from round 1's results, partly played
-        if games.exists() and len(games.read_bytes().splitlines()) >= 8:
-            break
-        time.sleep(0.01)
-    os.killpg(run.pid, signal.SIGKILL)
-    run.wait()
+    killed_after(path, tmp_path / "killed" / "out" / "games.jsonl", 8)  # into round 2: paired from round 1's results
     middle = ResultsStore(tmp_path / "killed" / "out").load().records
     assert 8 <= len(middle) < 36
     assert len(meta(tmp_path / "killed" / "out")["pairings"]) < len(reference["pairings"])

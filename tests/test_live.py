@@ -30,7 +30,7 @@ from arena.live.server import CSP, Hub, make_app, serve
 from arena.live.state import LiveState
 from arena.results.store import current_run
 from arena.results.live_feed import LIVE_DIR, LiveFeed, read_live_games
-from builders import BOTS, ROOT, arena, assert_one_line_error, spec, tournament_file
+from builders import BOTS, ROOT, arena, assert_one_line_error, spec, tournament_file, until
 
 SLOW_RANDOM = f"[python, {BOTS / 'slow_random.py'}, '{{delay}}']"
 
@@ -85,16 +85,6 @@ def referee_for(game_id: str = "r1-ann~bob-g1") -> Referee:
     return Referee(game, game.new_state(), record, Clock(TimeControl(5000, 100)), [None, None])
 
 
-def wait_for(check, seconds: float = 5.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError("not within the time")
-
-
 def test_a_feed_publishes_the_last_move_of_a_burst_and_removes_the_game_at_its_end(tmp_path):
     feed = LiveFeed(tmp_path / LIVE_DIR, "w1", interval_s=0.2)
     referee = referee_for()
@@ -102,7 +92,7 @@ def test_a_feed_publishes_the_last_move_of_a_burst_and_removes_the_game_at_its_e
     for _ in range(5):  # five moves in a burst: fewer writes, the last one on file all the same
         referee.apply(game.legal_moves(referee.state)[0], 1.0, None)
         feed.move(referee)
-    shown = wait_for(lambda: [g for g in read_live_games(tmp_path) if len(g.moves) == 5])
+    shown = until(lambda: [g for g in read_live_games(tmp_path) if len(g.moves) == 5])
     assert list(shown[0].cells) == [c for row in game.to_json(referee.state)["board"] for c in row]
     assert shown[0].players == ("ann", "bob") and shown[0].to_move == 1
     feed.end()
@@ -113,7 +103,7 @@ def test_a_feed_publishes_the_last_move_of_a_burst_and_removes_the_game_at_its_e
 def test_a_game_already_recorded_is_not_in_progress(tmp_path):
     feed = LiveFeed(tmp_path / LIVE_DIR, "w1", interval_s=0.01)
     feed.move(referee_for("r1-ann~bob-g1"))
-    wait_for(lambda: read_live_games(tmp_path))
+    until(lambda: read_live_games(tmp_path))
     assert read_live_games(tmp_path, recorded={"r1-ann~bob-g1"}) == []
 
 
@@ -231,7 +221,7 @@ def test_fifty_event_streams_are_served_while_a_tournament_runs(tmp_path):
     server = threading.Thread(target=serve, args=(state, "127.0.0.1", 0), kwargs={"on_ready": ready.append, "stop": stop})
     server.start()
     try:
-        url = wait_for(lambda: ready)[0]
+        url = until(lambda: ready)[0]
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
@@ -272,7 +262,7 @@ def test_a_feed_writes_through_no_link_planted_at_its_files(tmp_path):
     os.link(victim, live / "w1.json")
     feed = LiveFeed(live, "w1", interval_s=0.01)
     feed.move(referee_for())
-    wait_for(lambda: read_live_games(tmp_path))
+    until(lambda: read_live_games(tmp_path))
     assert victim.read_text() == "keep me"
 
 
@@ -348,7 +338,7 @@ def test_only_the_games_of_the_run_holding_the_directory_are_in_progress(played,
     for slot, game_id in (("w1", "r7-ann~bob-g1"), ("w2", "r7-ann~bob-g2")):
         feed = LiveFeed(cut / LIVE_DIR, slot, interval_s=0.01)
         feed.move(referee_for(game_id))
-    wait_for(lambda: len(read_live_games(cut)) == 2)
+    until(lambda: len(read_live_games(cut)) == 2)
     hour_ago = time.time() - 3600
     os.utime(cut / LIVE_DIR / "w2.json", (hour_ago, hour_ago))  # left by a run before this one
     assert LiveState(cut).live_games() == []  # no run holds the directory: nothing is in progress

@@ -9,12 +9,12 @@ Screenshots go to ``$LIVE_SCREENSHOTS`` when set (docs/img/ took them from there
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,10 @@ import pytest
 from arena.live.server import serve
 from arena.live.state import LiveState
 from builders import BOTS, ROOT, tournament_file
+from builders import until as _until
+
+#: A browser is asked less often than a file is looked at.
+until = functools.partial(_until, every=0.05)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -33,16 +37,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def until(check, seconds: float = 60.0, what: str = ""):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {seconds} s: {what}")
 
 
 def shot(browser, name: str) -> None:
