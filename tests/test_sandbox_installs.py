@@ -94,3 +94,17 @@ def test_a_program_missing_from_its_folder_is_not_built(mode, tmp_path, monkeypa
     with pytest.raises(StartError) as error:
         bot.start()
     assert str(error.value) == "./bot not found in submissions/team-x (not built?)"
+
+
+def test_a_folder_named_bots_on_the_path_does_not_stand_in_for_the_arenas(tmp_path, monkeypatch):
+    """``python -m arena`` run from a course folder that has a ``bots/`` of its
+    own: the sandbox still shows the arena's packages."""
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    sandbox._importable_dirs.cache_clear()
+    try:
+        assert sandbox._importable_dirs() == {"engine": str(ROOT / "engine"), "bots": str(ROOT / "bots")}
+    finally:
+        sandbox._importable_dirs.cache_clear()

@@ -20,7 +20,6 @@ scratch quota and a private ``/dev/shm`` as big as its memory limit.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -188,13 +187,12 @@ def _sized_tmpfs(path: str, megabytes: int | None) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _importable_dirs() -> dict[str, str]:
-    """The directory of each of :data:`IMPORTABLE`, as the arena itself imports it."""
-    found: dict[str, str] = {}
-    for name in IMPORTABLE:
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.origin is not None:
-            found[name] = str(Path(spec.origin).resolve().parent)
-    return found
+    """The directory of each of :data:`IMPORTABLE`: beside the arena's own
+    package, where every install (a checkout, a wheel, an editable one) puts
+    them.  Not looked up on ``sys.path``, where a folder of the caller's named
+    ``bots`` (a course's, or the tests') would stand in for the real one."""
+    installed = Path(__file__).resolve().parents[2]
+    return {name: str(installed / name) for name in IMPORTABLE if (installed / name / "__init__.py").is_file()}
 
 
 def _program(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confined_to: Path | None) -> Path | None:
