@@ -348,6 +348,22 @@ def games_to_reach(curves: list[list[tuple[int, float]]], target: float) -> str:
     return f"({target:.3f}) in none of its rounds, up to a round-robin's games"
 
 
+def information_share(elo: list[float]) -> float:
+    """A round-robin's Fisher information on a bot's rating, per game, over
+    the most a game can give (¼, between equal bots), averaged over the
+    field.  No pairing rule gives a bot's rating the round-robin's precision
+    in fewer than this share of the round-robin's games: a game is worth at
+    most ¼ whoever it pairs (the Cramér–Rao bound, draws aside)."""
+    n = len(elo)
+    total = 0.0
+    for i, a in enumerate(elo):
+        for j, b in enumerate(elo):
+            if i != j:
+                p = 1 / (1 + 10 ** ((b - a) / 400))
+                total += p * (1 - p)
+    return total / (n * (n - 1)) / 0.25
+
+
 def share(part: int, whole: int) -> str:
     return f"{part / whole:.1%}" if whole else "-"
 
@@ -414,7 +430,9 @@ def main() -> None:
         reached[n] = games_to_reach(curves, rho_of["round-robin"])
     print()
     for n, text in reached.items():
-        print(f"{n} bots: the adaptive format reaches the round-robin's mean Spearman {text}")
+        print(f"{n} bots: the adaptive format reaches the round-robin's mean Spearman {text}; no pairing gives "
+              f"a bot's rating the round-robin's precision in under {information_share(Field(n, random.Random(), 0).elo):.1%} "
+              "of its games")
     print()
     print(f"Calibration of the verdicts at confidence {CONFIDENCE} (pooled over the adaptive runs):")
     print("| bots | read at | declared separated | truly in that order | declared tied within 20 | truly within 20 |")

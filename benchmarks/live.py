@@ -15,7 +15,11 @@ costs the tournament.
    and the last games are left out; the CPU figures count everything).  The clients
    run in this process, on the same machine as the tournament.
 
-    python benchmarks/live.py [--moves 300] [--rounds 60] [--repeat 3] [--clients 20]
+With ``--executor ray`` the tournaments run on a Ray instance started on
+this machine: the moves then reach the live files as messages from the
+actors to the run (see docs/live.md).
+
+    python benchmarks/live.py [--moves 300] [--rounds 60] [--repeat 3] [--clients 20] [--executor local|ray]
 """
 
 from __future__ import annotations
@@ -62,11 +66,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+EXECUTOR = "local"
+
+
 def tournament(directory: Path, bots: dict[str, str], rounds: int, concurrency: int = 2) -> Path:
     entries = "".join(f"  - {{name: {name}, cmd: {cmd}, cwd: {ROOT}}}\n" for name, cmd in bots.items())
     path = directory / "t.yaml"
     path.write_text(f"name: bench\ngame: oxono\ntime_control: 60+1\nrounds: {rounds}\nconcurrency: {concurrency}\n"
-                    f"seed: 5\noutput: out\nbots:\n{entries}")
+                    f"executor: {EXECUTOR}\nseed: 5\noutput: out\nbots:\n{entries}")
     return path
 
 
@@ -202,11 +209,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--executor", choices=("local", "ray"), default="local")
     args = parser.parse_args()
+    global EXECUTOR
+    EXECUTOR = args.executor
 
     delays = sorted(latency(args.moves))
     p99 = delays[min(len(delays) - 1, int(0.99 * len(delays)))]
-    print(f"latency from a move sent to an event-stream client, {len(delays)} moves: "
+    print(f"latency from a move sent to an event-stream client ({args.executor} executor), {len(delays)} moves: "
           f"median {1000 * statistics.median(delays):.0f} ms, p99 {1000 * p99:.0f} ms, max {1000 * delays[-1]:.0f} ms")
 
     without, served = [], []

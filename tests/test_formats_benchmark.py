@@ -31,6 +31,16 @@ def test_spearman_matches_the_textbook_formula_without_ties():
     assert spearman(x, x[::-1]) == pytest.approx(-1.0)
 
 
+def test_the_information_bound_of_a_round_robin():
+    # Two bots 1000 Elo apart: each game tells p(1-p) of what a game between equals does.
+    p = 1 / (1 + 10 ** 2.5)
+    assert _MODULE.information_share([0.0, 1000.0]) == pytest.approx(4 * p * (1 - p))
+    assert _MODULE.information_share([0.0, 0.0, 0.0]) == pytest.approx(1.0)
+    # Three bots 0, 400, 800: pairs at 400 (twice) and 800 Elo.
+    near, far = 1 / (1 + 10 ** 1), 1 / (1 + 10 ** 2)
+    assert _MODULE.information_share([0.0, 400.0, 800.0]) == pytest.approx(4 * (2 * near * (1 - near) + far * (1 - far)) / 3)
+
+
 def test_ties_take_their_mean_rank():
     assert mean_ranks([5.0, 1.0, 3.0, 3.0]) == [4.0, 1.0, 2.5, 2.5]
 

@@ -23,13 +23,14 @@ from arena.bot import quota
 from arena.bot.cgroups import cgroup_mode
 from arena.bot.quota import mounts_mode
 from arena.run.config import load_config
+from arena.results.live_feed import LIVE_DIR, read_live_games
 from arena.run.executor import LocalExecutor
 from arena.run.preflight import StartupFailed
 from arena.formats.schedule import make_schedule
 from arena.run.spec_queue import WorkerStalled
 from arena.run.tournament import run_tournament
 import needs
-from builders import ROOT, hostile_tournament
+from builders import ROOT, hostile_tournament, until
 from conftest import running_with
 
 pytestmark = [
@@ -327,12 +328,15 @@ def test_a_game_that_stalls_twice_is_given_up_after_every_other_game(tmp_path):
     schedule = make_schedule(config.competition)
     stalling = next(s for s in schedule if "hostile" in s.players)
     fine = next(s for s in schedule if "hostile" not in s.players)
-    executor = LocalExecutor(config, concurrency=2, game_deadline=1.5)
+    executor = LocalExecutor(config, concurrency=2, game_deadline=1.5, live_dir=tmp_path / LIVE_DIR)
     records = []
     with pytest.raises(WorkerStalled) as caught:
         for record in executor.run([stalling, fine]):
             records.append(record)
+            shown = until(lambda: read_live_games(tmp_path), 5, "the stalled game's card")
+            assert [g.game_id for g in shown] == [stalling.game_id]
     assert [r.game_id for r in records] == [fine.game_id]
+    assert read_live_games(tmp_path) == []  # a killed worker's game is no longer shown in progress
     assert str(caught.value) == (
         f"no result for game {stalling.game_id}: its worker went silent for more than 2 s, twice "
         "(a bot may have stopped it); every other game is kept"

@@ -100,6 +100,27 @@ def test_a_feed_publishes_the_last_move_of_a_burst_and_removes_the_game_at_its_e
     assert not (tmp_path / LIVE_DIR / "w1.json").exists()
 
 
+def test_a_held_game_is_written_by_whoever_relays_it(tmp_path):
+    """A Ray actor holds its game (no directory); the driver publishes it: the
+    same board as a feed that writes its own file, and gone when published as None."""
+    held = LiveFeed(None, "ray1")
+    assert held.snapshot() is None
+    referee = referee_for()
+    for _ in range(3):
+        referee.apply(referee.game.legal_moves(referee.state)[0], 1.0, None)
+        held.move(referee)
+    relay = LiveFeed(tmp_path / LIVE_DIR, "ray1")
+    relay.publish(held.snapshot())
+    own = LiveFeed(tmp_path / "own" / LIVE_DIR, "w1", interval_s=0.01)
+    own.move(referee)
+    mine = until(lambda: read_live_games(tmp_path / "own"))
+    assert read_live_games(tmp_path) == mine and len(mine[0].moves) == 3
+    assert not list((tmp_path / LIVE_DIR).glob(".*"))  # no temporary file left
+    held.end()
+    relay.publish(held.snapshot())
+    assert read_live_games(tmp_path) == [] and list((tmp_path / LIVE_DIR).iterdir()) == []
+
+
 def test_a_game_already_recorded_is_not_in_progress(tmp_path):
     feed = LiveFeed(tmp_path / LIVE_DIR, "w1", interval_s=0.01)
     feed.move(referee_for("r1-ann~bob-g1"))

@@ -101,6 +101,14 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         until(lambda: browser.find_elements("css selector", "body.screen"), 10, "big-screen mode")
         assert not browser.find_element("id", "games").is_displayed()
         assert browser.find_element("css selector", ".bracket").is_displayed()
+        # The ranking as read from afar: place, bot, score, rating (and Elo), whole, no scrolling.
+        shown_headers, overflow = browser.execute_script("""
+            const table = document.querySelector("#standings table.data");
+            return [Array.from(table.querySelectorAll("thead th")).filter((th) => th.offsetParent !== null)
+                      .map((th) => th.textContent.trim()),
+                    table.scrollWidth - table.parentElement.clientWidth];""")
+        assert shown_headers == ["#", "bot", "rating", "score", "Elo"], shown_headers
+        assert overflow <= 1
         shot(browser, "live-screen.png")
         assert console_errors(browser) == []
     finally:

@@ -63,16 +63,32 @@ def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ra
     assert wait_until_gone(str(tmp_path)) == []
 
 
-def test_actors_publish_their_games_in_progress_for_the_live_view(tmp_path, local_ray):
+def test_actors_publish_their_games_in_progress_for_the_live_view(tmp_path, local_ray, monkeypatch):
+    """The moves reach the driver as messages, and the driver writes the live
+    files: a node that does not see the results directory shows its games too."""
+    from arena.results.live_feed import LiveFeed
+
     slow = f"[python, {BOTS / 'slow_random.py'}, '0.03']"
     config = load_config(marked_tournament(tmp_path, {"a": slow, "b": slow}))
     seen: dict[str, int] = {}
     done = threading.Event()
+    published: set[tuple[str, int]] = set()  # (game, moves) written by this process, the driver
+    shown: set[tuple[str, int]] = set()
+    publish = LiveFeed.publish
+
+    def recorded_publish(feed, data):
+        if data is not None:
+            game = json.loads(data)
+            published.add((game["id"], len(game["moves"])))
+        publish(feed, data)
+
+    monkeypatch.setattr(LiveFeed, "publish", recorded_publish)
 
     def watch() -> None:
         while not done.is_set():
             for game in read_live_games(config.output):
                 seen[game.game_id] = max(seen.get(game.game_id, 0), len(game.moves))
+                shown.add((game.game_id, len(game.moves)))
             time.sleep(0.02)
 
     watcher = threading.Thread(target=watch)
@@ -85,6 +101,7 @@ def test_actors_publish_their_games_in_progress_for_the_live_view(tmp_path, loca
     assert summary.played == 4
     assert max(seen.values()) >= 3, seen  # boards moving on the actors, not just games starting
     assert set(seen) <= {r.game_id for r in summary.records}
+    assert shown <= published  # every board shown came through the driver
     assert list((config.output / "live").iterdir()) == []  # each file gone with its game
     assert wait_until_gone(str(tmp_path)) == []
 

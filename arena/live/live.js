@@ -28,6 +28,20 @@
   function place() {
     const main = document.querySelector("main");
     main.insertBefore(section, main.firstChild);
+    if (document.body.classList.contains("screen")) screenColumns();
+  }
+
+  // On the big screen the ranking keeps the columns read from afar (the
+  // place, the bot, its score and points where points rank, its rating):
+  // chosen by their headings, which differ from one ranking rule to another.
+  const SCREEN_COLUMNS = new Set(["#", "bot", "score", "points", "rating", "Elo"]);
+  function screenColumns() {
+    const table = document.querySelector("#standings table.data");
+    if (!table) return;
+    const keep = Array.from(table.querySelectorAll("thead th"), (th) => SCREEN_COLUMNS.has(th.textContent.trim()));
+    table.querySelectorAll("tr").forEach((row) => {
+      Array.from(row.children).forEach((cell, i) => cell.classList.toggle("screen-off", keep[i] === false));
+    });
   }
   place();
 

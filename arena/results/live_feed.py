@@ -1,12 +1,14 @@
 """The live feed: the games in progress, for ``arena serve``.
 
-Each process that plays games (a local worker, a Ray actor) keeps one small
-file per slot, ``DIR/live/<slot>.json``: the game it plays now, its moves and
-both clocks (a few hundred bytes).  :class:`LiveFeed` replaces it atomically
-after a move (at most every :data:`WRITE_EVERY_S`, so a fast game costs a
-few writes a second, not one per move) and removes it when the game ends.  A reader
-(:func:`read_live_games`) polls the folder; it works from any process, during
-a run or after it.
+The results directory holds one small file per slot, ``DIR/live/<slot>.json``:
+the game the slot plays now, its moves and both clocks (a few hundred bytes).
+:class:`LiveFeed` replaces it atomically after a move (at most every
+:data:`WRITE_EVERY_S`, so a fast game costs a few writes a second, not one
+per move) and removes it when the game ends.  A local worker writes its own;
+a Ray actor, whose node may not see the results directory, only holds its
+game (``LiveFeed(None, ...)``), and the driver asks for it and writes it
+(:meth:`LiveFeed.publish`).  A reader (:func:`read_live_games`) polls the
+folder; it works from any process, during a run or after it.
 
 The files sit in a results directory, which anyone may have edited: every one
 is read bounded, its fields checked, and its moves replayed through the
@@ -44,16 +46,17 @@ _MAX_PLIES = 400
 
 
 class LiveFeed:
-    """One slot's live file, written by the process that plays its games.
+    """One slot's game in progress, and its live file.
 
     The game loop only hands over the referee (:meth:`move`, a few
     microseconds); a thread of the feed writes the game as it is then, at
     most every ``interval_s``, so the last move of a burst is on file within
-    that time even when the next one is long in coming.  A write that fails
-    (disk full, folder removed) never stops the game: the feed goes quiet
-    for the rest of the run."""
+    that time even when the next one is long in coming.  With no
+    ``directory`` nothing is written: the game is held for :meth:`snapshot`.
+    A write that fails (disk full, folder removed) never stops the game: the
+    feed goes quiet for the rest of the run."""
 
-    def __init__(self, directory: Path, slot: str, interval_s: float = WRITE_EVERY_S) -> None:
+    def __init__(self, directory: Path | None, slot: str, interval_s: float = WRITE_EVERY_S) -> None:
         self.directory = directory
         self.name = f"{slot}.json"
         self.interval_s = interval_s
@@ -66,9 +69,9 @@ class LiveFeed:
 
     def move(self, referee: Referee) -> None:
         """The game of ``referee`` moved (or started): publish it soon."""
-        if self.broken:
-            return
         self._referee = referee
+        if self.directory is None or self.broken:
+            return
         if self._thread is None:  # started here, in the process that plays: a thread does not survive a fork
             self._thread = threading.Thread(target=self._write_when_woken, name="arena-live-feed", daemon=True)
             self._thread.start()
@@ -78,11 +81,21 @@ class LiveFeed:
         """The game is over: its record is in the results, not here."""
         with self._lock:
             self._referee = None
-            if self._dir_fd is not None:
-                try:
-                    os.unlink(self.name, dir_fd=self._dir_fd)
-                except OSError:
-                    pass
+            self._remove()
+
+    def snapshot(self) -> bytes | None:
+        """The live file of the game in progress, None between games."""
+        referee = self._referee
+        return _encode(referee) if referee is not None else None
+
+    def publish(self, data: bytes | None) -> None:
+        """Write ``data`` (a :meth:`snapshot` of another process's feed) as
+        this slot's file; None removes it."""
+        with self._lock:
+            if data is None:
+                self._remove()
+            elif not self.broken:
+                self._write(data)
 
     def _write_when_woken(self) -> None:
         while not self.broken:
@@ -91,38 +104,55 @@ class LiveFeed:
             with self._lock:
                 referee = self._referee
                 if referee is not None:
-                    self._write(referee)
+                    self._write(_encode(referee))
             time.sleep(self.interval_s)
 
-    def _write(self, referee: Referee) -> None:
-        record, clock = referee.record, referee.clock
-        data = {
-            "id": record.game_id, "game": record.game, "round": record.round,
-            "players": list(record.players.values()), "opening": record.opening,
-            "opening_moves": list(record.opening_moves), "moves": list(referee.moves),
-            "clock_ms": [int(ms) for ms in list(clock.remaining_ms)],
-            "per_move_ms": [control.per_move_ms for control in clock.controls],
-        }
+    def _remove(self) -> None:
+        try:
+            os.unlink(self.name, dir_fd=self._directory_fd(make=False))
+        except OSError:
+            pass
+
+    def _directory_fd(self, make: bool) -> int:
+        """The live folder, opened once (never through a link)."""
+        if self._dir_fd is None:
+            if self.directory is None:
+                raise FileNotFoundError("no live folder")
+            if make:
+                os.makedirs(self.directory, exist_ok=True)
+            self._dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        return self._dir_fd
+
+    def _write(self, data: bytes) -> None:
         tmp = f".{self.name}.tmp"
         try:
-            if self._dir_fd is None:
-                os.makedirs(self.directory, exist_ok=True)
-                self._dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            folder = self._directory_fd(make=True)
             # Made anew (O_EXCL): whatever was planted at its name is never written through.
             try:
-                os.unlink(tmp, dir_fd=self._dir_fd)
+                os.unlink(tmp, dir_fd=folder)
             except FileNotFoundError:
                 pass
             # Not synced to disk: a live file is worth nothing after a crash.
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                         dir_fd=self._dir_fd)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder)
             try:
-                os.write(fd, json.dumps(data, separators=(",", ":")).encode())
+                os.write(fd, data)
             finally:
                 os.close(fd)
-            os.replace(tmp, self.name, src_dir_fd=self._dir_fd, dst_dir_fd=self._dir_fd)
+            os.replace(tmp, self.name, src_dir_fd=folder, dst_dir_fd=folder)
         except OSError:
             self.broken = True
+
+
+def _encode(referee: Referee) -> bytes:
+    record, clock = referee.record, referee.clock
+    data = {
+        "id": record.game_id, "game": record.game, "round": record.round,
+        "players": list(record.players.values()), "opening": record.opening,
+        "opening_moves": list(record.opening_moves), "moves": list(referee.moves),
+        "clock_ms": [int(ms) for ms in list(clock.remaining_ms)],
+        "per_move_ms": [control.per_move_ms for control in clock.controls],
+    }
+    return json.dumps(data, separators=(",", ":")).encode()
 
 
 @dataclass(frozen=True)

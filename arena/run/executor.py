@@ -29,6 +29,7 @@ from multiprocess.connection import Connection
 import engine
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
+from arena.results.live_feed import LiveFeed
 from arena.run.pool import BotPool
 from arena.run.spec_queue import SpecQueue
 from arena.run.supervised import EXIT_GRACE_S, Child, child_deadline_s, reply, start_child
@@ -92,7 +93,9 @@ def _worker_main(
     encoded here, once, with the plain JSON encoder: pickling them (which
     ``multiprocess`` does with dill, in pure Python) cost more than the game.
     Specs come the same way (``_spec_line``)."""
-    bots = BotPool(config, logs_dir, tag=f"w{number}", scratch_dir=scratch_dir, spin=spin, live_dir=live_dir)
+    tag = _slot(number)
+    feed = LiveFeed(live_dir, tag) if live_dir is not None else None
+    bots = BotPool(config, logs_dir, tag=tag, scratch_dir=scratch_dir, spin=spin, feed=feed)
     try:
         while (message := conn.recv_bytes()) != _QUIT:
             reply(conn, _play, bots, message)
@@ -100,6 +103,10 @@ def _worker_main(
         pass
     finally:
         bots.close()
+
+
+def _slot(number: int) -> str:
+    return f"w{number}"
 
 
 def _play(bots: BotPool, message: bytes) -> bytes:
@@ -197,6 +204,8 @@ class _Workers:
         # from a bot: with a core for each worker and each bot to move.
         self.spin = 2 * executor.concurrency <= len(os.sched_getaffinity(0))
         self.workers: list[Child] = []
+        #: Each worker's slot: its number, which names its log and live files.
+        self.slots: dict[Child, str] = {}
         self.started = 0
         # One poll object for the whole run, of the workers playing a game
         # (multiprocess's wait() builds a selector at every call, which cost
@@ -270,6 +279,8 @@ class _Workers:
         del self.by_fd[worker.fileno()]
         self.workers.remove(worker)
         worker.kill()
+        if self.executor.live_dir is not None:  # its game is no longer in progress
+            LiveFeed(self.executor.live_dir, self.slots[worker]).end()
         if self.queue.fill(1):
             self._feed(self._start(), 1)
 
@@ -282,6 +293,7 @@ class _Workers:
             name=f"arena-worker-{self.started}",
         )
         self.workers.append(worker)
+        self.slots[worker] = _slot(self.started)
         self.by_fd[worker.fileno()] = worker
         return worker
 

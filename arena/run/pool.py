@@ -67,11 +67,11 @@ class BotPool:
         tag: str,
         scratch_dir: Path | None = None,
         spin: bool = False,
-        live_dir: Path | None = None,
+        feed: LiveFeed | None = None,
     ) -> None:
         self.config = config
         #: Where the game in progress is published for ``arena serve``; None for nowhere.
-        self.feed = LiveFeed(live_dir, tag) if live_dir is not None else None
+        self.feed = feed
         self.logs_dir = logs_dir
         self.tag = tag
         self.scratch_dir = scratch_dir

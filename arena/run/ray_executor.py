@@ -17,6 +17,12 @@ waits for the driver; once the test is decided the actors drop the games
 queued there that have not started.  The verdict does not depend on which
 actor finished first (see :mod:`arena.results.sprt`).
 
+The games in progress reach ``arena serve`` as messages, not files: a node
+need not see the results directory.  Each actor holds its game
+(:class:`~arena.results.live_feed.LiveFeed` with no directory), and a thread
+of the driver asks every actor for it each :data:`RELAY_EVERY_S` and writes
+the live files on the driver's machine (:class:`_LiveRelay`).
+
 ``ray`` is an optional dependency, imported only when this executor is made.
 """
 
@@ -29,6 +35,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,6 +47,7 @@ from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper, kill_adopted, kill_all
 from arena.bot.spec import BotConfig
 from arena.game.records import GameRecord, GameSpec
+from arena.results.live_feed import LiveFeed
 from arena.run.config import ConfigError, TournamentConfig, check_programs
 from arena.run.executor import game_deadline_s
 from arena.run.pool import BotPool, die_killing_bots  # a local worker's SIGTERM handler too
@@ -82,6 +90,10 @@ LOCAL_RAY: dict[str, Any] = {"include_dashboard": False, "_system_config": {"wor
 START_TIMEOUT_S = 120.0
 #: How long actors get to quit their bots at the end of a run.
 CLOSE_TIMEOUT_S = 15.0
+#: How often the driver asks the actors for their games in progress: the
+#: live view reads the files every 0.25 s too, so a move is on the page
+#: within about half a second plus a message's way.
+RELAY_EVERY_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -103,8 +115,8 @@ class GameActor:
     Made a Ray actor class by :class:`RayExecutor` (so that this module
     imports without Ray).  Games run on the actor's default thread, which
     lives as long as the actor, so the parent-death signal of the bots it
-    starts fires when the actor process dies; ``stop_now`` runs on a second
-    thread, so it is heard while a game is in progress."""
+    starts fires when the actor process dies; ``stop_now`` and ``live`` run on
+    a second thread, so they are heard while a game is in progress."""
 
     def __init__(
         self,
@@ -114,7 +126,6 @@ class GameActor:
         number: int,
         driver_python: str,
         shipped_from: str | None,
-        live_dir: str | None = None,
     ) -> None:
         # As in a local worker: orphans of the bots come back to this process
         # to be killed, and a SIGTERM (Ray stopping the worker, or a person)
@@ -133,7 +144,7 @@ class GameActor:
         tag = f"ray{number}"
         self.logs_dir = _writable(Path(logs_dir), self.config.name, "logs") if logs_dir else None
         scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
-        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch, live_dir=_shared(live_dir))
+        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch, feed=LiveFeed(None, tag))
         self.stopping = False
         self.dropping = False
 
@@ -171,6 +182,11 @@ class GameActor:
                 held, since = [], time.monotonic()
         if held:
             yield held
+
+    def live(self) -> bytes | None:
+        """The game in progress, as its live file (None between games)."""
+        assert self.pool.feed is not None
+        return self.pool.feed.snapshot()
 
     def close(self) -> None:
         """Quit the bots gently (the end of a run)."""
@@ -224,19 +240,6 @@ def _writable(directory: Path, name: str, kind: str) -> Path:
     local = Path(tempfile.gettempdir()) / "totem-arena" / name / kind
     local.mkdir(parents=True, exist_ok=True)
     return local
-
-
-def _shared(directory: str | None) -> Path | None:
-    """The results' live folder when this node can write it (one machine, or
-    a shared file system); else None: ``arena serve`` reads it on the
-    driver's machine, so a copy elsewhere would show nothing."""
-    if directory is None:
-        return None
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError:
-        return None
-    return Path(directory) if os.access(directory, os.W_OK) else None
 
 
 def import_ray(config: TournamentConfig) -> Any:
@@ -391,13 +394,18 @@ class RayExecutor:
         self.placements.clear()
         self.lost = self.dropped = 0
         actors: _Actors | None = None
+        relay: _LiveRelay | None = None
         finished = False
         try:
             actors = _Actors(self, queue, ahead=isinstance(specs, Sequence))
+            if self.live_dir is not None:
+                relay = _LiveRelay(self.ray, self.live_dir, actors.actors)
             yield from actors.records()
             finished = True
             queue.finish()
         finally:
+            if relay is not None:
+                relay.stop()
             if actors is not None:
                 actors.stop(gently=finished)
             if connected_here:
@@ -566,7 +574,7 @@ class _Actors:
         config = self.executor.config
         handle = self.actor_class.options(**self.options).remote(
             config, _text(self.executor.logs_dir), _text(self.executor.scratch_dir), self.made, sys.executable,
-            _text(config.ray.working_dir), _text(self.executor.live_dir),
+            _text(config.ray.working_dir),
         )
         actor = _Actor(self.made, handle)
         self.actors.append(actor)
@@ -626,6 +634,52 @@ class _Actors:
                 ray.kill(actor.handle, no_restart=True)
             except Exception:  # noqa: BLE001 - already gone
                 pass
+
+
+class _LiveRelay:
+    """A thread of the driver that asks each placed actor for its game in
+    progress every :data:`RELAY_EVERY_S` and writes it as the actor's live
+    file on this machine (removed between games and once the actor is gone).
+    ``actors`` is the run's list, read, never changed, here."""
+
+    def __init__(self, ray: Any, directory: Path, actors: list[_Actor]) -> None:
+        self.ray = ray
+        self.directory = directory
+        self.actors = actors
+        self.feeds: dict[int, LiveFeed] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._relay, name="arena-live-relay", daemon=True)
+        self._thread.start()
+
+    def _relay(self) -> None:
+        while not self._stop.wait(RELAY_EVERY_S):
+            placed = [actor for actor in list(self.actors) if actor.placement is not None]
+            calls = {actor.handle.live.options(concurrency_group="control").remote(): actor for actor in placed}
+            try:
+                ready, _ = self.ray.wait(list(calls), num_returns=len(calls), timeout=1.0) if calls else ([], [])
+            except Exception:  # noqa: BLE001 - Ray shutting down: the run's end is near
+                return
+            for call in ready:
+                actor = calls[call]
+                try:
+                    data = self.ray.get(call)
+                except Exception:  # noqa: BLE001 - the actor died: the run puts its game back
+                    data = None
+                self._feed(actor.number).publish(data if isinstance(data, bytes) else None)
+            for number in set(self.feeds) - {actor.number for actor in placed}:
+                self.feeds.pop(number).publish(None)
+
+    def _feed(self, number: int) -> LiveFeed:
+        if number not in self.feeds:
+            self.feeds[number] = LiveFeed(self.directory, f"ray{number}")
+        return self.feeds[number]
+
+    def stop(self) -> None:
+        """Stop asking, and remove every live file written."""
+        self._stop.set()
+        self._thread.join()
+        for feed in self.feeds.values():
+            feed.publish(None)
 
 
 def _text(path: Path | None) -> str | None:

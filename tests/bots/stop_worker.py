@@ -6,6 +6,7 @@ the game can be played again; with argv[1] == "always", every process does."""
 import os
 import signal
 import sys
+import time
 
 from _botlib import first_move, play
 
@@ -16,6 +17,7 @@ def on_turn(turn, count):
             os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         except FileExistsError:
             return first_move(turn, count)
+    time.sleep(0.3)  # the worker has shown the game in progress by then (its live file)
     os.kill(os.getppid(), signal.SIGSTOP)
     return None
 
