@@ -472,7 +472,7 @@ def serve(
         fail(f"no bot {safe(bot)!r} in {results.directory}; its bots: {', '.join(map(safe, results.names))}")
     token = os.environ.get(TOKEN_ENV) or None
     if beside_run:
-        os.nice(10)  # the games come first: the page takes what CPU they leave
+        os.nice(19)  # the games come first: the page takes what CPU they leave
 
     def ready(url: str) -> None:
         if not beside_run:

@@ -26,7 +26,8 @@ import engine
 from arena.game.clock import Clock, TimeControl
 from arena.game.records import GameRecord
 from arena.game.referee import Referee
-from arena.live.server import CSP, Hub, make_app, serve
+from arena.live import server as live_server
+from arena.live.server import CSP, RESULTS_EVERY_S, RESULTS_SHARE, Hub, make_app, serve
 from arena.live.state import LiveState
 from arena.results.store import current_run
 from arena.results.live_feed import LIVE_DIR, LiveFeed, read_live_games
@@ -141,6 +142,49 @@ def test_forged_live_files_are_skipped(tmp_path):
     (live / "junk.json").write_text("{not json")
     (live / "link.json").symlink_to(live / "good.json")
     assert [g.game_id for g in read_live_games(tmp_path)] == ["g"]
+
+
+class _CountedState:
+    """A LiveState's surface for the Hub: results that change when told, readings counted."""
+
+    def __init__(self) -> None:
+        self.cost, self.reads, self.key, self.run = 0.0, 0, 0, None
+
+    def results_key(self):
+        return (self.key, None, self.run)
+
+    def live_key(self):
+        return ()
+
+    def refresh(self) -> None:
+        self.reads += 1
+
+    def snapshot(self):
+        return {}
+
+
+def test_the_results_are_read_for_at_most_a_share_of_the_time_but_a_run_starting_at_once(monkeypatch):
+    state, clock = _CountedState(), [1000.0]
+    monkeypatch.setattr(live_server.time, "monotonic", lambda: clock[0])
+    hub = Hub(state)
+
+    async def polls() -> list[int]:
+        reads = []
+        await hub.poll()
+        reads.append(state.reads)  # the first look reads
+        state.cost = 1.0  # that reading and its page cost a second: the next one after 1 / RESULTS_SHARE
+        pause = state.cost / RESULTS_SHARE
+        assert pause > RESULTS_EVERY_S
+        for dt, key, run in ((pause - 1, 1, None), (0.9, 2, None), (0.2, 2, None), (1, 3, "run")):
+            clock[0] += dt
+            state.key, state.run = key, run
+            await hub.poll()
+            reads.append(state.reads)
+        return reads
+
+    # Changed results wait out the pause; a run starting (or ending) is read at once.
+    assert asyncio.run(polls()) == [1, 1, 1, 2, 3]
+    hub.close()
 
 
 # -- the server: refusals, headers, status ---------------------------------------------

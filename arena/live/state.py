@@ -72,6 +72,7 @@ class LiveState:
         self.generation = 0
         self._page_generation = -1
         self._page = ""
+        self._page_bytes = b""
         self._status: Status | None = None
         self._live_key: Any = None
         self._live: list[LiveGame] = []
@@ -123,9 +124,15 @@ class LiveState:
             started = time.monotonic()
             self._page = build_report(results, results_dir=self.directory, logs_href="logs/", bot=self.bot,
                                       status=self.status().line, linked=LINKED)
+            self._page_bytes = self._page.encode()
             self._page_generation = self.generation
             self.cost += time.monotonic() - started
         return self._page
+
+    def page_bytes(self) -> bytes:
+        """:meth:`page`, encoded once for every browser that fetches it."""
+        self.page()
+        return self._page_bytes
 
     def live_games(self) -> list[LiveGame]:
         """The games in progress (none when no run holds the directory: a killed worker's file is stale)."""
