@@ -277,6 +277,31 @@ def test_a_bot_removed_another_replayed_then_the_first_back(tmp_path):
     assert before <= kept
 
 
+def test_a_bot_kept_while_another_was_away_keeps_its_games_against_it(tmp_path):
+    """A knockout: bob loses its first match to cy; cy leaves, bob is changed
+    and ``--keep`` keeps its old games, cy comes back: bob's games against cy
+    (its only ones, by its old version) are kept too (found by the league
+    soak, seed 3436: once cy was back the run refused them)."""
+    bots = ["ann", "bob", "cy", "dee"]
+    knockout = format_settings("knockout")
+    path = write_league(tmp_path, bots, knockout)
+    write_bot(tmp_path, "cy", salt=2)  # a cy that beats bob
+    ok(arena("run", path))
+    bob_games = [r for r in records_of(tmp_path / "out") if "bob" in r["players"].values()]
+    assert {frozenset(r["players"].values()) for r in bob_games} == {frozenset({"bob", "cy"})}, "bob must lose to cy"
+    write_league(tmp_path, ["ann", "bob", "dee"], knockout)
+    write_bot(tmp_path, "bob", salt=1)
+    ok(arena("run", path, "--keep", "bob"))
+    write_league(tmp_path, bots, knockout)
+
+    back = arena("run", path)
+    ok(back)
+    assert played(back) == 0
+    data, _ = standings(path)
+    bob = next(bot for bot in data["bots"] if bot["name"] == "bob")
+    assert sum(bob["versions"].values()) == bob["games"] == len(bob_games) and bob["version"] not in bob["versions"]
+
+
 # ---- settings that change the answer ----------------------------------------------------
 
 

@@ -89,8 +89,9 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         until(lambda: _standings(browser) != standings, 60, "the standings change")
         shot(browser, "live.png")
         until(lambda: _text(browser, "#status").startswith("finished: "), 120, "the finished line")
+        # The page with the last game follows the status line (it is fetched once the line says the run ended).
+        until(lambda: browser.find_elements("css selector", ".ko-round.champion .bot.winner"), 30, "the champion")
         assert _pending_matches(browser) < pending or pending == 0
-        assert browser.find_elements("css selector", ".ko-round.champion .bot.winner")
         assert browser.find_element("id", "live-none").is_displayed()
         # Bots of 0.1 s a move; a worker publishes every 0.2 s, the server looks every 0.25 s:
         # a game of some 25 plies is drawn in several positions, each later than the one before.

@@ -4,7 +4,6 @@ import os
 import threading
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -72,8 +71,24 @@ def test_unreadable_middle_line_is_reported_and_the_rest_kept(config):
     assert len(loaded.warnings) == 1 and ":2:" in loaded.warnings[0]
 
 
+def test_a_stop_signal_while_the_sync_thread_starts_leaves_a_store_that_closes(config, monkeypatch):
+    # SIGTERM lands inside Thread.start (found by the league soak: a traceback,
+    # "cannot join thread before it is started", instead of "error: interrupted").
+    def interrupted(thread):
+        raise KeyboardInterrupt
+
+    store = ResultsStore(config.output)
+    loaded = store.open_for_run(config.game)
+    monkeypatch.setattr(threading.Thread, "start", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.start_appending(loaded)
+    monkeypatch.undo()
+    store.close()  # no RuntimeError
+    with ResultsStore(config.output) as again:  # and the directory is free
+        again.open_for_run(config.game)
+
+
 def test_a_second_writer_is_refused(config):
-    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as first:
         open_results(first, RunPlan(config, first.directory))
         with pytest.raises(StoreBusy, match="another 'arena run'"):
@@ -169,7 +184,6 @@ def test_replace_archives_each_record_once_with_its_reason(config):
 
 def test_a_conflict_names_what_asked_a_tournament_file_or_a_command(config):
     # arena match has no tournament file (path None): its message says so.
-    schedule = make_schedule(config.competition)
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
     for asked, words in ((replace(config, seed=9, path=config.output.parent / "t.yaml"), "the tournament file now says 9"),

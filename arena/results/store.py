@@ -302,7 +302,10 @@ class ResultsStore:
         """Stop the sync thread, sync what is left, release the directory."""
         if self._syncer is not None:
             self._closing.set()
-            self._syncer.join()
+            try:
+                self._syncer.join()
+            except RuntimeError:  # a stop signal came while it was being started: it ends on _closing, if it runs
+                pass
             self._syncer = None
         try:
             if self._fd is not None:

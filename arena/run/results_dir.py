@@ -20,7 +20,7 @@ import json
 import os
 import random
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -262,18 +262,15 @@ class RunPlan:
     def _check_versions(self, meta: TournamentMeta | None) -> dict[str, list[str]]:
         """The earlier versions whose games stay (those kept before, and those
         ``--keep`` keeps now); raises :class:`VersionChanged` for a bot whose
-        recorded games another version played, unless ``--replay`` or ``--keep`` names it."""
+        recorded games another version played, unless ``--replay`` or ``--keep`` names it.
+        ``--keep`` keeps the bot's games against bots that left too, so that
+        they count when those come back."""
         entries = {entry.name: entry for entry in (*(meta.departed if meta else ()), *(meta.bots if meta else ()))}
         earlier = {name: set(entry.earlier_versions) for name, entry in entries.items()}
-        stale: dict[str, Counter[str]] = {}
-        for record in self.records.kept:
-            if record.forfeit_by is not None and record.reason in self.replay_forfeits:
-                continue  # played again anyway
-            for color, version in (record.versions or {}).items():
-                name = record.players[color]
-                current = self.fingerprints.get(name)
-                if current is not None and version != current.version and version not in earlier.get(name, ()):
-                    stale.setdefault(name, Counter())[version] += 1
+        stale = self._stale_versions(self.records.kept, earlier)
+        for name, versions in self._stale_versions(self.records.left_out, earlier).items():
+            if name in self.keep:
+                earlier.setdefault(name, set()).update(versions)
         changed = []
         for name, versions in sorted(stale.items()):
             if name in self.keep:
@@ -281,6 +278,8 @@ class RunPlan:
             elif name not in self.replay:
                 entry = entries.get(name)
                 old = Fingerprint.from_json(entry.fingerprint if entry is not None else None)
+                if old is not None and old.version == self.fingerprints[name].version:
+                    old = None  # the file already names this version: the games' version is what differs
                 changed.append(f"{name!r} ({describe_change(old, self.fingerprints[name])}; "
                                f"{sum(versions.values())} games by version {', '.join(sorted(versions))})")
         since = f"changed since {'their' if len(changed) > 1 else 'its'} games were played; nothing was played"
@@ -295,6 +294,20 @@ class RunPlan:
                 f"to keep them, marked as played by an earlier version: {command} --keep {bots}"
             )
         return {name: sorted(versions) for name, versions in earlier.items() if versions}
+
+    def _stale_versions(self, records: Iterable[GameRecord], earlier: dict[str, set[str]]) -> dict[str, Counter[str]]:
+        """Per bot, the versions other than its current one (and than those
+        kept before) that played ``records``, with how many games each."""
+        stale: dict[str, Counter[str]] = {}
+        for record in records:
+            if record.forfeit_by is not None and record.reason in self.replay_forfeits:
+                continue  # played again anyway
+            for color, version in (record.versions or {}).items():
+                name = record.players[color]
+                current = self.fingerprints.get(name)
+                if current is not None and version != current.version and version not in earlier.get(name, ()):
+                    stale.setdefault(name, Counter())[version] += 1
+        return stale
 
 
 def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool, asker: str) -> str | None:
