@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import _thread
 import functools
 import os
 import random
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import NamedTuple, NoReturn, TypeVar
+from typing import NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -821,21 +823,48 @@ def play(
 _STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
+_stopping = False
+
+
 def _terminate(signum: int, frame: object) -> None:
     # SIGTERM and SIGHUP (a closed terminal) take the same clean way out as
     # Ctrl-C: workers and bots are killed, finished games stay stored.  From
     # here the arena is on its way out, and a second stop (Ctrl-C pressed
     # twice, kill sent twice) must not cut that short: a traceback in the
     # middle of the cleanup, or the one line lost or cut in half.
+    global _stopping
+    _stopping = True
     for stop in _STOPS:
         signal.signal(stop, signal.SIG_IGN)
     raise KeyboardInterrupt
+
+
+def _interrupt_again(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def _stop_swallowed(unraisable: sys.UnraisableHookArgs) -> None:
+    """A stop signal's KeyboardInterrupt raised where Python can only print
+    it (a weak reference's callback in the import machinery, a ``__del__``):
+    the arena would print a traceback and play on to the end.  It is raised
+    again where the run sees it: a moment later, from another thread, once
+    this hook is done (raised in here, it would be swallowed again; should it
+    land in such a place again, it comes back here)."""
+    if _stopping and unraisable.exc_type is KeyboardInterrupt:
+        signal.signal(signal.SIGINT, _interrupt_again)
+        again = threading.Timer(0.05, _thread.interrupt_main)
+        again.daemon = True
+        again.start()
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def main() -> None:
     for stop in _STOPS:
         if signal.getsignal(stop) is not signal.SIG_IGN:  # ignored by who started it (nohup, a background job): kept so
             signal.signal(stop, _terminate)
+    sys.unraisablehook = _stop_swallowed
     try:
         app(prog_name="arena")
     except SystemExit as exc:

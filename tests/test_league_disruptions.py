@@ -446,6 +446,43 @@ def test_a_process_forked_as_the_arena_is_killed_does_not_outlive_it(tmp_path, f
     assert wait_for_session(process.pid, timeout=10) == []  # every process it started is gone by then
 
 
+#: Runs the arena with a stop signal that lands inside a weak reference's
+#: callback (as it did inside the import machinery's), where Python only
+#: prints an exception: once the first game is stored.
+SWALLOWED_HOOK = """
+import os, runpy, signal, sys, weakref
+from arena.results.store import ResultsStore
+class Thing:
+    pass
+def callback(ref):
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(100000):  # the handler runs here, between two of these
+        pass
+    open(os.environ["ARENA_TEST_MARK"], "w").close()
+append, refs = ResultsStore.append, []
+def first_append(self, record):
+    append(self, record)
+    if not refs:
+        thing = Thing()
+        refs.append(weakref.ref(thing, callback))
+        del thing
+ResultsStore.append = first_append
+sys.argv[0] = "arena"
+runpy.run_module("arena", run_name="__main__")
+"""
+
+
+def test_a_stop_signal_that_lands_where_python_only_prints_it_still_stops_the_run(tmp_path):
+    """Found by the league soak (seed 5202): SIGTERM inside a weak
+    reference's callback of the import machinery printed 'Exception ignored
+    ... KeyboardInterrupt' and the run played on to the end."""
+    path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))
+    mark = tmp_path / "fired"
+    done = hooked(SWALLOWED_HOOK, ["run", path], ARENA_TEST_MARK=str(mark))
+    assert not mark.exists(), "the signal did not land in the callback"
+    assert_interrupted(done)
+
+
 def hooked(hook: str, args: list[object], **env: str) -> subprocess.CompletedProcess:
     process = subprocess.Popen([sys.executable, "-c", hook, *map(str, args)], cwd=ROOT, env={**arena_env(), **env},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
