@@ -122,6 +122,25 @@ def test_a_held_game_is_written_by_whoever_relays_it(tmp_path):
     assert read_live_games(tmp_path) == [] and list((tmp_path / LIVE_DIR).iterdir()) == []
 
 
+def test_a_closed_feed_removes_its_file_and_lets_go_of_the_folder(tmp_path):
+    # The run's relay makes a feed per actor for each run (a Swiss: each round): none may hold a descriptor after.
+    referee = referee_for()
+    open_fds = len(os.listdir("/proc/self/fd"))
+    feed = LiveFeed(tmp_path / LIVE_DIR, "ray1")
+    feed.publish(_encoded(referee))
+    assert [g.game_id for g in read_live_games(tmp_path)] == [referee.record.game_id]
+    feed.close()
+    assert list((tmp_path / LIVE_DIR).iterdir()) == [] and len(os.listdir("/proc/self/fd")) == open_fds
+
+
+def _encoded(referee: Referee) -> bytes:
+    held = LiveFeed(None, "held")
+    held.move(referee)
+    data = held.snapshot()
+    assert data is not None
+    return data
+
+
 def test_a_game_already_recorded_is_not_in_progress(tmp_path):
     feed = LiveFeed(tmp_path / LIVE_DIR, "w1", interval_s=0.01)
     feed.move(referee_for("r1-ann~bob-g1"))
@@ -272,7 +291,7 @@ def test_the_status_line_says_finished_stopped_or_running(played, tmp_path):
 def test_a_directory_without_results_yet_is_waited_for(tmp_path):
     state = LiveState(tmp_path)
     assert state.status().state == "waiting"
-    assert "No games played yet" in state.page()
+    assert "No games played yet" in state.page().decode()
 
 
 # -- many event streams during a run --------------------------------------------------------

@@ -223,7 +223,7 @@ def _text(text: str, status: int = 200) -> web.Response:
 async def _page(request: web.Request) -> web.Response:
     hub = request.app[_SETTINGS].hub
     try:
-        return web.Response(body=await hub.read(hub.state.page_bytes), content_type="text/html", charset="utf-8")
+        return web.Response(body=await hub.read(hub.state.page), content_type="text/html", charset="utf-8")
     except ValueError as exc:  # records that contradict themselves
         return _text(f"500: cannot build the page of {hub.state.directory}: {safe(str(exc))}\n", 500)
 

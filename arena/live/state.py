@@ -71,8 +71,7 @@ class LiveState:
         #: How many times the results were read: the page and the status are those of the last reading.
         self.generation = 0
         self._page_generation = -1
-        self._page = ""
-        self._page_bytes = b""
+        self._page = b""
         self._status: Status | None = None
         self._live_key: Any = None
         self._live: list[LiveGame] = []
@@ -117,22 +116,17 @@ class LiveState:
         assert self._results is not None
         return self._results
 
-    def page(self) -> str:
-        """The report's page of the results, with the run's status line and the live view's script."""
+    def page(self) -> bytes:
+        """The report's page of the results, with the run's status line and
+        the live view's script, in UTF-8: encoded once for every browser."""
         results = self.results()
         if self._page_generation != self.generation:
             started = time.monotonic()
             self._page = build_report(results, results_dir=self.directory, logs_href="logs/", bot=self.bot,
-                                      status=self.status().line, linked=LINKED)
-            self._page_bytes = self._page.encode()
+                                      status=self.status().line, linked=LINKED).encode()
             self._page_generation = self.generation
             self.cost += time.monotonic() - started
         return self._page
-
-    def page_bytes(self) -> bytes:
-        """:meth:`page`, encoded once for every browser that fetches it."""
-        self.page()
-        return self._page_bytes
 
     def live_games(self) -> list[LiveGame]:
         """The games in progress (none when no run holds the directory: a killed worker's file is stale)."""

@@ -83,6 +83,15 @@ class LiveFeed:
             self._referee = None
             self._remove()
 
+    def close(self) -> None:
+        """:meth:`end`, and let go of the live folder (a feed that does not
+        last as long as its process: the run's relay, a killed worker's)."""
+        self.end()
+        with self._lock:
+            if self._dir_fd is not None:
+                os.close(self._dir_fd)
+                self._dir_fd = None
+
     def snapshot(self) -> bytes | None:
         """The live file of the game in progress, None between games."""
         referee = self._referee

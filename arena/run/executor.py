@@ -280,7 +280,7 @@ class _Workers:
         self.workers.remove(worker)
         worker.kill()
         if self.executor.live_dir is not None:  # its game is no longer in progress
-            LiveFeed(self.executor.live_dir, self.slots[worker]).end()
+            LiveFeed(self.executor.live_dir, self.slots[worker]).close()
         if self.queue.fill(1):
             self._feed(self._start(), 1)
 

@@ -141,7 +141,7 @@ class GameActor:
         subprocess.Popen([sys.executable, "-m", "arena.bot.guardian"], stdin=read_end, process_group=0)
         os.close(read_end)
         self.config = on_this_node(config, driver_python, Path(shipped_from) if shipped_from else None, Path.cwd())
-        tag = f"ray{number}"
+        tag = _slot(number)
         self.logs_dir = _writable(Path(logs_dir), self.config.name, "logs") if logs_dir else None
         scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
         self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch, feed=LiveFeed(None, tag))
@@ -667,11 +667,11 @@ class _LiveRelay:
                     data = None
                 self._feed(actor.number).publish(data if isinstance(data, bytes) else None)
             for number in set(self.feeds) - {actor.number for actor in placed}:
-                self.feeds.pop(number).publish(None)
+                self.feeds.pop(number).close()
 
     def _feed(self, number: int) -> LiveFeed:
         if number not in self.feeds:
-            self.feeds[number] = LiveFeed(self.directory, f"ray{number}")
+            self.feeds[number] = LiveFeed(self.directory, _slot(number))
         return self.feeds[number]
 
     def stop(self) -> None:
@@ -679,7 +679,12 @@ class _LiveRelay:
         self._stop.set()
         self._thread.join()
         for feed in self.feeds.values():
-            feed.publish(None)
+            feed.close()
+
+
+def _slot(number: int) -> str:
+    """Actor ``number``'s slot: the name of its logs and of its live file."""
+    return f"ray{number}"
 
 
 def _text(path: Path | None) -> str | None:
