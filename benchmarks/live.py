@@ -66,14 +66,11 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-EXECUTOR = "local"
-
-
-def tournament(directory: Path, bots: dict[str, str], rounds: int, concurrency: int = 2) -> Path:
+def tournament(directory: Path, bots: dict[str, str], rounds: int, executor: str, concurrency: int = 2) -> Path:
     entries = "".join(f"  - {{name: {name}, cmd: {cmd}, cwd: {ROOT}}}\n" for name, cmd in bots.items())
     path = directory / "t.yaml"
     path.write_text(f"name: bench\ngame: oxono\ntime_control: 60+1\nrounds: {rounds}\nconcurrency: {concurrency}\n"
-                    f"executor: {EXECUTOR}\nseed: 5\noutput: out\nbots:\n{entries}")
+                    f"executor: {executor}\nseed: 5\noutput: out\nbots:\n{entries}")
     return path
 
 
@@ -139,7 +136,7 @@ def with_clients(url: str, count: int, arrivals: dict | None = None,
     return stop, thread
 
 
-def latency(moves: int) -> list[float]:
+def latency(moves: int, executor: str) -> list[float]:
     with tempfile.TemporaryDirectory(prefix="live-latency-") as tmp:
         directory = Path(tmp)
         bot = directory / "timed_bot.py"
@@ -148,7 +145,7 @@ def latency(moves: int) -> list[float]:
         cmd = f"[python, {bot}, {sent}]"
         # Enough rounds for ``moves`` moves (about 25 a game, 8 games a round).
         rounds = max(1, moves // 200 + 1)
-        file = tournament(directory, {"a": cmd, "b": cmd, "c": cmd}, rounds)
+        file = tournament(directory, {"a": cmd, "b": cmd, "c": cmd}, rounds, executor)
         port = free_port()
         arrivals: dict[tuple[str, int], float] = {}
         stop, thread = with_clients(f"http://127.0.0.1:{port}/", 1, arrivals)
@@ -178,12 +175,12 @@ def steady_rate(results: Path, since: float = 0.0) -> float:
     return (last - first) / (ends[last] - ends[first])
 
 
-def throughput(rounds: int, serve: bool, count: int) -> tuple[float, float, float]:
+def throughput(rounds: int, serve: bool, count: int, executor: str) -> tuple[float, float, float]:
     """Games per second; CPU milliseconds per game of the run (workers, bots, server); of the clients."""
     with tempfile.TemporaryDirectory(prefix="live-rate-") as tmp:
         directory = Path(tmp)
         random_bot = "python -m bots.random_bot"
-        file = tournament(directory, {"a": random_bot, "b": random_bot, "c": random_bot, "d": random_bot}, rounds)
+        file = tournament(directory, {"a": random_bot, "b": random_bot, "c": random_bot, "d": random_bot}, rounds, executor)
         port = free_port() if serve else None
         stop = thread = None
         client_cpu: list[float] = []
@@ -211,18 +208,16 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--executor", choices=("local", "ray"), default="local")
     args = parser.parse_args()
-    global EXECUTOR
-    EXECUTOR = args.executor
 
-    delays = sorted(latency(args.moves))
+    delays = sorted(latency(args.moves, args.executor))
     p99 = delays[min(len(delays) - 1, int(0.99 * len(delays)))]
     print(f"latency from a move sent to an event-stream client ({args.executor} executor), {len(delays)} moves: "
           f"median {1000 * statistics.median(delays):.0f} ms, p99 {1000 * p99:.0f} ms, max {1000 * delays[-1]:.0f} ms")
 
     without, served = [], []
     for _ in range(args.repeat):
-        without.append(throughput(args.rounds, False, 0))
-        served.append(throughput(args.rounds, True, args.clients))
+        without.append(throughput(args.rounds, False, 0, args.executor))
+        served.append(throughput(args.rounds, True, args.clients, args.executor))
     a, b = (statistics.median(r[0] for r in runs) for runs in (without, served))
     print(f"games per second, {args.rounds} rounds of 4 random bots, concurrency 2, median of {args.repeat}: "
           f"without --serve {a:.1f}, with --serve and {args.clients} clients {b:.1f} ({100 * b / a:.0f} %)")
