@@ -334,6 +334,8 @@ def test_unchanged_files_are_not_read_again_and_a_changed_file_always_is(tmp_pat
     os.utime(folder / "helper.py", ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
     third, read = counted()
     assert read == 1 and third.version != first.version and describe_change(first, third) == "helper.py changed"
+    # The same version on both sides (games of a third one differ): never "changed from X to X".
+    assert describe_change(third, third) == f"its version is now {third.version}"
     # Changed just now: not trusted to the cache (a change in the same tick keeps every time stamp).
     fourth, read = counted()
     assert read == 1 and fourth == third

@@ -93,7 +93,7 @@ def fingerprint(bot: BotConfig, limits: SubmissionLimits = SubmissionLimits()) -
 
 def describe_change(old: Fingerprint | None, new: Fingerprint) -> str:
     """What differs between two fingerprints of one bot, in a few words."""
-    if old is None:
+    if old is None or old.version == new.version:  # nothing to compare: only the version is to say
         return f"its version is now {new.version}"
     if old.declared != new.declared and new.declared is not None:
         return f"its declared version changed from {old.declared or old.version} to {new.declared}"

@@ -278,8 +278,6 @@ class RunPlan:
             elif name not in self.replay:
                 entry = entries.get(name)
                 old = Fingerprint.from_json(entry.fingerprint if entry is not None else None)
-                if old is not None and old.version == self.fingerprints[name].version:
-                    old = None  # the file already names this version: the games' version is what differs
                 changed.append(f"{name!r} ({describe_change(old, self.fingerprints[name])}; "
                                f"{sum(versions.values())} games by version {', '.join(sorted(versions))})")
         since = f"changed since {'their' if len(changed) > 1 else 'its'} games were played; nothing was played"
