@@ -63,6 +63,7 @@ NOT_OUTPUT = {
     "error: bot 'team-b' (b.py changed;": "an error message with a user's paths",
     "error: cannot write /data/results/demo/games.jsonl": "an error message of a full disk",
     "error: cannot open log file '/data/results/demo/logs/b/w2.log'": "an error message of a full disk",
+    "warning: results/demo/index.sqlite: rebuilt": "tests/test_game_index.py checks the line tournaments.md quotes",
 }
 
 

@@ -314,6 +314,10 @@ def test_a_games_or_tournament_file_that_is_a_link_a_fifo_or_huge_is_one_line(tm
         os.truncate(path, (MAX_GAMES_BYTES if name == "games.jsonl" else MAX_META_BYTES) + 1)
         why = "more than the"
     error = finishes_within(10, read_results, out)
+    if kind == "sparse" and name == "games.jsonl":  # the log is streamed, its holes jumped: read, not refused
+        assert not isinstance(error, Exception) and error.records == [], error
+        assert f"{path}: dropped a torn last line ({MAX_GAMES_BYTES + 1} bytes)" in "\n".join(error.warnings)
+        return
     assert isinstance(error, StoreError) and f"cannot read {path}: " in str(error) and why in str(error), error
     if kind == "link" and name == "games.jsonl":  # as docs/security.md quotes it
         line = assert_one_line_error(arena("standings", out))

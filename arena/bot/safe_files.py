@@ -25,7 +25,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
 
 __all__ = ["RefusedFile", "make_dirs", "open_dir", "open_file", "read_file", "write_atomically"]
@@ -197,7 +197,9 @@ def read_file(root: Path, relative: str | PurePath, max_bytes: int) -> bytes:
     fd = open_file(root, relative, os.O_RDONLY)
     with open(fd, "rb") as handle:
         size = os.fstat(fd).st_size
-        data = handle.read(max_bytes + 1) if size <= max_bytes else b""
+        # As much as the file holds (and one byte more, to see it grow past
+        # the limit), never the limit itself: that would ask for its memory.
+        data = handle.read(min(size, max_bytes) + 1) if size <= max_bytes else b""
     if size > max_bytes or len(data) > max_bytes:
         held = max(size, len(data))
         raise RefusedFile(root / relative, root / relative, "too big",
@@ -205,8 +207,9 @@ def read_file(root: Path, relative: str | PurePath, max_bytes: int) -> bytes:
     return data
 
 
-def write_atomically(path: Path, data: str | bytes, write: Callable[[int, memoryview], int] = os.write) -> None:
-    """Replace ``path`` with ``data`` all at once: a reader sees the old file
+def write_atomically(path: Path, data: str | bytes | Iterable[bytes],
+                     write: Callable[[int, memoryview], int] = os.write) -> None:
+    """Replace ``path`` with ``data`` (or its pieces, in order) all at once: a reader sees the old file
     or the new one, never a part, and on failure (a full disk) the old file
     stays and no temporary file is left.  The temporary file, beside
     ``path``, has a name nobody can guess and is made with ``O_EXCL``: a
@@ -222,9 +225,10 @@ def write_atomically(path: Path, data: str | bytes, write: Callable[[int, memory
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder)
         made = True
         try:
-            view = memoryview(data.encode() if isinstance(data, str) else data)
-            while view:
-                view = view[write(fd, view):]
+            for piece in (data,) if isinstance(data, (str, bytes)) else data:
+                view = memoryview(piece.encode() if isinstance(piece, str) else piece)
+                while view:
+                    view = view[write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -23,6 +23,7 @@ from arena.formats.adaptive import settle_rule
 from arena.formats.rounds import Rounds
 from arena.formats.stages import STAGE_NAMES
 from arena.formats.scoring import Tally, scored, side_score, sonneborn_berger
+from arena.results.game_index import move_times_of
 from arena.results.meta import RANKINGS
 from arena.results.sprt import SprtConfig, SprtStatus, sprt_status
 from arena.results.statistics import MatchStatistics, fit_elo, match_statistics, scores_of
@@ -308,10 +309,10 @@ def compute_standings(
         elo_games.append((names[first], names[second], side_score(winner, first)))
         # Seat 0 moves first and the players alternate (neither game has a
         # pass); the opening's moves were not the bots'.
-        for ply, move in enumerate(record.moves, start=len(record.opening_moves)):
+        for ply, ms in enumerate(move_times_of(record), start=len(record.opening_moves)):
             standing = bots[names[first if ply % 2 == 0 else second]]
             standing.moves += 1
-            standing.move_ms += move.ms
+            standing.move_ms += ms
 
         for name in (names[first], names[second]):
             rating = fold.ratings[name]

@@ -40,6 +40,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import engine
@@ -47,6 +48,9 @@ from arena.bot import safe_files
 from arena.bot.quota import empty_directory
 from arena.bot.safe_files import RefusedFile
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
+from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexUnusable, LazyMoves, indexed, move_times_of,
+                                      record_of)
+from arena.results.game_log import CHUNK_BYTES, LogLine, LogLines
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "CurrentRun", "current_run", "write_atomically"]
 
@@ -61,6 +65,8 @@ LOCK_PATIENCE_S = 0.5
 #: million games of a few kilobytes.  A bigger file is refused unread (a
 #: sparse one claims any size for nothing).
 MAX_GAMES_BYTES = 1 << 31
+#: How many new lines of games.jsonl are parsed before they are added to its index.
+INDEX_BATCH = 10_000
 #: Longest time a record written to games.jsonl waits for its fdatasync.
 SYNC_INTERVAL_S = 1.0
 
@@ -93,6 +99,15 @@ class LoadedResults:
     warnings: list[str] = field(default_factory=list)
     #: Byte offset where the complete lines end (a torn tail starts here).
     good_bytes: int = 0
+    _seen: set[str] = field(default_factory=set, repr=False)
+
+    def add(self, record: GameRecord, where: str) -> None:
+        if record.game_id in self._seen:
+            # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
+            self.warnings.append(f"{where}: skipped a second record of game {record.game_id!r}")
+            return
+        self._seen.add(record.game_id)
+        self.records.append(record)
 
 
 class ResultsStore:
@@ -117,49 +132,117 @@ class ResultsStore:
         With ``game``, records of another game are skipped too."""
         result = LoadedResults()
         try:
-            data = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES)
+            fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
         except (FileNotFoundError, NotADirectoryError):
             return result
         except OSError as exc:
             if exc.errno == errno.ENAMETOOLONG:
                 return result
             raise store_error(exc, "read", self.games_path) from None
-        result.good_bytes = data.rfind(b"\n") + 1
-        complete, tail = data[: result.good_bytes], data[result.good_bytes :]
-        if tail.strip():
-            result.warnings.append(
-                f"{self.games_path}: dropped a torn last line ({len(tail)} bytes), left by an interrupted write"
-            )
-        seen: set[str] = set()
-        for number, line in enumerate(complete.splitlines(), start=1):
-            if not line.strip():
-                continue
-            if len(line) > MAX_RECORD_BYTES:  # not even parsed: no record is that long
-                result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record "
-                                       f"({len(line)} bytes, over the {MAX_RECORD_BYTES} a record can hold)")
-                continue
-            try:
-                fields = json.loads(line)
-                other = fields.get("game") if isinstance(fields, dict) else None
-                if game in engine.GAMES and other in engine.GAMES and other != game:
-                    result.warnings.append(f"{self.games_path}:{number}: skipped a record of another game ({other!r}); "
-                                           f"these results are of {game}")
-                    continue
-                record = GameRecord.from_json(fields)
-            except ValueError as exc:  # not JSON, or a field that cannot be right (from_json says which)
-                result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({exc})")
-                continue
-            except (RecursionError, MemoryError) as exc:  # JSON nested deeper than the parser goes, or too big for it
-                why = "nested too deeply to read" if isinstance(exc, RecursionError) else "too big to read"
-                result.warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({why})")
-                continue
-            if record.game_id in seen:
-                # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
-                result.warnings.append(f"{self.games_path}:{number}: skipped a second record of game {record.game_id!r}")
-                continue
-            seen.add(record.game_id)
-            result.records.append(record)
+        try:
+            return self._load(fd, game)
+        except OSError as exc:
+            raise store_error(exc, "read", self.games_path) from None
+        finally:
+            os.close(fd)
+
+    def _load(self, fd: int, game: str | None) -> LoadedResults:
+        """:meth:`load` of the log open on ``fd``: through the index, brought
+        up to date first, or from the log itself where the index cannot be
+        used (a read-only directory: the index is only ever a help)."""
+        index = GameIndex(self.directory)
+        try:
+            covered = index.open(fd)
+        except IndexUnusable:
+            return self._from_log(fd, game)
+        try:
+            for attempt in range(2):
+                try:
+                    lines = self._catch_up(index, fd, covered)
+                    result = LoadedResults()
+                    if index.rebuilt is not None:
+                        result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, "
+                                               f"as {index.rebuilt}")
+                    for entry in index.lines():
+                        if self._kept(entry.number, entry.game, entry.problem, game, result.warnings):
+                            result.add(self._indexed_record(entry), f"{self.games_path}:{entry.number}")
+                    self._note_tail(lines, result)
+                    return result
+                except IndexUnusable as exc:  # a damaged or forged index: made again from the log
+                    if attempt or not index.reset(f"it is damaged ({exc})"):
+                        break
+                    covered = 0
+        finally:
+            index.close()
+        return self._from_log(fd, game)
+
+    def _catch_up(self, index: GameIndex, fd: int, covered: int) -> LogLines:
+        """Add the lines of the log past what ``index`` covers, a batch at a
+        time (a first read of a long log holds one batch, not the log)."""
+        lines = LogLines(fd, MAX_RECORD_BYTES, covered, index.last_number() + 1 if covered else 1)
+        batch: list[IndexedLine] = []
+        for line in lines:
+            record, problem, game = self._judged(line)
+            batch.append(indexed(line.number, line.offset, line.length, game, record, problem))
+            if len(batch) == INDEX_BATCH:
+                index.add(batch, fd, line.offset + line.length + 1)
+                batch = []
+        index.add(batch, fd, lines.good_bytes)
+        return lines
+
+    def _from_log(self, fd: int, game: str | None) -> LoadedResults:
+        result = LoadedResults()
+        lines = LogLines(fd, MAX_RECORD_BYTES)
+        for line in lines:
+            record, problem, other = self._judged(line)
+            if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
+                record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
+                result.add(record, f"{self.games_path}:{line.number}")
+        self._note_tail(lines, result)
         return result
+
+    def _note_tail(self, lines: LogLines, result: LoadedResults) -> None:
+        result.good_bytes = lines.good_bytes
+        if lines.torn:
+            result.warnings.append(f"{self.games_path}: dropped a torn last line ({lines.tail} bytes), "
+                                   "left by an interrupted write")
+
+    def _kept(self, number: int, other: str | None, problem: str | None, game: str | None, warnings: list[str]) -> bool:
+        """Whether the line ``number`` holds a record for a reader of
+        ``game``; if not, its warning goes to ``warnings`` (none for a blank line)."""
+        where = f"{self.games_path}:{number}"
+        if game in engine.GAMES and other in engine.GAMES and other != game:
+            warnings.append(f"{where}: skipped a record of another game ({other!r}); these results are of {game}")
+            return False
+        if problem:
+            warnings.append(f"{where}: skipped an unreadable record ({problem})")
+        return problem is None
+
+    def _indexed_record(self, entry: IndexedLine) -> GameRecord:
+        try:
+            return record_of(entry, self.directory)
+        except (ValueError, RecursionError) as exc:  # a forged index
+            raise IndexUnusable(f"its entry of line {entry.number} cannot be right: {exc}") from None
+
+    def _judged(self, line: LogLine) -> tuple[GameRecord | None, str | None, str | None]:
+        """The record on ``line``, or why it is none (empty for a blank
+        line), and the game the line names.  A line
+        :meth:`GameRecord.from_json` does not accept (it checks every
+        field), however it is broken, never raises."""
+        if line.data is None:  # not even read: no record is that long
+            return None, f"{line.length} bytes, over the {MAX_RECORD_BYTES} a record can hold", None
+        if not line.data.strip():
+            return None, "", None
+        game = None
+        try:
+            fields = json.loads(line.data)
+            game = fields.get("game") if isinstance(fields, dict) else None
+            game = game if isinstance(game, str) and game in engine.GAMES else None
+            return GameRecord.from_json(fields), None, game
+        except ValueError as exc:  # not JSON, or a field that cannot be right (from_json says which)
+            return None, str(exc), game
+        except (RecursionError, MemoryError) as exc:  # JSON nested deeper than the parser goes, or too big for it
+            return None, "nested too deeply to read" if isinstance(exc, RecursionError) else "too big to read", game
 
     # -- writing (one run at a time) ----------------------------------------
 
@@ -204,35 +287,29 @@ class ResultsStore:
         the record in both files, and the next :meth:`open_for_run` takes it
         out of ``games.jsonl``; doing it again does not archive it twice."""
         assert self._fd is not None, "open_for_run first"
+        moved = [line for line in self._lines() if _game_id_of(line) in reasons]
         try:
-            lines = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES).splitlines()
-        except OSError as exc:
-            raise store_error(exc, "read", self.games_path) from None
-        moved = [line for line in lines if _game_id_of(line) in reasons]
-        try:
-            try:
-                archived = safe_files.read_file(self.directory, REPLACED_FILE, MAX_GAMES_BYTES)
-            except FileNotFoundError:
-                archived = b""
+            archived = self._archived(set(moved))
             entries = b"".join(
                 b'{"replaced_at":"%s","reason":%s,"record":%s}\n'
                 % (timestamp().encode(), json.dumps(reasons[_game_id_of(line)]).encode(), line)
-                for line in moved if b',"record":%s}\n' % line not in archived
+                for line in moved if line not in archived
             )
             if entries:
-                if archived and not archived.endswith(b"\n"):
-                    # A line torn by a crash in the middle of an earlier append:
-                    # these entries start on a line of their own, readable.
-                    entries = b"\n" + entries
-                with open(safe_files.open_file(self.directory, REPLACED_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND),
-                          "ab") as archive:
+                with open(safe_files.open_file(self.directory, REPLACED_FILE, os.O_RDWR | os.O_CREAT | os.O_APPEND),
+                          "r+b") as archive:
+                    size = os.fstat(archive.fileno()).st_size
+                    if size and os.pread(archive.fileno(), 1, size - 1) != b"\n":
+                        # A line torn by a crash in the middle of an earlier append:
+                        # these entries start on a line of their own, readable.
+                        entries = b"\n" + entries
                     archive.write(entries)
+                    archive.flush()
                     os.fsync(archive.fileno())
         except OSError as exc:
             raise store_error(exc, "write", self.replaced_path) from None
-        kept = [line + b"\n" for line in lines if _game_id_of(line) not in reasons]
         try:
-            write_atomically(self.games_path, b"".join(kept))
+            write_atomically(self.games_path, self._rewritten(lambda line: _game_id_of(line) not in reasons))
             # The new file is open before the old one is let go: interrupted
             # in between (Ctrl-C, SIGTERM), _fd is still an open file, which
             # close() then closes once.
@@ -242,28 +319,70 @@ class ResultsStore:
         except OSError as exc:
             raise store_error(exc, "write", self.games_path) from None
 
+    def _lines(self) -> Iterator[bytes]:
+        """The complete lines of ``games.jsonl`` that a record can be, streamed."""
+        yield from (line for line in self._rewritten(lambda line: True, whole=False) if line is not None)
+
+    def _rewritten(self, keep: Callable[[bytes], bool], whole: bool = True) -> Iterator[bytes]:
+        """``games.jsonl`` less the lines ``keep`` refuses, streamed in
+        pieces for :func:`write_atomically`: every other line (one too long
+        for a record copied piece by piece, never held whole) and a torn
+        last line as they are.  Without ``whole``, the lines a record can be
+        only, without their ends."""
+        try:
+            fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        except OSError as exc:
+            raise store_error(exc, "read", self.games_path) from None
+        try:
+            lines = LogLines(fd, MAX_RECORD_BYTES)
+            for line in lines:
+                if line.data is not None:
+                    if keep(line.data):
+                        yield line.data + b"\n" if whole else line.data
+                elif whole:
+                    yield from _pieces(fd, line.offset, line.length + 1)
+            if whole:
+                yield from _pieces(fd, lines.good_bytes, lines.tail)
+        except OSError as exc:
+            raise store_error(exc, "read", self.games_path) from None
+        finally:
+            os.close(fd)
+
+    def _archived(self, wanted: set[bytes] | None = None) -> set[bytes]:
+        """The record lines ``replaced.jsonl`` holds (of those ``wanted``
+        only, when given, so that a long archive is not held whole)."""
+        try:
+            fd = safe_files.open_file(self.directory, REPLACED_FILE, os.O_RDONLY)
+        except (FileNotFoundError, NotADirectoryError):
+            return set()
+        archived: set[bytes] = set()
+        try:
+            # Each entry is {"replaced_at":...,"reason":...,"record":<the line as it was>}.
+            for entry in LogLines(fd, MAX_RECORD_BYTES + 4096):
+                record = entry.data.partition(b',"record":')[2][:-1] if entry.data is not None else b""
+                if record and (wanted is None or record in wanted):
+                    archived.add(record)
+        finally:
+            os.close(fd)
+        return archived
+
     def _finish_replace(self) -> None:
         """Finish a :meth:`replace` cut short between its two writes: a line
         of ``games.jsonl`` that ``replaced.jsonl`` holds, byte for byte, was
         archived to be played again, and leaves ``games.jsonl`` now (a torn
         last line stays, for :meth:`load` to find)."""
         try:
-            archive = safe_files.read_file(self.directory, REPLACED_FILE, MAX_GAMES_BYTES)
-            data = safe_files.read_file(self.directory, GAMES_FILE, MAX_GAMES_BYTES)
-        except (FileNotFoundError, NotADirectoryError):
-            return
+            archived = self._archived()
         except OSError as exc:
-            raise store_error(exc, "read", self.directory) from None
-        # Each entry is {"replaced_at":...,"reason":...,"record":<the line as it was>}.
-        archived = {entry.partition(b',"record":')[2][:-1] for entry in archive.splitlines()} - {b""}
-        end = data.rfind(b"\n") + 1
-        lines = data[:end].splitlines()
-        kept = [line for line in lines if line not in archived]
-        if len(kept) < len(lines):
-            try:
-                write_atomically(self.games_path, b"".join(line + b"\n" for line in kept) + data[end:])
-            except OSError as exc:
-                raise store_error(exc, "write", self.games_path) from None
+            raise store_error(exc, "read", self.replaced_path) from None
+        if not archived or not any(line in archived for line in self._lines()):
+            return
+        try:
+            write_atomically(self.games_path, self._rewritten(lambda line: line not in archived))
+        except OSError as exc:
+            raise store_error(exc, "write", self.games_path) from None
 
     def append(self, record: GameRecord) -> None:
         """Write one record as one line.  When this returns the line is the
@@ -386,6 +505,14 @@ def _write(fd: int, data: memoryview) -> int:
     return os.write(fd, data)
 
 
+def _pieces(fd: int, offset: int, length: int) -> Iterator[bytes]:
+    """``length`` bytes of ``fd`` from ``offset``, a chunk at a time."""
+    end = offset + length
+    while offset < end and (piece := os.pread(fd, min(CHUNK_BYTES, end - offset), offset)):
+        yield piece
+        offset += len(piece)
+
+
 def _game_id_of(line: bytes) -> str | None:
     try:
         value = json.loads(line)
@@ -395,6 +522,6 @@ def _game_id_of(line: bytes) -> str | None:
     return game_id if isinstance(game_id, str) else None
 
 
-def write_atomically(path: Path, data: str | bytes) -> None:
+def write_atomically(path: Path, data: str | bytes | Iterable[bytes]) -> None:
     """:func:`arena.bot.safe_files.write_atomically`, through :func:`_write`."""
     safe_files.write_atomically(path, data, _write)

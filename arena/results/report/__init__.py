@@ -40,6 +40,7 @@ from arena.results.reading import ReadResults, results_of
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, Standings
 from arena.results.sprt import SprtConfig
 from arena.results.statistics import scores_of
+from arena.results.game_index import INDEX_FILE
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_notes, standings_tables, standings_title
 
@@ -182,7 +183,7 @@ class ReportPathRefused(ValueError):
 
 
 #: What a results directory holds besides reports: a report never replaces one.
-_RESULTS_FILES = (GAMES_FILE, META_FILE, REPLACED_FILE, LOCK_FILE)
+_RESULTS_FILES = (GAMES_FILE, META_FILE, REPLACED_FILE, LOCK_FILE, INDEX_FILE, f"{INDEX_FILE}-wal", f"{INDEX_FILE}-shm")
 _RESULTS_DIRS = (LOGS_DIR, SCRATCH_DIR)
 
 

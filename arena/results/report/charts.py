@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from arena.bot.text import safe
 from arena.game.records import GameRecord
+from arena.results.game_index import move_times_of
 from arena.results.sprt import SprtConfig, SprtFold
 from arena.results.standings import BotStanding, Standings
 
@@ -177,8 +178,8 @@ def move_times(records: Sequence[GameRecord]) -> dict[str, list[float]]:
     for record in records:
         names = [record.players[color] for color in record.players]
         # The opening suite's moves were not the bots': the first bot move's ply follows them.
-        for ply, move in enumerate(record.moves, start=len(record.opening_moves)):
-            times.setdefault(names[ply % 2], []).append(move.ms)
+        for ply, ms in enumerate(move_times_of(record), start=len(record.opening_moves)):
+            times.setdefault(names[ply % 2], []).append(ms)
     for values in times.values():
         values.sort()
     return times

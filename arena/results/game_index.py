@@ -1,0 +1,300 @@
+"""The index of ``games.jsonl``: what every reader needs of each line, kept
+in an SQLite file beside the log so that it is parsed once, not on every read.
+
+``games.jsonl`` is the truth; ``index.sqlite`` is derived from it and may be
+deleted at any time (it is built again on the next read).  It holds, for
+every complete line of the log, where the line is, and either the record
+without its moves (those are read from the log by offset, when a game is
+shown) with each move's time, or why the line is no record.  It notes how
+much of the log it covers and the identity of that part (the file's inode,
+the length covered and the hash of its last line), catches up from there on
+every read, and starts again from the log when the log was rewritten (a
+``--replay``, a line torn and cut), or the index is missing, damaged, or of
+another version of the arena.
+
+The file is untrusted like the rest of the directory: it is opened only as
+a regular file (never through a link), and every record read from it is
+checked as a line of the log is.  An index that cannot be written (a
+read-only directory, a full disk) is no error: the log is read as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import engine
+from arena.bot import safe_files
+from arena.game.records import GameRecord, MAX_RECORD_BYTES, MoveRecord
+
+__all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "LazyMoves", "GameIndex", "IndexUnusable"]
+
+INDEX_FILE = "index.sqlite"
+#: Raised whenever what the index holds, or how a line is judged, changes: an index of another version is rebuilt.
+INDEX_VERSION = 1
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+class IndexUnusable(Exception):
+    """The index cannot be opened or written here; the log is read as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedLine:
+    """What the index holds of one line of the log."""
+
+    number: int
+    offset: int
+    length: int
+    #: The ``game`` the line names, when it names one (for a reader of one game).
+    game: str | None
+    #: The record without its moves and with ``t``, each move's time; None for a line that is no record.
+    record: str | None
+    #: Why the line is no record, as a warning ends.
+    problem: str | None
+
+
+class LazyMoves(Sequence[MoveRecord]):
+    """A record's moves, read from the log only when they are looked at:
+    their number and times are at hand without it (what standings need)."""
+
+    __slots__ = ("_directory", "_offset", "_length", "_game_id", "times", "_moves")
+
+    def __init__(self, directory: Path, offset: int, length: int, game_id: str, times: Sequence[float]) -> None:
+        self._directory, self._offset, self._length, self._game_id = directory, offset, length, game_id
+        self.times = tuple(times)
+        self._moves: list[MoveRecord] | None = None
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    def __getitem__(self, item):  # type: ignore[no-untyped-def]
+        return self.load()[item]
+
+    def __iter__(self) -> Iterator[MoveRecord]:
+        return iter(self.load())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"LazyMoves({len(self)} moves of {self._game_id!r})"
+
+    def load(self) -> list[MoveRecord]:
+        """The moves, from the record's line of the log (read once, checked
+        as any line).  A log rewritten since (a ``--replay`` moved the
+        lines) is searched for the game's line."""
+        if self._moves is None:
+            from arena.results.game_log import LogLines  # (imported here: the store imports this module)
+            from arena.results.store import GAMES_FILE, StoreError
+            try:
+                fd = safe_files.open_file(self._directory, GAMES_FILE, os.O_RDONLY)
+                try:
+                    self._moves = self._moves_at(os.pread(fd, self._length, self._offset))
+                    for line in LogLines(fd, MAX_RECORD_BYTES) if self._moves is None else ():
+                        if line.data is not None and self._game_id.encode() in line.data:
+                            self._moves = self._moves_at(line.data)
+                            if self._moves is not None:
+                                self._offset = line.offset
+                                break
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise StoreError(f"cannot read the moves of game {self._game_id!r}: {exc}") from None
+            if self._moves is None:
+                raise StoreError(f"game {self._game_id!r} is no longer in {self._directory / GAMES_FILE}: "
+                                 "it changed since it was read")
+        return self._moves
+
+    def _moves_at(self, line: bytes) -> list[MoveRecord] | None:
+        """The moves of the record on ``line`` if it is this one's, else None."""
+        try:
+            record = GameRecord.from_json(json.loads(line))
+        except (ValueError, RecursionError):
+            return None
+        same = record.game_id == self._game_id and tuple(m.ms for m in record.moves) == self.times
+        return record.moves if same else None
+
+
+def move_times_of(record: GameRecord) -> Sequence[float]:
+    """Each move's time charged to its bot, without reading the moves from the log."""
+    moves = record.moves
+    return moves.times if isinstance(moves, LazyMoves) else [m.ms for m in moves]
+
+
+def indexed(number: int, offset: int, length: int, game: str | None, record: GameRecord | None,
+            problem: str | None) -> IndexedLine:
+    """A line's entry: ``record`` (the line's, as read) or ``problem``."""
+    text = None
+    if record is not None:
+        data = record.to_json()
+        data.pop("moves")
+        data["t"] = list(move_times_of(record))
+        text = json.dumps(data, separators=(",", ":"))
+    return IndexedLine(number, offset, length, game, text, problem)
+
+
+def record_of(line: IndexedLine, directory: Path) -> GameRecord:
+    """The record an entry holds, checked as a line of the log is (the index
+    is as untrusted as the log); ``ValueError`` when it cannot be right."""
+    data = json.loads(line.record or "null")
+    times = data.pop("t", None) if isinstance(data, dict) else None
+    if not (isinstance(times, list) and all(type(t) in (int, float) and 0 <= t < float("inf") for t in times)):
+        raise ValueError("move times")
+    record = GameRecord.from_json(data)
+    if len(times) > engine.get_game(record.game).max_game_length:
+        raise ValueError("move times")
+    record.moves = LazyMoves(directory, line.offset, line.length, record.game_id, times)
+    return record
+
+
+class GameIndex:
+    """The index of the log in ``directory`` (see the module's doc)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / INDEX_FILE
+        self._db: sqlite3.Connection | None = None
+        #: Why the index was started again from the log, when it was damaged or of another version.
+        self.rebuilt: str | None = None
+
+    def open(self, log_fd: int) -> int:
+        """Open the index for the log open on ``log_fd``; returns the offset
+        it covers (0 when it starts again).  Raises :class:`IndexUnusable`."""
+        try:
+            try:
+                return self._open(log_fd)
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, full: not a damaged file
+                    raise
+                self.close()  # not an SQLite file at all: made anew
+                self._remove()
+                covered = self._open(log_fd)
+                self.rebuilt = f"it is damaged ({exc})"
+                return covered
+        except (OSError, sqlite3.Error) as exc:
+            self.close()
+            raise IndexUnusable(str(exc)) from None
+
+    def _open(self, log_fd: int) -> int:
+        if not os.path.lexists(self.path):  # side files left by a deleted index would be applied to the new one
+            self._remove()
+        for suffix in ("", *_SIDE_FILES):  # no link, FIFO or device in the index's place, nor in its side files'
+            name = INDEX_FILE + suffix
+            if suffix == "" or os.path.lexists(self.directory / name):
+                os.close(safe_files.open_file(self.directory, name, os.O_RDWR | (os.O_CREAT if suffix == "" else 0)))
+        self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA trusted_schema=OFF")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        return self._covered(log_fd)
+
+    def _remove(self) -> None:
+        for suffix in ("", *_SIDE_FILES):
+            if os.path.lexists(self.directory / (INDEX_FILE + suffix)):
+                os.unlink(self.directory / (INDEX_FILE + suffix))
+
+    def _covered(self, log_fd: int) -> int:
+        assert self._db is not None
+        db = self._db
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        state = dict(db.execute("SELECT key, value FROM state")) if "state" in tables else {}
+        if not state and not tables:
+            self._reset(None)
+            return 0
+        if state.get("version") != INDEX_VERSION or "lines" not in tables:
+            self._reset(f"it was made by another version of the arena (index version {state.get('version')!r}, "
+                        f"this one reads {INDEX_VERSION})")
+            return 0
+        info = os.fstat(log_fd)
+        covered = state.get("covered")
+        if (state.get("log") != f"{info.st_dev}:{info.st_ino}" or not isinstance(covered, int)
+                or not 0 <= covered <= info.st_size or state.get("last") != _last_line_hash(log_fd, covered)):
+            self._reset(None)  # the log was rewritten, cut or replaced: an ordinary event
+            return 0
+        return covered
+
+    def reset(self, why: str) -> bool:
+        """Empty the index, to build it again from the log because ``why``;
+        False when it cannot be written."""
+        try:
+            self._reset(why)
+            return True
+        except sqlite3.Error:
+            return False
+
+    def _reset(self, why: str | None) -> None:
+        assert self._db is not None
+        self.rebuilt = why
+        db = self._db
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DROP TABLE IF EXISTS lines")
+        db.execute("DROP TABLE IF EXISTS state")
+        db.execute("CREATE TABLE lines (offset INTEGER PRIMARY KEY, number INTEGER NOT NULL, length INTEGER NOT NULL, "
+                   "game TEXT, record TEXT, problem TEXT)")
+        db.execute("CREATE TABLE state (key TEXT PRIMARY KEY, value)")
+        db.execute("INSERT INTO state VALUES ('version', ?), ('covered', 0), ('log', ''), ('last', '')",
+                   (INDEX_VERSION,))
+        db.execute("COMMIT")
+
+    def last_number(self) -> int:
+        assert self._db is not None
+        return self._db.execute("SELECT coalesce(max(number), 0) FROM lines").fetchone()[0]
+
+    def add(self, lines: Sequence[IndexedLine], log_fd: int, covered: int) -> None:
+        """Add the entries of the lines read since, now covering the log to ``covered``."""
+        assert self._db is not None
+        info = os.fstat(log_fd)
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?, ?, ?)",
+                           [(e.offset, e.number, e.length, e.game, e.record, e.problem) for e in lines])
+            db.executemany("UPDATE state SET value = ? WHERE key = ?",
+                           [(covered, "covered"), (f"{info.st_dev}:{info.st_ino}", "log"),
+                            (_last_line_hash(log_fd, covered), "last")])
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise IndexUnusable(str(exc)) from None
+
+    def lines(self, start: int = 0) -> Iterator[IndexedLine]:
+        """The entries, in the log's order, from the offset ``start``."""
+        assert self._db is not None
+        try:
+            for row in self._db.execute("SELECT number, offset, length, game, record, problem FROM lines "
+                                        "WHERE offset >= ? ORDER BY offset", (start,)):
+                yield IndexedLine(*_checked(row))
+        except sqlite3.Error as exc:
+            raise IndexUnusable(str(exc)) from None
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def _checked(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row as the index writes them, or :class:`IndexUnusable` (a forged or damaged file)."""
+    number, offset, length, game, record, problem = row
+    if not (type(number) is int and type(offset) is int and type(length) is int and 0 < number and 0 <= offset
+            and 0 <= length <= MAX_RECORD_BYTES and (game is None or type(game) is str and len(game) < 100)
+            and (record is None) != (problem is None) and (record is None or type(record) is str)
+            and (problem is None or type(problem) is str and len(problem) < 2000)):
+        raise IndexUnusable("a line of the index is not one the arena writes")
+    return row
+
+
+def _last_line_hash(fd: int, covered: int) -> str:
+    """The hash of the last line before ``covered`` (up to 4 KiB of its end):
+    the log's part the index covers ends as it did."""
+    start = max(0, covered - 4096)
+    return hashlib.blake2b(os.pread(fd, covered - start, start), digest_size=16).hexdigest()

@@ -1,0 +1,96 @@
+"""``games.jsonl`` read as a stream: line by line, with each line's byte offset.
+
+The log of a long league holds a million games and gigabytes: it is never
+read whole.  :class:`LogLines` hands out its complete lines one at a time
+(and notes where they end, for a torn last line left by a crash), so a
+reader's memory is one line, whatever the file's size; a line longer than a
+record can be is measured and skipped, never held.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["LogLine", "LogLines", "CHUNK_BYTES"]
+
+#: How much of the file one read takes.
+CHUNK_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    #: The line's number, from 1 (a line ends at a newline: a carriage return is part of it).
+    number: int
+    #: Where the line starts in the file.
+    offset: int
+    #: Its bytes, without the end of line; None for one longer than the reader's limit.
+    data: bytes | None
+    #: Its length in bytes, without the end of line.
+    length: int
+
+
+class LogLines:
+    """The complete lines of the file open on ``fd`` from ``start`` (a line's
+    start), each numbered from ``first_number``.  Lines longer than
+    ``max_line`` come with ``data`` None.  Once iterated, :attr:`good_bytes`
+    is where the complete lines end and :attr:`tail` the length of what
+    follows (a last line without its newline: torn by a crash), which
+    :attr:`torn` tells apart from blanks."""
+
+    def __init__(self, fd: int, max_line: int, start: int = 0, first_number: int = 1) -> None:
+        self._fd = fd
+        self._max = max_line
+        self.good_bytes = start
+        self._number = first_number
+        self.tail = 0
+        self.torn = False
+
+    def __iter__(self) -> Iterator[LogLine]:
+        position = self.good_bytes  # the offset of the first byte of ``pending``
+        pending = b""
+        skipping = 0  # the length so far of an overlong line being skipped
+        while True:
+            offset = position + len(pending) + skipping
+            if skipping:  # a hole of a sparse file holds no newline: jumped, not read
+                skipping += _next_data(self._fd, offset) - offset
+                offset = position + skipping
+            if not (chunk := os.pread(self._fd, CHUNK_BYTES, offset)):
+                break
+            if skipping:
+                end = chunk.find(b"\n")
+                if end < 0:
+                    skipping += len(chunk)
+                    continue
+                yield self._line(position, None, skipping + end)
+                position += skipping + end + 1
+                skipping, pending = 0, chunk[end + 1:]
+            else:
+                pending += chunk
+            start = 0
+            while (end := pending.find(b"\n", start)) >= 0:
+                line = pending[start:end]
+                yield self._line(position + start, line if len(line) <= self._max else None, len(line))
+                start = end + 1
+            position += start
+            pending = pending[start:]
+            if len(pending) > self._max:  # no record is that long: measured, not held
+                skipping, pending = len(pending), b""
+        self.good_bytes = position
+        self.tail = len(pending) + skipping
+        self.torn = bool(skipping or pending.strip())
+
+    def _line(self, offset: int, data: bytes | None, length: int) -> LogLine:
+        line = LogLine(self._number, offset, data, length)
+        self._number += 1
+        return line
+
+
+def _next_data(fd: int, offset: int) -> int:
+    """Where the data after ``offset`` starts (past a hole of a sparse file)."""
+    try:
+        return os.lseek(fd, offset, os.SEEK_DATA)
+    except OSError as exc:  # ENXIO: nothing but a hole to the end; else a file system that cannot tell
+        return max(offset, os.fstat(fd).st_size) if exc.errno == errno.ENXIO else offset

@@ -1,0 +1,78 @@
+"""What reading a results directory costs as the league grows: ``arena
+standings`` on round-robins of 1,000 to 100,000 games (real random games
+rewritten onto the schedule, as benchmarks/read_results.py writes them),
+each a fresh process as a user runs it, measured with ``wait4``: its CPU
+time and peak memory (resident), when it must build the index of
+``games.jsonl`` (the first command after the games were written), when the
+index is current, and with no index at all (a directory it cannot write in).
+
+    python benchmarks/scale.py                        # 1,000, 10,000 and 100,000 games
+    python benchmarks/scale.py --sizes 1000000        # a million (about 1 GB of games.jsonl)
+    python benchmarks/scale.py --quick                # a tiny size, as CI runs it
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from read_results import write_results  # noqa: E402
+from arena.results.game_index import INDEX_FILE  # noqa: E402
+
+
+def standings(directory: Path) -> tuple[float, float, float]:
+    """Wall time (s), CPU time (s) and peak resident memory (MB) of one
+    ``arena standings`` process."""
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "arena", "standings", str(directory), "-f", "plain"],
+                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"arena standings {directory} failed: {process.stderr.read().decode()[-500:]}")
+    process.stderr.close()
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def measure(games: int, bots: int) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = write_results(Path(tmp), games, bots).parent / "out"
+        size = (out / "games.jsonl").stat().st_size / 1e6
+        built = standings(out)
+        current = standings(out)
+        for name in os.listdir(out):
+            if name.startswith(INDEX_FILE):
+                os.unlink(out / name)
+        os.mkfifo(out / INDEX_FILE)  # no index can be made: the log alone
+        log_only = standings(out)
+        shutil.rmtree(out)
+    return [f"{games:,}", f"{size:.1f}", *(f"{wall:.2f} / {cpu:.2f} / {mb:.0f}" for wall, cpu, mb in
+                                           (built, current, log_only))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000", help="games in each directory, comma-separated")
+    parser.add_argument("--bots", type=int, default=20)
+    parser.add_argument("--quick", action="store_true", help="one tiny directory (CI)")
+    args = parser.parse_args()
+    sizes = [300] if args.quick else [int(s) for s in args.sizes.split(",")]
+    from tabulate import tabulate
+    rows = [measure(games, 6 if args.quick else args.bots) for games in sizes]
+    print(tabulate(rows, headers=["games", "games.jsonl MB", "index built: s / CPU s / MB",
+                                  "index current", "no index (log alone)"], disable_numparse=True))
+
+
+if __name__ == "__main__":
+    main()

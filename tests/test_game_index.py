@@ -1,0 +1,176 @@
+"""The index of games.jsonl: derived, caught up, rebuilt; every reader gives
+the same answer with it, without it, and after it was damaged."""
+
+import dataclasses
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.formats.schedule import make_schedule
+from arena.results import store as store_module
+from arena.results.game_index import INDEX_FILE, INDEX_VERSION, LazyMoves
+from arena.results.store import ResultsStore
+from arena.run.results_dir import RunPlan, open_results, read_results
+from builders import arena, tournament
+from played_games import played_games
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "tournaments.md"
+
+
+def write_games(config, count: int, start: int = 0) -> list:
+    """``count`` real games (random moves, forfeits among them) rewritten
+    onto the tournament's schedule from game ``start``, appended as a run does."""
+    schedule = make_schedule(config.competition)[start:start + count]
+    pool = played_games("oxono", ["x", "y"], 40, seed=5, forfeit_every=7)
+    records = [dataclasses.replace(pool[spec.index % len(pool)], game_id=spec.game_id, index=spec.index,
+                                   players=dict(zip(("pink", "black"), spec.players)), round=spec.round,
+                                   pair=spec.pair, seed=spec.seed, opening=spec.opening) for spec in schedule]
+    with ResultsStore(config.output) as store:
+        open_results(store, RunPlan(config, store.directory))
+        for record in records:
+            store.append(record)
+    return records
+
+
+@pytest.fixture
+def config(tmp_path):
+    return tournament(tmp_path, ("ann", "bob", "cy", "dee"), "rounds: 30\n", name="index-test", seed=3, output="out")
+
+
+def answers(directory) -> dict[str, str]:
+    """What the readers say of ``directory``: the standings in every form,
+    one game shown, one bot's grade sheet and the report (its time stamp aside)."""
+    said = {form: arena("standings", directory, "-f", form).out for form in ("plain", "json", "csv")}
+    said["forfeits"] = arena("standings", directory, "--forfeits").out
+    said["sheet"] = arena("report", directory, "--bot", "ann", "-f", "md").out
+    report = directory.parent / "report.html"
+    arena("report", directory, "-o", report)
+    said["report"] = re.sub(r"written [0-9T:.+\- ]+", "", report.read_text())
+    return said
+
+
+def test_every_reader_says_the_same_with_the_index_without_it_and_rebuilt(config):
+    records = write_games(config, 60)
+    index = config.output / INDEX_FILE
+    first = answers(config.output)  # builds it
+    assert index.is_file()
+    assert answers(config.output) == first  # reads it
+    index.unlink()
+    assert answers(config.output) == first  # builds it again
+    os.mkfifo(config.output / "fifo")
+    index.unlink()
+    os.rename(config.output / "fifo", index)  # unusable: the log is read as it is
+    assert answers(config.output) == first
+    assert '"games": 60' in first["json"] or len(records) == 60
+
+
+def test_the_index_catches_up_with_new_games_and_holds_one_entry_a_line(config):
+    write_games(config, 20)
+    assert len(ResultsStore(config.output).load().records) == 20
+    write_games(config, 15, start=20)
+    loaded = ResultsStore(config.output).load()
+    assert [r.index for r in loaded.records] == list(range(35)) and loaded.warnings == []
+    with sqlite3.connect(config.output / INDEX_FILE) as db:
+        assert db.execute("SELECT count(*) FROM lines").fetchone() == (35,)
+        covered = dict(db.execute("SELECT key, value FROM state"))["covered"]
+    assert covered == (config.output / "games.jsonl").stat().st_size
+
+
+def test_moves_are_read_from_the_log_by_offset_even_after_a_replay_moved_them(config):
+    records = write_games(config, 12)
+    loaded = ResultsStore(config.output).load().records
+    assert all(isinstance(r.moves, LazyMoves) for r in loaded)
+    assert [len(r.moves) for r in loaded] == [len(r.moves) for r in records]
+    with ResultsStore(config.output) as store:
+        store.open_for_run("oxono")
+        store.start_appending(store.load("oxono"))
+        store.replace({records[0].game_id: "--replay ann"})  # every later line moves up
+    assert [r.to_json() for r in loaded[1:]] == [r.to_json() for r in records[1:]]
+    again = ResultsStore(config.output).load()
+    assert [r.game_id for r in again.records] == [r.game_id for r in records[1:]] and again.warnings == []
+
+
+def rebuilt_line(warnings: list[str]) -> list[str]:
+    return [w for w in warnings if INDEX_FILE in w]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "old version", "forged entry", "truncated"])
+def test_a_damaged_or_old_index_is_rebuilt_with_one_line_saying_so(config, damage):
+    write_games(config, 30)
+    want = ResultsStore(config.output).load()
+    path = config.output / INDEX_FILE
+    if damage == "garbage":
+        path.write_bytes(b"not an index at all" * 100)
+    elif damage == "truncated":
+        with open(path, "r+b") as handle:
+            handle.truncate(path.stat().st_size // 3)
+    else:
+        with sqlite3.connect(path) as db:
+            if damage == "old version":
+                db.execute("UPDATE state SET value = ? WHERE key = 'version'", (INDEX_VERSION - 1,))
+            else:  # a winner no record can have
+                db.execute("UPDATE lines SET record = replace(record, '\"winner\":\"pink\"', '\"winner\":\"nobody\"')")
+    loaded = ResultsStore(config.output).load()
+    assert [r.to_json() for r in loaded.records] == [r.to_json() for r in want.records]
+    line, = rebuilt_line(loaded.warnings)
+    assert line.startswith(f"{path}: rebuilt from games.jsonl, as ")
+    assert ("another version" in line) if damage == "old version" else ("damaged" in line), line
+    if damage == "old version":  # as docs/tournaments.md quotes it
+        quoted = re.search(r"^  (warning: results/demo/index.sqlite: .*)$", DOCS.read_text(), re.M)[1]
+        assert f"warning: {line}" == quoted.replace("results/demo", str(config.output))
+    again = ResultsStore(config.output).load()
+    assert rebuilt_line(again.warnings) == [] and len(again.records) == 30
+
+
+def test_a_rewritten_or_torn_log_is_read_as_it_is_now(config):
+    write_games(config, 30)
+    ResultsStore(config.output).load()
+    games = config.output / "games.jsonl"
+    lines = games.read_bytes().splitlines(keepends=True)
+    edited = json.loads(lines[4])
+    edited["winner"], edited["reason"] = None, "exhausted"
+    lines[4] = (json.dumps(edited) + "\n").encode()
+    games.write_bytes(b"".join(lines[:-1]) + lines[-1][:40])  # an edited line, a torn last one, a new inode
+    loaded = ResultsStore(config.output).load()
+    assert len(loaded.records) == 29 and loaded.records[4].winner is None
+    assert rebuilt_line(loaded.warnings) == [] and "torn last line" in loaded.warnings[-1]
+    os.truncate(games, sum(map(len, lines[:10])))  # cut in place, the same inode
+    assert len(ResultsStore(config.output).load().records) == 10
+
+
+def test_kill_9_while_the_index_is_built_loses_nothing(config):
+    """A reader killed at any instant of building the index: the next one
+    reads every game, as from the log alone."""
+    write_games(config, 240)
+    want = [r.to_json() for r in ResultsStore(config.output).load().records]
+    code = (f"import os, sys\nsys.path[:0] = {sys.path!r}\n"
+            "from arena.results import store\nstore.INDEX_BATCH = 3\n"
+            "while True:\n"
+            "    os.unlink(os.path.join(sys.argv[1], 'index.sqlite'))\n"
+            "    store.ResultsStore(sys.argv[1]).load()\n")
+    for delay in (0.15, 0.3, 0.45, 0.6, 0.8):
+        builder = subprocess.Popen([sys.executable, "-c", code, str(config.output)], stderr=subprocess.PIPE)
+        time.sleep(delay)
+        builder.send_signal(signal.SIGKILL)
+        builder.wait()
+        loaded = ResultsStore(config.output).load()
+        assert [r.to_json() for r in loaded.records] == want, delay
+        assert [w for w in loaded.warnings if "damaged" in w] == []
+
+
+def test_reading_a_directory_the_reader_cannot_write_uses_the_log(config, monkeypatch):
+    write_games(config, 10)
+    monkeypatch.setattr(store_module.GameIndex, "open", lambda self, fd: (_ for _ in ()).throw(
+        store_module.IndexUnusable("read-only file system")))
+    loaded = ResultsStore(config.output).load()
+    assert len(loaded.records) == 10 and loaded.warnings == []
+    assert not (config.output / INDEX_FILE).exists()
+    assert read_results(config.output).standings().total_games == 10
