@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.formats import adaptive
 from arena.formats.adaptive import ELO_PER_NAT, MAX_IDLE, MIN_PRIOR_ELO, PRIOR_ELO, SEPARATED, TIED, UNSETTLED, adaptive_round, fit, \
     idle_rounds, in_scope, ranking, verdicts
 from arena.formats.progression import estimated_games, rounds_schedule
@@ -325,6 +326,37 @@ def test_pairings_are_a_function_of_the_results(tmp_path: Path) -> None:
     half.pairings, half.records = one.pairings[:3], [r for r in one.records if r.round <= 3]
     half.advance()
     assert half.pairings == one.pairings[:4]
+
+
+def test_reading_the_stage_after_every_game_fits_it_once_a_round(tmp_path: Path, monkeypatch) -> None:
+    fits = []
+    real = adaptive.bradley_terry
+
+    def counted(n, results, prior=0.0, start=None):
+        if start is None:  # a fit's first Newton run: one per fit
+            fits.append(len(results))
+        return real(n, results, prior, start)
+
+    monkeypatch.setattr(adaptive, "bradley_terry", counted)
+    monkeypatch.setattr(adaptive, "_fits", {})
+    run = start(adaptive_file(tmp_path, 6, "{confidence: 0.95, within_elo: 0}", 60))
+    reads = 0
+    while pending := run.advance():
+        for spec in pending:
+            run.records.append(better_seed(spec))
+            model = run.rounds.stages[0].model  # as the run reads its rounds after every game
+            reads += 1
+    assert len(run.pairings) >= 4 and reads == len(run.records) > 2 * len(run.pairings)
+    # Before the first round, then once each round is all in: never for a game of a round in play.
+    assert len(fits) == len(run.pairings) + 1
+    assert fits == sorted(fits) and fits[0] == 0
+    # The fit read last is of every game.
+    assert sum(model.elo.values()) == pytest.approx(0.0, abs=1e-6)
+    final = fit(names(6), {(a, b): (sum(r.winner is not None and r.players[r.winner] == a for r in run.records
+                                          if set(r.players.values()) == {a, b}) * 1.0,
+                                      sum(set(r.players.values()) == {a, b} for r in run.records))
+                           for a in names(6) for b in names(6) if a < b})
+    assert model.elo == pytest.approx(final.elo)
 
 
 def hash_of(text: str) -> int:

@@ -155,6 +155,71 @@ def test_128_bots_14_rounds_is_fast():
     assert time.perf_counter() - start < 5
 
 
+def greedy_round(ranked: list[str], played: set[frozenset[str]]) -> tuple[list[tuple[str, str]], bool]:
+    """The pairs the rules give while no backtracking is needed: each bot
+    from the top takes the first unpaired bot below it (the nearest score,
+    then the highest rank) it has not met; and whether that paired them all."""
+    unpaired = list(ranked)
+    pairs = []
+    while unpaired:
+        top = unpaired.pop(0)
+        partner = next((b for b in unpaired if frozenset((top, b)) not in played), None)
+        if partner is None:
+            return pairs, False
+        unpaired.remove(partner)
+        pairs.append((top, partner))
+    return pairs, True
+
+
+def large_swiss(n: int, rounds: int, seed: int) -> tuple[list[str], dict[str, float], set[frozenset[str]]]:
+    """``n`` bots after ``rounds`` rounds of random game pairs: seeding, scores, pairs met."""
+    rng = random.Random(seed)
+    bots = [f"bot{i:04}" for i in range(n)]
+    rng.shuffle(bots)
+    score = dict.fromkeys(bots, 0.0)
+    played: set[frozenset[str]] = set()
+    for _ in range(rounds):
+        pairs, _ = swiss_round([(b, score[b]) for b in bots], played)
+        for x, y in pairs:
+            played.add(frozenset((x, y)))
+            points = rng.choice([0.0, 0.5, 1.0, 1.5, 2.0])
+            score[x] += points
+            score[y] += 2 - points
+    return bots, score, played
+
+
+def test_a_first_round_of_3000_bots_pairs_neighbours_in_seeding_order():
+    bots = [f"bot{i:04}" for i in range(3001)]
+    random.Random(2).shuffle(bots)
+    pairs, bye = swiss_round([(b, 0.0) for b in bots], set())
+    assert bye == bots[-1]
+    assert pairs == [(bots[i], bots[i + 1]) for i in range(0, 3000, 2)]
+
+
+def test_a_later_round_of_3000_bots_pairs_by_score_without_rematches():
+    bots, score, played = large_swiss(3000, 5, seed=3)
+    ranked = sorted(bots, key=lambda b: -score[b])  # stable: the seeding breaks ties
+    expected, complete = greedy_round(ranked, played)
+    assert complete  # this field needs no backtracking: the rule alone decides every pair
+    pairs, bye = swiss_round([(b, score[b]) for b in bots], played)
+    check_round([(b, score[b]) for b in bots], pairs, bye, played)
+    assert pairs == expected
+
+
+def test_a_round_of_3000_bots_backtracks_at_the_bottom_without_recursion():
+    bots, score, played = large_swiss(3000, 3, seed=4)
+    ranked = sorted(bots, key=lambda b: -score[b])
+    # The three lowest-ranked have all met each other: the bottom of the round must be re-paired.
+    x, y, z = ranked[-3:]
+    played |= {frozenset((x, y)), frozenset((y, z)), frozenset((x, z))}
+    greedy, complete = greedy_round(ranked, played)
+    assert not complete
+    pairs, bye = swiss_round([(b, score[b]) for b in bots], played)
+    check_round([(b, score[b]) for b in bots], pairs, bye, played)
+    # Backtracking re-paired the bottom only: above it, each bot took the first partner the rule gives.
+    assert pairs[:1490] == greedy[:1490]
+
+
 def test_knockout_of_8_standard_placement():
     seeds = [f"s{i}" for i in range(1, 9)]
     assert knockout_bracket(seeds) == [("s1", "s8"), ("s4", "s5"), ("s2", "s7"), ("s3", "s6")]

@@ -13,18 +13,24 @@ is then normal, which gives each adjacent pair of the ranking its verdict
 
 Every function is pure: the same games, seed and round number give the
 same fit and the same pairs, so a resumed run pairs exactly as an
-uninterrupted one.  Pure Python: a 128-bot fit is a 128×128 Cholesky
-factorisation per Newton step.
+uninterrupted one.  The fit is :func:`arena.formats.bradley_terry.bradley_terry`
+(numpy: about a second at 1,000 bots), and the last few are remembered, so
+reading a stage again with the same results (after every game of a round in
+play) does not fit again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from operator import mul
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from statistics import NormalDist
+
+import numpy as np
+
+from arena.formats.bradley_terry import bradley_terry
 
 __all__ = ["ELO_PER_NAT", "PRIOR_ELO", "Fit", "Verdict", "adaptive_round", "fit", "idle_rounds", "in_scope", "ranking",
            "settle_rule", "verdicts"]
@@ -51,15 +57,26 @@ MAX_IDLE = 3
 
 @dataclass(frozen=True)
 class Fit:
-    """The ratings (Elo, mean about 0) and their covariance (Elo²), by bot."""
+    """The ratings (Elo, mean about 0) and their covariance (Elo², in the
+    order of ``bots``), by bot."""
 
     bots: tuple[str, ...]
     elo: dict[str, float]
-    cov: tuple[tuple[float, ...], ...]
+    # The same games give the same covariance: the ratings decide equality.
+    cov: np.ndarray = field(compare=False, repr=False)
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {b: i for i, b in enumerate(self.bots)}
+
+    @cached_property
+    def cov_rows(self) -> list[list[float]]:
+        """``cov`` as lists, for reading entry by entry (a numpy element is slow to read one at a time)."""
+        return self.cov.tolist()
 
     def var_diff(self, a: str, b: str) -> float:
-        i, j = self.bots.index(a), self.bots.index(b)
-        c = self.cov
+        i, j = self.index[a], self.index[b]
+        c = self.cov_rows
         return max(c[i][i] + c[j][j] - 2 * c[i][j], 1e-12)
 
 
@@ -81,6 +98,12 @@ class Verdict:
         return self.status != UNSETTLED
 
 
+#: How many fits :func:`fit` remembers: a run reads its stage after every game, and the results of the rounds
+#: complete change once a round.
+_REMEMBERED = 4
+_fits: dict[tuple[tuple[str, ...], tuple[tuple[tuple[str, str], tuple[float, int]], ...]], Fit] = {}
+
+
 def fit(bots: Sequence[str], results: Mapping[tuple[str, str], tuple[float, int]]) -> Fit:
     """The posterior mode of the bots' ratings and its Laplace covariance.
     ``results[(a, b)]`` is (a's points, games) over all games of a against b,
@@ -89,67 +112,27 @@ def fit(bots: Sequence[str], results: Mapping[tuple[str, str], tuple[float, int]
     The prior's spread is the field's, estimated from the games (empirical
     Bayes, one EM step from :data:`PRIOR_ELO`): a prior much wider than the
     field would take the largest of many noisy gaps between neighbours at
-    face value, and declare them separated too often."""
+    face value, and declare them separated too often.
+
+    The same bots and results give the same fit, the one remembered if it
+    is one of the last few."""
+    key = (tuple(bots), tuple(sorted(results.items())))
+    if (known := _fits.get(key)) is not None:
+        return known
     n = len(bots)
     index = {b: i for i, b in enumerate(bots)}
-    edges = [(index[a], index[b], s, g) for (a, b), (s, g) in sorted(results.items()) if g > 0]
+    edges = [(index[a], index[b], s, g) for (a, b), (s, g) in key[1] if g > 0]
     wide = (ELO_PER_NAT / PRIOR_ELO) ** 2  # precision of θ
-    theta, hessian = _mode(edges, [0.0] * n, wide)
-    cov = _inverse(_cholesky(hessian)) if n else []
+    theta, cov = bradley_terry(n, edges, wide)
     if n > 1 and edges:
-        spread = sum(theta[i] ** 2 + cov[i][i] for i in range(n)) / n
+        spread = float(theta @ theta + np.trace(cov)) / n
         prior = min(max(1 / spread, wide), (ELO_PER_NAT / MIN_PRIOR_ELO) ** 2)
-        theta, hessian = _mode(edges, theta, prior)
-        cov = _inverse(_cholesky(hessian))
-    scale = ELO_PER_NAT ** 2
-    return Fit(tuple(bots), {b: theta[i] * ELO_PER_NAT for b, i in index.items()},
-               tuple(tuple(x * scale for x in row) for row in cov))
-
-
-def _mode(edges: Sequence[tuple[int, int, float, int]], start: Sequence[float], prior: float,
-          ) -> tuple[list[float], list[list[float]]]:
-    """The posterior mode under a normal prior of precision ``prior``, by
-    damped Newton from ``start``, and the Hessian there."""
-    n = len(start)
-    theta = list(start)
-
-    def objective(t: Sequence[float]) -> float:
-        value = 0.5 * prior * sum(x * x for x in t)
-        for i, j, s, g in edges:
-            d = t[i] - t[j]
-            # -log-likelihood of s points of g games: s·log(1+e^-d) + (g-s)·log(1+e^d)
-            value += s * _softplus(-d) + (g - s) * _softplus(d)
-        return value
-
-    hessian: list[list[float]] = []
-    for _ in range(100):
-        grad = [prior * x for x in theta]
-        hessian = [[0.0] * n for _ in range(n)]
-        for i in range(n):
-            hessian[i][i] = prior
-        for i, j, s, g in edges:
-            p = _sigmoid(theta[i] - theta[j])
-            r = g * p - s
-            grad[i] += r
-            grad[j] -= r
-            w = g * p * (1 - p)
-            hessian[i][i] += w
-            hessian[j][j] += w
-            hessian[i][j] -= w
-            hessian[j][i] -= w
-        step = _solve(_cholesky(hessian), grad)
-        # The Newton decrement: twice what the objective may still fall.
-        decrement = sum(g * d for g, d in zip(grad, step))
-        if decrement < 1e-20:
-            break
-        rate = 1.0
-        if decrement > 1e-6:
-            # Far from the mode (a bot that won everything) a full step may overshoot: halve it until it helps.
-            before = objective(theta)
-            while rate > 1e-9 and objective([x - rate * d for x, d in zip(theta, step)]) > before:
-                rate /= 2
-        theta = [x - rate * d for x, d in zip(theta, step)]
-    return theta, hessian
+        theta, cov = bradley_terry(n, edges, prior, start=theta)
+    model = Fit(tuple(bots), {b: float(theta[i]) * ELO_PER_NAT for b, i in index.items()}, cov * ELO_PER_NAT ** 2)
+    if len(_fits) >= _REMEMBERED:
+        del _fits[next(iter(_fits))]
+    _fits[key] = model
+    return model
 
 
 def ranking(bots: Sequence[str], model: Fit) -> list[str]:
@@ -278,9 +261,11 @@ def adaptive_round(order: Sequence[str], model: Fit, scope: Sequence[Verdict], i
             players.remove(odd_out)
     if not players:
         return [], odd_out
-    index = {b: i for i, b in enumerate(model.bots)}
-    cov = model.cov
+    index = model.index
+    cov = model.cov_rows
     info_per_pair = 2 * 0.25 / ELO_PER_NAT ** 2  # Fisher information of a game pair, per Elo², at p = ½
+    # The open pairs by their better bot's place: a candidate looks at those near it only.
+    open_at = {place[v.better]: v for v in open_pairs}
 
     def worth(a: str, b: str) -> float:
         i, j = index[a], index[b]
@@ -291,15 +276,16 @@ def adaptive_round(order: Sequence[str], model: Fit, scope: Sequence[Verdict], i
         gain = 0.0
         low, high = min(place[a], place[b]) - WINDOW, max(place[a], place[b]) + WINDOW
         # The pairs far from both bots in the order hardly move: their covariance with a − b is small.
-        for v in open_pairs:
-            if not low <= place[v.better] <= high:
+        for at in range(max(low, 0), high + 1):
+            if (v := open_at.get(at)) is None:
                 continue
             k, m = index[v.better], index[v.worse]
             # Cov(θk − θm, θa − θb): the reduction of var(θk − θm) one game pair of a with b brings.
             c = cov[k][i] - cov[k][j] - cov[m][i] + cov[m][j]
             var_km = max(cov[k][k] + cov[m][m] - 2 * cov[k][m], 1e-12)
             gain += c * c * info / (1 + info * u_var) / var_km
-        return gain
+        # To 9 digits: the last bits of the linear algebra vary with the machine's BLAS, and must not pick the pairs.
+        return float(f"{gain:.9g}")
 
     candidates = []
     for x, a in enumerate(players):
@@ -322,61 +308,6 @@ def adaptive_round(order: Sequence[str], model: Fit, scope: Sequence[Verdict], i
 
 def _tiebreak(seed: int, round_number: int, a: str, b: str) -> str:
     return hashlib.sha256(f"{seed}/{round_number}/{a}/{b}".encode()).hexdigest()
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1 / (1 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1 + e)
-
-
-def _softplus(x: float) -> float:
-    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
-
-
-def _cholesky(matrix: Sequence[Sequence[float]]) -> list[list[float]]:
-    """L with L·Lᵀ = ``matrix`` (symmetric positive definite: the prior makes it so)."""
-    n = len(matrix)
-    low: list[list[float]] = []
-    for i in range(n):
-        row_i: list[float] = []
-        for j in range(i):
-            row_j = low[j]
-            row_i.append((matrix[i][j] - sum(map(mul, row_i, row_j))) / row_j[j])
-        row_i.append(math.sqrt(max(matrix[i][i] - sum(map(mul, row_i, row_i)), 1e-300)))
-        low.append(row_i)
-    return low
-
-
-def _solve(low: Sequence[Sequence[float]], b: Sequence[float]) -> list[float]:
-    """x with L·Lᵀ·x = b."""
-    n = len(b)
-    y: list[float] = []
-    for i in range(n):
-        y.append((b[i] - sum(map(mul, low[i], y))) / low[i][i])
-    x = [0.0] * n
-    for i in reversed(range(n)):
-        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
-    return x
-
-
-def _inverse(low: Sequence[Sequence[float]]) -> list[list[float]]:
-    """The inverse of L·Lᵀ: (L⁻¹)ᵀ·L⁻¹."""
-    n = len(low)
-    # Column j of L⁻¹ (zero above j), by forward substitution.
-    cols = []
-    for j in range(n):
-        col = [0.0] * n
-        col[j] = 1 / low[j][j]
-        for i in range(j + 1, n):
-            col[i] = -sum(map(mul, low[i][j:i], col[j:i])) / low[i][i]
-        cols.append(col)
-    out = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(i, n):
-            out[i][j] = out[j][i] = sum(map(mul, cols[i][j:], cols[j][j:]))
-    return out
 
 
 def idle_rounds(bots: Collection[str], played_in: Sequence[Collection[str]]) -> dict[str, int]:

@@ -15,6 +15,7 @@ representation ``arena.results.standings`` uses for its Sonneborn–Berger.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
@@ -53,56 +54,126 @@ def swiss_round(
     partner it has not met whenever it can (fewest rematches, greedily).
     """
     gone = set(withdrawn)
-    met = {frozenset(p) for p in played}
+    opponents: dict[Bot, set[Bot]] = {}
+    for pair in played:
+        if len(pair) == 2:
+            a, b = pair
+            opponents.setdefault(a, set()).add(b)
+            opponents.setdefault(b, set()).add(a)
     had_bye = set(byes)
     # Sorting is stable: equal scores keep the seeding order.
     ranked = sorted((b for b in standing if b[0] not in gone), key=lambda b: -b[1])
     bots = [b for b, _ in ranked]
-    score = dict(ranked)
     if len(set(bots)) != len(bots):
         raise PairingError("a bot appears twice in the standing")
     if len(bots) % 2 == 0:
-        pairs = _pair_all(bots, score, met, rematches)
+        pairs = _pair_all(bots, opponents, rematches)
         if pairs is None:
             raise PairingError(f"no Swiss round of {len(bots)} bots avoids a rematch")
         return pairs, None
     for bye in reversed(bots):
         if bye in had_bye:
             continue
-        pairs = _pair_all([b for b in bots if b != bye], score, met, rematches)
+        pairs = _pair_all([b for b in bots if b != bye], opponents, rematches)
         if pairs is not None:
             return pairs, bye
     raise PairingError(f"no Swiss round of {len(bots)} bots avoids a rematch and a second bye")
 
 
-def _pair_all(bots: list[Bot], score: Mapping[Bot, float], met: set[frozenset[Bot]],
-              rematches: bool = False) -> list[tuple[Bot, Bot]] | None:
-    """A perfect matching of ``bots`` (in rank order) without rematches, each
-    top bot taking the nearest-scored partner it can; None if none exists."""
-    rank = {b: i for i, b in enumerate(bots)}
+#: The most bots the failed remainders of one search may hold in all: past
+#: it no more are stored (the search stays exact, only slower), so a field
+#: of 10,000 late in a Swiss cannot fill the memory with them.
+MEMO_LIMIT = 4_000_000
+
+
+def _pair_all(bots: list[Bot], opponents: Mapping[Bot, set[Bot]], rematches: bool = False,
+              ) -> list[tuple[Bot, Bot]] | None:
+    """A perfect matching of ``bots`` (in rank order: score descending, then
+    seeding) without rematches, each top bot taking the nearest-scored partner
+    it can; None if none exists.
+
+    Since the bots still unpaired stay in rank order and the top one has the
+    best score of them, "nearest score, then highest rank" is simply the
+    first of them after it it has not met (with ``rematches``, then the first
+    it has met).  The search is depth-first over a doubly linked list of the
+    unpaired bots, with an explicit stack of the pairs taken: a pair is
+    unlinked in O(1) and linked back on backtracking, and no Python frame is
+    spent per pair (a recursion would end in RecursionError past about 2,000
+    bots)."""
+    n = len(bots)
+    met = [opponents.get(b, set()) for b in bots]
+    end = n  # the list's head and tail: nxt[end] is the top bot unpaired
+    nxt = [*range(1, n + 1), 0]
+    prv = [n, *range(n)]
     # Whether a set of bots can be paired depends on that set alone, so a
-    # remainder that failed once is never searched again.
-    failed: set[frozenset[Bot]] = set()
+    # remainder that failed once is never searched again.  It is found by a
+    # Zobrist hash of the bots unpaired (kept up to date in O(1)) and checked
+    # exactly against the stored set, so a collision costs time, not truth.
+    rng = random.Random(n)
+    mark = [rng.getrandbits(64) for _ in range(n)]
+    failed: dict[int, list[frozenset[int]]] = {}
+    stored = 0
+    current = 0
+    for k in mark:
+        current ^= k
 
-    def search(rest: tuple[Bot, ...]) -> list[tuple[Bot, Bot]] | None:
-        if not rest:
-            return []
-        key = frozenset(rest)
-        if key in failed:
-            return None
-        top, others = rest[0], rest[1:]
-        candidates = sorted(
-            (b for b in others if rematches or frozenset((top, b)) not in met),
-            key=lambda b: (frozenset((top, b)) in met, abs(score[top] - score[b]), rank[b]),
-        )
-        for partner in candidates:
-            found = search(tuple(b for b in others if b != partner))
-            if found is not None:
-                return [(top, partner), *found]
-        failed.add(key)
-        return None
+    def unlink(x: int) -> None:
+        nxt[prv[x]] = nxt[x]
+        prv[nxt[x]] = prv[x]
 
-    return search(tuple(bots))
+    def relink(x: int) -> None:  # exactly in the reverse order of the unlinking
+        nxt[prv[x]] = x
+        prv[nxt[x]] = x
+
+    def unpaired() -> frozenset[int]:
+        out, x = [], nxt[end]
+        while x != end:
+            out.append(x)
+            x = nxt[x]
+        return frozenset(out)
+
+    def partner(top: int, start: int, rematch: bool) -> int:
+        """The first bot from ``start`` on that ``top`` has met (``rematch``) or not; ``end`` if none."""
+        seen = met[top]
+        x = start
+        while x != end and ((bots[x] in seen) != rematch):
+            x = nxt[x]
+        return x
+
+    # Each entry: (top bot, its partner, whether a rematch, the hash of the bots unpaired before it).
+    stack: list[tuple[int, int, bool, int]] = []
+    going_down = True
+    while True:
+        if going_down:
+            if nxt[end] == end:
+                return [(bots[top], bots[other]) for top, other, _, _ in stack]
+            if current in failed and unpaired() in failed[current]:
+                going_down = False
+                continue
+            top, entry, rematch = nxt[end], current, False
+            unlink(top)
+            other = partner(top, nxt[end], False)
+        else:
+            if not stack:
+                return None
+            top, other, rematch, entry = stack.pop()
+            relink(other)
+            other = partner(top, nxt[other], rematch)
+        if other == end and rematches and not rematch:
+            rematch, other = True, partner(top, nxt[end], True)
+        if other == end:
+            relink(top)
+            current = entry
+            if stored < MEMO_LIMIT:
+                remainder = unpaired()
+                failed.setdefault(current, []).append(remainder)
+                stored += len(remainder)
+            going_down = False
+            continue
+        unlink(other)
+        current = entry ^ mark[top] ^ mark[other]
+        stack.append((top, other, rematch, entry))
+        going_down = True
 
 
 def knockout_bracket(seeds: Sequence[Bot]) -> list[tuple[Bot, Bot | None]]:

@@ -322,12 +322,20 @@ def _read_points(state: StageState, by_id: Mapping[str, GameRecord], suite_size:
 def _read_adaptive(state: StageState, by_id: Mapping[str, GameRecord], here: set[str], out: set[str]) -> None:
     """An adaptive stage's results, fit and verdicts.  It is complete once
     the stop rule holds, or when another game pair would pass ``max_games``:
-    its rounds are then all it has."""
+    its rounds are then all it has.
+
+    The fit is of the rounds whose games are all in: a round is the unit
+    the stop rule and the next pairing look at, and a run reads the stage
+    after every game, which would otherwise fit it again after every game
+    (a second at 1,000 bots); :func:`arena.formats.adaptive.fit` remembers
+    the fit of the same results."""
     stage = state.stage
     results: dict[tuple[str, str], tuple[float, int]] = {}
     points: dict[str, float] = {b: 0.0 for b in state.field}
     pair_points: dict[tuple[str, str], float] = {}
     for pairing in state.pairings:
+        this_round: dict[tuple[str, str], tuple[float, int]] = {}
+        complete = True
         for a, b in pairing.pairs:
             counted = a in here and b in here
             result = state.results[(pairing.round, a, b)] = PairResult(counted=counted)
@@ -337,18 +345,23 @@ def _read_adaptive(state: StageState, by_id: Mapping[str, GameRecord], here: set
             for game_id in ids:
                 record = by_id.get(game_id)
                 if record is None:
-                    state.played = state.played and not counted
+                    complete = complete and not counted
                     continue
                 result.games.append(game_id)
                 result.score = (result.score[0] + score_of(record, a), result.score[1] + score_of(record, b))
                 if not counted:
                     continue
-                s, g = results.get(key, (0.0, 0))
-                results[key] = (s + score_of(record, key[0]), g + 1)
+                s, g = this_round.get(key, (0.0, 0))
+                this_round[key] = (s + score_of(record, key[0]), g + 1)
                 for bot, other in ((a, b), (b, a)):
                     points[bot] = points.get(bot, 0.0) + score_of(record, bot)
                     pair_points[(bot, other)] = pair_points.get((bot, other), 0.0) + score_of(record, bot)
             result.played = len(result.games) == len(ids)
+        state.played = state.played and complete
+        if complete:
+            for key, (s, g) in this_round.items():
+                before = results.get(key, (0.0, 0))
+                results[key] = (before[0] + s, before[1] + g)
     state.points, state.pair_points = points, pair_points
     bots = [b for b in state.field if b in here]
     state.model = fit(bots, results)

@@ -25,6 +25,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from arena.formats.bradley_terry import bradley_terry
 from arena.formats.scoring import Tally, score_of
 from arena.game.records import GameRecord
 
@@ -114,130 +115,56 @@ class EloFit:
 def fit_elo(games: Iterable[tuple[str, str, float]]) -> EloFit:
     """Fit Elo ratings to ``games``, each ``(a, b, score of a)`` with the
     score 1, 0.5 or 0 (a forfeit counts like any loss).  Bots that played no
-    game are not in the fit."""
-    scores: dict[tuple[str, str], float] = {}
-    counts: dict[tuple[str, str], int] = {}
-    names: dict[str, None] = {}
+    game are not in the fit.  The fit is :func:`arena.formats.bradley_terry.bradley_terry`
+    without a prior, on the Elo scale."""
+    index: dict[str, int] = {}
+    # Per pair of bots, the first (in order of appearance) first: its points and the games.
+    tally: dict[tuple[int, int], tuple[float, int]] = {}
     for a, b, score in games:
-        names.setdefault(a)
-        names.setdefault(b)
-        for key, value in (((a, b), score), ((b, a), 1.0 - score)):
-            scores[key] = scores.get(key, 0.0) + value
-            counts[key] = counts.get(key, 0) + 1
-    bots = list(names)
-    if not bots:
+        i, j = index.setdefault(a, len(index)), index.setdefault(b, len(index))
+        key, points = ((i, j), score) if i < j else ((j, i), 1.0 - score)
+        s, g = tally.get(key, (0.0, 0))
+        tally[key] = (s + points, g + 1)
+    n = len(index)
+    if not n:
         return EloFit({}, {})
-    regularized = not _strongly_connected(bots, scores)
+    regularized = not _strongly_connected(n, tally)
     if regularized:
-        for a in bots:
-            for b in bots:
-                if a != b:
-                    scores[a, b] = scores.get((a, b), 0.0) + 0.5
-                    counts[a, b] = counts.get((a, b), 0) + 1
-    n = len(bots)
-    index = {name: i for i, name in enumerate(bots)}
-    s = [[0.0] * n for _ in range(n)]
-    m = [[0] * n for _ in range(n)]
-    for (a, b), value in scores.items():
-        s[index[a]][index[b]] = value
-        m[index[a]][index[b]] = counts[a, b]
-
-    def log_likelihood(r: list[float]) -> float:
-        total = 0.0
         for i in range(n):
-            for j in range(n):
-                if m[i][j]:
-                    # log P(i beats j) = -log(1 + exp(-C (r_i - r_j))), written to stay finite.
-                    x = _C * (r[i] - r[j])
-                    total -= s[i][j] * (math.log1p(math.exp(-x)) if x > -30 else -x)
-        return total
-
-    def gradient_and_information(r: list[float]) -> tuple[list[float], list[list[float]]]:
-        g = [0.0] * n
-        info = [[0.0] * n for _ in range(n)]
-        for i in range(n):
-            for j in range(n):
-                if m[i][j]:
-                    p = 1 / (1 + math.exp(-_C * (r[i] - r[j])))
-                    g[i] += _C * (s[i][j] - m[i][j] * p)
-                    w = _C * _C * m[i][j] * p * (1 - p)
-                    info[i][i] += w
-                    info[i][j] -= w
-        return g, info
-
-    r = [0.0] * n
-    current = log_likelihood(r)
-    for _ in range(200):
-        g, info = gradient_and_information(r)
-        step = _matvec(_pseudo_inverse(info), g)
-        # Newton on a concave function; halving the step only guards against
-        # overshooting far from the optimum.
-        scale = 1.0
-        while True:
-            trial = [ri + scale * di for ri, di in zip(r, step)]
-            value = log_likelihood(trial)
-            if value >= current - 1e-12 or scale < 1e-6:
-                break
-            scale /= 2
-        r, current = trial, value
-        if max(abs(scale * d) for d in step) < 1e-9:
-            break
-    mean = sum(r) / n
-    r = [ri - mean for ri in r]
-    covariance_matrix = _pseudo_inverse(gradient_and_information(r)[1])
+            for j in range(i + 1, n):
+                s, g = tally.get((i, j), (0.0, 0))
+                tally[i, j] = (s + 0.5, g + 1)
+    theta, cov = bradley_terry(n, [(i, j, s, g) for (i, j), (s, g) in tally.items()])
+    elo, covariance = (theta / _C).tolist(), (cov / (_C * _C)).tolist()
+    bots = list(index)
     return EloFit(
-        elo={name: r[i] for name, i in index.items()},
-        covariance={(a, b): covariance_matrix[index[a]][index[b]] for a in bots for b in bots},
+        elo={name: elo[i] for name, i in index.items()},
+        covariance={(a, b): covariance[index[a]][index[b]] for a in bots for b in bots},
         regularized=regularized,
     )
 
 
-def _strongly_connected(bots: list[str], scores: Mapping[tuple[str, str], float]) -> bool:
+def _strongly_connected(n: int, tally: Mapping[tuple[int, int], tuple[float, int]]) -> bool:
     """Whether every bot can reach every other along "scored something
     against" edges: the condition for the maximum likelihood to be finite."""
+    forward: list[list[int]] = [[] for _ in range(n)]
+    backward: list[list[int]] = [[] for _ in range(n)]
+    for (i, j), (s, g) in tally.items():
+        for winner, loser, points in ((i, j, s), (j, i, g - s)):
+            if points > 0:
+                forward[winner].append(loser)
+                backward[loser].append(winner)
 
-    def reach(start: str, forward: bool) -> set[str]:
-        seen, todo = {start}, [start]
+    def reach(edges: list[list[int]]) -> int:
+        seen, todo = {0}, [0]
         while todo:
-            a = todo.pop()
-            for b in bots:
-                edge = (a, b) if forward else (b, a)
-                if b not in seen and scores.get(edge, 0.0) > 0:
+            for b in edges[todo.pop()]:
+                if b not in seen:
                     seen.add(b)
                     todo.append(b)
-        return seen
+        return len(seen)
 
-    return len(reach(bots[0], True)) == len(bots) == len(reach(bots[0], False))
-
-
-def _pseudo_inverse(info: list[list[float]]) -> list[list[float]]:
-    """The Moore–Penrose inverse of a symmetric matrix whose null space is
-    spanned by the all-ones vector: ``(I + a J)^-1 - J / (a n^2)``."""
-    n = len(info)
-    a = max(sum(info[i][i] for i in range(n)) / n, 1e-300) / n
-    shifted = [[info[i][j] + a for j in range(n)] for i in range(n)]
-    inverse = _inverse(shifted)
-    return [[inverse[i][j] - 1 / (a * n * n) for j in range(n)] for i in range(n)]
-
-
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
-    """Gauss–Jordan inversion with partial pivoting (a handful of bots)."""
-    n = len(matrix)
-    rows = [list(row) + [float(i == j) for j in range(n)] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda k: abs(rows[k][col]))
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        head = rows[col][col]
-        rows[col] = [x / head for x in rows[col]]
-        for k in range(n):
-            if k != col and rows[k][col]:
-                factor = rows[k][col]
-                rows[k] = [x - factor * y for x, y in zip(rows[k], rows[col])]
-    return [row[n:] for row in rows]
-
-
-def _matvec(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    return [sum(x * y for x, y in zip(row, vector)) for row in matrix]
+    return reach(forward) == n == reach(backward)
 
 
 # -- two bots: game pairs --------------------------------------------------------
