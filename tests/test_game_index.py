@@ -16,7 +16,7 @@ import pytest
 
 from arena.formats.schedule import make_schedule
 from arena.results import store as store_module
-from arena.results.game_index import INDEX_FILE, INDEX_VERSION, LazyMoves
+from arena.results.game_index import INDEX_FILE, INDEX_VERSION, LazyMoves, user_key
 from arena.results.store import ResultsStore
 from arena.run.results_dir import RunPlan, open_results, read_results
 from builders import arena, tournament
@@ -174,3 +174,38 @@ def test_reading_a_directory_the_reader_cannot_write_uses_the_log(config, monkey
     assert len(loaded.records) == 10 and loaded.warnings == []
     assert not (config.output / INDEX_FILE).exists()
     assert read_results(config.output).standings().total_games == 10
+
+
+def test_records_sealed_by_this_user_read_as_those_checked_and_a_foreign_seal_is_checked(config, monkeypatch, tmp_path):
+    write_games(config, 25)
+    sealed = ResultsStore(config.output).load()  # built, its entries sealed with this user's key
+    assert user_key() is not None
+    with sqlite3.connect(config.output / INDEX_FILE) as db:
+        assert db.execute("SELECT count(*) FROM lines WHERE seal IS NULL").fetchone() == (0,)
+    read_sealed = ResultsStore(config.output).load()
+    monkeypatch.setenv("TOTEM_ARENA_CACHE", str(tmp_path / "another-user"))  # another key: every entry is checked
+    assert user_key() is not None
+    read_checked = ResultsStore(config.output).load()
+    monkeypatch.setenv("TOTEM_ARENA_CACHE", "off")  # no key at all
+    read_keyless = ResultsStore(config.output).load()
+    want = [r.to_json() for r in sealed.records]
+    assert [r.to_json() for r in read_sealed.records] == want
+    assert [r.to_json() for r in read_checked.records] == want == [r.to_json() for r in read_keyless.records]
+
+
+def test_an_entry_whose_seal_is_not_its_own_is_checked_and_refused_when_wrong(config):
+    write_games(config, 10)
+    ResultsStore(config.output).load()
+    with sqlite3.connect(config.output / INDEX_FILE) as db:  # an edit that keeps the old seal: it no longer fits
+        db.execute("UPDATE lines SET record = replace(record, '\"reason\":\"', '\"reason\":\"x') WHERE number = 3")
+    loaded = ResultsStore(config.output).load()
+    assert len(loaded.records) == 10 and "damaged" in rebuilt_line(loaded.warnings)[0]
+
+
+def test_the_key_is_this_users_alone(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOTEM_ARENA_CACHE", str(tmp_path / "cache"))
+    key = user_key()
+    path = tmp_path / "cache" / "index.key"
+    assert len(key) == 32 and path.stat().st_mode & 0o777 == 0o600 and user_key() == key
+    path.chmod(0o644)  # readable by others: anyone could seal
+    assert user_key() is None

@@ -21,9 +21,13 @@ read-only directory, a full disk) is no error: the log is read as it is.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import math
 import os
+import secrets
 import sqlite3
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +35,7 @@ from typing import Any
 
 import engine
 from arena.bot import safe_files
+from arena.bot.digest_cache import cache_directory
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, MoveRecord
 
 __all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "LazyMoves", "GameIndex", "IndexUnusable"]
@@ -58,6 +63,8 @@ class IndexedLine:
     record: str | None
     #: Why the line is no record, as a warning ends.
     problem: str | None
+    #: The record's seal: made with this user's key, it says this arena checked the record (see :func:`user_key`).
+    seal: bytes | None = None
 
 
 class LazyMoves(Sequence[MoveRecord]):
@@ -140,18 +147,60 @@ def indexed(number: int, offset: int, length: int, game: str | None, record: Gam
     return IndexedLine(number, offset, length, game, text, problem)
 
 
-def record_of(line: IndexedLine, directory: Path) -> GameRecord:
-    """The record an entry holds, checked as a line of the log is (the index
-    is as untrusted as the log); ``ValueError`` when it cannot be right."""
+def record_of(line: IndexedLine, directory: Path, key: bytes | None = None) -> GameRecord:
+    """The record an entry holds: as it is when its seal is this user's
+    (``key``: this arena checked it when it wrote it), else checked as a
+    line of the log is; ``ValueError`` when it cannot be right."""
     data = json.loads(line.record or "null")
-    times = data.pop("t", None) if isinstance(data, dict) else None
-    if not (isinstance(times, list) and all(type(t) in (int, float) and 0 <= t < float("inf") for t in times)):
-        raise ValueError("move times")
-    record = GameRecord.from_json(data)
-    if len(times) > engine.get_game(record.game).max_game_length:
-        raise ValueError("move times")
+    if key is not None and line.seal is not None and hmac.compare_digest(line.seal, seal(key, line.record or "")):
+        times = data.pop("t")
+        record = GameRecord(**data)
+    else:
+        times = data.pop("t", None) if isinstance(data, dict) else None
+        if not (isinstance(times, list) and all(type(t) in (int, float) and 0 <= t < math.inf for t in times)):
+            raise ValueError("move times")
+        record = GameRecord.from_json(data)
+        if len(times) > engine.get_game(record.game).max_game_length:
+            raise ValueError("move times")
     record.moves = LazyMoves(directory, line.offset, line.length, record.game_id, times)
     return record
+
+
+def seal(key: bytes, record: str) -> bytes:
+    """The seal of an entry's ``record`` under ``key``."""
+    return hashlib.blake2b(record.encode(), key=key, digest_size=16, person=b"index%d" % INDEX_VERSION).digest()
+
+
+def user_key() -> bytes | None:
+    """This user's key for the seals of index entries (made on first use,
+    readable by this user only), or None where it cannot be had.
+
+    The index is as untrusted as the rest of a results directory: a record
+    read from it is checked like a line of the log, which costs more than
+    reading it.  A record this user's arena checked and sealed is read as
+    it is: nobody else can seal one (a directory from someone else, or one
+    written by another user, is checked as before)."""
+    folder = cache_directory()  # (the arena's own cache: TOTEM_ARENA_CACHE=off keeps no key either)
+    if folder is None:
+        return None
+    path = folder / "index.key"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with open(fd, "wb") as handle:
+                handle.write(secrets.token_bytes(32))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with open(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            key = handle.read(33)
+    except OSError:
+        return None
+    mine = stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077
+    return key if mine and len(key) == 32 else None
 
 
 class GameIndex:
@@ -161,6 +210,8 @@ class GameIndex:
         self.directory = directory
         self.path = directory / INDEX_FILE
         self._db: sqlite3.Connection | None = None
+        #: This user's key for the seals (None: every record read is checked).
+        self.key = user_key()
         #: Why the index was started again from the log, when it was damaged or of another version.
         self.rebuilt: str | None = None
 
@@ -238,7 +289,7 @@ class GameIndex:
         db.execute("DROP TABLE IF EXISTS lines")
         db.execute("DROP TABLE IF EXISTS state")
         db.execute("CREATE TABLE lines (offset INTEGER PRIMARY KEY, number INTEGER NOT NULL, length INTEGER NOT NULL, "
-                   "game TEXT, record TEXT, problem TEXT)")
+                   "game TEXT, record TEXT, problem TEXT, seal BLOB)")
         db.execute("CREATE TABLE state (key TEXT PRIMARY KEY, value)")
         db.execute("INSERT INTO state VALUES ('version', ?), ('covered', 0), ('log', ''), ('last', '')",
                    (INDEX_VERSION,))
@@ -255,8 +306,10 @@ class GameIndex:
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
-            db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?, ?, ?)",
-                           [(e.offset, e.number, e.length, e.game, e.record, e.problem) for e in lines])
+            key = self.key
+            db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           [(e.offset, e.number, e.length, e.game, e.record, e.problem,
+                             seal(key, e.record) if key is not None and e.record is not None else None) for e in lines])
             db.executemany("UPDATE state SET value = ? WHERE key = ?",
                            [(covered, "covered"), (f"{info.st_dev}:{info.st_ino}", "log"),
                             (_last_line_hash(log_fd, covered), "last")])
@@ -270,7 +323,7 @@ class GameIndex:
         """The entries, in the log's order, from the offset ``start``."""
         assert self._db is not None
         try:
-            for row in self._db.execute("SELECT number, offset, length, game, record, problem FROM lines "
+            for row in self._db.execute("SELECT number, offset, length, game, record, problem, seal FROM lines "
                                         "WHERE offset >= ? ORDER BY offset", (start,)):
                 yield IndexedLine(*_checked(row))
         except sqlite3.Error as exc:
@@ -284,11 +337,12 @@ class GameIndex:
 
 def _checked(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """A row as the index writes them, or :class:`IndexUnusable` (a forged or damaged file)."""
-    number, offset, length, game, record, problem = row
+    number, offset, length, game, record, problem, sealed = row
     if not (type(number) is int and type(offset) is int and type(length) is int and 0 < number and 0 <= offset
             and 0 <= length <= MAX_RECORD_BYTES and (game is None or type(game) is str and len(game) < 100)
             and (record is None) != (problem is None) and (record is None or type(record) is str)
-            and (problem is None or type(problem) is str and len(problem) < 2000)):
+            and (problem is None or type(problem) is str and len(problem) < 2000)
+            and (sealed is None or type(sealed) is bytes)):
         raise IndexUnusable("a line of the index is not one the arena writes")
     return row
 

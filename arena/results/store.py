@@ -165,7 +165,7 @@ class ResultsStore:
                                                f"as {index.rebuilt}")
                     for entry in index.lines():
                         if self._kept(entry.number, entry.game, entry.problem, game, result.warnings):
-                            result.add(self._indexed_record(entry), f"{self.games_path}:{entry.number}")
+                            result.add(self._indexed_record(entry, index), f"{self.games_path}:{entry.number}")
                     self._note_tail(lines, result)
                     return result
                 except IndexUnusable as exc:  # a damaged or forged index: made again from the log
@@ -218,9 +218,9 @@ class ResultsStore:
             warnings.append(f"{where}: skipped an unreadable record ({problem})")
         return problem is None
 
-    def _indexed_record(self, entry: IndexedLine) -> GameRecord:
+    def _indexed_record(self, entry: IndexedLine, index: GameIndex) -> GameRecord:
         try:
-            return record_of(entry, self.directory)
+            return record_of(entry, self.directory, index.key)
         except (ValueError, RecursionError) as exc:  # a forged index
             raise IndexUnusable(f"its entry of line {entry.number} cannot be right: {exc}") from None
 
