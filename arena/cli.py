@@ -34,7 +34,6 @@ from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
 from arena.results.pending import pending_round, render_pending
 from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
 from arena.results.show import find_game, frames, game_heading, stderr_tails
-from arena.formats.rounds import Rounds
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
@@ -43,7 +42,7 @@ from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
 from arena.run.bot_option import bot_from_option
 from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
-from arena.run.progress_lines import ProgressLines
+from arena.run.progress_lines import Periodic, ProgressLines
 from arena.run.preflight import StartupFailed
 from arena.results.meta import MetaError, read_meta
 from arena.results.reading import ReadResults
@@ -148,8 +147,7 @@ def interruptible(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _leader(running: RunningLeader, rounds: Rounds | None) -> str:
-    best = running.describe(rounds)
+def _leader(best: str | None) -> str:
     return "" if best is None else escape(f"leader: {safe(best)}")
 
 
@@ -200,18 +198,25 @@ def run(
     snapshot = ""
     lines = ProgressLines(lambda text: say(text, err), lambda: snapshot) if not err.is_terminal else None
 
+    # The leader and where a Swiss or knockout is, read from every record: computed now and then, not after each game.
+    standing: Periodic[tuple[str | None, str]] | None = None
+
+    def standing_of(summary: RunSummary) -> tuple[str | None, str]:
+        rounds = summary.rounds
+        return running.describe(rounds), (f", {rounds.describe()}" if rounds is not None and rounds.pairings else "")
+
     def run_line(summary: RunSummary) -> str:
-        best = running.describe(summary.rounds)
+        assert standing is not None
+        best, where = standing.value(final=len(summary.records) >= summary.total)
         parts = [f"{len(summary.records)} of {summary.total} games",
                  *([f"leader {best}"] if best is not None else []),
                  *([summary.sprt.describe(short=True)] if summary.sprt is not None else [])]
-        where = f", {summary.rounds.describe()}" if summary.rounds is not None and summary.rounds.pairings else ""
         return f"{config.name}{where}: " + ", ".join(parts)
 
     shown_warnings = 0
 
     def on_start(summary: RunSummary) -> None:
-        nonlocal task, shown_warnings, snapshot
+        nonlocal task, shown_warnings, snapshot, standing
         shown_warnings = len(summary.warnings)
         for warning in summary.warnings:
             warn(warning)
@@ -223,15 +228,15 @@ def run(
             say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
         for record in summary.records:
             running.add(record)
+        standing = Periodic(lambda: standing_of(summary))
         if lines is not None:
             snapshot = run_line(summary)
             lines.start(len(summary.records), summary.total)
             return
         progress.start()
-        task = progress.add_task(
-            _run_title(config.name, summary), total=summary.total, completed=summary.resumed,
-            leader=_leader(running, summary.rounds), sprt=escape(_sprt_field(summary.sprt)),
-        )
+        best, where = standing.value()
+        task = progress.add_task(_run_title(config.name, where), total=summary.total, completed=summary.resumed,
+                                 leader=_leader(best), sprt=escape(_sprt_field(summary.sprt)))
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
         nonlocal snapshot
@@ -240,8 +245,10 @@ def run(
             snapshot = run_line(summary)
             lines.update(len(summary.records), summary.total)
             return
-        progress.update(task, advance=1, leader=_leader(running, summary.rounds), sprt=escape(_sprt_field(summary.sprt)),
-                        total=summary.total, description=_run_title(config.name, summary))
+        assert standing is not None
+        best, where = standing.value(final=len(summary.records) >= summary.total)
+        progress.update(task, advance=1, leader=_leader(best), sprt=escape(_sprt_field(summary.sprt)),
+                        total=summary.total, description=_run_title(config.name, where))
 
     def stop_progress() -> None:
         # Only once, and only if started: on a non-interactive console every
@@ -306,9 +313,8 @@ def _live_view(directory: Path | None, port: int | None, host: str) -> AbstractC
     return server
 
 
-def _run_title(name: str, summary: RunSummary) -> str:
-    """The progress line's title: the tournament, and the round a Swiss or knockout is in."""
-    where = f", {summary.rounds.describe()}" if summary.rounds is not None and summary.rounds.pairings else ""
+def _run_title(name: str, where: str) -> str:
+    """The progress line's title: the tournament, and ``where`` (the round a Swiss or knockout is in)."""
     return escape(safe(name + where))
 
 

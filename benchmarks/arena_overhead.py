@@ -250,7 +250,7 @@ def in_process_rate(directory: Path, binary: Path, games: int) -> float:
     concurrency 1 on two cores does): the arena's bots, referee and I/O,
     without the worker process, the driver, the store or the progress line."""
     config = load_config(tournament(directory, binary, games, "in-process"))
-    pool = BotPool(config, None, spin=True)
+    pool = BotPool(config, None, tag="bench", spin=True)
     specs = make_schedule(config.competition)
     try:
         pool.play(specs[0])  # both bots started and greeted first
@@ -336,7 +336,10 @@ def main() -> None:
     parser.add_argument("--long", type=int, default=600, help="games of the long run (a multiple of 4)")
     parser.add_argument("--repeat", type=int, default=5, help="rounds of interleaved measurements")
     parser.add_argument("--modes", default="full,compact", help="turn modes to measure: full, compact or both")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.short, args.long, args.repeat = 8, 24, 1
     modes = args.modes.split(",")
     figures: dict[str, list[float]] = {}
 
@@ -363,7 +366,7 @@ def main() -> None:
                     note("j1", steady_rate(records))
                     note("j2", steady_rate(records_2))
                     note("j2/j1", steady_rate(records_2) / steady_rate(records))
-        io_figures = io_path_vs_raw(binaries["full"]) if "full" in modes else None
+        io_figures = io_path_vs_raw(binaries["full"], *((3, 200) if args.quick else ())) if "full" in modes else None
 
     med = {key: statistics.median(values) for key, values in figures.items()}
     spread = {key: (min(values), max(values)) for key, values in figures.items()}
@@ -396,7 +399,7 @@ def main() -> None:
               f"the games in one process (BotPool.play): {med[mode + ' in-process ratio']:.2f}")
     for game in engine.GAMES:
         print(f"  {game}: the arena's own work per ply without any process, random moves, full turns: "
-              f"{arena_work_per_ply(game, 300) * 1e6:.1f} us")
+              f"{arena_work_per_ply(game, 30 if args.quick else 300) * 1e6:.1f} us")
 
 
 if __name__ == "__main__":

@@ -62,7 +62,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per game (default 3)")
     parser.add_argument("--game", choices=engine.GAMES, help="measure one game only")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds = 0.2
     for name in [args.game] if args.game else engine.GAMES:
         playouts(name, min(0.2, args.seconds))  # warm the engine's caches first
         m = playouts(name, args.seconds)

@@ -380,7 +380,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--adaptive-repeat", type=int, default=20, help="repetitions of the adaptive runs")
     parser.add_argument("--real", action="store_true", help="real OXONO games between bots of graded strength")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.repeat, args.adaptive_repeat = "8", 3, 2
     started = time.perf_counter()
     make = EngineField if args.real else Field
     field_text = ("OXONO games, bot i greedy with probability i/(n-1), else random" if args.real

@@ -47,7 +47,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--teams", type=int, default=40)
     parser.add_argument("--keep", type=Path, help="build the course here and keep it (default: a temporary directory)")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.teams = 2
     base = args.keep or Path(tempfile.mkdtemp(prefix="league-"))
     submissions = base / "submissions"
     for n in range(1, args.teams + 1):
@@ -66,12 +69,14 @@ def main() -> None:
     team(submissions / "team-late")
     played, resumed, seconds, error = run(path)
     rows.append(("a late team joins", played, resumed, archived(), seconds, error))
-    fixed = submissions / "team-07" / "bot.py"
+    # team-07 of a full class; the last team of a smaller one (--quick)
+    fixed_team = f"team-{min(7, args.teams):02d}"
+    fixed = submissions / fixed_team / "bot.py"
     fixed.write_text(fixed.read_text() + "# fixed\n")
     played, resumed, seconds, error = run(path)
-    rows.append(("team-07 fixed: the run stops", played, resumed, archived(), seconds, error))
-    played, resumed, seconds, error = run(path, "--replay", "team-07")
-    rows.append(("--replay team-07", played, resumed, archived(), seconds, error))
+    rows.append((f"{fixed_team} fixed: the run stops", played, resumed, archived(), seconds, error))
+    played, resumed, seconds, error = run(path, "--replay", fixed_team)
+    rows.append((f"--replay {fixed_team}", played, resumed, archived(), seconds, error))
     played, resumed, seconds, error = run(path)
     rows.append(("run again", played, resumed, archived(), seconds, error))
 

@@ -74,7 +74,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--hostile", action="store_true", help="add a 5 GB sparse file and 200,000 empty files")
     parser.add_argument("--keep", type=Path, help="build the course here and keep it (default: a temporary directory)")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.teams, args.files, args.kb, args.runs = 2, 2, 1, 1
     base = args.keep or Path(tempfile.mkdtemp(prefix="league-startup-"))
     submissions = base / "submissions"
     for n in range(1, args.teams + 1):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import resource
 import socket
@@ -53,7 +54,7 @@ TIMED_BOT = textwrap.dedent('''\
         if message.get("type") == "new_game":
             game[0] = message["game_id"]
     def on_turn(turn, count):
-        time.sleep(rng.uniform(0.02, 0.3))
+        time.sleep(rng.uniform({pause_s[0]!r}, {pause_s[1]!r}))
         out.write(json.dumps([game[0], turn["ply"] + 1, time.time()]) + "\\n")
         return {{"type": "move", "move": rng.choice(turn["legal_moves"])}}
     play(on_turn, on_other=on_other)
@@ -136,11 +137,12 @@ def with_clients(url: str, count: int, arrivals: dict | None = None,
     return stop, thread
 
 
-def latency(moves: int, executor: str) -> list[float]:
+def latency(moves: int, executor: str, pause_s: tuple[float, float] = (0.02, 0.3)) -> list[float]:
+    """The delays of ``moves`` moves of bots that think a random ``pause_s`` seconds before each."""
     with tempfile.TemporaryDirectory(prefix="live-latency-") as tmp:
         directory = Path(tmp)
         bot = directory / "timed_bot.py"
-        bot.write_text(TIMED_BOT.format(tests_bots=str(ROOT / "tests" / "bots")))
+        bot.write_text(TIMED_BOT.format(tests_bots=str(ROOT / "tests" / "bots"), pause_s=pause_s))
         sent = directory / "sent.jsonl"
         cmd = f"[python, {bot}, {sent}]"
         # Enough rounds for ``moves`` moves (about 25 a game, 8 games a round).
@@ -172,6 +174,8 @@ def steady_rate(results: Path, since: float = 0.0) -> float:
     ends = sorted(datetime.fromisoformat(json.loads(line)["ended_at"].replace("Z", "+00:00")).timestamp()
                   for line in (results / "games.jsonl").read_text().splitlines())
     first, last = max(len(ends) // 10, sum(end < since for end in ends)), len(ends) - 1 - len(ends) // 10
+    if last <= first:  # a run too short (--quick) for two games to end once the server was up: no rate to tell
+        return math.nan
     return (last - first) / (ends[last] - ends[first])
 
 
@@ -207,9 +211,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--executor", choices=("local", "ray"), default="local")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.moves, args.rounds, args.repeat, args.clients = 20, 6, 1, 2
 
-    delays = sorted(latency(args.moves, args.executor))
+    delays = sorted(latency(args.moves, args.executor, (0.01, 0.04) if args.quick else (0.02, 0.3)))
     p99 = delays[min(len(delays) - 1, int(0.99 * len(delays)))]
     print(f"latency from a move sent to an event-stream client ({args.executor} executor), {len(delays)} moves: "
           f"median {1000 * statistics.median(delays):.0f} ms, p99 {1000 * p99:.0f} ms, max {1000 * delays[-1]:.0f} ms")

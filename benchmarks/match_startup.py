@@ -55,7 +55,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=9, help="runs of each tree (default 9)")
     parser.add_argument("--python", default=sys.executable, help="the interpreter (default: this one)")
     parser.add_argument("--bots", nargs=2, default=BOTS, metavar="CMD", help="the two bots' commands (default: two random bots)")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 1
     roots = [root.resolve() for root in args.root or [ROOT]]
     times: dict[Path, list[float]] = {root: [] for root in roots}
     for _ in range(args.repeat):

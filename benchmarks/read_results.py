@@ -56,7 +56,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--bots", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.games, args.bots, args.repeat = 200, 4, 1
     with tempfile.TemporaryDirectory() as tmp:
         path = write_results(Path(tmp), args.games, args.bots)
         for label, target in (("directory", path.parent / "out"), ("tournament file", path)):

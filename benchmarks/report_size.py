@@ -93,7 +93,10 @@ def main() -> None:
     parser.add_argument("--game", default="oxono", choices=("oxono", "yoxii"))
     parser.add_argument("--no-browser", action="store_true", help="only size and build time")
     parser.add_argument("--synthetic-only", action="store_true", help="skip the results directories")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.games, args.no_browser, args.synthetic_only = 200, True, True
     directories = args.results or [d for d in (ROOT / "results" / "oxono-demo", ROOT / "results" / "yoxii-demo")
                                    if (d / "games.jsonl").exists()]
     for directory in args.results:

@@ -117,7 +117,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="OXONO games per mode for the per-move figure")
     parser.add_argument("--starts", type=int, default=30, help="process starts per mode and bot")
     parser.add_argument("--rounds", type=int, default=5, help="the modes take turns this many times (machine noise hits all alike)")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.games, args.starts, args.rounds = 4, 2, 1
     modes = [m for m in MODES if m != "bwrap" or shutil.which("bwrap")]
     print(f"limits enforced with: {cgroup_mode()}; private mounts: {mounts_mode() or 'none'}; modes: {', '.join(modes)}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -59,7 +59,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=engine.GAMES, action="append")
     parser.add_argument("--seconds", type=float, default=1.0, help="search time per position")
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds = 0.05
     print(f"{'game':<6} {'bot':<10} {'speed':>10}  unit  ({args.seconds:g} s per position)")
     for name in args.game or engine.GAMES:
         game = engine.get_game(name)

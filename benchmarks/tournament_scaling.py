@@ -39,7 +39,10 @@ def main() -> None:
     parser.add_argument("--game", default="yoxii")
     parser.add_argument("--bots", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.game, args.bots, args.rounds = "oxono", 2, 1
     times = {}
     with tempfile.TemporaryDirectory() as tmp:
         for concurrency in (1, 2):

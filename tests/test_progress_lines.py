@@ -8,7 +8,7 @@ import re
 import threading
 import time
 
-from arena.run.progress_lines import EVERY_S, ProgressLines
+from arena.run.progress_lines import EVERY_S, Periodic, ProgressLines
 
 
 class FakeClock:
@@ -82,3 +82,32 @@ def test_the_thread_writes_while_no_game_ends():
 
 def test_the_default_interval_is_30_seconds():
     assert EVERY_S == 30.0
+
+
+def test_a_periodic_view_is_computed_at_most_every_interval():
+    clock = FakeClock()
+    computed: list[float] = []
+    view = Periodic(lambda: computed.append(clock.now) or len(computed), every_s=0.5, share=0.02, clock=clock)
+    assert view.value() == 1
+    clock.now += 0.4
+    assert view.value() == 1 and len(computed) == 1  # not due: the value of a moment ago
+    clock.now += 0.1
+    assert view.value() == 2
+    assert view.value(final=True) == 3  # the last line of a run says how it ended
+
+
+def test_a_periodic_view_takes_no_more_than_its_share_of_the_time():
+    clock = FakeClock()
+    computed = []
+
+    def costly() -> int:
+        computed.append(clock.now)
+        clock.now += 1.0  # it took a second: the next may come 1 / share seconds later
+        return len(computed)
+
+    view = Periodic(costly, every_s=0.5, share=0.02, clock=clock)
+    for _ in range(200):
+        view.value()
+        clock.now += 0.5
+    spent = len(computed) * 1.0
+    assert 1 < len(computed) and spent / (clock.now - 1000.0) <= 0.02 + 1e-9, computed

@@ -16,6 +16,7 @@ from arena.results.standings import compute_standings
 from arena.results.store import ResultsConflict, ResultsStore
 from arena.run.config import ConfigError, load_config
 from arena.formats.schedule import make_schedule
+from arena.run.results_dir import RunPlan
 from arena.run.tournament import run_tournament
 from builders import ROOT, records, slow_tournament, tournament_file
 
@@ -352,3 +353,15 @@ def test_the_rounds_a_run_reports_hold_every_game_recorded_so_far(tmp_path):
 
     run_tournament(config, on_record=on_record)
     assert len(seen) == 8 and all(counted == recorded for counted, recorded in seen), seen
+
+
+def test_a_swiss_run_reads_its_rounds_once_a_round_not_after_each_game(tmp_path, monkeypatch):
+    # Reading the rounds takes every record: after each game, a run of n games cost O(n²).
+    config = load_config(write_tournament(tmp_path, bots=("a", "b", "c", "d"), rounds=3, extra="format: swiss\n"))
+    reads = []
+    progress = RunPlan.progress
+    monkeypatch.setattr(RunPlan, "progress", lambda plan, records: reads.append(len(records)) or progress(plan, records))
+    summary = run_tournament(config)
+    assert summary.played == 12 and reads == []
+    # Asked for, they hold every game so far.
+    assert sum(len(r.games) for stage in summary.rounds.stages for r in stage.results.values()) == 12

@@ -13,13 +13,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
-__all__ = ["EVERY_S", "TENTHS", "ProgressLines"]
+__all__ = ["EVERY_S", "PERIODIC_EVERY_S", "PERIODIC_SHARE", "TENTHS", "Periodic", "ProgressLines"]
+
+T = TypeVar("T")
 
 #: The longest a log goes without a line while a run plays.
 EVERY_S = 30.0
 #: A line each time the games done pass another 1/TENTHS of the total.
 TENTHS = 10
+#: The least seconds between two computations of a :class:`Periodic` view.
+PERIODIC_EVERY_S = 0.5
+#: The most of the time a :class:`Periodic` view may take, however large the tournament grows.
+PERIODIC_SHARE = 0.02
 
 
 class ProgressLines:
@@ -84,3 +91,27 @@ class ProgressLines:
 
 def _tenth(done: int, total: int) -> int:
     return TENTHS * done // total if total > 0 else 0
+
+
+class Periodic(Generic[T]):
+    """A view of a run that costs more as the run grows (a Swiss's leader
+    and round, read from every record), computed by ``compute`` at most
+    every ``every_s`` seconds and never in more than ``share`` of the time:
+    after a computation that took ``c`` seconds, the next waits ``c /
+    share``.  So a progress view costs the same at game 10,000 as at game
+    10, a moment behind the games at most.  ``value(final=True)`` computes
+    it now (the last line of a run)."""
+
+    def __init__(self, compute: Callable[[], T], *, every_s: float = PERIODIC_EVERY_S,
+                 share: float = PERIODIC_SHARE, clock: Callable[[], float] = time.monotonic) -> None:
+        self._compute, self.every_s, self.share, self._clock = compute, every_s, share, clock
+        self._next = -float("inf")
+        self._value: T | None = None
+
+    def value(self, final: bool = False) -> T:
+        started = self._clock()
+        if final or started >= self._next or self._value is None:
+            self._value = self._compute()
+            now = self._clock()
+            self._next = now + max(self.every_s, (now - started) / self.share)
+        return self._value

@@ -59,8 +59,27 @@ class RunSummary:
     report: Path | None = None
     #: Each bot's version in this run.
     versions: dict[str, str] = field(default_factory=dict)
-    #: A Swiss, knockout or staged tournament's rounds, as far as played.
-    rounds: Rounds | None = None
+    _rounds: Rounds | None = field(default=None, repr=False)
+    _read_rounds: Callable[[], Rounds] | None = field(default=None, repr=False)
+
+    @property
+    def rounds(self) -> Rounds | None:
+        """A Swiss, knockout or staged tournament's rounds, with every game
+        recorded so far.  Read from the records when asked, not after each
+        game: reading them takes every record, and a run that did so after
+        each game cost O(games²) (a progress view asks at most a share of
+        its time, see :class:`~arena.run.progress_lines.Periodic`)."""
+        if self._read_rounds is not None:
+            self._rounds, self._read_rounds = self._read_rounds(), None
+        return self._rounds
+
+    @rounds.setter
+    def rounds(self, rounds: Rounds | None) -> None:
+        self._rounds, self._read_rounds = rounds, None
+
+    def rounds_changed(self, read: Callable[[], Rounds]) -> None:
+        """A game of the rounds was recorded: ``read`` reads them anew, when they are asked for."""
+        self._read_rounds = read
 
 
 class RunningSprt:
@@ -402,7 +421,7 @@ def run_tournament(
         summary = RunSummary(
             total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
             replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
-            rounds=plan.rounds,
+            _rounds=plan.rounds,
         )
         report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt, left_out=plan.records.left_out) \
             if config.report else None
@@ -412,6 +431,9 @@ def run_tournament(
             if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
         # One Ray connection for every round (connecting starts a local Ray: seconds).
         with _final_report(report, summary), executor.session() if pending else nullcontext():
+            def read_progress() -> Rounds:
+                return plan.progress(summary.records)
+
             # A Swiss, knockout or staged tournament plays round by round: the
             # next round is paired, and written down, once this one is complete.
             while pending:
@@ -424,7 +446,7 @@ def run_tournament(
                         summary.sprt = running_sprt.status()
                         if config.paired_by_results:
                             # The live leader is their first place: with the round's games so far.
-                            summary.rounds = plan.progress(summary.records)
+                            summary.rounds_changed(read_progress)
                         if report is not None:
                             report.update(summary.records, summary.total)
                         if on_record is not None:
