@@ -385,6 +385,12 @@ def compute_standings(
 
 def _clock_text(control: Mapping[str, int]) -> str:
     """A record's time control as the tables show it (``5+0.1``, ``move 0.5``)."""
+    return _clock_text_of(tuple(control.items()))
+
+
+@functools.lru_cache(maxsize=64)
+def _clock_text_of(control: tuple[tuple[str, int], ...]) -> str:
+    # A league has a few time controls and every game names one: each is worded once.
     return str(TimeControl.from_json(dict(control)))
 
 
