@@ -4,7 +4,9 @@ rewritten onto the schedule, as benchmarks/read_results.py writes them),
 each a fresh process as a user runs it, measured with ``wait4``: its CPU
 time and peak memory (resident), when it must build the index of
 ``games.jsonl`` (the first command after the games were written), when the
-index is current, and with no index at all (a directory it cannot write in).
+index is current, and with no index at all (a directory it cannot write in);
+and a resumed ``arena run`` to its first new game (the results read, its
+plan decided, ``tournament.json`` written).
 
     python benchmarks/scale.py                        # 1,000, 10,000 and 100,000 games
     python benchmarks/scale.py --sizes 1000000        # a million (about 1 GB of games.jsonl)
@@ -31,26 +33,48 @@ from read_results import write_results  # noqa: E402
 from arena.results.game_index import INDEX_FILE  # noqa: E402
 
 
+#: What a resumed run does before its first new game: the results read, the plan decided, tournament.json written.
+RESUME = """import sys
+from pathlib import Path
+from arena.results.store import ResultsStore
+from arena.run.config import load_config
+from arena.run.results_dir import RunPlan, open_results
+config = load_config(Path(sys.argv[1]))
+with ResultsStore(config.output) as store:
+    open_results(store, RunPlan(config, store.directory))
+"""
+
+
 def standings(directory: Path) -> tuple[float, float, float]:
     """Wall time (s), CPU time (s) and peak resident memory (MB) of one
     ``arena standings`` process."""
+    return measured([sys.executable, "-m", "arena", "standings", str(directory), "-f", "plain"])
+
+
+def resume(tournament: Path) -> tuple[float, float, float]:
+    """The same of a resumed run, to its first new game (its plan decided)."""
+    return measured([sys.executable, "-c", RESUME, str(tournament)])
+
+
+def measured(command: list[str]) -> tuple[float, float, float]:
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "arena", "standings", str(directory), "-f", "plain"],
-                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"arena standings {directory} failed: {process.stderr.read().decode()[-500:]}")
+        raise SystemExit(f"{' '.join(command[-2:])} failed: {process.stderr.read().decode()[-500:]}")
     process.stderr.close()
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def measure(games: int, bots: int) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
-        out = write_results(Path(tmp), games, bots).parent / "out"
+        tournament = write_results(Path(tmp), games, bots)
+        out = tournament.parent / "out"
         size = (out / "games.jsonl").stat().st_size / 1e6
         built = standings(out)
         current = standings(out)
+        resumed = resume(tournament)
         for name in os.listdir(out):
             if name.startswith(INDEX_FILE):
                 os.unlink(out / name)
@@ -58,7 +82,7 @@ def measure(games: int, bots: int) -> list[str]:
         log_only = standings(out)
         shutil.rmtree(out)
     return [f"{games:,}", f"{size:.1f}", *(f"{wall:.2f} / {cpu:.2f} / {mb:.0f}" for wall, cpu, mb in
-                                           (built, current, log_only))]
+                                           (built, current, log_only, resumed))]
 
 
 def main() -> None:
@@ -71,7 +95,8 @@ def main() -> None:
     from tabulate import tabulate
     rows = [measure(games, 6 if args.quick else args.bots) for games in sizes]
     print(tabulate(rows, headers=["games", "games.jsonl MB", "index built: s / CPU s / MB",
-                                  "index current", "no index (log alone)"], disable_numparse=True))
+                                  "index current", "no index (log alone)", "resume to its first game"],
+                   disable_numparse=True))
 
 
 if __name__ == "__main__":

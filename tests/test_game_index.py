@@ -209,3 +209,23 @@ def test_the_key_is_this_users_alone(tmp_path, monkeypatch):
     assert len(key) == 32 and path.stat().st_mode & 0o777 == 0o600 and user_key() == key
     path.chmod(0o644)  # readable by others: anyone could seal
     assert user_key() is None
+
+
+def test_a_reader_of_a_log_rewritten_meanwhile_reads_the_log_it_opened(config):
+    """A --replay rewrites games.jsonl (a new file) while another command is
+    reading the old one: the index, made over the new file by then, is not
+    mixed into that reader's answer."""
+    records = write_games(config, 12)
+    store = ResultsStore(config.output)
+    store.load()
+    fd = os.open(config.output / "games.jsonl", os.O_RDONLY)  # the reader's log
+    try:
+        with ResultsStore(config.output) as writer:
+            writer.open_for_run("oxono")
+            writer.start_appending(writer.load("oxono"))
+            writer.replace({records[0].game_id: "--replay ann"})
+        assert len(ResultsStore(config.output).load().records) == 11  # the index is the new log's
+        old = store._load(fd, None)
+    finally:
+        os.close(fd)
+    assert [r.game_id for r in old.records] == [r.game_id for r in records] and old.warnings == []

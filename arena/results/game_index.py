@@ -38,7 +38,7 @@ from arena.bot import safe_files
 from arena.bot.digest_cache import cache_directory
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, MoveRecord
 
-__all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "LazyMoves", "GameIndex", "IndexUnusable"]
+__all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "LazyMoves", "GameIndex", "IndexMoved", "IndexUnusable"]
 
 INDEX_FILE = "index.sqlite"
 #: Raised whenever what the index holds, or how a line is judged, changes: an index of another version is rebuilt.
@@ -48,6 +48,11 @@ _SIDE_FILES = ("-wal", "-shm", "-journal")
 
 class IndexUnusable(Exception):
     """The index cannot be opened or written here; the log is read as it is."""
+
+
+class IndexMoved(Exception):
+    """Another process made the index over another log meanwhile (the log
+    was rewritten): this reader reads the log it opened as it is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +269,7 @@ class GameIndex:
             return 0
         info = os.fstat(log_fd)
         covered = state.get("covered")
-        if (state.get("log") != f"{info.st_dev}:{info.st_ino}" or not isinstance(covered, int)
+        if (state.get("log") != _identity(log_fd) or not isinstance(covered, int)
                 or not 0 <= covered <= info.st_size or state.get("last") != _last_line_hash(log_fd, covered)):
             self._reset(None)  # the log was rewritten, cut or replaced: an ordinary event
             return 0
@@ -300,32 +305,50 @@ class GameIndex:
         return self._db.execute("SELECT coalesce(max(number), 0) FROM lines").fetchone()[0]
 
     def add(self, lines: Sequence[IndexedLine], log_fd: int, covered: int) -> None:
-        """Add the entries of the lines read since, now covering the log to ``covered``."""
+        """Add the entries of the lines read since, now covering the log to
+        ``covered``.  Raises :class:`IndexMoved` when another process made
+        the index over another log meanwhile (a ``--replay`` rewrote it)."""
         assert self._db is not None
-        info = os.fstat(log_fd)
+        log = _identity(log_fd)
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
+            state = dict(db.execute("SELECT key, value FROM state"))
+            if state.get("covered") and state.get("log") != log:
+                raise IndexMoved()
             key = self.key
             db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?, ?, ?, ?)",
                            [(e.offset, e.number, e.length, e.game, e.record, e.problem,
                              seal(key, e.record) if key is not None and e.record is not None else None) for e in lines])
-            db.executemany("UPDATE state SET value = ? WHERE key = ?",
-                           [(covered, "covered"), (f"{info.st_dev}:{info.st_ino}", "log"),
-                            (_last_line_hash(log_fd, covered), "last")])
+            if not isinstance(state.get("covered"), int) or state["covered"] < covered:
+                db.executemany("UPDATE state SET value = ? WHERE key = ?",
+                               [(covered, "covered"), (log, "log"), (_last_line_hash(log_fd, covered), "last")])
             db.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, IndexMoved) as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            if isinstance(exc, IndexMoved):
+                raise
             raise IndexUnusable(str(exc)) from None
 
-    def lines(self, start: int = 0) -> Iterator[IndexedLine]:
-        """The entries, in the log's order, from the offset ``start``."""
+    def lines(self, log_fd: int, covered: int) -> Iterator[IndexedLine]:
+        """The entries of the log open on ``log_fd`` up to ``covered``, in
+        its order, as one snapshot.  Raises :class:`IndexMoved` when the
+        index is now another log's."""
         assert self._db is not None
+        db = self._db
         try:
-            for row in self._db.execute("SELECT number, offset, length, game, record, problem, seal FROM lines "
-                                        "WHERE offset >= ? ORDER BY offset", (start,)):
-                yield IndexedLine(*_checked(row))
+            db.execute("BEGIN")
+            try:
+                state = dict(db.execute("SELECT key, value FROM state"))
+                if covered and state.get("log") != _identity(log_fd):
+                    raise IndexMoved()
+                for row in db.execute("SELECT number, offset, length, game, record, problem, seal FROM lines "
+                                      "WHERE offset < ? ORDER BY offset", (covered,)):
+                    yield IndexedLine(*_checked(row))
+            finally:
+                if db.in_transaction:
+                    db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise IndexUnusable(str(exc)) from None
 
@@ -345,6 +368,12 @@ def _checked(row: tuple[Any, ...]) -> tuple[Any, ...]:
             and (sealed is None or type(sealed) is bytes)):
         raise IndexUnusable("a line of the index is not one the arena writes")
     return row
+
+
+def _identity(fd: int) -> str:
+    """Which file the log is (a rewritten log is another file)."""
+    info = os.fstat(fd)
+    return f"{info.st_dev}:{info.st_ino}"
 
 
 def _last_line_hash(fd: int, covered: int) -> str:

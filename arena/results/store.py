@@ -48,7 +48,7 @@ from arena.bot import safe_files
 from arena.bot.quota import empty_directory
 from arena.bot.safe_files import RefusedFile
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
-from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexUnusable, LazyMoves, indexed, move_times_of,
+from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, indexed, move_times_of,
                                       record_of)
 from arena.results.game_log import CHUNK_BYTES, LogLine, LogLines
 
@@ -163,11 +163,13 @@ class ResultsStore:
                     if index.rebuilt is not None:
                         result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, "
                                                f"as {index.rebuilt}")
-                    for entry in index.lines():
+                    for entry in index.lines(fd, lines.good_bytes):
                         if self._kept(entry.number, entry.game, entry.problem, game, result.warnings):
                             result.add(self._indexed_record(entry, index), f"{self.games_path}:{entry.number}")
                     self._note_tail(lines, result)
                     return result
+                except IndexMoved:  # (a --replay rewrote the log meanwhile: this reader reads the one it opened)
+                    break
                 except IndexUnusable as exc:  # a damaged or forged index: made again from the log
                     if attempt or not index.reset(f"it is damaged ({exc})"):
                         break
