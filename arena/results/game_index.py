@@ -28,6 +28,7 @@ import os
 import secrets
 import sqlite3
 import stat
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,8 @@ class LazyMoves(Sequence[MoveRecord]):
 
     def __init__(self, directory: Path, offset: int, length: int, game_id: str, times: Sequence[float]) -> None:
         self._directory, self._offset, self._length, self._game_id = directory, offset, length, game_id
-        self.times = tuple(times)
+        # (8 bytes a move: a million games' times would take gigabytes as Python floats)
+        self.times = array("d", times)
         self._moves: list[MoveRecord] | None = None
 
     def __len__(self) -> int:
@@ -130,7 +132,7 @@ class LazyMoves(Sequence[MoveRecord]):
             record = GameRecord.from_json(json.loads(line))
         except (ValueError, RecursionError):
             return None
-        same = record.game_id == self._game_id and tuple(m.ms for m in record.moves) == self.times
+        same = record.game_id == self._game_id and array("d", (m.ms for m in record.moves)) == self.times
         return record.moves if same else None
 
 
@@ -150,6 +152,26 @@ def indexed(number: int, offset: int, length: int, game: str | None, record: Gam
         data["t"] = list(move_times_of(record))
         text = json.dumps(data, separators=(",", ":"))
     return IndexedLine(number, offset, length, game, text, problem)
+
+
+class Shared:
+    """One object for the values that most records repeat (the players of
+    a pair, the time control, the versions), so that a reader holding a
+    league's records holds each once.  Records read from disk are never
+    changed in place, so they can share them."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[Any, ...], Any] = {}
+
+    def record(self, record: GameRecord) -> GameRecord:
+        record.players = self._one(record.players)
+        record.time_control = self._one(record.time_control)
+        if record.versions is not None:
+            record.versions = self._one(record.versions)
+        return record
+
+    def _one(self, value: dict[str, Any]) -> dict[str, Any]:
+        return self._seen.setdefault(tuple(value.items()), value)
 
 
 def record_of(line: IndexedLine, directory: Path, key: bytes | None = None) -> GameRecord:

@@ -48,8 +48,8 @@ from arena.bot import safe_files
 from arena.bot.quota import empty_directory
 from arena.bot.safe_files import RefusedFile
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
-from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, indexed, move_times_of,
-                                      record_of)
+from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, Shared,
+                                      indexed, move_times_of, record_of)
 from arena.results.game_log import CHUNK_BYTES, LogLine, LogLines
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "CurrentRun", "current_run", "write_atomically"]
@@ -163,9 +163,11 @@ class ResultsStore:
                     if index.rebuilt is not None:
                         result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, "
                                                f"as {index.rebuilt}")
+                    shared = Shared()
                     for entry in index.lines(fd, lines.good_bytes):
                         if self._kept(entry.number, entry.game, entry.problem, game, result.warnings):
-                            result.add(self._indexed_record(entry, index), f"{self.games_path}:{entry.number}")
+                            result.add(shared.record(self._indexed_record(entry, index)),
+                                       f"{self.games_path}:{entry.number}")
                     self._note_tail(lines, result)
                     return result
                 except IndexMoved:  # (a --replay rewrote the log meanwhile: this reader reads the one it opened)
@@ -195,11 +197,12 @@ class ResultsStore:
     def _from_log(self, fd: int, game: str | None) -> LoadedResults:
         result = LoadedResults()
         lines = LogLines(fd, MAX_RECORD_BYTES)
+        shared = Shared()
         for line in lines:
             record, problem, other = self._judged(line)
             if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
                 record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
-                result.add(record, f"{self.games_path}:{line.number}")
+                result.add(shared.record(record), f"{self.games_path}:{line.number}")
         self._note_tail(lines, result)
         return result
 
