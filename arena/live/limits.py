@@ -23,6 +23,8 @@ the listening socket and aiohttp, one small protocol object per connection.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -48,6 +50,21 @@ SEND_BUFFER_BYTES = 64 << 10
 CHUNK_BYTES = 64 << 10
 #: Seconds a refused connection stays open for its 503 to be read.
 _REFUSED_LINGER_S = 1.0
+#: Seconds after a connection closes before the freed memory is handed back (once for a crowd leaving).
+_TRIM_AFTER_S = 1.0
+
+
+def _malloc_trim() -> Callable[[], None]:
+    """glibc's ``malloc_trim(0)``, or nothing elsewhere: the pieces of two hundred answers freed
+    between other allocations stay in the process until handed back page by page."""
+    try:
+        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return lambda: None
+    return lambda: trim(0)
+
+
+_trim = _malloc_trim()
 
 
 @dataclass(frozen=True)
@@ -193,6 +210,7 @@ class ConnectionGuard:
         self.by_transport: dict[asyncio.BaseTransport, _Connection] = {}
         self.per_address: dict[str, int] = {}
         self._lingering = 0
+        self._trimming: asyncio.TimerHandle | None = None
 
     def factory(self, inner: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
         """The protocol factory for ``loop.create_server``: ``inner``'s protocols (aiohttp's), guarded."""
@@ -216,11 +234,17 @@ class ConnectionGuard:
     def forget(self, connection: _Connection) -> None:
         if self.by_transport.pop(connection.transport, None) is None:  # type: ignore[arg-type]
             return
+        if self._trimming is None:
+            self._trimming = asyncio.get_running_loop().call_later(_TRIM_AFTER_S, self._trim)
         left = self.per_address[connection.address] - 1
         if left:
             self.per_address[connection.address] = left
         else:
             del self.per_address[connection.address]
+
+    def _trim(self) -> None:
+        self._trimming = None
+        _trim()
 
     def _close_oldest_stream(self, address: str | None) -> None:
         for connection in self.by_transport.values():  # oldest first: a dict keeps the order of admission
