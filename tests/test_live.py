@@ -530,9 +530,16 @@ def big_log(played, tmp_path) -> tuple[Path, str]:
 
     directory = tmp_path / "big"
     shutil.copytree(played, directory, symlinks=True)
-    log = sorted((directory / "logs" / "ann" / "games").glob("*.log"))[0]
+    log = _a_game_log(directory)
     log.write_bytes(b"x" * (live_server.MAX_LOG_BYTES - 1) + b"\n")
     return directory, f"/logs/ann/games/{log.name}"
+
+
+def _a_game_log(directory: Path) -> Path:
+    """A log of a game ``directory`` holds, made anew: a test before planted a link among them, never written through."""
+    log = next(log for log in sorted((directory / "logs" / "ann" / "games").glob("r*.log")) if not log.is_symlink())
+    log.unlink()
+    return log
 
 
 def test_two_hundred_slow_readers_of_a_big_log_hold_little_of_the_servers_memory(big_log, tmp_path):
@@ -669,8 +676,26 @@ def test_a_log_too_big_to_show_says_its_size_and_where_it_is(played, tmp_path):
 
     directory = tmp_path / "big"
     shutil.copytree(played, directory, symlinks=True)
-    log = sorted((directory / "logs" / "ann" / "games").glob("*.log"))[0]
-    with open(log, "r+b") as handle:
+    log = _a_game_log(directory)
+    with open(log, "xb") as handle:
         handle.truncate(5 << 20)  # sparse: 5 MiB claimed
     status, _, text = fetch(lambda: make_app(LiveState(directory)), f"/logs/ann/games/{log.name}")
     assert status == 403 and text == f"403: too big to show (5.0 MiB); it is in logs/ann/games/{log.name}\n"
+
+
+def test_the_security_page_states_the_live_servers_bounds_as_the_code_has_them():
+    from arena.live import limits
+    from arena.results.live_feed import MAX_LIVE_BYTES
+
+    page = (ROOT / "docs" / "security.md").read_text().split("### The live server's bounds")[1].split("\n\n", 3)[2]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1] for line in page.splitlines()[2:]}
+    assert rows["connections in all"] == str(limits.MAX_CONNECTIONS)
+    assert rows["connections from one address"] == str(limits.MAX_PER_ADDRESS)
+    assert rows["time from a connection (or its last answer) to a whole request head"] == f"{limits.HEADER_TIMEOUT_S:g} s"
+    assert rows["time a kept-alive connection waits for its next request"] == f"{limits.IDLE_TIMEOUT_S:g} s"
+    assert rows["time a client may take to accept one piece of an answer"] == f"{limits.WRITE_TIMEOUT_S:g} s"
+    kib = limits.SEND_BUFFER_BYTES >> 10
+    assert rows["bytes of an answer waiting for one client"] == f"{kib} KiB in the server, {kib} KiB in its socket"
+    assert rows["bytes of a file or page read per piece"] == f"{limits.CHUNK_BYTES >> 10} KiB"
+    assert rows["a bot's log shown"] == f"{live_server.MAX_LOG_BYTES >> 20} MiB"
+    assert rows["a live file read (`live/*.json`)"].startswith(f"{MAX_LIVE_BYTES >> 10} KiB")
