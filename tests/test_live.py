@@ -229,6 +229,7 @@ def test_every_response_forbids_inline_script(played):
     for path in ("/", "/static/viewer.js", "/api/state", "/logs/nobody/x.log", "/nothing"):
         status, headers, _ = fetch(app, path)
         assert headers["Content-Security-Policy"] == CSP, path
+    assert fetch(app, "/favicon.ico")[0] == 204  # an answer without a body goes through the piecewise writing too
     assert "script-src 'self';" in CSP and "unsafe-inline" not in CSP.split("script-src")[1].split(";")[0]
     _, _, page = fetch(app, "/")
     # The page's scripts are files; its one inline script element is data (JSON), which a browser never runs.

@@ -208,7 +208,7 @@ async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitabl
     with settings.guard.serving(request):
         response = await _answer(request, handler)
         if isinstance(response, web.Response) and not response.prepared:
-            body = response.body
+            body = b"" if response.body is None else response.body  # None: an answer without a body (204)
             assert isinstance(body, bytes)
             view = memoryview(body)
             response = await _send(request, web.StreamResponse(status=response.status, headers=response.headers),
