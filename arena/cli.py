@@ -7,10 +7,11 @@ import functools
 import os
 import random
 import signal
+import socket
 import sys
 import threading
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -103,8 +104,13 @@ _failed = False
 def fail(message: str, code: int = 2) -> NoReturn:
     global _failed
     _failed = True
-    err.print(f"[bold red]error:[/] {escape(safe(message, lines=True))}", highlight=False, soft_wrap=True)
+    error(message)
     raise typer.Exit(code)
+
+
+def error(message: str) -> None:
+    """An error that stops only a part (the command goes on)."""
+    err.print(f"[bold red]error:[/] {escape(safe(message, lines=True))}", highlight=False, soft_wrap=True)
 
 
 def fail_store(exc: StoreError, kept: int, directory: Path) -> NoReturn:
@@ -302,15 +308,24 @@ def run(
         say(f"report: {summary.report}", err)
 
 
-def _live_view(directory: Path | None, port: int | None, host: str) -> AbstractContextManager[object]:
-    """``--serve PORT``: the live view's server beside the run, its address printed; else nothing."""
+@contextmanager
+def _live_view(directory: Path | None, port: int | None, host: str) -> Iterator[None]:
+    """``--serve PORT``: the live view's server beside the run, its address printed once it listens; else nothing.
+    A server that cannot listen is said in one line, and the run goes on."""
     if port is None or directory is None:
-        return nullcontext()
+        yield
+        return
     from arena.live.background import LiveServer
 
     server = LiveServer(directory, port, host)
-    say(f"live view: {server.url}", err)
-    return server
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(server)
+        except OSError as exc:
+            error(f"live view: cannot listen on {host}:{port}: {exc.strerror or exc}")
+        else:
+            say(f"live view: {server.url}", err)
+        yield
 
 
 def _run_title(name: str, where: str) -> str:
@@ -464,6 +479,7 @@ def serve(
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="The port to listen on (0: any free one)."),
     bot: str = typer.Option(None, "--bot", help="Show just this bot's page (its games and stderr), to hand to its team."),
     beside_run: bool = typer.Option(False, "--beside-run", hidden=True, help="For arena run --serve: print nothing once listening (the run prints the address), stop when stdin closes."),
+    listen_fd: int = typer.Option(None, "--listen-fd", hidden=True, help="For arena run --serve: the socket the run bound, listening already."),
 ) -> None:
     """A live web page of the tournament, updated as it plays: standings, rounds, every game in progress move by move;
     works during a run (from another terminal) and on finished results. Read-only; Ctrl-C stops it."""
@@ -487,7 +503,8 @@ def serve(
             say(f"live view of {state.directory}: {url}  (Ctrl-C stops it)", err)
 
     try:
-        serve_forever(state, host, port, on_ready=ready, token=token, stop=until_stdin_closes() if beside_run else None)
+        serve_forever(state, host, port, on_ready=ready, token=token, stop=until_stdin_closes() if beside_run else None,
+                      sock=socket.socket(fileno=listen_fd) if listen_fd is not None else None)
     except OSError as exc:
         fail(f"live view: cannot listen on {host}:{port}: {exc.strerror or exc}")
     except KeyboardInterrupt:

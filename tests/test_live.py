@@ -229,6 +229,7 @@ def test_every_response_forbids_inline_script(played):
     for path in ("/", "/static/viewer.js", "/api/state", "/logs/nobody/x.log", "/nothing"):
         status, headers, _ = fetch(app, path)
         assert headers["Content-Security-Policy"] == CSP, path
+    assert fetch(app, "/favicon.ico")[0] == 204  # an answer without a body goes through the piecewise writing too
     assert "script-src 'self';" in CSP and "unsafe-inline" not in CSP.split("script-src")[1].split(";")[0]
     _, _, page = fetch(app, "/")
     # The page's scripts are files; its one inline script element is data (JSON), which a browser never runs.
@@ -374,8 +375,9 @@ def test_a_run_goes_on_when_its_server_cannot_listen(tmp_path):
         ran = subprocess.run([sys.executable, "-m", "arena", "run", str(file), "--serve", str(port)], cwd=ROOT,
                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert ran.returncode == 0, ran.stderr
-    assert f"live view: http://127.0.0.1:{port}/" in ran.stderr
+    # Said before any address: no address of a server that never listened is printed.
     assert f"error: live view: cannot listen on 127.0.0.1:{port}" in ran.stderr
+    assert "http://" not in ran.stderr
     assert "4 games played, 0 resumed" in ran.stderr
 
 
@@ -456,3 +458,245 @@ def test_a_stream_that_goes_away_is_forgotten_and_the_others_go_on(played):
 
     streams, first = asyncio.run(go())
     assert streams == 1 and first.startswith(b"event: state\ndata: ")
+
+
+# -- the server's bounds: each attack of the security review (issue 40), bounded, on loopback -------------
+
+_SERVER = """
+import json, sys
+from pathlib import Path
+from arena.live.limits import Limits
+from arena.live.server import serve
+from arena.live.state import LiveState
+serve(LiveState(Path(sys.argv[1])), "127.0.0.1", 0, on_ready=lambda url: print(url, flush=True),
+      limits=Limits(**json.loads(sys.argv[2])))
+"""
+
+
+class _Server:
+    """A live server in a process of its own (its memory and descriptors measured alone), with ``limits``."""
+
+    def __init__(self, directory: Path, stderr: Path, **limits: float) -> None:
+        self.stderr = stderr
+        self.process = subprocess.Popen([sys.executable, "-c", _SERVER, str(directory), json.dumps(limits)], cwd=ROOT,
+                                        stdout=subprocess.PIPE, stderr=stderr.open("wb"),
+                                        env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert self.process.stdout is not None
+        url = self.process.stdout.readline().decode().strip()
+        assert url.startswith("http://127.0.0.1:"), stderr.read_text()
+        self.port = int(url.rsplit(":", 1)[1].strip("/"))
+
+    def rss_mib(self) -> float:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1]) / 1024
+
+    def descriptors(self) -> int:
+        return len(os.listdir(f"/proc/{self.process.pid}/fd"))
+
+    def connect(self, source: str = "127.0.0.1", rcvbuf: int | None = None) -> socket.socket:
+        sock = socket.socket()
+        if rcvbuf is not None:  # set before connecting: a client that reads nothing takes little
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        sock.bind((source, 0))
+        sock.settimeout(5)
+        sock.connect(("127.0.0.1", self.port))
+        return sock
+
+    def get(self, path: str, source: str = "127.0.0.1", host: str = "127.0.0.1") -> tuple[int, bytes]:
+        with self.connect(source) as sock:
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+            data = _read_all(sock)
+        head, _, body = data.partition(b"\r\n\r\n")
+        return int(head.split()[1]), body
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    chunks = []
+    try:
+        while chunk := sock.recv(1 << 16):
+            chunks.append(chunk)
+    except ConnectionResetError:
+        pass
+    return b"".join(chunks)
+
+
+@pytest.fixture
+def big_log(played, tmp_path) -> tuple[Path, str]:
+    """A copy of ``played`` whose first log holds 4 MiB (the most a bot's stderr fills), and that log's path."""
+    import shutil
+
+    directory = tmp_path / "big"
+    shutil.copytree(played, directory, symlinks=True)
+    log = _a_game_log(directory)
+    log.write_bytes(b"x" * (live_server.MAX_LOG_BYTES - 1) + b"\n")
+    return directory, f"/logs/ann/games/{log.name}"
+
+
+def _a_game_log(directory: Path) -> Path:
+    """A log of a game ``directory`` holds, made anew: a test before planted a link among them, never written through."""
+    log = next(log for log in sorted((directory / "logs" / "ann" / "games").glob("r*.log")) if not log.is_symlink())
+    log.unlink()
+    return log
+
+
+def test_two_hundred_slow_readers_of_a_big_log_hold_little_of_the_servers_memory(big_log, tmp_path):
+    directory, path = big_log
+    server = _Server(directory, tmp_path / "err")
+    try:
+        assert server.get(path)[1] == (directory / path.lstrip("/")).read_bytes()  # served whole to a reader
+        idle = server.rss_mib()
+        readers = []
+        for n in range(200):  # four addresses: none beyond its share of connections
+            sock = server.connect(f"127.0.0.{1 + n % 4}", rcvbuf=4096)
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            readers.append(sock)
+        time.sleep(2)  # the server writes what the clients' sockets take, and holds the rest
+        held = server.rss_mib()
+        status, body = server.get(path, source="127.0.0.5")  # a reader is served meanwhile
+        for sock in readers:
+            sock.close()
+        time.sleep(2)
+        after = server.rss_mib()
+    finally:
+        server.close()
+    assert status == 200 and len(body) == live_server.MAX_LOG_BYTES
+    assert held < idle + 100, (idle, held)
+    assert after < idle + 20, (idle, held, after)
+
+
+def test_a_client_that_stops_reading_is_let_go_after_the_write_timeout(big_log, tmp_path):
+    directory, path = big_log
+    server = _Server(directory, tmp_path / "err", write_timeout_s=0.5)
+    try:
+        sock = server.connect(rcvbuf=4096)
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        time.sleep(2)
+        started = time.monotonic()
+        received = _read_all(sock)  # what was in flight, then the end: the server let it go
+        sock.close()
+    finally:
+        server.close()
+    assert len(received) < live_server.MAX_LOG_BYTES and time.monotonic() - started < 3
+
+
+def test_connections_are_capped_in_all_and_per_address(played, tmp_path):
+    server = _Server(played, tmp_path / "err", connections=6, per_address=3, header_timeout_s=30)
+    try:
+        held = [server.connect("127.0.0.1") for _ in range(3)]
+        per_address = server.get("/api/state", "127.0.0.1")[0]
+        other = server.get("/api/state", "127.0.0.2")[0]
+        held += [server.connect("127.0.0.2") for _ in range(3)]
+        in_all = server.get("/api/state", "127.0.0.3")[0]
+        held.pop(0).close()
+        freed = until(lambda: server.get("/api/state", "127.0.0.1")[0] == 200, what="a freed connection served")
+        for sock in held:
+            sock.close()
+    finally:
+        server.close()
+    assert (per_address, other, in_all, freed) == (503, 200, 503, True)
+
+
+def test_a_new_client_takes_the_place_of_the_oldest_event_stream(played, tmp_path):
+    server = _Server(played, tmp_path / "err", per_address=3)
+    try:
+        streams = []
+        for _ in range(3):  # streams that read nothing hold every connection of this address
+            sock = server.connect(rcvbuf=4096)
+            sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            streams.append(sock)
+        time.sleep(0.5)
+        status = server.get("/api/state")[0]
+        oldest = _read_all(streams[0])  # closed: its events, then the end
+        streams[1].settimeout(0.5)
+        with pytest.raises(TimeoutError):  # the others still open
+            streams[1].recv(1 << 16) and streams[1].recv(1 << 16)
+        for sock in streams:
+            sock.close()
+    finally:
+        server.close()
+    assert status == 200 and oldest.startswith(b"HTTP/1.1 200")
+
+
+def test_half_sent_requests_are_closed_by_the_header_timeout(played, tmp_path):
+    server = _Server(played, tmp_path / "err", header_timeout_s=0.5)
+    try:
+        idle = server.descriptors()
+        slow = [server.connect() for _ in range(60)]  # within the connections of one address
+        for sock in slow:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: b")
+        time.sleep(0.2)
+        during = server.descriptors()
+        closed = [_read_all(sock) for sock in slow]  # each ends within the timeout (5 s at most here)
+        after = until(lambda: server.descriptors() <= idle + 3 and server.descriptors())
+        for sock in slow:
+            sock.close()
+    finally:
+        server.close()
+    # A few descriptors come and go as the server reads the results: the margin.
+    assert during >= idle + 55 and closed == [b""] * 60 and after <= idle + 3, (idle, during, after)
+
+
+def test_malformed_requests_print_no_traceback_and_an_unparseable_host_is_a_400(played, tmp_path):
+    server = _Server(played, tmp_path / "err")
+    requests = [b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
+                b"G\x00T / HTTP/1.1\r\n\r\n", b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n",
+                b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                b"GET / HTTP/1.1\r\n" + b"X: " + b"y" * 10_000 + b"\r\n\r\n"] * 5
+    try:
+        for request in requests:
+            with server.connect() as sock:
+                sock.sendall(request)
+                _read_all(sock)
+        status, body = server.get("/api/state", host="localhost:1:x")
+    finally:
+        server.close()
+    assert status == 400 and body.count(b"\n") == 1
+    assert (tmp_path / "err").read_text() == ""
+
+
+def test_a_live_file_nested_deep_is_skipped_and_the_state_still_served(played, tmp_path):
+    (played / LIVE_DIR).mkdir(exist_ok=True)
+    deep = played / LIVE_DIR / "w9.json"
+    deep.write_text("[" * 8000 + "]" * 8000)  # 16 KB: within the size read
+    try:
+        with open(played / ".lock", "w") as lock:  # a run holds the directory: its live files are read
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            assert read_live_games(played) == []
+            status, _, text = fetch(lambda: make_app(LiveState(played)), "/api/state")
+    finally:
+        deep.unlink()
+    assert status == 200 and json.loads(text)["live"] == []
+
+
+def test_a_log_too_big_to_show_says_its_size_and_where_it_is(played, tmp_path):
+    import shutil
+
+    directory = tmp_path / "big"
+    shutil.copytree(played, directory, symlinks=True)
+    log = _a_game_log(directory)
+    with open(log, "xb") as handle:
+        handle.truncate(5 << 20)  # sparse: 5 MiB claimed
+    status, _, text = fetch(lambda: make_app(LiveState(directory)), f"/logs/ann/games/{log.name}")
+    assert status == 403 and text == f"403: too big to show (5.0 MiB); it is in logs/ann/games/{log.name}\n"
+
+
+def test_the_security_page_states_the_live_servers_bounds_as_the_code_has_them():
+    from arena.live import limits
+    from arena.results.live_feed import MAX_LIVE_BYTES
+
+    page = (ROOT / "docs" / "security.md").read_text().split("### The live server's bounds")[1].split("\n\n", 3)[2]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1] for line in page.splitlines()[2:]}
+    assert rows["connections in all"] == str(limits.MAX_CONNECTIONS)
+    assert rows["connections from one address"] == str(limits.MAX_PER_ADDRESS)
+    assert rows["time from a connection (or its last answer) to a whole request head"] == f"{limits.HEADER_TIMEOUT_S:g} s"
+    assert rows["time a kept-alive connection waits for its next request"] == f"{limits.IDLE_TIMEOUT_S:g} s"
+    assert rows["time a client may take to accept one piece of an answer"] == f"{limits.WRITE_TIMEOUT_S:g} s"
+    kib = limits.SEND_BUFFER_BYTES >> 10
+    assert rows["bytes of an answer waiting for one client"] == f"{kib} KiB in the server, {kib} KiB in its socket"
+    assert rows["bytes of a file or page read per piece"] == f"{limits.CHUNK_BYTES >> 10} KiB"
+    assert rows["a bot's log shown"] == f"{live_server.MAX_LOG_BYTES >> 20} MiB"
+    assert rows["a live file read (`live/*.json`)"].startswith(f"{MAX_LIVE_BYTES >> 10} KiB")

@@ -3,7 +3,9 @@
 The server is a process of its own (``arena serve``), not a thread of the
 arena: it builds pages on its own core and its own interpreter lock, and
 whatever happens to it (a port in use, a crash) the run goes on.  It reads
-the results directory as ``arena serve`` from another terminal would.  It
+the results directory as ``arena serve`` from another terminal would, on a
+socket the run binds before it starts the server: a taken port is said at
+once, before any address is printed.  It
 stops when its stdin closes: a moment after the run ends (once the page has
 shown how the run ended), or when the arena dies, however it dies.
 """
@@ -19,6 +21,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from arena.live.limits import listen
 from arena.live.server import POLL_S, TOKEN_PARAM, is_loopback
 
 __all__ = ["TOKEN_ENV", "LiveServer"]
@@ -42,13 +45,16 @@ class LiveServer:
         return f"http://{shown}:{self.port}/" + (f"?{TOKEN_PARAM}={self.token}" if self.token else "")
 
     def __enter__(self) -> LiveServer:
+        """Raises ``OSError`` when the port cannot be bound (nothing started)."""
         env = {**os.environ, **({TOKEN_ENV: self.token} if self.token else {})}
-        # Its own process group: Ctrl-C stops the run, which then stops the server.
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", str(self.directory), "--host", self.host, "--port", str(self.port),
-             "--beside-run"],
-            env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, process_group=0,
-        )
+        sock = listen(self.host, self.port)
+        with sock:  # the server holds its own copy
+            # Its own process group: Ctrl-C stops the run, which then stops the server.
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "arena", "serve", str(self.directory), "--host", self.host, "--port",
+                 str(self.port), "--beside-run", "--listen-fd", str(sock.fileno())],
+                env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, process_group=0, pass_fds=(sock.fileno(),),
+            )
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:

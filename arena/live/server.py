@@ -15,7 +15,9 @@ Safety: the page is the report's, its script and styles served as files under
 a Content-Security-Policy that allows no inline script; the only files of the
 results directory served are the bots' logs, as plain text, opened without
 following a link; another host than loopback needs the access token the
-server prints in its address.
+server prints in its address.  What a client can make the server hold
+(connections, time, bytes) is bounded by :mod:`arena.live.limits`: every
+answer is written a piece at a time, a log read from its file as it goes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import logging
+import os
 import secrets
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -37,10 +42,11 @@ from aiohttp import web
 from arena.bot import safe_files
 from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
+from arena.live.limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, write
 from arena.live.state import LiveState
 from arena.results.store import LOGS_DIR
 
-__all__ = ["CSP", "MAX_STREAMS", "POLL_S", "Hub", "is_loopback", "make_app", "serve"]
+__all__ = ["CSP", "MAX_LOG_BYTES", "POLL_S", "Hub", "is_loopback", "make_app", "serve"]
 
 #: Seconds between two looks at the results directory: a move reaches the page well within a second.
 POLL_S = 0.25
@@ -54,11 +60,9 @@ RESULTS_EVERY_S = 2.0
 RESULTS_SHARE = 0.05
 #: Seconds between two comments on a quiet stream: a browser gone is noticed.
 HEARTBEAT_S = 15.0
-#: Event streams served at once; more are told to come back later (503).
-MAX_STREAMS = 500
 #: Events waiting for one stream; older ones are dropped for a slow reader.
 QUEUE_EVENTS = 4
-#: The most of a log file served (a log is bounded when written; a forged one may not be).
+#: The most of a log file shown (a log is bounded when written; a forged one may not be).
 MAX_LOG_BYTES = 4 << 20
 TOKEN_PARAM = "token"
 TOKEN_COOKIE = "arena_token"
@@ -161,17 +165,21 @@ class _Settings:
     hub: Hub
     token: str | None
     loopback: bool
+    limits: Limits
+    guard: ConnectionGuard
 
 
 _SETTINGS = web.AppKey("settings", _Settings)
 
 
-def make_app(state: LiveState, token: str | None = None, *, loopback: bool = True, poll_s: float = POLL_S) -> web.Application:
+def make_app(state: LiveState, token: str | None = None, *, loopback: bool = True, poll_s: float = POLL_S,
+             limits: Limits = Limits()) -> web.Application:
     """The live view's web application over ``state``; with a ``token``, every
     request must bring it (``?token=``, then the cookie it sets)."""
     app = web.Application(middlewares=[_guard])
     hub = Hub(state, poll_s)
-    app[_SETTINGS] = _Settings(hub, token, loopback)
+    app[_SETTINGS] = _Settings(hub, token, loopback, limits, ConnectionGuard(limits))
+    app.on_response_prepare.append(_with_headers)
     app.router.add_get("/", _page)
     app.router.add_get("/page", _page)
     app.router.add_get("/api/state", _state)
@@ -197,22 +205,70 @@ def make_app(state: LiveState, token: str | None = None, *, loopback: bool = Tru
 @web.middleware
 async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     settings = request.app[_SETTINGS]
-    given = request.query.get(TOKEN_PARAM)
+    with settings.guard.serving(request):
+        response = await _answer(request, handler)
+        if isinstance(response, web.Response) and not response.prepared:
+            body = b"" if response.body is None else response.body  # None: an answer without a body (204)
+            assert isinstance(body, bytes)
+            view = memoryview(body)
+            response = await _send(request, web.StreamResponse(status=response.status, headers=response.headers),
+                                   len(body), lambda offset: view[offset:offset + CHUNK_BYTES])
+        return response
+
+
+async def _answer(request: web.Request,
+                  handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    settings = request.app[_SETTINGS]
+    try:
+        host = request.url.host or ""
+    except ValueError:
+        return _text("400: the Host header names no host\n", 400)
     if settings.token is not None:
-        presented = given or request.cookies.get(TOKEN_COOKIE) or ""
-        if not secrets.compare_digest(presented.encode(), settings.token.encode()):
+        if not _has_token(request, settings.token):
             return _text("403: this live view needs the access token printed with its address\n", 403)
-    elif settings.loopback and (request.url.host or "") not in _LOOPBACK_NAMES:
+    elif settings.loopback and host not in _LOOPBACK_NAMES:
         # A page elsewhere that renamed itself to this machine (DNS rebinding) reads nothing.
         return _text("403: this live view answers to its loopback address only\n", 403)
     try:
-        response = await handler(request)
+        return await handler(request)
     except web.HTTPException as exc:
-        response = _text(f"{exc.status}: {exc.reason}\n", exc.status)
-    if settings.token is not None and given and not response.prepared:
+        return _text(f"{exc.status}: {exc.reason}\n", exc.status)
+    except Exception as exc:  # noqa: BLE001 — one line to the client, never a traceback on the organiser's terminal
+        return _text(f"500: the live view could not answer ({type(exc).__name__})\n", 500)
+
+
+def _has_token(request: web.BaseRequest, token: str) -> bool:
+    presented = request.query.get(TOKEN_PARAM) or request.cookies.get(TOKEN_COOKIE) or ""
+    return secrets.compare_digest(presented.encode(), token.encode())
+
+
+async def _with_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
+    """Every answer's safety headers."""
+    for name, value in _HEADERS.items():
+        response.headers.setdefault(name, value)
+
+
+async def _send(request: web.BaseRequest, response: web.StreamResponse, size: int,
+                piece: Callable[[int], bytes | memoryview]) -> web.StreamResponse:
+    """``response`` with a body of ``size`` bytes, ``piece(offset)`` at a
+    time: what waits for one client is a piece, whatever the body's size."""
+    response.content_length = size
+    settings = request.app[_SETTINGS]
+    if settings.token is not None and request.query.get(TOKEN_PARAM) and _has_token(request, settings.token):
         response.set_cookie(TOKEN_COOKIE, settings.token, httponly=True, samesite="Strict")
-    if not response.prepared:
-        response.headers.update(_HEADERS)
+    try:
+        await response.prepare(request)
+        offset = 0
+        while offset < size and request.method != "HEAD":
+            data = piece(offset)
+            if not data:  # a file cut shorter meanwhile: the client must not wait for the bytes announced
+                raise ConnectionResetError("the file is shorter than announced")
+            await write(request, response, data, settings.limits)
+            offset += len(data)
+        await response.write_eof()
+    except OSError:  # the client gone or too slow, or the file unreadable midway: the answer cannot be whole
+        if request.transport is not None:
+            request.transport.abort()
     return response
 
 
@@ -235,15 +291,21 @@ async def _state(request: web.Request) -> web.Response:
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
-    hub = request.app[_SETTINGS].hub
-    if len(hub.streams) >= MAX_STREAMS:
-        return _text(f"503: {MAX_STREAMS} event streams are open; try again later\n", 503)
+    settings = request.app[_SETTINGS]
+    hub = settings.hub
     response = web.StreamResponse(headers={**_HEADERS, "Content-Type": "text/event-stream"})
     await response.prepare(request)
     queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_EVENTS)
+
+    def lost() -> None:
+        if queue.full():
+            queue.get_nowait()
+        queue.put_nowait(_END)
+
+    settings.guard.mark_stream(request, lost)
     hub.streams.add(queue)
     try:
-        await response.write(b"retry: 1000\n\n" + hub.current)
+        await write(request, response, b"retry: 1000\n\n" + hub.current, settings.limits)
         while True:
             try:
                 data = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
@@ -251,7 +313,7 @@ async def _events(request: web.Request) -> web.StreamResponse:
                 data = b": still here\n\n"
             if data == _END:
                 break
-            await response.write(data)
+            await write(request, response, data, settings.limits)
     except (ConnectionError, RuntimeError):
         pass  # the browser went away (RuntimeError: aiohttp's transport already closed)
     finally:
@@ -271,8 +333,9 @@ async def _asset(request: web.Request) -> web.Response:
     return web.Response(text=resources.files(package).joinpath(name).read_text(encoding="utf-8"), content_type=kind)
 
 
-async def _log(request: web.Request) -> web.Response:
-    """A bot's log, as plain text: only under the logs folder, every part a plain name, no link followed."""
+async def _log(request: web.Request) -> web.StreamResponse:
+    """A bot's log, as plain text: only under the logs folder, every part a plain name, no link followed;
+    read from its file a piece at a time as the client takes it."""
     hub = request.app[_SETTINGS].hub
     tail = request.match_info["tail"]
     parts = PurePosixPath(tail).parts
@@ -281,40 +344,59 @@ async def _log(request: web.Request) -> web.Response:
         return _text("403: only the files of the logs folder are served\n", 403)
     if hub.state.bot is not None and parts[0] != hub.state.bot:
         return _text("403: this live view shows one team's logs only\n", 403)
-    directory = hub.state.directory
+    relative = Path(LOGS_DIR, *parts)
     try:
-        data = await hub.read(lambda: safe_files.read_file(directory, Path(LOGS_DIR, *parts), MAX_LOG_BYTES))
+        fd = safe_files.open_file(hub.state.directory, relative, os.O_RDONLY)
     except RefusedFile as exc:
         return _text(f"403: refused: {exc.what} is in the way; the live view follows no link\n", 403)
     except (FileNotFoundError, NotADirectoryError):
         return _text("404: no such log\n", 404)
     except OSError:
         return _text("404: this log cannot be read\n", 404)
-    return web.Response(body=data, content_type="text/plain", charset="utf-8")
+    try:
+        size = os.fstat(fd).st_size
+        if size > MAX_LOG_BYTES:
+            return _text(f"403: too big to show ({size / (1 << 20):.1f} MiB); it is in {relative.as_posix()}\n", 403)
+        # The bytes there when asked: a log still growing is shown as it was then.
+        return await _send(request, web.StreamResponse(headers={"Content-Type": "text/plain; charset=utf-8"}), size,
+                           lambda offset: os.pread(fd, min(CHUNK_BYTES, size - offset), offset))
+    finally:
+        os.close(fd)
 
 
 def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], None], token: str | None = None,
-          stop: threading.Event | None = None) -> None:
+          stop: threading.Event | None = None, sock: socket.socket | None = None, limits: Limits = Limits()) -> None:
     """Serve ``state`` at ``host:port`` until interrupted (or ``stop`` is set);
     ``on_ready`` gets the address to open, with the access ``token`` off
-    loopback (a random one unless given).  Raises ``OSError`` when the port
-    cannot be bound."""
+    loopback (a random one unless given).  ``sock``: already listening there
+    (``arena run --serve`` binds it, to say a taken port before any address).
+    Raises ``OSError`` when the port cannot be bound."""
     loopback = is_loopback(host)
     token = None if loopback else token or secrets.token_urlsafe(18)
-    app = make_app(state, token, loopback=loopback)
+    app = make_app(state, token, loopback=loopback, limits=limits)
+    listening = sock if sock is not None else listen(host, port)
+    # aiohttp logs a malformed request with its traceback: a client's doing, not the organiser's business.
+    logging.getLogger("aiohttp").addHandler(logging.NullHandler())
+    logging.getLogger("aiohttp").propagate = False
 
     async def main() -> None:
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
+                               keepalive_timeout=limits.idle_timeout_s)
         await runner.setup()
+        assert runner.server is not None
+        server = await asyncio.get_running_loop().create_server(app[_SETTINGS].guard.factory(runner.server),
+                                                                sock=listening)
         try:
-            site = web.TCPSite(runner, host, port)
-            await site.start()
             shown = f"[{host}]" if ":" in host else host
-            bound = runner.addresses[0][1]  # port 0: the one the system chose
+            bound = listening.getsockname()[1]  # port 0: the one the system chose
             on_ready(f"http://{shown}:{bound}/" + (f"?{TOKEN_PARAM}={token}" if token else ""))
             while stop is None or not stop.is_set():
                 await asyncio.sleep(0.2)
         finally:
+            server.close()
             await runner.cleanup()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    finally:
+        listening.close()

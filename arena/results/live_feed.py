@@ -203,7 +203,8 @@ def read_live_games(results_dir: Path, recorded: Container[str] = (), since: flo
                 continue
             data = json.loads(safe_files.read_file(results_dir, Path(LIVE_DIR) / name, MAX_LIVE_BYTES))
             game = _live_game(data)
-        except (OSError, ValueError, TypeError, KeyError, engine.IllegalMove):
+        # RecursionError: JSON nested deeper than the parser goes (a live file is two levels deep).
+        except (OSError, ValueError, TypeError, KeyError, RecursionError, engine.IllegalMove):
             continue
         if game.game_id not in recorded:
             games[game.game_id] = game
