@@ -25,7 +25,8 @@ from arena.bot import protocol
 from arena.game.records import GameRecord, MAX_ROUND, REASONS
 from arena.results.store import ResultsStore
 from arena.run.results_dir import read_results
-from builders import arena, records, tournament_file
+from arena.live.state import LiveState
+from builders import arena, assert_one_line_error, records, tournament_file
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
 
@@ -130,6 +131,61 @@ def test_absurd_rounds_in_tournament_json_build_no_huge_schedule(finished, tmp_p
     started = time.monotonic()
     result = arena("standings", out)
     assert time.monotonic() - started < 30 and result.exit_code == 0 and "after 12 games" in result.out
+
+
+# -- pairings of tournament.json no format makes -------------------------------------
+
+STAGED = """\
+stages:
+  - {format: swiss, rounds: 2}
+  - {format: knockout, top: 2}
+"""
+
+
+@pytest.fixture(scope="module", params=["swiss", "stages"])
+def paired(request, tmp_path_factory) -> Path:
+    """A finished Swiss of four random bots (two rounds), or a Swiss then a
+    knockout of its two best: its tournament file, its results in ``out`` beside it."""
+    directory = tmp_path_factory.mktemp(request.param)
+    extra = "format: swiss\n" if request.param == "swiss" else STAGED
+    path = tournament_file(directory, ("a", "b", "c", "d"), extra, rounds=2 if request.param == "swiss" else None)
+    assert arena("run", path).exit_code == 0
+    return path
+
+
+def forge_pairing(meta: dict, forgery: str) -> str:
+    """``meta``'s second round forged; what the refusal names."""
+    pairs = meta["pairings"][1]["pairs"]
+    first = pairs[0][0]
+    if forgery == "itself":
+        pairs[0][1] = first
+        return f"round 2 pairs {first!r} with itself"
+    if forgery == "twice":
+        pairs[1][0] = first
+        return f"round 2 pairs {first!r} twice"
+    if forgery == "bye":
+        meta["pairings"][1]["byes"] = [first]
+        return f"round 2 pairs {first!r} twice"
+    assert forgery == "unknown"
+    pairs[0][0] = "mallory"
+    return "round 2 names 'mallory', not a bot of the tournament"
+
+
+@pytest.mark.parametrize("forgery", ["itself", "twice", "bye", "unknown"])
+def test_a_forged_pairing_is_refused_in_one_line_by_every_command(paired, tmp_path, forgery):
+    path, out = copy_results(paired, tmp_path)
+    meta_path = out / "tournament.json"
+    meta = json.loads(meta_path.read_text())
+    told = forge_pairing(meta, forgery)
+    meta_path.write_text(json.dumps(meta))
+    before = (out / "games.jsonl").read_bytes()
+    for command in ("standings", "report"):
+        assert_one_line_error(arena(command, out), str(meta_path), f"pairings: {told}")
+    assert not (out / "report.html").exists()
+    assert_one_line_error(arena("run", path), str(meta_path), f"pairings: {told}")
+    assert (out / "games.jsonl").read_bytes() == before  # nothing played
+    status = LiveState(out).status()
+    assert status.state == "problem" and f"pairings: {told}" in status.line
 
 
 # -- text from records, in every format ---------------------------------------------
