@@ -13,8 +13,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -26,7 +30,7 @@ from arena.game.records import GameRecord, MAX_ROUND, REASONS
 from arena.results.store import ResultsStore
 from arena.run.results_dir import read_results
 from arena.live.state import LiveState
-from builders import arena, assert_one_line_error, records, tournament_file
+from builders import FORGED_SHAPES, ROOT, arena, assert_one_line_error, forged_meta, records, tournament_file
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
 
@@ -131,6 +135,51 @@ def test_absurd_rounds_in_tournament_json_build_no_huge_schedule(finished, tmp_p
     started = time.monotonic()
     result = arena("standings", out)
     assert time.monotonic() - started < 30 and result.exit_code == 0 and "after 12 games" in result.out
+
+
+# -- a tournament.json of thousands of bots ------------------------------------------
+
+#: A reader of a forged tournament.json costs what the file holds: the
+#: bots and pairings, not the n² games a round-robin of them would have.
+#: About 70 MB at 3,000 bots (benchmarks/forged_meta.py times it); a
+#: reader that built the n² schedule or crosstable took 2 GB.
+FORGED_MB = 300
+
+
+def peak_mb(*args: object, timeout: float = 120) -> tuple[float, int, str]:
+    """Peak resident MB, exit code and stderr of ``arena ARGS`` in a fresh process (killed after ``timeout``)."""
+    process = subprocess.Popen([sys.executable, "-m", "arena", *map(str, args)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    timer = threading.Timer(timeout, process.kill)
+    timer.start()
+    try:
+        err = process.stderr.read().decode() if process.stderr else ""
+        _, status, usage = os.wait4(process.pid, 0)
+    finally:
+        timer.cancel()
+    return usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err
+
+
+@pytest.mark.parametrize("shape", FORGED_SHAPES)
+def test_a_forged_meta_of_3000_bots_is_read_in_the_memory_its_size_says(tmp_path, shape):
+    out = forged_meta(tmp_path / "out", 3000, shape)
+    for command in ("standings", "report"):
+        peak, code, err = peak_mb(command, out)
+        assert code == 0, err
+        assert peak < FORGED_MB, f"arena {command} of a forged {shape} of 3,000 bots: {peak:.0f} MB"
+
+
+def test_the_pending_games_of_a_schedule_too_big_to_make_are_refused_in_one_line(tmp_path):
+    out = forged_meta(tmp_path / "out", 3000, "round-robin")
+    line = assert_one_line_error(arena("standings", out, "--pending"), "--pending", "17,994,000 games")
+    assert str(out) in line
+
+
+def test_a_head_to_head_table_of_thousands_of_bots_is_refused_in_one_line(tmp_path):
+    out = forged_meta(tmp_path / "out", 3000, "swiss")
+    assert_one_line_error(arena("standings", out, "--table", "head-to-head"), "3000 bots", "9,000,000 cells", "-f json")
+    shown = json.loads(arena("standings", out, "-f", "json").out)
+    assert len(shown["crosstable"]) == 3000 and not any(shown["crosstable"].values())  # no bot met another
 
 
 # -- pairings of tournament.json no format makes -------------------------------------
