@@ -30,7 +30,8 @@ from arena.game.records import GameRecord, MAX_ROUND, REASONS
 from arena.results.store import ResultsStore
 from arena.run.results_dir import read_results
 from arena.live.state import LiveState
-from builders import FORGED_SHAPES, ROOT, arena, assert_one_line_error, forged_meta, records, tournament_file
+from arena.run.config import ConfigError
+from builders import FORGED_SHAPES, RANDOM_CMD, ROOT, arena, tournament, assert_one_line_error, forged_meta, records, tournament_file
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
 
@@ -235,6 +236,48 @@ def test_a_forged_pairing_is_refused_in_one_line_by_every_command(paired, tmp_pa
     assert (out / "games.jsonl").read_bytes() == before  # nothing played
     status = LiveState(out).status()
     assert status.state == "problem" and f"pairings: {told}" in status.line
+
+
+# -- a bot's options and clock, from the command line and the tournament file --------
+
+@pytest.mark.parametrize(("setting", "told"), [
+    ("option.x=" + "[" * 100_000, "nests lists or mappings more than 32 deep"),
+    ("option.x=" + "[" * 33 + "]" * 33, "nests lists or mappings more than 32 deep"),
+    ("option.x=99999999999999999999999", "a whole number beyond ±2**53"),
+    ("option.x={\"a\": [-99999999999999999999999]}", "a whole number beyond ±2**53"),
+    ("tc=99999999999999999999999+0", "at most 2,147,483 seconds"),
+    ("tc=10+" + "9" * 400, "at most 2,147,483 seconds"),
+    ("tc=move 30000000", "at most 2,147,483 seconds"),
+])
+def test_a_bot_option_out_of_bounds_is_one_line(tmp_path, setting, told):
+    ran = arena("match", "--bot", f"name=a,cmd={RANDOM_CMD},{setting}", "--bot", f"name=b,cmd={RANDOM_CMD}",
+                "-n", "2", "-o", tmp_path / "out")
+    assert_one_line_error(ran, told)
+    assert len(ran.err) < 1000 and not (tmp_path / "out").exists()
+
+
+def test_a_bot_option_within_bounds_is_sent_as_given():
+    from arena.run.bot_option import bot_from_option  # the parser alone: no bot is started
+
+    nested = "[" * 32 + "]" * 32
+    bot = bot_from_option(f"name=a,cmd=x,option.deep={nested},option.big={2**53},option.text=\"[[\",tc=600+5")
+    assert bot.options == {"deep": json.loads(nested), "big": 2**53, "text": "[["} and str(bot.time_control) == "600+5"
+
+
+@pytest.mark.parametrize(("options", "told"), [
+    ("{x: " + "[" * 40 + "]" * 40 + "}", "more than 32 deep"),
+    ("{x: 99999999999999999999999}", "beyond ±2**53"),
+    ("{x: [1, {y: -9007199254740993}]}", "beyond ±2**53"),
+])
+def test_a_tournament_file_option_out_of_bounds_is_one_line(tmp_path, options, told):
+    with pytest.raises(ConfigError, match=re.escape(told)) as refused:
+        tournament(tmp_path, 2, bot_keys=f"options: {options}")
+    assert "\n" not in str(refused.value)
+
+
+def test_a_tournament_file_clock_out_of_bounds_is_one_line(tmp_path):
+    with pytest.raises(ConfigError, match="at most 2,147,483 seconds"):
+        tournament(tmp_path, 2, time_control="99999999999999999999999+0")
 
 
 # -- text from records, in every format ---------------------------------------------
