@@ -376,7 +376,10 @@ def standings(
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
     results = _load_results(target)
     if pending:
-        say(render_pending(pending_round(results)))
+        try:
+            say(render_pending(pending_round(results)))
+        except ValueError as exc:  # a schedule too big to make whole
+            fail(str(exc))
         return
     try:
         say(render_standings(results.standings(), fmt, table))

@@ -377,6 +377,29 @@ def large_cup(bots: int, swiss_rounds: int) -> tuple[list[GameRecord], dict[str,
 # -- results as the readers see them ----------------------------------------------------
 
 
+#: The shapes of :func:`forged_meta`.
+FORGED_SHAPES = ("round-robin", "gauntlet", "swiss", "stages")
+
+
+def forged_meta(directory: Path, bots: int, shape: str) -> Path:
+    """A results directory with no game whose ``tournament.json`` names
+    ``bots`` bots, as a forger writes one: a ``round-robin`` or ``gauntlet``
+    (a schedule of n² or n games), a ``swiss`` with its first round paired,
+    or ``stages`` (that Swiss, then a knockout of its best 8)."""
+    names = [f"bot{i:05d}" for i in range(bots)]
+    meta: dict[str, Any] = {"name": "forged", "game": "oxono", "time_control": TIME_CONTROL, "seed": 1,
+                            "format": shape, "game_ids": "names", "bots": [{"name": n, "options": {}} for n in names]}
+    if shape in ("swiss", "stages"):
+        first = {"round": 1, "stage": 1, "pairs": [names[i:i + 2] for i in range(0, bots - 1, 2)], "byes": []}
+        meta |= {"stages": [{"format": "swiss", "rounds": 3}], "seeding": names, "pairings": [first]}
+    if shape == "stages":
+        meta["stages"].append({"format": "knockout", "top": 8})
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "tournament.json").write_text(json.dumps(meta))
+    (directory / "games.jsonl").write_text("")
+    return directory
+
+
 def meta_of(meta: dict[str, Any] | None) -> TournamentMeta | None:
     """The typed record of a ``tournament.json`` given as a dict (None for none or ``{}``)."""
     return TournamentMeta.from_json(meta) if meta else None

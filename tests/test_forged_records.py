@@ -13,8 +13,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -25,7 +29,9 @@ from arena.bot import protocol
 from arena.game.records import GameRecord, MAX_ROUND, REASONS
 from arena.results.store import ResultsStore
 from arena.run.results_dir import read_results
-from builders import arena, records, tournament_file
+from arena.live.state import LiveState
+from arena.run.config import ConfigError
+from builders import FORGED_SHAPES, RANDOM_CMD, ROOT, arena, tournament, assert_one_line_error, forged_meta, records, tournament_file
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes", "in_repo_root")
 
@@ -130,6 +136,148 @@ def test_absurd_rounds_in_tournament_json_build_no_huge_schedule(finished, tmp_p
     started = time.monotonic()
     result = arena("standings", out)
     assert time.monotonic() - started < 30 and result.exit_code == 0 and "after 12 games" in result.out
+
+
+# -- a tournament.json of thousands of bots ------------------------------------------
+
+#: A reader of a forged tournament.json costs what the file holds: the
+#: bots and pairings, not the n² games a round-robin of them would have.
+#: About 70 MB at 3,000 bots (benchmarks/forged_meta.py times it); a
+#: reader that built the n² schedule or crosstable took 2 GB.
+FORGED_MB = 300
+
+
+def peak_mb(*args: object, timeout: float = 120) -> tuple[float, int, str]:
+    """Peak resident MB, exit code and stderr of ``arena ARGS`` in a fresh process (killed after ``timeout``)."""
+    process = subprocess.Popen([sys.executable, "-m", "arena", *map(str, args)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    timer = threading.Timer(timeout, process.kill)
+    timer.start()
+    try:
+        err = process.stderr.read().decode() if process.stderr else ""
+        _, status, usage = os.wait4(process.pid, 0)
+    finally:
+        timer.cancel()
+    return usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err
+
+
+@pytest.mark.parametrize("shape", FORGED_SHAPES)
+def test_a_forged_meta_of_3000_bots_is_read_in_the_memory_its_size_says(tmp_path, shape):
+    out = forged_meta(tmp_path / "out", 3000, shape)
+    for command in ("standings", "report"):
+        peak, code, err = peak_mb(command, out)
+        assert code == 0, err
+        assert peak < FORGED_MB, f"arena {command} of a forged {shape} of 3,000 bots: {peak:.0f} MB"
+
+
+def test_the_pending_games_of_a_schedule_too_big_to_make_are_refused_in_one_line(tmp_path):
+    out = forged_meta(tmp_path / "out", 3000, "round-robin")
+    line = assert_one_line_error(arena("standings", out, "--pending"), "--pending", "17,994,000 games")
+    assert str(out) in line
+
+
+def test_a_head_to_head_table_of_thousands_of_bots_is_refused_in_one_line(tmp_path):
+    out = forged_meta(tmp_path / "out", 3000, "swiss")
+    assert_one_line_error(arena("standings", out, "--table", "head-to-head"), "3000 bots", "9,000,000 cells", "-f json")
+    shown = json.loads(arena("standings", out, "-f", "json").out)
+    assert len(shown["crosstable"]) == 3000 and not any(shown["crosstable"].values())  # no bot met another
+
+
+# -- pairings of tournament.json no format makes -------------------------------------
+
+STAGED = """\
+stages:
+  - {format: swiss, rounds: 2}
+  - {format: knockout, top: 2}
+"""
+
+
+@pytest.fixture(scope="module", params=["swiss", "stages"])
+def paired(request, tmp_path_factory) -> Path:
+    """A finished Swiss of four random bots (two rounds), or a Swiss then a
+    knockout of its two best: its tournament file, its results in ``out`` beside it."""
+    directory = tmp_path_factory.mktemp(request.param)
+    extra = "format: swiss\n" if request.param == "swiss" else STAGED
+    path = tournament_file(directory, ("a", "b", "c", "d"), extra, rounds=2 if request.param == "swiss" else None)
+    assert arena("run", path).exit_code == 0
+    return path
+
+
+def forge_pairing(meta: dict, forgery: str) -> str:
+    """``meta``'s second round forged; what the refusal names."""
+    pairs = meta["pairings"][1]["pairs"]
+    first = pairs[0][0]
+    if forgery == "itself":
+        pairs[0][1] = first
+        return f"round 2 pairs {first!r} with itself"
+    if forgery == "twice":
+        pairs[1][0] = first
+        return f"round 2 pairs {first!r} twice"
+    if forgery == "bye":
+        meta["pairings"][1]["byes"] = [first]
+        return f"round 2 pairs {first!r} twice"
+    assert forgery == "unknown"
+    pairs[0][0] = "mallory"
+    return "round 2 names 'mallory', not a bot of the tournament"
+
+
+@pytest.mark.parametrize("forgery", ["itself", "twice", "bye", "unknown"])
+def test_a_forged_pairing_is_refused_in_one_line_by_every_command(paired, tmp_path, forgery):
+    path, out = copy_results(paired, tmp_path)
+    meta_path = out / "tournament.json"
+    meta = json.loads(meta_path.read_text())
+    told = forge_pairing(meta, forgery)
+    meta_path.write_text(json.dumps(meta))
+    before = (out / "games.jsonl").read_bytes()
+    for command in ("standings", "report"):
+        assert_one_line_error(arena(command, out), str(meta_path), f"pairings: {told}")
+    assert not (out / "report.html").exists()
+    assert_one_line_error(arena("run", path), str(meta_path), f"pairings: {told}")
+    assert (out / "games.jsonl").read_bytes() == before  # nothing played
+    status = LiveState(out).status()
+    assert status.state == "problem" and f"pairings: {told}" in status.line
+
+
+# -- a bot's options and clock, from the command line and the tournament file --------
+
+@pytest.mark.parametrize(("setting", "told"), [
+    ("option.x=" + "[" * 100_000, "nests lists or mappings more than 32 deep"),
+    ("option.x=" + "[" * 33 + "]" * 33, "nests lists or mappings more than 32 deep"),
+    ("option.x=99999999999999999999999", "a whole number beyond ±2**53"),
+    ("option.x={\"a\": [-99999999999999999999999]}", "a whole number beyond ±2**53"),
+    ("tc=99999999999999999999999+0", "at most 2,147,483 seconds"),
+    ("tc=10+" + "9" * 400, "at most 2,147,483 seconds"),
+    ("tc=move 30000000", "at most 2,147,483 seconds"),
+])
+def test_a_bot_option_out_of_bounds_is_one_line(tmp_path, setting, told):
+    ran = arena("match", "--bot", f"name=a,cmd={RANDOM_CMD},{setting}", "--bot", f"name=b,cmd={RANDOM_CMD}",
+                "-n", "2", "-o", tmp_path / "out")
+    assert_one_line_error(ran, told)
+    assert len(ran.err) < 1000 and not (tmp_path / "out").exists()
+
+
+def test_a_bot_option_within_bounds_is_sent_as_given():
+    from arena.run.bot_option import bot_from_option  # the parser alone: no bot is started
+
+    nested = "[" * 32 + "]" * 32
+    bot = bot_from_option(f"name=a,cmd=x,option.deep={nested},option.big={2**53},option.text=\"[[\",tc=600+5")
+    assert bot.options == {"deep": json.loads(nested), "big": 2**53, "text": "[["} and str(bot.time_control) == "600+5"
+
+
+@pytest.mark.parametrize(("options", "told"), [
+    ("{x: " + "[" * 40 + "]" * 40 + "}", "more than 32 deep"),
+    ("{x: 99999999999999999999999}", "beyond ±2**53"),
+    ("{x: [1, {y: -9007199254740993}]}", "beyond ±2**53"),
+])
+def test_a_tournament_file_option_out_of_bounds_is_one_line(tmp_path, options, told):
+    with pytest.raises(ConfigError, match=re.escape(told)) as refused:
+        tournament(tmp_path, 2, bot_keys=f"options: {options}")
+    assert "\n" not in str(refused.value)
+
+
+def test_a_tournament_file_clock_out_of_bounds_is_one_line(tmp_path):
+    with pytest.raises(ConfigError, match="at most 2,147,483 seconds"):
+        tournament(tmp_path, 2, time_control="99999999999999999999999+0")
 
 
 # -- text from records, in every format ---------------------------------------------

@@ -74,7 +74,8 @@ def test_html_escapes_markup_and_quotes():
     assert text == "&lt;b onmouseover=&quot;x&quot;&gt;&#x27;&amp;"
 
 
-@pytest.mark.parametrize("cell", ["=1+1", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A2)", "=HYPERLINK(\"http://t\")"])
+@pytest.mark.parametrize("cell", ["=1+1", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A2)", "=HYPERLINK(\"http://t\")",
+                                  " =1+1", "  @SUM(A1)", "＝1+1", "＋1+1", " －2+3", "＠SUM(A1)", "﹦1"])
 def test_csv_neutralises_formulas(cell):
     text = safe(cell, "csv")
     assert text == "'" + cell
@@ -83,7 +84,7 @@ def test_csv_neutralises_formulas(cell):
     assert next(csv.reader(io.StringIO(out.getvalue()))) == [text]
 
 
-@pytest.mark.parametrize("cell", ["-12", "+120", "-0.3", "-inf", "-", "alpha", "≈ 93.0%", "0/4"])
+@pytest.mark.parametrize("cell", ["-12", "+120", "-0.3", "-inf", "-", "alpha", "≈ 93.0%", "0/4", " -12", " alpha"])
 def test_csv_keeps_numbers_and_plain_text(cell):
     assert safe(cell, "csv") == cell
 

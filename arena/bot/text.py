@@ -24,6 +24,7 @@ Two steps, always in this order:
 from __future__ import annotations
 
 import html
+import unicodedata
 from typing import Any
 
 __all__ = ["DESTINATIONS", "SHOWN_CHARS", "clean_text", "clean_tail", "safe", "json_kind"]
@@ -50,7 +51,9 @@ _MARKDOWN = str.maketrans({
 })
 # OWASP's CSV injection advice: a cell starting with one of these is a
 # formula to Excel, LibreOffice and Google Sheets (tab and carriage return
-# cannot start a cleaned text).
+# cannot start a cleaned text).  A spreadsheet may trim leading spaces and
+# read a full-width sign (＝, ＋, －, ＠) as its ASCII twin, so a cell is judged
+# by its first character after spaces, in compatibility form (NFKC).
 _FORMULA_STARTS = ("=", "+", "-", "@")
 
 
@@ -118,8 +121,15 @@ def safe(value: Any, destination: str = "terminal", *, limit: int | None = SHOWN
     if destination == "html":
         return html.escape(text, quote=True)
     if destination == "csv":
-        return "'" + text if text.startswith(_FORMULA_STARTS) and not _is_number(text) else text
+        return "'" + text if _is_formula(text) else text
     raise ValueError(f"unknown destination {destination!r}; use one of {', '.join(DESTINATIONS)}")
+
+
+def _is_formula(text: str) -> bool:
+    """Whether a spreadsheet might run ``text`` as a formula (see :data:`_FORMULA_STARTS`)."""
+    # NFKC of a cut text is at most a few times longer: judged on its first characters only.
+    start = unicodedata.normalize("NFKC", text[:64]).lstrip()
+    return start.startswith(_FORMULA_STARTS) and not _is_number(text)
 
 
 def _is_number(text: str) -> bool:

@@ -16,16 +16,17 @@ reordered without disturbing the games already played.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from arena.formats.competition import Competition
 from arena.formats.game_pairs import add_game_pair
 from arena.game.records import GameSpec, pair_id
 
-__all__ = ["make_schedule", "pairings"]
+__all__ = ["make_schedule", "pairings", "schedule_size"]
 
 
-def pairings(names: Sequence[str], format: str, reference: Sequence[str] = ()) -> list[tuple[str, str]]:
+def pairings(names: Sequence[str], format: str, reference: Sequence[str] = (), *,
+             among: Collection[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
     """The pairs of bots (by name) that meet each round, in playing order.
 
     Round-robin pairs every two bots; gauntlet the first bot with each other
@@ -33,7 +34,20 @@ def pairings(names: Sequence[str], format: str, reference: Sequence[str] = ()) -
     pair is in name order (the first takes seat 0 in the pair's first game),
     and the pairs follow a hash of their names: a shuffle that depends on the
     names alone, so neither a bot's place in the file nor a bot that joins or
-    leaves changes another pair's games or their order."""
+    leaves changes another pair's games or their order.
+
+    ``among``: only those of these pairs (in name order) the format pairs,
+    in the same order; what a reader of a few games of a large field needs,
+    at the cost of those pairs rather than of every pair of the field."""
+    if among is not None:
+        known, ref = set(names), set(reference)
+        first = names[0] if names else None
+        chosen = [(a, b) for a, b in set(among) if a < b and a in known and b in known and (
+            format == "round-robin" or (format == "gauntlet" and first in (a, b))
+            or (format == "reference" and (a in ref) != (b in ref)))]
+        if format not in ("round-robin", "gauntlet", "reference"):
+            raise ValueError(f"unknown format {format!r}")
+        return sorted(chosen, key=_pair_order)
     if format == "round-robin":
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     elif format == "gauntlet":
@@ -59,7 +73,20 @@ def _pairings_by_position(bot_count: int, format: str) -> list[tuple[int, int]]:
     raise ValueError(f"unknown format {format!r}")
 
 
-def make_schedule(competition: Competition, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
+def schedule_size(competition: Competition) -> int:
+    """The games :func:`make_schedule` gives, counted without making them."""
+    n = len(competition.names)
+    if competition.format == "round-robin":
+        pairs = n * (n - 1) // 2
+    elif competition.format == "gauntlet":
+        pairs = max(n - 1, 0)
+    else:
+        pairs = len(competition.reference) * sum(1 for name in competition.names if name not in competition.reference)
+    return competition.rounds * pairs * 2 * len(competition.suite())
+
+
+def make_schedule(competition: Competition, versions: Mapping[str, str] | None = None, *,
+                  among: Collection[tuple[str, str]] | None = None) -> list[GameSpec]:
     """Every game of the tournament in playing order: round by round, pair by
     pair (see :func:`pairings`); within a pair, opening by opening, the
     pair's first bot on seat 0 then the second.  Game ids read
@@ -70,13 +97,21 @@ def make_schedule(competition: Competition, versions: Mapping[str, str] | None =
     Results directories written before (``game_ids: positions`` in their
     ``tournament.json``) keep their ids ``r<round>-p<pair>-g<k>``, the pair
     numbered from 1 in file order.  ``versions`` (bot name to version) are
-    written into each spec, and from there into its record."""
+    written into each spec, and from there into its record.
+
+    ``among`` (pairs of bots in name order): the schedule of those pairs
+    only, each game's ``index`` its place among their games, in the same
+    order as in the whole schedule (ratings fold alike).  Not for ids by
+    position: ``ValueError``."""
     names = competition.names
     if competition.game_ids == "positions":
+        if among is not None:
+            raise ValueError("game ids by position name no pair: only the whole schedule holds them")
         pairs = [(f"p{n}", (names[i], names[j]))
                  for n, (i, j) in enumerate(_pairings_by_position(len(names), competition.format), start=1)]
     else:
-        pairs = [(pair_id(a, b), (a, b)) for a, b in pairings(names, competition.format, competition.reference)]
+        pairs = [(pair_id(a, b), (a, b))
+                 for a, b in pairings(names, competition.format, competition.reference, among=among)]
     specs: list[GameSpec] = []
     for round_ in range(1, competition.rounds + 1):
         for label, players in pairs:

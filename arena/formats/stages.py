@@ -6,12 +6,12 @@ a stage may be."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["ADAPTIVE_DEFAULTS", "BYE_SCORES", "MAX_GAMES_PER_MATCH", "MAX_STAGE_ROUNDS", "STAGE_FORMATS", "STAGE_NAMES", "Pairing", "Stage",
-           "pairings_from_json", "stage_problem"]
+           "pairing_problem", "pairings_from_json", "stage_problem"]
 
 #: Bounds of a stage: a tournament.json is input too, and a Swiss of a
 #: billion rounds or a match of a billion game pairs would exhaust memory.
@@ -168,6 +168,31 @@ def pairings_from_json(entries: Any) -> list[Pairing]:
     if [p.round for p in out] != list(range(1, len(out) + 1)):
         raise ValueError("pairings must number their rounds 1, 2, 3, ...")
     return out
+
+
+def pairing_problem(pairing: Pairing, known: Collection[str], stages: int) -> str | None:
+    """What is wrong with ``pairing`` (``round <n> ...``), or None: a stage
+    the tournament does not have, a bot paired with itself, a bot twice in
+    the round (in two pairs, or paired and given a bye), a bot not ``known``.
+    A hand-edited pairing is input: one such would play a game against
+    itself, or two games of one bot at once."""
+    where = f"round {pairing.round}"
+    if not 1 <= pairing.stage <= stages:
+        return f"{where} is of stage {pairing.stage}, the tournament has {stages}"
+    seen: set[str] = set()
+    for bot in (*(b for pair in pairing.pairs for b in pair), *pairing.byes):
+        if bot is None:  # a knockout's bye
+            continue
+        if bot not in known:
+            return f"{where} names {bot[:100]!r}, not a bot of the tournament"
+        if bot in seen:
+            pairs = [f"{a!r} vs {b!r}" for a, b in pairing.pairs if bot in (a, b)]
+            if any(a == b for a, b in pairing.pairs if a == bot):
+                return f"{where} pairs {bot!r} with itself"
+            byes = " and a bye" if bot in pairing.byes else ""
+            return f"{where} pairs {bot!r} twice ({', '.join(pairs[:2])}{byes})"
+        seen.add(bot)
+    return None
 
 
 def _list(value: Any) -> list[Any]:

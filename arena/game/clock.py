@@ -7,7 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TimeControl", "Clock", "parse_time_control"]
+__all__ = ["MAX_CLOCK_MS", "TimeControl", "Clock", "parse_time_control"]
+
+#: The longest time a control may give (ms): what a game record holds
+#: (below 2**31, some 24 days), far below what a timer overflows at.
+MAX_CLOCK_MS = 2**31 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +24,8 @@ class TimeControl:
     per_move_ms: int | None = None
 
     def __post_init__(self) -> None:
+        if max(self.initial_ms, self.increment_ms, self.per_move_ms or 0) > MAX_CLOCK_MS:
+            raise ValueError(f"a time control may give at most {MAX_CLOCK_MS // 1000:,} seconds (some 24 days)")
         if self.per_move_ms is not None:
             if self.per_move_ms <= 0:
                 raise ValueError("the time per move must be positive")
@@ -63,13 +69,17 @@ def parse_time_control(text: str | int | float) -> TimeControl:
     if not isinstance(text, str):
         raise ValueError(f"bad time control {text!r}: write '5+0.1' or 'move 0.5'")
     if m := _PER_MOVE.match(text):
-        return TimeControl(per_move_ms=round(float(m.group(1)) * 1000))
+        return TimeControl(per_move_ms=_ms(m.group(1)))
     if m := _CHESS_CLOCK.match(text):
-        return TimeControl(
-            initial_ms=round(float(m.group(1)) * 1000),
-            increment_ms=round(float(m.group(2) or 0) * 1000),
-        )
+        return TimeControl(initial_ms=_ms(m.group(1)), increment_ms=_ms(m.group(2) or "0"))
     raise ValueError(f"bad time control {text!r}: write '5+0.1' (seconds, initial+increment) or 'move 0.5'")
+
+
+def _ms(seconds: str) -> int:
+    value = float(seconds) * 1000
+    if value > MAX_CLOCK_MS:  # before rounding: 1e400 seconds is an infinity, which no integer holds
+        raise ValueError(f"{seconds[:30]} seconds: a time control may give at most {MAX_CLOCK_MS // 1000:,} seconds (some 24 days)")
+    return round(value)
 
 
 class Clock:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bot.text import safe
-from arena.formats.schedule import make_schedule
+from arena.formats.schedule import schedule_size
 from arena.results.live_feed import LIVE_DIR, LiveGame, read_live_games
 from arena.results.meta import META_FILE
 from arena.results.reading import ReadResults, results_of
@@ -177,7 +177,7 @@ def _scheduled(results: ReadResults) -> int | None:
     competition = results.competition
     if competition is None or competition.paired_by_results:
         return None
-    total = len(make_schedule(competition))
+    total = schedule_size(competition)
     return min(total, results.meta.games) if results.meta is not None and results.meta.games is not None else total
 
 

@@ -144,12 +144,43 @@ def grade_sheets(results: ReadResults, standings: Standings, bots: Sequence[str]
         for name in set(spec.players) & wanted:
             planned[name].append(spec)
     by_name = {b.name: b for b in standings.bots}
-    return {bot: _sheet(by_name[bot], standings, mine[bot], planned[bot], results.rounds)
+    events = _round_events(results.rounds, wanted)
+    return {bot: _sheet(by_name[bot], standings, mine[bot], planned[bot], results.rounds, events.get(bot, []))
             for bot in bots if bot in by_name}
 
 
+#: What the rounds say of a bot beyond its games: (what, round, opponent, the bye's points or the knockout match).
+_Event = tuple[str, int, str | None, Any]
+
+
+def _round_events(rounds: Rounds | None, wanted: set[str]) -> dict[str, list[_Event]]:
+    """Each bot's byes, pairings not counted and knockout matches, in the
+    order of the rounds: read once for every sheet, not once per bot (a
+    report of thousands of bots has a sheet for each)."""
+    events: dict[str, list[_Event]] = {}
+    if rounds is None:
+        return events
+    for state in rounds.stages:
+        bye = BYE_SCORES[state.stage.bye] * 2
+        for pairing in state.pairings:
+            for name in set(pairing.byes) & wanted:
+                events.setdefault(name, []).append(("bye", pairing.round, None, bye))
+        for (round_, a, b), result in state.results.items():
+            if not result.counted:
+                for name, other in ((a, b), (b, a)):
+                    if name in wanted:
+                        events.setdefault(name, []).append(("not counted", round_, other, None))
+        for matches in state.matches:
+            for match in matches:
+                first, second = match.bots
+                for name, other in ((first, second), (second, first)):
+                    if name is not None and name in wanted:
+                        events.setdefault(name, []).append(("match", match.round, other, match))
+    return events
+
+
 def _sheet(standing: Any, standings: Standings, records: list[GameRecord], schedule: list[GameSpec],
-           rounds: Rounds | None) -> GradeSheet:
+           rounds: Rounds | None, events: Sequence[_Event]) -> GradeSheet:
     name = standing.name
     lines: dict[tuple[int, str | None], RoundLine] = {}
     for spec in schedule:
@@ -172,27 +203,18 @@ def _sheet(standing: Any, standings: Standings, records: list[GameRecord], sched
         elif by == name:
             lost[0] += 1
     byes = 0
-    if rounds is not None:
-        for state in rounds.stages:
-            bye = BYE_SCORES[state.stage.bye] * 2
-            for pairing in state.pairings:
-                if name in pairing.byes:
-                    byes += 1
-                    lines[(pairing.round, None)] = RoundLine(pairing.round, None, (bye, None), status="bye",
-                                                             note=f"bye ({_num(bye)} points)")
-            for (round_, a, b), result in state.results.items():
-                if name in (a, b) and not result.counted:
-                    line = lines.setdefault((round_, b if a == name else a), RoundLine(round_, b if a == name else a))
-                    line.status, line.note = "not counted", "not counted (a bot left the tournament)"
-            for matches in state.matches:
-                for match in matches:
-                    if name in match.bots and match.bots[1] is not None:
-                        other = match.bots[1] if match.bots[0] == name else match.bots[0]
-                        line = lines.setdefault((match.round, other), RoundLine(match.round, other))
-                        line.note = _match_note(name, match.winner, match.decided_by)
-                    elif name in match.bots:
-                        lines[(match.round, None)] = RoundLine(match.round, None, (0.0, None), status="bye",
-                                                               note="bye (goes through)")
+    for what, round_, other, detail in events:
+        if what == "bye":
+            byes += 1
+            lines[(round_, None)] = RoundLine(round_, None, (detail, None), status="bye", note=f"bye ({_num(detail)} points)")
+        elif what == "not counted":
+            line = lines.setdefault((round_, other), RoundLine(round_, other))
+            line.status, line.note = "not counted", "not counted (a bot left the tournament)"
+        elif other is not None:
+            line = lines.setdefault((round_, other), RoundLine(round_, other))
+            line.note = _match_note(name, detail.winner, detail.decided_by)
+        else:
+            lines[(round_, None)] = RoundLine(round_, None, (0.0, None), status="bye", note="bye (goes through)")
     for line in lines.values():
         if line.status in ("bye", "not counted"):
             continue

@@ -12,7 +12,9 @@ The file is input like the records (anyone may edit or forge it), so
 :meth:`TournamentMeta.from_json` checks every field and bounds every size: a
 file over :data:`MAX_META_BYTES`, more than :data:`MAX_BOTS` bots or an
 opening suite over :data:`MAX_SUITE` openings is refused with one line
-(:class:`MetaError`), never a hang or an exhausted memory.  A key written
+(:class:`MetaError`), never a hang or an exhausted memory.  Every pairing
+is checked against the bots (:func:`arena.formats.stages.pairing_problem`):
+one no format makes is :class:`ForgedPairing`, which every command refuses.  A key written
 by a later version only is kept out; a key missing from an older file takes
 its old default (a directory written before ``ranking`` existed ranks by
 TrueSkill, as it always did).
@@ -31,14 +33,14 @@ from typing import Any
 import engine
 from arena.bot.safe_files import RefusedFile, read_file
 from arena.formats.competition import FORMATS, STAGED, Competition
-from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairings_from_json
+from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairing_problem, pairings_from_json
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import GameRecord
 from arena.results.sprt import SprtConfig
 from arena.results.store import store_error, write_atomically
 
-__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "MetaBot", "MetaError",
+__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "ForgedPairing", "MetaBot", "MetaError",
            "TournamentMeta", "read_meta", "write_meta"]
 
 META_FILE = "tournament.json"
@@ -56,6 +58,14 @@ GAME_IDS = ("names", "positions")
 
 class MetaError(ValueError):
     """A ``tournament.json`` that is not one the arena writes; ``str()`` is one line."""
+
+
+class ForgedPairing(MetaError):
+    """A ``tournament.json`` whose pairings no format makes (a bot paired
+    with itself, twice in a round, or not a bot of the tournament).  Unlike
+    another :class:`MetaError`, which a reader ignores to rank every readable
+    game, this one is refused by every command: the games such a round
+    scheduled are not the tournament's, and ranking them would pass a forgery off as results."""
 
 
 @dataclass(frozen=True)
@@ -228,6 +238,10 @@ class TournamentMeta:
             raise MetaError(f"stages or pairings: {exc}") from None
         if len(pairings) > MAX_FIELD:
             raise MetaError(f"pairings: more than {MAX_FIELD} rounds")
+        known = {*names, *(bot.name for bot in departed)}
+        for pairing in pairings:
+            if (problem := pairing_problem(pairing, known, len(stages))) is not None:
+                raise ForgedPairing(f"pairings: {problem}")
         if bool(stages) != (format_ in ("swiss", "knockout", "adaptive", STAGED)) and format_ is not None:
             raise MetaError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
         seeding = tuple(_text(n, "seeding", limit=100) for n in _list(data.get("seeding") or [], "seeding"))
@@ -281,6 +295,8 @@ def read_meta(directory: Path) -> TournamentMeta | None:
         raise MetaError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
         return TournamentMeta.from_json(json.loads(data))
+    except ForgedPairing as exc:
+        raise ForgedPairing(f"{path}: {exc}") from None
     except (ValueError, RecursionError) as exc:
         problem = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         raise MetaError(f"{path}: {problem}") from None

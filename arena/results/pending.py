@@ -55,9 +55,11 @@ class PendingRound:
 
 
 def pending_round(results: ReadResults) -> PendingRound:
-    """The current round of ``results`` and what is left of it."""
+    """The current round of ``results`` and what is left of it; ``ValueError``
+    (one line) when the reader made only a part of its schedule."""
     done = {r.game_id for r in results.records}
-    left = [s for s in results.schedule if s.game_id not in done]
+    schedule = results.whole_schedule("--pending")
+    left = [s for s in schedule if s.game_id not in done]
     run = current_run(results.directory)
     in_progress = {g.game_id for g in read_live_games(results.directory, done, run.since)} if run is not None else set()
     playing = run is not None
@@ -68,7 +70,7 @@ def pending_round(results: ReadResults) -> PendingRound:
         return PendingRound(None, where, [], playing, finished=finished)
     current = min(s.round for s in left)
     pairings: dict[frozenset[str], PendingPairing] = {}
-    for spec in results.schedule:
+    for spec in schedule:
         if spec.round != current:
             continue
         a, b = spec.players
@@ -83,7 +85,7 @@ def pending_round(results: ReadResults) -> PendingRound:
         byes = [bot for p in rounds.pairings if p.round == current for bot in p.byes]
         where = rounds.describe()
     else:
-        where = f"round {current} of {max(s.round for s in results.schedule)}"
+        where = f"round {current} of {max(s.round for s in schedule)}"
     return PendingRound(current, where, [p for p in pairings.values() if p.left], playing,
                         sorted(g for g in in_progress if g not in {i for p in pairings.values() for i in p.left}), byes)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from arena.formats.competition import Competition
 from arena.formats.progression import schedule_so_far
+from arena.formats.schedule import make_schedule, schedule_size
 from arena.formats.rounds import Rounds
 from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
@@ -27,7 +28,14 @@ from arena.results.sprt import SprtConfig
 from arena.results.standings import Standings, compute_standings
 from arena.results.store import GAMES_FILE
 
-__all__ = ["ReadResults", "SortedRecords", "results_of", "sort_records"]
+__all__ = ["WHOLE_SCHEDULE", "ReadResults", "SortedRecords", "results_of", "sort_records"]
+
+#: The most games of a schedule fixed in advance that a reader makes whole
+#: when the records do not hold as many.  A round-robin of n bots has n²
+#: games, and a tournament.json of thousands of bots is a few hundred
+#: kilobytes: past this, a reader makes the games of the pairs the records
+#: name, and reads in time and memory what the file and the records hold.
+WHOLE_SCHEDULE = 200_000
 
 
 @dataclass
@@ -102,7 +110,19 @@ class ReadResults:
     rounds: Rounds | None = None
     #: The games scheduled so far (a result-dependent format's: those of the
     #: rounds paired), played or not; empty when nothing rebuilt the schedule.
+    #: Past :data:`WHOLE_SCHEDULE` games, only those of the pairs the records
+    #: name, each ``index`` its place among them (see :attr:`scheduled`).
     schedule: list[GameSpec] = field(default_factory=list)
+    #: How many games the whole schedule has; None: ``schedule`` is whole.
+    scheduled: int | None = None
+
+    def whole_schedule(self, wanted_by: str) -> list[GameSpec]:
+        """:attr:`schedule`, whole; ``ValueError`` (one line naming
+        ``wanted_by``, what needs it) when only a part of it was made."""
+        if self.scheduled is None:
+            return self.schedule
+        raise ValueError(f"{wanted_by}: the schedule of {self.directory} has {self.scheduled:,} games, more than "
+                         f"the {WHOLE_SCHEDULE:,} a reader makes beyond the games played")
 
     @property
     def reference(self) -> tuple[str, ...]:
@@ -167,16 +187,23 @@ def results_of(
         competition = replace(competition, stages=meta.stages)
     if seeding is None:
         stored = list(meta.seeding) if meta is not None else []
-        seeding = stored + [name for name in competition.names if name not in stored]
+        seeded = set(stored)
+        seeding = stored + [name for name in competition.names if name not in seeded]
     if pairings is None:
         pairings = meta.pairings if meta is not None else ()
+    whole = None if competition.paired_by_results else schedule_size(competition)
     try:
-        schedule, rounds = schedule_so_far(competition, seeding, pairings, records)
+        if whole is not None and whole > max(WHOLE_SCHEDULE, len(records)):
+            met = {(min(a, b), max(a, b)) for r in records for a, b in [tuple(r.players.values())]}
+            schedule, rounds = make_schedule(competition, among=met), None
+        else:
+            whole = None
+            schedule, rounds = schedule_so_far(competition, seeding, pairings, records)
     except (ValueError, KeyError) as exc:
         # e.g. a 0.1 directory (ids by position) read with a file of a later format
         warnings.append(f"cannot rebuild the schedule of {directory} ({exc}); every readable game is ranked")
         return ReadResults(directory, list(records), meta, None, list(competition.names), ranking, sprt, warnings)
-    if meta is not None and meta.games is not None:
+    if meta is not None and meta.games is not None and whole is None:
         schedule = schedule[: meta.games]
     sorted_ = sort_records(records, schedule, competition.names)
     warnings += [f"ignored game {r.game_id!r} ({' vs '.join(r.players.values())}): this tournament does not schedule it"
@@ -184,4 +211,4 @@ def results_of(
     if (line := sorted_.left_out_line()) is not None:
         warnings.append(line)
     return ReadResults(directory, sorted_.kept, meta, competition, list(competition.names), ranking, sprt, warnings,
-                       sorted_.left_out, rounds, list(schedule))
+                       sorted_.left_out, rounds, list(schedule), whole)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import trueskill
@@ -175,8 +175,9 @@ class Standings:
     #: Ranked by the rule ``ranking`` names (see :data:`RANKING_RULES`), then name.
     bots: list[BotStanding]
     #: Row bot -> column bot -> (row's score against column, games between them),
-    #: for every ordered pair of distinct bots (``(0.0, 0)`` if they never met).
-    crosstable: dict[str, dict[str, tuple[float, int]]]
+    #: for every ordered pair of distinct bots (``(0.0, 0)`` if they never met):
+    #: a :class:`Crosstable`, whose cells are made as they are read.
+    crosstable: Mapping[str, Mapping[str, tuple[float, int]]]
     #: Colour -> the results of whoever played that
     #: colour, in seat order: this shows any first-mover advantage.
     by_color: dict[str, Tally]
@@ -356,14 +357,7 @@ def compute_standings(
         match = match_statistics(first_scores, pairs)
         if sprt is not None:
             status = sprt_status(sprt, pairs, at_limit=at_limit)
-    crosstable = {
-        row.name: {
-            col.name: (pair_scores.get((row.name, col.name), 0.0), pair_games.get((row.name, col.name), 0))
-            for col in ranked
-            if col.name != row.name
-        }
-        for row in ranked
-    }
+    crosstable = Crosstable([bot.name for bot in ranked], pair_scores, pair_games)
     return Standings(
         game=next(iter(games), None),
         bots=ranked,
@@ -381,6 +375,60 @@ def compute_standings(
         challenger=challenger,
         opponents=opponents,
     )
+
+
+class Crosstable(Mapping[str, Mapping[str, tuple[float, int]]]):
+    """Row bot -> column bot -> (row's score against column, games between
+    them) for every two distinct bots of ``names`` (in that order), from the
+    scores and games of the pairs that met.  A cell is made when it is read:
+    a field of n bots has n² cells, and a results directory that met few of
+    them (a Swiss, or a tournament.json of thousands of bots and no game)
+    must not cost n² to read."""
+
+    def __init__(self, names: Sequence[str], scores: Mapping[tuple[str, str], float],
+                 games: Mapping[tuple[str, str], int]) -> None:
+        self._names = list(names)
+        self._known = frozenset(self._names)
+        self._place = {name: i for i, name in enumerate(self._names)}
+        self._scores, self._games = scores, games
+        self._met: dict[str, list[str]] = {}
+        for row, col in games:
+            self._met.setdefault(row, []).append(col)
+
+    def __getitem__(self, row: str) -> Mapping[str, tuple[float, int]]:
+        if row not in self._known:
+            raise KeyError(row)
+        return _CrosstableRow(self, row)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def met(self, row: str) -> dict[str, tuple[float, int]]:
+        """The cells of ``row``'s opponents that it met, in the order of the names."""
+        opponents = sorted((col for col in self._met.get(row, ()) if col in self._known), key=self._place.__getitem__)
+        return {col: self._cell(row, col) for col in opponents}
+
+    def _cell(self, row: str, col: str) -> tuple[float, int]:
+        return self._scores.get((row, col), 0.0), self._games.get((row, col), 0)
+
+
+class _CrosstableRow(Mapping[str, tuple[float, int]]):
+    def __init__(self, table: Crosstable, row: str) -> None:
+        self._table, self._row = table, row
+
+    def __getitem__(self, col: str) -> tuple[float, int]:
+        if col == self._row or col not in self._table._known:
+            raise KeyError(col)
+        return self._table._cell(self._row, col)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._table._names if name != self._row)
+
+    def __len__(self) -> int:
+        return len(self._table._names) - 1
 
 
 def _clock_text(control: Mapping[str, int]) -> str:
@@ -458,7 +506,7 @@ def _set_ranks(ranked: Sequence[BotStanding], key: Callable[[BotStanding], objec
 
 
 def reference_ranking(
-    ranked: Sequence[BotStanding], crosstable: dict[str, dict[str, tuple[float, int]]], reference: Sequence[str]
+    ranked: Sequence[BotStanding], crosstable: Mapping[str, Mapping[str, tuple[float, int]]], reference: Sequence[str]
 ) -> list[BotStanding]:
     """The bots outside ``reference`` by their score rate against the
     reference bots (a course's grading rule: the same opponents for every

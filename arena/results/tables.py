@@ -56,7 +56,9 @@ row's score; a cell with no value (no game, the last bot's LOS, a 100 %
 score's infinite Elo) is empty.  The text formats keep the display
 (``+531``, ``≈ 75.3%``, ``-``).  The json text is one object with ``game``, ``total_games``, ``ranking``, ``bots`` (every field at full
 precision, ``null`` for none), ``crosstable``, ``by_color``, ``elo_method``,
-``elo_regularized``, ``match`` and ``sprt`` (``null`` when not shown).  With no game played yet, the text
+``elo_regularized``, ``match`` and ``sprt`` (``null`` when not shown); its
+``crosstable`` gives each bot's cells against the bots it met only (a
+field of thousands of bots has millions of pairs that never met).  With no game played yet, the text
 formats print a friendly line instead of empty tables; csv and json keep their
 layout so that programs reading them need no special case.
 """
@@ -67,6 +69,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,12 +80,12 @@ from arena.bot.text import safe
 from arena.formats.adaptive import TIED, Verdict, in_scope
 from arena.formats.rounds import Match, PairResult, Rounds, StageState
 from arena.formats.stages import BYE_SCORES, STAGE_NAMES
-from arena.results.standings import BotStanding, Standings, rounds_rule
+from arena.results.standings import BotStanding, Crosstable, Standings, rounds_rule
 from arena.results.sprt import SprtStatus
 from arena.results.statistics import ELO_METHOD, MatchStatistics
 
 __all__ = [
-    "HEAD_TO_HEAD_MAX_BOTS", "OUTPUT_FORMATS", "LEGEND", "TABLE_ALIASES", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_nelo",
+    "HEAD_TO_HEAD_LIMIT", "HEAD_TO_HEAD_MAX_BOTS", "OUTPUT_FORMATS", "LEGEND", "TABLE_ALIASES", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_nelo",
     "format_percent",
     "head_to_head_note", "standings_notes", "standings_tables", "standings_title",
 ]
@@ -97,6 +100,10 @@ TABLE_ALIASES = {"head-to-head": "crosstable"}
 #: Above this many bots, the text formats leave the head-to-head table out
 #: unless it is asked for (``--table head-to-head``): it would be wider than any screen.
 HEAD_TO_HEAD_MAX_BOTS = 16
+#: Above this many bots no format makes the head-to-head table (n² cells, most
+#: of them of bots that never met: 9 million for 3,000 bots), not even when
+#: asked for; json gives each bot's cells against the bots it met.
+HEAD_TO_HEAD_LIMIT = 1_000
 
 # The cells are escaped before tabulate sees them: html with "unsafehtml",
 # which adds no escaping of its own.
@@ -167,7 +174,12 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
         # ASCII: JSON escapes every other character, control characters and
         # lone surrogates among them, so no name reaches a terminal raw.
         return json.dumps(_finite(_json_object(standings)), indent=2, ensure_ascii=True, allow_nan=False)
-    tables = _tables(standings)
+    bots = len(standings.bots)
+    asked = table is not None and table.lower() == "crosstable"
+    if asked and bots > HEAD_TO_HEAD_LIMIT:
+        raise ValueError(f"no head-to-head table of {bots} bots: it would have {bots * bots:,} cells, and it is made "
+                         f"for at most {HEAD_TO_HEAD_LIMIT:,} bots; -f json gives each bot's games against those it met")
+    tables = _tables(standings, head_to_head=asked or (table is None and fmt != "csv" and bots <= HEAD_TO_HEAD_MAX_BOTS))
     if table is not None or fmt == "csv":
         wanted = (table or "ranking").lower()
         tables = [t for t in tables if t.key == wanted]
@@ -179,9 +191,9 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
                      "bracket": "a knockout (format: knockout, stages:)"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
     destination = _DESTINATION[fmt]
-    if table is None and len(standings.bots) > HEAD_TO_HEAD_MAX_BOTS:
-        # Past a screen's width: a one-line note in its place says how to get it.
-        tables = [t if t.key != "crosstable" else _Table(t.title, [], [], [], "omitted") for t in tables]
+    if table is None and fmt != "csv" and bots > HEAD_TO_HEAD_MAX_BOTS:
+        # Past a screen's width: a one-line note in its place (before the results by colour) says how to get it.
+        tables.insert(len(tables) - 1, _Table("", [], [], [], "omitted"))
     tables = [_escaped(t, destination) for t in tables]
     if fmt == "csv":
         return _csv(tables[0])
@@ -290,8 +302,9 @@ def _los_cell(los: float | None) -> str:
 
 
 def standings_tables(standings: Standings) -> list[_Table]:
-    """The tables every format shows, as cells of text: the HTML report uses them too."""
-    return _tables(standings)
+    """The tables every format shows, as cells of text: the HTML report uses
+    them too.  No head-to-head table above :data:`HEAD_TO_HEAD_LIMIT` bots."""
+    return _tables(standings, head_to_head=len(standings.bots) <= HEAD_TO_HEAD_LIMIT)
 
 
 def standings_title(standings: Standings) -> str:
@@ -316,7 +329,8 @@ def _no_games(standings: Standings) -> str:
     return f"No games played yet ({len(standings.bots)} bots entered: {', '.join(b.name for b in standings.bots)})."
 
 
-def _tables(standings: Standings) -> list[_Table]:
+def _tables(standings: Standings, *, head_to_head: bool = True) -> list[_Table]:
+    """Every table of ``standings``; the head-to-head table (n² cells) only with ``head_to_head``."""
     names = [bot.name for bot in standings.bots]
     points = standings.ranking == "points"
     ranking = _Table(
@@ -381,14 +395,14 @@ def _tables(standings: Standings) -> list[_Table]:
     for reason in reasons:
         _add_column(ranking, f"forfeits_{reason}", "right", [("", b.forfeits.get(reason, 0)) for b in standings.bots],
                     csv_only=True)
-    head_to_head = _Table(
+    crosstable = [] if not head_to_head else [_Table(
         "Head to head (row's score against column)",
         ["bot", *names],
         [[row, *(_h2h_cell(standings, row, col) for col in names)] for row in names],
         ["left"] + ["right"] * len(names),
         "crosstable",
         [[row, *(_h2h_value(standings, row, col) for col in names)] for row in names],
-    )
+    )]
     by_color = _Table(
         f"Results by colour ({standings.total_games} game{'' if standings.total_games == 1 else 's'})",
         ["colour", "wins", "draws", "losses", "score %"],
@@ -415,7 +429,7 @@ def _tables(standings: Standings) -> list[_Table]:
         tables.append(_match_table(standings.match, standings.match_bots))
     if standings.sprt is not None:
         tables.append(_sprt_table(standings.sprt))
-    return tables + [head_to_head, by_color]
+    return tables + crosstable + [by_color]
 
 
 def _rounds_tables(rounds: Rounds) -> list[_Table]:
@@ -778,8 +792,8 @@ def _json_object(standings: Standings) -> dict[str, Any]:
         ],
         "rounds": None if standings.rounds is None else _rounds_json(standings.rounds),
         "crosstable": {
-            row: {col: {"score": score, "games": games} for col, (score, games) in cols.items()}
-            for row, cols in standings.crosstable.items()
+            row: {col: {"score": score, "games": games} for col, (score, games) in _met(standings, row).items()}
+            for row in standings.crosstable
         },
         "by_color": {color: {"games": t.games, "wins": t.wins, "draws": t.draws, "losses": t.losses,
                               "score_pct": t.score_pct} for color, t in standings.by_color.items()},
@@ -793,6 +807,14 @@ def _json_object(standings: Standings) -> dict[str, Any]:
         "opponents": [{"opponent": o.name, **_match_json(o.match, (standings.challenger or "", o.name))}
                       for o in standings.opponents],
     }
+
+
+def _met(standings: Standings, row: str) -> Mapping[str, tuple[float, int]]:
+    """``row``'s cells of the crosstable against the bots it met."""
+    table = standings.crosstable
+    if isinstance(table, Crosstable):
+        return table.met(row)
+    return {col: cell for col, cell in table[row].items() if cell[1]}
 
 
 def _rounds_json(rounds: Rounds) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.game.clock import TimeControl, parse_time_control
-from arena.run.yaml_reader import ConfigError, unknown_key
+from arena.run.yaml_reader import MAX_JSON_DEPTH, MAX_JSON_INT, ConfigError, unknown_key
 
 __all__ = ["MatchBot", "bot_from_option", "BOT_OPTION_KEYS", "BOT_NAME"]
 
@@ -73,7 +73,10 @@ def bot_from_option(text: str) -> MatchBot:
             if not name or name in options:
                 raise ConfigError(f"bad setting {part.strip()!r}: {'an option needs a name' if not name else 'given twice'}",
                                   file=where)
-            options[name] = _option_value(value)
+            try:
+                options[name] = _option_value(value)
+            except ValueError as exc:
+                raise ConfigError(f"bad setting {part.strip()[:80]!r}: {exc}", file=where[:200]) from None
             continue
         if key not in BOT_OPTION_KEYS:
             problem = unknown_key(key, [*BOT_OPTION_KEYS, "option.NAME"])
@@ -128,11 +131,42 @@ def _unquoted(value: str) -> str:
 
 
 def _option_value(text: str) -> Any:
-    """``3`` is 3, ``true`` True, ``0.5`` 0.5, ``[1, 2]`` a list; anything else the text itself."""
+    """``3`` is 3, ``true`` True, ``0.5`` 0.5, ``[1, 2]`` a list; anything else
+    the text itself.  ``ValueError`` for JSON a bot cannot be sent: nested more
+    than :data:`MAX_JSON_DEPTH` deep, a whole number beyond ±:data:`MAX_JSON_INT`."""
+    if _depth(text) > MAX_JSON_DEPTH:  # before parsing: 100,000 brackets would exhaust the parser's recursion
+        raise ValueError(f"nests lists or mappings more than {MAX_JSON_DEPTH} deep")
     try:
         value = json.loads(text)
     except ValueError:
         return text
     if isinstance(value, float) and not math.isfinite(value):  # NaN, Infinity: not strict JSON
         return text
+    if _too_big(value):
+        raise ValueError("holds a whole number beyond ±2**53, which a bot cannot read exactly from JSON")
     return value
+
+
+def _depth(text: str) -> int:
+    """How deep ``text`` nests brackets and braces outside strings (as JSON would)."""
+    depth = deepest = 0
+    quoted = escaped = False
+    for ch in text:
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (ch == "\\", ch != '"')
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _too_big(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_too_big(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_too_big(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT

@@ -36,7 +36,7 @@ from arena.formats.rounds import Rounds
 from arena.formats.stages import Pairing
 from arena.game.openings import suite_digest
 from arena.game.records import GameRecord, GameSpec
-from arena.results.meta import META_FILE, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
+from arena.results.meta import META_FILE, ForgedPairing, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
 from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
 from arena.results.sprt import SprtConfig
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError
@@ -462,12 +462,15 @@ def read_results(target: Path) -> ReadResults:
     :func:`arena.results.reading.results_of` reads them: with the tournament
     file's competition when the user named the file.  Raises
     ``ConfigError``, ``FileNotFoundError`` or ``StoreError`` (each one line)
-    when there are none to read."""
+    when there are none to read, or its ``tournament.json`` pairs bots as no
+    format does (:class:`~arena.results.meta.ForgedPairing`)."""
     found = find_results(target)
     store = ResultsStore(found.directory)
     warnings: list[str] = []
     try:
         meta = read_meta(found.directory)
+    except ForgedPairing as exc:
+        raise StoreError(str(exc)) from None
     except MetaError as exc:
         warnings.append(f"{exc}; it is ignored, every readable game is ranked")
         meta = None

@@ -30,10 +30,15 @@ from typing import Any, Literal, TypeVar
 
 import yaml
 
-__all__ = ["ConfigError", "MAX_JSON_VALUES", "YamlMapping", "YamlValue", "kind_of", "read_yaml", "unknown_key"]
+__all__ = ["ConfigError", "MAX_JSON_DEPTH", "MAX_JSON_INT", "MAX_JSON_VALUES", "YamlMapping", "YamlValue", "kind_of", "read_yaml", "unknown_key"]
 
 #: The values a document's JSON (a bot's ``options``) may expand to through aliases.
 MAX_JSON_VALUES = 100_000
+#: How deep a bot's option may nest lists and mappings, and how large a whole
+#: number it may be: what a bot in any language reads from a JSON message
+#: (2**53, the largest whole number a double holds exactly).
+MAX_JSON_DEPTH = 32
+MAX_JSON_INT = 2**53
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 #: A key node and its value node.
@@ -173,6 +178,8 @@ class _Document:
         here rather than breaking the tournament later."""
         if id(node) in open_nodes:
             raise self.error(node, where, "a recursive alias cannot be sent as JSON")
+        if len(open_nodes) > MAX_JSON_DEPTH:
+            raise self.error(node, where, f"the {name} nest lists or mappings more than {MAX_JSON_DEPTH} deep")
         self._json_values += 1
         if self._json_values > MAX_JSON_VALUES:
             raise self.error(
@@ -193,6 +200,8 @@ class _Document:
             open_nodes.discard(id(node))
             return items
         value = self.scalar(node, where)
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT:
+            raise self.error(node, where, f"{node.value} is beyond ±2**53, the whole numbers a bot reads exactly from JSON (quote it)")
         if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
             return value
         raise self.error(node, where, f"{node.value!r} ({kind_of(value)}) cannot be sent to the bot as JSON (quote it)")
