@@ -3,6 +3,7 @@ embedded games, the tables, the charts' figures, live refreshing."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -451,7 +452,7 @@ def test_no_bot_drawn_in_colour_is_grey_like_the_others():
 def games_files(folder) -> list[dict]:
     """The files of games in ``folder``, in order, as the page's script receives them."""
     out = []
-    for path in sorted(folder.iterdir()):
+    for path in sorted(p for p in folder.iterdir() if p.suffix == ".js"):
         text = path.read_text()
         assert text.startswith("arenaReport.games(") and text.endswith(");\n") and "<" not in text
         out.append(json.loads(text[len("arenaReport.games("):-3]))
@@ -476,20 +477,30 @@ def test_a_large_report_holds_the_list_and_its_games_moves_are_in_files_beside_i
     assert not any(",".join(m.move for m in r.moves[:3]) in page for r in records if len(r.moves) > 3)
     files = games_files(tmp_path / "report.games")
     assert [f["from"] for f in files] == data["chunks"]["starts"] == list(range(0, len(records), 5))
-    assert {f["stamp"] for f in files} == {data["chunks"]["stamp"]}
+    assert [f["name"] for f in files] == data["chunks"]["names"] == sorted(p.name for p in (tmp_path / "report.games").iterdir())
     bodies = [body for f in files for body in f["games"]]
     inline = games_data(engine.get_game("oxono"), records, ["ann", "bob", "cy"])["games"]
     # Each game's body is what a small report holds of it beside its summary.
     assert [{k: g[k] for k in ("m", "t", "n", "e") if k in g} for g in inline] == bodies
     assert data["list"]["l"] == [len(r.moves) for r in records]
     assert sorted(int(row) for row in data["list"]["extra"]) == [n for n, r in enumerate(records) if r.forfeit_by]
-    # Written again with fewer files: those it no longer has go, anything else in the folder stays.
-    (tmp_path / "report.games" / "notes.txt").write_text("mine")
+    # Written again, a file of the same games is kept as it is; one whose games changed is named anew.
+    folder = tmp_path / "report.games"
+    inodes = {p.name: p.stat().st_ino for p in folder.iterdir()}
+    assert len(records[-1].moves) > 1
+    records[-1] = dataclasses.replace(records[-1], moves=records[-1].moves[:-1])
+    _, changed, _ = large_report(records, tmp_path)
+    assert changed["chunks"]["names"][:-1] == data["chunks"]["names"][:-1] != changed["chunks"]["names"]
+    assert {p.name: p.stat().st_ino for p in folder.iterdir() if p.name in inodes} == {
+        name: inodes[name] for name in data["chunks"]["names"][:-1]}
+    assert games_files(folder)[-1]["games"][-1]["m"] == ",".join(m.move for m in records[-1].moves)
+    # With fewer files: those it no longer names go, anything else in the folder stays.
+    (folder / "notes.txt").write_text("mine")
     from arena.results.report import build_report_files
     from builders import results
     page, fewer = build_report_files(results(records, META), "report.games/", inline_games=0, chunk_games=100)
     write_report(path, page, fewer)
-    assert sorted(p.name for p in (tmp_path / "report.games").iterdir()) == ["0000.js", "notes.txt"]
+    assert sorted(p.name for p in folder.iterdir()) == [fewer.names[0], "notes.txt"]
 
 
 def test_a_small_report_is_one_file():
@@ -556,4 +567,14 @@ def test_a_large_reports_games_are_written_through_no_link(results, tmp_path):
     with pytest.raises(RefusedFile):
         large_report(records, tmp_path)
     assert list(elsewhere.iterdir()) == [] and not (tmp_path / "report.html").exists()
+    # A link planted at a file's own name is replaced by the file, not kept for it.
+    (tmp_path / "report.games").unlink()
+    _, data, _ = large_report(records, tmp_path)
+    planted = tmp_path / "report.games" / data["chunks"]["names"][0]
+    planted.unlink()
+    (elsewhere / "x.js").write_text("alert(1)")
+    planted.symlink_to(elsewhere / "x.js")
+    large_report(records, tmp_path)
+    assert not planted.is_symlink() and planted.read_text().startswith("arenaReport.games(")
+    assert (elsewhere / "x.js").read_text() == "alert(1)"
     assert_one_line_error(arena("report", results, "-o", tmp_path / "x.games"), "cannot end with .games")

@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-import re
 import secrets
 import threading
 import time
@@ -41,6 +40,7 @@ from arena.bot import safe_files
 from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
 from arena.live.state import LiveState
+from arena.results.report import GAMES_FILE_NAME
 from arena.results.store import LOGS_DIR, StoreError
 
 __all__ = ["CSP", "MAX_STREAMS", "POLL_S", "Hub", "is_loopback", "make_app", "serve"]
@@ -297,18 +297,14 @@ async def _log(request: web.Request) -> web.Response:
     return web.Response(body=data, content_type="text/plain", charset="utf-8")
 
 
-#: The name of a file of a large report's games.
-_GAMES_FILE = re.compile(r"(\d{4,9})\.js")
-
-
 async def _games(request: web.Request) -> web.Response:
     """A file of the games of the page (their moves), as the page's script loads it."""
     hub = request.app[_SETTINGS].hub
-    name = _GAMES_FILE.fullmatch(request.match_info["name"])
-    if name is None:
+    name = request.match_info["name"]
+    if GAMES_FILE_NAME.fullmatch(name) is None:
         return _text("404: no such file\n", 404)
     try:
-        script = await hub.read(lambda: hub.state.games_file(int(name.group(1))))
+        script = await hub.read(lambda: hub.state.games_file(name))
     except (ValueError, StoreError) as exc:  # records that contradict themselves, a log rewritten meanwhile
         return _text(f"500: cannot read the games of {hub.state.directory}: {safe(str(exc))}\n", 500)
     if script is None:

@@ -137,15 +137,15 @@ class LiveState:
             self.cost += time.monotonic() - started
         return self._page
 
-    def games_file(self, number: int) -> bytes | None:
-        """File ``number`` of the games of the page as it is now (see
+    def games_file(self, name: str) -> bytes | None:
+        """The file of games ``name`` of the page as it is now (see
         :class:`~arena.results.report.data.GameChunks`), read from the results
         when asked for; None when that page has no such file (its games are
-        in it, or fewer)."""
+        in it, or changed since)."""
         self.page()
-        if self._games is None or not 0 <= number < len(self._games):
+        if self._games is None or name not in self._games.names:
             return None
-        return self._games.script(number).encode()
+        return self._games.script(self._games.names.index(name)).encode()
 
     def live_games(self) -> list[LiveGame]:
         """The games in progress (none when no run holds the directory: a killed worker's file is stale)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -49,8 +50,9 @@ from arena.results.game_index import INDEX_FILE
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_notes, standings_tables, standings_title
 
-__all__ = ["GAMES_SUFFIX", "INLINE_GAMES", "REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused", "build_report",
-           "build_report_files", "check_report_path", "games_folder", "games_href", "logs_href", "write_report"]
+__all__ = ["GAMES_FILE_NAME", "GAMES_SUFFIX", "INLINE_GAMES", "REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused",
+           "build_report", "build_report_files", "check_report_path", "games_folder", "games_href", "logs_href",
+           "write_report"]
 
 #: The report's file name in a results directory.
 REPORT_FILE = "report.html"
@@ -61,8 +63,8 @@ REFRESH_S = 5.0
 INLINE_GAMES = 2000
 #: The folder of those files beside the page ``NAME.html``: ``NAME.games``.
 GAMES_SUFFIX = ".games"
-#: The name of each of those files (:meth:`GameChunks.name`).
-_CHUNK_NAME = re.compile(r"\d{4,}\.js")
+#: The name of each of those files (:attr:`GameChunks.names`).
+GAMES_FILE_NAME = re.compile(r"\d{4,9}-[0-9a-f]{16}\.js")
 
 
 @dataclass(frozen=True)
@@ -158,10 +160,11 @@ def _build(
     sheets = grade_sheets(results, standings, [bot] if bot is not None else [b.name for b in standings.bots])
     chunks: GameChunks | None = None
     if games_href is not None and len(shown) > inline_games:
+        tails = None if results_dir is None else lambda some: _stderr_tails(some, results_dir, bot)
         games, chunks = game_list(game, shown, [b.name for b in standings.bots], bot, chunk_games=chunk_games,
-                                  tails=lambda some: _stderr_tails(some, results_dir, bot))
+                                  tails=tails)
         rows = {record.game_id: row for row, record in enumerate(chunks.records)}
-        data = {**games, "chunks": {"href": games_href, "stamp": chunks.stamp, "starts": chunks.starts},
+        data = {**games, "chunks": {"href": games_href, "starts": chunks.starts, "names": chunks.names},
                 "sheets": {name: sheet_json(sheet, rows, game.colors) for name, sheet in sheets.items()}}
     else:
         data = {**games_data(game, shown, [b.name for b in standings.bots], _stderr_tails(shown, results_dir, bot),
@@ -311,22 +314,29 @@ def write_report(path: str | Path, text: str, games: GameChunks | None = None) -
     """Replace the file at ``path`` with ``text`` in one step, so a browser
     never reads half a report.  ``games``: the files of its games, written
     first into :func:`games_folder` (made if need be, no link followed), each
-    replaced in one step; files of an earlier writing it no longer has are
-    removed."""
+    in one step; a file already there under its name (a plain file: never a
+    link) holds the same games and is kept, and the files of an earlier
+    writing it no longer names are removed."""
     path = Path(path)
     if games is not None:
         folder = games_folder(path).name
-        names = {games.name(number) for number in range(len(games))}
-        for number in range(len(games)):
-            safe_files.write_atomically_in(path.parent, PurePath(folder, games.name(number)), games.script(number))
-        fd = safe_files.open_dir(path.parent, folder)
+        fd = safe_files.open_dir(path.parent, folder, create=True)
         try:
-            for name in os.listdir(fd):
-                if _CHUNK_NAME.fullmatch(name) and name not in names:
-                    os.unlink(name, dir_fd=fd)
+            there = {name for name in os.listdir(fd) if GAMES_FILE_NAME.fullmatch(name)}
+            for number, name in enumerate(games.names):
+                if name not in there or not _plain_file(fd, name):
+                    safe_files.write_atomically_in(path.parent, PurePath(folder, name), games.script(number))
+            for name in there - set(games.names):
+                os.unlink(name, dir_fd=fd)
         finally:
             os.close(fd)
     write_atomically(path, text)
+
+
+def _plain_file(folder: int, name: str) -> bool:
+    """``name`` in ``folder`` is a regular file of one name (not a link, nor a link's target)."""
+    info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
 
 
 class LiveReport:

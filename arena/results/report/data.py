@@ -37,7 +37,7 @@ from arena.game.records import GameRecord, MoveRecord
 from arena.results.game_index import LazyMoves, move_times_of
 from arena.results.grade import GradeSheet
 
-__all__ = ["CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data", "script_json", "sheet_json"]
+__all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data", "script_json", "sheet_json"]
 
 #: The most characters of one move's ``info`` the report keeps.
 INFO_CHARS = 400
@@ -45,6 +45,8 @@ INFO_CHARS = 400
 #: holds at most about 10 MB (every move with a whole ``info``), typically 100 KB.
 CHUNK_GAMES = 500
 CHUNK_PLIES = 20_000
+#: Changes with what a file of games holds of each game: the files of another version are not taken for this one's.
+BODY_VERSION = 1
 
 #: By game id, the end of each seat's stderr in that game (None for a seat whose log is not shown).
 Tails = Mapping[str, Sequence[str | None]]
@@ -149,47 +151,55 @@ def games_data(
 class GameChunks:
     """The bodies of a large report's games, in files of consecutive rows of
     its list: file ``k`` holds the rows from ``starts[k]``.  Each file is a
-    script (``0007.js``) that hands its games to the page's script, so that a
-    page opened from disk loads it as it loads any script (a browser fetches
-    no file from a ``file://`` page); ``stamp`` names the list the files go
-    with, so that a page never shows the moves of another writing's game."""
+    script that hands its games to the page's script, so that a page opened
+    from disk loads it as it loads any script (a browser fetches no file
+    from a ``file://`` page).  Its name, ``0007-<digest>.js``, holds a
+    digest of what makes its games' bodies (their ids and move times, whose
+    page it is, whether stderr ends are read), without reading a move: a
+    page loads only files made for its games, and a file already written
+    under its name need not be written again."""
 
-    def __init__(self, tables: _Tables, records: Sequence[GameRecord], starts: Sequence[int], stamp: str,
-                 only_bot: str | None, tails: Callable[[Sequence[GameRecord]], Tails]) -> None:
+    def __init__(self, tables: _Tables, records: Sequence[GameRecord], starts: Sequence[int], only_bot: str | None,
+                 tails: Callable[[Sequence[GameRecord]], Tails] | None) -> None:
         self._tables = tables
         #: The games, in the list's order (row by row).
         self.records = records
         self.starts = list(starts)
-        self.stamp = stamp
         self._only_bot = only_bot
         self._tails = tails
+        self.names = [self._name(number) for number in range(len(self.starts))]
 
     def __len__(self) -> int:
         return len(self.starts)
 
-    @staticmethod
-    def name(number: int) -> str:
-        return f"{number:04d}.js"
+    def _rows(self, number: int) -> Sequence[GameRecord]:
+        end = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.records)
+        return self.records[self.starts[number]:end]
+
+    def _name(self, number: int) -> str:
+        digest = hashlib.sha256(repr((BODY_VERSION, self._only_bot, self._tails is not None)).encode())
+        for record in self._rows(number):
+            digest.update(repr((record.game_id, tuple(move_times_of(record)))).encode())
+        return f"{number:04d}-{digest.hexdigest()[:16]}.js"
 
     def script(self, number: int) -> str:
         """File ``number``: its games' bodies, each game read from the results once."""
-        start = self.starts[number]
-        end = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.records)
-        records = self.records[start:end]
-        tails = self._tails(records)
+        records = self._rows(number)
+        tails = self._tails(records) if self._tails is not None else {}
         bodies = [self._tables.body(r, _moves_read_once(r), tails.get(r.game_id), self._only_bot) for r in records]
-        return f"arenaReport.games({script_json({'stamp': self.stamp, 'from': start, 'games': bodies})});\n"
+        data = {"name": self.names[number], "from": self.starts[number], "games": bodies}
+        return f"arenaReport.games({script_json(data)});\n"
 
 
 def game_list(
     game: engine.Game[Any], records: Sequence[GameRecord], bot_names: Sequence[str], only_bot: str | None = None, *,
     chunk_games: int = CHUNK_GAMES, chunk_plies: int = CHUNK_PLIES,
-    tails: Callable[[Sequence[GameRecord]], Tails] = lambda records: {},
+    tails: Callable[[Sequence[GameRecord]], Tails] | None = None,
 ) -> tuple[dict[str, Any], GameChunks]:
     """The games of ``records`` as a large report holds them: their summaries
     in columns (``list``, see :func:`games_data` for the fields), each read
     without its moves, and the files of their bodies.  ``tails``: the stderr
-    ends of some records, read when their file is written."""
+    ends of some records, read when their file is written (None: none)."""
     tables = _Tables(game, bot_names)
     ordered = sorted(records, key=lambda r: (r.index, r.game_id))
     columns: dict[str, list[Any]] = {key: [] for key in ("id", "i", "rd", "o", "p0", "p1", "w", "r", "s", "tc", "l", "bt")}
@@ -226,8 +236,7 @@ def game_list(
     if any(s is not None for s in scores):
         columns["sc"] = scores
     listed = {**columns, "reasons": list(reasons), "extra": extra}
-    stamp = hashlib.sha256(script_json([listed, only_bot]).encode()).hexdigest()[:16]
-    return ({**tables.to_json(), "list": listed}, GameChunks(tables, ordered, starts, stamp, only_bot, tails))
+    return {**tables.to_json(), "list": listed}, GameChunks(tables, ordered, starts, only_bot, tails)
 
 
 def sheet_json(sheet: GradeSheet, rows: Mapping[str, int], colors: Sequence[str]) -> dict[str, Any]:

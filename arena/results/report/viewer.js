@@ -138,9 +138,9 @@
   }
 
   receive = (file) => {
-    if (file.stamp !== DATA.chunks.stamp) return;  // another writing's: its load event says so
-    file.games.forEach((body, n) => takeBody(GAMES[file.from + n], body));
     const number = fileOf(file.from);
+    if (DATA.chunks.names[number] !== file.name) return;  // not this page's: its load event says so
+    file.games.forEach((body, n) => takeBody(GAMES[file.from + n], body));
     if (waiting.has(number)) waiting.get(number)();
     waiting.delete(number);
   };
@@ -148,7 +148,7 @@
   function loadFile(number) {
     if (!loading.has(number)) {
       loading.set(number, new Promise((resolve, reject) => {
-        const name = DATA.chunks.href + String(number).padStart(4, "0") + ".js";
+        const name = DATA.chunks.href + DATA.chunks.names[number];
         const failed = (why) => {
           script.remove();
           waiting.delete(number);
@@ -159,10 +159,12 @@
         waiting.set(number, resolve);
         script.onload = () => {
           if (!waiting.has(number)) script.remove();
-          else failed("The file " + name + " is of another writing of this report: reload the page.");
+          else failed("The file " + name + " is not this page's: reload the page.");
         };
-        script.onerror = () => failed("Cannot load " + name + ": this report's games are in that folder beside it.");
-        script.src = name + "?" + DATA.chunks.stamp;
+        // A file's name changes with its games: one gone is of an older page than the one open.
+        script.onerror = () => failed("Cannot load " + name + ": the report's games are in that folder beside it " +
+          "(written again since this page was opened? reload it).");
+        script.src = name;
         document.head.appendChild(script);
       }));
     }
