@@ -42,7 +42,8 @@ __all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChun
 #: The most characters of one move's ``info`` the report keeps.
 INFO_CHARS = 400
 #: The most games, and moves, in one file of a large report's games: a file
-#: holds at most about 10 MB (every move with a whole ``info``), typically 100 KB.
+#: is typically 250 KB; every move with a whole ``info`` makes it about 10 MB
+#: (several times that if it is all escaped non-ASCII), never more.
 CHUNK_GAMES = 500
 CHUNK_PLIES = 20_000
 #: Changes with what a file of games holds of each game: the files of another version are not taken for this one's.
