@@ -237,7 +237,8 @@ def write_atomically_in(root: Path, relative: str | PurePath, data: str | bytes 
         os.close(folder)
 
 
-def _replace(folder: int, name: str, data: str | bytes | Iterable[bytes], write: Callable[[int, memoryview], int]) -> None:
+def _replace(folder: int, name: str, data: str | bytes | Iterable[bytes],
+             write: Callable[[int, memoryview], int]) -> None:
     """Replace ``name`` in ``folder`` with ``data`` (see :func:`write_atomically`)."""
     # Hidden, and unpredictable: another process (arena report beside a
     # running tournament's live report) may be writing the same file.

@@ -37,7 +37,8 @@ from arena.game.records import GameRecord, MoveRecord
 from arena.results.game_index import LazyMoves, move_times_of
 from arena.results.grade import GradeSheet
 
-__all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data", "script_json", "sheet_json"]
+__all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data",
+           "script_json", "sheet_json"]
 
 #: The most characters of one move's ``info`` the report keeps.
 INFO_CHARS = 400
@@ -203,7 +204,8 @@ def game_list(
     ends of some records, read when their file is written (None: none)."""
     tables = _Tables(game, bot_names)
     ordered = sorted(records, key=lambda r: (r.index, r.game_id))
-    columns: dict[str, list[Any]] = {key: [] for key in ("id", "i", "rd", "o", "p0", "p1", "w", "r", "s", "tc", "l", "bt")}
+    columns: dict[str, list[Any]] = {key: [] for key in
+                                     ("id", "i", "rd", "o", "p0", "p1", "w", "r", "s", "tc", "l", "bt")}
     reasons: dict[str, int] = {}
     scores: list[Any] = []
     extra: dict[str, dict[str, Any]] = {}
@@ -245,7 +247,8 @@ def sheet_json(sheet: GradeSheet, rows: Mapping[str, int], colors: Sequence[str]
     rounds, in ``lines`` of arrays that name each game by its row in the
     list: ``[round, opponent, score, opponent's score, status, note, [row,
     seat, score, row, seat, score, ...]]`` (a few bytes a game, not a hundred)."""
-    out: dict[str, Any] = {f.name: getattr(sheet, f.name) for f in fields(sheet) if f.name not in ("rounds", "opponents")}
+    out: dict[str, Any] = {f.name: getattr(sheet, f.name) for f in fields(sheet)
+                           if f.name not in ("rounds", "opponents")}
     out["opponents"] = [asdict(line) for line in sheet.opponents]
     out["summary"] = sheet.summary()
     out["lines"] = [[line.round, line.opponent, _number(line.score[0]), _number(line.score[1]), line.status, line.note,
