@@ -476,7 +476,7 @@ def test_a_large_report_holds_the_list_and_its_games_moves_are_in_files_beside_i
     page = path.read_text()
     assert not any(",".join(m.move for m in r.moves[:3]) in page for r in records if len(r.moves) > 3)
     files = games_files(tmp_path / "report.games")
-    assert [f["from"] for f in files] == data["chunks"]["starts"] == list(range(0, len(records), 5))
+    assert data["chunks"]["starts"] == list(range(0, len(records), 5)) and [len(f["games"]) for f in files] == [5, 5, 2]
     assert [f["name"] for f in files] == data["chunks"]["names"] == sorted(p.name for p in (tmp_path / "report.games").iterdir())
     bodies = [body for f in files for body in f["games"]]
     inline = games_data(engine.get_game("oxono"), records, ["ann", "bob", "cy"])["games"]
@@ -501,6 +501,22 @@ def test_a_large_report_holds_the_list_and_its_games_moves_are_in_files_beside_i
     page, fewer = build_report_files(results(records, META), "report.games/", inline_games=0, chunk_games=100)
     write_report(path, page, fewer)
     assert sorted(p.name for p in folder.iterdir()) == [fewer.names[0], "notes.txt"]
+
+
+def test_a_file_of_games_holds_what_its_name_says_wherever_its_games_are_in_the_list():
+    from arena.results.report.data import game_list
+
+    game = engine.get_game("oxono")
+    records = played_games("oxono", ["ann", "bob", "cy"], 12, seed=5)
+    early, late = records[1], records[2:]
+    # Files of about two games' moves: the one a game joins takes it without moving the later files' first games.
+    plies = len(records[2].moves) + len(records[3].moves)
+    _, before = game_list(game, [records[0], *late], ["ann", "bob", "cy"], chunk_plies=plies)
+    _, after = game_list(game, records, ["ann", "bob", "cy"], chunk_plies=plies)
+    kept = set(before.names) & set(after.names)
+    assert kept and before.starts != after.starts[:len(before.starts)]
+    for name in kept:
+        assert before.script(before.names.index(name)) == after.script(after.names.index(name))
 
 
 def test_a_small_report_is_one_file():

@@ -159,7 +159,8 @@ class GameChunks:
     digest of what makes its games' bodies (their ids and move times, whose
     page it is, whether stderr ends are read), without reading a move: a
     page loads only files made for its games, and a file already written
-    under its name need not be written again."""
+    under its name holds what it would be written with (whatever rows those
+    games are at), so it is kept."""
 
     def __init__(self, tables: _Tables, records: Sequence[GameRecord], starts: Sequence[int], only_bot: str | None,
                  tails: Callable[[Sequence[GameRecord]], Tails] | None) -> None:
@@ -189,8 +190,8 @@ class GameChunks:
         records = self._rows(number)
         tails = self._tails(records) if self._tails is not None else {}
         bodies = [self._tables.body(r, _moves_read_once(r), tails.get(r.game_id), self._only_bot) for r in records]
-        data = {"name": self.names[number], "from": self.starts[number], "games": bodies}
-        return f"arenaReport.games({script_json(data)});\n"
+        # Named, not placed: the page puts the games at the rows it has for that name.
+        return f"arenaReport.games({script_json({'name': self.names[number], 'games': bodies})});\n"
 
 
 def game_list(

@@ -138,9 +138,9 @@
   }
 
   receive = (file) => {
-    const number = fileOf(file.from);
-    if (DATA.chunks.names[number] !== file.name) return;  // not this page's: its load event says so
-    file.games.forEach((body, n) => takeBody(GAMES[file.from + n], body));
+    const number = DATA.chunks.names.indexOf(file.name);
+    if (number < 0) return;  // not this page's: its load event says so
+    file.games.forEach((body, n) => takeBody(GAMES[DATA.chunks.starts[number] + n], body));
     if (waiting.has(number)) waiting.get(number)();
     waiting.delete(number);
   };
