@@ -33,7 +33,8 @@ from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
 from arena.results.pending import pending_round, render_pending
-from arena.results.report import REPORT_FILE, ReportPathRefused, build_report, check_report_path, logs_href, write_report
+from arena.results.report import (REPORT_FILE, ReportPathRefused, build_report_files, check_report_path, games_folder,
+                                  games_href, logs_href, write_report)
 from arena.results.show import find_game, frames, game_heading, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
@@ -442,15 +443,17 @@ def report(
     except ReportPathRefused as exc:
         fail(str(exc))
     try:
-        page = build_report(results, results_dir=results.directory, logs_href=logs_href(results.directory, path), bot=bot)
+        page, files = build_report_files(results, games_href(path), results_dir=results.directory,
+                                         logs_href=logs_href(results.directory, path), bot=bot)
     except ValueError as exc:  # records that contradict themselves
         fail(f"cannot report on {results.directory}: {exc}")
     try:
-        write_report(path, page)
+        write_report(path, page, files)
     except OSError as exc:
         fail(f"cannot write the report to {path}: {exc.strerror or exc}")
     games = len(results.records) if bot is None else sum(bot in r.players.values() for r in results.records)
-    say(f"{'report' if bot is None else f'page of {safe(bot)}'} of {games} games written to {path}", err)
+    beside = f" (their moves in {games_folder(path)}, {len(files)} files)" if files is not None else ""
+    say(f"{'report' if bot is None else f'page of {safe(bot)}'} of {games} games written to {path}{beside}", err)
 
 
 def _grade_sheet(results: ReadResults, bot: str, fmt: str, output: Path | None, force: bool) -> None:
@@ -466,7 +469,7 @@ def _grade_sheet(results: ReadResults, bot: str, fmt: str, output: Path | None, 
         return
     try:
         # A sheet is text: only a file of the same kind is replaced without --force.
-        check_report_path(output, force=force or output.suffix.lower() in (".md", ".txt", ".text"))
+        check_report_path(output, force=force or output.suffix.lower() in (".md", ".txt", ".text"), games=False)
         write_report(output, text)
     except ReportPathRefused as exc:
         fail(str(exc))

@@ -271,6 +271,28 @@ def test_a_team_server_shows_that_team_alone(played):
     assert shown and set(seats) == {"ann"}
 
 
+def test_a_large_pages_games_are_served_in_files_by_the_rules_of_the_others(played):
+    app = lambda: make_app(LiveState(played, inline_games=0))  # noqa: E731 — an app is bound to one event loop
+    _, _, page = fetch(app, "/")
+    data = json.loads(page.split('id="report-data">')[1].split("</script>")[0])
+    assert "games" not in data and data["chunks"]["href"] == "games/" and data["chunks"]["starts"] == [0]
+    name = data["chunks"]["names"][0]
+    status, headers, script = fetch(app, f"/games/{name}")
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+    assert headers["Content-Security-Policy"] == CSP and headers["X-Content-Type-Options"] == "nosniff"
+    body = json.loads(script.removeprefix("arenaReport.games(").removesuffix(");\n"))
+    assert body["name"] == name and len(body["games"]) == 4
+    lines = [json.loads(line) for line in (played / "games.jsonl").read_text().splitlines()]
+    assert sorted(g["m"] for g in body["games"]) == sorted(",".join(m["move"] for m in r["moves"]) for r in lines)
+    other = f"0000-{'0' * 16}.js"  # a file of another page (or none): not made
+    for target in (f"/games/{other}", "/games/0000.js", "/games/..%2fgames.jsonl", "/games/", f"/games/{name}x"):
+        code, text = raw(app, target)
+        assert code in (403, 404) and '"game_id"' not in text, target
+    assert raw(app, f"/games/{name}", host="evil.example:8000")[0] == 403
+    guarded = lambda: make_app(LiveState(played, inline_games=0), "s3cret", loopback=False)  # noqa: E731
+    assert fetch(guarded, f"/games/{name}")[0] == 403 and fetch(guarded, f"/games/{name}?token=s3cret")[0] == 200
+
+
 def test_the_status_line_says_finished_stopped_or_running(played, tmp_path):
     state = LiveState(played)
     assert state.status().state == "finished" and state.status().line == "finished: 4 games played"

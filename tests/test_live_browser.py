@@ -21,6 +21,7 @@ import pytest
 
 from arena.live.server import serve
 from arena.live.state import LiveState
+from arena.results.report import INLINE_GAMES
 from builders import BOTS, ROOT, tournament_file
 from builders import until as _until
 
@@ -122,14 +123,16 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
     assert code == 0, run.stderr.read().decode()
 
 
-def test_a_team_page_shows_its_stderr_as_text(browser, tmp_path):
+@pytest.mark.parametrize("inline_games", [INLINE_GAMES, 0], ids=["one-page", "games-served-in-files"])
+def test_a_team_page_shows_its_stderr_as_text(browser, tmp_path, inline_games):
     file = tournament_file(tmp_path, ("ann", "bob"), cmds={"ann": SLOW.replace("0.06", "0"), "bob": SLOW.replace("0.06", "0")},
                            cwd=None, rounds=1)
     assert subprocess.run([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT, capture_output=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode == 0
     ready: list[str] = []
     stop = threading.Event()
-    server = threading.Thread(target=serve, args=(LiveState(tmp_path / "out", bot="ann"), "127.0.0.1", 0),
+    server = threading.Thread(target=serve, args=(LiveState(tmp_path / "out", bot="ann", inline_games=inline_games),
+                                                  "127.0.0.1", 0),
                               kwargs={"on_ready": ready.append, "stop": stop})
     server.start()
     console_errors(browser)  # another test's, read and dropped

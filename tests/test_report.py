@@ -3,6 +3,7 @@ embedded games, the tables, the charts' figures, live refreshing."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -443,3 +444,153 @@ def test_no_bot_drawn_in_colour_is_grey_like_the_others():
     assert len(set(others)) == 1 and others[0] not in highlighted
     greys = [c for c in highlighted if len({c[1:3], c[3:5], c[5:7]}) == 1]
     assert greys == []
+
+
+# -- a large report: its games' moves in files beside the page -------------------------
+
+
+def games_files(folder) -> list[dict]:
+    """The files of games in ``folder``, in order, as the page's script receives them."""
+    out = []
+    for path in sorted(p for p in folder.iterdir() if p.suffix == ".js"):
+        text = path.read_text()
+        assert text.startswith("arenaReport.games(") and text.endswith(");\n") and "<" not in text
+        out.append(json.loads(text[len("arenaReport.games("):-3]))
+    return out
+
+
+def large_report(records, tmp_path, **options):
+    from arena.results.report import build_report_files
+    from builders import results
+
+    path = tmp_path / "report.html"
+    page, games = build_report_files(results(records, META), "report.games/", inline_games=0, chunk_games=5, **options)
+    write_report(path, page, games)
+    return path, embedded(page), games
+
+
+def test_a_large_report_holds_the_list_and_its_games_moves_are_in_files_beside_it(tmp_path):
+    records = played_games("oxono", ["ann", "bob", "cy"], 12, seed=5, forfeit_every=3)
+    path, data, games = large_report(records, tmp_path)
+    assert "games" not in data and len(data["list"]["id"]) == len(records)
+    page = path.read_text()
+    assert not any(",".join(m.move for m in r.moves[:3]) in page for r in records if len(r.moves) > 3)
+    files = games_files(tmp_path / "report.games")
+    assert data["chunks"]["starts"] == list(range(0, len(records), 5)) and [len(f["games"]) for f in files] == [5, 5, 2]
+    assert [f["name"] for f in files] == data["chunks"]["names"] == sorted(p.name for p in (tmp_path / "report.games").iterdir())
+    bodies = [body for f in files for body in f["games"]]
+    inline = games_data(engine.get_game("oxono"), records, ["ann", "bob", "cy"])["games"]
+    # Each game's body is what a small report holds of it beside its summary.
+    assert [{k: g[k] for k in ("m", "t", "n", "e") if k in g} for g in inline] == bodies
+    assert data["list"]["l"] == [len(r.moves) for r in records]
+    assert sorted(int(row) for row in data["list"]["extra"]) == [n for n, r in enumerate(records) if r.forfeit_by]
+    # Written again, a file of the same games is kept as it is; one whose games changed is named anew.
+    folder = tmp_path / "report.games"
+    inodes = {p.name: p.stat().st_ino for p in folder.iterdir()}
+    assert len(records[-1].moves) > 1
+    records[-1] = dataclasses.replace(records[-1], moves=records[-1].moves[:-1])
+    _, changed, _ = large_report(records, tmp_path)
+    assert changed["chunks"]["names"][:-1] == data["chunks"]["names"][:-1] != changed["chunks"]["names"]
+    assert {p.name: p.stat().st_ino for p in folder.iterdir() if p.name in inodes} == {
+        name: inodes[name] for name in data["chunks"]["names"][:-1]}
+    assert games_files(folder)[-1]["games"][-1]["m"] == ",".join(m.move for m in records[-1].moves)
+    # With fewer files: those it no longer names go, anything else in the folder stays.
+    (folder / "notes.txt").write_text("mine")
+    from arena.results.report import build_report_files
+    from builders import results
+    page, fewer = build_report_files(results(records, META), "report.games/", inline_games=0, chunk_games=100)
+    write_report(path, page, fewer)
+    assert sorted(p.name for p in folder.iterdir()) == [fewer.names[0], "notes.txt"]
+
+
+def test_a_file_of_games_holds_what_its_name_says_wherever_its_games_are_in_the_list():
+    from arena.results.report.data import game_list
+
+    game = engine.get_game("oxono")
+    records = played_games("oxono", ["ann", "bob", "cy"], 12, seed=5)
+    early, late = records[1], records[2:]
+    # Files of about two games' moves: the one a game joins takes it without moving the later files' first games.
+    plies = len(records[2].moves) + len(records[3].moves)
+    _, before = game_list(game, [records[0], *late], ["ann", "bob", "cy"], chunk_plies=plies)
+    _, after = game_list(game, records, ["ann", "bob", "cy"], chunk_plies=plies)
+    kept = set(before.names) & set(after.names)
+    assert kept and before.starts != after.starts[:len(before.starts)]
+    for name in kept:
+        assert before.script(before.names.index(name)) == after.script(after.names.index(name))
+
+
+def test_a_small_report_is_one_file():
+    from arena.results.report import build_report_files
+    from builders import results
+
+    records = played_games("oxono", ["ann", "bob", "cy"], 6, seed=5)
+    page, games = build_report_files(results(records, META), "report.games/", inline_games=len(records))
+    assert games is None and len(embedded(page)["games"]) == len(records)
+
+
+def test_a_large_teams_page_and_its_files_hold_no_other_bots_stderr_detail_or_info(tmp_path):
+    records = logged_results(tmp_path)
+    for record in records:
+        record.moves = [MoveRecord(m.move, m.ms, {"by": record.players[list(record.players)[ply % 2]]})
+                        for ply, m in enumerate(record.moves)]
+    _, data, games = large_report(records, tmp_path, results_dir=tmp_path, bot="bob")
+    mine = [r for r in records if "bob" in r.players.values()]
+    bodies = [body for f in games_files(tmp_path / "report.games") for body in f["games"]]
+    assert len(bodies) == len(mine) == len(data["list"]["id"])
+    for record, body in zip(mine, bodies):
+        seat = list(record.players.values()).index("bob")
+        assert body["e"][1 - seat] is None and body["e"][seat].splitlines()[-1].startswith(f"bob in {record.game_id}")
+        assert set(body.get("n", {}).values()) <= {'{"by": "bob"}'} and len(body["n"]) == (len(record.moves) + 1 - seat) // 2
+    details = {row: extra.get("d") for row, extra in data["list"]["extra"].items()}
+    forfeited = {str(n): r.players[r.forfeit_by] for n, r in enumerate(mine) if r.forfeit_by}
+    assert forfeited and set(details) == set(forfeited)
+    assert all((details[row] is not None) == (by == "bob") for row, by in forfeited.items())
+
+
+def test_a_large_page_is_built_without_reading_a_games_moves(tmp_path):
+    from arena.results.report import build_report_files
+    from arena.results.store import StoreError
+    from arena.run.results_dir import read_results
+
+    records = played_games("oxono", ["ann", "bob", "cy"], 12, seed=5)
+    (tmp_path / "games.jsonl").write_bytes(b"".join(r.to_line() for r in records))
+    (tmp_path / "tournament.json").write_text(json.dumps(META))
+    results = read_results(tmp_path)
+    (tmp_path / "games.jsonl").write_bytes(b"")  # any game's moves read from now on are missing
+    page, games = build_report_files(results, "report.games/", inline_games=0, chunk_games=5)
+    assert len(embedded(page)["list"]["id"]) == len(records)
+    with pytest.raises(StoreError, match="is no longer in"):
+        games.script(0)
+    # Read for a file, a game's moves are not kept in its record: the records of every file would hold them all.
+    (tmp_path / "games.jsonl").write_bytes(b"".join(r.to_line() for r in records))
+    assert games.script(0).count('"m":') == 5
+    (tmp_path / "games.jsonl").write_bytes(b"")
+    with pytest.raises(StoreError, match="is no longer in"):
+        list(results.records[0].moves)
+
+
+def test_a_large_reports_games_are_written_through_no_link(results, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "r.games").symlink_to(elsewhere)
+    assert_one_line_error(arena("report", results, "-o", tmp_path / "r.html"), "r.games is a link", "never through a link")
+    assert list(elsewhere.iterdir()) == [] and not (tmp_path / "r.html").exists()
+    # Planted after the check: writing refuses it as well.
+    from arena.bot.safe_files import RefusedFile
+
+    records = played_games("oxono", ["ann", "bob", "cy"], 6, seed=5)
+    (tmp_path / "report.games").symlink_to(elsewhere)
+    with pytest.raises(RefusedFile):
+        large_report(records, tmp_path)
+    assert list(elsewhere.iterdir()) == [] and not (tmp_path / "report.html").exists()
+    # A link planted at a file's own name is replaced by the file, not kept for it.
+    (tmp_path / "report.games").unlink()
+    _, data, _ = large_report(records, tmp_path)
+    planted = tmp_path / "report.games" / data["chunks"]["names"][0]
+    planted.unlink()
+    (elsewhere / "x.js").write_text("alert(1)")
+    planted.symlink_to(elsewhere / "x.js")
+    large_report(records, tmp_path)
+    assert not planted.is_symlink() and planted.read_text().startswith("arenaReport.games(")
+    assert (elsewhere / "x.js").read_text() == "alert(1)"
+    assert_one_line_error(arena("report", results, "-o", tmp_path / "x.games"), "cannot end with .games")

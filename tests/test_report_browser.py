@@ -5,6 +5,10 @@ every bot, open games through their links, step through them with the keys and
 compare the board with the engine's state square by square at every ply.
 They save screenshots (to ``$REPORT_SCREENSHOTS`` when set, else a temporary
 directory) of the standings and of a board of each game.
+
+Each report is checked as a small tournament's (one file) and as a large
+one's (its games' moves in files of five games beside the page, loaded when
+a game is opened).
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ import pytest
 import engine
 from arena.game.positions import positions
 from arena.game.records import GameRecord
-from arena.results.report import write_report
-from builders import HOSTILE_NAME, KNOCKOUT, large_cup, meta_of, played_cup, report_page
+from arena.results.report import build_report_files, games_href, write_report
+from builders import HOSTILE_NAME, KNOCKOUT, large_cup, meta_of, played_cup, report_page, results
 from played_games import played_games
 
 BOTS = ["ann", "bob", "cy"]
@@ -47,14 +51,29 @@ def shots(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module", params=sorted(GAMES))
+#: A large report's files of games hold this many games: a small tournament's report has several.
+FILE_GAMES = 5
+
+
+def write_page(path: Path, records: list[GameRecord], meta: dict, files: bool, **options) -> None:
+    """The report of ``records`` at ``path``: one file, or with ``files`` a large report's page and its files of games."""
+    if files:
+        page, games = build_report_files(results(records, meta), games_href(path), inline_games=0,
+                                         chunk_games=FILE_GAMES, **options)
+        write_report(path, page, games)
+    else:
+        write_report(path, report_page(records, meta, **options))
+
+
+@pytest.fixture(scope="module", params=[(name, files) for files in (False, True) for name in sorted(GAMES)],
+                ids=lambda p: p[0] + ("-files" if p[1] else ""))
 def report(request, tmp_path_factory) -> tuple[str, str, list[GameRecord]]:
-    name = request.param
+    name, files = request.param
     records = GAMES[name]
     path = tmp_path_factory.mktemp(name) / "report.html"
     meta = {"name": f"{name} cup", "game": name, "time_control": {"initial_ms": 5000, "increment_ms": 100},
             "bots": [{"name": bot, "options": {}} for bot in BOTS]}
-    write_report(path, report_page(records, meta))
+    write_page(path, records, meta, files)
     return name, path.as_uri(), records
 
 
@@ -132,7 +151,15 @@ def test_filters_and_sorting(browser, report):
 
 def open_by_link(browser, game_id: str) -> None:
     browser.find_element("css selector", f'#game-list tr[data-game="{game_id}"] a').click()
-    assert browser.find_element("id", "viewer").is_displayed()
+    wait_for_game(browser, game_id)
+
+
+def wait_for_game(browser, game_id: str) -> None:
+    """The viewer shows ``game_id``: at once from a small report, once its file is loaded from a large one's."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10).until(lambda d: d.find_element("id", "viewer").is_displayed()
+                                     and d.find_element("id", "v-title").text.startswith(f"Game {game_id}:"))
 
 
 def test_step_through_games_with_the_keys(browser, report, shots):
@@ -189,7 +216,7 @@ def test_deep_link_opens_the_game_at_the_ply(browser, report):
     ply = 3
     browser.get("about:blank")
     browser.get(f"{url}#game={record.game_id}&ply={ply}")
-    assert browser.find_element("id", "viewer").is_displayed()
+    wait_for_game(browser, record.game_id)
     assert shown_ply(browser) == ply
     assert board(browser) == expected_board(states[ply], name)
     current = browser.find_elements("css selector", "#v-moves li.current")
@@ -212,6 +239,53 @@ def test_deep_link_opens_the_game_at_the_ply(browser, report):
     assert not browser.find_element("id", "viewer").is_displayed()
     assert 'no game "nope"' in browser.find_element("id", "status").text
     no_script_errors(browser)
+
+
+#: Counts, in window.loaded, the name of each file of games the page loads from now on.
+COUNT_LOADS = ("window.loaded = []; const games = window.arenaReport.games;"
+               "window.arenaReport.games = (file) => { window.loaded.push(file.name); games(file); };")
+
+
+def test_a_large_reports_page_opens_a_game_from_its_file_within_3_s(browser, tmp_path):
+    import time
+
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    records = GAMES["oxono"]
+    path = tmp_path / "report.html"
+    write_page(path, records, {"name": "cup", "game": "oxono", "bots": [{"name": b} for b in BOTS]}, True)
+    record = records[FILE_GAMES + 2]  # in the second file
+    browser.get("about:blank")
+    started = time.monotonic()
+    browser.get(path.as_uri())
+    browser.execute_script(COUNT_LOADS)
+    open_by_link(browser, record.game_id)
+    assert time.monotonic() - started <= 3
+    second = browser.execute_script("return JSON.parse(document.getElementById('report-data').textContent).chunks.names[1]")
+    assert browser.execute_script("return window.loaded") == [second]  # its file alone
+    ActionChains(browser).send_keys(Keys.END).perform()
+    states = positions(record)
+    assert shown_ply(browser) == len(record.moves) and board(browser) == expected_board(states[-1], "oxono")
+    moves = [li.get_attribute("data-move-ply") for li in browser.find_elements("css selector", "#v-moves li")]
+    assert moves == [str(ply) for ply in range(1, len(record.moves) + 1)]
+    no_script_errors(browser)
+    # Without its folder beside it, the page says where the games should be.
+    first = next((tmp_path / "report.games").glob("0000-*.js"))
+    first.unlink()
+    browser.get("about:blank")
+    browser.get(f"{path.as_uri()}#game={records[0].game_id}&ply=0")
+    WebDriverWait(browser, 10).until(lambda d: f"Cannot load report.games/{first.name}" in d.find_element("id", "status").text)
+    assert not browser.find_element("id", "viewer").is_displayed()
+    browser.get_log("browser")  # the missing file's error, expected: read and dropped
+    # A file that is not the one the page names is not taken for it.
+    other = next((tmp_path / "report.games").glob("0001-*.js"))
+    other.write_text(other.read_text().replace('"name":"', '"name":"x'))
+    browser.get("about:blank")
+    browser.get(f"{path.as_uri()}#game={record.game_id}&ply=0")
+    WebDriverWait(browser, 10).until(lambda d: "is not this page's" in d.find_element("id", "status").text)
+    assert not browser.find_element("id", "viewer").is_displayed()
 
 
 def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
@@ -244,8 +318,8 @@ def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
 HOSTILE = '</pre><img id="pwned" src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
 
 
-@pytest.fixture(scope="module")
-def logged(tmp_path_factory) -> tuple[Path, list[GameRecord]]:
+@pytest.fixture(scope="module", params=[False, True], ids=["one-file", "files"])
+def logged(request, tmp_path_factory) -> tuple[Path, list[GameRecord]]:
     """A results directory of oxono games with every bot's stderr in every game, and its report."""
     from arena.results.report import logs_href
 
@@ -258,8 +332,9 @@ def logged(tmp_path_factory) -> tuple[Path, list[GameRecord]]:
             path.write_text("".join(f"{name} in {record.game_id} line {i} {HOSTILE}\n" for i in range(30)))
     meta = {"name": "oxono cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},
             "bots": [{"name": bot, "options": {}, "version": f"{bot}-1"} for bot in BOTS]}
-    write_report(out / "report.html", report_page(records, meta, results_dir=out, logs_href=logs_href(out, out / "report.html")))
-    write_report(out / "bot-bob.html", report_page(records, meta, results_dir=out, bot="bob"))
+    write_page(out / "report.html", records, meta, request.param, results_dir=out,
+               logs_href=logs_href(out, out / "report.html"))
+    write_page(out / "bot-bob.html", records, meta, request.param, results_dir=out, bot="bob")
     return out, records
 
 
@@ -300,7 +375,7 @@ def test_a_bots_page_lists_its_games_forfeits_and_logs(browser, logged, shots):
     assert [li.text for li in browser.find_elements("css selector", "#b-summary li")] == sheet["summary"]
     assert sheet["summary"][0].startswith("Place: ") and sheet["games"] == len(mine)
     lines = browser.find_elements("css selector", "#b-rounds tbody tr")
-    assert len(lines) == len(sheet["rounds"]) > 0
+    assert len(lines) == len(sheet.get("rounds") or sheet["lines"]) > 0  # a large report's: each game by its row
     assert sum(len(tr.find_elements("css selector", "td a")) for tr in lines) == len(mine)  # each game linked
     # Its results against each opponent, counted here from the records.
     table = {tr.find_element("css selector", "td").text: [td.text for td in tr.find_elements("css selector", "td")[1:5]]
@@ -313,6 +388,8 @@ def test_a_bots_page_lists_its_games_forfeits_and_logs(browser, logged, shots):
     # Its forfeits, each with what it did and the end of its stderr in that game.
     lost = [r for r in mine if r.forfeit_by is not None and r.players[r.forfeit_by] == "bob"]
     assert lost
+    # (A large report's stderr ends come with their games' files.)
+    WebDriverWait(browser, 10).until(lambda d: len(d.find_elements("css selector", "#b-forfeits pre.stderr")) == len(lost))
     forfeits = browser.find_elements("css selector", "#b-forfeits tbody tr")
     assert [tr.find_element("css selector", "td a").text for tr in forfeits] == [r.game_id for r in lost]
     for tr, record in zip(forfeits, lost):

@@ -83,6 +83,33 @@ def test_a_file_linked_elsewhere_by_a_hard_link_is_not_written(tmp_path, home, m
     untouched(home)
 
 
+@pytest.mark.parametrize("kind", ["folder", "dangling"])
+def test_a_file_is_written_in_a_folder_reached_through_no_link(tmp_path, home, kind):
+    plant(tmp_path / "report.games", kind, home)
+    with pytest.raises(RefusedFile, match="report.games is a symbolic link"):
+        safe_files.write_atomically_in(tmp_path, "report.games/0000.js", "alert(1)")
+    untouched(home)
+
+
+@pytest.mark.parametrize("kind", ["file", "hard link"])
+def test_a_large_reports_file_of_games_replaces_whatever_was_planted_at_its_name(tmp_path, home, kind):
+    from arena.results.report import build_report_files
+    from builders import results
+
+    records = played_games("oxono", ["ann", "bob"], 4, seed=1)
+    page, games = build_report_files(results(records), "report.games/", inline_games=0)
+    planted = tmp_path / "report.games" / games.names[0]
+    planted.parent.mkdir()
+    if kind == "file":
+        plant(planted, "file", home)
+    else:
+        os.link(home / ".bashrc", planted)
+    write_report(tmp_path / "report.html", page, games)
+    assert not planted.is_symlink() and planted.stat().st_nlink == 1
+    assert planted.read_text().startswith("arenaReport.games(")
+    untouched(home)
+
+
 def test_a_temporary_file_has_a_name_nobody_can_guess(tmp_path, home, monkeypatch):
     # The old names were .NAME.<pid>.tmp: 32,768 links covered every pid.
     plant(tmp_path / f".report.html.{os.getpid()}.tmp", "file", home)

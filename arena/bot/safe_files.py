@@ -28,7 +28,7 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
 
-__all__ = ["RefusedFile", "make_dirs", "open_dir", "open_file", "read_file", "write_atomically"]
+__all__ = ["RefusedFile", "make_dirs", "open_dir", "open_file", "read_file", "write_atomically", "write_atomically_in"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _WRITING = os.O_WRONLY | os.O_RDWR
@@ -217,9 +217,32 @@ def write_atomically(path: Path, data: str | bytes | Iterable[bytes],
     ``path`` itself is replaced, never followed.  ``write`` is ``os.write``
     (tests give a full disk)."""
     folder = os.open(path.parent, _DIR_FLAGS)
+    try:
+        _replace(folder, path.name, data, write)
+    finally:
+        os.close(folder)
+
+
+def write_atomically_in(root: Path, relative: str | PurePath, data: str | bytes | Iterable[bytes],
+                        write: Callable[[int, memoryview], int] = os.write) -> None:
+    """:func:`write_atomically` of the file ``root/relative``, its folders
+    made as need be, no link beneath ``root`` followed."""
+    *folders, name = PurePath(relative).parts or ("",)
+    if not name or name == "..":
+        raise ValueError(f"{root / relative} names no file beneath {root}")
+    folder = _open_dir(root, tuple(folders), True, 0o755, root / relative)
+    try:
+        _replace(folder, name, data, write)
+    finally:
+        os.close(folder)
+
+
+def _replace(folder: int, name: str, data: str | bytes | Iterable[bytes],
+             write: Callable[[int, memoryview], int]) -> None:
+    """Replace ``name`` in ``folder`` with ``data`` (see :func:`write_atomically`)."""
     # Hidden, and unpredictable: another process (arena report beside a
     # running tournament's live report) may be writing the same file.
-    tmp = f".{path.name}.{secrets.token_hex(8)}.tmp"
+    tmp = f".{name}.{secrets.token_hex(8)}.tmp"
     made = False
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder)
@@ -232,7 +255,7 @@ def write_atomically(path: Path, data: str | bytes | Iterable[bytes],
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
         if made:
             try:
@@ -240,5 +263,3 @@ def write_atomically(path: Path, data: str | bytes | Iterable[bytes],
             except OSError:
                 pass
         raise
-    finally:
-        os.close(folder)

@@ -14,10 +14,12 @@ never waits on the server at all).
 Safety: the page is the report's, its script and styles served as files under
 a Content-Security-Policy that allows no inline script; the only files of the
 results directory served are the bots' logs, as plain text, opened without
-following a link; another host than loopback needs the access token the
-server prints in its address.  What a client can make the server hold
-(connections, time, bytes) is bounded by :mod:`arena.live.limits`: every
-answer is written a piece at a time, a log read from its file as it goes.
+following a link; a large report's games are served as the report writes
+them beside its page (scripts of a few hundred games, each of bounded size,
+made from the results when asked for); another host than loopback needs the
+access token the server prints in its address.  What a client can make the
+server hold (connections, time, bytes) is bounded by :mod:`arena.live.limits`:
+every answer is written a piece at a time, a log read from its file as it goes.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
 from arena.live.limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, write
 from arena.live.state import LiveState
-from arena.results.store import LOGS_DIR
+from arena.results.report import GAMES_FILE_NAME
+from arena.results.store import LOGS_DIR, StoreError
 
 __all__ = ["CSP", "MAX_LOG_BYTES", "POLL_S", "Hub", "is_loopback", "make_app", "serve"]
 
@@ -186,6 +189,7 @@ def make_app(state: LiveState, token: str | None = None, *, loopback: bool = Tru
     app.router.add_get("/events", _events)
     app.router.add_get("/static/{name}", _asset)
     app.router.add_get("/logs/{tail:.*}", _log)
+    app.router.add_get("/games/{name}", _games)
     app.router.add_get("/favicon.ico", _no_icon)
 
     async def start_hub(app: web.Application) -> Any:
@@ -362,6 +366,21 @@ async def _log(request: web.Request) -> web.StreamResponse:
                            lambda offset: os.pread(fd, min(CHUNK_BYTES, size - offset), offset))
     finally:
         os.close(fd)
+
+
+async def _games(request: web.Request) -> web.Response:
+    """A file of the games of the page (their moves), as the page's script loads it."""
+    hub = request.app[_SETTINGS].hub
+    name = request.match_info["name"]
+    if GAMES_FILE_NAME.fullmatch(name) is None:
+        return _text("404: no such file\n", 404)
+    try:
+        script = await hub.read(lambda: hub.state.games_file(name))
+    except (ValueError, StoreError) as exc:  # records that contradict themselves, a log rewritten meanwhile
+        return _text(f"500: cannot read the games of {hub.state.directory}: {safe(str(exc))}\n", 500)
+    if script is None:
+        return _text("404: no such file of games (the results changed since the page was built: reload it)\n", 404)
+    return web.Response(body=script, content_type="text/javascript", charset="utf-8")
 
 
 def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], None], token: str | None = None,

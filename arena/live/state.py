@@ -22,7 +22,8 @@ from arena.formats.schedule import schedule_size
 from arena.results.live_feed import LIVE_DIR, LiveGame, read_live_games
 from arena.results.meta import META_FILE
 from arena.results.reading import ReadResults, results_of
-from arena.results.report import build_report
+from arena.results.report import INLINE_GAMES, build_report_files
+from arena.results.report.data import GameChunks
 from arena.results.store import GAMES_FILE, StoreError, current_run
 from arena.run.config import ConfigError, load_config
 from arena.run.results_dir import find_results, read_results
@@ -31,6 +32,8 @@ __all__ = ["LiveState", "Status", "results_directory"]
 
 #: Where the page loads its styles and scripts from (served by :mod:`arena.live.server`).
 LINKED = ("static/report.css", "static/live.css", "static/viewer.js", "static/live.js")
+#: Where a large report's page loads the files of its games from (:meth:`LiveState.games_file`).
+GAMES_HREF = "games/"
 
 
 def results_directory(target: Path) -> Path:
@@ -61,17 +64,21 @@ class Status:
 
 class LiveState:
     """The results directory of ``target`` as the live view shows it;
-    ``bot``: only that team's page (its games, its stderr)."""
+    ``bot``: only that team's page (its games, its stderr).  A page of more
+    than ``inline_games`` games holds their list, and the server hands their
+    moves in files (:meth:`games_file`)."""
 
-    def __init__(self, target: Path, bot: str | None = None) -> None:
+    def __init__(self, target: Path, bot: str | None = None, inline_games: int = INLINE_GAMES) -> None:
         self.target = target
         self.directory = results_directory(target)
         self.bot = bot
+        self.inline_games = inline_games
         self._results: ReadResults | None = None
         #: How many times the results were read: the page and the status are those of the last reading.
         self.generation = 0
         self._page_generation = -1
         self._page = b""
+        self._games: GameChunks | None = None
         self._status: Status | None = None
         self._live_key: Any = None
         self._live: list[LiveGame] = []
@@ -122,11 +129,23 @@ class LiveState:
         results = self.results()
         if self._page_generation != self.generation:
             started = time.monotonic()
-            self._page = build_report(results, results_dir=self.directory, logs_href="logs/", bot=self.bot,
-                                      status=self.status().line, linked=LINKED).encode()
+            page, self._games = build_report_files(results, GAMES_HREF, inline_games=self.inline_games,
+                                                   results_dir=self.directory, logs_href="logs/", bot=self.bot,
+                                                   status=self.status().line, linked=LINKED)
+            self._page = page.encode()
             self._page_generation = self.generation
             self.cost += time.monotonic() - started
         return self._page
+
+    def games_file(self, name: str) -> bytes | None:
+        """The file of games ``name`` of the page as it is now (see
+        :class:`~arena.results.report.data.GameChunks`), read from the results
+        when asked for; None when that page has no such file (its games are
+        in it, or changed since)."""
+        self.page()
+        if self._games is None or name not in self._games.names:
+            return None
+        return self._games.script(self._games.names.index(name)).encode()
 
     def live_games(self) -> list[LiveGame]:
         """The games in progress (none when no run holds the directory: a killed worker's file is stale)."""

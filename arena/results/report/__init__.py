@@ -6,6 +6,9 @@ three SVG charts, the list of games with filters and sorting, and a game viewer.
 Nothing is fetched when it is opened: the stylesheet, the script, the piece
 symbols and the games (as JSON) are all inlined from the files beside this
 module (``page.html``, ``report.css``, ``viewer.js``, ``pieces.svg``).
+Past :data:`INLINE_GAMES` games, the games' moves are in files beside the
+page instead (:func:`build_report_files`), which it loads as scripts when a
+game is opened: its size then grows with the bots, not the moves.
 
 :func:`build_report` is a pure function of the records; :func:`write_report`
 replaces the file atomically, so a browser never reads half a report, and
@@ -16,15 +19,18 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
+from urllib.parse import quote
 
 import engine
+from arena.bot import safe_files
 from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
 from arena.game.records import GameRecord
@@ -34,7 +40,7 @@ from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.bracket import rounds_html
 from arena.results.report.charts import (HIGHLIGHTED, bot_colors, llr_chart, llr_history, move_time_chart, move_times,
                                          rating_chart, results_chart)
-from arena.results.report.data import games_data, script_json
+from arena.results.report.data import CHUNK_GAMES, GameChunks, game_list, games_data, script_json, sheet_json
 from arena.results.meta import META_FILE, TournamentMeta
 from arena.results.reading import ReadResults, results_of
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, Standings
@@ -44,13 +50,21 @@ from arena.results.game_index import INDEX_FILE
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_notes, standings_tables, standings_title
 
-__all__ = ["REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused", "build_report", "check_report_path", "logs_href",
+__all__ = ["GAMES_FILE_NAME", "GAMES_SUFFIX", "INLINE_GAMES", "REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused",
+           "build_report", "build_report_files", "check_report_path", "games_folder", "games_href", "logs_href",
            "write_report"]
 
 #: The report's file name in a results directory.
 REPORT_FILE = "report.html"
 #: Seconds between two refreshes of a live report (the page reloads as often).
 REFRESH_S = 5.0
+#: A report of more games than this keeps their moves in files beside the
+#: page (:func:`build_report_files`); up to it, one file holds everything.
+INLINE_GAMES = 2000
+#: The folder of those files beside the page ``NAME.html``: ``NAME.games``.
+GAMES_SUFFIX = ".games"
+#: The name of each of those files (:attr:`GameChunks.names`).
+GAMES_FILE_NAME = re.compile(r"\d{4,9}-[0-9a-f]{16}\.js")
 
 
 @dataclass(frozen=True)
@@ -93,7 +107,44 @@ def build_report(
     ``status``: the line under the title, instead of the one ``progress``
     gives; ``linked``: the addresses of the stylesheets and scripts the page
     loads instead of inlining its own (the live view serves them as files,
-    so that its Content-Security-Policy allows no inline script)."""
+    so that its Content-Security-Policy allows no inline script).
+
+    The page holds every game whole: see :func:`build_report_files` for a
+    large tournament's."""
+    return _build(results, progress, live, now, results_dir, logs_href, bot, status, linked, None, 0, CHUNK_GAMES)[0]
+
+
+def build_report_files(
+    results: ReadResults,
+    games_href: str,
+    *,
+    inline_games: int = INLINE_GAMES,
+    chunk_games: int = CHUNK_GAMES,
+    progress: Progress | None = None,
+    live: bool = False,
+    now: datetime | None = None,
+    results_dir: Path | None = None,
+    logs_href: str | None = None,
+    bot: str | None = None,
+    status: str | None = None,
+    linked: Sequence[str] = (),
+) -> tuple[str, GameChunks | None]:
+    """The page of :func:`build_report` and, for more than ``inline_games``
+    games, the files of their moves (:class:`GameChunks`, of at most
+    ``chunk_games`` games each), which the page loads from ``games_href``
+    (ending with ``/``, relative to the page) when a game is opened: the
+    page then holds the standings, charts, bot pages and a compact list of
+    the games, and its size grows with the bots, not the moves.  None: the
+    page holds every game whole."""
+    return _build(results, progress, live, now, results_dir, logs_href, bot, status, linked, games_href,
+                  inline_games, chunk_games)
+
+
+def _build(
+    results: ReadResults, progress: Progress | None, live: bool, now: datetime | None, results_dir: Path | None,
+    logs_href: str | None, bot: str | None, status: str | None, linked: Sequence[str], games_href: str | None,
+    inline_games: int, chunk_games: int,
+) -> tuple[str, GameChunks | None]:
     meta = results.meta
     records = results.records
     finished = progress is not None and not live and progress.played >= progress.total
@@ -102,17 +153,25 @@ def build_report(
     if bot is not None:
         records = [r for r in records if bot in r.players.values()]
         shown = [r for r in shown if bot in r.players.values()]
-    tails = _stderr_tails(shown, results_dir, bot)
     game = engine.get_game(meta.game if meta is not None else next((r.game for r in shown), None) or engine.GAMES[0])
     colors = bot_colors([b.name for b in standings.bots])
     drawing = rounds_html(results.rounds) if results.rounds is not None else ""
-    data = {**games_data(game, shown, [b.name for b in standings.bots], tails, only_bot=bot), "live": live,
-            "refresh_s": REFRESH_S, "only_bot": bot, "logs_href": None if bot is not None else logs_href,
-            "versions": _versions(shown, results.versions),
-            # Each page's numbers, from the one scoring model: the script shows them, it does not count.
-            "sheets": {name: sheet.to_json() for name, sheet in
-                       grade_sheets(results, standings, [bot] if bot is not None else
-                                    [b.name for b in standings.bots]).items()}}
+    # Each page's numbers, from the one scoring model: the script shows them, it does not count.
+    sheets = grade_sheets(results, standings, [bot] if bot is not None else [b.name for b in standings.bots])
+    chunks: GameChunks | None = None
+    if games_href is not None and len(shown) > inline_games:
+        tails = None if results_dir is None else lambda some: _stderr_tails(some, results_dir, bot)
+        games, chunks = game_list(game, shown, [b.name for b in standings.bots], bot, chunk_games=chunk_games,
+                                  tails=tails)
+        rows = {record.game_id: row for row, record in enumerate(chunks.records)}
+        data = {**games, "chunks": {"href": games_href, "starts": chunks.starts, "names": chunks.names},
+                "sheets": {name: sheet_json(sheet, rows, game.colors) for name, sheet in sheets.items()}}
+    else:
+        data = {**games_data(game, shown, [b.name for b in standings.bots], _stderr_tails(shown, results_dir, bot),
+                             only_bot=bot),
+                "sheets": {name: sheet.to_json() for name, sheet in sheets.items()}}
+    data.update({"live": live, "refresh_s": REFRESH_S, "only_bot": bot,
+                 "logs_href": None if bot is not None else logs_href, "versions": _versions(shown, results.versions)})
     title = (meta.name if meta is not None else "") or "Tournament"
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
     if status is None:
@@ -164,7 +223,7 @@ def build_report(
         "whole": "" if bot is None else "hidden",
         "data": script_json(data),
     }
-    return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _asset("page.html"))
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _asset("page.html")), chunks
 
 
 def _status(standings: Standings, progress: Progress | None, live: bool, stamp: str) -> str:
@@ -187,23 +246,35 @@ _RESULTS_FILES = (GAMES_FILE, META_FILE, REPLACED_FILE, LOCK_FILE, INDEX_FILE, f
 _RESULTS_DIRS = (LOGS_DIR, SCRATCH_DIR)
 
 
-def check_report_path(path: Path, *, force: bool = False) -> None:
+def check_report_path(path: Path, *, force: bool = False, games: bool = True) -> None:
     """Refuse (:class:`ReportPathRefused`) to write a report at ``path`` when
     that would replace a file of a results directory (its games, its
     ``tournament.json``, its archive, its lock, anything under its logs or
     scratch directories), whatever ``force`` says, or, unless ``force``, an
     existing file that is not an HTML page: ``-o`` naming the wrong file
-    must not lose what was there."""
-    target = path.resolve()  # a link is judged by what it points to
-    for parent in target.parents:
-        if _is_results_dir(parent):
-            inside = target.relative_to(parent)
-            if str(inside) in _RESULTS_FILES or inside.parts[0] in _RESULTS_DIRS:
-                raise ReportPathRefused(
-                    f"{path} is part of the results in {parent} ({inside}): the report is not written over it; "
-                    f"name another file with -o"
-                )
-            break
+    must not lose what was there.  With ``games``, the folder of its games
+    beside it (:func:`games_folder`) must be one the report may write in:
+    none there yet, or a folder (not a link) outside the results' own."""
+    folder = games_folder(path)
+    if games and folder == path:
+        raise ReportPathRefused(f"{path}: a report's name cannot end with {GAMES_SUFFIX} (the folder of its games "
+                                f"beside it is named so); name another file with -o")
+    for target, what in ((path, "report"), (folder, "report's games")) if games else ((path, "report"),):
+        real = target.resolve()  # a link is judged by what it points to
+        for parent in real.parents:
+            if _is_results_dir(parent):
+                inside = real.relative_to(parent)
+                if str(inside) in _RESULTS_FILES or inside.parts[0] in _RESULTS_DIRS:
+                    raise ReportPathRefused(
+                        f"{target} is part of the results in {parent} ({inside}): the {what} is not written over it; "
+                        f"name another file with -o"
+                    )
+                break
+    if games and (folder.is_symlink() or (os.path.lexists(folder) and not folder.is_dir())):
+        kind = "a link" if folder.is_symlink() else "not a folder"
+        raise ReportPathRefused(f"{folder} is {kind}: the report's games are written into a folder of their own "
+                                f"beside it, never through a link; name another file with -o")
+    target = path.resolve()
     if force or not target.is_file():
         return
     try:
@@ -214,6 +285,16 @@ def check_report_path(path: Path, *, force: bool = False) -> None:
     if not head.lstrip(b"\xef\xbb\xbf \t\r\n").lower().startswith((b"<!doctype html", b"<html")):
         raise ReportPathRefused(f"{path} exists and is not an HTML page: the report is not written over it; "
                                 f"--force replaces it")
+
+
+def games_folder(path: Path) -> Path:
+    """The folder of the games of a large report written at ``path``: ``report.games`` beside ``report.html``."""
+    return path.with_name(path.stem + GAMES_SUFFIX)
+
+
+def games_href(path: Path) -> str:
+    """:func:`games_folder` as the page at ``path`` links it."""
+    return quote(games_folder(path).name) + "/"
 
 
 def _is_results_dir(directory: Path) -> bool:
@@ -229,10 +310,33 @@ def logs_href(results_dir: Path, report_path: Path) -> str | None:
     return Path(relative).as_posix() + "/"
 
 
-def write_report(path: str | Path, text: str) -> None:
+def write_report(path: str | Path, text: str, games: GameChunks | None = None) -> None:
     """Replace the file at ``path`` with ``text`` in one step, so a browser
-    never reads half a report."""
-    write_atomically(Path(path), text)
+    never reads half a report.  ``games``: the files of its games, written
+    first into :func:`games_folder` (made if need be, no link followed), each
+    in one step; a file already there under its name (a plain file: never a
+    link) holds the same games and is kept, and the files of an earlier
+    writing it no longer names are removed."""
+    path = Path(path)
+    if games is not None:
+        folder = games_folder(path).name
+        fd = safe_files.open_dir(path.parent, folder, create=True)
+        try:
+            there = {name for name in os.listdir(fd) if GAMES_FILE_NAME.fullmatch(name)}
+            for number, name in enumerate(games.names):
+                if name not in there or not _plain_file(fd, name):
+                    safe_files.write_atomically_in(path.parent, PurePath(folder, name), games.script(number))
+            for name in there - set(games.names):
+                os.unlink(name, dir_fd=fd)
+        finally:
+            os.close(fd)
+    write_atomically(path, text)
+
+
+def _plain_file(folder: int, name: str) -> bool:
+    """``name`` in ``folder`` is a regular file of one name (not a link, nor a link's target)."""
+    info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
 
 
 class LiveReport:
@@ -266,24 +370,26 @@ class LiveReport:
         started = self._clock()
         if started < self._next or self.error:
             return False
-        self._write(build_report(self._results(records), progress=Progress(len(records), total), live=True,
-                                 results_dir=self.results_dir, logs_href=self.logs_href))
+        self._write(*build_report_files(self._results(records), games_href(self.path), live=True,
+                                        progress=Progress(len(records), total), results_dir=self.results_dir,
+                                        logs_href=self.logs_href))
         self._next = started + max(REFRESH_S, 10 * (self._clock() - started))
         return self.error is None
 
     def finish(self, records: Sequence[GameRecord], total: int) -> None:
         """Write the report of a run that has ended, all ``total`` games played or not."""
         if not self.error:
-            self._write(build_report(self._results(records), progress=Progress(len(records), total),
-                                     results_dir=self.results_dir, logs_href=self.logs_href))
+            self._write(*build_report_files(self._results(records), games_href(self.path),
+                                            progress=Progress(len(records), total), results_dir=self.results_dir,
+                                            logs_href=self.logs_href))
 
     def _results(self, records: Sequence[GameRecord]) -> ReadResults:
         # The run's records are those it keeps: read as arena report reads the directory.
         return results_of(self.results_dir, self.meta, [*records, *self.left_out], sprt=self.sprt)
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str, games: GameChunks | None) -> None:
         try:
-            write_report(self.path, text)
+            write_report(self.path, text, games)
         except OSError as exc:
             self.error = f"cannot write the report {self.path}: {exc.strerror or exc}; the games are kept"
 

@@ -12,91 +12,250 @@ cut to :data:`INFO_CHARS` characters, so a chatty bot cannot bloat the page.
 A bot's own page is handed to its team: it holds that bot's ``info`` and
 forfeit details only.  Another bot's forfeit shows its reason, not its
 detail (which may quote that bot's stderr), and its moves no ``info``.
+
+A large report (:func:`game_list`) holds each game's summary only, a few
+dozen bytes in columns (``list``); the rest of a game (its moves, their
+times and ``info``, the stderr ends: its *body*) is in files of at most
+:data:`CHUNK_GAMES` games and :data:`CHUNK_PLIES` moves beside the page
+(:class:`GameChunks`), which the page loads when a game is opened.  The same
+rules decide what a body holds.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, fields
 from typing import Any
 
 import engine
 from arena.game.positions import start_state
-from arena.game.records import GameRecord
+from arena.game.records import GameRecord, MoveRecord
+from arena.results.game_index import LazyMoves, move_times_of
+from arena.results.grade import GradeSheet
 
-__all__ = ["INFO_CHARS", "games_data", "script_json"]
+__all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data",
+           "script_json", "sheet_json"]
 
 #: The most characters of one move's ``info`` the report keeps.
 INFO_CHARS = 400
+#: The most games, and moves, in one file of a large report's games: a file
+#: is typically 250 KB; every move with a whole ``info`` makes it about 10 MB
+#: (several times that if it is all escaped non-ASCII), never more.
+CHUNK_GAMES = 500
+CHUNK_PLIES = 20_000
+#: Changes with what a file of games holds of each game: the files of another version are not taken for this one's.
+BODY_VERSION = 1
+
+#: By game id, the end of each seat's stderr in that game (None for a seat whose log is not shown).
+Tails = Mapping[str, Sequence[str | None]]
 
 
-def games_data(
-    game: engine.Game[Any], records: Sequence[GameRecord], bot_names: Sequence[str],
-    tails: Mapping[str, Sequence[str | None]] | None = None, only_bot: str | None = None,
-) -> dict[str, Any]:
-    """The games of ``records`` (all of ``game``) in schedule order, ready for
-    :func:`script_json`.  ``tails``: by game id, the end of each seat's
-    stderr in that game (None for a seat whose log is not shown).
-    ``only_bot``: for that bot's page, no other bot's forfeit detail or ``info``."""
-    colors = game.colors
-    bots = list(bot_names)
-    bot_index = {name: i for i, name in enumerate(bots)}
-    starts: list[dict[str, Any]] = []
-    start_index: dict[str, int] = {}
-    controls: list[dict[str, int]] = []
-    openings: dict[str, int] = {}
-    games = []
-    for record in sorted(records, key=lambda r: (r.index, r.game_id)):
-        state = start_state(record)
-        start = {"cells": [cell for row in game.to_json(state)["board"] for cell in row], "ply": game.ply(state)}
-        key = json.dumps(start)
-        if key not in start_index:
-            start_index[key] = len(starts)
-            starts.append(start)
-        opening = openings.setdefault(_opening_label(record), len(openings))
-        if record.time_control not in controls:
-            controls.append(record.time_control)
-        players = []
-        for color in colors:
-            name = record.players[color]
-            if name not in bot_index:
-                bot_index[name] = len(bots)
-                bots.append(name)
-            players.append(bot_index[name])
+class _Tables:
+    """What the games' entries refer to by number: bots, start positions,
+    time controls, openings (``first``: the seat to move at each start)."""
+
+    def __init__(self, game: engine.Game[Any], bot_names: Sequence[str]) -> None:
+        self.game = game
+        self.bots = list(bot_names)
+        self._bot_index = {name: i for i, name in enumerate(self.bots)}
+        self.starts: list[dict[str, Any]] = []
+        self.first: list[int] = []
+        self._start_index: dict[str, int] = {}
+        # Most games share a handful of openings: each is played out once.
+        self._opening_start: dict[tuple[int, tuple[str, ...]], int] = {}
+        self.controls: list[dict[str, int]] = []
+        self.openings: dict[str, int] = {}
+
+    def start(self, record: GameRecord) -> int:
+        key = (record.opening, tuple(record.opening_moves))
+        if key not in self._opening_start:
+            state = start_state(record)
+            start = {"cells": [cell for row in self.game.to_json(state)["board"] for cell in row],
+                     "ply": self.game.ply(state)}
+            text = json.dumps(start)
+            if text not in self._start_index:
+                self._start_index[text] = len(self.starts)
+                self.starts.append(start)
+                self.first.append(self.game.to_move(state))
+            self._opening_start[key] = self._start_index[text]
+        return self._opening_start[key]
+
+    def bot(self, name: str) -> int:
+        if name not in self._bot_index:
+            self._bot_index[name] = len(self.bots)
+            self.bots.append(name)
+        return self._bot_index[name]
+
+    def summary(self, record: GameRecord, only_bot: str | None) -> dict[str, Any]:
+        """The game as the list shows it, without its moves."""
+        colors = self.game.colors
+        if record.time_control not in self.controls:
+            self.controls.append(record.time_control)
         entry: dict[str, Any] = {
             "id": record.game_id,
             "i": record.index,
             "rd": record.round,
-            "o": opening,
-            "p": players,
+            "o": self.openings.setdefault(_opening_label(record), len(self.openings)),
+            "p": [self.bot(record.players[color]) for color in colors],
             "w": _seat(colors, record.winner),
             "r": record.reason,
-            "s": start_index[key],
-            "tc": controls.index(record.time_control),
-            "m": ",".join(m.move for m in record.moves),
-            "t": [round(m.ms, 1) for m in record.moves],
+            "s": self.start(record),
+            "tc": self.controls.index(record.time_control),
         }
         if record.forfeit_by is not None:
             entry["f"] = _seat(colors, record.forfeit_by)
             if only_bot in (None, record.players[record.forfeit_by]):
                 entry["d"] = record.detail or ""
-        tail = (tails or {}).get(record.game_id)
-        if tail and any(t is not None for t in tail):
-            entry["e"] = list(tail)
         if record.scores is not None:
             entry["sc"] = [record.scores.get(color) for color in colors]
-        first = game.to_move(state)
+        return entry
+
+    def body(self, record: GameRecord, moves: Sequence[MoveRecord], tail: Sequence[str | None] | None,
+             only_bot: str | None) -> dict[str, Any]:
+        """The rest of the game: its moves, their times and ``info``, the stderr ends shown."""
+        colors = self.game.colors
+        entry: dict[str, Any] = {"m": ",".join(m.move for m in moves), "t": [round(m.ms, 1) for m in moves]}
+        if tail and any(t is not None for t in tail):
+            entry["e"] = list(tail)
+        first = self.first[self.start(record)]
         notes = {
-            str(ply): _info_text(m.info) for ply, m in enumerate(record.moves, start=1)
+            str(ply): _info_text(m.info) for ply, m in enumerate(moves, start=1)
             if m.info is not None and only_bot in (None, record.players[colors[(first + ply - 1) % 2]])
         }
         if notes:
             entry["n"] = notes
-        games.append(entry)
-    return {
-        "game": game.name, "colors": list(colors), "bots": bots, "starts": starts, "controls": controls,
-        "openings": list(openings), "games": games,
-    }
+        return entry
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game.name, "colors": list(self.game.colors), "bots": self.bots, "starts": self.starts,
+                "controls": self.controls, "openings": list(self.openings)}
+
+
+def games_data(
+    game: engine.Game[Any], records: Sequence[GameRecord], bot_names: Sequence[str],
+    tails: Tails | None = None, only_bot: str | None = None,
+) -> dict[str, Any]:
+    """The games of ``records`` (all of ``game``) in schedule order, every
+    one whole, ready for :func:`script_json`.  ``tails``: by game id, the end
+    of each seat's stderr in that game (None for a seat whose log is not
+    shown).  ``only_bot``: for that bot's page, no other bot's forfeit detail or ``info``."""
+    tables = _Tables(game, bot_names)
+    games = [{**tables.summary(record, only_bot), **tables.body(record, record.moves, (tails or {}).get(record.game_id),
+                                                               only_bot)}
+             for record in sorted(records, key=lambda r: (r.index, r.game_id))]
+    return {**tables.to_json(), "games": games}
+
+
+class GameChunks:
+    """The bodies of a large report's games, in files of consecutive rows of
+    its list: file ``k`` holds the rows from ``starts[k]``.  Each file is a
+    script that hands its games to the page's script, so that a page opened
+    from disk loads it as it loads any script (a browser fetches no file
+    from a ``file://`` page).  Its name, ``0007-<digest>.js``, holds a
+    digest of what makes its games' bodies (their ids and move times, whose
+    page it is, whether stderr ends are read), without reading a move: a
+    page loads only files made for its games, and a file already written
+    under its name holds what it would be written with (whatever rows those
+    games are at), so it is kept."""
+
+    def __init__(self, tables: _Tables, records: Sequence[GameRecord], starts: Sequence[int], only_bot: str | None,
+                 tails: Callable[[Sequence[GameRecord]], Tails] | None) -> None:
+        self._tables = tables
+        #: The games, in the list's order (row by row).
+        self.records = records
+        self.starts = list(starts)
+        self._only_bot = only_bot
+        self._tails = tails
+        self.names = [self._name(number) for number in range(len(self.starts))]
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def _rows(self, number: int) -> Sequence[GameRecord]:
+        end = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.records)
+        return self.records[self.starts[number]:end]
+
+    def _name(self, number: int) -> str:
+        digest = hashlib.sha256(repr((BODY_VERSION, self._only_bot, self._tails is not None)).encode())
+        for record in self._rows(number):
+            digest.update(repr((record.game_id, tuple(move_times_of(record)))).encode())
+        return f"{number:04d}-{digest.hexdigest()[:16]}.js"
+
+    def script(self, number: int) -> str:
+        """File ``number``: its games' bodies, each game read from the results once."""
+        records = self._rows(number)
+        tails = self._tails(records) if self._tails is not None else {}
+        bodies = [self._tables.body(r, _moves_read_once(r), tails.get(r.game_id), self._only_bot) for r in records]
+        # Named, not placed: the page puts the games at the rows it has for that name.
+        return f"arenaReport.games({script_json({'name': self.names[number], 'games': bodies})});\n"
+
+
+def game_list(
+    game: engine.Game[Any], records: Sequence[GameRecord], bot_names: Sequence[str], only_bot: str | None = None, *,
+    chunk_games: int = CHUNK_GAMES, chunk_plies: int = CHUNK_PLIES,
+    tails: Callable[[Sequence[GameRecord]], Tails] | None = None,
+) -> tuple[dict[str, Any], GameChunks]:
+    """The games of ``records`` as a large report holds them: their summaries
+    in columns (``list``, see :func:`games_data` for the fields), each read
+    without its moves, and the files of their bodies.  ``tails``: the stderr
+    ends of some records, read when their file is written (None: none)."""
+    tables = _Tables(game, bot_names)
+    ordered = sorted(records, key=lambda r: (r.index, r.game_id))
+    columns: dict[str, list[Any]] = {key: [] for key in
+                                     ("id", "i", "rd", "o", "p0", "p1", "w", "r", "s", "tc", "l", "bt")}
+    reasons: dict[str, int] = {}
+    scores: list[Any] = []
+    extra: dict[str, dict[str, Any]] = {}
+    starts: list[int] = []
+    previous = {"id": "", "i": 0, "rd": 0}
+    plies = 0
+    for row, record in enumerate(ordered):
+        entry = tables.summary(record, only_bot)
+        times = move_times_of(record)
+        if not starts or row - starts[-1] >= chunk_games or plies + len(times) > chunk_plies:
+            starts.append(row)
+            plies = 0
+        plies += len(times)
+        # Neighbours share most of their id and count up: each is written as what changes.
+        shared = len(os.path.commonprefix([previous["id"], entry["id"]]))
+        columns["id"].append(f"{shared}:{entry['id'][shared:]}")
+        for key in ("i", "rd"):
+            columns[key].append(entry[key] - previous[key])
+        previous = entry
+        for key in ("o", "s", "tc"):
+            columns[key].append(entry[key])
+        columns["p0"].append(entry["p"][0])
+        columns["p1"].append(entry["p"][1])
+        columns["w"].append(-1 if entry["w"] is None else entry["w"])
+        columns["r"].append(reasons.setdefault(entry["r"], len(reasons)))
+        columns["l"].append(len(times))
+        columns["bt"].append(round(sum(times) / 10))  # hundredths of a second, as the list shows it
+        scores.append(entry.get("sc"))
+        if "f" in entry:
+            extra[str(row)] = {key: entry[key] for key in ("f", "d") if key in entry}
+    if any(s is not None for s in scores):
+        columns["sc"] = scores
+    listed = {**columns, "reasons": list(reasons), "extra": extra}
+    return {**tables.to_json(), "list": listed}, GameChunks(tables, ordered, starts, only_bot, tails)
+
+
+def sheet_json(sheet: GradeSheet, rows: Mapping[str, int], colors: Sequence[str]) -> dict[str, Any]:
+    """A large report's grade sheet: :meth:`GradeSheet.to_json` but for its
+    rounds, in ``lines`` of arrays that name each game by its row in the
+    list: ``[round, opponent, score, opponent's score, status, note, [row,
+    seat, score, row, seat, score, ...]]`` (a few bytes a game, not a hundred)."""
+    out: dict[str, Any] = {f.name: getattr(sheet, f.name) for f in fields(sheet)
+                           if f.name not in ("rounds", "opponents")}
+    out["opponents"] = [asdict(line) for line in sheet.opponents]
+    out["summary"] = sheet.summary()
+    out["lines"] = [[line.round, line.opponent, _number(line.score[0]), _number(line.score[1]), line.status, line.note,
+                     [n for g in line.games for n in (rows[g.id], list(colors).index(g.color), _number(g.score))]]
+                    for line in sheet.rounds]
+    return out
 
 
 def script_json(data: Any) -> str:
@@ -106,6 +265,19 @@ def script_json(data: Any) -> str:
     among them) can stop the page being written; the script shows it all as
     text (``textContent``), never as markup."""
     return json.dumps(data, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c")
+
+
+def _moves_read_once(record: GameRecord) -> Sequence[MoveRecord]:
+    """The record's moves; moves read through the index are not kept in the
+    record (a copy of its reader reads them), else writing every file of a
+    large report would hold every game's moves at once."""
+    moves = record.moves
+    return copy.copy(moves).load() if isinstance(moves, LazyMoves) else moves
+
+
+def _number(value: float | None) -> float | int | None:
+    """``value`` written as an integer when it is one: ``2``, not ``2.0``."""
+    return int(value) if value is not None and float(value).is_integer() else value
 
 
 def _opening_label(record: GameRecord) -> str:

@@ -1,6 +1,10 @@
 // The report's script: the game list (filters, sorting, pages) and the game
 // viewer.  Inlined into the page (served as a file by arena serve); it reads
-// the games from the JSON block #report-data and fetches nothing.
+// the games from the JSON block #report-data.  A large report's page holds
+// the list of its games only: their moves are in files beside it (or served
+// by arena serve), each a script of a few hundred games, loaded when one of
+// them is opened.  A script, since a page opened from disk may load scripts
+// from disk but fetch nothing.
 //
 // Positions are not stored in the page: each game keeps its moves, and the
 // viewer replays them from the game's start position.  The referee accepted
@@ -13,6 +17,8 @@
   // starts again: the listeners on the document and the window go with the
   // old parts, through this signal.
   let previous = null;
+  // Where a file of games hands its games: the page started last.
+  let receive = () => {};
   function start() {
   if (previous !== null) previous.abort();
   const listening = new AbortController();
@@ -72,16 +78,108 @@
 
   // ---- games: derived fields ----------------------------------------------------
 
-  const GAMES = DATA.games;
+  // A large report's list is in columns (see data.py's game_list): each
+  // game written as what changed from the one before, its moves elsewhere.
+  function expandList(list) {
+    const out = [];
+    let id = "", index = 0, round = 0;
+    list.id.forEach((text, row) => {
+      const colon = text.indexOf(":");
+      id = id.slice(0, Number(text.slice(0, colon))) + text.slice(colon + 1);
+      index += list.i[row];
+      round += list.rd[row];
+      const g = {
+        id: id, i: index, rd: round, o: list.o[row], p: [list.p0[row], list.p1[row]],
+        w: list.w[row] < 0 ? null : list.w[row], r: list.reasons[list.r[row]], s: list.s[row], tc: list.tc[row],
+        plies: list.l[row], time: list.bt[row] / 100, row: row,
+      };
+      if (list.sc && list.sc[row]) g.sc = list.sc[row];
+      out.push(Object.assign(g, list.extra[row]));
+    });
+    return out;
+  }
+
+  // The moves, their times and infos, the stderr ends: in the entry, or from a file of games.
+  function takeBody(g, body) {
+    g.moves = body.m ? body.m.split(",") : [];
+    g.t = body.t;
+    if (body.n) g.n = body.n;
+    if (body.e) g.e = body.e;
+  }
+
+  const GAMES = DATA.games || expandList(DATA.list);
   const BY_ID = new Map();
   GAMES.forEach((g) => {
-    g.moves = g.m ? g.m.split(",") : [];
+    if (g.m !== undefined) {
+      takeBody(g, g);
+      g.plies = g.moves.length;
+      g.time = g.t.reduce((a, b) => a + b, 0) / 1000;
+    }
     g.first = BOTS[g.p[0]];
     g.second = BOTS[g.p[1]];
     g.result = g.w === null ? "½–½" : g.w === 0 ? "1–0" : "0–1";
-    g.time = g.t.reduce((a, b) => a + b, 0) / 1000;
     BY_ID.set(g.id, g);
   });
+
+  // ---- a large report's files of games -------------------------------------------
+
+  const loading = new Map();  // file number -> a promise kept once its games have their moves
+  const waiting = new Map();  // file number -> that promise's resolve, until the file hands its games
+
+  // The file holding the list's `row`: the last whose first row is not after it.
+  function fileOf(row) {
+    const starts = DATA.chunks.starts;
+    let low = 0, high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle] <= row) low = middle; else high = middle - 1;
+    }
+    return low;
+  }
+
+  receive = (file) => {
+    const number = DATA.chunks.names.indexOf(file.name);
+    if (number < 0) return;  // not this page's: its load event says so
+    file.games.forEach((body, n) => takeBody(GAMES[DATA.chunks.starts[number] + n], body));
+    if (waiting.has(number)) waiting.get(number)();
+    waiting.delete(number);
+  };
+
+  function loadFile(number) {
+    if (!loading.has(number)) {
+      loading.set(number, new Promise((resolve, reject) => {
+        const name = DATA.chunks.href + DATA.chunks.names[number];
+        const failed = (why) => {
+          script.remove();
+          waiting.delete(number);
+          loading.delete(number);  // asked again, tried again
+          reject(new Error(why));
+        };
+        const script = document.createElement("script");
+        waiting.set(number, resolve);
+        script.onload = () => {
+          if (!waiting.has(number)) script.remove();
+          else failed("The file " + name + " is not this page's: reload the page.");
+        };
+        // A file's name changes with its games: one gone is of an older page than the one open.
+        script.onerror = () => failed("Cannot load " + name + ": the report's games are in that folder beside it " +
+          "(written again since this page was opened? reload it).");
+        script.src = name;
+        document.head.appendChild(script);
+      }));
+    }
+    return loading.get(number);
+  }
+
+  // Kept once every game of `games` has its moves.
+  function withMoves(games) {
+    const files = new Set(games.filter((g) => g.moves === undefined).map((g) => fileOf(g.row)));
+    return Promise.all(Array.from(files, loadFile));
+  }
+
+  function notLoaded(error) {
+    $("status").textContent = error.message;
+  }
 
   // ---- logs and the page shown: the whole report, or one bot's page -----------
 
@@ -182,7 +280,7 @@
 
   const SORT_KEYS = {
     index: (g) => g.i, id: (g) => g.id, round: (g) => g.rd, opening: (g) => g.o, first: (g) => g.first,
-    second: (g) => g.second, result: (g) => g.result, reason: (g) => g.r, plies: (g) => g.moves.length, time: (g) => g.time,
+    second: (g) => g.second, result: (g) => g.result, reason: (g) => g.r, plies: (g) => g.plies, time: (g) => g.time,
   };
 
   function currentFilter() {
@@ -224,6 +322,9 @@
     } else if (g.e && g.e[seat] !== null && g.e[seat] !== undefined) {
       td.textContent = g.e[seat].split("\n").length + " lines";
       td.title = "shown in the game's viewer";
+    } else if (g.moves === undefined) {
+      td.textContent = "in the viewer";
+      td.title = "the end of its stderr, if it wrote any, is shown in the game's viewer";
     } else {
       td.textContent = "-";
     }
@@ -244,7 +345,7 @@
       opening.title = DATA.openings[g.o];
       tr.append(cell(String(g.i), "num"), id, cell(String(g.rd), "num"), opening, cell(g.first),
         cell(g.second), cell(g.result), cell(g.f !== undefined ? g.r + " (" + COLORS[g.f] + ")" : g.r),
-        cell(String(g.moves.length), "num"), cell(g.time.toFixed(2), "num"));
+        cell(String(g.plies), "num"), cell(g.time.toFixed(2), "num"));
       if (page.bot) tr.appendChild(logCell(g));
       body.appendChild(tr);
     });
@@ -306,7 +407,8 @@
   const squares = Array.from(document.querySelectorAll("#viewer [data-square]")).map((el) => ({
     el: el, use: el.querySelector("use.pc"), index: squareIndex(el.dataset.square),
   }));
-  const open = { game: null, positions: null, ply: 0 };
+  // wanted: the game asked for last, which a file of games being loaded opens.
+  const open = { game: null, positions: null, ply: 0, wanted: null };
 
   function clockText(ms) {
     const tenths = Math.max(0, Math.round(ms / 100));
@@ -430,6 +532,11 @@
       closeViewer();
       return;
     }
+    open.wanted = id;
+    if (g.moves === undefined) {
+      withMoves([g]).then(() => { if (open.wanted === id) openGame(id, ply); }, notLoaded);
+      return;
+    }
     if (open.game !== g) {
       open.game = g;
       open.positions = replay(g);
@@ -495,6 +602,7 @@
   function closeViewer() {
     viewer.hidden = true;
     open.game = null;
+    open.wanted = null;
     const back = page.bot && !DATA.only_bot ? "#bot=" + encodeURIComponent(page.bot) : "";
     if (location.hash !== back) history.replaceState(null, "", (location.pathname + location.search) + back);
   }
@@ -505,6 +613,19 @@
     const tr = document.createElement("tr");
     cells.forEach((c) => tr.appendChild(c instanceof Node ? c : cell(String(c[0]), c[1])));
     return tr;
+  }
+
+  // A large report's sheet names each game of a round by its row in the list:
+  // [round, opponent, score, opponent's score, status, note, [row, seat, score, ...]].
+  function roundsOf(sheet) {
+    if (sheet.rounds) return sheet.rounds;
+    return sheet.lines.map(([round, opponent, mine, theirs, status, note, games]) => {
+      const played = [];
+      for (let k = 0; k < games.length; k += 3) {
+        played.push({ id: GAMES[games[k]].id, color: COLORS[games[k + 1]], score: games[k + 2] });
+      }
+      return { round: round, opponent: opponent, score: [mine, theirs], games: played, status: status, note: note };
+    });
   }
 
   // The page's numbers come from the report's Python (DATA.sheets: the
@@ -527,7 +648,7 @@
     });
     const half = { 1: "1", 0.5: "½", 0: "0" };
     const rounds = document.createElement("tbody");
-    (sheet ? sheet.rounds : []).forEach((line) => {
+    (sheet ? roundsOf(sheet) : []).forEach((line) => {
       const games = cell("");
       line.games.forEach((game, k) => {
         if (k) games.append(", ");
@@ -569,9 +690,14 @@
         a.textContent = "the whole log";
         stderr.appendChild(a);
       }
-      if (!stderr.childNodes.length) stderr.textContent = "no log";
+      if (g.moves === undefined) stderr.textContent = "…";
+      else if (!stderr.childNodes.length) stderr.textContent = "no log";
       list.appendChild(row([id, [opponent], [g.r], [g.d || ""], stderr]));
     });
+    const unread = forfeits.map((f) => f.g).filter((g) => g.moves === undefined);
+    if (unread.length) {
+      withMoves(unread).then(() => { if (page.bot === name) { renderBotPage(name); endsInView(); } }, notLoaded);
+    }
     $("b-forfeits").replaceChild(list, $("b-forfeits").tBodies[0]);
     $("b-forfeits").hidden = forfeits.length === 0;
     $("b-no-forfeits").hidden = forfeits.length > 0;
@@ -694,6 +820,6 @@
   if (DATA.live) setTimeout(() => location.reload(), DATA.refresh_s * 1000);
   }
 
-  window.arenaReport = { start: start };
+  window.arenaReport = { start: start, games: (file) => receive(file) };
   start();
 })();
