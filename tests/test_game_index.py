@@ -229,3 +229,30 @@ def test_a_reader_of_a_log_rewritten_meanwhile_reads_the_log_it_opened(config):
     finally:
         os.close(fd)
     assert [r.game_id for r in old.records] == [r.game_id for r in records] and old.warnings == []
+
+
+def test_a_replay_says_where_each_record_left_now_is(config):
+    records = write_games(config, 8)
+    with ResultsStore(config.output) as store:
+        store.open_for_run("oxono")
+        store.start_appending(store.load("oxono"))
+        placed = store.replace({records[2].game_id: "--replay ann"})
+    data = (config.output / "games.jsonl").read_bytes()
+    assert sorted(placed) == sorted(r.game_id for r in records if r is not records[2])
+    for game_id, (offset, length) in placed.items():
+        assert json.loads(data[offset:offset + length])["game_id"] == game_id and data[offset + length:offset + length + 1] == b"\n"
+
+
+def test_the_game_a_record_is_of_is_the_records_not_the_indexs(config):
+    """The index's own column naming a line's game is not sealed: a record of
+    another game is still known by what the record says."""
+    write_games(config, 6)
+    yoxii = played_games("yoxii", ["x", "y"], 1, seed=2)[0]
+    with open(config.output / "games.jsonl", "ab") as log:
+        log.write(yoxii.to_line())
+    want = ResultsStore(config.output).load("oxono")
+    assert len(want.records) == 6 and "another game ('yoxii')" in want.warnings[-1]
+    with sqlite3.connect(config.output / INDEX_FILE) as db:
+        db.execute("UPDATE lines SET game = NULL")
+    loaded = ResultsStore(config.output).load("oxono")
+    assert [r.game_id for r in loaded.records] == [r.game_id for r in want.records] and loaded.warnings == want.warnings

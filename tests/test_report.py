@@ -453,7 +453,8 @@ def games_files(folder) -> list[dict]:
     """The files of games in ``folder``, in order, as the page's script receives them."""
     out = []
     for path in sorted(p for p in folder.iterdir() if p.suffix == ".js"):
-        text = path.read_text()
+        seal, _, text = path.read_text().partition("\n")
+        assert re.fullmatch(r"// arena [0-9a-f]{128}", seal), seal  # this user's arena wrote it
         assert text.startswith("arenaReport.games(") and text.endswith(");\n") and "<" not in text
         out.append(json.loads(text[len("arenaReport.games("):-3]))
     return out
@@ -494,6 +495,12 @@ def test_a_large_report_holds_the_list_and_its_games_moves_are_in_files_beside_i
     assert {p.name: p.stat().st_ino for p in folder.iterdir() if p.name in inodes} == {
         name: inodes[name] for name in data["chunks"]["names"][:-1]}
     assert games_files(folder)[-1]["games"][-1]["m"] == ",".join(m.move for m in records[-1].moves)
+    # A file planted under a kept file's name (it would run as the page's script) is not kept: written anew.
+    planted = folder / data["chunks"]["names"][0]
+    planted.unlink()
+    planted.write_text("// arena " + "0" * 128 + "\nalert('planted');\n")
+    large_report(records, tmp_path)
+    assert "planted" not in planted.read_text() and games_files(folder)[0]["games"] == files[0]["games"]
     # With fewer files: those it no longer names go, anything else in the folder stays.
     (folder / "notes.txt").write_text("mine")
     from arena.results.report import build_report_files
@@ -591,6 +598,6 @@ def test_a_large_reports_games_are_written_through_no_link(results, tmp_path):
     (elsewhere / "x.js").write_text("alert(1)")
     planted.symlink_to(elsewhere / "x.js")
     large_report(records, tmp_path)
-    assert not planted.is_symlink() and planted.read_text().startswith("arenaReport.games(")
+    assert not planted.is_symlink() and planted.read_text().partition("\n")[2].startswith("arenaReport.games(")
     assert (elsewhere / "x.js").read_text() == "alert(1)"
     assert_one_line_error(arena("report", results, "-o", tmp_path / "x.games"), "cannot end with .games")

@@ -52,8 +52,10 @@ class IndexUnusable(Exception):
 
 
 class IndexMoved(Exception):
-    """Another process made the index over another log meanwhile (the log
-    was rewritten): this reader reads the log it opened as it is."""
+    """The index cannot be used by this reader now, through no fault of its
+    own: another process made it over another log meanwhile (a ``--replay``
+    rewrote the log), or it is locked past the timeout, or the disk is full.
+    This reader reads the log it opened as it is; the index stays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,10 @@ class LazyMoves(Sequence[MoveRecord]):
 
     def __repr__(self) -> str:
         return f"LazyMoves({len(self)} moves of {self._game_id!r})"
+
+    def moved_to(self, offset: int, length: int) -> None:
+        """The record's line is now at ``offset`` (the log was rewritten around it)."""
+        self._offset, self._length = offset, length
 
     def load(self) -> list[MoveRecord]:
         """The moves, from the record's line of the log (read once, checked
@@ -213,13 +219,18 @@ def user_key() -> bytes | None:
     path = folder / "index.key"
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with open(fd, "wb") as handle:
-                handle.write(secrets.token_bytes(32))
+        if not os.path.lexists(path):  # whole or not at all: an empty key would turn the seals off for good
+            new = folder / f".index.key.{secrets.token_hex(8)}"
+            fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                with open(fd, "wb") as handle:
+                    handle.write(secrets.token_bytes(32))
+                try:
+                    os.link(new, path)
+                except FileExistsError:  # another process made it first: theirs is the key
+                    pass
+            finally:
+                os.unlink(new)
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         with open(fd, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -263,11 +274,17 @@ class GameIndex:
     def _open(self, log_fd: int) -> int:
         if not os.path.lexists(self.path):  # side files left by a deleted index would be applied to the new one
             self._remove()
-        for suffix in ("", *_SIDE_FILES):  # no link, FIFO or device in the index's place, nor in its side files'
-            name = INDEX_FILE + suffix
-            if suffix == "" or os.path.lexists(self.directory / name):
-                os.close(safe_files.open_file(self.directory, name, os.O_RDWR | (os.O_CREAT if suffix == "" else 0)))
-        self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+        for suffix in _SIDE_FILES:  # no link, FIFO or device in the place of the index's side files
+            if os.path.lexists(self.directory / (INDEX_FILE + suffix)):
+                os.close(safe_files.open_file(self.directory, INDEX_FILE + suffix, os.O_RDWR))
+        fd = safe_files.open_file(self.directory, INDEX_FILE, os.O_RDWR | os.O_CREAT)  # nor in its own
+        try:
+            self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            # SQLite opens it again by its name: a link swapped in meanwhile is not the file looked at.
+            if not os.path.samestat(os.fstat(fd), os.stat(self.path, follow_symlinks=False)):
+                raise OSError(f"{self.path} changed while it was opened")
+        finally:
+            os.close(fd)
         self._db.execute("PRAGMA trusted_schema=OFF")
         self._db.execute("PRAGMA journal_mode=WAL")
         return self._covered(log_fd)
@@ -322,9 +339,13 @@ class GameIndex:
                    (INDEX_VERSION,))
         db.execute("COMMIT")
 
-    def last_number(self) -> int:
+    def last_number(self, covered: int) -> int:
+        """The number of the last line before ``covered`` (another reader may have added more since)."""
         assert self._db is not None
-        return self._db.execute("SELECT coalesce(max(number), 0) FROM lines").fetchone()[0]
+        number = self._db.execute("SELECT coalesce(max(number), 0) FROM lines WHERE offset < ?", (covered,)).fetchone()[0]
+        if type(number) is not int:
+            raise IndexUnusable("a line of the index is not one the arena writes")
+        return number
 
     def add(self, lines: Sequence[IndexedLine], log_fd: int, covered: int) -> None:
         """Add the entries of the lines read since, now covering the log to
@@ -349,8 +370,8 @@ class GameIndex:
         except (sqlite3.Error, IndexMoved) as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            if isinstance(exc, IndexMoved):
-                raise
+            if isinstance(exc, (IndexMoved, sqlite3.OperationalError)):
+                raise IndexMoved() from None
             raise IndexUnusable(str(exc)) from None
 
     def lines(self, log_fd: int, covered: int) -> Iterator[IndexedLine]:
@@ -371,6 +392,8 @@ class GameIndex:
             finally:
                 if db.in_transaction:
                     db.execute("COMMIT")
+        except sqlite3.OperationalError:
+            raise IndexMoved() from None
         except sqlite3.Error as exc:
             raise IndexUnusable(str(exc)) from None
 
@@ -385,7 +408,8 @@ def _checked(row: tuple[Any, ...]) -> tuple[Any, ...]:
     number, offset, length, game, record, problem, sealed = row
     if not (type(number) is int and type(offset) is int and type(length) is int and 0 < number and 0 <= offset
             and 0 <= length <= MAX_RECORD_BYTES and (game is None or type(game) is str and len(game) < 100)
-            and (record is None) != (problem is None) and (record is None or type(record) is str)
+            and (record is None) != (problem is None)
+            and (record is None or type(record) is str and len(record) <= MAX_RECORD_BYTES)
             and (problem is None or type(problem) is str and len(problem) < 2000)
             and (sealed is None or type(sealed) is bytes)):
         raise IndexUnusable("a line of the index is not one the arena writes")

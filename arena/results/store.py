@@ -5,15 +5,17 @@ Layout::
     DIR/games.jsonl       one GameRecord per line, written as each game ends (fsync'ed at most once a second)
     DIR/tournament.json   the tournament, as much as rebuilds its schedule (format, rounds, bots and versions, openings)
     DIR/replaced.jsonl    records replaced by games played again (--replay, --replay-forfeits), with why and when
+    DIR/index.sqlite      what readers need of games.jsonl, derived from it (:mod:`arena.results.game_index`)
     DIR/logs/             each bot's standard error
     DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker; emptied when a run starts
     DIR/.lock             held by the one ``arena run`` writing here
 
 Every file here is opened through :mod:`arena.bot.safe_files`: no link
-below ``DIR`` is followed, only regular files are opened, reads are bounded
-(:data:`MAX_GAMES_BYTES`; ``tournament.json``'s own reader bounds it the
-same way), and anything else in a
-file's place is a one-line :class:`StoreError` naming it.
+below ``DIR`` is followed, only regular files are opened, and anything else
+in a file's place is a one-line :class:`StoreError` naming it.  The logs of
+games are never read whole: streamed a line at a time (:mod:`arena.results.game_log`),
+whatever their size, a reader holds one line of at most
+:data:`~arena.game.records.MAX_RECORD_BYTES`.
 
 Resuming reads ``games.jsonl`` back: a last line torn by a crash mid-write is
 dropped with a warning (and cut off before the next append, so the file stays
@@ -41,6 +43,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from pathlib import Path
 
 import engine
@@ -61,10 +64,6 @@ SCRATCH_DIR = "scratch"
 LOCK_FILE = ".lock"
 #: How long a run waits for a reader's momentary probe of the lock to end.
 LOCK_PATIENCE_S = 0.5
-#: The most of ``games.jsonl`` (and of ``replaced.jsonl``) read: close to a
-#: million games of a few kilobytes.  A bigger file is refused unread (a
-#: sparse one claims any size for nothing).
-MAX_GAMES_BYTES = 1 << 31
 #: How many new lines of games.jsonl are parsed before they are added to its index.
 INDEX_BATCH = 10_000
 #: Longest time a record written to games.jsonl waits for its fdatasync.
@@ -165,9 +164,10 @@ class ResultsStore:
                                                f"as {index.rebuilt}")
                     shared = Shared()
                     for entry in index.lines(fd, lines.good_bytes):
-                        if self._kept(entry.number, entry.game, entry.problem, game, result.warnings):
-                            result.add(shared.record(self._indexed_record(entry, index)),
-                                       f"{self.games_path}:{entry.number}")
+                        record = self._indexed_record(entry, index) if entry.record is not None else None
+                        other = record.game if record is not None else entry.game  # (the record's is checked)
+                        if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
+                            result.add(shared.record(record), f"{self.games_path}:{entry.number}")
                     self._note_tail(lines, result)
                     return result
                 except IndexMoved:  # (a --replay rewrote the log meanwhile: this reader reads the one it opened)
@@ -183,7 +183,7 @@ class ResultsStore:
     def _catch_up(self, index: GameIndex, fd: int, covered: int) -> LogLines:
         """Add the lines of the log past what ``index`` covers, a batch at a
         time (a first read of a long log holds one batch, not the log)."""
-        lines = LogLines(fd, MAX_RECORD_BYTES, covered, index.last_number() + 1 if covered else 1)
+        lines = LogLines(fd, MAX_RECORD_BYTES, covered, index.last_number(covered) + 1 if covered else 1)
         batch: list[IndexedLine] = []
         for line in lines:
             record, problem, game = self._judged(line)
@@ -226,8 +226,8 @@ class ResultsStore:
     def _indexed_record(self, entry: IndexedLine, index: GameIndex) -> GameRecord:
         try:
             return record_of(entry, self.directory, index.key)
-        except (ValueError, RecursionError) as exc:  # a forged index
-            raise IndexUnusable(f"its entry of line {entry.number} cannot be right: {exc}") from None
+        except (ValueError, RecursionError, MemoryError) as exc:  # a forged index
+            raise IndexUnusable(f"its entry of line {entry.number} cannot be right: {exc or type(exc).__name__}") from None
 
     def _judged(self, line: LogLine) -> tuple[GameRecord | None, str | None, str | None]:
         """The record on ``line``, or why it is none (empty for a blank
@@ -283,14 +283,16 @@ class ResultsStore:
         self._syncer = threading.Thread(target=self._sync_every_interval, name="games-fsync", daemon=True)
         self._syncer.start()
 
-    def replace(self, reasons: dict[str, str]) -> None:
+    def replace(self, reasons: dict[str, str]) -> dict[str, tuple[int, int]]:
         """Move the records of the games in ``reasons`` (game id to why) to
         ``replaced.jsonl``, to play those games again.  Nothing is deleted: each
         record goes to the archive as it was, with the reason and the time,
         and is synced there before ``games.jsonl`` is replaced without it
         (atomically).  The archive decides: a crash between the two leaves
         the record in both files, and the next :meth:`open_for_run` takes it
-        out of ``games.jsonl``; doing it again does not archive it twice."""
+        out of ``games.jsonl``; doing it again does not archive it twice.
+        Returns where each record left is in the new file (game id to offset
+        and length), for the records read before to find their moves."""
         assert self._fd is not None, "open_for_run first"
         moved = [line for line in self._lines() if _game_id_of(line) in reasons]
         try:
@@ -313,8 +315,10 @@ class ResultsStore:
                     os.fsync(archive.fileno())
         except OSError as exc:
             raise store_error(exc, "write", self.replaced_path) from None
+        placed: dict[str, tuple[int, int]] = {}
         try:
-            write_atomically(self.games_path, self._rewritten(lambda line: _game_id_of(line) not in reasons))
+            with closing(self._rewritten(lambda line: _game_id_of(line) not in reasons, placed)) as pieces:
+                write_atomically(self.games_path, pieces)
             # The new file is open before the old one is let go: interrupted
             # in between (Ctrl-C, SIGTERM), _fd is still an open file, which
             # close() then closes once.
@@ -323,17 +327,21 @@ class ResultsStore:
             os.close(old)
         except OSError as exc:
             raise store_error(exc, "write", self.games_path) from None
+        return placed
 
     def _lines(self) -> Iterator[bytes]:
         """The complete lines of ``games.jsonl`` that a record can be, streamed."""
-        yield from (line for line in self._rewritten(lambda line: True, whole=False) if line is not None)
+        with closing(self._rewritten(lambda line: True, whole=False)) as lines:
+            yield from lines
 
-    def _rewritten(self, keep: Callable[[bytes], bool], whole: bool = True) -> Iterator[bytes]:
+    def _rewritten(self, keep: Callable[[bytes], bool], placed: dict[str, tuple[int, int]] | None = None, *,
+                   whole: bool = True) -> Iterator[bytes]:
         """``games.jsonl`` less the lines ``keep`` refuses, streamed in
         pieces for :func:`write_atomically`: every other line (one too long
         for a record copied piece by piece, never held whole) and a torn
-        last line as they are.  Without ``whole``, the lines a record can be
-        only, without their ends."""
+        last line as they are; ``placed`` gets each kept record's game id
+        with where its line is in the new file.  Without ``whole``, the
+        lines a record can be only, without their ends."""
         try:
             fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
         except (FileNotFoundError, NotADirectoryError):
@@ -342,12 +350,17 @@ class ResultsStore:
             raise store_error(exc, "read", self.games_path) from None
         try:
             lines = LogLines(fd, MAX_RECORD_BYTES)
+            written = 0
             for line in lines:
                 if line.data is not None:
                     if keep(line.data):
+                        if placed is not None and (game_id := _game_id_of(line.data)) is not None:
+                            placed[game_id] = (written, line.length)
                         yield line.data + b"\n" if whole else line.data
+                        written += line.length + 1
                 elif whole:
                     yield from _pieces(fd, line.offset, line.length + 1)
+                    written += line.length + 1
             if whole:
                 yield from _pieces(fd, lines.good_bytes, lines.tail)
         except OSError as exc:
@@ -385,7 +398,8 @@ class ResultsStore:
         if not archived or not any(line in archived for line in self._lines()):
             return
         try:
-            write_atomically(self.games_path, self._rewritten(lambda line: line not in archived))
+            with closing(self._rewritten(lambda line: line not in archived)) as pieces:
+                write_atomically(self.games_path, pieces)
         except OSError as exc:
             raise store_error(exc, "write", self.games_path) from None
 

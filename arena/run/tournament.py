@@ -22,6 +22,7 @@ from arena.game.records import GameRecord, GameSpec
 from arena.formats.progression import bots_in_play, estimated_games, shut_out
 from arena.formats.scoring import DISQUALIFIED_DETAIL
 from arena.formats.rounds import Rounds
+from arena.results.game_index import LazyMoves
 from arena.results.live_feed import LIVE_DIR
 from arena.results.report import LiveReport, REPORT_FILE
 from arena.formats.scoring import score_of
@@ -415,7 +416,10 @@ def run_tournament(
             if own_executor:  # (an executor given plays with the config it was given)
                 executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
         if plan.replaced:
-            store.replace(plan.replaced)
+            placed = store.replace(plan.replaced)
+            for record in (*kept, *plan.records.left_out):  # read before: their lines moved up
+                if isinstance(record.moves, LazyMoves) and record.game_id in placed:
+                    record.moves.moved_to(*placed[record.game_id])
         assert plan.meta is not None
         write_meta(store.directory, plan.meta)
         summary = RunSummary(

@@ -17,9 +17,10 @@ replaces the file atomically, so a browser never reads half a report, and
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import re
-import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from arena.results.reading import ReadResults, results_of
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, Standings
 from arena.results.sprt import SprtConfig
 from arena.results.statistics import scores_of
-from arena.results.game_index import INDEX_FILE
+from arena.results.game_index import INDEX_FILE, user_key
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_notes, standings_tables, standings_title
 
@@ -310,22 +311,28 @@ def logs_href(results_dir: Path, report_path: Path) -> str | None:
     return Path(relative).as_posix() + "/"
 
 
+#: The most of a file of games read to see whether it can be kept (a few hundred games' moves are far less).
+_MAX_GAMES_FILE_BYTES = 64 << 20
+
+
 def write_report(path: str | Path, text: str, games: GameChunks | None = None) -> None:
     """Replace the file at ``path`` with ``text`` in one step, so a browser
     never reads half a report.  ``games``: the files of its games, written
     first into :func:`games_folder` (made if need be, no link followed), each
-    in one step; a file already there under its name (a plain file: never a
-    link) holds the same games and is kept, and the files of an earlier
-    writing it no longer names are removed."""
+    in one step; a file already there under its name holds the same games
+    and is kept when this user's arena sealed it (:func:`_seal`), and the
+    files of an earlier writing it no longer names are removed."""
     path = Path(path)
     if games is not None:
         folder = games_folder(path).name
         fd = safe_files.open_dir(path.parent, folder, create=True)
+        key = user_key()
         try:
             there = {name for name in os.listdir(fd) if GAMES_FILE_NAME.fullmatch(name)}
             for number, name in enumerate(games.names):
-                if name not in there or not _plain_file(fd, name):
-                    safe_files.write_atomically_in(path.parent, PurePath(folder, name), games.script(number))
+                if key is None or name not in there or not _sealed(path.parent, PurePath(folder, name), key):
+                    script = games.script(number).encode()
+                    safe_files.write_atomically_in(path.parent, PurePath(folder, name), _seal(key, name, script) + script)
             for name in there - set(games.names):
                 os.unlink(name, dir_fd=fd)
         finally:
@@ -333,10 +340,24 @@ def write_report(path: str | Path, text: str, games: GameChunks | None = None) -
     write_atomically(path, text)
 
 
-def _plain_file(folder: int, name: str) -> bool:
-    """``name`` in ``folder`` is a regular file of one name (not a link, nor a link's target)."""
-    info = os.stat(name, dir_fd=folder, follow_symlinks=False)
-    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
+def _seal(key: bytes | None, name: str, script: bytes) -> bytes:
+    """A first line saying this user's arena wrote ``script`` as file ``name``:
+    a file planted under that name in the results directory (it runs as a
+    script of the organiser's page) is never kept as one of ours."""
+    if key is None:
+        return b""
+    digest = hmac.new(key, name.encode() + b"\0" + script, hashlib.blake2b).hexdigest()
+    return f"// arena {digest}\n".encode()
+
+
+def _sealed(root: Path, file: PurePath, key: bytes) -> bool:
+    """``file`` below ``root`` (no link followed) is one this user's arena wrote, as it is."""
+    try:
+        data = safe_files.read_file(root, file, _MAX_GAMES_FILE_BYTES)
+    except OSError:
+        return False
+    first, _, script = data.partition(b"\n")
+    return hmac.compare_digest(first + b"\n", _seal(key, file.name, script))
 
 
 class LiveReport:
