@@ -170,7 +170,7 @@ class ResultsStore:
                             result.add(shared.record(record), f"{self.games_path}:{entry.number}")
                     self._note_tail(lines, result)
                     return result
-                except IndexMoved:  # (a --replay rewrote the log meanwhile: this reader reads the one it opened)
+                except IndexMoved:  # (rewritten over another log meanwhile, locked, a full disk: the log it is)
                     break
                 except IndexUnusable as exc:  # a damaged or forged index: made again from the log
                     if attempt or not index.reset(f"it is damaged ({exc})"):
