@@ -213,15 +213,12 @@ def forge_pairing(meta: dict, forgery: str) -> str:
     if forgery == "twice":
         pairs[1][0] = first
         return f"round 2 pairs {first!r} twice"
-    if forgery == "bye":
-        meta["pairings"][1]["byes"] = [first]
-        return f"round 2 pairs {first!r} twice"
-    assert forgery == "unknown"
-    pairs[0][0] = "mallory"
-    return "round 2 names 'mallory', not a bot of the tournament"
+    assert forgery == "bye"
+    meta["pairings"][1]["byes"] = [first]
+    return f"round 2 pairs {first!r} twice"
 
 
-@pytest.mark.parametrize("forgery", ["itself", "twice", "bye", "unknown"])
+@pytest.mark.parametrize("forgery", ["itself", "twice", "bye"])
 def test_a_forged_pairing_is_refused_in_one_line_by_every_command(paired, tmp_path, forgery):
     path, out = copy_results(paired, tmp_path)
     meta_path = out / "tournament.json"

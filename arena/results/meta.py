@@ -13,7 +13,7 @@ The file is input like the records (anyone may edit or forge it), so
 file over :data:`MAX_META_BYTES`, more than :data:`MAX_BOTS` bots or an
 opening suite over :data:`MAX_SUITE` openings is refused with one line
 (:class:`MetaError`), never a hang or an exhausted memory.  Every pairing
-is checked against the bots (:func:`arena.formats.stages.pairing_problem`):
+is checked (:func:`arena.formats.stages.pairing_problem`):
 one no format makes is :class:`ForgedPairing`, which every command refuses.  A key written
 by a later version only is kept out; a key missing from an older file takes
 its old default (a directory written before ``ranking`` existed ranks by
@@ -62,7 +62,7 @@ class MetaError(ValueError):
 
 class ForgedPairing(MetaError):
     """A ``tournament.json`` whose pairings no format makes (a bot paired
-    with itself, twice in a round, or not a bot of the tournament).  Unlike
+    with itself, or twice in a round).  Unlike
     another :class:`MetaError`, which a reader ignores to rank every readable
     game, this one is refused by every command: the games such a round
     scheduled are not the tournament's, and ranking them would pass a forgery off as results."""
@@ -238,9 +238,8 @@ class TournamentMeta:
             raise MetaError(f"stages or pairings: {exc}") from None
         if len(pairings) > MAX_FIELD:
             raise MetaError(f"pairings: more than {MAX_FIELD} rounds")
-        known = {*names, *(bot.name for bot in departed)}
         for pairing in pairings:
-            if (problem := pairing_problem(pairing, known, len(stages))) is not None:
+            if (problem := pairing_problem(pairing, len(stages))) is not None:
                 raise ForgedPairing(f"pairings: {problem}")
         if bool(stages) != (format_ in ("swiss", "knockout", "adaptive", STAGED)) and format_ is not None:
             raise MetaError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
