@@ -16,7 +16,8 @@ import pytest
 
 from arena.formats.schedule import make_schedule
 from arena.results import store as store_module
-from arena.results.game_index import INDEX_FILE, INDEX_VERSION, LazyMoves, user_key
+from arena.results.game_index import INDEX_FILE, INDEX_VERSION, LazyMoves
+from arena.results.seals import user_key
 from arena.results.store import ResultsStore
 from arena.run.results_dir import RunPlan, open_results, read_results
 from builders import arena, tournament

@@ -25,9 +25,7 @@ import hmac
 import json
 import math
 import os
-import secrets
 import sqlite3
-import stat
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -36,8 +34,8 @@ from typing import Any
 
 import engine
 from arena.bot import safe_files
-from arena.bot.digest_cache import cache_directory
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, MoveRecord
+from arena.results.seals import seal, user_key
 
 __all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "LazyMoves", "GameIndex", "IndexMoved", "IndexUnusable"]
 
@@ -45,6 +43,8 @@ INDEX_FILE = "index.sqlite"
 #: Raised whenever what the index holds, or how a line is judged, changes: an index of another version is rebuilt.
 INDEX_VERSION = 1
 _SIDE_FILES = ("-wal", "-shm", "-journal")
+#: What an entry's seal is for: an index of another version never passes for this one's.
+_SEALED_ENTRY = b"index%d" % INDEX_VERSION
 
 
 class IndexUnusable(Exception):
@@ -71,7 +71,7 @@ class IndexedLine:
     record: str | None
     #: Why the line is no record, as a warning ends.
     problem: str | None
-    #: The record's seal: made with this user's key, it says this arena checked the record (see :func:`user_key`).
+    #: The record's seal: made with this user's key, it says this arena checked the record (see :mod:`arena.results.seals`).
     seal: bytes | None = None
 
 
@@ -185,7 +185,8 @@ def record_of(line: IndexedLine, directory: Path, key: bytes | None = None) -> G
     (``key``: this arena checked it when it wrote it), else checked as a
     line of the log is; ``ValueError`` when it cannot be right."""
     data = json.loads(line.record or "null")
-    if key is not None and line.seal is not None and hmac.compare_digest(line.seal, seal(key, line.record or "")):
+    if (key is not None and line.seal is not None
+            and hmac.compare_digest(line.seal, seal(key, (line.record or "").encode(), _SEALED_ENTRY))):
         times = data.pop("t")
         record = GameRecord(**data)
     else:
@@ -197,48 +198,6 @@ def record_of(line: IndexedLine, directory: Path, key: bytes | None = None) -> G
             raise ValueError("move times")
     record.moves = LazyMoves(directory, line.offset, line.length, record.game_id, times)
     return record
-
-
-def seal(key: bytes, record: str) -> bytes:
-    """The seal of an entry's ``record`` under ``key``."""
-    return hashlib.blake2b(record.encode(), key=key, digest_size=16, person=b"index%d" % INDEX_VERSION).digest()
-
-
-def user_key() -> bytes | None:
-    """This user's key for the seals of index entries (made on first use,
-    readable by this user only), or None where it cannot be had.
-
-    The index is as untrusted as the rest of a results directory: a record
-    read from it is checked like a line of the log, which costs more than
-    reading it.  A record this user's arena checked and sealed is read as
-    it is: nobody else can seal one (a directory from someone else, or one
-    written by another user, is checked as before)."""
-    folder = cache_directory()  # (the arena's own cache: TOTEM_ARENA_CACHE=off keeps no key either)
-    if folder is None:
-        return None
-    path = folder / "index.key"
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if not os.path.lexists(path):  # whole or not at all: an empty key would turn the seals off for good
-            new = folder / f".index.key.{secrets.token_hex(8)}"
-            fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            try:
-                with open(fd, "wb") as handle:
-                    handle.write(secrets.token_bytes(32))
-                try:
-                    os.link(new, path)
-                except FileExistsError:  # another process made it first: theirs is the key
-                    pass
-            finally:
-                os.unlink(new)
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        with open(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            key = handle.read(33)
-    except OSError:
-        return None
-    mine = stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077
-    return key if mine and len(key) == 32 else None
 
 
 class GameIndex:
@@ -362,7 +321,7 @@ class GameIndex:
             key = self.key
             db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?, ?, ?, ?)",
                            [(e.offset, e.number, e.length, e.game, e.record, e.problem,
-                             seal(key, e.record) if key is not None and e.record is not None else None) for e in lines])
+                             seal(key, e.record.encode(), _SEALED_ENTRY) if key is not None and e.record is not None else None) for e in lines])
             if not isinstance(state.get("covered"), int) or state["covered"] < covered:
                 db.executemany("UPDATE state SET value = ? WHERE key = ?",
                                [(covered, "covered"), (log, "log"), (_last_line_hash(log_fd, covered), "last")])

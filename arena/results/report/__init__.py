@@ -17,7 +17,6 @@ replaces the file atomically, so a browser never reads half a report, and
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 import re
@@ -47,7 +46,8 @@ from arena.results.reading import ReadResults, results_of
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, Standings
 from arena.results.sprt import SprtConfig
 from arena.results.statistics import scores_of
-from arena.results.game_index import INDEX_FILE, user_key
+from arena.results.game_index import INDEX_FILE
+from arena.results.seals import seal, user_key
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
 from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_notes, standings_tables, standings_title
 
@@ -346,8 +346,8 @@ def _seal(key: bytes | None, name: str, script: bytes) -> bytes:
     script of the organiser's page) is never kept as one of ours."""
     if key is None:
         return b""
-    digest = hmac.new(key, name.encode() + b"\0" + script, hashlib.blake2b).hexdigest()
-    return f"// arena {digest}\n".encode()
+    digest = seal(key, name.encode() + b"\0" + script, b"report-games", 64)
+    return b"// arena %s\n" % digest.hex().encode()
 
 
 def _sealed(root: Path, file: PurePath, key: bytes) -> bool:
