@@ -48,7 +48,7 @@ from arena.run.progress_lines import Periodic, ProgressLines
 from arena.run.preflight import StartupFailed
 from arena.results.meta import MetaError, read_meta
 from arena.results.reading import ReadResults
-from arena.run.results_dir import read_results
+from arena.run.results_dir import StandingsRead, read_results, read_standings
 from arena.run.spec_queue import WorkerDied
 from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
 
@@ -375,19 +375,19 @@ def standings(
     fmt = check_format(fmt)
     if table is not None and table.lower() not in (*TABLES, *TABLE_ALIASES):
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
-    results = _load_results(target)
     if pending:
         try:
-            say(render_pending(pending_round(results)))
+            say(render_pending(pending_round(_load_results(target))))
         except ValueError as exc:  # a schedule too big to make whole
             fail(str(exc))
         return
     try:
-        say(render_standings(results.standings(), fmt, table))
-    except ValueError as exc:  # a table these results do not have
+        read = _load_results(target, read_standings)
+        say(render_standings(read.standings, fmt, table))
+    except ValueError as exc:  # records no ranking can rate, or a table these results do not have
         fail(str(exc))
     if table is None or forfeits:
-        show_forfeits(results.records, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
+        show_forfeits(read.forfeits, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
 
 
 def _stored_seed(output: Path) -> int | None:
@@ -401,11 +401,15 @@ def _stored_seed(output: Path) -> int | None:
     return meta.seed if meta is not None else None
 
 
-def _load_results(target: Path) -> ReadResults:
-    """The results ``target`` means (see :func:`read_results`), warnings
-    printed; one line and exit when there are none."""
+R = TypeVar("R", ReadResults, StandingsRead)
+
+
+def _load_results(target: Path, reader: Callable[[Path], R] = read_results) -> R:  # type: ignore[assignment]
+    """What ``reader`` reads of the results ``target`` means (see
+    :func:`read_results`), warnings printed; one line and exit when there
+    are none."""
     try:
-        results = read_results(target)
+        results = reader(target)
     except (ConfigError, FileNotFoundError, StoreError) as exc:
         fail(str(exc))
     for warning in results.warnings:

@@ -26,11 +26,13 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 from statistics import NormalDist
 
-import numpy as np
-
 from arena.formats.bradley_terry import bradley_terry
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["ELO_PER_NAT", "PRIOR_ELO", "Fit", "Verdict", "adaptive_round", "fit", "idle_rounds", "in_scope", "ranking",
            "settle_rule", "verdicts"]
@@ -125,7 +127,7 @@ def fit(bots: Sequence[str], results: Mapping[tuple[str, str], tuple[float, int]
     wide = (ELO_PER_NAT / PRIOR_ELO) ** 2  # precision of θ
     theta, cov = bradley_terry(n, edges, wide)
     if n > 1 and edges:
-        spread = float(theta @ theta + np.trace(cov)) / n
+        spread = float(theta @ theta + cov.trace()) / n
         prior = min(max(1 / spread, wide), (ELO_PER_NAT / MIN_PRIOR_ELO) ** 2)
         theta, cov = bradley_terry(n, edges, prior, start=theta)
     model = Fit(tuple(bots), {b: float(theta[i]) * ELO_PER_NAT for b, i in index.items()}, cov * ELO_PER_NAT ** 2)

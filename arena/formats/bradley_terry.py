@@ -19,8 +19,10 @@ a few milliseconds at 100 bots and about a tenth of a second at 1,000.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["bradley_terry"]
 
@@ -34,6 +36,8 @@ def bradley_terry(n: int, results: Sequence[tuple[int, int, float, float]], prio
     Without a ``prior`` the maximum likelihood must exist (every bot can be
     reached from every other along "scored something against" edges); the
     caller sees to that."""
+    import numpy as np  # (here: a command that fits nothing starts without numpy, a tenth of a second sooner)
+
     if n == 0:
         return np.zeros(0), np.zeros((0, 0))
     edges = np.array([r for r in results if r[3] > 0], dtype=float).reshape(-1, 4)
@@ -92,4 +96,4 @@ def _shift(hessian: np.ndarray) -> float:
     Hessian whose null space is the all-ones vector: of the scale of its
     diagonal, so that H + a·J is well conditioned."""
     n = len(hessian)
-    return max(float(np.trace(hessian)) / n, 1e-300) / n
+    return max(float(hessian.trace()) / n, 1e-300) / n

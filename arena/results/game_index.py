@@ -45,6 +45,9 @@ INDEX_VERSION = 1
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 #: What an entry's seal is for: an index of another version never passes for this one's.
 _SEALED_ENTRY = b"index%d" % INDEX_VERSION
+_SEALED_ANSWER = b"answer%d" % INDEX_VERSION
+#: The answers an index keeps, the latest (one per question asked lately: a command, a format, a tournament file).
+MAX_ANSWERS = 16
 
 
 class IndexUnusable(Exception):
@@ -211,15 +214,20 @@ class GameIndex:
         self.key = user_key()
         #: Why the index was started again from the log, when it was damaged or of another version.
         self.rebuilt: str | None = None
+        self._repair = True
 
-    def open(self, log_fd: int) -> int:
+    def open(self, log_fd: int, *, repair: bool = True) -> int:
         """Open the index for the log open on ``log_fd``; returns the offset
-        it covers (0 when it starts again).  Raises :class:`IndexUnusable`."""
+        it covers (0 when it starts again).  Raises :class:`IndexUnusable`,
+        also where the index would have to start again and ``repair`` is
+        False (a reader of answers leaves that to the reader of games, which
+        says why)."""
+        self._repair = repair
         try:
             try:
                 return self._open(log_fd)
             except sqlite3.DatabaseError as exc:
-                if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, full: not a damaged file
+                if isinstance(exc, sqlite3.OperationalError) or not repair:  # locked, read-only, full: not a damaged file
                     raise
                 self.close()  # not an SQLite file at all: made anew
                 self._remove()
@@ -232,6 +240,8 @@ class GameIndex:
 
     def _open(self, log_fd: int) -> int:
         if not os.path.lexists(self.path):  # side files left by a deleted index would be applied to the new one
+            if not self._repair:
+                raise OSError(f"{self.path}: none yet")
             self._remove()
         for suffix in _SIDE_FILES:  # no link, FIFO or device in the place of the index's side files
             if os.path.lexists(self.directory / (INDEX_FILE + suffix)):
@@ -259,19 +269,24 @@ class GameIndex:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         state = dict(db.execute("SELECT key, value FROM state")) if "state" in tables else {}
         if not state and not tables:
-            self._reset(None)
+            self._start_again(None)
             return 0
         if state.get("version") != INDEX_VERSION or "lines" not in tables:
-            self._reset(f"it was made by another version of the arena (index version {state.get('version')!r}, "
+            self._start_again(f"it was made by another version of the arena (index version {state.get('version')!r}, "
                         f"this one reads {INDEX_VERSION})")
             return 0
         info = os.fstat(log_fd)
         covered = state.get("covered")
         if (state.get("log") != _identity(log_fd) or not isinstance(covered, int)
                 or not 0 <= covered <= info.st_size or state.get("last") != _last_line_hash(log_fd, covered)):
-            self._reset(None)  # the log was rewritten, cut or replaced: an ordinary event
+            self._start_again(None)  # the log was rewritten, cut or replaced: an ordinary event
             return 0
         return covered
+
+    def _start_again(self, why: str | None) -> None:
+        if not self._repair:
+            raise IndexUnusable(why or "it is another log's")
+        self._reset(why)
 
     def reset(self, why: str) -> bool:
         """Empty the index, to build it again from the log because ``why``;
@@ -291,6 +306,7 @@ class GameIndex:
         db.execute("BEGIN IMMEDIATE")
         db.execute("DROP TABLE IF EXISTS lines")
         db.execute("DROP TABLE IF EXISTS state")
+        db.execute("DROP TABLE IF EXISTS answers")
         db.execute("CREATE TABLE lines (offset INTEGER PRIMARY KEY, number INTEGER NOT NULL, length INTEGER NOT NULL, "
                    "game TEXT, record TEXT, problem TEXT, seal BLOB)")
         db.execute("CREATE TABLE state (key TEXT PRIMARY KEY, value)")
@@ -355,6 +371,41 @@ class GameIndex:
             raise IndexMoved() from None
         except sqlite3.Error as exc:
             raise IndexUnusable(str(exc)) from None
+
+    def answer(self, question: str) -> bytes | None:
+        """The answer remembered for ``question`` (see :meth:`remember`), if
+        this user's arena sealed it; None otherwise."""
+        assert self._db is not None
+        try:
+            row = self._db.execute("SELECT value, seal FROM answers WHERE question = ?", (question,)).fetchone()
+        except sqlite3.Error:  # (an index made before answers were kept has no such table)
+            return None
+        if (self.key is None or row is None or type(row[0]) is not bytes or type(row[1]) is not bytes
+                or not hmac.compare_digest(row[1], seal(self.key, question.encode() + b"\0" + row[0], _SEALED_ANSWER))):
+            return None
+        return row[0]
+
+    def remember(self, question: str, value: bytes) -> None:
+        """Keep ``value``, what a reader worked out for ``question`` (a digest
+        of everything the answer depends on: the log as it is, the
+        tournament, the arena's code), sealed with this user's key so that
+        no one else's passes for it; the oldest answers go.  An index that
+        cannot be written keeps none."""
+        assert self._db is not None
+        if self.key is None:
+            return
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("CREATE TABLE IF NOT EXISTS answers (question TEXT PRIMARY KEY, value BLOB, seal BLOB)")
+            db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)",
+                       (question, value, seal(self.key, question.encode() + b"\0" + value, _SEALED_ANSWER)))
+            db.execute("DELETE FROM answers WHERE rowid NOT IN (SELECT rowid FROM answers ORDER BY rowid DESC LIMIT ?)",
+                       (MAX_ANSWERS,))
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
 
     def close(self) -> None:
         if self._db is not None:

@@ -1,0 +1,110 @@
+"""Answers a reader worked out, kept in the results directory's index for
+the next reader that asks the same question of the same results.
+
+Reading a league of a million games costs seconds of parsing and folding
+however little changed; most reads (a course's ``arena standings`` every few
+minutes, a page reloaded) ask again what was just answered.  A question is a
+digest of everything its answer depends on: the log as it is (its file, its
+length, its last change and its last bytes) and where it is, ``tournament.json``'s bytes,
+the tournament file's settings when the user named one, what was asked, and
+the arena's own code.  Any change to one of them is another question, read
+from the games again: nothing is ever answered from stale results.
+
+An answer is a pickle, and a pickle runs code when loaded: the index seals
+each answer with this user's key (:mod:`arena.results.seals`), so only one
+this user's arena wrote is ever loaded; an index from someone else answers
+nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+
+import engine
+import arena
+from arena.bot import safe_files
+from arena.results.game_index import GameIndex, IndexUnusable
+from arena.results.meta import MAX_META_BYTES, META_FILE
+from arena.results.store import GAMES_FILE
+
+__all__ = ["question_of", "recall", "remember"]
+
+#: How much of the log's end a question hashes (with its length and last change).
+_TAIL_BYTES = 4096
+
+
+def question_of(directory: Path, asked: Sequence[object]) -> str | None:
+    """The question ``asked`` (what was asked, as values with a stable
+    ``repr``: a command, its options, the tournament file's settings) of the
+    results in ``directory`` as they are now; None when they cannot be
+    pinned down (no log, a link in its place): such a read is never kept."""
+    try:
+        fd = safe_files.open_file(directory, GAMES_FILE, os.O_RDONLY)
+        try:
+            info = os.fstat(fd)
+            tail = os.pread(fd, _TAIL_BYTES, max(0, info.st_size - _TAIL_BYTES))
+        finally:
+            os.close(fd)
+        try:
+            meta = safe_files.read_file(directory, META_FILE, MAX_META_BYTES)
+        except FileNotFoundError:
+            meta = b""
+    except OSError:
+        return None
+    digest = hashlib.blake2b(digest_size=20)
+    # (where the directory is, too: records read from it read their moves from there)
+    for part in (_code(), os.fsencode(directory.resolve()), tail, meta, repr(tuple(asked)).encode(),
+                 repr((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)).encode()):
+        digest.update(len(part).to_bytes(8, "little") + part)
+    return digest.hexdigest()
+
+
+def recall(directory: Path, question: str) -> object | None:
+    """The answer kept for ``question``, or None."""
+    value = _with_index(directory, lambda index: index.answer(question))
+    if value is None:
+        return None
+    try:
+        return pickle.loads(value)
+    except Exception:  # (sealed by this user's arena, yet of classes since changed: read again)
+        return None
+
+
+def remember(directory: Path, question: str, answer: object) -> None:
+    """Keep ``answer`` for ``question`` (none kept where the index cannot be written)."""
+    value = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+    _with_index(directory, lambda index: index.remember(question, value))
+
+
+def _with_index(directory: Path, use):  # type: ignore[no-untyped-def]
+    try:
+        fd = safe_files.open_file(directory, GAMES_FILE, os.O_RDONLY)
+    except OSError:
+        return None
+    index = GameIndex(directory)
+    try:
+        index.open(fd, repair=False)
+        return use(index)
+    except IndexUnusable:
+        return None
+    finally:
+        index.close()
+        os.close(fd)
+
+
+@functools.cache
+def _code() -> bytes:
+    """The arena's code as installed (each module's path, size and last
+    change): an answer from another version of the arena is another question."""
+    parts = []
+    for package in (arena, engine):
+        root = Path(package.__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            info = path.stat()
+            parts.append(f"{path.relative_to(root.parent)}:{info.st_size}:{info.st_mtime_ns}")
+    return "\n".join(parts).encode()
