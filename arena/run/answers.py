@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engine
-import arena
 from arena.bot import safe_files
 from arena.results.game_index import GameIndex, IndexUnusable
 from arena.results.meta import MAX_META_BYTES, META_FILE
@@ -102,8 +101,7 @@ def _code() -> bytes:
     """The arena's code as installed (each module's path, size and last
     change): an answer from another version of the arena is another question."""
     parts = []
-    for package in (arena, engine):
-        root = Path(package.__file__).parent
+    for root in (Path(__file__).resolve().parents[1], Path(engine.__file__).resolve().parent):  # arena/, engine/
         for path in sorted(root.rglob("*.py")):
             info = path.stat()
             parts.append(f"{path.relative_to(root.parent)}:{info.st_size}:{info.st_mtime_ns}")
