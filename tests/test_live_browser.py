@@ -138,8 +138,12 @@ def test_a_team_page_shows_its_stderr_as_text(browser, tmp_path, inline_games):
     console_errors(browser)  # another test's, read and dropped
     try:
         url = until(lambda: ready, 10, "the server")[0]
-        browser.get(url)
+        browser.get(url)  # as printed, with the token: which leaves the address bar for a cookie scripts cannot read
         until(lambda: browser.find_elements("css selector", "#bot-page:not([hidden])"), 10, "the team's page")
+        assert "token" not in browser.current_url and browser.current_url == url.partition("?")[0]
+        cookie = browser.get_cookie("arena_token")
+        assert cookie["value"] == url.partition("?token=")[2] and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert browser.execute_script("return document.cookie") == ""
         row = browser.find_element("css selector", "#game-list tbody tr")
         row.click()
         logs = until(lambda: [p for p in browser.find_elements("css selector", "#v-logs pre.stderr") if p.text], 10, "its stderr")
