@@ -28,7 +28,7 @@ import engine
 from arena.game.clock import Clock, TimeControl
 from arena.game.records import GameRecord
 from arena.game.referee import Referee
-from arena.live import peers
+from arena.live import delta, peers
 from arena.live import server as live_server
 from arena.live.server import CSP, RESULTS_EVERY_S, RESULTS_SHARE, Hub, make_app, serve
 from arena.live.state import LiveState
@@ -170,7 +170,7 @@ class _CountedState:
     """A LiveState's surface for the Hub: results that change when told, readings counted."""
 
     def __init__(self) -> None:
-        self.cost, self.reads, self.key, self.run = 0.0, 0, 0, None
+        self.cost, self.reads, self.key, self.run, self.generation = 0.0, 0, 0, None, 0
 
     def results_key(self):
         return (self.key, None, self.run)
@@ -436,6 +436,50 @@ def test_a_directory_without_results_yet_is_waited_for(tmp_path):
     assert "No games played yet" in state.page().decode()
 
 
+# -- the page's changes ----------------------------------------------------------------------
+
+
+def _made(before: str, steps: list) -> str:
+    """The text ``steps`` make of ``before``, as live.js makes it: positions in UTF-16 code units."""
+    units = before.encode("utf-16-le")
+    return "".join(step if isinstance(step, str) else units[2 * step[0]:2 * step[1]].decode("utf-16-le")
+                   for step in steps)
+
+
+def test_a_change_is_the_new_pieces_and_where_the_others_were():
+    rows = [f"<tr><td>b{i} 🤖</td><td>{i}</td></tr>" for i in range(50)]
+    before = "<table>" + "".join(rows) + '</table><script>{"g":[{"a":1},{"b":2}]}</script>'
+    rows[3], rows[40] = rows[40], rows[3]  # two bots change places
+    after = "<table>" + "".join(rows[:10]) + "<tr><td>new é</td></tr>" + "".join(rows[10:]) + \
+        '</table><script>{"g":[{"a":1},{"b":2},{"c":3}]}</script>'
+    steps = delta.recipe(delta.pieces(before), delta.pieces(after))
+    assert "".join(delta.pieces(after)) == after and _made(before, steps) == after
+    sent = [step for step in steps if isinstance(step, str)]
+    # The moved rows are copies; only what the old text never held is sent.
+    assert sent == ["<tr><td>new é</td>", '{"b":2},{"c":3}]}</script>']
+    assert len(json.dumps(steps)) < len(after) / 4
+
+
+def test_a_stored_game_changes_the_page_by_a_few_pieces(played, tmp_path):
+    import shutil
+
+    directory = tmp_path / "growing"
+    shutil.copytree(played, directory, symlinks=True)
+    lines = (directory / "games.jsonl").read_bytes().splitlines(keepends=True)
+    (directory / "games.jsonl").write_bytes(b"".join(lines[:-1]))
+    state = LiveState(directory)
+    before = state.page().decode()
+    assert state.page_change() is None  # no page before the first: nothing to change
+    with open(directory / "games.jsonl", "ab") as log:
+        log.write(lines[-1])
+    state.refresh()
+    change = state.page_change()
+    after = state.page().decode()
+    assert change is not None and (change["from"], change["to"]) == (1, 2) == (1, state.generation)
+    assert _made(before, change["steps"]) == after and len(json.dumps(change)) < len(after) / 3
+    assert state.page_change() is None  # told once
+
+
 # -- many event streams during a run --------------------------------------------------------
 
 
@@ -452,11 +496,13 @@ def test_fifty_event_streams_are_served_while_a_tournament_runs(tmp_path):
                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
         async def stream(session: ClientSession) -> list[dict]:
-            seen = []
+            seen, name = [], ""
             async with session.get(url + "events") as response:
                 assert response.status == 200 and response.headers["Content-Type"] == "text/event-stream"
                 async for line in response.content:
-                    if line.startswith(b"data: "):
+                    if line.startswith(b"event: "):
+                        name = line[7:].decode().strip()
+                    elif line.startswith(b"data: ") and name == "state":
                         seen.append(json.loads(line[6:]))
                         if seen[-1]["status"]["state"] == "finished":
                             return seen

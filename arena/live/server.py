@@ -7,9 +7,12 @@ server to install or run.
 One task (:class:`Hub`) polls the directory every :data:`POLL_S` through
 :class:`~arena.live.state.LiveState`, on one thread of its own so that a slow
 read never holds up the event loop, and pushes the new state to every open
-stream.  A stream's queue holds a few events: a browser that reads slowly
-misses states in between, never holds up the others (or the run, which
-never waits on the server at all).
+stream: the status and the games in progress (``state``), and when the
+results changed, how the page changed (``page``, :mod:`arena.live.delta`),
+never the page itself.  A stream's queue holds a few events: a browser that
+reads slowly misses states in between (and fetches the page whole when it
+missed a change), never holds up the others (or the run, which never waits
+on the server at all).
 
 Safety: the page is the report's, its script and styles served as files under
 a Content-Security-Policy that allows no inline script; the only files of the
@@ -52,7 +55,7 @@ from arena.live.state import LiveState
 from arena.results.report import GAMES_FILE_NAME
 from arena.results.store import LOGS_DIR, StoreError
 
-__all__ = ["CSP", "MAX_LOG_BYTES", "POLL_S", "Hub", "make_app", "serve"]
+__all__ = ["CSP", "MAX_LOG_BYTES", "POLL_S", "Hub", "event", "make_app", "serve"]
 
 #: Seconds between two looks at the results directory: a move reaches the page well within a second.
 POLL_S = 0.25
@@ -97,7 +100,6 @@ class Hub:
         self.streams: set[asyncio.Queue[bytes]] = set()
         #: The state event every new stream starts with.
         self.current = b""
-        self.results_version = 0
         self._keys: Any = None
         #: When the results were last read.
         self._read_at = 0.0
@@ -113,7 +115,7 @@ class Hub:
                 await self.poll()
             except Exception as exc:  # noqa: BLE001 — a bad read must not end the live view
                 self._keys = None  # read again at the next poll
-                self.broadcast(_event("problem", {"error": f"{type(exc).__name__}: {exc}"}))
+                self.broadcast(event("problem", {"error": f"{type(exc).__name__}: {exc}"}))
             await asyncio.sleep(self.poll_s)
 
     async def poll(self) -> None:
@@ -127,18 +129,21 @@ class Hub:
                 keys = (self._keys[0], keys[1])  # read at the next poll after the pause: reading costs the run CPU
             else:
                 await self.read(self.state.refresh)
-                if self._keys is not None:  # the pages already open fetch the new one
-                    self.results_version += 1
                 self._read_at = now
+                if self._keys is not None and self.streams:  # the pages already open change
+                    change = await self.read(self.state.page_change)
+                    if change is not None:
+                        self.broadcast(event("page", change), first=False)
         if keys == self._keys:
             return
         self._keys = keys
         snapshot = await self.read(self.state.snapshot)
-        self.broadcast(_event("state", {**snapshot, "results": self.results_version}))
+        self.broadcast(event("state", {**snapshot, "results": self.state.generation}))
 
-    def broadcast(self, event: bytes) -> None:
-        """``event`` to every stream, and to each new one first."""
-        self.current = event
+    def broadcast(self, event: bytes, *, first: bool = True) -> None:
+        """``event`` to every stream, and with ``first`` to each new one first."""
+        if first:
+            self.current = event
         for queue in self.streams:
             if queue.full():
                 queue.get_nowait()
@@ -152,7 +157,7 @@ class Hub:
 _END = b""
 
 
-def _event(name: str, data: Any) -> bytes:
+def event(name: str, data: Any) -> bytes:
     # ensure_ascii: no line break of any kind inside the one data line.
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=True)}\n\n".encode()
 
@@ -294,7 +299,10 @@ def _text(text: str, status: int = 200) -> web.Response:
 async def _page(request: web.Request) -> web.Response:
     hub = request.app[_SETTINGS].hub
     try:
-        return web.Response(body=await hub.read(hub.state.page), content_type="text/html", charset="utf-8")
+        page, generation = await hub.read(lambda: (hub.state.page(), hub.state.generation))
+        # Which results the page shows: the page changes the stream tells apply to this one.
+        return web.Response(body=page, content_type="text/html", charset="utf-8",
+                            headers={"X-Arena-Results": str(generation)})
     except ValueError as exc:  # records that contradict themselves
         return _text(f"500: cannot build the page of {hub.state.directory}: {safe(str(exc))}\n", 500)
 
@@ -302,7 +310,7 @@ async def _page(request: web.Request) -> web.Response:
 async def _state(request: web.Request) -> web.Response:
     hub = request.app[_SETTINGS].hub
     snapshot = await hub.read(hub.state.snapshot)
-    return web.json_response({**snapshot, "results": hub.results_version})
+    return web.json_response({**snapshot, "results": hub.state.generation})
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
