@@ -184,7 +184,7 @@ def run(
         [], "--replay-game", metavar="ID", help="Play this game again under its id, e.g. a disputed one (its record goes to replaced.jsonl); repeat it or list ids with commas.",
     ),
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays."),
-    serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (off loopback, with an access token)."),
+    serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
@@ -485,7 +485,7 @@ def _grade_sheet(results: ReadResults, bot: str, fmt: str, output: Path | None, 
 @app.command(epilog=_epilog("arena serve results/oxono-demo --port 8000", "live.md"))
 def serve(
     target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on; another than loopback prints an address with an access token."),
+    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on; the address printed holds the access token, which any other user (any other machine) needs."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="The port to listen on (0: any free one)."),
     bot: str = typer.Option(None, "--bot", help="Show just this bot's page (its games and stderr), to hand to its team."),
     beside_run: bool = typer.Option(False, "--beside-run", hidden=True, help="For arena run --serve: print nothing once listening (the run prints the address), stop when stdin closes."),
@@ -590,7 +590,7 @@ def match(
     executor: str = typer.Option(None, "--executor", "-e", help=f"Where games run: {' or '.join(EXECUTORS)} (default: local)."),
     ray_address: str = typer.Option(None, "--ray-address", help="The Ray cluster to run on, e.g. 'auto' or 'head:6379' (implies --executor ray)."),
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
-    serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (off loopback, with an access token)."),
+    serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
 ) -> None:
     """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;
     under --sprt, until the test decides."""

@@ -19,6 +19,10 @@ With ``--executor ray`` the tournaments run on a Ray instance started on
 this machine: the moves then reach the live files as messages from the
 actors to the run (see docs/live.md).
 
+3. Bytes per event: what the server sends each open page after a game is
+   stored, in round-robins of 100 and 1,000 bots: the page whole (before:
+   live.js fetched it again) against the page's change (now).
+
     python benchmarks/live.py [--moves 300] [--rounds 60] [--repeat 3] [--clients 20] [--executor local|ray]
 """
 
@@ -84,22 +88,26 @@ def start_run(file: Path, port: int | None) -> subprocess.Popen[bytes]:
 
 async def clients(url: str, count: int, stop: threading.Event, arrivals: dict[tuple[str, int], float] | None) -> int:
     """``count`` clients of the event stream until ``stop``; each fetches the
-    page when the results change.  ``arrivals``: when each (game, ply) first
-    came (the first client's view).  Returns the events read in all."""
+    page whole at the first change of the results, and reads the changes
+    the stream sends after it (as live.js does).  ``arrivals``: when each
+    (game, ply) first came (the first client's view).  Returns the events
+    read in all."""
     from aiohttp import ClientError, ClientSession, ClientTimeout
 
     read = 0
 
     async def one(session: ClientSession, index: int) -> None:
         nonlocal read
-        version = None
+        version, fetched, name = None, False, ""
         while not stop.is_set():
             try:
                 async with session.get(url + "events") as response:
                     async for line in response.content:
                         if stop.is_set():
                             return
-                        if not line.startswith(b"data: "):
+                        if line.startswith(b"event: "):
+                            name = line[7:].decode().strip()
+                        if not line.startswith(b"data: ") or name != "state":
                             continue
                         now = time.time()
                         data = json.loads(line[6:])
@@ -109,9 +117,10 @@ async def clients(url: str, count: int, stop: threading.Event, arrivals: dict[tu
                             for game in data["live"]:
                                 for ply in range(1, len(game["moves"]) + 1):
                                     arrivals.setdefault((game["id"], ply), now)
-                        if version is not None and data["results"] != version:
+                        if version is not None and data["results"] != version and not fetched:
                             async with session.get(url + "page") as page:
                                 await page.read()
+                            fetched = True
                         version = data["results"]
             except (ClientError, OSError, asyncio.TimeoutError):
                 await asyncio.sleep(0.1)  # not up yet, or gone at the end
@@ -204,6 +213,33 @@ def throughput(rounds: int, serve: bool, count: int, executor: str) -> tuple[flo
         return steady_rate(directory / "out", up), 1000 * used / games, 1000 * sum(client_cpu) / games
 
 
+def event_bytes(bots: int, games: int) -> tuple[int, int, int, float]:
+    """What one open page is sent after a game is stored, in a round-robin of
+    ``bots`` bots that played ``games`` games: (before: the state event and
+    the page fetched whole, as live.js did; after: the state event and the
+    page's change; the page's size; the seconds the server took to make the change)."""
+    sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
+    from arena.live.server import event
+    from arena.live.state import LiveState
+    from read_results import write_results
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = write_results(Path(tmp), games, bots).parent / "out"
+        lines = (out / "games.jsonl").read_bytes().splitlines(keepends=True)
+        (out / "games.jsonl").write_bytes(b"".join(lines[:-1]))
+        state = LiveState(out)
+        state.page()  # what the open pages show
+        with open(out / "games.jsonl", "ab") as log:
+            log.write(lines[-1])
+        state.refresh()
+        page = state.page()
+        started = time.perf_counter()
+        change = state.page_change()
+        took = time.perf_counter() - started
+        status = len(event("state", {**state.snapshot(), "results": state.generation}))
+        return status + len(page), status + len(event("page", change)), len(page), took
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--moves", type=int, default=300)
@@ -215,6 +251,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.moves, args.rounds, args.repeat, args.clients = 20, 6, 1, 2
+
+    for bots, games in ((6, 60),) if args.quick else ((100, 2_000), (1_000, 4_000)):
+        before, after, page, took = event_bytes(bots, games)
+        print(f"bytes to each open page after a game, {bots} bots, {games} games: before (the page whole) "
+              f"{before / 1e3:,.1f} KB, after (its change) {after / 1e3:,.1f} KB; page {page / 1e6:.2f} MB, "
+              f"change made in {took:.2f} s", flush=True)
 
     delays = sorted(latency(args.moves, args.executor, (0.01, 0.04) if args.quick else (0.02, 0.3)))
     p99 = delays[min(len(delays) - 1, int(0.99 * len(delays)))]

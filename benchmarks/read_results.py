@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from arena.run.config import load_config  # noqa: E402
 from arena.run.results_dir import read_results, tournament_meta  # noqa: E402
-from arena.formats.schedule import make_schedule  # noqa: E402
+from arena.formats.schedule import make_schedule, schedule_size  # noqa: E402
+from arena.results.reading import WHOLE_SCHEDULE  # noqa: E402
 from played_games import played_games  # noqa: E402
 
 
@@ -42,7 +43,12 @@ def write_results(directory: Path, games: int, bots: int) -> Path:
     pool = played_games("oxono", ["x", "y"], 64, seed=3)
     by_opening = {o: [r for r in pool if r.opening == o] for o in {r.opening for r in pool}}
     lines = []
-    for spec in make_schedule(config.competition)[:games]:
+    among = None
+    if schedule_size(config.competition) > WHOLE_SCHEDULE:
+        # A field too large for its whole schedule (1,000 bots): the games of a ring of pairs, as readers make them.
+        ring = [(names[i], names[(i + 1) % bots]) for i in range(min(bots, -(-games // 4)))]
+        among = {(min(pair), max(pair)) for pair in ring}
+    for spec in make_schedule(config.competition, among=among)[:games]:
         source = by_opening[spec.opening][spec.index % len(by_opening[spec.opening])]
         lines.append(dataclasses.replace(source, game_id=spec.game_id, players=dict(zip(("pink", "black"), spec.players)),
                                          round=spec.round, index=spec.index, pair=spec.pair, seed=spec.seed).to_line())

@@ -11,12 +11,14 @@ import asyncio
 import fcntl
 import json
 import os
+import pwd
 import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 from aiohttp import ClientSession, ClientTimeout
@@ -26,6 +28,7 @@ import engine
 from arena.game.clock import Clock, TimeControl
 from arena.game.records import GameRecord
 from arena.game.referee import Referee
+from arena.live import delta, peers
 from arena.live import server as live_server
 from arena.live.server import CSP, RESULTS_EVERY_S, RESULTS_SHARE, Hub, make_app, serve
 from arena.live.state import LiveState
@@ -167,7 +170,7 @@ class _CountedState:
     """A LiveState's surface for the Hub: results that change when told, readings counted."""
 
     def __init__(self) -> None:
-        self.cost, self.reads, self.key, self.run = 0.0, 0, 0, None
+        self.cost, self.reads, self.key, self.run, self.generation = 0.0, 0, 0, None, 0
 
     def results_key(self):
         return (self.key, None, self.run)
@@ -237,26 +240,140 @@ def test_every_response_forbids_inline_script(played):
     assert page.count("<script") == 3 and 'type="application/json"' in page
 
 
-def test_another_host_needs_the_token(played):
-    app = lambda: make_app(LiveState(played), "s3cret", loopback=False)  # noqa: E731 — an app is bound to one event loop
-    assert fetch(app, "/")[0] == 403
-    assert fetch(app, "/?token=wrong")[0] == 403
-    assert fetch(app, "/events")[0] == 403
+def test_a_request_naming_another_host_needs_the_token(played):
+    # Off loopback (the machine's name), whoever asks: the token or nothing.
+    app = lambda: make_app(LiveState(played), "s3cret")  # noqa: E731 — an app is bound to one event loop
+    elsewhere = {"Host": "arena.example:8000"}
+    for path in ("/", "/?token=wrong", "/events", "/api/state"):
+        status, headers, text = fetch(app, path, headers=elsewhere)
+        assert status == 403 and "Set-Cookie" not in headers, path
+    assert text == "403: this live view needs the access token printed with its address\n"
+    assert f"`{text.strip()}`" in " ".join((ROOT / "docs" / "live.md").read_text().split())  # as the docs quote it
+
+
+def test_the_token_leaves_the_address_for_a_cookie(played):
+    app = lambda: make_app(LiveState(played), "s3cret")  # noqa: E731 — an app is bound to one event loop
+    elsewhere = {"Host": "arena.example:8000"}
 
     async def with_the_token():
         async with TestClient(TestServer(app())) as client:
-            first = await client.get("/?token=s3cret")
-            # The cookie it sets carries the token to the scripts and the event stream.
-            then = await client.get("/static/live.js")
-            return first.status, first.headers.get("Set-Cookie", ""), then.status
-    status, cookie, then = asyncio.run(with_the_token())
-    assert status == 200 and "HttpOnly" in cookie and "SameSite=Strict" in cookie and then == 200
+            first = await client.get("/?screen=1&token=s3cret", headers=elsewhere, allow_redirects=False)
+            # The cookie carries the token to the page, its scripts and its event stream.
+            page = await client.get(first.headers["Location"], headers=elsewhere, allow_redirects=False)
+            script = await client.get("/static/live.js", headers=elsewhere)
+            return first.status, first.headers, page.status, await page.text(), script.status
+    status, headers, then, page, script = asyncio.run(with_the_token())
+    assert status == 303 and headers["Location"] == "/?screen=1"
+    cookie = [part.strip() for part in headers["Set-Cookie"].split(";")]
+    assert cookie[0] == "arena_token=s3cret" and {"HttpOnly", "Path=/", "SameSite=Strict"} <= set(cookie)
+    assert "Secure" not in cookie  # plain HTTP: a browser would never send a Secure cookie back
+    assert then == 200 and "static/live.js" in page and "s3cret" not in page and script == 200
 
 
-def test_a_loopback_server_answers_to_its_loopback_name_only(played):
-    # A page elsewhere that made its name point here (DNS rebinding) is refused.
-    assert raw(lambda: make_app(LiveState(played)), "/", host="evil.example:8000")[0] == 403
-    assert raw(lambda: make_app(LiveState(played)), "/", host="localhost:8000")[0] == 200
+def test_the_same_users_browser_needs_the_token_when_its_user_cannot_be_told(played, monkeypatch, tmp_path):
+    # No table of sockets (another system than Linux): fail closed.
+    monkeypatch.setitem(peers.TABLES, 4, tmp_path / "none")
+    monkeypatch.setitem(peers.TABLES, 6, tmp_path / "none")
+    app = lambda: make_app(LiveState(played), "s3cret")  # noqa: E731 — an app is bound to one event loop
+    assert fetch(app, "/")[0] == 403 and fetch(app, "/?token=s3cret")[0] == 303
+    assert fetch(lambda: make_app(LiveState(played)), "/")[0] == 403  # no token at all: nobody
+
+
+_HEADING = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+
+
+def _row(local: str, remote: str, uid: int, inode: int = 4242, state: str = "01") -> str:
+    return f"   0: {local} {remote} {state} 00000000:00000000 00:00000000 00000000 {uid:5d} 0 {inode} 1 0 20 4 30 10 -1\n"
+
+
+def test_the_peers_user_is_the_owner_of_its_row_in_the_kernels_table(tmp_path):
+    tcp, tcp6 = tmp_path / "tcp", tmp_path / "tcp6"
+    client, server = "0100007F:D431", "0100007F:1F40"  # 127.0.0.1:54321 -> 127.0.0.1:8000, as a little-endian kernel
+    if sys.byteorder == "big":
+        client, server = "7F000001:D431", "7F000001:1F40"
+    tables = {4: tcp, 6: tcp6}
+    peer, local = ("127.0.0.1", 54321), ("127.0.0.1", 8000)
+    tcp.write_text(_HEADING + _row(server, client, 0) + _row(client, server, 1000))
+    assert peers.peer_uid(peer, local, tables) == 1000  # the client's row, not the server's own
+    # A dual-stack server sees an IPv4 client as a mapped address; the client's socket is IPv4 all the same.
+    assert peers.peer_uid(("::ffff:127.0.0.1", 54321, 0, 0), ("::ffff:127.0.0.1", 8000, 0, 0), tables) == 1000
+    tcp.write_text(_HEADING + _row(client, server, 0, inode=0, state="06"))  # TIME_WAIT, listed as root's
+    assert peers.peer_uid(peer, local, tables) is None
+    tcp.write_text(_HEADING + _row(client, server, 1000) + _row(client, server, 1001))
+    assert peers.peer_uid(peer, local, tables) is None  # two owners: no answer
+    tcp.write_text(_HEADING + _row(client, server, 1000))
+    assert peers.peer_uid(("10.1.2.3", 54321), ("10.1.2.4", 8000), tables) is None  # not loopback: not asked
+    assert peers.peer_uid(peer, local, {4: tmp_path / "none", 6: tcp6}) is None  # no table: no answer
+    six = "".join("00000000" for _ in range(3)) + ("01000000" if sys.byteorder == "little" else "00000001")
+    tcp6.write_text(_HEADING + _row(f"{six}:D431", f"{six}:1F40", 1000))
+    assert peers.peer_uid(("::1", 54321, 0, 0), ("::1", 8000, 0, 0), tables) == 1000
+
+
+def _get(host: str, port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+    """GET ``path`` of the server at ``host:port``, as written: status, headers, body."""
+    shown = f"[{host}]" if ":" in host else host
+    lines = [f"GET {path} HTTP/1.1", f"Host: {shown}:{port}", "Connection: close",
+             *(f"{name}: {value}" for name, value in (headers or {}).items())]
+    # The address as bytes: no codec to load, which a client of another user could not read from root's Python.
+    with socket.create_connection((host.encode(), port), timeout=10) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        data = _read_all(sock).decode(errors="replace")
+    head, _, body = data.partition("\r\n\r\n")
+    status, *fields = head.split("\r\n")
+    return int(status.split()[1]), dict(field.split(": ", 1) for field in fields), body
+
+
+def _as_nobody(call: Callable[[], Any]) -> Any:
+    """``call()`` in a child process that is the user ``nobody`` (JSON back through a pipe)."""
+    if os.geteuid() != 0:
+        pytest.skip("only root can make a client of another user here (CI runs as root)")
+    nobody = pwd.getpwnam("nobody")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no pytest, no return
+        try:
+            os.close(read)
+            os.setgroups([])
+            os.setgid(nobody.pw_gid)
+            os.setuid(nobody.pw_uid)
+            os.write(write, json.dumps([os.getuid(), call()]).encode())
+        except BaseException as exc:  # noqa: BLE001 — said to the parent, which fails the test with it
+            os.write(write, json.dumps([None, repr(exc)]).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        uid, result = json.loads(answer.read())
+    os.waitpid(pid, 0)
+    assert uid is not None, f"the client as nobody failed: {result}"
+    assert uid == nobody.pw_uid != os.geteuid()
+    return result
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
+def test_another_user_on_this_machine_needs_the_token_on_loopback(played, tmp_path, host):
+    log = f"/logs/ann/games/{_a_game_log_name(played)}"
+    server = _Server(played, tmp_path / "err", host=host)
+    try:
+        def another_user() -> list[Any]:
+            refused = [_get(host, server.port, path)[::2] for path in ("/", "/events", "/api/state", log)]
+            first = _get(host, server.port, f"/?token={server.token}")
+            cookie = first[1]["Set-Cookie"].split(";")[0]
+            return [refused, first[0], first[1]["Location"], _get(host, server.port, "/", {"Cookie": cookie})[0]]
+
+        refused, redirected, location, with_cookie = _as_nobody(another_user)
+        mine = [_get(host, server.port, path)[0] for path in ("/", "/api/state", log)]
+    finally:
+        server.close()
+    forbidden = "403: this live view needs the access token printed with its address\n"
+    assert refused == [[403, forbidden]] * 4
+    assert (redirected, location, with_cookie) == (303, "/", 200)
+    assert mine == [200, 200, 200]
+
+
+def _a_game_log_name(directory: Path) -> str:
+    return next(log.name for log in sorted((directory / "logs" / "ann" / "games").glob("r*.log"))
+                if not log.is_symlink())
 
 
 def test_a_team_server_shows_that_team_alone(played):
@@ -289,8 +406,10 @@ def test_a_large_pages_games_are_served_in_files_by_the_rules_of_the_others(play
         code, text = raw(app, target)
         assert code in (403, 404) and '"game_id"' not in text, target
     assert raw(app, f"/games/{name}", host="evil.example:8000")[0] == 403
-    guarded = lambda: make_app(LiveState(played, inline_games=0), "s3cret", loopback=False)  # noqa: E731
-    assert fetch(guarded, f"/games/{name}")[0] == 403 and fetch(guarded, f"/games/{name}?token=s3cret")[0] == 200
+    guarded = lambda: make_app(LiveState(played, inline_games=0), "s3cret")  # noqa: E731
+    elsewhere = {"Host": "arena.example:8000"}
+    assert fetch(guarded, f"/games/{name}", headers=elsewhere)[0] == 403
+    assert fetch(guarded, f"/games/{name}", headers={**elsewhere, "Cookie": "arena_token=s3cret"})[0] == 200
 
 
 def test_the_status_line_says_finished_stopped_or_running(played, tmp_path):
@@ -317,6 +436,50 @@ def test_a_directory_without_results_yet_is_waited_for(tmp_path):
     assert "No games played yet" in state.page().decode()
 
 
+# -- the page's changes ----------------------------------------------------------------------
+
+
+def _made(before: str, steps: list) -> str:
+    """The text ``steps`` make of ``before``, as live.js makes it: positions in UTF-16 code units."""
+    units = before.encode("utf-16-le")
+    return "".join(step if isinstance(step, str) else units[2 * step[0]:2 * step[1]].decode("utf-16-le")
+                   for step in steps)
+
+
+def test_a_change_is_the_new_pieces_and_where_the_others_were():
+    rows = [f"<tr><td>b{i} 🤖</td><td>{i}</td></tr>" for i in range(50)]
+    before = "<table>" + "".join(rows) + '</table><script>{"g":[{"a":1},{"b":2}]}</script>'
+    rows[3], rows[40] = rows[40], rows[3]  # two bots change places
+    after = "<table>" + "".join(rows[:10]) + "<tr><td>new é</td></tr>" + "".join(rows[10:]) + \
+        '</table><script>{"g":[{"a":1},{"b":2},{"c":3}]}</script>'
+    steps = delta.recipe(delta.pieces(before), delta.pieces(after))
+    assert "".join(delta.pieces(after)) == after and _made(before, steps) == after
+    sent = [step for step in steps if isinstance(step, str)]
+    # The moved rows are copies; only what the old text never held is sent.
+    assert sent == ["<tr><td>new é</td>", '{"b":2},{"c":3}]}</script>']
+    assert len(json.dumps(steps)) < len(after) / 4
+
+
+def test_a_stored_game_changes_the_page_by_a_few_pieces(played, tmp_path):
+    import shutil
+
+    directory = tmp_path / "growing"
+    shutil.copytree(played, directory, symlinks=True)
+    lines = (directory / "games.jsonl").read_bytes().splitlines(keepends=True)
+    (directory / "games.jsonl").write_bytes(b"".join(lines[:-1]))
+    state = LiveState(directory)
+    before = state.page().decode()
+    assert state.page_change() is None  # no page before the first: nothing to change
+    with open(directory / "games.jsonl", "ab") as log:
+        log.write(lines[-1])
+    state.refresh()
+    change = state.page_change()
+    after = state.page().decode()
+    assert change is not None and (change["from"], change["to"]) == (1, 2) == (1, state.generation)
+    assert _made(before, change["steps"]) == after and len(json.dumps(change)) < len(after) / 3
+    assert state.page_change() is None  # told once
+
+
 # -- many event streams during a run --------------------------------------------------------
 
 
@@ -328,16 +491,18 @@ def test_fifty_event_streams_are_served_while_a_tournament_runs(tmp_path):
     server = threading.Thread(target=serve, args=(state, "127.0.0.1", 0), kwargs={"on_ready": ready.append, "stop": stop})
     server.start()
     try:
-        url = until(lambda: ready)[0]
+        url = until(lambda: ready)[0].partition("?")[0]  # the same user's streams: no token needed
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
         async def stream(session: ClientSession) -> list[dict]:
-            seen = []
+            seen, name = [], ""
             async with session.get(url + "events") as response:
                 assert response.status == 200 and response.headers["Content-Type"] == "text/event-stream"
                 async for line in response.content:
-                    if line.startswith(b"data: "):
+                    if line.startswith(b"event: "):
+                        name = line[7:].decode().strip()
+                    elif line.startswith(b"data: ") and name == "state":
                         seen.append(json.loads(line[6:]))
                         if seen[-1]["status"]["state"] == "finished":
                             return seen
@@ -490,7 +655,7 @@ from pathlib import Path
 from arena.live.limits import Limits
 from arena.live.server import serve
 from arena.live.state import LiveState
-serve(LiveState(Path(sys.argv[1])), "127.0.0.1", 0, on_ready=lambda url: print(url, flush=True),
+serve(LiveState(Path(sys.argv[1])), sys.argv[3], 0, on_ready=lambda url: print(url, flush=True),
       limits=Limits(**json.loads(sys.argv[2])))
 """
 
@@ -498,15 +663,18 @@ serve(LiveState(Path(sys.argv[1])), "127.0.0.1", 0, on_ready=lambda url: print(u
 class _Server:
     """A live server in a process of its own (its memory and descriptors measured alone), with ``limits``."""
 
-    def __init__(self, directory: Path, stderr: Path, **limits: float) -> None:
+    def __init__(self, directory: Path, stderr: Path, host: str = "127.0.0.1", **limits: float) -> None:
         self.stderr = stderr
-        self.process = subprocess.Popen([sys.executable, "-c", _SERVER, str(directory), json.dumps(limits)], cwd=ROOT,
-                                        stdout=subprocess.PIPE, stderr=stderr.open("wb"),
+        self.host = host
+        self.process = subprocess.Popen([sys.executable, "-c", _SERVER, str(directory), json.dumps(limits), host],
+                                        cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr.open("wb"),
                                         env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert self.process.stdout is not None
         url = self.process.stdout.readline().decode().strip()
-        assert url.startswith("http://127.0.0.1:"), stderr.read_text()
-        self.port = int(url.rsplit(":", 1)[1].strip("/"))
+        shown = f"[{host}]" if ":" in host else host
+        assert url.startswith(f"http://{shown}:") and "/?token=" in url, stderr.read_text()
+        address, _, self.token = url.partition("/?token=")
+        self.port = int(address.rsplit(":", 1)[1])
 
     def rss_mib(self) -> float:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
@@ -560,7 +728,7 @@ def big_log(played, tmp_path) -> tuple[Path, str]:
 
 def _a_game_log(directory: Path) -> Path:
     """A log of a game ``directory`` holds, made anew: a test before planted a link among them, never written through."""
-    log = next(log for log in sorted((directory / "logs" / "ann" / "games").glob("r*.log")) if not log.is_symlink())
+    log = directory / "logs" / "ann" / "games" / _a_game_log_name(directory)
     log.unlink()
     return log
 

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -138,14 +139,62 @@ def test_a_team_page_shows_its_stderr_as_text(browser, tmp_path, inline_games):
     console_errors(browser)  # another test's, read and dropped
     try:
         url = until(lambda: ready, 10, "the server")[0]
-        browser.get(url)
+        browser.get(url)  # as printed, with the token: which leaves the address bar for a cookie scripts cannot read
         until(lambda: browser.find_elements("css selector", "#bot-page:not([hidden])"), 10, "the team's page")
+        assert "token" not in browser.current_url and browser.current_url == url.partition("?")[0]
+        cookie = browser.get_cookie("arena_token")
+        assert cookie["value"] == url.partition("?token=")[2] and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert browser.execute_script("return document.cookie") == ""
         row = browser.find_element("css selector", "#game-list tbody tr")
         row.click()
         logs = until(lambda: [p for p in browser.find_elements("css selector", "#v-logs pre.stderr") if p.text], 10, "its stderr")
         assert "<script>window.pwned = 1</script> thinking" in logs[0].text
         assert browser.execute_script("return window.pwned === undefined")
         assert browser.find_elements("css selector", "#v-logs script") == []
+        assert console_errors(browser) == []
+    finally:
+        browser.get("about:blank")
+        stop.set()
+        server.join(10)
+
+
+def test_the_page_follows_the_results_by_their_changes_alone(browser, tmp_path):
+    """Games stored one by one: the page fetches itself whole once, then only applies the changes the
+    stream sends, and ends as the page the server builds (its data, its standings)."""
+    file = tournament_file(tmp_path, ("ann", "bob", "cy"), cmds={b: SLOW.replace("0.1", "0") for b in ("ann", "bob", "cy")},
+                           cwd=None, rounds=1)
+    assert subprocess.run([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT, capture_output=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode == 0
+    log = tmp_path / "out" / "games.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:2]))
+    ready: list[str] = []
+    stop = threading.Event()
+    server = threading.Thread(target=serve, args=(LiveState(tmp_path / "out"), "127.0.0.1", 0),
+                              kwargs={"on_ready": ready.append, "stop": stop})
+    server.start()
+    console_errors(browser)  # another test's, read and dropped
+    try:
+        url = until(lambda: ready, 10, "the server")[0].partition("?")[0]
+        browser.get(url)
+        browser.execute_script("""
+            window.pageFetches = 0;
+            const fetchOnce = window.fetch;
+            window.fetch = (...args) => { if (args[0] === "page") window.pageFetches += 1; return fetchOnce(...args); };""")
+        shown = "return JSON.parse(document.getElementById('report-data').textContent).games.length"
+        for count in range(3, len(lines) + 1):
+            with open(log, "ab") as handle:
+                handle.write(lines[count - 1])
+            until(lambda: browser.execute_script(shown) == count, 20, f"{count} games on the page")
+        with urllib.request.urlopen(url + "page") as answer:
+            whole = answer.read().decode()
+        fetched = browser.execute_script("return window.pageFetches")
+        data = _text(browser, "#report-data")
+        standings = _standings(browser)
+        browser.get(url + "page")
+        assert fetched == 1 and len(lines) - 2 > 2  # the first change fetched, every later one applied
+        assert data == whole.split('id="report-data">')[1].split("</script>")[0]
+        assert standings == _standings(browser) and "games" in standings
         assert console_errors(browser) == []
     finally:
         browser.get("about:blank")

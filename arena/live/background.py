@@ -22,11 +22,11 @@ from pathlib import Path
 from types import TracebackType
 
 from arena.live.limits import listen
-from arena.live.server import POLL_S, TOKEN_PARAM, is_loopback
+from arena.live.server import POLL_S, TOKEN_PARAM
 
 __all__ = ["TOKEN_ENV", "LiveServer"]
 
-#: The access token the arena hands its server (off loopback): not in its command line, where ``ps`` shows it.
+#: The access token the arena hands its server: not in its command line, where ``ps`` shows it.
 TOKEN_ENV = "ARENA_LIVE_TOKEN"
 
 class LiveServer:
@@ -36,17 +36,17 @@ class LiveServer:
         self.directory = directory
         self.port = port
         self.host = host
-        self.token = None if is_loopback(host) else secrets.token_urlsafe(18)
+        self.token = secrets.token_urlsafe(18)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         shown = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{shown}:{self.port}/" + (f"?{TOKEN_PARAM}={self.token}" if self.token else "")
+        return f"http://{shown}:{self.port}/?{TOKEN_PARAM}={self.token}"
 
     def __enter__(self) -> LiveServer:
         """Raises ``OSError`` when the port cannot be bound (nothing started)."""
-        env = {**os.environ, **({TOKEN_ENV: self.token} if self.token else {})}
+        env = {**os.environ, TOKEN_ENV: self.token}
         sock = listen(self.host, self.port)
         with sock:  # the server holds its own copy
             # Its own process group: Ctrl-C stops the run, which then stops the server.

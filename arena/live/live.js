@@ -3,9 +3,13 @@
 // It listens to the server's event stream: each "state" event holds the
 // run's status line and the games in progress (their boards already
 // replayed by the server through the engine); when the stored results
-// changed, it fetches the page again and swaps its parts in, then starts
-// the viewer again on them.  Every text from the results goes in as text
-// (textContent), never as markup.
+// changed, a "page" event says how the page's text changed (pieces of the
+// text it had, and the new ones: a few KB where the page is MBs).  The
+// script keeps the page's text, makes the new one and swaps its parts in,
+// then starts the viewer again on them.  It fetches the page whole the first
+// time, and again only when it missed a change.  Every text from the results
+// goes in as text (textContent), never as markup; the page's own markup is
+// the server's, as when it is fetched whole.
 (function () {
   "use strict";
 
@@ -46,9 +50,12 @@
   place();
 
   let status = null;
-  let resultsVersion = null;
+  // The results the page shows (the server's count of its readings), and its text once fetched.
+  let shown = null;
+  let text = null;
+  // The latest results the stream announced.
+  let latest = null;
   let fetching = false;
-  let again = false;
 
   function showStatus() {
     const line = $("status");
@@ -58,30 +65,53 @@
     document.body.dataset.run = status.state;
   }
 
-  // The page as the server builds it now: its parts replace ours.
+  // The page as the server builds it now, whole: the first time, or after a missed change.
   async function refreshPage() {
-    if (fetching) { again = true; return; }
+    if (fetching) return;
     fetching = true;
+    let behind = false;
     try {
       const response = await fetch("page", { cache: "no-store", credentials: "same-origin" });
-      if (!response.ok) return;
-      const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
-      const scroll = window.scrollY;
-      ["header", "main", "#viewer"].forEach((selector) => {
-        const old = document.querySelector(selector);
-        const replacement = fresh.querySelector(selector);
-        if (old && replacement) old.replaceWith(document.adoptNode(replacement));
-      });
-      $("report-data").textContent = fresh.getElementById("report-data").textContent;
-      place();
-      window.arenaReport.start();
-      showStatus();
-      renderLive(lastLive);
-      window.scrollTo(0, scroll);
+      if (!response.ok) return;  // the next state fetches it again
+      const fetched = await response.text();
+      text = fetched;
+      shown = Number(response.headers.get("X-Arena-Results"));
+      swapIn(fetched);
+      behind = latest !== null && shown < latest;  // announced while it was on its way
     } finally {
       fetching = false;
-      if (again) { again = false; refreshPage(); }
     }
+    if (behind) refreshPage();
+  }
+
+  // A change of the page: [start, end] copies those UTF-16 units of the text we have, a string is itself.
+  function applyChange(change) {
+    latest = Math.max(latest === null ? change.to : latest, change.to);
+    if (text === null || shown !== change.from) {
+      if (shown !== change.to) refreshPage();
+      return;
+    }
+    const old = text;
+    text = change.steps.map((step) => (typeof step === "string" ? step : old.slice(step[0], step[1]))).join("");
+    shown = change.to;
+    swapIn(text);
+  }
+
+  // The page's parts from its text replace ours.
+  function swapIn(html) {
+    const fresh = new DOMParser().parseFromString(html, "text/html");
+    const scroll = window.scrollY;
+    ["header", "main", "#viewer"].forEach((selector) => {
+      const old = document.querySelector(selector);
+      const replacement = fresh.querySelector(selector);
+      if (old && replacement) old.replaceWith(document.adoptNode(replacement));
+    });
+    $("report-data").textContent = fresh.getElementById("report-data").textContent;
+    place();
+    window.arenaReport.start();
+    showStatus();
+    renderLive(lastLive);
+    window.scrollTo(0, scroll);
   }
 
   // ---- games in progress ------------------------------------------------------------
@@ -158,9 +188,13 @@
     status = data.status;
     showStatus();
     renderLive(data.live);
-    if (resultsVersion !== null && data.results !== resultsVersion) refreshPage();
-    resultsVersion = data.results;
+    // The page loaded with the script is taken as the results of the first state; a change
+    // announced here first (its "page" event missed, dropped for a slow reader) is fetched whole.
+    if (shown === null) shown = data.results;
+    else if (data.results !== shown && data.results !== latest) refreshPage();
+    latest = data.results;
   });
+  source.addEventListener("page", (event) => applyChange(JSON.parse(event.data)));
   source.addEventListener("problem", (event) => {
     const line = $("status");
     if (line) line.textContent = "The live view cannot read the results: " + JSON.parse(event.data).error;

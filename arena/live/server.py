@@ -7,17 +7,23 @@ server to install or run.
 One task (:class:`Hub`) polls the directory every :data:`POLL_S` through
 :class:`~arena.live.state.LiveState`, on one thread of its own so that a slow
 read never holds up the event loop, and pushes the new state to every open
-stream.  A stream's queue holds a few events: a browser that reads slowly
-misses states in between, never holds up the others (or the run, which
-never waits on the server at all).
+stream: the status and the games in progress (``state``), and when the
+results changed, how the page changed (``page``, :mod:`arena.live.delta`),
+never the page itself.  A stream's queue holds a few events: a browser that
+reads slowly misses states in between (and fetches the page whole when it
+missed a change), never holds up the others (or the run, which never waits
+on the server at all).
 
 Safety: the page is the report's, its script and styles served as files under
 a Content-Security-Policy that allows no inline script; the only files of the
 results directory served are the bots' logs, as plain text, opened without
 following a link; a large report's games are served as the report writes
 them beside its page (scripts of a few hundred games, each of bounded size,
-made from the results when asked for); another host than loopback needs the
-access token the server prints in its address.  What a client can make the
+made from the results when asked for).  Every request needs the access
+token the server prints in its address, except one from the server's own
+user on loopback (:mod:`arena.live.peers`) naming a loopback host: another
+user of a shared machine reads nothing the results directory's permissions
+keep from them.  What a client can make the
 server hold (connections, time, bytes) is bounded by :mod:`arena.live.limits`:
 every answer is written a piece at a time, a log read from its file as it goes.
 """
@@ -25,7 +31,6 @@ every answer is written a piece at a time, a log read from its file as it goes.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import os
@@ -45,11 +50,12 @@ from arena.bot import safe_files
 from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
 from arena.live.limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, write
+from arena.live.peers import peer_uid
 from arena.live.state import LiveState
 from arena.results.report import GAMES_FILE_NAME
 from arena.results.store import LOGS_DIR, StoreError
 
-__all__ = ["CSP", "MAX_LOG_BYTES", "POLL_S", "Hub", "is_loopback", "make_app", "serve"]
+__all__ = ["CSP", "MAX_LOG_BYTES", "POLL_S", "Hub", "event", "make_app", "serve"]
 
 #: Seconds between two looks at the results directory: a move reaches the page well within a second.
 POLL_S = 0.25
@@ -85,15 +91,6 @@ _ASSETS = {
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 class Hub:
     """Watches the results through ``state`` and hands each change to every stream."""
 
@@ -103,7 +100,6 @@ class Hub:
         self.streams: set[asyncio.Queue[bytes]] = set()
         #: The state event every new stream starts with.
         self.current = b""
-        self.results_version = 0
         self._keys: Any = None
         #: When the results were last read.
         self._read_at = 0.0
@@ -119,7 +115,7 @@ class Hub:
                 await self.poll()
             except Exception as exc:  # noqa: BLE001 — a bad read must not end the live view
                 self._keys = None  # read again at the next poll
-                self.broadcast(_event("problem", {"error": f"{type(exc).__name__}: {exc}"}))
+                self.broadcast(event("problem", {"error": f"{type(exc).__name__}: {exc}"}))
             await asyncio.sleep(self.poll_s)
 
     async def poll(self) -> None:
@@ -133,18 +129,21 @@ class Hub:
                 keys = (self._keys[0], keys[1])  # read at the next poll after the pause: reading costs the run CPU
             else:
                 await self.read(self.state.refresh)
-                if self._keys is not None:  # the pages already open fetch the new one
-                    self.results_version += 1
                 self._read_at = now
+                if self._keys is not None and self.streams:  # the pages already open change
+                    change = await self.read(self.state.page_change)
+                    if change is not None:
+                        self.broadcast(event("page", change), first=False)
         if keys == self._keys:
             return
         self._keys = keys
         snapshot = await self.read(self.state.snapshot)
-        self.broadcast(_event("state", {**snapshot, "results": self.results_version}))
+        self.broadcast(event("state", {**snapshot, "results": self.state.generation}))
 
-    def broadcast(self, event: bytes) -> None:
-        """``event`` to every stream, and to each new one first."""
-        self.current = event
+    def broadcast(self, event: bytes, *, first: bool = True) -> None:
+        """``event`` to every stream, and with ``first`` to each new one first."""
+        if first:
+            self.current = event
         for queue in self.streams:
             if queue.full():
                 queue.get_nowait()
@@ -158,7 +157,7 @@ class Hub:
 _END = b""
 
 
-def _event(name: str, data: Any) -> bytes:
+def event(name: str, data: Any) -> bytes:
     # ensure_ascii: no line break of any kind inside the one data line.
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=True)}\n\n".encode()
 
@@ -167,7 +166,6 @@ def _event(name: str, data: Any) -> bytes:
 class _Settings:
     hub: Hub
     token: str | None
-    loopback: bool
     limits: Limits
     guard: ConnectionGuard
 
@@ -175,13 +173,14 @@ class _Settings:
 _SETTINGS = web.AppKey("settings", _Settings)
 
 
-def make_app(state: LiveState, token: str | None = None, *, loopback: bool = True, poll_s: float = POLL_S,
+def make_app(state: LiveState, token: str | None = None, *, poll_s: float = POLL_S,
              limits: Limits = Limits()) -> web.Application:
-    """The live view's web application over ``state``; with a ``token``, every
-    request must bring it (``?token=``, then the cookie it sets)."""
+    """The live view's web application over ``state``: a request must bring
+    the ``token`` (``?token=``, then the cookie it sets), unless it comes
+    from this process's user on loopback (without a token, only they)."""
     app = web.Application(middlewares=[_guard])
     hub = Hub(state, poll_s)
-    app[_SETTINGS] = _Settings(hub, token, loopback, limits, ConnectionGuard(limits))
+    app[_SETTINGS] = _Settings(hub, token, limits, ConnectionGuard(limits))
     app.on_response_prepare.append(_with_headers)
     app.router.add_get("/", _page)
     app.router.add_get("/page", _page)
@@ -215,8 +214,9 @@ async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitabl
             body = b"" if response.body is None else response.body  # None: an answer without a body (204)
             assert isinstance(body, bytes)
             view = memoryview(body)
-            response = await _send(request, web.StreamResponse(status=response.status, headers=response.headers),
-                                   len(body), lambda offset: view[offset:offset + CHUNK_BYTES])
+            streamed = web.StreamResponse(status=response.status, headers=response.headers)
+            streamed.cookies.update(response.cookies)
+            response = await _send(request, streamed, len(body), lambda offset: view[offset:offset + CHUNK_BYTES])
         return response
 
 
@@ -227,12 +227,13 @@ async def _answer(request: web.Request,
         host = request.url.host or ""
     except ValueError:
         return _text("400: the Host header names no host\n", 400)
-    if settings.token is not None:
-        if not _has_token(request, settings.token):
-            return _text("403: this live view needs the access token printed with its address\n", 403)
-    elif settings.loopback and host not in _LOOPBACK_NAMES:
-        # A page elsewhere that renamed itself to this machine (DNS rebinding) reads nothing.
-        return _text("403: this live view answers to its loopback address only\n", 403)
+    if settings.token is not None and request.query.get(TOKEN_PARAM) and _has_token(request, settings.token):
+        return _without_token(request, settings.token)
+    # The same user's browser on loopback needs no token; a page elsewhere that renamed
+    # itself to this machine (DNS rebinding) does, whoever runs the browser.
+    if not ((settings.token is not None and _has_token(request, settings.token))
+            or (host in _LOOPBACK_NAMES and _same_user(request))):
+        return _text("403: this live view needs the access token printed with its address\n", 403)
     try:
         return await handler(request)
     except web.HTTPException as exc:
@@ -244,6 +245,23 @@ async def _answer(request: web.Request,
 def _has_token(request: web.BaseRequest, token: str) -> bool:
     presented = request.query.get(TOKEN_PARAM) or request.cookies.get(TOKEN_COOKIE) or ""
     return secrets.compare_digest(presented.encode(), token.encode())
+
+
+def _same_user(request: web.BaseRequest) -> bool:
+    """Whether the client's socket is this process's user's (unknown: no)."""
+    transport = request.transport
+    if transport is None:
+        return False
+    return peer_uid(transport.get_extra_info("peername"), transport.get_extra_info("sockname")) == os.geteuid()
+
+
+def _without_token(request: web.BaseRequest, token: str) -> web.Response:
+    """The token into a cookie, and the same address again without it: the token
+    leaves the address bar (and the history, and a projected page) at once."""
+    response = web.Response(status=303, headers={"Location": str(request.rel_url.without_query_params(TOKEN_PARAM))})
+    # No Secure flag: the server speaks plain HTTP, and a browser would not send such a cookie back.
+    response.set_cookie(TOKEN_COOKIE, token, path="/", httponly=True, samesite="Strict")
+    return response
 
 
 async def _with_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
@@ -258,8 +276,6 @@ async def _send(request: web.BaseRequest, response: web.StreamResponse, size: in
     time: what waits for one client is a piece, whatever the body's size."""
     response.content_length = size
     settings = request.app[_SETTINGS]
-    if settings.token is not None and request.query.get(TOKEN_PARAM) and _has_token(request, settings.token):
-        response.set_cookie(TOKEN_COOKIE, settings.token, httponly=True, samesite="Strict")
     try:
         await response.prepare(request)
         offset = 0
@@ -283,7 +299,10 @@ def _text(text: str, status: int = 200) -> web.Response:
 async def _page(request: web.Request) -> web.Response:
     hub = request.app[_SETTINGS].hub
     try:
-        return web.Response(body=await hub.read(hub.state.page), content_type="text/html", charset="utf-8")
+        page, generation = await hub.read(lambda: (hub.state.page(), hub.state.generation))
+        # Which results the page shows: the page changes the stream tells apply to this one.
+        return web.Response(body=page, content_type="text/html", charset="utf-8",
+                            headers={"X-Arena-Results": str(generation)})
     except ValueError as exc:  # records that contradict themselves
         return _text(f"500: cannot build the page of {hub.state.directory}: {safe(str(exc))}\n", 500)
 
@@ -291,7 +310,7 @@ async def _page(request: web.Request) -> web.Response:
 async def _state(request: web.Request) -> web.Response:
     hub = request.app[_SETTINGS].hub
     snapshot = await hub.read(hub.state.snapshot)
-    return web.json_response({**snapshot, "results": hub.results_version})
+    return web.json_response({**snapshot, "results": hub.state.generation})
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
@@ -386,13 +405,13 @@ async def _games(request: web.Request) -> web.Response:
 def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], None], token: str | None = None,
           stop: threading.Event | None = None, sock: socket.socket | None = None, limits: Limits = Limits()) -> None:
     """Serve ``state`` at ``host:port`` until interrupted (or ``stop`` is set);
-    ``on_ready`` gets the address to open, with the access ``token`` off
-    loopback (a random one unless given).  ``sock``: already listening there
+    ``on_ready`` gets the address to open, with the access ``token`` (a
+    random one unless given): a browser of another user, or one where the
+    client's user cannot be told (another system than Linux), needs it.  ``sock``: already listening there
     (``arena run --serve`` binds it, to say a taken port before any address).
     Raises ``OSError`` when the port cannot be bound."""
-    loopback = is_loopback(host)
-    token = None if loopback else token or secrets.token_urlsafe(18)
-    app = make_app(state, token, loopback=loopback, limits=limits)
+    token = token or secrets.token_urlsafe(18)
+    app = make_app(state, token, limits=limits)
     listening = sock if sock is not None else listen(host, port)
     # aiohttp logs a malformed request with its traceback: a client's doing, not the organiser's business.
     logging.getLogger("aiohttp").addHandler(logging.NullHandler())
@@ -408,7 +427,7 @@ def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], N
         try:
             shown = f"[{host}]" if ":" in host else host
             bound = listening.getsockname()[1]  # port 0: the one the system chose
-            on_ready(f"http://{shown}:{bound}/" + (f"?{TOKEN_PARAM}={token}" if token else ""))
+            on_ready(f"http://{shown}:{bound}/?{TOKEN_PARAM}={token}")
             while stop is None or not stop.is_set():
                 await asyncio.sleep(0.2)
         finally:

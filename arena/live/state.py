@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bot.text import safe
+from arena.live.delta import Step, pieces, recipe
 from arena.formats.schedule import schedule_size
 from arena.results.live_feed import LIVE_DIR, LiveGame, read_live_games
 from arena.results.meta import META_FILE
@@ -78,6 +79,8 @@ class LiveState:
         self.generation = 0
         self._page_generation = -1
         self._page = b""
+        #: The page built before the last one, and its generation: what the open pages show, to change.
+        self._before: tuple[int, bytes] | None = None
         self._games: GameChunks | None = None
         self._status: Status | None = None
         self._live_key: Any = None
@@ -132,10 +135,27 @@ class LiveState:
             page, self._games = build_report_files(results, GAMES_HREF, inline_games=self.inline_games,
                                                    results_dir=self.directory, logs_href="logs/", bot=self.bot,
                                                    status=self.status().line, linked=LINKED)
+            if self._page_generation >= 0:
+                self._before = (self._page_generation, self._page)
             self._page = page.encode()
             self._page_generation = self.generation
             self.cost += time.monotonic() - started
         return self._page
+
+    def page_change(self) -> dict[str, Any] | None:
+        """How the page built before becomes the page of the results now
+        (:mod:`arena.live.delta`), for the open pages to apply instead of
+        fetching it whole: ``from`` and ``to`` are their generations.  None
+        when no page was built before this one (no open page to change)."""
+        page = self.page()
+        if self._before is None:
+            return None
+        started = time.monotonic()
+        generation, before = self._before
+        self._before = None  # a change is told once: a page that missed it fetches the page whole
+        steps: list[Step] = recipe(pieces(before.decode()), pieces(page.decode()))
+        self.cost += time.monotonic() - started
+        return {"from": generation, "to": self.generation, "steps": steps}
 
     def games_file(self, name: str) -> bytes | None:
         """The file of games ``name`` of the page as it is now (see
