@@ -21,7 +21,7 @@ from tabulate import tabulate
 
 import engine
 from arena.bot.player import BotPlayer, Forfeit
-from arena.bot.sandbox import check_sandbox
+from arena.bot.sandbox import check_sandbox, unclosed_channel
 from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.bot.submission import SubmissionProblem
 from arena.bot.version import Fingerprint, describe_change, fingerprint
@@ -208,7 +208,8 @@ def check_bot(
         opponent.close()
     steps = _steps(walk, quit_grace_s)
     if walk.no_start is None:
-        steps += [CheckStep(name, True, text, warning=True) for name, text in _warnings(walk, files, _files_of(versioned))]
+        steps += [CheckStep(name, True, text, warning=True)
+                  for name, text in _warnings(walk, files, _files_of(versioned)) + _machine_warnings(sandbox)]
     return steps
 
 
@@ -405,7 +406,7 @@ def check_one(
         pool.close()
     if walk.no_start is not None:
         return _failed(name, f"did not start: {walk.no_start}")
-    warnings = [text for _, text in _warnings(walk, files, _files_of(bot, config))]
+    warnings = [text for _, text in _warnings(walk, files, _files_of(bot, config)) + _machine_warnings(bot.sandbox)]
     reasons = [
         f"{record.game_id} as {walk.colors[seat]}: {describe_forfeit(record)}"
         for record, seat in walk.games if record.forfeit_by == walk.colors[seat]
@@ -425,6 +426,15 @@ def _files_of(bot: BotConfig, config: TournamentConfig | None = None) -> Fingerp
         return fingerprint(bot, config.submission_limits) if config is not None else fingerprint(bot)
     except SubmissionProblem:
         return None
+
+
+def _machine_warnings(sandbox: str) -> list[tuple[str, str]]:
+    """What this machine leaves open that ``sandbox`` would close elsewhere
+    (docs/security.md, 'What is shared between sandboxes')."""
+    open_channel = unclosed_channel() if sandbox == "bwrap" else None
+    if open_channel is None:
+        return []
+    return [("the sandbox keeps bots from signalling to each other", f"{open_channel}; see docs/security.md")]
 
 
 def _warnings(walk: _Walk, before: Fingerprint | None, after: Fingerprint | None) -> list[tuple[str, str]]:

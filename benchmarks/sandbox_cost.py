@@ -8,7 +8,10 @@ Four ways of running the same bot, side by side:
   the scratch quota as a tmpfs where the arena can mount);
 - ``watched``: the default limits with the scratch quota measured on a
   timer (``TOTEM_ARENA_MOUNTS=off``), as where the arena cannot mount;
-- ``bwrap``: the default limits inside the bubblewrap sandbox.
+- ``bwrap``: the default limits inside the bubblewrap sandbox, under its
+  seccomp filter (no lock or file watch between sandboxes);
+- ``unfiltered``: the same without the filter (``TOTEM_ARENA_SECCOMP=off``),
+  what the filter costs being the difference.
 
 Per move: the time charged to an instant bot (the C random bot, which does
 no work worth measuring), i.e. what the arena and the confinement add to
@@ -51,20 +54,24 @@ from arena.game.referee import play_game  # noqa: E402
 
 CONTROL = TimeControl(initial_ms=600_000, increment_ms=0)
 NO_LIMITS = Limits(memory_mb=None, processes=None, file_mb=None, cpu_s=None)
-MODES = {"bare": (NO_LIMITS, "none"), "limits": (Limits(), "none"), "watched": (Limits(), "none"), "bwrap": (Limits(), "bwrap")}
+MODES = {"bare": (NO_LIMITS, "none"), "limits": (Limits(), "none"), "watched": (Limits(), "none"),
+         "bwrap": (Limits(), "bwrap"), "unfiltered": (Limits(), "bwrap")}
+#: The arena's environment for a mode: ``watched`` measures the scratch quota
+#: instead of mounting it, ``unfiltered`` leaves out the seccomp filter.
+SWITCHES = {"watched": "TOTEM_ARENA_MOUNTS", "unfiltered": "TOTEM_ARENA_SECCOMP"}
 
 
 @contextlib.contextmanager
 def mode_environment(mode: str) -> Iterator[None]:
-    """``watched`` measures the scratch quota instead of mounting it."""
-    if mode != "watched":
+    switch = SWITCHES.get(mode)
+    if switch is None:
         yield
         return
-    os.environ["TOTEM_ARENA_MOUNTS"] = "off"
+    os.environ[switch] = "off"
     try:
         yield
     finally:
-        del os.environ["TOTEM_ARENA_MOUNTS"]
+        del os.environ[switch]
 
 
 def build_c_bot(directory: Path) -> Path:
@@ -121,7 +128,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.games, args.starts, args.rounds = 4, 2, 1
-    modes = [m for m in MODES if m != "bwrap" or shutil.which("bwrap")]
+    modes = [m for m, (_, sandbox) in MODES.items() if sandbox != "bwrap" or shutil.which("bwrap")]
     print(f"limits enforced with: {cgroup_mode()}; private mounts: {mounts_mode() or 'none'}; modes: {', '.join(modes)}")
     with tempfile.TemporaryDirectory() as tmp:
         c_bot = (str(build_c_bot(Path(tmp))),)
@@ -137,7 +144,7 @@ def main() -> None:
                 played[mode] += moves
         print(f"\nper move (C random bot, {args.games} OXONO games): time charged beyond the bot's own work")
         for mode in modes:
-            print(f"  {mode:7} mean {statistics.fmean(charged[mode]) * 1000:6.1f} µs, "
+            print(f"  {mode:10} mean {statistics.fmean(charged[mode]) * 1000:6.1f} µs, "
                   f"median {statistics.median(charged[mode]) * 1000:6.1f} µs ({len(charged[mode])} moves)")
         same = all(played[mode] == played[modes[0]] for mode in modes)
         print(f"  same moves in every mode: {'yes' if same else 'NO'}")

@@ -51,6 +51,7 @@ NOT_OUTPUT = {
     "stderr of team-crash, last 6 lines": "an example with a team's own paths",
     "error: cannot read DIR/games.jsonl:": "tests/test_results_dir_links.py checks the lines security.md quotes",
     "stderr of b: not read: logs/b/games/r1-g1.log is a FIFO": "tests/test_results_dir_links.py checks it",
+    "warn the sandbox keeps bots from signalling to each other:": "tests/test_sandbox_channels.py checks this line",
     "demo.yaml:7: bots[1].name: duplicate bot name": "error messages for an edited file, with its line numbers",
     "demo.yaml: bots[1].cmd: bot 'greedy': no such program": "error messages with a user's own paths",
     "error: bot 'greedy' did not start, so no game was played": "error messages (tests/test_cli.py, test_preflight.py)",

@@ -16,6 +16,7 @@ stream is out of step and the process should be stopped.  After
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import math
@@ -353,33 +354,36 @@ class BotProcess:
         self._mounts = quota.private_mounts(confinement.limits, scratch)
         sandboxed = confinement.sandbox == "bwrap"
         env = _sandbox.bot_environment(self.env, scratch)
-        argv = self.cmd
         cwd = self.cwd if self.cwd is not None else Path.cwd()
         if sandboxed:
             _sandbox.check_sandbox("bwrap")
-            argv = _sandbox.bwrap_command(self.cmd, cwd, env, replace(confinement, scratch_dir=scratch))
         for attempt in (1, 2):
             self._cgroup = cgroups.new_cgroup(confinement.limits)
             cgroup_fds = self._cgroup.join_fds() if self._cgroup is not None else []
             rlimits = _capped(_limits.rlimits(confinement.limits, self._cgroup))
             try:
-                with LIVE.lock:
-                    proc = subprocess.Popen(
-                        argv,
-                        stdin=subprocess.PIPE,
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE,
-                        cwd=cwd,
-                        env=env,
-                        bufsize=0,
-                        start_new_session=True,
-                        preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits, self._mounts),
-                    )
-                    # Its pid must be known before it counts as live: kill_adopted on
-                    # another thread (the pre-flight starts bots at once) takes a live
-                    # bot without a pid for a leftover and kills it.
-                    self._proc = proc
-                    LIVE.add(self)
+                # A filter for each attempt: bubblewrap reads its pipe to the end.
+                with _sandbox.filter_descriptor() if sandboxed else contextlib.nullcontext() as seccomp_fd:
+                    argv = self.cmd if not sandboxed else _sandbox.bwrap_command(
+                        self.cmd, cwd, env, replace(confinement, scratch_dir=scratch), seccomp_fd)
+                    with LIVE.lock:
+                        proc = subprocess.Popen(
+                            argv,
+                            stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE,
+                            cwd=cwd,
+                            env=env,
+                            bufsize=0,
+                            start_new_session=True,
+                            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+                            preexec_fn=_child_preexec(os.getpid(), cgroup_fds, rlimits, self._mounts),
+                        )
+                        # Its pid must be known before it counts as live: kill_adopted on
+                        # another thread (the pre-flight starts bots at once) takes a live
+                        # bot without a pid for a leftover and kills it.
+                        self._proc = proc
+                        LIVE.add(self)
             except OSError:
                 # Another arena process sweeping stale cgroups (pids are reused) can
                 # remove this one before the child joins it; Popen then reports the

@@ -14,23 +14,29 @@ program's directory read-only (a submission from ``bots_from``: its own
 folder and its interpreter, nothing else), for the arena's own Python the
 arena's ``engine`` and ``bots`` packages at :data:`PACKAGES_MOUNT`, and
 nothing writable but its scratch directory, a private ``/tmp`` as big as its
-scratch quota and a private ``/dev/shm`` as big as its memory limit.
+scratch quota and a private ``/dev/shm`` as big as its memory limit.  A
+seccomp filter (:mod:`arena.bot.seccomp`) keeps the files all sandboxes see
+from carrying locks or watches from one bot to another.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bot.limits import Limits, MB
+from arena.bot.seccomp import channel_filter
 
-__all__ = ["SANDBOXES", "Confinement", "SandboxUnavailable", "bot_environment", "bwrap_command", "check_sandbox"]
+__all__ = ["SANDBOXES", "Confinement", "SandboxUnavailable", "bot_environment", "bwrap_command", "check_sandbox",
+           "filter_descriptor", "unclosed_channel"]
 
 #: The values of the ``sandbox`` key.
 SANDBOXES = ("none", "bwrap")
@@ -52,6 +58,8 @@ IMPORTABLE = ("engine", "bots")
 #: loads them from a checkout whose other folders, its tournaments and
 #: submissions among them, stay hidden).
 PACKAGES_MOUNT = "/arena-packages"
+#: What the seccomp filter closes, named where a machine cannot load it.
+LOCK_CHANNEL = "file locks and file watches reach from one sandboxed bot to another"
 INSTALL_HINT = "install bubblewrap: sudo apt-get install bubblewrap (Debian/Ubuntu), sudo dnf install bubblewrap (Fedora)"
 
 
@@ -100,25 +108,87 @@ def check_sandbox(sandbox: str = "bwrap") -> None:
     Raises :class:`SandboxUnavailable` with one line saying what to do."""
     if sandbox == "none":
         return
-    program = _bwrap()
-    if program is None:
+    if _bwrap() is None:
         raise SandboxUnavailable(f"sandbox 'bwrap' needs the program 'bwrap', which is not installed; {INSTALL_HINT}")
-    argv = [program, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--proc", "/proc",
-            "--dev", "/dev", "--cap-drop", "ALL", "--", "true"]
-    try:
-        done = subprocess.run(argv, capture_output=True, timeout=30, env={"PATH": os.defpath})
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise SandboxUnavailable(f"sandbox 'bwrap' does not start: {exc}") from None
-    if done.returncode != 0:
-        why = " ".join(done.stderr.decode(errors="replace").split())[:300] or f"exit code {done.returncode}"
+    if _filter_problem() is None:
+        return  # bubblewrap ran, filter and all
+    why = _probe(with_filter=False)
+    if why is not None:
         raise SandboxUnavailable(
             f"sandbox 'bwrap' cannot create its namespaces here ({why}); unprivileged user namespaces must be "
             "allowed (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu an AppArmor profile for bwrap)"
         )
 
 
-def bwrap_command(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confinement: Confinement) -> list[str]:
-    """The command line that runs ``cmd`` inside bubblewrap.
+def unclosed_channel() -> str | None:
+    """None when sandboxed bots run here under the seccomp filter; else one
+    line saying that the channel it closes stays open, and why.  Sandboxes
+    still run without it: the rest of their walls stand.
+    ``TOTEM_ARENA_SECCOMP=off`` leaves it out (for a bot it breaks, or to
+    measure what it costs)."""
+    if os.environ.get("TOTEM_ARENA_SECCOMP", "").lower() in ("0", "no", "off", "false"):
+        return f"{LOCK_CHANNEL}: the arena's seccomp filter is turned off (TOTEM_ARENA_SECCOMP=off)"
+    return _filter_problem()
+
+
+@functools.lru_cache(maxsize=1)
+def _filter_problem() -> str | None:
+    """Why this machine cannot load the seccomp filter, or None when it can."""
+    if channel_filter() is None:
+        return f"{LOCK_CHANNEL} on this machine: the arena has no seccomp filter for its architecture ({platform.machine()})"
+    why = _probe(with_filter=True)
+    return None if why is None else f"{LOCK_CHANNEL} on this machine: bubblewrap does not load the arena's seccomp filter ({why})"
+
+
+def _probe(*, with_filter: bool) -> str | None:
+    """Run ``true`` in the sandbox's namespaces: None when it works, else why not."""
+    program = _bwrap()
+    if program is None:
+        return "bwrap is not installed"
+    with _pipe_holding(channel_filter() if with_filter else None) as fd:
+        argv = [program, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--proc", "/proc",
+                "--dev", "/dev", "--cap-drop", "ALL", *_seccomp_options(fd), "--", "true"]
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=30, env={"PATH": os.defpath},
+                                  pass_fds=() if fd is None else (fd,))
+        except (OSError, subprocess.SubprocessError) as exc:
+            return str(exc)
+    if done.returncode != 0:
+        return " ".join(done.stderr.decode(errors="replace").split())[:300] or f"exit code {done.returncode}"
+    return None
+
+
+def filter_descriptor() -> contextlib.AbstractContextManager[int | None]:
+    """The seccomp filter for one bot's start (bubblewrap reads it to the
+    end), as a descriptor to pass to bubblewrap; None where this machine
+    does not load it (:func:`unclosed_channel`)."""
+    return _pipe_holding(channel_filter() if unclosed_channel() is None else None)
+
+
+@contextlib.contextmanager
+def _pipe_holding(program: bytes | None) -> Iterator[int | None]:
+    """The reading end of a pipe holding ``program``, closed on leaving."""
+    if program is None:
+        yield None
+        return
+    read, write = os.pipe()
+    try:
+        with os.fdopen(write, "wb") as pipe:  # a few hundred bytes: far below what a pipe holds
+            pipe.write(program)
+        yield read
+    finally:
+        os.close(read)
+
+
+def _seccomp_options(fd: int | None) -> list[str]:
+    return [] if fd is None else ["--seccomp", str(fd)]
+
+
+def bwrap_command(
+    cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confinement: Confinement, seccomp_fd: int | None = None,
+) -> list[str]:
+    """The command line that runs ``cmd`` inside bubblewrap, under the
+    seccomp filter read from ``seccomp_fd`` (see :func:`filter_descriptor`).
 
     Mounts are applied in order, so the hidden paths (the results directory,
     which holds every bot's scratch directory and log, and the tournament
@@ -176,7 +246,7 @@ def bwrap_command(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confine
     for path in hidden:
         if path.is_dir():  # read-only once the scratch directory is mounted in it
             argv += ["--remount-ro", str(path)]
-    argv += ["--chdir", str(cwd)]
+    argv += ["--chdir", str(cwd), *_seccomp_options(seccomp_fd)]
     return argv + ["--", *cmd]
 
 
