@@ -15,7 +15,8 @@ busy machine skews both sides alike):
 4. instant-bot throughput of ``arena run`` at concurrency 1 and 2: the
    steady rate of the long runs, from the records' end times;
 5. the CPU time per ply of every process involved, which a busy machine
-   skews far less than the rates;
+   skews far less than the rates, and the driver's own CPU time per game
+   (the ``arena run`` process, which stores, folds and shows every game);
 6. where the gap is: one ``turn`` exchange through the arena's I/O path
    (``BotPlayer.ask_move``, as a worker at concurrency 1 calls it) against
    the bare ``os.write``/``os.read`` of the same line, paired in one
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -88,21 +90,46 @@ def cpu_seconds(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def arena_run(directory: Path, binary: Path, games: int, concurrency: int, tag: str) -> tuple[float, float, list[dict]]:
-    """Seconds of a whole ``arena run`` (fresh output directory), the CPU
-    seconds of all its processes (bots included), and its records."""
+#: ``arena run`` as the command line runs it, writing on the way out the CPU
+#: seconds of its own process (the driver: not its workers, not the bots)
+#: to the file its first argument names.
+DRIVER = """import resource, sys
+out = sys.argv.pop(1)
+sys.argv[0] = "arena"
+from arena.__main__ import main
+try:
+    main()
+finally:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    open(out, "w").write(repr(usage.ru_utime + usage.ru_stime))
+"""
+
+
+@dataclass
+class ArenaRun:
+    seconds: float
+    #: CPU seconds of all its processes: driver, workers, bots.
+    cpu: float
+    #: CPU seconds of the driver alone.
+    driver_cpu: float
+    records: list[dict]
+
+
+def arena_run(directory: Path, binary: Path, games: int, concurrency: int, tag: str) -> ArenaRun:
+    """A whole ``arena run`` (fresh output directory), timed."""
     path = tournament(directory, binary, games, tag)
+    driver_file = directory / f"{tag}.driver-cpu"
     cpu = cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "arena.cli", "run", str(path), "-j", str(concurrency)],
+        [sys.executable, "-c", DRIVER, str(driver_file), "run", str(path), "-j", str(concurrency)],
         cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     seconds = time.perf_counter() - started
     cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - cpu
     records = [json.loads(line) for line in (directory / tag / "games.jsonl").read_text().splitlines()]
     subprocess.run(["rm", "-rf", str(directory / tag)], check=True)
-    return seconds, cpu, records
+    return ArenaRun(seconds, cpu, float(driver_file.read_text()), records)
 
 
 def plies(records: list[dict]) -> int:
@@ -117,15 +144,26 @@ def steady_rate(records: list[dict]) -> float:
     return sum(n for _, n in ends[1:]) / (ends[-1][0] - ends[0][0]).total_seconds()
 
 
-def marginal_rate(
-    directory: Path, binary: Path, short: int, long: int, concurrency: int
-) -> tuple[float, float, list[dict]]:
-    """Plies per second between a ``short``- and a ``long``-game run, the
-    CPU microseconds per ply of all processes between them, and the records."""
-    t_short, cpu_short, r_short = arena_run(directory, binary, short, concurrency, "short")
-    t_long, cpu_long, r_long = arena_run(directory, binary, long, concurrency, "long")
-    extra = plies(r_long) - plies(r_short)
-    return extra / (t_long - t_short), (cpu_long - cpu_short) / extra * 1e6, r_long
+@dataclass
+class Marginal:
+    """What the games a long run plays beyond a short one cost."""
+
+    plies_per_s: float
+    #: CPU microseconds per ply, all processes.
+    cpu_per_ply_us: float
+    #: CPU milliseconds per game of the driver alone.
+    driver_per_game_ms: float
+    #: The long run's records.
+    records: list[dict]
+
+
+def marginal_rate(directory: Path, binary: Path, short: int, long: int, concurrency: int) -> Marginal:
+    """Between a ``short``- and a ``long``-game run."""
+    a = arena_run(directory, binary, short, concurrency, "short")
+    b = arena_run(directory, binary, long, concurrency, "long")
+    extra = plies(b.records) - plies(a.records)
+    return Marginal(extra / (b.seconds - a.seconds), (b.cpu - a.cpu) / extra * 1e6,
+                    (b.driver_cpu - a.driver_cpu) / (len(b.records) - len(a.records)) * 1e3, b.records)
 
 
 def wire_lines(records: list[dict], compact: bool) -> list[tuple[bytes, bytes, list[tuple[int, bytes]], bytes]]:
@@ -352,17 +390,21 @@ def main() -> None:
         for _ in range(args.repeat):
             for mode in modes:
                 compact = mode == "compact"
-                rate, cpu, records = marginal_rate(directory, binaries[mode], args.short, args.long, 1)
+                run = marginal_rate(directory, binaries[mode], args.short, args.long, 1)
+                records = run.records
                 raw, raw_cpu = raw_pipe_rate(binaries[mode], wire_lines(records, compact), compact)
-                note(f"{mode} arena", rate)
+                note(f"{mode} arena", run.plies_per_s)
                 note(f"{mode} raw", raw)
-                note(f"{mode} ratio", rate / raw)
-                note(f"{mode} cpu", cpu)
+                note(f"{mode} ratio", run.plies_per_s / raw)
+                note(f"{mode} cpu", run.cpu_per_ply_us)
+                note(f"{mode} driver", run.driver_per_game_ms)
                 note(f"{mode} raw cpu", raw_cpu)
                 note(f"{mode} referee", referee_work_per_ply(records, compact))
                 note(f"{mode} in-process ratio", in_process_rate(directory, binaries[mode], args.long) / raw)
                 if mode == "full":
-                    _, _, records_2 = marginal_rate(directory, binaries[mode], args.short, args.long, 2)
+                    run_2 = marginal_rate(directory, binaries[mode], args.short, args.long, 2)
+                    records_2 = run_2.records
+                    note("j2 driver", run_2.driver_per_game_ms)
                     note("j1", steady_rate(records))
                     note("j2", steady_rate(records_2))
                     note("j2/j1", steady_rate(records_2) / steady_rate(records))
@@ -380,7 +422,8 @@ def main() -> None:
     # same story on a busy machine: all processes (driver, worker, bots).
     for mode in modes:
         print(f"  {mode + ' turns:':15} CPU per ply, all processes: arena {med[mode + ' cpu']:.1f} us, "
-              f"raw pipe {med[mode + ' raw cpu']:.1f} us")
+              f"raw pipe {med[mode + ' raw cpu']:.1f} us; the driver's CPU per game: {med[mode + ' driver']:.2f} ms"
+              + (f" (2 workers: {med['j2 driver']:.2f} ms)" if mode == "full" else ""))
     if "full" in modes:
         lo, hi = spread["j2/j1"]
         print(f"  concurrency 1: {med['j1']:,.0f} plies/s   concurrency 2: {med['j2']:,.0f} plies/s   "

@@ -12,9 +12,17 @@ timed, not the simulated games:
   fit (warm-started from the round before, as in a run), the ranking, the
   verdicts and :func:`arena.formats.adaptive.adaptive_round`.
 
-Printed per size: the mean and the slowest round, in seconds::
+Printed per size: the mean and the slowest round, in seconds.
 
-    python benchmarks/large_fields.py             # Swiss 100/1,000/10,000 bots, adaptive 100/1,000 (minutes)
+Then the driver's own cost per game in a whole Swiss run: ``run_tournament``
+as ``arena run`` calls it (store, pairing, ``tournament.json``, rounds,
+progress), with an executor that ends each game at once (the records of
+instant bots, 18 moves each, results drawn from the same Elo model) and no
+bot started; the CPU time of this process per game, over the first and the
+last thousand games (a tenth of them at small sizes)::
+
+    python benchmarks/large_fields.py             # Swiss 100/1,000/10,000 bots, adaptive 100/1,000,
+                                                  # the driver in a 10-round Swiss of 200 and 1,000 bots (minutes)
     python benchmarks/large_fields.py --quick     # tiny sizes, a few seconds
 """
 
@@ -24,13 +32,20 @@ import argparse
 import random
 import statistics
 import sys
+import tempfile
 import time
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import engine  # noqa: E402
 from arena.formats.adaptive import adaptive_round, fit, idle_rounds, in_scope, ranking, verdicts  # noqa: E402
 from arena.formats.pairing import swiss_round  # noqa: E402
+from arena.game.records import GameRecord, GameSpec, MoveRecord, timestamp  # noqa: E402
+from arena.run import tournament  # noqa: E402
+from arena.run.config import load_config  # noqa: E402
 
 DRAW = 0.1
 
@@ -103,6 +118,61 @@ def adaptive_times(n: int, rounds: int, seed: int) -> list[float]:
     return times
 
 
+class InstantExecutor:
+    """Ends each game as it is handed over: a record as an instant bot's
+    game leaves it (18 moves), the winner drawn from the Elo model."""
+
+    dropped = 0
+
+    def __init__(self, elo: dict[str, float], rng: random.Random) -> None:
+        self.elo, self.rng = elo, rng
+        self.colors = engine.get_game("oxono").colors
+
+    def session(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
+        for spec in specs:
+            record = GameRecord.for_spec(spec, self.colors, {"initial_ms": 10_000, "increment_ms": 0})
+            record.moves = [MoveRecord(f"Xa{ply % 6 + 1} b{ply % 6 + 1}", 0.05) for ply in range(18)]
+            a, b = (self.elo[name] for name in spec.players)
+            u = self.rng.random()
+            first_wins = 1.0 / (1.0 + 10 ** ((b - a) / 400))
+            record.end_by_rules(None if u < DRAW else 0 if u < DRAW + (1 - DRAW) * first_wins else 1,
+                                "exhausted" if u < DRAW else "alignment", None)
+            record.ended_at = timestamp()
+            yield record
+
+
+def swiss_driver(n: int, rounds: int, seed: int) -> list[float]:
+    """The driver's CPU seconds at the end of each game of a ``rounds``-round
+    Swiss of ``n`` bots, played through ``run_tournament`` (see the module's doc)."""
+    names, elo, rng = field(n, seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "swiss.yaml"
+        bots = "".join(f"  - {{name: {name}, cmd: [{sys.executable}], version: '1'}}\n" for name in names)
+        path.write_text(f"name: swiss\ngame: oxono\ntime_control: 10+0\nformat: swiss\nrounds: {rounds}\n"
+                        f"seed: {seed}\noutput: {Path(tmp) / 'out'}\nbots:\n{bots}")
+        config = load_config(path)
+        ended: list[float] = []
+        preflight = tournament.preflight
+        tournament.preflight = lambda *args, **kwargs: []  # no bot is started: none plays
+        try:
+            tournament.run_tournament(config, executor=InstantExecutor({b: elo[int(b[1:])] for b in names}, rng),
+                                      on_record=lambda record, summary: ended.append(time.process_time()))
+        finally:
+            tournament.preflight = preflight
+    return ended
+
+
+def driver_line(n: int, rounds: int, ended: list[float]) -> str:
+    span = min(1000, len(ended) // 10)
+    first = (ended[span] - ended[0]) / span
+    last = (ended[-1] - ended[-1 - span]) / span
+    return (f"| swiss, driver | {n:,} | {rounds} | {len(ended):,} games: CPU per game over the first {span:,} "
+            f"{first * 1e3:.3f} ms, the last {span:,} {last * 1e3:.3f} ms ({last / first:.2f}x) |")
+
+
 def line(kind: str, n: int, times: list[float]) -> str:
     return f"| {kind} | {n:,} | {len(times)} | {statistics.fmean(times):.3f} | {max(times):.3f} |"
 
@@ -114,16 +184,21 @@ def main() -> None:
     parser.add_argument("--adaptive", default="100,1000", help="adaptive field sizes")
     parser.add_argument("--rounds", type=int, default=10, help="Swiss rounds")
     parser.add_argument("--adaptive-rounds", type=int, default=5)
+    parser.add_argument("--driver", default="200,1000", help="field sizes of the driver's Swiss runs")
+    parser.add_argument("--driver-rounds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if args.quick:
         args.swiss, args.adaptive, args.rounds, args.adaptive_rounds = "20,200", "20,60", 5, 3
+        args.driver, args.driver_rounds = "40", 4
     print("| format | bots | rounds | mean s a round | slowest s |")
     print("|---|---:|---:|---:|---:|")
     for n in [int(s) for s in args.swiss.split(",") if s]:
         print(line("swiss", n, swiss_times(n, args.rounds, args.seed)), flush=True)
     for n in [int(s) for s in args.adaptive.split(",") if s]:
         print(line("adaptive", n, adaptive_times(n, args.adaptive_rounds, args.seed)), flush=True)
+    for n in [int(s) for s in args.driver.split(",") if s]:
+        print(driver_line(n, args.driver_rounds, swiss_driver(n, args.driver_rounds, args.seed)), flush=True)
 
 
 if __name__ == "__main__":

@@ -137,5 +137,23 @@ def test_the_tournament_bound_keeps_only_a_tail(tmp_path, monkeypatch):
     assert (tmp_path / "logs" / "w1.log").read_text() == "outside a game\n" * 2 + "after\n"
 
 
+def test_a_games_folder_removed_during_a_run_is_made_again(tmp_path):
+    """The folder of game files is opened once and kept: one removed (an
+    organiser tidying up mid-run) is made again for the next game."""
+    import shutil
+    logs = tmp_path / "logs"
+    log = StderrLog(logs / "w1.log", 1000, logs)
+    log.begin_game("g1", "bot")
+    log.write(b"first\n")
+    log.end_game()
+    shutil.rmtree(logs / "games")
+    log.begin_game("g2", "bot")
+    log.write(b"second\n")
+    log.end_game()
+    log.close()
+    assert "second\n" in (logs / "games" / "g2.log").read_text()
+    assert not (logs / "games" / "g1.log").exists()
+
+
 def test_arena_time_is_utc_with_milliseconds():
     assert arena_time(datetime(2026, 11, 23, 17, 0, 0, 123456, tzinfo=timezone.utc)) == "2026-11-23T17:00:00.123Z"

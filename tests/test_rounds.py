@@ -20,7 +20,8 @@ import pytest
 from arena.game.records import GameRecord, GameSpec
 from arena.formats.game_pairs import game_ids
 from arena.formats.pairing import knockout_places
-from arena.formats.progression import estimated_games, next_pairing, read_progress, rounds_schedule, shut_out, withdrawn_bots
+from arena.formats.progression import (estimated_games, fixed_games, next_pairing, read_progress, rounds_schedule,
+                                      shut_out, withdrawn_bots)
 from arena.formats.scoring import points_order
 from arena.formats.stages import Pairing, Stage, pairings_from_json
 from arena.results.standings import compute_standings
@@ -889,3 +890,21 @@ def test_a_swiss_round_with_no_pairing_free_of_rematches_allows_one_rather_than_
     assert sorted(paired) == names(6)
     met = {frozenset(pair) for p in run.pairings for pair in p.pairs}
     assert sum(frozenset(pair) in met for pair in fourth.pairs) >= 1
+
+
+def test_the_games_a_run_keeps_between_rounds_are_those_it_would_schedule_again(tmp_path: Path) -> None:
+    """A run keeps the games of the rounds no result changes (fixed_games)
+    and schedules only the rest: the same schedule as from scratch at every
+    step, a knockout's tie-break pairs (every game a draw) included."""
+    config = tournament(tmp_path, 6, "stages: [{format: swiss, rounds: 2}, {format: knockout, top: 4, tiebreak_pairs: 2}]\n")
+    run = start(config)
+    known = None
+    while pending := run.advance():
+        rounds = run.rounds
+        full = rounds_schedule(config.competition, rounds)
+        assert rounds_schedule(config.competition, rounds, known=known) == full
+        known = fixed_games(rounds, full)
+        run.records += [result(spec, None) for spec in pending]
+    assert known is not None and known.pairings == 2 and len(known.specs) == 2 * 3 * 2
+    assert any(spec.game_id.endswith("-g3") for spec in full)  # a tie-break pair was scheduled
+

@@ -188,15 +188,25 @@ class _StderrDrain:
 
     def _run(self) -> None:
         log = self._log
+        fd = self._stream.fileno()
+        ready = select.poll()
+        ready.register(fd, select.POLLIN)
         try:
             while True:
+                # Marked in hand before the read takes it from the pipe: at any
+                # moment a chunk is in the pipe or in hand until it is logged,
+                # so settle_stderr needs one look, not a wait for this thread.
                 try:
-                    chunk = os.read(self._stream.fileno(), _CHUNK)
+                    ready.poll()
+                except OSError:
+                    break
+                self.in_hand = True
+                try:
+                    chunk = os.read(fd, _CHUNK)
                 except OSError:
                     break
                 if not chunk:
                     break
-                self.in_hand = True
                 # A new bytes object each time: readers on other threads see
                 # either the old tail or the new one, never a torn one.
                 self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
@@ -447,17 +457,17 @@ class BotProcess:
         except (ValueError, OSError):
             return  # closed: the drain has read it all
         end = time.monotonic() + timeout
-        quiet = 0
-        while quiet < 2 and not drain.done and time.monotonic() < end:
-            # Twice quiet in a row: a chunk the drain has just read is in hand by the second look.
+        while not drain.done and time.monotonic() < end:
+            # The pipe first, then the drain: a chunk leaves the pipe only once
+            # the drain holds it (see _StderrDrain._run), so both empty is settled.
+            # This runs at the end of every game, instant ones too: no sleep when quiet.
             try:
                 pending = any(ev & select.POLLIN for _, ev in poll.poll(0))
             except OSError:
                 return
-            quiet = 0 if pending or drain.in_hand else quiet + 1
-            # Quiet: only yield, so the drain can mark a chunk it has just read (this runs
-            # at the end of every game, instant ones too).
-            time.sleep(0 if quiet else 0.001)
+            if not pending and not drain.in_hand:
+                return
+            time.sleep(0.001)
 
     def stop(self, grace: float = 2.0) -> None:
         """Close the bot's stdin, give it ``grace`` seconds to exit by itself,

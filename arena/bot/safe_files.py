@@ -28,7 +28,7 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
 
-__all__ = ["RefusedFile", "make_dirs", "open_dir", "open_file", "read_file", "write_atomically", "write_atomically_in"]
+__all__ = ["RefusedFile", "make_dirs", "open_dir", "open_file", "open_in", "read_file", "write_atomically", "write_atomically_in"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _WRITING = os.O_WRONLY | os.O_RDWR
@@ -117,11 +117,13 @@ def _named(exc: OSError, path: Path) -> OSError:
     return exc
 
 
-def open_dir(root: Path, relative: str | PurePath = ".", *, create: bool = False, mode: int = 0o755) -> int:
+def open_dir(root: Path, relative: str | PurePath = ".", *, create: bool = False, mode: int = 0o755,
+             target: Path | None = None) -> int:
     """A descriptor of the folder ``root/relative``, no link beneath ``root``
     followed; with ``create``, the folders are made as need be (``root``
-    with its parents).  Raises :class:`RefusedFile` or another ``OSError``."""
-    return _open_dir(root, PurePath(relative).parts, create, mode, root / relative)
+    with its parents).  Raises :class:`RefusedFile` or another ``OSError``,
+    naming ``target`` (a file the folder is opened for) when given."""
+    return _open_dir(root, PurePath(relative).parts, create, mode, target or root / relative)
 
 
 def _open_dir(root: Path, parts: tuple[str, ...], create: bool, mode: int, target: Path) -> int:
@@ -159,21 +161,28 @@ def open_file(root: Path, relative: str | PurePath, flags: int, mode: int = 0o64
         raise ValueError(f"{target} names no file beneath {root}")
     folder = _open_dir(root, tuple(folders), create_dirs, 0o755, target)
     try:
-        refused = _refuse(folder, name, target, target, directory=False)
-        if refused is not None:
-            raise refused
-        try:
-            # O_NONBLOCK: a FIFO swapped in after the look must not hang the
-            # open; it changes nothing for a regular file.  O_TRUNC waits for
-            # the checks below: a hard link's other name must not be emptied.
-            fd = os.open(name, flags & ~os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, mode,
-                         dir_fd=folder)
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
-                raise _refuse(folder, name, target, target, directory=False) or _named(exc, target) from None
-            raise _named(exc, target) from None
+        return open_in(folder, name, flags, target, mode)
     finally:
         os.close(folder)
+
+
+def open_in(folder: int, name: str, flags: int, target: Path, mode: int = 0o644) -> int:
+    """:func:`open_file` of the file ``name`` in the folder ``folder`` (a
+    descriptor :func:`open_dir` gave), for a writer that opens many files in
+    one folder; ``target`` is the file's path, for messages."""
+    refused = _refuse(folder, name, target, target, directory=False)
+    if refused is not None:
+        raise refused
+    try:
+        # O_NONBLOCK: a FIFO swapped in after the look must not hang the
+        # open; it changes nothing for a regular file.  O_TRUNC waits for
+        # the checks below: a hard link's other name must not be emptied.
+        fd = os.open(name, flags & ~os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, mode,
+                     dir_fd=folder)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+            raise _refuse(folder, name, target, target, directory=False) or _named(exc, target) from None
+        raise _named(exc, target) from None
     try:
         info = os.fstat(fd)
         what = _kind(info)

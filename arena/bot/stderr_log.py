@@ -157,12 +157,14 @@ class StderrLog:
         self._game_id = ""
         self._used = 0
         self._rescan = 0
+        #: The folder of the game files, once opened.
+        self._games_dir: int | None = None
 
     def open(self) -> None:
         """Open the process log to append, if it is not open.  Raises OSError."""
         with self._lock:
             if self._default is None and self.default_path is not None:
-                self._default = self._open(self.default_path, os.O_APPEND)
+                self._default = self._open_to_append(self.default_path)
                 # Counting from the current size caps the file across restarts of the arena.
                 self._default_written = self._default.seek(0, os.SEEK_END)
                 self._default_full = self._default_written >= self.max_default_bytes
@@ -204,7 +206,7 @@ class StderrLog:
             self._rescan = _RESCAN
         self._rescan -= 1
         over_budget = self._used >= BOT_BUDGET_BYTES
-        handle = self._open(path, os.O_TRUNC)
+        handle = self._open_game_file(path)
         with self._lock:
             self._close_game()
             try:
@@ -236,13 +238,32 @@ class StderrLog:
             finally:
                 game.handle.close()
 
-    def _open(self, path: Path, mode: int) -> IO[bytes]:
-        """``path`` opened to write (``mode``: ``O_APPEND`` or ``O_TRUNC``),
-        its folders made as need be, no link beneath :attr:`root` followed."""
+    def _open_game_file(self, path: Path) -> IO[bytes]:
+        """``path``, a game's file, opened to write from empty.  Its folder is
+        opened once and kept (walking the folders to it, none through a link,
+        cost more than an instant game's moves); opened again if it is gone."""
+        if self._games_dir is None:
+            self._games_dir = self._open_games_dir(path)
+        try:
+            fd = safe_files.open_in(self._games_dir, path.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, path)
+        except FileNotFoundError:  # the folder was removed: made again, as the first game made it
+            os.close(self._games_dir)
+            self._games_dir = None
+            self._games_dir = self._open_games_dir(path)
+            fd = safe_files.open_in(self._games_dir, path.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, path)
+        return open(fd, "wb", buffering=0)
+
+    def _open_games_dir(self, path: Path) -> int:
+        """The folder of the game file ``path``, made as need be; errors name ``path``."""
         assert self.root is not None
-        fd = safe_files.open_file(self.root, path.relative_to(self.root), os.O_WRONLY | os.O_CREAT | mode,
+        return safe_files.open_dir(self.root, path.parent.relative_to(self.root), create=True, target=path)
+
+    def _open_to_append(self, path: Path) -> IO[bytes]:
+        """``path`` opened to append, its folders made as need be, no link beneath :attr:`root` followed."""
+        assert self.root is not None
+        fd = safe_files.open_file(self.root, path.relative_to(self.root), os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                                   create_dirs=True)
-        return open(fd, "ab" if mode == os.O_APPEND else "wb", buffering=0)
+        return open(fd, "ab", buffering=0)
 
     def close(self) -> None:
         with self._lock:
@@ -250,6 +271,9 @@ class StderrLog:
             if self._default is not None:
                 self._default.close()
                 self._default = None
+            if self._games_dir is not None:
+                os.close(self._games_dir)
+                self._games_dir = None
 
     def _close_game(self) -> None:
         if self._game is not None:

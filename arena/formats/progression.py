@@ -12,6 +12,7 @@ never paired again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from arena.bot.protocol import UNPLAYED_FORFEITS
 from arena.formats.adaptive import adaptive_round, idle_rounds, in_scope
@@ -24,7 +25,7 @@ from arena.formats.scoring import scored
 from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, pair_id
 
-__all__ = ["bots_in_play", "estimated_games", "next_pairing", "read_progress", "rounds_schedule", "schedule_so_far",
+__all__ = ["FixedGames", "bots_in_play", "estimated_games", "fixed_games", "next_pairing", "read_progress", "rounds_schedule", "schedule_so_far",
            "shut_out", "withdrawn_bots"]
 
 def read_progress(competition: Competition, seeding: Sequence[str], pairings: Sequence[Pairing],
@@ -151,20 +152,27 @@ def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> se
     return out
 
 
-def rounds_schedule(competition: Competition, rounds: Rounds, versions: Mapping[str, str] | None = None) -> list[GameSpec]:
+def rounds_schedule(competition: Competition, rounds: Rounds, versions: Mapping[str, str] | None = None,
+                    known: FixedGames | None = None) -> list[GameSpec]:
     """The games of every round paired so far, round by round: in a Swiss
     round a game pair for each pairing, in a round-robin round a game pair
     per opening of the suite; in a knockout round each match's first
     ``games_per_match`` game pairs, then the tie-break pairs its score has
     called for so far.  Which opening a game pair plays: see
     :mod:`arena.formats.rounds`.  Pairings with a bot no longer in the
-    tournament play nothing."""
+    tournament play nothing.  ``known``: the games of the first pairings,
+    as :func:`fixed_games` kept them from an earlier call with the same
+    ``competition`` and ``versions``, taken as they are."""
     openings = competition.suite()
     here = set(competition.names)
-    specs: list[GameSpec] = []
+    specs: list[GameSpec] = list(known.specs) if known is not None else []
+    skip = known.pairings if known is not None else 0
 
     for stage in rounds.stages:
         for index, pairing in enumerate(stage.pairings):
+            if skip:
+                skip -= 1
+                continue
             if stage.stage.format != "knockout":
                 for a, b in pairing.pairs:
                     if a in here and b in here:
@@ -187,6 +195,29 @@ def rounds_schedule(competition: Competition, rounds: Rounds, versions: Mapping[
                         add_game_pair(specs, competition, pairing.round, pair_id(first, second), (first, second),
                                       round_opening(openings, pairing.round, j), j, versions)
     return specs
+
+
+@dataclass(frozen=True)
+class FixedGames:
+    """The games of a tournament's first ``pairings`` pairings, which no
+    result changes: those of Swiss, round-robin and adaptive rounds (a
+    knockout round's tie-break pairs depend on its games).  A run keeps
+    them between rounds, so that pairing round ``r`` does not schedule the
+    ``r - 1`` before it again."""
+
+    pairings: int
+    specs: tuple[GameSpec, ...]
+
+
+def fixed_games(rounds: Rounds, schedule: Sequence[GameSpec]) -> FixedGames:
+    """What of ``schedule`` (:func:`rounds_schedule` of ``rounds``) no result changes."""
+    pairings = 0
+    for stage in rounds.stages:
+        if stage.stage.format == "knockout":
+            break
+        pairings += len(stage.pairings)
+    last = max((pairing.round for pairing in rounds.pairings[:pairings]), default=0)
+    return FixedGames(pairings, tuple(spec for spec in schedule if spec.round <= last))
 
 
 def estimated_games(competition: Competition, rounds: Rounds, scheduled: int) -> int:
@@ -213,13 +244,14 @@ def estimated_games(competition: Competition, rounds: Rounds, scheduled: int) ->
 
 
 def schedule_so_far(competition: Competition, seeding: Sequence[str], pairings: Sequence[Pairing],
-                    records: Sequence[GameRecord], versions: Mapping[str, str] | None = None
-                    ) -> tuple[list[GameSpec], Rounds | None]:
+                    records: Sequence[GameRecord], versions: Mapping[str, str] | None = None,
+                    known: FixedGames | None = None) -> tuple[list[GameSpec], Rounds | None]:
     """The schedule as far as it goes now: every game of a format fixed in
     advance; the games of the rounds ``pairings`` made for a Swiss, knockout
     or staged tournament (a knockout match's tie-break pairs as its recorded
-    games call for), with those rounds as far as ``records`` play them."""
+    games call for), with those rounds as far as ``records`` play them.
+    ``known``: see :func:`rounds_schedule`."""
     if not competition.paired_by_results:
         return make_schedule(competition, versions), None
     rounds = read_progress(competition, seeding, pairings, records)
-    return rounds_schedule(competition, rounds, versions), rounds
+    return rounds_schedule(competition, rounds, versions, known), rounds

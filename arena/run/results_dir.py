@@ -31,7 +31,7 @@ from arena.bot.text import safe
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.formats.competition import Competition
 from arena.formats.pairing import PairingError
-from arena.formats.progression import next_pairing, read_progress, schedule_so_far
+from arena.formats.progression import FixedGames, fixed_games, next_pairing, read_progress, schedule_so_far
 from arena.formats.rounds import Rounds
 from arena.formats.stages import Pairing
 from arena.game.openings import suite_digest
@@ -133,6 +133,8 @@ class RunPlan:
         self.seeding: list[str] = []
         self.pairings: list[Pairing] = []
         self.rounds: Rounds | None = None
+        # The games of the rounds no result changes, kept from one advance to the next.
+        self._fixed: FixedGames | None = None
 
     def decide(self, meta: TournamentMeta | None, records: list[GameRecord]) -> None:
         """Decide the run from the directory's ``meta`` and ``records``."""
@@ -235,8 +237,11 @@ class RunPlan:
         (:attr:`meta` then holds it, for the run to write before its first
         game).  Empty when the tournament is over."""
         while self.competition.paired_by_results:
-            schedule, self.rounds = schedule_so_far(self.competition, self.seeding, self.pairings, records, self._versions)
+            schedule, self.rounds = schedule_so_far(self.competition, self.seeding, self.pairings, records, self._versions,
+                                                    self._fixed)
+            assert self.rounds is not None
             self.schedule = schedule
+            self._fixed = fixed_games(self.rounds, schedule)
             done = {record.game_id for record in records}
             pending = [spec for spec in schedule if spec.game_id not in done]
             if pending:

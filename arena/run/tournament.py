@@ -422,6 +422,7 @@ def run_tournament(
                     record.moves.moved_to(*placed[record.game_id])
         assert plan.meta is not None
         write_meta(store.directory, plan.meta)
+        written = plan.meta
         summary = RunSummary(
             total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
             replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
@@ -458,7 +459,9 @@ def run_tournament(
                 if not config.paired_by_results:
                     break
                 pending = plan.advance(summary.records)
-                write_meta(store.directory, plan.meta)  # the next round's pairing, before its first game
+                # The next round's pairing, before its first game; this run wrote the file, so it is not read back.
+                write_meta(store.directory, plan.meta, known=written)
+                written = plan.meta
                 if report is not None:
                     report.meta = plan.meta
                 summary.rounds = plan.rounds
