@@ -738,6 +738,7 @@ def test_two_hundred_slow_readers_of_a_big_log_hold_little_of_the_servers_memory
     server = _Server(directory, tmp_path / "err")
     try:
         assert server.get(path)[1] == (directory / path.lstrip("/")).read_bytes()  # served whole to a reader
+        assert server.get("/")[0] == 200  # (the results read once, with what that imports: the server at rest)
         idle = server.rss_mib()
         readers = []
         for n in range(200):  # four addresses: none beyond its share of connections

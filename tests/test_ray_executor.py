@@ -349,7 +349,9 @@ def test_an_sprt_on_ray_gives_the_verdict_and_llr_a_local_run_gives_and_drops_th
                         on_ray.stdout, re.M)
     assert dropped and int(dropped[1]) >= 1, on_ray.stdout
     ray_games = len((tmp_path / "ray" / "games.jsonl").read_text().splitlines())
-    assert ray_games <= 2 * pairs + 2 * 2  # at most a pair in play on each of the 2 actors past the verdict
+    # Past the verdict, at most the pair in play and the one queued behind it on each of the 2 actors (the
+    # queued one may start before a loaded driver reads the verdict): never the rest of the 50 pairs.
+    assert ray_games <= 2 * pairs + 2 * 2 * 2
 
 
 def test_a_match_without_ray_installed_is_one_line(monkeypatch):
