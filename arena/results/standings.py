@@ -309,11 +309,14 @@ def compute_standings(
             forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
         elo_games.append((names[first], names[second], side_score(winner, first)))
         # Seat 0 moves first and the players alternate (neither game has a
-        # pass); the opening's moves were not the bots'.
-        for ply, ms in enumerate(move_times_of(record), start=len(record.opening_moves)):
-            standing = bots[names[first if ply % 2 == 0 else second]]
-            standing.moves += 1
-            standing.move_ms += ms
+        # pass); the opening's moves were not the bots'.  (Each seat's moves
+        # as a slice: a million games hold tens of millions of moves.)
+        times, opening = move_times_of(record), len(record.opening_moves) % 2
+        for seat, color in ((opening, first), (1 - opening, second)):
+            played = times[seat::2]
+            standing = bots[names[color]]
+            standing.moves += len(played)
+            standing.move_ms += sum(played)
 
         for name in (names[first], names[second]):
             rating = fold.ratings[name]
