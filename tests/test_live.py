@@ -474,6 +474,21 @@ def test_a_change_is_the_new_pieces_and_where_the_others_were():
     assert len(json.dumps(steps)) < len(after) / 4
 
 
+def test_the_page_loaded_says_which_results_it_shows(played):
+    # The script learns from the page it came with which results it shows: a game stored
+    # between the page's load and the stream's first state is fetched, not taken as shown.
+    state = LiveState(played)
+    app = lambda: make_app(state, "s3cret")  # noqa: E731 — an app is bound to one event loop
+    cookie = {"Cookie": "arena_token=s3cret"}
+    _, headers, loaded = fetch(app, "/", headers=cookie)
+    assert f'<meta name="arena-results" content="{state.generation}">' in loaded
+    assert headers["X-Arena-Results"] == str(state.generation)
+    # The page fetched by the script is the text the changes apply to, as the server keeps it.
+    assert fetch(app, "/page", headers=cookie)[2] == state.page().decode()
+    script = (ROOT / "arena" / "live" / "live.js").read_text()
+    assert 'meta[name="arena-results"]' in script
+
+
 def test_a_stored_game_changes_the_page_by_a_few_pieces(played, tmp_path):
     import shutil
 

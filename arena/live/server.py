@@ -309,6 +309,10 @@ async def _page(request: web.Request) -> web.Response:
     hub = request.app[_SETTINGS].hub
     try:
         page, generation = await hub.read(lambda: (hub.state.page(), hub.state.generation))
+        if request.path == "/":
+            # The page a browser loads says which results it shows, for its script to tell whether the
+            # stream's first state is newer; the page the script fetches is the text the changes apply to.
+            page = page.replace(b"<head>\n", b'<head>\n<meta name="arena-results" content="%d">\n' % generation, 1)
         # Which results the page shows: the page changes the stream tells apply to this one.
         return web.Response(body=page, content_type="text/html", charset="utf-8",
                             headers={"X-Arena-Results": str(generation)})
