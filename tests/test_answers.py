@@ -153,3 +153,19 @@ def test_the_command_says_the_same_from_the_answer_kept(config):
     assert [arena("standings", config.output, "-f", form).out for form in ("plain", "csv")] == said
     assert arena("standings", config.output, "--forfeits").out == forfeits and "forfeit" in forfeits.lower()
 
+
+
+def test_a_directory_named_from_elsewhere_is_another_question(config, monkeypatch):
+    # What an answer holds names the directory as it was named (its warnings,
+    # the paths its records read their moves from): from another folder, or
+    # spelled another way, that name means nothing, so it is read again.
+    write_games(config, 6)
+    with open(config.output / "games.jsonl", "ab") as log:
+        log.write(b"not a record\n")
+    monkeypatch.chdir(config.output.parent)
+    first = read_standings(config.output.relative_to(config.output.parent))
+    assert any(w.startswith("out/games.jsonl") or "out/games.jsonl" in w for w in first.warnings)
+    monkeypatch.chdir(config.output)
+    again = read_standings(config.output.relative_to(config.output))  # "."
+    assert not any("out/games.jsonl" in w for w in again.warnings), again.warnings
+    assert [list(r.moves) for r in again.forfeits] == [list(r.moves) for r in first.forfeits]

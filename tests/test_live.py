@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import html
 import json
 import os
 import pwd
@@ -259,15 +260,28 @@ def test_the_token_leaves_the_address_for_a_cookie(played):
         async with TestClient(TestServer(app())) as client:
             first = await client.get("/?screen=1&token=s3cret", headers=elsewhere, allow_redirects=False)
             # The cookie carries the token to the page, its scripts and its event stream.
-            page = await client.get(first.headers["Location"], headers=elsewhere, allow_redirects=False)
+            there = refresh_target(await first.text())
+            page = await client.get(there, headers=elsewhere, allow_redirects=False)
             script = await client.get("/static/live.js", headers=elsewhere)
-            return first.status, first.headers, page.status, await page.text(), script.status
-    status, headers, then, page, script = asyncio.run(with_the_token())
-    assert status == 303 and headers["Location"] == "/?screen=1"
+            return first.status, first.headers, there, page.status, await page.text(), script.status
+    status, headers, there, then, page, script = asyncio.run(with_the_token())
+    assert status == 200 and there == "/?screen=1"
+    # "//host/" (or "/\\host") would be another site's address: the page stays on this one.
+    for target in ("//evil.example/?token=s3cret", "/\\evil.example/?token=s3cret"):
+        code, body = raw(app, target, host="arena.example:8000")
+        assert code == 200 and refresh_target(body).startswith("/evil.example/"), target
     cookie = [part.strip() for part in headers["Set-Cookie"].split(";")]
     assert cookie[0] == "arena_token=s3cret" and {"HttpOnly", "Path=/", "SameSite=Strict"} <= set(cookie)
     assert "Secure" not in cookie  # plain HTTP: a browser would never send a Secure cookie back
     assert then == 200 and "static/live.js" in page and "s3cret" not in page and script == 200
+
+
+def refresh_target(page: str) -> str:
+    """Where the page the token's address answers sends the browser (a refresh, not a redirect:
+    a SameSite=Strict cookie is not sent on a redirect of another site's navigation)."""
+    head = '<!doctype html><meta http-equiv="refresh" content="0; url='
+    assert page.startswith(head) and page.endswith('">\n'), page
+    return html.unescape(page[len(head):-3])
 
 
 def test_the_same_users_browser_needs_the_token_when_its_user_cannot_be_told(played, monkeypatch, tmp_path):
@@ -275,7 +289,7 @@ def test_the_same_users_browser_needs_the_token_when_its_user_cannot_be_told(pla
     monkeypatch.setitem(peers.TABLES, 4, tmp_path / "none")
     monkeypatch.setitem(peers.TABLES, 6, tmp_path / "none")
     app = lambda: make_app(LiveState(played), "s3cret")  # noqa: E731 — an app is bound to one event loop
-    assert fetch(app, "/")[0] == 403 and fetch(app, "/?token=s3cret")[0] == 303
+    assert fetch(app, "/")[0] == 403 and fetch(app, "/?token=s3cret")[0] == 200
     assert fetch(lambda: make_app(LiveState(played)), "/")[0] == 403  # no token at all: nobody
 
 
@@ -359,7 +373,7 @@ def test_another_user_on_this_machine_needs_the_token_on_loopback(played, tmp_pa
             refused = [_get(host, server.port, path)[::2] for path in ("/", "/events", "/api/state", log)]
             first = _get(host, server.port, f"/?token={server.token}")
             cookie = first[1]["Set-Cookie"].split(";")[0]
-            return [refused, first[0], first[1]["Location"], _get(host, server.port, "/", {"Cookie": cookie})[0]]
+            return [refused, first[0], refresh_target(first[2]), _get(host, server.port, "/", {"Cookie": cookie})[0]]
 
         refused, redirected, location, with_cookie = _as_nobody(another_user)
         mine = [_get(host, server.port, path)[0] for path in ("/", "/api/state", log)]
@@ -367,7 +381,7 @@ def test_another_user_on_this_machine_needs_the_token_on_loopback(played, tmp_pa
         server.close()
     forbidden = "403: this live view needs the access token printed with its address\n"
     assert refused == [[403, forbidden]] * 4
-    assert (redirected, location, with_cookie) == (303, "/", 200)
+    assert (redirected, location, with_cookie) == (200, "/", 200)
     assert mine == [200, 200, 200]
 
 
@@ -458,6 +472,21 @@ def test_a_change_is_the_new_pieces_and_where_the_others_were():
     # The moved rows are copies; only what the old text never held is sent.
     assert sent == ["<tr><td>new é</td>", '{"b":2},{"c":3}]}</script>']
     assert len(json.dumps(steps)) < len(after) / 4
+
+
+def test_the_page_loaded_says_which_results_it_shows(played):
+    # The script learns from the page it came with which results it shows: a game stored
+    # between the page's load and the stream's first state is fetched, not taken as shown.
+    state = LiveState(played)
+    app = lambda: make_app(state, "s3cret")  # noqa: E731 — an app is bound to one event loop
+    cookie = {"Cookie": "arena_token=s3cret"}
+    _, headers, loaded = fetch(app, "/", headers=cookie)
+    assert f'<meta name="arena-results" content="{state.generation}">' in loaded
+    assert headers["X-Arena-Results"] == str(state.generation)
+    # The page fetched by the script is the text the changes apply to, as the server keeps it.
+    assert fetch(app, "/page", headers=cookie)[2] == state.page().decode()
+    script = (ROOT / "arena" / "live" / "live.js").read_text()
+    assert 'meta[name="arena-results"]' in script
 
 
 def test_a_stored_game_changes_the_page_by_a_few_pieces(played, tmp_path):

@@ -231,3 +231,45 @@ def _standings(browser) -> str:
 
 def _pending_matches(browser) -> int:
     return browser.execute_script("return document.querySelectorAll('.match.pending, .match.open').length")
+
+
+def test_the_address_with_the_token_followed_from_another_sites_page_shows_the_page(browser, tmp_path, monkeypatch):
+    """The printed address, pasted in a chat or a course page and clicked
+    there by someone who needs the token: the cookie is SameSite=Strict, which
+    a browser does not send on a redirect of a navigation another site began
+    (nor on its reloads), so the page is reached by a navigation of its own."""
+    import http.server
+
+    from arena.live import peers
+    for family in (4, 6):  # as for another user: the token or nothing
+        monkeypatch.setitem(peers.TABLES, family, tmp_path / "no-table")
+    ready: list[str] = []
+    stop = threading.Event()
+    server = threading.Thread(target=serve, args=(LiveState(tmp_path), "127.0.0.1", 0),
+                              kwargs={"on_ready": ready.append, "stop": stop})
+    server.start()
+    site = tmp_path / "site"
+    site.mkdir()
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *_: object) -> None:
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        url = until(lambda: ready, 10, "the server")[0]
+        (site / "index.html").write_text(f'<a id="go" href="{url}">the live view</a>')
+        browser.get(f"http://localhost:{other.server_address[1]}/")  # another site than 127.0.0.1
+        browser.find_element("id", "go").click()
+        until(lambda: "Standings" in browser.find_element("tag name", "body").text
+              or "403" in browser.find_element("tag name", "body").text, 10, "an answer")
+        assert "403" not in browser.find_element("tag name", "body").text
+        assert browser.current_url == url.partition("?")[0]
+        browser.refresh()
+        assert "403" not in until(lambda: browser.find_element("tag name", "body").text, 10, "the page again")
+    finally:
+        browser.get("about:blank")
+        other.shutdown()
+        stop.set()
+        server.join(10)

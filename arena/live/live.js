@@ -50,8 +50,9 @@
   place();
 
   let status = null;
-  // The results the page shows (the server's count of its readings), and its text once fetched.
-  let shown = null;
+  // The results the page shows (the server's count of its readings, as the page loaded says), and its text once fetched.
+  const loaded = document.querySelector('meta[name="arena-results"]');
+  let shown = loaded ? Number(loaded.content) : null;
   let text = null;
   // The latest results the stream announced.
   let latest = null;
@@ -188,8 +189,9 @@
     status = data.status;
     showStatus();
     renderLive(data.live);
-    // The page loaded with the script is taken as the results of the first state; a change
-    // announced here first (its "page" event missed, dropped for a slow reader) is fetched whole.
+    // Newer results than the page shows (a game stored between its load and this stream, or a
+    // "page" event missed, dropped for a slow reader) are fetched whole.  A page that does not
+    // say which it shows is taken as the results of the first state.
     if (shown === null) shown = data.results;
     else if (data.results !== shown && data.results !== latest) refreshPage();
     latest = data.results;

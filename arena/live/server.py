@@ -31,6 +31,7 @@ every answer is written a piece at a time, a log read from its file as it goes.
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
 import os
@@ -257,8 +258,16 @@ def _same_user(request: web.BaseRequest) -> bool:
 
 def _without_token(request: web.BaseRequest, token: str) -> web.Response:
     """The token into a cookie, and the same address again without it: the token
-    leaves the address bar (and the history, and a projected page) at once."""
-    response = web.Response(status=303, headers={"Location": str(request.rel_url.without_query_params(TOKEN_PARAM))})
+    leaves the address bar (and the history, and a projected page) at once.
+
+    The browser goes there by a navigation of the page's own (a refresh), not
+    by a redirect: a browser sends a ``SameSite=Strict`` cookie on no request
+    of a navigation another site began, its redirects and reloads included,
+    so the address followed from a chat's or a course's page would get 403."""
+    # One slash at the start: "//host/..." (or "/\\host") would be another site's address.
+    there = "/" + str(request.rel_url.without_query_params(TOKEN_PARAM)).lstrip("/\\")
+    response = web.Response(text=f'<!doctype html><meta http-equiv="refresh" content="0; url={html.escape(there)}">\n',
+                            content_type="text/html", charset="utf-8")
     # No Secure flag: the server speaks plain HTTP, and a browser would not send such a cookie back.
     response.set_cookie(TOKEN_COOKIE, token, path="/", httponly=True, samesite="Strict")
     return response
@@ -300,6 +309,10 @@ async def _page(request: web.Request) -> web.Response:
     hub = request.app[_SETTINGS].hub
     try:
         page, generation = await hub.read(lambda: (hub.state.page(), hub.state.generation))
+        if request.path == "/":
+            # The page a browser loads says which results it shows, for its script to tell whether the
+            # stream's first state is newer; the page the script fetches is the text the changes apply to.
+            page = page.replace(b"<head>\n", b'<head>\n<meta name="arena-results" content="%d">\n' % generation, 1)
         # Which results the page shows: the page changes the stream tells apply to this one.
         return web.Response(body=page, content_type="text/html", charset="utf-8",
                             headers={"X-Arena-Results": str(generation)})

@@ -5,7 +5,8 @@ Reading a league of a million games costs seconds of parsing and folding
 however little changed; most reads (a course's ``arena standings`` every few
 minutes, a page reloaded) ask again what was just answered.  A question is a
 digest of everything its answer depends on: the log as it is (its file, its
-length, its last change and its last bytes) and where it is, ``tournament.json``'s bytes,
+length, its last change and its last bytes), where it is and how it was named
+from where (an answer's warnings and records name it so), ``tournament.json``'s bytes,
 the tournament file's settings when the user named one, what was asked, and
 the arena's own code.  Any change to one of them is another question, read
 from the games again: nothing is ever answered from stale results.
@@ -53,11 +54,14 @@ def question_of(directory: Path, asked: Sequence[object]) -> str | None:
             meta = safe_files.read_file(directory, META_FILE, MAX_META_BYTES)
         except FileNotFoundError:
             meta = b""
+        named = os.path.join(os.getcwd(), directory)  # (as named: not made normal)
     except OSError:
         return None
     digest = hashlib.blake2b(digest_size=20)
-    # (where the directory is, too: records read from it read their moves from there)
-    for part in (_code(), os.fsencode(directory.resolve()), tail, meta, repr(tuple(asked)).encode(),
+    # Where the directory is, and how it was named from where: the answer names it as it was named
+    # (its warnings; its records read their moves from there, a relative name from the folder it was read from).
+    for part in (_code(), os.fsencode(directory.resolve()), os.fsencode(named), tail, meta,
+                 repr(tuple(asked)).encode(),
                  repr((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)).encode()):
         digest.update(len(part).to_bytes(8, "little") + part)
     return digest.hexdigest()
