@@ -233,7 +233,7 @@ async def _answer(request: web.Request,
     # The same user's browser on loopback needs no token; a page elsewhere that renamed
     # itself to this machine (DNS rebinding) does, whoever runs the browser.
     if not ((settings.token is not None and _has_token(request, settings.token))
-            or (host in _LOOPBACK_NAMES and _same_user(request))):
+            or (host in _LOOPBACK_NAMES and await _same_user(request))):
         return _text("403: this live view needs the access token printed with its address\n", 403)
     try:
         return await handler(request)
@@ -248,12 +248,15 @@ def _has_token(request: web.BaseRequest, token: str) -> bool:
     return secrets.compare_digest(presented.encode(), token.encode())
 
 
-def _same_user(request: web.BaseRequest) -> bool:
-    """Whether the client's socket is this process's user's (unknown: no)."""
+async def _same_user(request: web.BaseRequest) -> bool:
+    """Whether the client's socket is this process's user's (unknown: no).
+    The kernel's table of sockets is read in a thread: anyone on the machine
+    can make it long and ask again, and the event loop serves the others."""
     transport = request.transport
     if transport is None:
         return False
-    return peer_uid(transport.get_extra_info("peername"), transport.get_extra_info("sockname")) == os.geteuid()
+    peer, local = transport.get_extra_info("peername"), transport.get_extra_info("sockname")
+    return await asyncio.to_thread(peer_uid, peer, local) == os.geteuid()
 
 
 def _without_token(request: web.BaseRequest, token: str) -> web.Response:

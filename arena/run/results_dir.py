@@ -517,8 +517,10 @@ def read_standings(target: Path) -> StandingsRead:
     since the last read (see :mod:`arena.run.answers`); the same errors."""
     found = find_results(target)
     config = found.config
-    asked = ("standings", None if config is None else (config.competition, config.ranking, config.sprt))
-    question = question_of(found.directory, asked)
+    asked = ("standings", None if config is None else
+             (config.competition, config.ranking, config.sprt, config.seeding, config.seed))
+    # (A seeding from another results directory depends on that one too: read every time.)
+    question = question_of(found.directory, asked) if config is None or config.seed_from is None else None
     if question is not None and isinstance(known := recall(found.directory, question), StandingsRead):
         return known
     results = _read(found)
