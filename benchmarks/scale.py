@@ -18,6 +18,7 @@ plan decided, ``tournament.json`` written).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -71,7 +72,11 @@ def measured(command: list[str]) -> tuple[float, float, float]:
 
 def measure(games: int, bots: int) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
-        tournament = write_results(Path(tmp), games, bots)
+        # Written by a process of its own: a child's peak memory as the kernel
+        # counts it starts from its parent's (the fork before the exec), and
+        # this one would hold the records it wrote.
+        with multiprocessing.get_context("spawn").Pool(1) as writer:
+            tournament = writer.apply(write_results, (Path(tmp), games, bots))
         out = tournament.parent / "out"
         size = (out / "games.jsonl").stat().st_size / 1e6
         built = standings(out)
