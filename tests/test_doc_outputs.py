@@ -34,6 +34,9 @@ MOVE_TIME = re.compile(r" in \d+(\.\d+)? ms\b")
 
 #: The untagged blocks that are not a command's output, by their first line.
 NOT_OUTPUT = {
+    "error: cluster.yaml: ray.address: cannot connect to the Ray cluster at '10.0.0.5:8265': it answers as a web "
+    "server, not as a Ray head: is the port the head's? (`ray start --head` prints it; 6379 by default)":
+        "a Ray address that is no Ray head: tests/test_ray_connect.py compares it with a web server at the address",
     "OXONO standings after 144 games": "the reference ladder at real time controls (minutes of play, the search bots' "
                                        "strength varying with the machine): tournaments/ladder-oxono.yaml reruns it",
     "YOXII standings after 192 games": "the reference ladder at real time controls, as above (tournaments/ladder-yoxii.yaml)",

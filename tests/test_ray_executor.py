@@ -363,3 +363,9 @@ def test_a_match_without_ray_installed_is_one_line(monkeypatch):
                           "needs the Python package 'ray'")
     assert_one_line_error(arena("match", "python -m bots.greedy", "python -m bots.random_bot", "--executor", "dask"),
                           "--executor: unknown value 'dask'; use one of: local, ray")
+
+
+def test_a_ray_head_passes_the_arenas_look_at_its_port(local_ray):
+    from arena.run.ray_executor import _check_head
+
+    _check_head(local_ray.get_runtime_context().gcs_address)  # a GCS answers as gRPC does: no error

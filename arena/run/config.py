@@ -137,7 +137,7 @@ MAX_FILE_BYTES = 1_000_000
 #: Where games are played: this machine's cores, or a Ray cluster (:mod:`arena.run.ray_executor`).
 EXECUTORS = ("local", "ray")
 #: Every key the ``ray:`` mapping may hold.
-RAY_KEYS = ("address", "working_dir", "num_cpus")
+RAY_KEYS = ("address", "working_dir", "num_cpus", "connect_timeout")
 
 _REQUIRED = ("game", "time_control")
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
@@ -150,7 +150,8 @@ class RaySettings:
     """The ``ray:`` mapping, used when the executor is ``ray``.
 
     ``address`` is None to start a Ray instance on this machine; ``working_dir``
-    (absolute) is shipped to every node; each actor reserves ``num_cpus``.
+    (absolute) is shipped to every node; each actor reserves ``num_cpus``;
+    connecting may take ``connect_timeout`` seconds.
     ``actors`` is the file's ``concurrency`` when it gives one, else None: as
     many actors as the cluster's CPUs hold."""
 
@@ -158,6 +159,8 @@ class RaySettings:
     working_dir: Path | None = None
     num_cpus: float = 1.0
     actors: int | None = None
+    #: Seconds the run waits for the cluster to take its connection.
+    connect_timeout: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -686,7 +689,9 @@ def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings
         if not working_dir.is_dir():
             raise ray.error(f"no such directory: {working_dir}", "working_dir")
     num_cpus = ray.number("num_cpus", 1.0, unit="a number of CPUs", must_be="positive")
-    return RaySettings(address=address, working_dir=working_dir, num_cpus=num_cpus, actors=actors)
+    connect_timeout = ray.number("connect_timeout", 30.0, unit="seconds", must_be="positive")
+    return RaySettings(address=address, working_dir=working_dir, num_cpus=num_cpus, actors=actors,
+                       connect_timeout=connect_timeout)
 
 
 # -- bots -------------------------------------------------------------------------

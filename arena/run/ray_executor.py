@@ -259,12 +259,76 @@ def ray_address(config: TournamentConfig) -> str:
     return config.ray.address or os.environ.get("RAY_ADDRESS") or "local"
 
 
-def _check_reachable(address: str, timeout: float = 10.0) -> None:
-    """Raise ``OSError`` unless ``host:port`` (or ``ray://host:port``) takes a
-    TCP connection: Ray itself retries an unreachable address for ever."""
+#: What a gRPC client says first (HTTP/2's preface and an empty SETTINGS
+#: frame): a Ray head's GCS, a gRPC server, answers with a SETTINGS frame of
+#: its own; a web server or anything else does not.
+_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def _check_head(address: str, timeout: float = 10.0) -> None:
+    """Raise ``OSError`` unless ``host:port`` (or ``ray://host:port``) takes
+    a TCP connection and answers as a gRPC server does: Ray retries an
+    unreachable address for ever, and waits for ever on a server of another
+    kind, printing warnings."""
     host, _, port = address.removeprefix("ray://").rpartition(":")
-    if host and port.isdigit():
-        socket.create_connection((host, int(port)), timeout=timeout).close()
+    if not (host and port.isdigit()):
+        return
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(_HTTP2_HELLO)
+        answer = b""
+        try:
+            while len(answer) < 9 and (piece := sock.recv(9 - len(answer))):
+                answer += piece
+        except TimeoutError:
+            raise OSError(f"it takes connections but says nothing within {timeout:g} s, as no Ray head does") from None
+    if len(answer) < 9 or answer[3] != 4:  # (the frame's type: SETTINGS)
+        what = "a web server" if answer.startswith((b"HTTP/", b"<")) else "a server of another kind"
+        raise OSError(f"it answers as {what}, not as a Ray head: is the port the head's? "
+                      "(`ray start --head` prints it; 6379 by default)")
+
+
+def _init_within(ray: Any, address: str, options: dict[str, Any], timeout: float) -> None:
+    """``ray.init``, given ``timeout`` seconds: Ray's own waits (a wrong
+    port, a head that does not answer) last minutes, in C++ where no signal
+    reaches them, so the connection is made in a thread of its own while
+    this one waits (and takes Ctrl-C).  Ray's core writes its warnings to
+    the process's stderr (file descriptor 2), dozens of lines while it
+    retries: they go to a file meanwhile, and for good when the time runs
+    out (the thread still retries), the arena's own lines to the terminal."""
+    outcome: list[BaseException] = []
+    done = threading.Event()
+
+    def connect() -> None:
+        try:
+            ray.init(address=address, **options)
+        except BaseException as exc:  # noqa: BLE001 — handed to the waiting thread
+            outcome.append(exc)
+        finally:
+            done.set()
+
+    fd, name = tempfile.mkstemp(prefix="arena-ray-connect-", suffix=".log")
+    terminal = os.dup(2)
+    timed_out = False
+    try:
+        sys.stderr.flush()
+        os.dup2(fd, 2)
+        threading.Thread(target=connect, name="ray-connect", daemon=True).start()
+        timed_out = not done.wait(timeout)
+    finally:  # (Ctrl-C included: the arena's line goes to the terminal)
+        if timed_out:
+            sys.stderr = open(os.dup(terminal), "w", encoding=sys.stderr.encoding or "utf-8", errors="replace")
+        else:
+            os.dup2(terminal, 2)
+        os.close(terminal)
+        said = os.fstat(fd).st_size > 0
+        os.close(fd)
+        if not (timed_out or outcome and said):
+            os.unlink(name)
+    if timed_out:
+        raise TimeoutError(f"no answer within {timeout:g} s (ray.connect_timeout); Ray's own messages go to {name}")
+    if outcome:
+        first = (str(outcome[0]).strip().splitlines() or [type(outcome[0]).__name__])[0]
+        raise ConnectionError(f"{first}; Ray's own messages are in {name}" if said else first) from outcome[0]
 
 
 def describe_ray_address(address: str) -> str:
@@ -332,9 +396,11 @@ class RayExecutor:
         if address == "local":
             options.update(LOCAL_RAY)
         try:
-            _check_reachable(address)
-            ray.init(address=address, **options)
-        except Exception as exc:  # ConnectionError, AuthenticationError, ValueError...
+            _check_head(address)
+            # (Ray started here takes its own time to start, on a loaded machine more than a connection)
+            timeout = self.config.ray.connect_timeout if address != "local" else START_TIMEOUT_S
+            _init_within(ray, address, options, timeout)
+        except Exception as exc:  # ConnectionError, AuthenticationError, ValueError, TimeoutError...
             where = describe_ray_address(address)
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             hint = ""
