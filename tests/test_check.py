@@ -106,7 +106,7 @@ def test_a_bot_that_fails_only_on_the_second_seat(tmp_path, game):
 def test_no_ready_in_time():
     steps = check_bot(f"python {BOTS / 'no_hello.py'}", "oxono", startup_timeout_s=0.5)
     assert len(steps) == 1 and not steps[0].ok
-    assert steps[0].detail == "no answer to 'hello' within 0.5 s — does the bot flush its output after each line?"
+    assert steps[0].detail == "no answer to 'hello' within 0.5 s (startup_timeout, --startup-timeout) — does the bot flush its output after each line?"
 
 
 def test_a_program_that_does_not_exist():

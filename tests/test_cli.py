@@ -437,7 +437,7 @@ def quick_check(monkeypatch):
     [
         ("illegal_move", "plays a whole game as pink against a random bot",
          ("illegal_move on its 1st move (ply 1): played 'Zz9 z9'",)),
-        ("no_hello", "starts and answers 'hello' with 'ready'", ("no answer to 'hello' within 1 s — does the bot flush its output after each line?",)),
+        ("no_hello", "starts and answers 'hello' with 'ready'", ("no answer to 'hello' within 1 s (startup_timeout, --startup-timeout) — does the bot flush its output after each line?",)),
         ("non_json", "plays a whole game as pink against a random bot",
          ("protocol_error on its 1st move (ply 1): not JSON: 'hello world'",)),
         ("exit_at_start", "starts and answers 'hello' with 'ready'",

@@ -46,7 +46,7 @@ def test_a_bot_that_never_answers_hello_stops_the_run_once_with_the_flush_hint(t
     path = tournament_file(tmp_path, cmds={"beta": NO_HELLO, "gamma": NO_HELLO}, extra="startup_timeout: 1\n")
     line = assert_one_line_error(
         arena("run", path),
-        "bot 'beta' did not start, so no game was played: no answer to 'hello' within 1 s "
+        "bot 'beta' did not start, so no game was played: no answer to 'hello' within 1 s (startup_timeout, --startup-timeout) "
         "— does the bot flush its output after each line?",
     )
     # both were started at once, in the pre-flight, and both are named
@@ -115,7 +115,7 @@ def test_a_game_named_in_capitals_reaches_bots_and_records_in_the_engine_s_spell
 def test_match_takes_a_startup_timeout_and_stops_on_a_bot_that_cannot_start():
     assert_one_line_error(
         arena("match", "python -m bots.random_bot", NO_HELLO, "--startup-timeout", "0.5", "--seed", "1"),
-        "bot 'no_hello' did not start, so no game was played: no answer to 'hello' within 0.5 s — does the bot flush",
+        "bot 'no_hello' did not start, so no game was played: no answer to 'hello' within 0.5 s (startup_timeout, --startup-timeout) — does the bot flush",
     )
     assert_one_line_error(arena("match", "python -m bots.gredy", "python -m bots.random_bot", "--seed", "1"),
                           "bot 'gredy' did not start", "No module named bots.gredy")

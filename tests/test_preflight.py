@@ -65,14 +65,14 @@ def test_bots_start_at_once_in_their_directory_and_environment(tmp_path):
 def test_a_bot_that_does_not_answer_is_named_with_its_cause(tmp_path):
     config = config_for(tmp_path, startup_timeout=0.5)
     problems = preflight(config, ["c", "a", "b"])
-    assert problems == [StartupProblem("c", "no answer to 'hello' within 0.5 s "
+    assert problems == [StartupProblem("c", "no answer to 'hello' within 0.5 s (startup_timeout, --startup-timeout) "
                                             "— does the bot flush its output after each line?")]
     with pytest.raises(StartupFailed, match=r"^bot 'c' did not start, so no game was played: no answer"):
         start_bots(config, _specs("a", "c"), None)
     forfeiting = config_for(tmp_path, startup_timeout=0.5, failures="forfeit")
     played_with, warnings = start_bots(forfeiting, _specs("a", "c"), None)
     assert warnings == [
-        "bot 'c' did not start: no answer to 'hello' within 0.5 s — does the bot flush its output after each line?; "
+        "bot 'c' did not start: no answer to 'hello' within 0.5 s (startup_timeout, --startup-timeout) — does the bot flush its output after each line?; "
         "its games are forfeited (startup_failures: forfeit)"
     ]
     assert played_with is forfeiting  # a bot that is merely slow is tried again in its games

@@ -131,7 +131,8 @@ class BotPlayer:
             process.kill()
             raise Forfeit(
                 "startup_failure",
-                f"no answer to 'hello' within {self.startup_timeout_s:g} s"
+                # (the setting named: a bot that starts slowly, a JVM say, needs more)
+                f"no answer to 'hello' within {self.startup_timeout_s:g} s (startup_timeout, --startup-timeout)"
                 " — does the bot flush its output after each line?",
             ) from None
         except (WriteTimeout, ProcessExited, LineTooLong, protocol.ProtocolError) as exc:
