@@ -35,13 +35,13 @@ from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
 from arena.results.pending import pending_round, render_pending
 from arena.results.report import (REPORT_FILE, ReportPathRefused, build_report_files, check_report_path, games_folder,
                                   games_href, logs_href, write_report)
-from arena.results.show import find_game, frames, game_heading, stderr_tails
+from arena.results.show import find_game, frames, game_heading, protocol_logs, stderr_tails
 from arena.results.standings import RunningLeader, compute_standings
 from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
 from arena.results.tables import OUTPUT_FORMATS, TABLE_ALIASES, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
 from arena.run import ray_executor
-from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_executor
+from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_debug, with_executor
 from arena.run.bot_option import bot_from_option
 from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
 from arena.run.progress_lines import Periodic, ProgressLines
@@ -162,6 +162,10 @@ def _sprt_field(status: SprtStatus | None) -> str:
     return "" if status is None else status.describe(short=True)
 
 
+DEBUG_HELP = ("Log every line sent to and received from this bot, to logs/BOT/games/GAME.protocol.log "
+              "(arena show --protocol); repeat it or list bots with commas.")
+
+
 @app.command(epilog=_epilog("arena run tournaments/oxono-demo.yaml -j 2 -f github", "tournaments.md"))
 @interruptible
 def run(
@@ -185,10 +189,11 @@ def run(
     ),
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays."),
     serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
+    debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
-        config = with_executor(load_config(file), executor, ray_address)
+        config = with_debug(with_executor(load_config(file), executor, ray_address), debug_bots)
     except ConfigError as exc:
         fail(str(exc))
     fmt = check_format(fmt)
@@ -528,6 +533,8 @@ def show(
     final: bool = typer.Option(False, "--final", help="Show only the final position."),
     stderr_lines: int = typer.Option(
         20, "--stderr", min=0, help="Lines of each bot's stderr in this game shown after the replay (0: none)."),
+    protocol: bool = typer.Option(False, "--protocol", help="Instead of the replay: every line each bot was sent and sent back, "
+                                  "for a bot that played with debug on."),
 ) -> None:
     """Replay one game in the terminal: the board after each move, with its time and info,
     then the end of each bot's stderr in that game. On a terminal, Enter shows the next move (q then Enter stops)."""
@@ -538,6 +545,12 @@ def show(
     except (LookupError, ValueError) as exc:  # ValueError: a stored move the engine refuses
         fail(str(exc))
     say(game_heading(record))
+    if protocol:
+        logged = protocol_logs(record, results.directory)
+        if logged is None:
+            fail(f"no protocol log of this game in {results.directory}: play it with 'debug: true' on the bot (or --debug BOT)")
+        say(logged)
+        return
     if final:
         say(replay[-1])
     else:
@@ -565,7 +578,7 @@ def match(
     bots: list[str] = typer.Option(
         [], "--bot", metavar="SETTINGS",
         help="A bot with a name, options and a clock of its own: name=dev,cmd='python my.py',option.depth=3,tc=10+0.1 "
-             "(keys: cmd, name, dir, tc, option.NAME); twice, or after one command.",
+             "(keys: cmd, name, dir, tc, debug, option.NAME); twice, or after one command.",
     ),
     game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
     games: int = typer.Option(
@@ -591,6 +604,7 @@ def match(
     ray_address: str = typer.Option(None, "--ray-address", help="The Ray cluster to run on, e.g. 'auto' or 'head:6379' (implies --executor ray)."),
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
     serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
+    debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
 ) -> None:
     """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;
     under --sprt, until the test decides."""
@@ -615,14 +629,16 @@ def match(
         chosen = drawn if chosen is None else chosen
         try:
             suite = openings_from_option(openings, game, chosen) if openings is not None else None
-            return with_executor(match_config(
+            return with_debug(with_executor(match_config(
                 entrants, game, control, seed=chosen, concurrency=concurrency or 1, openings=suite, sprt=test,
                 startup_timeout_s=startup_timeout, output=at.resolve() if at else None, actors=concurrency,
-            ), executor, ray_address)
+            ), executor, ray_address), debug_bots)
         except ValueError as exc:  # ConfigError included
             fail(str(exc))
 
     config = configured(output)
+    if output is None and logs is None and any(bot.debug for bot in config.bots):
+        fail("--debug: the protocol log goes beside the bot's stderr: give --output or --logs")
     if new and output is not None:
         config = _new_test(config, configured, output, games)
     try:

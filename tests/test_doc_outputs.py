@@ -6,8 +6,9 @@ a copy of the repository's tournaments), and compares what each prints on
 stdout with the lines the page shows under it, figure by figure.  Left out
 of the comparison is only what depends on the machine rather than on the
 games: the time stamps of a log's lines (``[0:00:07]``), a move's time
-(``in 3.9 ms``), and a ranking's ``ms/move`` and ``version`` columns (a
-version is a digest of the bot's files).  A log's progress lines that the
+(``in 3.9 ms``), a protocol log's times (``  65.1 >``, the arena's clock),
+and a ranking's ``ms/move`` and ``version`` columns (a version is a digest
+of the bot's files).  A log's progress lines that the
 quote does not show may come in addition, as a line every 30 seconds does
 on a slow machine, and a terminal shows none; those it shows must all come.
 
@@ -31,6 +32,9 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 STAMP = re.compile(r"^\[\d+:\d\d:\d\d\] ")
 MOVE_TIME = re.compile(r" in \d+(\.\d+)? ms\b")
+#: A protocol log's times: a line's ms since the game's start, the arena's clock in its frame lines.
+PROTOCOL_TIME = re.compile(r"^ *\d+\.\d (?=[<>!] )")
+ARENA_CLOCK = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 #: The untagged blocks that are not a command's output, by their first line.
 NOT_OUTPUT = {
@@ -120,6 +124,7 @@ def comparable(lines: list[str]) -> list[list[str]]:
     dropped = 0
     for line in lines:
         line = MOVE_TIME.sub(" in … ms", STAMP.sub("[h:mm:ss] ", line))
+        line = ARENA_CLOCK.sub("…", PROTOCOL_TIME.sub("… ", line))
         words = line.split()
         if "ms/move" in words:  # a ranking: its last columns, from ms/move on, depend on the machine and the files
             dropped = len(words) - words.index("ms/move")
@@ -161,4 +166,7 @@ def test_the_comparison_sees_a_stale_figure_and_passes_over_the_machines():
                "[0:00:31] 5 of 9 games, LLR 0.12", "[0:00:40] 7 of 9 games, LLR 0.31", "  move 3 in 9.9 ms"]
     assert same_output(quoted, printed) == []
     assert same_output(quoted, [line.replace("  3  ", "  4  ") for line in printed])
+    log = ["=== game g1: bot a, started 2026-11-28T19:34:11.572Z (arena", "     65.1 > {\"type\":\"hello\"}"]
+    assert same_output(log, ["=== game g1: bot a, started 2027-01-01T00:00:00.000Z (arena", "   1065.9 > {\"type\":\"hello\"}"]) == []
+    assert same_output(log, [log[0], "     65.1 < {\"type\":\"hello\"}"])
     assert same_output(quoted, printed[:4] + printed[6:])  # a quoted progress line that no longer comes

@@ -601,3 +601,12 @@ def test_a_large_reports_games_are_written_through_no_link(results, tmp_path):
     assert not planted.is_symlink() and planted.read_text().partition("\n")[2].startswith("arenaReport.games(")
     assert (elsewhere / "x.js").read_text() == "alert(1)"
     assert_one_line_error(arena("report", results, "-o", tmp_path / "x.games"), "cannot end with .games")
+
+
+def test_the_bots_with_a_protocol_log_are_named_for_their_pages_links(tmp_path):
+    records = logged_results(tmp_path)
+    last = [r for r in records if "cy" in r.players.values()][-1]
+    (tmp_path / "logs" / "cy" / "games" / f"{last.game_id}.protocol.log").write_text("=== game ===\n")
+    assert embedded(report_page(records, META, results_dir=tmp_path, logs_href="logs/"))["protocol_bots"] == ["cy"]
+    # Without the logs linked (a team's own page), none.
+    assert embedded(report_page(records, META, results_dir=tmp_path, logs_href="logs/", bot="cy"))["protocol_bots"] == []

@@ -19,6 +19,7 @@ from typing import Any
 from arena.bot import protocol
 from arena.bot.sandbox import Confinement
 from arena.bot.spec import BotConfig
+from arena.bot.protocol_log import ProtocolLog
 from arena.bot.stderr_log import StderrLog
 from arena.bot.text import clean_text
 from arena.bot.process import (
@@ -83,6 +84,9 @@ class BotPlayer:
         #: games, a file per game beside it inside (:meth:`begin_log`), no
         #: link followed beneath ``log_root`` (the folder of every bot's logs).
         self.stderr_log = StderrLog(log_path, 10 * 1024 * 1024, log_root) if log_path is not None else None
+        #: With ``debug``, every line sent and received, a file per game beside its stderr's.
+        self.protocol_log = (ProtocolLog(log_path.parent, log_root or log_path.parent)
+                             if command.debug and log_path is not None else None)
         #: How the bot's processes are confined: its limits and sandbox from
         #: the tournament file, its scratch directory (a temporary one when
         #: None), what a sandbox hides from it (results, tournament file) and,
@@ -116,7 +120,7 @@ class BotPlayer:
             raise Forfeit("startup_failure", self.command.problem)
         process = BotProcess(
             self.command.cmd, cwd=self.command.cwd, env=self.command.env, stderr_log=self.stderr_log,
-            confinement=self.confinement,
+            confinement=self.confinement, transcript=self.protocol_log,
         )
         try:
             process.start()
@@ -174,23 +178,29 @@ class BotPlayer:
             process.stop(self.quit_grace_s)
         if self.stderr_log is not None:
             self.stderr_log.close()
+        if self.protocol_log is not None:
+            self.protocol_log.close()
 
     # -- the log of one game ------------------------------------------------
 
     def begin_log(self, game_id: str) -> None:
         """What the bot writes to stderr from now on is game ``game_id``'s
         (a file of its own, :mod:`arena.bot.stderr_log`), its start included
-        when the game starts it.  Raises :class:`ArenaWriteError`."""
-        if self.stderr_log is None:
-            return
+        when the game starts it; so are the lines it is sent and sends, with
+        ``debug`` (:mod:`arena.bot.protocol_log`).  Raises :class:`ArenaWriteError`."""
         try:
-            self.stderr_log.begin_game(game_id, self.name)
+            if self.stderr_log is not None:
+                self.stderr_log.begin_game(game_id, self.name)
+            if self.protocol_log is not None:
+                self.protocol_log.begin_game(game_id, self.name)
         except OSError as exc:
             where = str(exc.filename) if exc.filename else f"of game {game_id} of {self.name}"
             raise ArenaWriteError(f"cannot open log file {where!r}: {exc.strerror or exc}") from None
 
     def end_log(self) -> None:
-        """Close the game's log once what the bot wrote before its last word is in it."""
+        """Close the game's logs once what the bot wrote before its last word is in its stderr's."""
+        if self.protocol_log is not None:
+            self.protocol_log.end_game()
         if self.stderr_log is None:
             return
         if self.process is not None:

@@ -36,6 +36,7 @@ from typing import IO
 
 from arena.bot import cgroups, limits as _limits, quota, safe_files, sandbox as _sandbox
 from arena.bot.protocol import MAX_LINE_BYTES
+from arena.bot.protocol_log import ProtocolLog
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
 from arena.bot.spec import missing_program
@@ -236,7 +237,8 @@ class BotProcess:
     ``log_path`` receives the bot's stderr (appended, at most
     ``max_log_bytes`` in all); with None it is read and discarded.
     ``stderr_log`` instead: a log that outlives the process (a player's,
-    with a file per game; see :mod:`arena.bot.stderr_log`).
+    with a file per game; see :mod:`arena.bot.stderr_log`).  ``transcript``:
+    where every line sent and received is logged, as it went (``debug``).
     Use as a context manager to start it and kill it at the end.
     """
 
@@ -251,8 +253,10 @@ class BotProcess:
         max_line_bytes: int = MAX_LINE_BYTES,
         confinement: Confinement = Confinement(),
         stderr_log: StderrLog | None = None,
+        transcript: ProtocolLog | None = None,
     ) -> None:
         self.cmd = list(cmd)
+        self.transcript = transcript
         self.confinement = confinement
         self._cgroup: cgroups.BotCgroup | None = None
         self._temp_scratch: Path | None = None
@@ -272,7 +276,7 @@ class BotProcess:
         self._lock = threading.RLock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._drain: _StderrDrain | None = None
-        self._lines = _Lines(max_line_bytes)
+        self._lines = _Lines(max_line_bytes, transcript)
         self._exit_seen = False
         self._returncode: int | None = None
         self._killed = False
@@ -320,7 +324,7 @@ class BotProcess:
             self._readable.register(proc.stdout.fileno(), select.POLLIN)
             self._proc = proc
             self._drain = _StderrDrain(proc.pid, proc.stderr, log, owned=self.stderr_log is None)
-            self._lines = _Lines(self.max_line_bytes)
+            self._lines = _Lines(self.max_line_bytes, self.transcript)
             self._exit_seen = False
             self._returncode = None
             self._killed = False
@@ -665,6 +669,8 @@ class BotProcess:
         stdin = self._started().stdin
         if stdin is None or stdin.closed:
             raise self._exit_error("its input is already closed")
+        if self.transcript is not None:
+            self.transcript.sent(data)
         fd = stdin.fileno()
         # One write takes the whole line whenever the pipe has room, which is
         # every ply for a bot that reads its input: that case goes first.
@@ -774,10 +780,12 @@ class _Lines:
     raises :class:`LineTooLong` as soon as it is known to be one, and the
     rest of it is skipped, so the next line is read whole."""
 
-    __slots__ = ("max_bytes", "_buffer", "_scanned", "_skipping")
+    __slots__ = ("max_bytes", "transcript", "_buffer", "_scanned", "_skipping")
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, transcript: ProtocolLog | None = None) -> None:
         self.max_bytes = max_bytes
+        #: Where each line is logged as it came, bytes and all (``debug``).
+        self.transcript = transcript
         self._buffer = bytearray()
         self._scanned = 0  # bytes of _buffer already known to hold no newline
         self._skipping = False  # inside the rest of a line that was too long
@@ -792,6 +800,8 @@ class _Lines:
         with nothing before it, is returned at once without the buffer (the
         same checks as :meth:`take`); otherwise None, and :meth:`take` has it."""
         if not self._buffer and not self._skipping and chunk.find(b"\n") == len(chunk) - 1 <= self.max_bytes:
+            if self.transcript is not None:
+                self.transcript.received(chunk[:-1])
             return _text(chunk[:-1])
         self._buffer += chunk
         return None
@@ -814,15 +824,23 @@ class _Lines:
                 buffer.clear()
                 self._scanned = 0
                 self._skipping = True
-                raise LineTooLong(f"the bot sent a line longer than {self.max_bytes} bytes")
+                raise self._too_long(f"the bot sent a line longer than {self.max_bytes} bytes")
             return None
         self._scanned = 0
         if end > self.max_bytes:
             del buffer[: end + 1]
-            raise LineTooLong(f"the bot sent a line of {end} bytes, over the limit of {self.max_bytes}")
+            raise self._too_long(f"the bot sent a line of {end} bytes, over the limit of {self.max_bytes}")
         line = bytes(buffer[:end])
         del buffer[: end + 1]
+        if self.transcript is not None:
+            self.transcript.received(line)
         return _text(line)
+
+    def _too_long(self, why: str) -> LineTooLong:
+        """The error for a line over the limit, noted in the transcript in place of the line."""
+        if self.transcript is not None:
+            self.transcript.note(f"{why}: not kept")
+        return LineTooLong(why)
 
 
 def _text(line: bytes) -> str:

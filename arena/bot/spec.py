@@ -40,7 +40,9 @@ class BotConfig:
     declared (``None``: the arena fingerprints what runs, see
     :mod:`arena.bot.version`); ``source`` the folder the bot was submitted in
     (``bots_from``), all of whose files are part of its version; ``problem``
-    why a submission cannot be run at all (a broken manifest), or None."""
+    why a submission cannot be run at all (a broken manifest), or None;
+    ``debug`` whether every line of the protocol is logged
+    (:mod:`arena.bot.protocol_log`)."""
 
     name: str
     cmd: tuple[str, ...]
@@ -52,6 +54,7 @@ class BotConfig:
     version: str | None = None
     source: Path | None = None
     problem: str | None = None
+    debug: bool = False
 
 
 def split_command(command: str | Sequence[str]) -> tuple[str, ...]:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO
 
 from arena.bot import safe_files
+from arena.bot.game_files import BoundedFile, GamesFolder
 
 __all__ = [
     "BOT_BUDGET_BYTES", "GAME_HEAD_BYTES", "GAME_LOGS_DIR", "GAME_TAIL_BYTES", "GAME_TAIL_BYTES_OVER_BUDGET",
@@ -87,51 +88,6 @@ def _folder_bytes(root: Path, directory: Path) -> int:
     return total
 
 
-class _GameFile:
-    """One game's file: the head written as it comes, the tail held in memory
-    until the game ends (it is at most :data:`GAME_TAIL_BYTES`)."""
-
-    def __init__(self, handle: IO[bytes], head: int, tail: int) -> None:
-        self.handle = handle
-        self.head_left = head
-        self.tail_max = tail
-        self.tail = bytearray()
-        self.seen = 0
-        self.dropped = 0
-        self.last = b""
-
-    @property
-    def ends_line(self) -> bool:
-        """Whether the file so far ends a line (or holds no stderr)."""
-        return self.last in (b"", b"\n")
-
-    def write(self, chunk: bytes) -> None:
-        self.seen += len(chunk)
-        if chunk:
-            self.last = chunk[-1:]
-        if self.head_left > 0:
-            part = chunk[: self.head_left]
-            self.handle.write(part)
-            self.head_left -= len(part)
-            chunk = chunk[len(part):]
-        if chunk:
-            self.tail += chunk
-            over = len(self.tail) - self.tail_max
-            if over > 0:
-                self.dropped += over
-                del self.tail[:over]
-
-    def finish(self) -> int:
-        """Write what was held back; the bytes kept."""
-        if self.dropped:
-            self.handle.write(f"\n[... {self.dropped} bytes of stderr dropped here: a game's log keeps "
-                              f"its first {GAME_HEAD_BYTES} and last {self.tail_max} bytes ...]\n".encode())
-        self.handle.write(bytes(self.tail))
-        if self.dropped and not self.tail:
-            self.last = b"\n"
-        return self.seen - self.dropped
-
-
 class StderrLog:
     """A bot's stderr in one process of the arena: the process log at
     ``default_path`` (None: discarded) outside games, a file per game inside
@@ -153,12 +109,13 @@ class StderrLog:
         self._default: IO[bytes] | None = None
         self._default_written = 0
         self._default_full = False
-        self._game: _GameFile | None = None
+        self._game: BoundedFile | None = None
         self._game_id = ""
         self._used = 0
         self._rescan = 0
-        #: The folder of the game files, once opened.
-        self._games_dir: int | None = None
+        #: The folder of the game files, opened by the first game.
+        self._games = (GamesFolder(self.root, default_path.parent / GAME_LOGS_DIR)
+                       if default_path is not None and self.root is not None else None)
 
     def open(self) -> None:
         """Open the process log to append, if it is not open.  Raises OSError."""
@@ -197,7 +154,6 @@ class StderrLog:
             path = game_log_path(self.default_path.parent, game_id)
         except ValueError:
             return  # its stderr stays in the process log
-        path = game_log_path(self.default_path.parent, game_id)
         # The folder is measured every _RESCAN games (other workers write to it
         # too), and counted in between: measuring it each game would cost a
         # stat per file it holds, every game.
@@ -206,7 +162,8 @@ class StderrLog:
             self._rescan = _RESCAN
         self._rescan -= 1
         over_budget = self._used >= BOT_BUDGET_BYTES
-        handle = self._open_game_file(path)
+        assert self._games is not None
+        handle = self._games.create(path.name)
         with self._lock:
             self._close_game()
             try:
@@ -217,8 +174,8 @@ class StderrLog:
             except OSError:
                 handle.close()
                 raise
-            self._game = _GameFile(handle, 0 if over_budget else GAME_HEAD_BYTES,
-                                   GAME_TAIL_BYTES_OVER_BUDGET if over_budget else GAME_TAIL_BYTES)
+            self._game = BoundedFile(handle, 0 if over_budget else GAME_HEAD_BYTES,
+                                     GAME_TAIL_BYTES_OVER_BUDGET if over_budget else GAME_TAIL_BYTES, "stderr")
             self._game_id = game_id
 
     def end_game(self) -> None:
@@ -238,26 +195,6 @@ class StderrLog:
             finally:
                 game.handle.close()
 
-    def _open_game_file(self, path: Path) -> IO[bytes]:
-        """``path``, a game's file, opened to write from empty.  Its folder is
-        opened once and kept (walking the folders to it, none through a link,
-        cost more than an instant game's moves); opened again if it is gone."""
-        if self._games_dir is None:
-            self._games_dir = self._open_games_dir(path)
-        try:
-            fd = safe_files.open_in(self._games_dir, path.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, path)
-        except FileNotFoundError:  # the folder was removed: made again, as the first game made it
-            os.close(self._games_dir)
-            self._games_dir = None
-            self._games_dir = self._open_games_dir(path)
-            fd = safe_files.open_in(self._games_dir, path.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, path)
-        return open(fd, "wb", buffering=0)
-
-    def _open_games_dir(self, path: Path) -> int:
-        """The folder of the game file ``path``, made as need be; errors name ``path``."""
-        assert self.root is not None
-        return safe_files.open_dir(self.root, path.parent.relative_to(self.root), create=True, target=path)
-
     def _open_to_append(self, path: Path) -> IO[bytes]:
         """``path`` opened to append, its folders made as need be, no link beneath :attr:`root` followed."""
         assert self.root is not None
@@ -271,9 +208,8 @@ class StderrLog:
             if self._default is not None:
                 self._default.close()
                 self._default = None
-            if self._games_dir is not None:
-                os.close(self._games_dir)
-                self._games_dir = None
+            if self._games is not None:
+                self._games.close()
 
     def _close_game(self) -> None:
         if self._game is not None:

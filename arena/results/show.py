@@ -14,12 +14,14 @@ from arena.bot.safe_files import RefusedFile
 from arena.bot.text import clean_text, safe
 from arena.game.positions import positions
 from arena.game.records import GameRecord
-from arena.results.logs import TAIL_LINES, game_log, game_log_file, log_tail, refused_note
+from arena.results.logs import TAIL_LINES, game_log, game_log_file, log_tail, protocol_log, protocol_log_file, refused_note
 
-__all__ = ["find_game", "game_heading", "result_line", "frames", "stderr_tails"]
+__all__ = ["find_game", "game_heading", "result_line", "frames", "stderr_tails", "protocol_logs"]
 
 #: The most characters of a move's ``info`` shown on its line.
 INFO_CHARS = 200
+#: The most characters of a protocol log's line shown (a bot's line may be a megabyte).
+PROTOCOL_LINE_CHARS = 10_000
 
 
 def find_game(records: Sequence[GameRecord], game_id: str) -> GameRecord:
@@ -72,7 +74,6 @@ def frames(record: GameRecord) -> list[str]:
     return out
 
 
-
 def stderr_tails(record: GameRecord, results_dir: Path, lines: int = TAIL_LINES) -> str:
     """Each bot's stderr in this game, its last ``lines`` lines under the
     file's path (the forfeiting bot's first), or a line saying there is none;
@@ -100,3 +101,21 @@ def stderr_tails(record: GameRecord, results_dir: Path, lines: int = TAIL_LINES)
         out.append(f"stderr of {safe(name)}, last {len(tail.splitlines())} lines ({safe(str(path))}):\n"
                    + "\n".join("  | " + safe(line, limit=300) for line in tail.splitlines()))
     return "\n".join(out) if found else ""
+
+
+def protocol_logs(record: GameRecord, results_dir: Path) -> str | None:
+    """Each bot's protocol log of this game (``debug``), under the file's
+    path, every line through :func:`safe` (a bot's lines are untrusted);
+    None when no bot of the game has one."""
+    out = []
+    for name in dict.fromkeys(record.players.values()):
+        try:
+            data = protocol_log(results_dir, name, record.game_id)
+        except RefusedFile as exc:
+            out.append(f"protocol of {safe(name)}: {safe(refused_note(exc, results_dir))}")
+            continue
+        if data is not None:
+            lines = data.decode("utf-8", errors="replace").splitlines()
+            out.append(f"protocol of {safe(name)} ({safe(str(protocol_log_file(results_dir, name, record.game_id)))}):\n"
+                       + "\n".join(safe(line, limit=PROTOCOL_LINE_CHARS) for line in lines))
+    return "\n\n".join(out) if out else None

@@ -11,6 +11,7 @@ them off already, where no comma follows).  The keys:
   names positional commands);
 - ``dir``: its working directory (default: the current one);
 - ``tc``: its own time control, for time odds (default: ``--tc``);
+- ``debug``: ``true`` logs every line of the protocol (``--debug``);
 - ``option.X``: the option ``X`` sent in ``hello``, its value read as JSON
   when it is JSON (``3``, ``true``, ``0.5``), as text otherwise.
 
@@ -34,7 +35,7 @@ from arena.run.yaml_reader import MAX_JSON_DEPTH, MAX_JSON_INT, ConfigError, unk
 __all__ = ["MatchBot", "bot_from_option", "BOT_OPTION_KEYS", "BOT_NAME"]
 
 #: The keys ``--bot`` takes (besides ``option.X``).
-BOT_OPTION_KEYS = ("cmd", "name", "dir", "tc")
+BOT_OPTION_KEYS = ("cmd", "name", "dir", "tc", "debug")
 #: A bot's name, as a tournament file's (1 to 64 letters, digits and _.+-).
 BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 _USAGE = "name=dev,cmd='python my.py',option.depth=3,tc=10+0.1"
@@ -52,6 +53,8 @@ class MatchBot:
     cwd: Path | None = None
     #: Its own time control (time odds); None: the match's.
     time_control: TimeControl | None = None
+    #: Every line of the protocol logged.
+    debug: bool = False
 
 
 def bot_from_option(text: str) -> MatchBot:
@@ -97,12 +100,16 @@ def bot_from_option(text: str) -> MatchBot:
             control = parse_time_control(values["tc"])
         except ValueError as exc:
             raise ConfigError(f"bad setting 'tc={values['tc']}': {exc}", file=where) from None
+    debug = values.get("debug", "false").lower()
+    if debug not in ("true", "false"):
+        raise ConfigError(f"bad setting 'debug={values['debug']}': write debug=true or debug=false", file=where)
     cwd = None
     if "dir" in values:
         cwd = Path(values["dir"]).expanduser().resolve()
         if not cwd.is_dir():
             raise ConfigError(f"bad setting 'dir={values['dir']}': no such directory: {cwd}", file=where)
-    return MatchBot(command=values["cmd"], name=name, options=options, cwd=cwd, time_control=control)
+    return MatchBot(command=values["cmd"], name=name, options=options, cwd=cwd, time_control=control,
+                    debug=debug == "true")
 
 
 def _split(text: str, where: str) -> list[str]:

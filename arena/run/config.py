@@ -113,7 +113,7 @@ TOURNAMENT_KEYS = (
     "bots",
 )
 #: Every key a bot entry may hold.
-BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version", "time_control")
+BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version", "time_control", "debug")
 #: A submission's manifest (``bots_from``): the file in each folder, and its keys.
 MANIFEST = "bot.yaml"
 MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
@@ -299,6 +299,17 @@ def with_executor(config: TournamentConfig, executor: str | None, ray_address: s
             raise ConfigError("--ray-address runs on Ray: it cannot go with --executor local", file="")
         return replace(config, executor="ray", ray=replace(config.ray, address=ray_address.strip() or None))
     return config if executor is None else replace(config, executor=executor)
+
+
+def with_debug(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
+    """``config`` with the protocol logged for the bots ``--debug`` names
+    (each option one name or several with commas)."""
+    wanted = {name.strip() for option in names for name in option.split(",") if name.strip()}
+    known = {bot.name for bot in config.bots}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise ConfigError(f"--debug: no bot named {unknown[0]!r}; bots: {', '.join(sorted(known))}", file="")
+    return replace(config, bots=tuple(replace(bot, debug=True) if bot.name in wanted else bot for bot in config.bots))
 
 
 def sprt_from_option(text: str) -> SprtConfig:
@@ -821,6 +832,7 @@ def _bot(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str, defa
         limits=_limits(fields, limits),
         sandbox=_sandbox(fields, sandbox),
         version=_version(fields),
+        debug=fields.boolean("debug", False),
     )
 
 

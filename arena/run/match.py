@@ -107,7 +107,7 @@ def match_config(
     if names[0] == names[1]:
         raise ValueError(f"both bots are named {names[0]!r}: give one another name (--bot name=...,cmd=...)")
     configs = tuple(BotConfig(name=name, cmd=split_command(bot.command), options=dict(bot.options), cwd=bot.cwd or Path.cwd(),
-                              env={}) for name, bot in zip(names, bots))
+                              env={}, debug=bot.debug) for name, bot in zip(names, bots))
     return TournamentConfig(
         name="match",
         game=game,

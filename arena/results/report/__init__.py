@@ -35,7 +35,7 @@ from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
 from arena.game.records import GameRecord
 from arena.results.grade import grade_sheets
-from arena.results.logs import game_log_tail, refused_note
+from arena.results.logs import game_log_tail, protocol_log_file, refused_note
 from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.bracket import rounds_html
 from arena.results.report.charts import (HIGHLIGHTED, bot_colors, llr_chart, llr_history, move_time_chart, move_times,
@@ -172,7 +172,8 @@ def _build(
                              only_bot=bot),
                 "sheets": {name: sheet.to_json() for name, sheet in sheets.items()}}
     data.update({"live": live, "refresh_s": REFRESH_S, "only_bot": bot,
-                 "logs_href": None if bot is not None else logs_href, "versions": _versions(shown, results.versions)})
+                 "logs_href": None if bot is not None else logs_href, "versions": _versions(shown, results.versions),
+                 "protocol_bots": _protocol_bots(shown, results_dir) if bot is None and logs_href else []})
     title = (meta.name if meta is not None else "") or "Tournament"
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
     if status is None:
@@ -443,6 +444,16 @@ def _stderr_tail(results_dir: Path, bot: str, game_id: str) -> str | None:
         return game_log_tail(results_dir, bot, game_id)
     except RefusedFile as exc:
         return f"[{refused_note(exc, results_dir)}]"
+
+
+def _protocol_bots(records: Sequence[GameRecord], results_dir: Path | None) -> list[str]:
+    """The bots whose last game shown has a protocol log (``debug``), whose
+    pages link each game's: one look per bot, not one per game."""
+    last = {name: record.game_id for record in records for name in record.players.values()}
+    if results_dir is None:
+        return []
+    return sorted(name for name, game_id in last.items()
+                  if (path := protocol_log_file(results_dir, name, game_id)) is not None and path.is_file())
 
 
 def _versions(records: Sequence[GameRecord], now: dict[str, str]) -> dict[str, dict[str, Any]]:

@@ -191,6 +191,12 @@
     return DATA.logs_href ? DATA.logs_href + encodeURIComponent(bot) + "/games/" + encodeURIComponent(id) + ".log" : null;
   }
 
+  // The link to a bot's protocol log of a game, for a bot that played with debug on.
+  function protocolHref(bot, id) {
+    return DATA.logs_href && (DATA.protocol_bots || []).includes(bot)
+      ? DATA.logs_href + encodeURIComponent(bot) + "/games/" + encodeURIComponent(id) + ".protocol.log" : null;
+  }
+
   function hashFor(id, ply) {
     return (page.bot && !DATA.only_bot ? "bot=" + encodeURIComponent(page.bot) + "&" : "") +
       "game=" + encodeURIComponent(id) + "&ply=" + ply;
@@ -319,6 +325,13 @@
       a.href = href;
       a.textContent = "log";
       td.appendChild(a);
+      const protocol = protocolHref(page.bot, g.id);
+      if (protocol) {
+        const p = document.createElement("a");
+        p.href = protocol;
+        p.textContent = "protocol";
+        td.append(" ", p);
+      }
     } else if (g.e && g.e[seat] !== null && g.e[seat] !== undefined) {
       td.textContent = g.e[seat].split("\n").length + " lines";
       td.title = "shown in the game's viewer";
@@ -702,7 +715,8 @@
     $("b-forfeits").hidden = forfeits.length === 0;
     $("b-no-forfeits").hidden = forfeits.length > 0;
     $("b-logs").textContent = DATA.logs_href
-      ? "Its stderr in each game: the log link of each game below (the files are in the results directory's logs/" + name + "/games/)."
+      ? "Its stderr in each game: the log link of each game below (the files are in the results directory's logs/" + name + "/games/)." +
+        ((DATA.protocol_bots || []).includes(name) ? " It played with debug on: the protocol link is every line it was sent and sent back." : "")
       : "The end of its stderr in each game is shown in the game's viewer.";
   }
 
