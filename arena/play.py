@@ -269,7 +269,8 @@ class _Game:
     def run(self, stdin: TextIO) -> GameRecord:
         screen = self.screen
         screen.say(f"{self.game.name}: you play {self.colors[self.human]} against {self.names[self.colors[self.bot_seat]]} "
-                   f"at {self.options.time_control}. Type a move, '?' for the legal moves, 'undo', or 'quit' to resign.")
+                   f"at {self.options.time_control} (another clock: --tc, e.g. --tc 60+1). "
+                   "Type a move, '?' for the legal moves, 'undo', or 'quit' to resign.")
         self.referee.start()
         self._show()
         while not self.referee.over:

@@ -92,6 +92,7 @@ def test_a_whole_game_from_a_pipe_is_saved_as_a_record(game, tmp_path):
     rng = random.Random(1)
     first = session.until(PROMPT)
     assert "you play" in first and "clock 10:00.0" in first
+    assert "at 600+5 (another clock: --tc, e.g. --tc 60+1)." in first  # (the clock said, and how to change it)
     while True:
         session.send(rng.choice(session.legal_moves()))
         shown = session.until(PROMPT, "game over")
