@@ -5,21 +5,20 @@ import os
 import signal
 import sys
 
-#: The signals that stop the arena: Ctrl-C, ``kill``, a closed terminal.
-_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+from arena.bot import stop_signals
 
 
 def main() -> None:
     # Held while the modules load: a KeyboardInterrupt raised inside an
     # import can be caught by a library's own fallback (multiprocess's) and
-    # end in another error.  Taken afterwards, it is the one line.
-    signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    # end in another error.  Released once the arena's handler is in place,
+    # one that came meanwhile is the one line.
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals.STOP_SIGNALS)
     try:
         from arena.cli import main as cli_main
 
-        if signal.sigpending() & _STOPS:
-            _interrupted()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+        stop_signals.install()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals.STOP_SIGNALS)
     except KeyboardInterrupt:
         _interrupted()
     cli_main()

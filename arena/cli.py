@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import _thread
 import functools
 import os
 import random
-import signal
 import socket
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -22,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import engine
 from arena import __version__
+from arena.bot import stop_signals
 from arena.bot.process import ArenaWriteError
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.reaper import kill_all
@@ -142,7 +140,15 @@ F = TypeVar("F", bound=Callable[..., None])
 
 def interruptible(command: F) -> F:
     """Ctrl-C (or SIGTERM/SIGHUP) where a command has no handler of its own,
-    e.g. while it reads its input: the one line, not a traceback."""
+    e.g. while it reads its input: the one line, not a traceback.
+
+    ``arena run`` and ``arena match`` (and ``arena check`` of a file) take a
+    stop signal as a flag (:func:`~arena.bot.stop_signals.as_flag`): their
+    loops wait on it and stop where that is safe.  Every other command (and
+    those before their loops start) has no loop of its own: reading a long
+    log, waiting on a bot or on stdin, a web server.  Nothing there would
+    look at a flag, so the signal raises KeyboardInterrupt wherever the
+    command is, as Python's own Ctrl-C does."""
 
     @functools.wraps(command)
     def wrapper(*args: object, **kwargs: object) -> None:
@@ -280,7 +286,7 @@ def run(
             return 0
 
     try:
-        with _live_view(config.output, serve_port, serve_host):
+        with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
             summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
                                      replay_forfeits=replay, replay=_listed(replay_bots), keep=_listed(keep_bots),
                                      replay_games=_listed(replay_games))
@@ -694,7 +700,7 @@ def match(
         fail("--serve shows a results directory: name one with --output")
     try:
         try:
-            with _live_view(config.output, serve_port, serve_host):
+            with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
                 result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
                                     on_record=on_record)
         finally:
@@ -829,7 +835,8 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
     except ConfigError as exc:
         fail(str(exc))
     try:
-        rows = check_tournament(config, games=games, reference=reference, jobs=jobs)
+        with stop_signals.as_flag():
+            rows = check_tournament(config, games=games, reference=reference, jobs=jobs)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:
         fail(str(exc))
     say(render_checks(rows, config.time_control, fmt))
@@ -868,52 +875,8 @@ def play(
         fail(f"cannot save the game to {save}: {exc.strerror or exc}")
 
 
-#: The signals that stop the arena: Ctrl-C, ``kill``, a closed terminal.
-_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-_stopping = False
-
-
-def _terminate(signum: int, frame: object) -> None:
-    # SIGTERM and SIGHUP (a closed terminal) take the same clean way out as
-    # Ctrl-C: workers and bots are killed, finished games stay stored.  From
-    # here the arena is on its way out, and a second stop (Ctrl-C pressed
-    # twice, kill sent twice) must not cut that short: a traceback in the
-    # middle of the cleanup, or the one line lost or cut in half.
-    global _stopping
-    _stopping = True
-    for stop in _STOPS:
-        signal.signal(stop, signal.SIG_IGN)
-    raise KeyboardInterrupt
-
-
-def _interrupt_again(signum: int, frame: object) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
-
-
-def _stop_swallowed(unraisable: sys.UnraisableHookArgs) -> None:
-    """A stop signal's KeyboardInterrupt raised where Python can only print
-    it (a weak reference's callback in the import machinery, a ``__del__``):
-    the arena would print a traceback and play on to the end.  It is raised
-    again where the run sees it: a moment later, from another thread, once
-    this hook is done (raised in here, it would be swallowed again; should it
-    land in such a place again, it comes back here)."""
-    if _stopping and unraisable.exc_type is KeyboardInterrupt:
-        signal.signal(signal.SIGINT, _interrupt_again)
-        again = threading.Timer(0.05, _thread.interrupt_main)
-        again.daemon = True
-        again.start()
-        return
-    sys.__unraisablehook__(unraisable)
-
-
 def main() -> None:
-    for stop in _STOPS:
-        if signal.getsignal(stop) is not signal.SIG_IGN:  # ignored by who started it (nohup, a background job): kept so
-            signal.signal(stop, _terminate)
-    sys.unraisablehook = _stop_swallowed
+    stop_signals.install()
     try:
         app(prog_name="arena")
     except SystemExit as exc:

@@ -50,6 +50,7 @@ import engine
 from arena.bot import safe_files
 from arena.bot.quota import empty_directory
 from arena.bot.safe_files import RefusedFile
+from arena.bot.stop_signals import check
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, Shared,
                                       indexed, move_times_of, record_of)
@@ -128,6 +129,8 @@ class ResultsStore:
         """Every readable record, with a warning naming the line of each one
         skipped: a line that is not a record :meth:`GameRecord.from_json`
         accepts (it checks every field), however it is broken, never raises.
+        A stop signal raises :class:`~arena.bot.stop_signals.Stopped` between two lines
+        (a long log is read by a run before its first game).
         With ``game``, records of another game are skipped too."""
         result = LoadedResults()
         try:
@@ -164,6 +167,7 @@ class ResultsStore:
                                                f"as {index.rebuilt}")
                     shared = Shared()
                     for entry in index.lines(fd, lines.good_bytes):
+                        check()
                         record = self._indexed_record(entry, index) if entry.record is not None else None
                         other = record.game if record is not None else entry.game  # (the record's is checked)
                         if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
@@ -186,6 +190,7 @@ class ResultsStore:
         lines = LogLines(fd, MAX_RECORD_BYTES, covered, index.last_number(covered) + 1 if covered else 1)
         batch: list[IndexedLine] = []
         for line in lines:
+            check()
             record, problem, game = self._judged(line)
             batch.append(indexed(line.number, line.offset, line.length, game, record, problem))
             if len(batch) == INDEX_BATCH:
@@ -199,6 +204,7 @@ class ResultsStore:
         lines = LogLines(fd, MAX_RECORD_BYTES)
         shared = Shared()
         for line in lines:
+            check()
             record, problem, other = self._judged(line)
             if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
                 record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))

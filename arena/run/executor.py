@@ -27,6 +27,7 @@ from typing import Protocol
 from multiprocess.connection import Connection
 
 import engine
+from arena.bot.stop_signals import wakeup_fd, woken
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
 from arena.results.live_feed import LiveFeed
@@ -164,8 +165,9 @@ class LocalExecutor:
         ``specs`` in the light of that record (an SPRT that is decided).  A
         sequence is known in full, so a worker gets its next spec before the
         caller sees the record and never waits for this process between
-        games.  Closing the generator early (or an exception in the caller,
-        such as Ctrl-C) terminates the workers, and with them every bot
+        games.  A stop signal raises :class:`~arena.bot.stop_signals.Stopped`
+        as soon as it comes.  Closing the generator early (or an exception in the caller,
+        a stop included) terminates the workers, and with them every bot
         process.  Raises :class:`~arena.run.spec_queue.WorkerDied` if a worker
         is killed from outside, and :class:`~arena.bot.process.ArenaWriteError`
         as soon as a worker cannot write a bot's log or scratch directory.  A
@@ -212,6 +214,10 @@ class _Workers:
         # more than storing a record).
         self.poller = select.poll()
         self.by_fd: dict[int, Child] = {}
+        # A stop signal wakes the wait for answers, to end the run at once.
+        self.wake = wakeup_fd()
+        if self.wake is not None:
+            self.poller.register(self.wake, select.POLLIN)
 
     def records(self) -> Iterator[GameRecord]:
         """Play every spec of the queue; yield each record as it comes."""
@@ -219,7 +225,10 @@ class _Workers:
             self._feed(self._start(), 1)
         while self.queue.busy():
             for fd, _ in self.poller.poll(self._wait_ms()):
-                yield from self._answer(self.by_fd[fd])
+                if fd == self.wake:
+                    woken()
+                else:
+                    yield from self._answer(self.by_fd[fd])
             for worker in self.queue.stalled():
                 self._replace(worker)
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,12 +34,13 @@ import multiprocess
 from arena.bot.cgroups import kill_cgroups_of
 from arena.bot.player import BotPlayer, close_all
 from arena.bot.reaper import die_with_parent, kill_adopted, kill_all_now
+from arena.bot.stop_signals import STOP_SIGNALS
 from arena.game.records import GameRecord, GameSpec
 from arena.game.referee import play_game
 from arena.results.live_feed import LiveFeed
 from arena.run.config import TournamentConfig
 
-__all__ = ["BotPool", "LOW_MEMORY", "MAX_LIVE_BOTS", "PREFLIGHT_TAG", "memory_is_low", "die_killing_bots", "die_with_the_arena", "kill_leftovers", "log_path", "start_process"]
+__all__ = ["BotPool", "LOW_MEMORY", "MAX_LIVE_BOTS", "PREFLIGHT_TAG", "memory_is_low", "die_killing_bots", "die_with_the_arena", "kill_leftovers", "log_path"]
 
 #: The tag of the pre-flight's bots (a worker's is ``w<number>``, an actor's ``ray<number>``).
 PREFLIGHT_TAG = "preflight"
@@ -141,30 +141,6 @@ def log_path(logs_dir: Path, name: str, tag: str) -> Path:
     return logs_dir / name / f"{tag}.log"
 
 
-#: The signals that stop the arena (see arena.cli): Ctrl-C, ``kill``, a closed terminal.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-def start_process(process: multiprocess.Process) -> None:
-    """Start ``process`` (a worker, a pre-flight or check process); a stop
-    signal that comes meanwhile is handled once it has started.  Forking
-    runs Python code in this process (the hooks of ``os.register_at_fork``,
-    logging's among them), and the ``KeyboardInterrupt`` a handler raises
-    there is printed and dropped: the run would play on to the end."""
-    if threading.current_thread() is not threading.main_thread():  # handlers run in the main thread only
-        process.start()
-        return
-    caught: list[int] = []
-    held = {signum: signal.signal(signum, lambda signum, frame: caught.append(signum)) for signum in STOP_SIGNALS}
-    try:
-        process.start()
-    finally:
-        for signum, handler in held.items():
-            signal.signal(signum, handler)
-        for signum in dict.fromkeys(caught):
-            signal.raise_signal(signum)
-
-
 def die_with_the_arena() -> None:
     """Set up a child process of the arena that starts bots (a worker, the
     pre-flight).  Ctrl-C (and the hang-up of a closed terminal) reaches the
@@ -172,9 +148,10 @@ def die_with_the_arena() -> None:
     terminates its children.  SIGTERM, which the kernel also sends when the
     arena dies (even by ``kill -9``), kills every bot's tree before the
     process exits."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, die_killing_bots)
+    # The arena's wake-up pipe is inherited: a signal here must not wake the arena.
+    signal.set_wakeup_fd(-1)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, die_killing_bots if signum == signal.SIGTERM else signal.SIG_IGN)
     arena = multiprocess.parent_process()  # known before the fork: the arena may be gone by now
     die_with_parent(signal.SIGTERM, arena.pid if arena is not None else None)
 

@@ -46,6 +46,7 @@ from typing import Any
 from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper, kill_adopted, kill_all
 from arena.bot.spec import BotConfig
+from arena.bot.stop_signals import check
 from arena.game.records import GameRecord, GameSpec
 from arena.results.live_feed import LiveFeed
 from arena.run.config import ConfigError, TournamentConfig, check_programs
@@ -532,6 +533,7 @@ class _Actors:
             if not self.calls:
                 raise WorkerDied("every Ray actor died; every finished game is kept")
             ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=1.0)
+            check()  # a stop signal, within the second this waits at most
             for actor in self.queue.stalled():
                 self._kill_stalled(actor)
             if ready:

@@ -29,8 +29,9 @@ from arena.bot.cgroups import cgroup_mode
 from arena.bot.player import NOTICE_TIMEOUT_S
 from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper
+from arena.bot.stop_signals import wakeup_fd, woken
 from arena.game.clock import TimeControl
-from arena.run.pool import die_with_the_arena, kill_leftovers, start_process
+from arena.run.pool import die_with_the_arena, kill_leftovers
 
 __all__ = ["Child", "EXIT_GRACE_S", "Lost", "child_deadline_s", "reply", "start_child", "supervise"]
 
@@ -150,7 +151,7 @@ def start_child(main: Callable[..., None], args: tuple[object, ...], *, name: st
     cgroup_mode()
     ours, theirs = multiprocess.Pipe()
     process = multiprocess.Process(target=_child_main, args=(main, theirs, args), name=name, daemon=True)
-    start_process(process)  # a stop signal meanwhile is handled once it has started, not dropped
+    process.start()
     theirs.close()
     return Child(process, ours)
 
@@ -197,10 +198,12 @@ def supervise(
     (:class:`Lost`, whose reason says what the arena's process was
     ``doing``, e.g. ``starting it``).  A child silent for ``deadline_s`` is
     killed with its bots; so is one that died, whose reason names the signal
-    that killed it with ``signal_names`` (:meth:`Child.exit_status`).  An exception (Ctrl-C, a
+    that killed it with ``signal_names`` (:meth:`Child.exit_status`).  An exception (a stop
+    signal, :class:`~arena.bot.stop_signals.Stopped` as soon as it comes, a
     bug, the arena's write error from :meth:`Child.receive`) ends the
     children still running, each killing its bots on SIGTERM."""
     pending = list(jobs.items())
+    wake = [fd] if (fd := wakeup_fd()) is not None else []
     running: dict[Child, tuple[str, float]] = {}
     answers: dict[str, bytes | Lost] = {}
     try:
@@ -210,7 +213,10 @@ def supervise(
                 child = start_child(_answer_once, (work, args), name=f"arena-{kind}-{key}")
                 running[child] = (key, time.monotonic() + deadline_s)
             soonest = min(end for _, end in running.values())
-            for child in wait(list(running), max(0.0, soonest - time.monotonic())):
+            for child in wait([*running, *wake], max(0.0, soonest - time.monotonic())):
+                if not isinstance(child, Child):
+                    woken()
+                    continue
                 key, _ = running.pop(child)
                 try:
                     answer = child.receive()

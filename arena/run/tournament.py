@@ -18,6 +18,7 @@ import engine
 from arena.bot.process import ArenaWriteError
 from arena.bot.protocol import UNPLAYED_FORFEITS
 from arena.bot.quota import measure
+from arena.bot.stop_signals import check
 from arena.game.records import GameRecord, GameSpec
 from arena.formats.progression import bots_in_play, estimated_games, shut_out
 from arena.formats.scoring import DISQUALIFIED_DETAIL
@@ -228,8 +229,9 @@ def play_and_store(
 ) -> Iterator[GameRecord]:
     """Play ``pending`` and yield each record once it is in ``store`` (when
     there is one) and in ``running_sprt``.  With ``sprt:`` no game starts
-    once the test is decided, but those of ``gaps`` (see :func:`holes`).  Close the generator (``contextlib.closing``)
-    to stop the executor, and its bots, at once when the caller fails."""
+    once the test is decided, but those of ``gaps`` (see :func:`holes`).  A stop signal raises
+    :class:`~arena.bot.stop_signals.Stopped`, after the record of a game that ended meanwhile is stored.
+    Close the generator (``contextlib.closing``) to stop the executor, and its bots, at once when the caller fails."""
     # Lazy only with an SPRT or withdrawals, so that the executor takes each
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
@@ -250,6 +252,7 @@ def play_and_store(
     with _arena_writes(store.directory if store is not None else None), closing(executor.run(specs)) as finished:
         for record in finished:
             yield stored(record)
+            check()  # a stop signal that came meanwhile: this record is stored, and the run ends here
             if withdrawals is not None:
                 withdrawals.add(record)
                 yield from map(stored, withdrawals.forfeits())
