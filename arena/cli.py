@@ -9,6 +9,7 @@ import socket
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -29,6 +30,7 @@ from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, check_bot, che
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord
 from arena.results.forfeits import describe_forfeit, forfeit_lines
+from arena.results.games import RESULTS, GameFilter, render_games, select_games
 from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
 from arena.results.pending import pending_round, render_pending
 from arena.results.report import (REPORT_FILE, ReportPathRefused, build_report_files, check_report_path, games_folder,
@@ -394,11 +396,38 @@ def standings(
         return
     try:
         read = _load_results(target, read_standings)
-        say(render_standings(read.standings, fmt, table))
+        shown = read.standings
+        if table is not None and table.lower() == "rounds" and shown.rounds is None:
+            shown = replace(shown, rounds=read_results(target).round_robin_rounds())
+        say(render_standings(shown, fmt, table))
     except ValueError as exc:  # records no ranking can rate, or a table these results do not have
         fail(str(exc))
     if table is None or forfeits:
         show_forfeits(read.forfeits, fmt, every=forfeits, hint=f"all of them: arena standings {target} --forfeits")
+
+
+@app.command(epilog=_epilog("arena games results/course --bot team-ann --result lost", "tournaments.md"))
+@interruptible
+def games(
+    target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file."),
+    fmt: str = typer.Option("plain", "--format", "-f", help=f"The table's format: {', '.join(OUTPUT_FORMATS)}."),
+    bot: str = typer.Option(None, "--bot", help="Only this bot's games; the result is then from its side."),
+    opponent: str = typer.Option(None, "--opponent", help="Only the games against this bot."),
+    result: str = typer.Option(None, "--result", help=f"Only these: {', '.join(RESULTS)} (won, lost and forfeit from --bot's side)."),
+    round_: int = typer.Option(None, "--round", min=1, help="Only this round's games."),
+) -> None:
+    """List the games, one a line: id (for arena show), round, players as seated, result, reason, plies, time."""
+    fmt = check_format(fmt)
+    wanted = GameFilter(bot, opponent, None if result is None else result.lower(), round_)
+    if (problem := wanted.problem()) is not None:
+        fail(problem)
+    results = _load_results(target)
+    known = set(results.names).union(*(r.players.values() for r in results.records))
+    for name in (bot, opponent):
+        if name is not None and name not in known:
+            fail(f"no bot {safe(name)!r} in {results.directory}; its bots: {', '.join(map(safe, results.names)) or 'none'}")
+    # Every cell is made safe for its format already; a hundred thousand lines through rich would take seconds.
+    print(render_games(select_games(results.records, wanted), fmt))
 
 
 def _stored_seed(output: Path) -> int | None:

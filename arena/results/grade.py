@@ -24,7 +24,7 @@ from arena.formats.scoring import Tally, score_of, scored
 from arena.formats.stages import BYE_SCORES
 from arena.game.records import GameRecord, GameSpec
 from arena.results.reading import ReadResults
-from arena.results.standings import Standings
+from arena.results.standings import BotStanding, Standings, reference_rule
 
 __all__ = ["SHEET_FORMATS", "GameLine", "GradeSheet", "OpponentLine", "RoundLine", "grade_sheet", "grade_sheets",
            "render_sheet"]
@@ -76,7 +76,8 @@ class OpponentLine:
 @dataclass
 class GradeSheet:
     name: str
-    #: Its rank as the tables show it (``3``, ``3=``, ``3–4``), among ``of`` bots, by ``rule``.
+    #: Its rank as the tables show it (``3``, ``3=``, ``3–4``), among ``of`` bots, by ``rule`` (in words a
+    #: student reads); a reference tournament's entrant among the entrants, by its score against the reference bots.
     place: str
     of: int
     rule: str
@@ -224,10 +225,9 @@ def _sheet(standing: Any, standings: Standings, records: list[GameRecord], sched
         forfeits = _forfeit_note(line.games)
         line.note = "; ".join(n for n in (line.note, forfeits) if n)
     ordered = sorted(lines.values(), key=lambda l: (l.round, l.opponent is not None, l.opponent or ""))
+    place, of, rule = _place(standing, standings)
     return GradeSheet(
-        name=name, place=standing.rank_text if standings.ranking == "points" else
-        (f"{standing.rank}=" if standing.shared_rank else str(standing.rank)),
-        of=len(standings.bots), rule=standings.rule, games=standing.games, wins=standing.wins,
+        name=name, place=place, of=of, rule=rule, games=standing.games, wins=standing.wins,
         draws=standing.draws, losses=standing.losses, score=standing.score, bye_points=standing.bye_points,
         byes=byes, points=standing.points, forfeits=dict(standing.forfeits), forfeit_wins=forfeit_wins,
         unplayed=sum(1 for l in ordered if l.status == "not played"), withdrawn=standing.withdrawn,
@@ -235,6 +235,32 @@ def _sheet(standing: Any, standings: Standings, records: list[GameRecord], sched
         opponents=[OpponentLine(o, t.games, t.wins, t.draws, t.losses, t.score, lost[0])
                    for o, (t, lost) in sorted(opponents.items())],
     )
+
+
+#: Each ranking rule as a student reads it, for the sheet's "Ranked by" line.
+_RULE_SENTENCES = {
+    "trueskill": "TrueSkill's cautious estimate of each bot's skill (mu − 3·sigma), which rises with wins, "
+                 "more for wins against strong bots, and with the games played; then the score",
+    "elo": "each bot's Elo, fitted on all the games (a win against a strong bot counts more than one against "
+           "a weak bot); then the score",
+    "points": "points (a win 1, a draw ½, a loss or a forfeit 0); equal points are split by the points scored "
+              "in the games between the tied bots, then by Sonneborn–Berger (points taken from strong bots count "
+              "more), then by wins",
+}
+
+
+def _place(standing: BotStanding, standings: Standings) -> tuple[str, int, str]:
+    """The bot's place, among how many, and the rule that gives it, in words
+    a student reads: a reference tournament's entrant is placed among the
+    entrants by its score against the reference bots, as the standings'
+    first table ranks them; any other bot by the tournament's ranking."""
+    rule = _RULE_SENTENCES[standings.ranking] if standings.rounds is None else standings.rule
+    if standings.reference and standing.name not in standings.reference:
+        place = next(i for i, bot in enumerate(standings.entrants, start=1) if bot.name == standing.name)
+        return str(place), len(standings.entrants), reference_rule(standings.reference, rule)
+    shown = standing.rank_text if standings.ranking == "points" else \
+        (f"{standing.rank}=" if standing.shared_rank else str(standing.rank))
+    return shown, len(standings.bots), rule
 
 
 def _match_note(name: str, winner: str | None, decided_by: str) -> str:

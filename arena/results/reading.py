@@ -19,9 +19,9 @@ from pathlib import Path
 
 from arena.formats.competition import Competition
 from arena.formats.progression import schedule_so_far
-from arena.formats.schedule import make_schedule, schedule_size
-from arena.formats.rounds import Rounds
-from arena.formats.stages import Pairing
+from arena.formats.schedule import make_schedule, pairings, schedule_size
+from arena.formats.rounds import Rounds, read_rounds
+from arena.formats.stages import Pairing, Stage
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
 from arena.results.meta import RANKINGS, TournamentMeta
 from arena.results.sprt import SprtConfig
@@ -147,6 +147,21 @@ class ReadResults:
         return compute_standings(self.records, self.names, self.sprt, at_limit=at_limit, reference=self.reference,
                                  versions=self.versions, ranking=self.ranking, rounds=self.rounds,
                                  withdrawn=self.withdrawn, disqualified=self.disqualified, challenger=self.challenger)
+
+    def round_robin_rounds(self) -> Rounds | None:
+        """A round-robin tournament's rounds read as a round-robin stage's,
+        for ``--table rounds``: each round, every pair on the whole suite;
+        None for any other format, and for game ids by position (which name
+        no pair)."""
+        competition = self.competition
+        if (competition is None or competition.format != "round-robin" or competition.paired_by_results
+                or competition.game_ids == "positions"):
+            return None
+        pairs = tuple(pairings(competition.names, "round-robin"))
+        total = max(competition.rounds, self.meta.rounds if self.meta is not None else 1)
+        played = [Pairing(round_, 1, pairs) for round_ in range(1, competition.rounds + 1)]
+        return read_rounds([Stage("round-robin", rounds=total)], competition.names, played, self.records,
+                           len(competition.suite()))
 
     @property
     def versions(self) -> dict[str, str]:

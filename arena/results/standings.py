@@ -40,6 +40,7 @@ __all__ = [
     "reference_ranking",
     "RANKINGS",
     "RANKING_RULES",
+    "reference_rule",
     "RatingFold",
     "conservative",
     "RunningLeader",
@@ -217,6 +218,13 @@ class Standings:
         if self.ranking != "points" or self.rounds is None:
             return RANKING_RULES[self.ranking]
         return rounds_rule(self.rounds)
+
+
+def reference_rule(reference: Sequence[str], then: str) -> str:
+    """How a ``format: reference`` tournament ranks its entrants, in one
+    line; ``then`` is the rule that orders equal scores (:attr:`Standings.rule`)."""
+    return (f"the score against the reference bots ({', '.join(reference)}): a win 1, a draw ½, a loss or a forfeit 0, "
+            f"as a share of the games played against them; equal shares by {then}")
 
 
 def rounds_rule(rounds: Rounds) -> str:

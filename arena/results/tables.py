@@ -80,7 +80,7 @@ from arena.bot.text import safe
 from arena.formats.adaptive import TIED, Verdict, in_scope
 from arena.formats.rounds import Match, PairResult, Rounds, StageState
 from arena.formats.stages import BYE_SCORES, STAGE_NAMES
-from arena.results.standings import BotStanding, Crosstable, Standings, rounds_rule
+from arena.results.standings import BotStanding, Crosstable, Standings, reference_rule, rounds_rule
 from arena.results.sprt import SprtStatus
 from arena.results.statistics import ELO_METHOD, MatchStatistics
 
@@ -186,7 +186,8 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
         if not tables:
             needs = {"sprt": "an SPRT (sprt: in the tournament file, or arena match --sprt)",
                      "opponents": "format: gauntlet",
-                     "reference": "format: reference", "rounds": "a Swiss or round-robin stage (format: swiss, stages:)",
+                     "reference": "format: reference",
+                     "rounds": "a Swiss or a round-robin (format: swiss or round-robin, or stages:)",
                      "settling": "an adaptive stage (format: adaptive)",
                      "bracket": "a knockout (format: knockout, stages:)"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
@@ -213,8 +214,9 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
             table.rows, headers=table.headers, tablefmt=_TABLEFMT[fmt], colalign=table.align, disable_numparse=True
         )
         parts.append(f"{heading}{table.title}\n\n{body}" if fmt == "github" else f"{table.title}\n{body}")
-        if table is tables[0] and table.key == "ranking":
-            parts.append("\n".join(("- " if fmt == "github" else "  ") + line for line in _notes(standings)))
+        notes = _table_notes(standings, table.key)
+        if notes:
+            parts.append("\n".join(("- " if fmt == "github" else "  ") + line for line in notes))
     return "\n\n".join(parts)
 
 
@@ -234,6 +236,15 @@ def _escaped(table: _Table, destination: str) -> _Table:
         ],
         [safe(h, destination) for h in table.extra],
     )
+
+
+def _table_notes(standings: Standings, key: str) -> list[str]:
+    """The lines under the table ``key``: the ranking's rule and legend, the reference table's rule."""
+    if key == "ranking":
+        return _notes(standings)
+    if key == "reference":
+        return [f"ranked by {reference_rule(standings.reference, standings.rule)}"]
+    return []
 
 
 def _notes(standings: Standings) -> list[str]:
@@ -418,11 +429,11 @@ def _tables(standings: Standings, *, head_to_head: bool = True) -> list[_Table]:
         _add_column(ranking, "version", "left", [(_version_cell(b), _version_cell(b)) for b in standings.bots])
     if standings.time_odds:  # each side's clock, where they differ
         _add_column(ranking, "clock", "left", [(_clock_cell(b), _clock_cell(b)) for b in standings.bots], at=2)
-    tables = [ranking]
+    # A reference tournament grades its entrants by their score against the
+    # reference bots: that table comes first, the rule's own order.
+    tables = [_reference_table(standings), ranking] if standings.reference else [ranking]
     if standings.rounds is not None:
         tables += _rounds_tables(standings.rounds)
-    if standings.reference:
-        tables.append(_reference_table(standings))
     if standings.opponents:
         tables.append(_opponents_table(standings))
     if standings.match is not None and standings.match_bots is not None:
@@ -729,8 +740,9 @@ def _html_page(standings: Standings, title: str, tables: list[_Table], omitted: 
             f"<p>{omitted}</p>" if t.key == "omitted" else
             f"<h2>{t.title}</h2>\n"
             + tabulate(t.rows, headers=t.headers, tablefmt=_TABLEFMT["html"], colalign=t.align, disable_numparse=True)
-            + ("\n<ul>" + "".join(f"<li>{safe(n, 'html')}</li>" for n in _notes(standings)) + "</ul>" if i == 0 else "")
-            for i, t in enumerate(tables)
+            + ("\n<ul>" + "".join(f"<li>{safe(n, 'html')}</li>" for n in notes) + "</ul>"
+               if (notes := _table_notes(standings, t.key)) else "")
+            for t in tables
         )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

@@ -482,13 +482,15 @@ _DRAWN_TABLES = ("rounds", "bracket")
 def _tables_html(tables: Sequence[Table], notes: str, drawing: str) -> str:
     """The standings tables, the ranking's ``notes`` under it; the rounds'
     text tables give way to their ``drawing``, where the first of them was."""
-    out = [_table_html(tables[0]), notes]
-    for table in tables[1:]:
+    out = []
+    for table in tables:
         if table.key in _DRAWN_TABLES and drawing:
             out.append(drawing)
             drawing = ""
         elif table.key not in _DRAWN_TABLES:
             out.append(_table_html(table))
+        if table.key == "ranking":
+            out.append(notes)
     return "".join(out)
 
 
