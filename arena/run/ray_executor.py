@@ -314,7 +314,12 @@ def _init_within(ray: Any, address: str, options: dict[str, Any], timeout: float
         sys.stderr.flush()
         os.dup2(fd, 2)
         threading.Thread(target=connect, name="ray-connect", daemon=True).start()
-        timed_out = not done.wait(timeout)
+        deadline = time.monotonic() + timeout
+        while not done.wait(min(0.2, max(0.0, deadline - time.monotonic()))):
+            check()  # (under a run's flag a stop raises nothing by itself)
+            if time.monotonic() >= deadline:
+                timed_out = True
+                break
     finally:  # (Ctrl-C included: the arena's line goes to the terminal)
         if timed_out:
             sys.stderr = open(os.dup(terminal), "w", encoding=sys.stderr.encoding or "utf-8", errors="replace")
