@@ -13,6 +13,7 @@ import html
 import json
 import os
 import pwd
+import re
 import socket
 import subprocess
 import sys
@@ -442,6 +443,22 @@ def test_the_status_line_says_finished_stopped_or_running(played, tmp_path):
         assert current_run(cut).pid == os.getpid()
         assert LiveState(cut).status().line.startswith("running: 1 of 4 games played")
     assert current_run(cut) is None
+
+
+def test_a_running_matchs_count_is_the_one_the_match_said(tmp_path):
+    """An SPRT match plays round after round of its openings, at most the cap
+    it announced: the page counts against that cap, not the rounds played so far."""
+    ran = arena("match", "python -m bots.greedy", "python -m bots.random_bot", "--sprt", "elo0=0,elo1=100",
+                "--openings", "plies=4,count=10", "--tc", "5+0.05", "--seed", "3", "-o", tmp_path / "m")
+    assert ran.exit_code == 0, ran.err
+    cap = int(re.search(r"until decided, at most (\d+) games", ran.out + ran.err)[1])
+    played = len((tmp_path / "m" / "games.jsonl").read_text().splitlines())
+    assert played < cap
+    with open(tmp_path / "m" / ".lock", "w") as lock:  # as while the match runs
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        assert LiveState(tmp_path / "m").status().line.startswith(f"running: {played} of {cap} games played")
 
 
 def test_a_directory_without_results_yet_is_waited_for(tmp_path):

@@ -208,7 +208,7 @@ def test_two_bots_get_a_match_table_and_the_sprt(tmp_path):
     assert table.match.penta.counts() == (0, 0, 2, 0, 1)
     assert table.sprt.pairs == 3 and table.sprt.llr == pytest.approx(sprt_llr(table.match.penta, 0, 5))
     text = render_standings(table)
-    assert "Match: a against b (from a's side)" in text and "SPRT (normalized Elo, game pairs)" in text
+    assert "Match: a against b (from a's side; Elo diff: a's Elo minus b's)" in text and "SPRT (normalized Elo, game pairs)" in text
     data = json.loads(render_standings(table, "json"))
     assert data["match"]["pentanomial"] == {"LL": 0, "LD": 0, "WL": 1, "DD": 1, "WD": 0, "WW": 1}
     assert data["sprt"]["verdict"] == "undecided" and data["sprt"]["pairs"] == 3

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -213,11 +213,15 @@ class LiveState:
 def _scheduled(results: ReadResults) -> int | None:
     """The games the tournament schedules in all, when known in advance (not
     for a Swiss or knockout, whose rounds are paired as they go)."""
-    competition = results.competition
+    competition, meta = results.competition, results.meta
     if competition is None or competition.paired_by_results:
         return None
-    total = schedule_size(competition)
-    return min(total, results.meta.games) if results.meta is not None and results.meta.games is not None else total
+    if meta is None:
+        return schedule_size(competition)
+    # The whole run's, not the rounds played so far (what the readers schedule), and at
+    # most its limit: a match under an SPRT says "at most N games", and so does the page.
+    total = schedule_size(replace(competition, rounds=max(competition.rounds, meta.rounds)))
+    return min(total, meta.games) if meta.games is not None else total
 
 
 def _stat_key(path: Path) -> tuple[int, int] | None:

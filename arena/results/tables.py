@@ -123,7 +123,8 @@ _CSS = (
 LEGEND = (
     "rating: TrueSkill's cautious skill estimate, mu - 3·sigma",
     "mu: TrueSkill's estimate of the bot's skill; sigma: how unsure that estimate still is",
-    "Elo: maximum-likelihood Bradley–Terry Elo over all games (a draw is half a win; the bots average 0)",
+    "Elo: maximum-likelihood Bradley–Terry Elo over all games (a draw is half a win; the bots average 0, "
+    "so against the field: a match's Elo diff is one bot's against the other's)",
     "±: half the width of the Elo's 95 % interval (from the fit's covariance)",
     "LOS: likelihood of superiority, the chance this bot is stronger than the next one down",
     "≈: LOS between 5 % and 95 %: the games so far do not separate this bot from the next one "
@@ -644,7 +645,7 @@ def _opponents_table(standings: Standings) -> _Table:
 
 def _match_table(match: MatchStatistics, names: tuple[str, str]) -> _Table:
     return _Table(
-        f"Match: {names[0]} against {names[1]} (from {names[0]}'s side)",
+        f"Match: {names[0]} against {names[1]} (from {names[0]}'s side; Elo diff: {names[0]}'s Elo minus {names[1]}'s)",
         ["games", "W", "D", "L", "Elo diff", "±", "LOS", "draw ratio", "pairs", "LL", "LD", "WL+DD", "WD", "WW"],
         [[
             str(match.games), str(match.wins), str(match.draws), str(match.losses),
