@@ -290,6 +290,7 @@ def run(
     try:
         with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
             summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
+                                     on_cluster=lambda cluster: say(cluster.line(), err),
                                      replay_forfeits=replay, replay=_listed(replay_bots), keep=_listed(keep_bots),
                                      replay_games=_listed(replay_games))
     except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing

@@ -38,6 +38,10 @@ ARENA_CLOCK = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 #: The untagged blocks that are not a command's output, by their first line.
 NOT_OUTPUT = {
+    "cluster: 3 nodes, 12 CPUs (head 4, worker-1 4, worker-2 4); Python 3.12.3, Ray 2.60.0":
+        "a three-node cluster's start line: tests/test_ray_executor.py checks the line on a one-node Ray",
+    "Games by node (2 nodes)": "a two-node cluster's games: tests/test_tables.py checks the table's cells in every "
+                               "format, tests/test_ray_executor.py the table of a run on a one-node Ray",
     "error: cluster.yaml: ray.address: cannot connect to the Ray cluster at '10.0.0.5:8265': it answers as a web "
     "server, not as a Ray head: is the port the head's? (`ray start --head` prints it; 6379 by default)":
         "a Ray address that is no Ray head: tests/test_ray_connect.py compares it with a web server at the address",

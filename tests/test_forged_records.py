@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -465,3 +466,64 @@ def test_the_protocol_reader_raises_only_protocol_error(line, expected):
         assert isinstance(message, dict) and message.get("type") in ("error", expected)
         info = protocol.bound_info(message.get("info"))  # what the referee keeps of it: never raises either
         assert info is None or isinstance(info, dict)
+
+
+# -- where a game was played ------------------------------------------------------------
+
+
+def test_a_local_runs_records_name_the_host_and_worker(finished):
+    games = records(finished.parent / "out")
+    nice = os.getpriority(os.PRIO_PROCESS, 0)
+    assert {(r["played_on"]["host"], r["played_on"]["nice"]) for r in games} == {(socket.gethostname(), nice)}
+    assert {r["played_on"]["worker"] for r in games} <= set(range(1, 10))
+
+
+def test_records_without_played_on_read_as_before_and_show_as_not_recorded(finished, tmp_path):
+    _, out = copy_results(finished, tmp_path)
+    games = [{k: v for k, v in r.items() if k != "played_on"} for r in records(out)]
+    write_lines(out, [json.dumps(r) for r in games])
+    loaded = ResultsStore(out).load("oxono")
+    assert loaded.warnings == [] and len(loaded.records) == 12
+    assert {r.played_on for r in loaded.records} == {None}
+    table = arena("standings", out, "--table", "nodes", "-f", "csv")
+    assert table.exit_code == 0, table.err
+    rows = list(csv.DictReader(io.StringIO(table.out)))
+    assert [(r["node"], r["games"]) for r in rows] == [("", "12")]
+    assert "(not recorded)" in arena("standings", out, "--table", "nodes").out
+
+
+@pytest.mark.parametrize("place, told", [
+    ({"host": "h" * 254}, "(bad played_on (dict of 1))"),
+    ({"host": "h", "actor": "1"}, "(bad played_on {'host': 'h', 'actor': '1'})"),
+    ({"host": "h", "nice": 40}, "(bad played_on {'host': 'h', 'nice': 40})"),
+    ({"host": HOSTILE}, "(bad played_on (dict of 1))"),
+    ({"node_id": "n"}, "(bad played_on {'node_id': 'n'})"),
+    ({"host": "h", "rack": 1}, "(bad played_on {'host': 'h', 'rack': 1})"),
+    ("h", "(bad played_on 'h')"),
+])
+def test_a_forged_played_on_is_skipped_with_the_lines_warning(finished, tmp_path, place, told):
+    _, out = copy_results(finished, tmp_path)
+    games = records(out)
+    write_lines(out, [json.dumps({**games[0], "played_on": place})] + [json.dumps(r) for r in games[1:]])
+    result = arena("standings", out, "--table", "nodes")
+    assert result.exit_code == 0, result.err
+    assert f"warning: {out / 'games.jsonl'}:1: skipped an unreadable record {told}" in result.err
+    assert "after 11 games" in result.out and not CONTROL.search(result.out + result.err)
+
+
+@pytest.mark.parametrize("cluster, told", [
+    ({"python": "3", "ray": "2", "nodes": [{"host": "h" * 254, "node_id": "n", "cpus": 2}]}, "cluster.nodes[0].host"),
+    ({"python": "3", "ray": "2", "nodes": [{"host": HOSTILE, "node_id": "n", "cpus": 2}]}, "cluster.nodes[0].host"),
+    ({"python": "3", "ray": "2", "nodes": [{"host": "h", "node_id": "n", "cpus": True}]}, "cluster.nodes[0].cpus"),
+    ({"python": "3", "ray": "2", "nodes": "all"}, "cluster.nodes: must be a list"),
+    ({"python": ["3"], "ray": "2", "nodes": []}, "cluster.python"),
+])
+def test_a_forged_cluster_in_tournament_json_is_refused_in_one_line(finished, tmp_path, cluster, told):
+    from arena.results.meta import MetaError, read_meta
+
+    _, out = copy_results(finished, tmp_path)
+    meta = json.loads((out / "tournament.json").read_text())
+    (out / "tournament.json").write_text(json.dumps({**meta, "cluster": cluster}))
+    with pytest.raises(MetaError) as refused:
+        read_meta(out)
+    assert told in str(refused.value) and "\n" not in str(refused.value) and not CONTROL.search(str(refused.value))

@@ -369,3 +369,32 @@ def test_a_ray_head_passes_the_arenas_look_at_its_port(local_ray):
     from arena.run.ray_executor import _check_head
 
     _check_head(local_ray.get_runtime_context().gcs_address)  # a GCS answers as gRPC does: no error
+
+
+def test_every_record_names_its_node_and_actor_and_the_run_says_its_cluster(tmp_path, local_ray):
+    """The start line and tournament.json name the cluster's nodes; each
+    record the node (host, Ray node id) and actor that played it; the
+    standings by node count them."""
+    import csv
+    import io
+    import platform
+    import socket
+
+    ran = arena("run", marked_tournament(tmp_path, RANDOM), "-j", "2")
+    assert ran.exit_code == 0, ran.err
+    host, node = socket.gethostname(), local_ray.get_runtime_context().get_node_id()
+    assert f"cluster: 1 node, 2 CPUs ({host} 2); Python {platform.python_version()}, Ray {local_ray.__version__}" \
+        in ran.err.splitlines()
+    out = tmp_path / "out-ray"
+    assert json.loads((out / "tournament.json").read_text())["cluster"] == {
+        "python": platform.python_version(), "ray": local_ray.__version__,
+        "nodes": [{"host": host, "node_id": node, "cpus": 2.0}]}
+    games = records(out)
+    assert {(r["played_on"]["host"], r["played_on"]["node_id"]) for r in games} == {(host, node)}
+    actors = {r["played_on"]["actor"] for r in games}
+    assert actors and actors <= {1, 2, 3, 4}  # (two, and spares for actors lost)
+    table = arena("standings", out, "--table", "nodes", "-f", "csv")
+    assert table.exit_code == 0, table.err
+    rows = list(csv.DictReader(io.StringIO(table.out)))
+    assert [(r["node"], r["node id"], r["workers"], r["games"]) for r in rows] == [(host, node, str(len(actors)), str(len(games)))]
+    assert float(rows[0]["ms/move"]) > 0

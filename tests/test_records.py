@@ -24,6 +24,7 @@ def old_line(game: GameRecord) -> bytes:
     data = dataclasses.asdict(game)
     del data["_line"]  # the cache of the line itself, which did not exist
     del data["time_controls"]  # time odds, which did not exist either
+    del data["played_on"]  # nor where a game was played
     data["moves"] = [m.to_json() for m in game.moves]
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
@@ -40,6 +41,15 @@ def test_from_line_round_trips_and_keeps_the_bytes():
     line = record().to_line()
     back = GameRecord.from_line(line)
     assert back == record() and back.to_line() is line
+
+
+def test_where_a_game_was_played_goes_last_and_round_trips():
+    game = record()
+    game.played_on = {"host": "node-a", "node_id": "a" * 56, "actor": 2, "nice": 0}
+    line = game.to_line()
+    assert line.endswith(b',"played_on":{"host":"node-a","node_id":"' + b"a" * 56 + b'","actor":2,"nice":0}}\n')
+    assert GameRecord.from_line(line).played_on == game.played_on
+    assert GameRecord.from_json(json.loads(line)).played_on == game.played_on
 
 
 def test_an_info_strict_json_cannot_hold_is_left_out():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -369,3 +370,41 @@ def test_the_head_to_head_is_left_out_above_16_bots_with_a_line_saying_how_to_ge
     alone = render_standings(standings, "plain", table="head-to-head")
     assert "Head to head (row's score against column)" in alone
     assert "Head to head (row" in render_standings(compute_standings(games[:15], bot_names=field[:16]))
+
+
+def _placed(index: int, place: dict | None, ms: float, **fields) -> GameRecord:
+    played = record(index, **fields)
+    played.moves = [MoveRecord("a1", ms), MoveRecord("b2", ms)]
+    played.played_on = place
+    return played
+
+
+NODE_A = {"host": "node-a", "node_id": "a" * 56, "actor": 1, "nice": 0}
+NODE_B = {"host": "node-b", "node_id": "b" * 56, "actor": 2, "nice": 15}
+
+
+@pytest.mark.parametrize("fmt", ["plain", "github", "html"])
+def test_the_games_by_node_in_every_text_format(fmt):
+    games = [_placed(0, NODE_A, 10.0, winner="pink"), _placed(1, {**NODE_A, "actor": 3}, 30.0),
+             _placed(2, NODE_B, 100.0), _placed(3, None, 5.0)]
+    games[2].reason, games[2].forfeit_by, games[2].winner = "timeout", "pink", "black"
+    text = render_standings(compute_standings(games), fmt, "nodes")
+    assert "Games by node (3 nodes)" in text
+    sep = {"plain": r"\s+", "github": r"\s*\|\s*", "html": r"\s*</td><td[^>]*>\s*"}[fmt]
+    for cells in (["node-a", "a" * 12, "2", "0", "2", "20.0", "-"], ["node-b", "b" * 12, "1", "15", "1", "100.0", "timeout 1"],
+                  ["(not recorded)", "-", "0", "-", "1", "5.0", "-"]):
+        assert re.search(sep.join(map(re.escape, cells)), text), (cells, text)
+    assert "Ranking" not in text  # only the table asked for
+
+
+def test_the_games_by_node_in_csv_and_json():
+    games = [_placed(0, NODE_A, 10.0, winner="pink"), _placed(1, NODE_B, 100.0)]
+    games[1].reason, games[1].forfeit_by, games[1].winner = "timeout", "pink", "black"
+    standings = compute_standings(games)
+    rows = list(csv.DictReader(io.StringIO(render_standings(standings, "csv", "nodes"))))
+    assert [(r["node"], r["node id"], r["nice"], r["games"], r["ms/move"], r["forfeits_timeout"]) for r in rows] == [
+        ("node-a", "a" * 56, "0", "1", "10.0", "0"), ("node-b", "b" * 56, "15", "1", "100.0", "1")]
+    nodes = json.loads(render_standings(standings, "json"))["nodes"]
+    assert [(n["host"], n["node_id"], n["workers"], n["nice"], n["games"], n["mean_move_ms"], n["forfeits"]) for n in nodes] \
+        == [("node-a", "a" * 56, [1], [0], 1, 10.0, {}), ("node-b", "b" * 56, [2], [15], 1, 100.0, {"timeout": 1})]
+    assert "Games by node" not in render_standings(standings, "plain")  # shown only when asked for

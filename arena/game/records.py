@@ -47,6 +47,9 @@ MAX_RECORD_BYTES = 1 << 20
 #: The longest move text the referee accepts, and the longest time stamp.
 MAX_MOVE_CHARS = 32
 MAX_STAMP_CHARS = 64
+#: The longest host name (a DNS name is at most 253 characters) and Ray node id (56 hex digits in Ray 2.60).
+MAX_HOST_CHARS = 253
+MAX_NODE_ID_CHARS = 128
 
 
 def pair_id(a: str, b: str) -> str:
@@ -161,6 +164,12 @@ class GameRecord:
     #: one (time odds); ``None`` when both had ``time_control``, and in
     #: records written before time odds existed.
     time_controls: dict[str, dict[str, int]] | None = None
+    #: Where the game was played: ``host``, and a Ray node's ``node_id`` and
+    #: ``actor`` number or a local ``worker``'s, and ``nice``, the niceness
+    #: its bots started at (Ray's plain ``ray start`` makes it 15); ``None`` when not
+    #: known (records written before it was kept, forfeits the driver
+    #: records itself).  Not compared: the same game is the same wherever played.
+    played_on: dict[str, str | int] | None = field(default=None, compare=False)
     #: The record's line as ``to_line`` made it or ``from_line`` read it, so
     #: that it is encoded once (in the worker that played the game) and the
     #: store writes those very bytes.  Not part of the record's JSON.
@@ -250,6 +259,8 @@ class GameRecord:
         }
         if self.time_controls is not None:
             data["time_controls"] = self.time_controls
+        if self.played_on is not None:
+            data["played_on"] = self.played_on
         return data
 
     def to_line(self) -> bytes:
@@ -357,12 +368,19 @@ class GameRecord:
                                     and all(_is_number(v) for v in self.scores.values())),
             "scores", self.scores,
         )
+        _check(self.played_on is None or _is_place(self.played_on), "played_on", self.played_on)
 
 
 def _is_clock(value: Any) -> bool:
     """A time control as a record holds it: ``{"initial_ms", "increment_ms"}`` or ``{"per_move_ms"}``."""
     return (isinstance(value, dict) and 0 < len(value) <= 2
             and all(k in _CLOCK_FIELDS and _is_int(v, MAX_INDEX) for k, v in value.items()))
+
+
+def _is_place(value: Any) -> bool:
+    """A ``played_on`` as the executors write it: a host name, and only known keys, each in bounds."""
+    return (isinstance(value, dict) and _is_text(value.get("host"), MAX_HOST_CHARS, empty=False)
+            and all(key in _PLACE_CHECKS and _PLACE_CHECKS[key](v) for key, v in value.items()))
 
 
 def _is_number(value: Any) -> bool:
@@ -406,6 +424,15 @@ _INIT_FIELDS = frozenset(name for name, f in GameRecord.__dataclass_fields__.ite
 #: that older records rely on).
 _REQUIRED = ("game_id", "game", "players", "seed", "opening", "time_control", "winner", "reason")
 _CLOCK_FIELDS = frozenset(("initial_ms", "increment_ms", "per_move_ms"))
+#: What ``played_on`` may say, each with its check.
+_PLACE_CHECKS = {
+    "host": lambda v: _is_text(v, MAX_HOST_CHARS, empty=False),
+    "node_id": lambda v: _is_text(v, MAX_NODE_ID_CHARS, empty=False),
+    "actor": lambda v: _is_int(v, MAX_INDEX),
+    "worker": lambda v: _is_int(v, MAX_INDEX),
+    # Niceness runs from -20 to 19.
+    "nice": lambda v: isinstance(v, int) and not isinstance(v, bool) and -20 <= v <= 19,
+}
 
 
 def _encodable(value: Any) -> bool:

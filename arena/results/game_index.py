@@ -177,6 +177,8 @@ class Shared:
         record.time_control = self._one(record.time_control)
         if record.versions is not None:
             record.versions = self._one(record.versions)
+        if record.played_on is not None:  # one per worker or actor
+            record.played_on = self._one(record.played_on)
         return record
 
     def _one(self, value: dict[str, Any]) -> dict[str, Any]:

@@ -40,7 +40,8 @@ from arena.game.records import GameRecord
 from arena.results.sprt import SprtConfig
 from arena.results.store import store_error, write_atomically
 
-__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "ForgedPairing", "MetaBot", "MetaError",
+__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "ForgedPairing", "MetaBot", "MetaCluster",
+           "MetaError", "MetaNode",
            "TournamentMeta", "read_meta", "write_meta"]
 
 META_FILE = "tournament.json"
@@ -52,6 +53,9 @@ MAX_META_BYTES = 64 * 2**20
 MAX_BOTS = 10_000
 MAX_SUITE = 100_000
 MAX_TEXT = 10_000
+#: The most nodes of a cluster a file may list, and the most CPUs of one.
+MAX_NODES = 10_000
+MAX_CPUS = 1_000_000
 #: How game ids name a pair (see :func:`arena.formats.schedule.make_schedule`).
 GAME_IDS = ("names", "positions")
 
@@ -113,6 +117,57 @@ class MetaBot:
 
 
 @dataclass(frozen=True)
+class MetaNode:
+    """A node of the Ray cluster a run played on, as Ray listed it at the start."""
+
+    host: str
+    node_id: str
+    cpus: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"host": self.host, "node_id": self.node_id, "cpus": self.cpus}
+
+    @classmethod
+    def from_json(cls, entry: Any, where: str) -> MetaNode:
+        entry = _mapping(entry, where)
+        cpus = entry.get("cpus")
+        if not (isinstance(cpus, (int, float)) and not isinstance(cpus, bool) and 0 <= cpus <= MAX_CPUS):
+            raise MetaError(f"{where}.cpus: must be a number from 0 to {MAX_CPUS}, got {_short(cpus)}")
+        return cls(_line(entry.get("host"), f"{where}.host", limit=253),
+                   _line(entry.get("node_id"), f"{where}.node_id", limit=128), cpus)
+
+
+@dataclass(frozen=True)
+class MetaCluster:
+    """The Ray cluster the last run played on: its nodes at the start, and
+    the driver's Python and Ray (Ray refuses nodes with others)."""
+
+    python: str
+    ray: str
+    nodes: tuple[MetaNode, ...]
+
+    def line(self) -> str:
+        """The run's line at the start, e.g. ``cluster: 2 nodes, 6 CPUs (head 4, w1 2); Python 3.12.3, Ray 2.60.0``."""
+        count = len(self.nodes)
+        cpus = sum(node.cpus for node in self.nodes)
+        each = ", ".join(f"{node.host} {node.cpus:g}" for node in self.nodes)
+        return (f"cluster: {count} node{'' if count == 1 else 's'}, {cpus:g} CPUs ({each}); "
+                f"Python {self.python}, Ray {self.ray}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"python": self.python, "ray": self.ray, "nodes": [node.to_json() for node in self.nodes]}
+
+    @classmethod
+    def from_json(cls, value: Any) -> MetaCluster:
+        value = _mapping(value, "cluster")
+        nodes = _list(value.get("nodes"), "cluster.nodes")
+        if len(nodes) > MAX_NODES:
+            raise MetaError(f"cluster.nodes: {len(nodes)} nodes, over the {MAX_NODES} a file may list")
+        return cls(_line(value.get("python"), "cluster.python", limit=100), _line(value.get("ray"), "cluster.ray", limit=100),
+                   tuple(MetaNode.from_json(node, f"cluster.nodes[{i}]") for i, node in enumerate(nodes)))
+
+
+@dataclass(frozen=True)
 class TournamentMeta:
     """What ``tournament.json`` says (see the module's doc).  ``seed``,
     ``format`` and ``time_control`` are None only in a file written by hand
@@ -149,6 +204,8 @@ class TournamentMeta:
     #: The first stage's seeding, best first, once its first round is paired.
     seeding: tuple[str, ...] = ()
     pairings: tuple[Pairing, ...] = ()
+    #: The Ray cluster the last run played on; None for a run on this machine.
+    cluster: MetaCluster | None = None
 
     @property
     def names(self) -> list[str]:
@@ -210,6 +267,7 @@ class TournamentMeta:
             "stages": [stage.to_json() for stage in self.stages],
             "seeding": list(self.seeding),
             "pairings": [pairing.to_json() for pairing in self.pairings],
+            **({} if self.cluster is None else {"cluster": self.cluster.to_json()}),
         }
 
     @classmethod
@@ -269,6 +327,7 @@ class TournamentMeta:
             withdrawn=departures["withdrawn"], disqualified=departures["disqualified"],
             openings_count=count, openings_digest=digest, openings=suite,
             sprt=sprt, stages=stages, seeding=seeding, pairings=pairings,
+            cluster=None if data.get("cluster") is None else MetaCluster.from_json(data["cluster"]),
         )
 
     def with_pairing(self, seeding: Sequence[str], pairing: Pairing) -> TournamentMeta:
@@ -355,6 +414,14 @@ def _text(value: Any, where: str, *, limit: int) -> str:
     if not isinstance(value, str) or len(value) > limit:
         raise MetaError(f"{where}: must be a string of at most {limit} characters, got {_short(value)}")
     return value
+
+
+def _line(value: Any, where: str, *, limit: int) -> str:
+    """Text printed as it is (a host name at the start of a run): printable, one line."""
+    text = _text(value, where, limit=limit)
+    if not text.isprintable():
+        raise MetaError(f"{where}: must be printable text, got {_short(value)}")
+    return text
 
 
 def _whole(value: Any, where: str, low: int, high: int) -> int:

@@ -24,6 +24,7 @@ from arena.formats.rounds import Rounds
 from arena.formats.stages import STAGE_NAMES
 from arena.formats.scoring import Tally, scored, side_score, sonneborn_berger
 from arena.results.game_index import move_times_of
+from arena.results.nodes import NodeTallies, NodeTally
 from arena.results.meta import RANKINGS
 from arena.results.sprt import SprtConfig, SprtStatus, sprt_status
 from arena.results.statistics import MatchStatistics, fit_elo, match_statistics, scores_of
@@ -206,6 +207,8 @@ class Standings:
     #: against each opponent, in the ranking's order.
     challenger: str | None = None
     opponents: list[Opponent] = field(default_factory=list)
+    #: The games of each node that played them (``--table nodes``).
+    nodes: list[NodeTally] = field(default_factory=list)
 
     @property
     def time_odds(self) -> bool:
@@ -289,6 +292,7 @@ def compute_standings(
     elo_games: list[tuple[str, str, float]] = []
     by_color: dict[str, Tally] = {}
     last_played: dict[tuple[str, str], str] = {}
+    nodes = NodeTallies()
     games = {r.game for r in ordered}
     if len(games) > 1:
         raise ValueError(f"records mix several games ({', '.join(sorted(games))}); rate each game apart")
@@ -320,6 +324,7 @@ def compute_standings(
         # pass); the opening's moves were not the bots'.  (Each seat's moves
         # as a slice: a million games hold tens of millions of moves.)
         times, opening = move_times_of(record), len(record.opening_moves) % 2
+        nodes.add(record, times)
         for seat, color in ((opening, first), (1 - opening, second)):
             played = times[seat::2]
             standing = bots[names[color]]
@@ -385,6 +390,7 @@ def compute_standings(
         rounds=rounds,
         challenger=challenger,
         opponents=opponents,
+        nodes=nodes.tallies(),
     )
 
 

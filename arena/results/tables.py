@@ -23,7 +23,12 @@ These tables are rendered, in this order:
    its place saying how to ask for it (``--table head-to-head``);
 6. **by colour** — wins, draws and losses of whoever played each colour, and
    its score %, which shows any first-mover advantage; every game counts once
-   for each colour, so the total is in the title, not on each row.
+   for each colour, so the total is in the title, not on each row;
+7. **nodes** — only when asked for (``--table nodes``): a line per node
+   that played games (host, Ray node id, the workers or actors there and
+   their bots' niceness), its games, mean milliseconds per move and
+   forfeits by reason, so that per-node conditions can be audited; games
+   whose record does not say where they were played on a line of their own.
 
 Formats: ``plain`` (terminal), ``github`` (Markdown), ``html`` (a standalone
 page), ``csv`` and ``json`` (names in any case).  Bot names, versions and
@@ -56,7 +61,7 @@ row's score; a cell with no value (no game, the last bot's LOS, a 100 %
 score's infinite Elo) is empty.  The text formats keep the display
 (``+531``, ``≈ 75.3%``, ``-``).  The json text is one object with ``game``, ``total_games``, ``ranking``, ``bots`` (every field at full
 precision, ``null`` for none), ``crosstable``, ``by_color``, ``elo_method``,
-``elo_regularized``, ``match`` and ``sprt`` (``null`` when not shown); its
+``elo_regularized``, ``match``, ``sprt`` (``null`` when not shown) and ``nodes``; its
 ``crosstable`` gives each bot's cells against the bots it met only (a
 field of thousands of bots has millions of pairs that never met).  With no game played yet, the text
 formats print a friendly line instead of empty tables; csv and json keep their
@@ -80,6 +85,7 @@ from arena.bot.text import safe
 from arena.formats.adaptive import TIED, Verdict, in_scope
 from arena.formats.rounds import Match, PairResult, Rounds, StageState
 from arena.formats.stages import BYE_SCORES, STAGE_NAMES
+from arena.results.nodes import NOT_RECORDED, NodeTally
 from arena.results.standings import BotStanding, Crosstable, Standings, reference_rule, rounds_rule
 from arena.results.sprt import SprtStatus
 from arena.results.statistics import ELO_METHOD, MatchStatistics
@@ -93,8 +99,12 @@ __all__ = [
 OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
 #: The tables, by the names ``--table`` takes, in the order they are shown
 #: (``match`` only for two bots, ``sprt`` only with an SPRT).
-TABLES = ("ranking", "rounds", "settling", "bracket", "reference", "opponents", "match", "sprt", "crosstable", "colors")
+TABLES = ("ranking", "rounds", "settling", "bracket", "reference", "opponents", "match", "sprt", "crosstable", "colors",
+          "nodes")
 
+#: The characters of a Ray node's id the text formats show (enough to tell
+#: a cluster's nodes apart; csv and json give it whole).
+NODE_ID_SHOWN = 12
 #: Other names ``--table`` takes for a table.
 TABLE_ALIASES = {"head-to-head": "crosstable"}
 #: Above this many bots, the text formats leave the head-to-head table out
@@ -180,7 +190,8 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
     if asked and bots > HEAD_TO_HEAD_LIMIT:
         raise ValueError(f"no head-to-head table of {bots} bots: it would have {bots * bots:,} cells, and it is made "
                          f"for at most {HEAD_TO_HEAD_LIMIT:,} bots; -f json gives each bot's games against those it met")
-    tables = _tables(standings, head_to_head=asked or (table is None and fmt != "csv" and bots <= HEAD_TO_HEAD_MAX_BOTS))
+    tables = _tables(standings, head_to_head=asked or (table is None and fmt != "csv" and bots <= HEAD_TO_HEAD_MAX_BOTS),
+                     nodes=table is not None and table.lower() == "nodes")
     if table is not None or fmt == "csv":
         wanted = (table or "ranking").lower()
         tables = [t for t in tables if t.key == wanted]
@@ -341,8 +352,9 @@ def _no_games(standings: Standings) -> str:
     return f"No games played yet ({len(standings.bots)} bots entered: {', '.join(b.name for b in standings.bots)})."
 
 
-def _tables(standings: Standings, *, head_to_head: bool = True) -> list[_Table]:
-    """Every table of ``standings``; the head-to-head table (n² cells) only with ``head_to_head``."""
+def _tables(standings: Standings, *, head_to_head: bool = True, nodes: bool = False) -> list[_Table]:
+    """Every table of ``standings``; the head-to-head table (n² cells) only
+    with ``head_to_head``, the games by node only with ``nodes``."""
     names = [bot.name for bot in standings.bots]
     points = standings.ranking == "points"
     ranking = _Table(
@@ -364,7 +376,7 @@ def _tables(standings: Standings, *, head_to_head: bool = True) -> list[_Table]:
                 format_elo(bot.elo),
                 _margin(bot.elo_margin),
                 _los_cell(bot.los_next),
-                _forfeits(bot),
+                _forfeits(bot.forfeits),
                 _number(bot.mean_move_ms),
             ]
             for bot in standings.bots
@@ -374,7 +386,7 @@ def _tables(standings: Standings, *, head_to_head: bool = True) -> list[_Table]:
         [
             [
                 bot.rank, bot.name, bot.rating, bot.mu, bot.sigma, bot.games, bot.wins, bot.draws, bot.losses,
-                bot.score_pct, bot.elo, bot.elo_margin, bot.los_next, _forfeits(bot, ""), bot.mean_move_ms,
+                bot.score_pct, bot.elo, bot.elo_margin, bot.los_next, _forfeits(bot.forfeits, ""), bot.mean_move_ms,
             ]
             for bot in standings.bots
         ],
@@ -402,11 +414,7 @@ def _tables(standings: Standings, *, head_to_head: bool = True) -> list[_Table]:
     places = _place_ranges(standings)
     _add_column(ranking, "place_from", "right", [("", first) for first, _ in places], csv_only=True)
     _add_column(ranking, "place_to", "right", [("", last) for _, last in places], csv_only=True)
-    # A column per reason, every known one always, so that a gradebook's columns never move.
-    reasons = [*FORFEIT_REASONS, *sorted({r for b in standings.bots for r in b.forfeits} - set(FORFEIT_REASONS))]
-    for reason in reasons:
-        _add_column(ranking, f"forfeits_{reason}", "right", [("", b.forfeits.get(reason, 0)) for b in standings.bots],
-                    csv_only=True)
+    _reason_columns(ranking, [b.forfeits for b in standings.bots])
     crosstable = [] if not head_to_head else [_Table(
         "Head to head (row's score against column)",
         ["bot", *names],
@@ -441,7 +449,7 @@ def _tables(standings: Standings, *, head_to_head: bool = True) -> list[_Table]:
         tables.append(_match_table(standings.match, standings.match_bots))
     if standings.sprt is not None:
         tables.append(_sprt_table(standings.sprt))
-    return tables + crosstable + [by_color]
+    return tables + crosstable + [by_color] + ([_nodes_table(standings.nodes)] if nodes else [])
 
 
 def _rounds_tables(rounds: Rounds) -> list[_Table]:
@@ -684,11 +692,38 @@ def _number(value: float | None, digits: int = 1) -> str:
     return f"{round(value, digits) + 0.0:.{digits}f}"
 
 
-def _forfeits(bot: BotStanding, none: str = "-") -> str:
+def _forfeits(forfeits: Mapping[str, int], none: str = "-") -> str:
     # Known reasons in the protocol's order, so columns read alike across bots.
     order = {reason: i for i, reason in enumerate(FORFEIT_REASONS)}
-    reasons = sorted(bot.forfeits, key=lambda r: (order.get(r, len(order)), r))
-    return ", ".join(f"{reason} {bot.forfeits[reason]}" for reason in reasons) or none
+    reasons = sorted(forfeits, key=lambda r: (order.get(r, len(order)), r))
+    return ", ".join(f"{reason} {forfeits[reason]}" for reason in reasons) or none
+
+
+def _reason_columns(table: _Table, forfeits: list[Mapping[str, int]]) -> None:
+    """A csv column per forfeit reason, every known one always, so that a gradebook's columns never move."""
+    reasons = [*FORFEIT_REASONS, *sorted({r for f in forfeits for r in f} - set(FORFEIT_REASONS))]
+    for reason in reasons:
+        _add_column(table, f"forfeits_{reason}", "right", [("", f.get(reason, 0)) for f in forfeits], csv_only=True)
+
+
+def _nodes_table(nodes: list[NodeTally]) -> _Table:
+    """Each node's games, mean move time, forfeits, and the workers (Ray
+    actors or local worker processes) that played there and their niceness."""
+    def nice(tally: NodeTally) -> str:
+        return ", ".join(map(str, sorted(tally.nice)))
+
+    table = _Table(
+        f"Games by node ({len(nodes)} node{'' if len(nodes) == 1 else 's'})",
+        ["node", "node id", "workers", "nice", "games", "ms/move", "forfeits"],
+        [[t.host or NOT_RECORDED, (t.node_id or "-")[:NODE_ID_SHOWN], str(len(t.workers)), nice(t) or "-",
+          str(t.games), _number(t.mean_move_ms), _forfeits(t.forfeits)] for t in nodes],
+        ["left", "left", "right", "right", "right", "right", "left"],
+        "nodes",
+        [[t.host, t.node_id, len(t.workers), nice(t), t.games, t.mean_move_ms, _forfeits(t.forfeits, "")]
+         for t in nodes],
+    )
+    _reason_columns(table, [t.forfeits for t in nodes])
+    return table
 
 
 def _score(points: float) -> str:
@@ -819,6 +854,9 @@ def _json_object(standings: Standings) -> dict[str, Any]:
         "challenger": standings.challenger,
         "opponents": [{"opponent": o.name, **_match_json(o.match, (standings.challenger or "", o.name))}
                       for o in standings.opponents],
+        "nodes": [{"host": t.host, "node_id": t.node_id, "workers": sorted(t.workers), "nice": sorted(t.nice),
+                   "games": t.games, "moves": t.moves, "move_ms": t.move_ms, "mean_move_ms": t.mean_move_ms,
+                   "forfeits": dict(t.forfeits)} for t in standings.nodes],
     }
 
 

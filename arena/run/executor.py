@@ -31,7 +31,8 @@ from arena.bot.stop_signals import wakeup_fd, woken
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
 from arena.results.live_feed import LiveFeed
-from arena.run.pool import BotPool
+from arena.results.meta import MetaCluster
+from arena.run.pool import BotPool, here
 from arena.run.spec_queue import SpecQueue
 from arena.run.supervised import EXIT_GRACE_S, Child, child_deadline_s, reply, start_child
 
@@ -70,6 +71,8 @@ class Executor(Protocol):
 
     #: Games of the last run taken ahead and dropped unplayed when the specs stopped.
     dropped: int
+    #: The Ray cluster the current :meth:`session` plays on; None on this machine's cores.
+    cluster: MetaCluster | None
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
 
@@ -96,7 +99,8 @@ def _worker_main(
     Specs come the same way (``_spec_line``)."""
     tag = _slot(number)
     feed = LiveFeed(live_dir, tag) if live_dir is not None else None
-    bots = BotPool(config, logs_dir, tag=tag, scratch_dir=scratch_dir, spin=spin, feed=feed)
+    bots = BotPool(config, logs_dir, tag=tag, scratch_dir=scratch_dir, spin=spin, feed=feed,
+                   played_on=here(worker=number))
     try:
         while (message := conn.recv_bytes()) != _QUIT:
             reply(conn, _play, bots, message)
@@ -151,6 +155,7 @@ class LocalExecutor:
         self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
         # A worker takes a spec only when free: nothing is ahead to drop.
         self.dropped = 0
+        self.cluster = None
 
     def session(self) -> AbstractContextManager[None]:
         # Workers are started by each run: between the rounds of a Swiss

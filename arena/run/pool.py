@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -40,7 +41,7 @@ from arena.game.referee import play_game
 from arena.results.live_feed import LiveFeed
 from arena.run.config import TournamentConfig
 
-__all__ = ["BotPool", "LOW_MEMORY", "MAX_LIVE_BOTS", "PREFLIGHT_TAG", "memory_is_low", "die_killing_bots", "die_with_the_arena", "kill_leftovers", "log_path"]
+__all__ = ["BotPool", "here", "LOW_MEMORY", "MAX_LIVE_BOTS", "PREFLIGHT_TAG", "memory_is_low", "die_killing_bots", "die_with_the_arena", "kill_leftovers", "log_path"]
 
 #: The tag of the pre-flight's bots (a worker's is ``w<number>``, an actor's ``ray<number>``).
 PREFLIGHT_TAG = "preflight"
@@ -58,7 +59,7 @@ class BotPool:
     Each bot's log is :func:`log_path`, its scratch directory
     ``scratch_dir/<name>.<tag>`` (a temporary one when ``scratch_dir`` is
     None); a sandboxed bot sees neither the results directory nor the logs
-    nor the tournament file."""
+    nor the tournament file.  Each record it plays names ``played_on`` (see :func:`here`)."""
 
     def __init__(
         self,
@@ -68,8 +69,10 @@ class BotPool:
         scratch_dir: Path | None = None,
         spin: bool = False,
         feed: LiveFeed | None = None,
+        played_on: dict[str, str | int] | None = None,
     ) -> None:
         self.config = config
+        self.played_on = played_on
         #: Where the game in progress is published for ``arena serve``; None for nowhere.
         self.feed = feed
         self.logs_dir = logs_dir
@@ -111,8 +114,10 @@ class BotPool:
         for seat in logged:
             seat.begin_log(spec.game_id)
         try:
-            return play_game(spec, seats, self.config.time_control, self.config.time_margin_ms,
-                             self.config.seat_controls(spec.players), self.feed.move if self.feed is not None else None)
+            record = play_game(spec, seats, self.config.time_control, self.config.time_margin_ms,
+                               self.config.seat_controls(spec.players), self.feed.move if self.feed is not None else None)
+            record.played_on = self.played_on
+            return record
         finally:
             if self.feed is not None:
                 self.feed.end()
@@ -122,6 +127,13 @@ class BotPool:
     def close(self) -> None:
         close_all(self.players.values())
         self.players.clear()
+
+
+def here(**ids: str | int) -> dict[str, str | int]:
+    """A record's ``played_on`` for games played in this process: this host,
+    ``ids`` (a worker's or an actor's number, a Ray node's id), and the
+    niceness its bots start at, so that unequal conditions are on record."""
+    return {"host": socket.gethostname(), **ids, "nice": os.getpriority(os.PRIO_PROCESS, 0)}
 
 
 def memory_is_low() -> bool:

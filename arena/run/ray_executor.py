@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
 import signal
 import socket
 import subprocess
@@ -49,9 +50,10 @@ from arena.bot.spec import BotConfig
 from arena.bot.stop_signals import check
 from arena.game.records import GameRecord, GameSpec
 from arena.results.live_feed import LiveFeed
+from arena.results.meta import MetaCluster, MetaNode
 from arena.run.config import ConfigError, TournamentConfig, check_programs
 from arena.run.executor import game_deadline_s
-from arena.run.pool import BotPool, die_killing_bots  # a local worker's SIGTERM handler too
+from arena.run.pool import BotPool, die_killing_bots, here  # (die_killing_bots: a local worker's SIGTERM handler too)
 from arena.run.spec_queue import SpecQueue, WorkerDied, WorkerStalled
 
 __all__ = [
@@ -145,7 +147,10 @@ class GameActor:
         tag = _slot(number)
         self.logs_dir = _writable(Path(logs_dir), self.config.name, "logs") if logs_dir else None
         scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
-        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch, feed=LiveFeed(None, tag))
+        import ray  # present: this runs on a Ray worker
+
+        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch, feed=LiveFeed(None, tag),
+                            played_on=here(node_id=ray.get_runtime_context().get_node_id(), actor=number))
         self.stopping = False
         self.dropping = False
 
@@ -377,6 +382,8 @@ class RayExecutor:
         self.lost = 0
         #: Games queued on actors and dropped unplayed when the test was decided (the current run).
         self.dropped = 0
+        #: The cluster as the last :meth:`session` found it on connecting.
+        self.cluster: MetaCluster | None = None
 
     # -- connecting ----------------------------------------------------------
 
@@ -422,10 +429,21 @@ class RayExecutor:
         disconnect at the end if connected here; each run within reuses it."""
         connected_here = self._connect()
         try:
+            self.cluster = self._cluster()
             yield
         finally:
             if connected_here:
                 self.ray.shutdown()
+
+    def _cluster(self) -> MetaCluster:
+        """The cluster's live nodes and their CPUs, and this driver's Python
+        and Ray (Ray refuses a node or driver with other versions)."""
+        nodes = tuple(
+            MetaNode(str(node.get("NodeManagerHostname", "")), str(node.get("NodeID", "")),
+                     float(node.get("Resources", {}).get("CPU", 0)))
+            for node in self.ray.nodes() if node.get("Alive")
+        )
+        return MetaCluster(platform.python_version(), str(self.ray.__version__), nodes)
 
     def _actor_count(self) -> int:
         settings = self.config.ray

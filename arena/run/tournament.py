@@ -34,7 +34,7 @@ from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
 from arena.run.spec_queue import StoppableSpecs
-from arena.results.meta import write_meta
+from arena.results.meta import MetaCluster, write_meta
 from arena.run.results_dir import RunPlan, run_meta
 
 __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "holes", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
@@ -349,6 +349,7 @@ def run_tournament(
     executor: Executor | None = None,
     on_start: Callable[[RunSummary], None] | None = None,
     on_record: Callable[[GameRecord, RunSummary], None] | None = None,
+    on_cluster: Callable[[MetaCluster], None] | None = None,
     replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
     replay: Collection[str] = (),
     keep: Collection[str] = (),
@@ -363,6 +364,9 @@ def run_tournament(
     is in ``replay`` or ``keep`` (its old games stay, marked as such).  Games
     of bots no longer in ``config`` stay on disk, out of the summary, with
     one warning.
+
+    On Ray, once connected, ``on_cluster`` gets the cluster's nodes (also
+    written into ``tournament.json``).
 
     Before the first game every bot is started once (:func:`start_bots`).
     Each record is written to the store before ``on_record`` sees it, so an
@@ -439,6 +443,12 @@ def run_tournament(
             if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
         # One Ray connection for every round (connecting starts a local Ray: seconds).
         with _final_report(report, summary), executor.session() if pending else nullcontext():
+            if pending and executor.cluster is not None:  # connected: say where the games are played, and keep it
+                plan.meta = replace(plan.meta, cluster=executor.cluster)
+                write_meta(store.directory, plan.meta, known=written)
+                written = plan.meta
+                if on_cluster is not None:
+                    on_cluster(executor.cluster)
             def read_progress() -> Rounds:
                 return plan.progress(summary.records)
 
