@@ -529,6 +529,7 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on; the address printed holds the access token, which any other user (any other machine) needs."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="The port to listen on (0: any free one)."),
     bot: str = typer.Option(None, "--bot", help="Show just this bot's page (its games and stderr), to hand to its team."),
+    hold: float = typer.Option(10.0, "--hold", min=0, max=600, help="Seconds a finished game stays on its card, with its final position and result."),
     beside_run: bool = typer.Option(False, "--beside-run", hidden=True, help="For arena run --serve: print nothing once listening (the run prints the address), stop when stdin closes."),
     listen_fd: int = typer.Option(None, "--listen-fd", hidden=True, help="For arena run --serve: the socket the run bound, listening already."),
 ) -> None:
@@ -539,7 +540,7 @@ def serve(
     from arena.live.state import LiveState
 
     try:
-        state = LiveState(target, bot)
+        state = LiveState(target, bot, hold_s=hold)
     except (ConfigError, FileNotFoundError) as exc:
         fail(str(exc))
     results = state.results()

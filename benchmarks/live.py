@@ -114,7 +114,8 @@ async def clients(url: str, count: int, stop: threading.Event, arrivals: dict[tu
                         read += 1
                         if arrivals is not None and index == 0:
                             arrivals.setdefault(("", 0), now)  # connected: moves before this are not counted
-                            for game in data["live"]:
+                            # A game held after its end shows the record's moves, read seconds later: not the live path.
+                            for game in (g for g in data["live"] if "ended" not in g):
                                 for ply in range(1, len(game["moves"]) + 1):
                                     arrivals.setdefault((game["id"], ply), now)
                         if version is not None and data["results"] != version and not fetched:

@@ -10,7 +10,9 @@ Screenshots go to ``$LIVE_SCREENSHOTS`` when set (docs/img/ took them from there
 from __future__ import annotations
 
 import functools
+import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -64,13 +66,26 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         until(lambda: _answers(port) or run.poll() is not None, 30, "the server answers")
         assert run.poll() is None, run.stderr.read().decode()
         browser.get(url)
-        # Every position the page draws of each game in progress, in order.
+        # Every position the page draws of each game, in order; the slots its card took; when it was
+        # first seen finished (its ply and result) and when its card left.
         browser.execute_script("""
-            window.shown = {};
-            new MutationObserver(() => document.querySelectorAll("article.live-game").forEach((card) => {
-              const plies = window.shown[card.dataset.game] = window.shown[card.dataset.game] || [];
-              if (plies[plies.length - 1] !== Number(card.dataset.ply)) plies.push(Number(card.dataset.ply));
-            })).observe(document.body, { childList: true, subtree: true });""")
+            window.shown = {}; window.slots = {}; window.finished = {}; window.titles = new Set();
+            new MutationObserver(() => {
+              const now = performance.now(), present = new Set();
+              document.querySelectorAll("article.live-game").forEach((card) => {
+                const id = card.dataset.game;
+                present.add(id);
+                window.titles.add(card.querySelector("h3").textContent);
+                const plies = window.shown[id] = window.shown[id] || [];
+                if (plies[plies.length - 1] !== Number(card.dataset.ply)) plies.push(Number(card.dataset.ply));
+                (window.slots[id] = window.slots[id] || []).includes(card.dataset.slot) || window.slots[id].push(card.dataset.slot);
+                if (card.classList.contains("finished") && !window.finished[id]) {
+                  window.finished[id] = { ply: Number(card.dataset.ply), result: card.querySelector(".live-result").textContent,
+                                          from: now, to: null };
+                }
+              });
+              Object.entries(window.finished).forEach(([id, f]) => { if (f.to === null && !present.has(id)) f.to = now; });
+            }).observe(document.body, { childList: true, subtree: true, characterData: true });""")
         # A game in progress, its board changing move by move.
         seen: dict[str, tuple[int, str]] = {}
 
@@ -85,6 +100,10 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         (ply, board), (_, later_ply, later_board, clocks) = until(a_move, 30, "a game in progress making a move")
         assert later_board != board, "the board did not change with the move"
         assert len(clocks) == 2 and all(":" in clock for clock in clocks)
+        # The side to move's clock runs down between two states of its game.
+        until(lambda: _clock_runs_down(browser), 30, "a clock running down while its bot thinks")
+        until(lambda: browser.execute_script("return Object.keys(window.finished).length > 0"), 60, "a finished game's card")
+        shot(browser, "live-finished.png")
         # The standings change when a game ends; the bracket fills in.
         standings = _standings(browser)
         pending = _pending_matches(browser)
@@ -94,12 +113,30 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         # The page with the last game follows the status line (it is fetched once the line says the run ended).
         until(lambda: browser.find_elements("css selector", ".ko-round.champion .bot.winner"), 30, "the champion")
         assert _pending_matches(browser) < pending or pending == 0
-        assert browser.find_element("id", "live-none").is_displayed()
+        records = {json.loads(line)["game_id"]: json.loads(line) for line in (tmp_path / "out" / "games.jsonl").open()}
+        finished = browser.execute_script("return window.finished")
+        # Every game seen in progress is seen finished (a game recorded before the server's first look is not held).
+        assert set(browser.execute_script("return window.shown")) <= set(finished), finished
+        for game_id, seen in finished.items():
+            record = records[game_id]
+            # The final position is the record's, every move of it, with its result, for the hold (10 s).
+            assert seen["ply"] == len(record["moves"]), (game_id, seen)
+            assert f"wins by {record['reason']}" in seen["result"] or seen["result"].startswith("draw by")
+            # Sixteen slots: none was needed, so each card left when its hold was over, not before.
+            assert seen["to"] is None or seen["to"] - seen["from"] >= 9000, (game_id, seen)
+        # Cards say what their game is: a knockout of 4 has semi-finals and a final.
+        titles = browser.execute_script("return Array.from(window.titles)")
+        assert all(re.fullmatch(r"(Semi-final|Final) · \w+ – \w+, game \d+( · finished)?", t) for t in titles), titles
+        assert any(t.startswith("Final · ") for t in titles) and any(t.startswith("Semi-final · ") for t in titles), titles
+        # A card keeps its slot while its game lasts, and while it is held.
+        slots = browser.execute_script("return window.slots")
+        assert slots and all(len(taken) == 1 for taken in slots.values()), slots
         # Bots of 0.1 s a move; a worker publishes every 0.2 s, the server looks every 0.25 s:
         # a game of some 25 plies is drawn in several positions, each later than the one before.
         shown = browser.execute_script("return window.shown")
         longest = max(shown.values(), key=len)
         assert len(longest) >= 4 and longest == sorted(longest), shown
+        browser.set_window_size(1920, 1080)
         browser.get(url + "?screen=1")
         until(lambda: browser.find_elements("css selector", "body.screen"), 10, "big-screen mode")
         assert not browser.find_element("id", "games").is_displayed()
@@ -112,9 +149,16 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
                     table.scrollWidth - table.parentElement.clientWidth];""")
         assert shown_headers == ["#", "bot", "rating", "score", "Elo"], shown_headers
         assert overflow <= 1
+        # The other tables are for a desk (read in one go: the page may swap its parts in meanwhile).
+        assert browser.execute_script("""
+            const others = document.querySelectorAll("#standings > .scroll ~ .scroll, #standings > .scroll ~ h3:has(+ .scroll)");
+            return others.length > 0 && Array.from(others).every((e) => e.offsetParent === null);""")
         shot(browser, "live-screen.png")
         assert console_errors(browser) == []
+        # The last games' cards leave once held long enough, by the page's own clock (the server goes meanwhile).
+        until(lambda: browser.find_element("id", "live-none").is_displayed(), 20, "no game in progress")
     finally:
+        browser.set_window_size(1200, 900)
         browser.get("about:blank")  # the page would try to reconnect to a server that is gone
         try:
             code = run.wait(30)
@@ -219,6 +263,24 @@ def _live_game(browser) -> tuple[str, int, str, list[str]] | None:
         const pieces = Array.from(card.querySelectorAll("[data-piece]")).map((e) => e.dataset.square + e.dataset.piece).join(" ");
         const clocks = Array.from(card.querySelectorAll(".clock")).map((e) => e.textContent);
         return [card.dataset.game, Number(card.dataset.ply), pieces, clocks];""")
+
+
+def _clock_runs_down(browser) -> bool:
+    """Whether the clock of the side to move in the first game in progress shows less 0.15 s later (a tick or two), in the same state: states come every 0.25 s or so."""
+    return browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const read = () => {
+          const card = document.querySelector("article.live-game:not(.finished):not(.ending)");
+          const clock = card && card.querySelector(".clock.to-move[data-at]");
+          const [minutes, seconds] = clock ? clock.textContent.split(":") : [];
+          return clock ? [card.dataset.game, card.dataset.ply, clock.dataset.at, Number(minutes) * 60 + Number(seconds)] : null;
+        };
+        const before = read();
+        setTimeout(() => {
+          const after = read();
+          done(before !== null && after !== null && before.slice(0, 3).join() === after.slice(0, 3).join()
+               && after[3] < before[3]);
+        }, 150);""")
 
 
 def _text(browser, selector: str) -> str:

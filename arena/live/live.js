@@ -117,7 +117,42 @@
 
   // ---- games in progress ------------------------------------------------------------
 
+  // The cards' places: slots[i] is the id of the game shown there, or null (free).  A game keeps its
+  // slot while it lasts, and a finished one for the hold (a card that moved would be lost by the room):
+  // a new game takes a free slot, else a new one, and past MOST_SLOTS the slot of the game that ended first.
+  const MOST_SLOTS = 16;
+  let slots = [];
   let lastLive = [];
+  let holdS = 10;
+  // The server's clock minus ours (ms), as of the last state: clocks run by the server's time, not ours.
+  let skew = 0;
+  const serverNow = () => Date.now() + skew;
+
+  // A game ended (its record read) is shown for the hold, by the server's time: the stream may be quiet.
+  function held(game) {
+    return game.ended === undefined || (game.ended + holdS) * 1000 > serverNow();
+  }
+
+  function placeGames(games) {
+    const byId = new Map(games.map((game) => [game.id, game]));
+    slots = slots.map((id) => (id !== null && byId.has(id) ? id : null));
+    games.forEach((game) => {
+      if (slots.includes(game.id)) return;
+      let at = slots.indexOf(null);
+      if (at < 0 && slots.length >= MOST_SLOTS) at = firstEnded(byId);
+      slots[at < 0 ? slots.length : at] = game.id;
+    });
+    while (slots.length && slots[slots.length - 1] === null) slots.pop();
+  }
+
+  function firstEnded(byId) {
+    let first = -1;
+    slots.forEach((id, at) => {
+      const ended = byId.get(id).ended;
+      if (ended !== undefined && (first < 0 || ended < byId.get(slots[first]).ended)) first = at;
+    });
+    return first;
+  }
 
   function clockText(ms) {
     const tenths = Math.max(0, Math.round(ms / 100));
@@ -147,39 +182,67 @@
   }
 
   function card(game, colors) {
+    const ended = game.ended !== undefined;
     const box = document.createElement("article");
-    box.className = "live-game";
+    box.className = "live-game" + (ended ? " finished" : "") + (game.ending ? " ending" : "");
     box.dataset.game = game.id;
     box.dataset.ply = String(game.moves.length);
     const title = document.createElement("h3");
-    title.textContent = game.id + " · round " + game.round;
+    title.textContent = game.title + (ended ? " · finished" : "");
     const players = document.createElement("div");
     players.className = "live-players";
     game.players.forEach((name, seat) => {
       const who = document.createElement("span");
-      who.className = "live-name";
+      who.className = "live-name" + (ended && game.winner === seat ? " winner" : "");
       who.textContent = name + " (" + (colors[seat] || "seat " + seat) + ")";
       const clock = document.createElement("span");
-      clock.className = "clock" + (seat === game.to_move ? " to-move" : "");
+      const running = !ended && !game.ending && !game.per_move && seat === game.to_move;
+      clock.className = "clock" + (!ended && seat === game.to_move ? " to-move" : "");
       clock.dataset.seat = String(seat);
-      clock.textContent = game.per_move ? "per move" : clockText(game.clock_ms[seat]);
+      if (game.per_move) clock.textContent = "per move";
+      else clock.textContent = game.clock_ms === null ? "–" : clockText(game.clock_ms[seat]);
+      if (running) {  // counts down from the time it held when the state was read (tick)
+        clock.dataset.ms = String(game.clock_ms[seat]);
+        clock.dataset.at = String(game.clock_at);
+      }
       players.append(who, clock);
     });
     const last = document.createElement("p");
-    last.className = "live-move";
+    last.className = ended ? "live-result" : "live-move";
     const moves = game.moves.length;
-    last.textContent = moves ? "move " + moves + ": " + game.moves[moves - 1] : "starting";
+    if (ended) last.textContent = game.result;
+    else last.textContent = moves ? "move " + moves + ": " + game.moves[moves - 1] : "starting";
     box.append(title, players, boardOf(game.cells), last);
     return box;
   }
 
   function renderLive(games) {
     lastLive = games;
+    const shown = games.filter(held);
+    placeGames(shown);
+    const byId = new Map(shown.map((game) => [game.id, game]));
     const colors = JSON.parse($("report-data").textContent).colors;
     grid.textContent = "";
-    games.forEach((game) => grid.appendChild(card(game, colors)));
-    none.hidden = games.length > 0;
+    slots.forEach((id, at) => {
+      const box = id === null ? document.createElement("div") : card(byId.get(id), colors);
+      if (id === null) box.className = "live-free";
+      box.dataset.slot = String(at);
+      grid.appendChild(box);
+    });
+    none.hidden = shown.length > 0;
+    tick();
   }
+
+  // The side to move's clock runs down between states; a card whose hold is over leaves.
+  function tick() {
+    grid.querySelectorAll(".clock[data-at]").forEach((clock) => {
+      clock.textContent = clockText(Number(clock.dataset.ms) - (serverNow() - Number(clock.dataset.at) * 1000));
+    });
+  }
+  setInterval(() => {
+    if (lastLive.some((game) => slots.includes(game.id) && !held(game))) renderLive(lastLive);
+    else tick();
+  }, 100);
 
   // ---- the event stream ---------------------------------------------------------------
 
@@ -187,6 +250,8 @@
   source.addEventListener("state", (event) => {
     const data = JSON.parse(event.data);
     status = data.status;
+    skew = data.time * 1000 - Date.now();
+    holdS = data.hold_s;
     showStatus();
     renderLive(data.live);
     // Newer results than the page shows (a game stored between its load and this stream, or a

@@ -19,8 +19,10 @@ from typing import Any
 
 from arena.bot.text import safe
 from arena.live.delta import Step, pieces, recipe
+from arena.live.endings import HOLD_S, Endings
+from arena.live.titles import card_title
 from arena.formats.schedule import schedule_size
-from arena.results.live_feed import LIVE_DIR, LiveGame, read_live_games
+from arena.results.live_feed import LIVE_DIR, read_live_games
 from arena.results.meta import META_FILE
 from arena.results.reading import ReadResults, results_of
 from arena.results.report import INLINE_GAMES, build_report_files
@@ -69,7 +71,8 @@ class LiveState:
     than ``inline_games`` games holds their list, and the server hands their
     moves in files (:meth:`games_file`)."""
 
-    def __init__(self, target: Path, bot: str | None = None, inline_games: int = INLINE_GAMES) -> None:
+    def __init__(self, target: Path, bot: str | None = None, inline_games: int = INLINE_GAMES,
+                 hold_s: float = HOLD_S) -> None:
         self.target = target
         self.directory = results_directory(target)
         self.bot = bot
@@ -84,7 +87,8 @@ class LiveState:
         self._games: GameChunks | None = None
         self._status: Status | None = None
         self._live_key: Any = None
-        self._live: list[LiveGame] = []
+        self._live: list[dict[str, Any]] = []
+        self._endings = Endings(hold_s)
         #: Seconds the last reading and page took: the server reads no more often than it can afford.
         self.cost = 0.0
 
@@ -167,8 +171,10 @@ class LiveState:
             return None
         return self._games.script(self._games.names.index(name)).encode()
 
-    def live_games(self) -> list[LiveGame]:
-        """The games in progress (none when no run holds the directory: a killed worker's file is stale)."""
+    def live_games(self) -> list[dict[str, Any]]:
+        """The games in progress (none when no run holds the directory: a
+        killed worker's file is stale) and those that just ended
+        (:mod:`arena.live.endings`), as the page's script takes them."""
         key = self.live_key()
         if key != self._live_key:
             results = self.results()
@@ -176,7 +182,9 @@ class LiveState:
             recorded = {r.game_id for r in results.records} | {r.game_id for r in results.left_out}
             run = current_run(self.directory)
             games = read_live_games(self.directory, recorded, run.since) if run is not None else []
-            self._live = [g for g in games if self.bot is None or self.bot in g.players]
+            self._live = [{**g, "title": card_title(g["id"], results.rounds)}
+                          for g in self._endings.games(games, results.records, recorded, time.time())
+                          if self.bot is None or self.bot in g["players"]]
         return self._live
 
     def status(self) -> Status:
@@ -206,7 +214,7 @@ class LiveState:
 
     def snapshot(self) -> dict[str, Any]:
         """What the page's script gets: the status and the games in progress."""
-        return {"status": self.status().to_json(), "live": [g.to_json() for g in self.live_games()],
+        return {"status": self.status().to_json(), "live": self.live_games(), "hold_s": self._endings.hold_s,
                 "time": time.time()}
 
 

@@ -31,7 +31,7 @@ from arena.bot import safe_files
 from arena.game.openings import play_opening
 from arena.game.referee import Referee
 
-__all__ = ["LIVE_DIR", "WRITE_EVERY_S", "LiveFeed", "LiveGame", "read_live_games"]
+__all__ = ["LIVE_DIR", "WRITE_EVERY_S", "LiveFeed", "LiveGame", "board_cells", "read_live_games"]
 
 #: The folder of the live files in a results directory.
 LIVE_DIR = "live"
@@ -43,6 +43,8 @@ MAX_LIVE_BYTES = 16_384
 #: Most live files read: more slots than any machine has workers.
 MAX_SLOTS = 256
 _MAX_PLIES = 400
+#: A live file is written within a fraction of a second of its move; a day is no file this code wrote.
+_MAX_THINKING_MS = 86_400_000
 
 
 class LiveFeed:
@@ -62,6 +64,8 @@ class LiveFeed:
         self.interval_s = interval_s
         self.broken = False
         self._referee: Referee | None = None
+        #: When the game last moved (monotonic): a reader counts the clock down from there.
+        self._moved = 0.0
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -70,6 +74,7 @@ class LiveFeed:
     def move(self, referee: Referee) -> None:
         """The game of ``referee`` moved (or started): publish it soon."""
         self._referee = referee
+        self._moved = time.monotonic()
         if self.directory is None or self.broken:
             return
         if self._thread is None:  # started here, in the process that plays: a thread does not survive a fork
@@ -95,7 +100,7 @@ class LiveFeed:
     def snapshot(self) -> bytes | None:
         """The live file of the game in progress, None between games."""
         referee = self._referee
-        return _encode(referee) if referee is not None else None
+        return _encode(referee, self._moved) if referee is not None else None
 
     def publish(self, data: bytes | None) -> None:
         """Write ``data`` (a :meth:`snapshot` of another process's feed) as
@@ -113,7 +118,7 @@ class LiveFeed:
             with self._lock:
                 referee = self._referee
                 if referee is not None:
-                    self._write(_encode(referee))
+                    self._write(_encode(referee, self._moved))
             time.sleep(self.interval_s)
 
     def _remove(self) -> None:
@@ -152,7 +157,10 @@ class LiveFeed:
             self.broken = True
 
 
-def _encode(referee: Referee) -> bytes:
+def _encode(referee: Referee, moved: float) -> bytes:
+    """The live file of ``referee``'s game, which last moved at ``moved``
+    (monotonic).  How long ago it moved, not when: the file's reader has
+    the time it was written by its own clock (a Ray node's may differ)."""
     record, clock = referee.record, referee.clock
     data = {
         "id": record.game_id, "game": record.game, "round": record.round,
@@ -160,6 +168,7 @@ def _encode(referee: Referee) -> bytes:
         "opening_moves": list(record.opening_moves), "moves": list(referee.moves),
         "clock_ms": [int(ms) for ms in list(clock.remaining_ms)],
         "per_move_ms": [control.per_move_ms for control in clock.controls],
+        "thinking_ms": int((time.monotonic() - moved) * 1000),
     }
     return json.dumps(data, separators=(",", ":")).encode()
 
@@ -178,11 +187,13 @@ class LiveGame:
     to_move: int
     clock_ms: tuple[int, int]
     per_move: bool
+    #: When ``clock_ms`` held (seconds since the epoch, by the reader's clock): the side to move's runs down from there.
+    clock_at: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.game_id, "game": self.game, "round": self.round, "players": list(self.players),
                 "moves": list(self.moves), "cells": list(self.cells), "to_move": self.to_move,
-                "clock_ms": list(self.clock_ms), "per_move": self.per_move}
+                "clock_ms": list(self.clock_ms), "per_move": self.per_move, "clock_at": self.clock_at}
 
 
 def read_live_games(results_dir: Path, recorded: Container[str] = (), since: float = 0.0) -> list[LiveGame]:
@@ -199,10 +210,11 @@ def read_live_games(results_dir: Path, recorded: Container[str] = (), since: flo
         if not name.endswith(".json"):
             continue
         try:
-            if os.stat(results_dir / LIVE_DIR / name, follow_symlinks=False).st_mtime < since:
+            written = os.stat(results_dir / LIVE_DIR / name, follow_symlinks=False).st_mtime
+            if written < since:
                 continue
             data = json.loads(safe_files.read_file(results_dir, Path(LIVE_DIR) / name, MAX_LIVE_BYTES))
-            game = _live_game(data)
+            game = _live_game(data, written)
         # RecursionError: JSON nested deeper than the parser goes (a live file is two levels deep).
         except (OSError, ValueError, TypeError, KeyError, RecursionError, engine.IllegalMove):
             continue
@@ -211,26 +223,31 @@ def read_live_games(results_dir: Path, recorded: Container[str] = (), since: flo
     return [games[key] for key in sorted(games)]
 
 
-def _live_game(data: Any) -> LiveGame:
+def _live_game(data: Any, written: float) -> LiveGame:
     """Raises ValueError, TypeError, KeyError or IllegalMove for anything but a live file as :class:`LiveFeed` writes it."""
     if not isinstance(data, dict):
         raise ValueError("not an object")
     game_id, name, round_, players = data["id"], data["game"], data["round"], data["players"]
     opening, opening_moves, moves = data["opening"], data["opening_moves"], data["moves"]
-    clock_ms, per_move = data["clock_ms"], data["per_move_ms"]
+    clock_ms, per_move, thinking_ms = data["clock_ms"], data["per_move_ms"], data.get("thinking_ms", 0)
     if not (isinstance(game_id, str) and 0 < len(game_id) <= 200 and name in engine.GAMES
             and type(round_) is int and type(opening) is int
             and isinstance(players, list) and len(players) == 2 and _strings(players, 2, 200) and _strings(opening_moves, _MAX_PLIES, 40) and _strings(moves, _MAX_PLIES, 40)
             and isinstance(clock_ms, list) and len(clock_ms) == 2 and all(type(ms) is int for ms in clock_ms)
-            and isinstance(per_move, list) and len(per_move) == 2):
+            and isinstance(per_move, list) and len(per_move) == 2
+            and type(thinking_ms) is int and 0 <= thinking_ms <= _MAX_THINKING_MS):
         raise ValueError("not a live file")
     game = engine.get_game(name)
     state = play_opening(game, opening, opening_moves)
     for move in moves:
         state = game.apply(state, move)
-    cells = tuple(cell for row in game.to_json(state)["board"] for cell in row)
-    return LiveGame(game_id, name, round_, (players[0], players[1]), tuple(moves), cells, game.to_move(state),
-                    (clock_ms[0], clock_ms[1]), any(ms is not None for ms in per_move))
+    return LiveGame(game_id, name, round_, (players[0], players[1]), tuple(moves), board_cells(game, state), game.to_move(state),
+                    (clock_ms[0], clock_ms[1]), any(ms is not None for ms in per_move), written - thinking_ms / 1000)
+
+
+def board_cells(game: Any, state: Any) -> tuple[str, ...]:
+    """The board of ``state``, rank 1 first, one code per cell ("" for empty), as the report's viewer draws it."""
+    return tuple(cell for row in game.to_json(state)["board"] for cell in row)
 
 
 def _strings(value: Any, most: int, chars: int) -> bool:

@@ -41,17 +41,22 @@ def game_heading(record: GameRecord) -> str:
 
 
 def result_line(record: GameRecord) -> str:
+    return f"result: {result_text(record)}"
+
+
+def result_text(record: GameRecord) -> str:
+    """How the game ended, in words ("red (ann) wins by alignment")."""
     # What a record says is shown through safe(): a detail quotes a bot, and
     # a record may have been forged.
     scores = f" ({', '.join(f'{c} {s}' for c, s in record.scores.items())})" if record.scores else ""
     reason = safe(record.reason)
     if record.winner is None:
-        return f"result: draw by {reason}{scores}"
+        return f"draw by {reason}{scores}"
     winner = f"{record.winner} ({safe(record.players[record.winner])}) wins"
     if record.forfeit_by is not None:
         detail = f": {safe(record.detail)}" if record.detail else ""
-        return f"result: {winner}; {record.forfeit_by} ({safe(record.players[record.forfeit_by])}) forfeited by {reason}{detail}"
-    return f"result: {winner} by {reason}{scores}"
+        return f"{winner}; {record.forfeit_by} ({safe(record.players[record.forfeit_by])}) forfeited by {reason}{detail}"
+    return f"{winner} by {reason}{scores}"
 
 
 def frames(record: GameRecord) -> list[str]:

@@ -1,0 +1,110 @@
+"""The live view's cards: a game's card stays after its end, with the record's
+final position and result, for the hold; clocks count from when their game
+moved; a title says what the game is."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import engine
+from arena.game.clock import Clock, TimeControl
+from arena.game.positions import positions
+from arena.game.records import GameRecord
+from arena.game.referee import Referee
+from arena.live.endings import MOST_HELD, Endings
+from arena.live.titles import card_title
+from arena.results.live_feed import LIVE_DIR, LiveFeed, LiveGame, board_cells, read_live_games
+from builders import spec, until
+
+
+def referee_for(game_id: str) -> Referee:
+    game = engine.get_game("oxono")
+    record = GameRecord.for_spec(spec(1, ("ann", "bob"), game_id=game_id, game="oxono"), game.colors,
+                                 TimeControl(5000, 100).to_json())
+    return Referee(game, game.new_state(), record, Clock(TimeControl(5000, 100)), [None, None])
+
+
+def play(referee: Referee, plies: int | None = None) -> None:
+    """First legal moves, ``plies`` of them or to the end (a record of the game, its result stamped)."""
+    while not referee.over and (plies is None or len(referee.moves) < plies):
+        referee.apply(referee.game.legal_moves(referee.state)[0], 1.0, None)
+
+
+def seen(referee: Referee, tmp_path) -> LiveGame:
+    feed = LiveFeed(tmp_path / LIVE_DIR, referee.record.game_id.replace("~", "-"), interval_s=0.01)
+    feed.move(referee)
+    game = until(lambda: [g for g in read_live_games(tmp_path) if g.moves == tuple(referee.moves)])[0]
+    feed.end()
+    return game
+
+
+def test_a_game_that_ended_is_held_with_the_records_final_position_and_result(tmp_path):
+    endings = Endings(hold_s=10)
+    referee = referee_for("r1-ann~bob-g1")
+    play(referee, 4)
+    playing = seen(referee, tmp_path)
+    assert [g["id"] for g in endings.games([playing], [], set(), 100.0)] == ["r1-ann~bob-g1"]
+    # Gone from the live files, not yet recorded: shown as last seen.
+    assert endings.games([], [], set(), 101.0) == [{**playing.to_json(), "ending": True}]
+    play(referee)  # the moves the live file never held
+    record = referee.finish()
+    [card] = endings.games([], [record], {record.game_id}, 102.0)
+    final = positions(record)[-1]
+    assert card["moves"] == referee.moves and len(card["moves"]) > 4
+    assert card["cells"] == list(board_cells(referee.game, final)) and card["ended"] == 102.0
+    assert card["result"] == f"{record.winner} ({record.players[record.winner]}) wins by {record.reason}"
+    assert card["winner"] == list(record.players).index(record.winner)
+    assert card["clock_ms"] == list(playing.clock_ms)  # as last seen: the record keeps no clock
+    assert endings.games([], [record], {record.game_id}, 111.9) == [card]
+    assert endings.games([], [record], {record.game_id}, 112.1) == []
+
+
+def test_games_recorded_before_the_first_look_are_not_held_and_those_never_seen_are():
+    endings = Endings(hold_s=10)
+    old, new = referee_for("r1-ann~bob-g1"), referee_for("r1-ann~bob-g2")
+    play(old)
+    play(new)
+    records = [old.finish()]
+    assert endings.games([], records, {"r1-ann~bob-g1"}, 100.0) == []
+    records.append(new.finish())
+    held = endings.games([], records, {"r1-ann~bob-g1", "r1-ann~bob-g2"}, 101.0)
+    assert [card["id"] for card in held] == ["r1-ann~bob-g2"] and held[0]["clock_ms"] is None
+
+
+def test_at_most_a_page_of_cards_is_held_the_last_ended_first_kept():
+    endings = Endings(hold_s=10)
+    endings.games([], [], set(), 100.0)
+    records = []
+    for number in range(MOST_HELD + 3):
+        referee = referee_for(f"r1-ann~bob-g{number}")
+        play(referee)
+        records.append(referee.finish())
+        records[-1].ended_at = f"2026-01-01T00:00:{number:02d}"
+    held = endings.games([], records, {r.game_id for r in records}, 101.0)
+    assert sorted(card["id"] for card in held) == sorted(r.game_id for r in records[-MOST_HELD:])
+
+
+def test_a_clock_counts_from_when_its_game_moved_not_when_its_file_was_read(tmp_path):
+    referee = referee_for("r1-ann~bob-g1")
+    play(referee, 1)
+    moved = time.time()
+    game = seen(referee, tmp_path)
+    assert moved - 0.05 <= game.clock_at <= moved + 0.5
+    # A file written 5 s after its move (a Ray relay's): its clock ran for those 5 s.
+    live = tmp_path / LIVE_DIR
+    data = {"id": "g", "game": "oxono", "round": 1, "players": ["a", "b"], "opening": 0, "opening_moves": [],
+            "moves": [], "clock_ms": [1, 2], "per_move_ms": [None, None], "thinking_ms": 5000}
+    (live / "w9.json").write_text(json.dumps(data))
+    written = os.stat(live / "w9.json").st_mtime
+    [forged] = read_live_games(tmp_path)
+    assert forged.clock_at == written - 5
+    (live / "w9.json").write_text(json.dumps({**data, "thinking_ms": -1}))
+    assert read_live_games(tmp_path) == []
+
+
+def test_a_title_says_the_round_the_match_and_the_game_and_an_unknown_id_is_itself():
+    assert card_title("r3-ann~bob-g1", None) == "Round 3 · ann – bob, game 1"
+    assert card_title("r12-team-a~b-c-g4", None) == "Round 12 · team-a – b-c, game 4"
+    assert card_title("p7-game-1", None) == "p7-game-1"
