@@ -31,7 +31,6 @@ from arena.bot.stop_signals import wakeup_fd, woken
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
 from arena.results.live_feed import LiveFeed
-from arena.results.meta import MetaCluster
 from arena.run.pool import BotPool, here
 from arena.run.spec_queue import SpecQueue
 from arena.run.supervised import EXIT_GRACE_S, Child, child_deadline_s, reply, start_child
@@ -71,8 +70,6 @@ class Executor(Protocol):
 
     #: Games of the last run taken ahead and dropped unplayed when the specs stopped.
     dropped: int
-    #: The Ray cluster the current :meth:`session` plays on; None on this machine's cores.
-    cluster: MetaCluster | None
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
 
@@ -155,7 +152,6 @@ class LocalExecutor:
         self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
         # A worker takes a spec only when free: nothing is ahead to drop.
         self.dropped = 0
-        self.cluster = None
 
     def session(self) -> AbstractContextManager[None]:
         # Workers are started by each run: between the rounds of a Swiss

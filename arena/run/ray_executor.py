@@ -409,10 +409,12 @@ class RayExecutor:
         if address == "local":
             options.update(LOCAL_RAY)
         try:
-            _check_head(address)
-            # (Ray started here takes its own time to start, on a loaded machine more than a connection)
-            timeout = self.config.ray.connect_timeout if address != "local" else START_TIMEOUT_S
-            _init_within(ray, address, options, timeout)
+            # Ray started on this machine has no wrong address to wait on; from another thread its GCS was not reached
+            if address == "local":
+                ray.init(address=address, **options)
+            else:
+                _check_head(address)
+                _init_within(ray, address, options, self.config.ray.connect_timeout)
         except Exception as exc:  # ConnectionError, AuthenticationError, ValueError, TimeoutError...
             where = describe_ray_address(address)
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

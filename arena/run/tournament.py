@@ -443,12 +443,15 @@ def run_tournament(
             if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
         # One Ray connection for every round (connecting starts a local Ray: seconds).
         with _final_report(report, summary), executor.session() if pending else nullcontext():
-            if pending and executor.cluster is not None:  # connected: say where the games are played, and keep it
-                plan.meta = replace(plan.meta, cluster=executor.cluster)
+            # Connected: say where the games are played, and keep it.  (An executor of
+            # someone else's, plugged in, need not know of clusters.)
+            if pending and (cluster := getattr(executor, "cluster", None)) is not None:
+                plan.meta = replace(plan.meta, cluster=cluster)
                 write_meta(store.directory, plan.meta, known=written)
                 written = plan.meta
                 if on_cluster is not None:
-                    on_cluster(executor.cluster)
+                    on_cluster(cluster)
+
             def read_progress() -> Rounds:
                 return plan.progress(summary.records)
 
