@@ -278,8 +278,8 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
 }
 
-#: xdist groups (``--dist loadgroup``): a group's tests run one after another
-#: on one worker.  Ray: one runtime at a time (two would fight for the two
+#: xdist groups, honoured by ``pytest --dist loadgroup`` (not the default:
+#: see pyproject.toml): a group's tests run one after another on one worker.  Ray: one runtime at a time (two would fight for the two
 #: cores and the memory), started once per module.  Browser: one Chromium per
 #: module, not one per worker.  Hostile bots and full disks: fork bombs, memory
 #: and disk quotas measured under deadlines, not beside each other.
