@@ -25,8 +25,15 @@ import pytest
 import needs
 from builders import ROOT
 
-#: CI sets CI=true; "", "0", "false" and "no" mean a person's machine.
-IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+# pytester: test_ci_skips.py runs pytest sessions of its own in this process.
+pytest_plugins = ["pytester"]
+
+
+def in_ci() -> bool:
+    """CI sets CI=true; "", "0", "false" and "no" mean a person's machine.
+    Read at each report, so that test_ci_skips.py's sessions run in this
+    process (pytester) can each set it."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 _PR_SET_CHILD_SUBREAPER = 36
 #: How long a test's processes get to die after it ends (SIGKILL is not instant).
@@ -46,7 +53,7 @@ _become_subreaper()
 
 
 def _fail_skip_in_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
-    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+    if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         reason = reason.removeprefix("Skipped: ")
         report.outcome = "failed"
@@ -64,6 +71,263 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
     # A whole module skipped at import (pytest.importorskip) is a collect report.
     outcome = yield
     _fail_skip_in_ci(outcome.get_result())
+
+
+# --- Tiers and xdist groups -------------------------------------------------
+# ``pytest -m "not slow"`` is the fast tier (some 1,400 tests, a tenth of the
+# suite's time); plain ``pytest`` (CI) runs every test.  Kinds are given here, by
+# module, rather than in each file, so that one place says what each tier
+# holds; ``slow`` is a test of about 1 s or more in ``pytest --durations``.
+# A name here that no longer exists fails collection, so the lists cannot rot.
+
+#: Modules of one kind throughout: every test in them takes these markers.
+MODULE_MARKS: dict[str, tuple[str, ...]] = {
+    "test_league_model": ("slow", "soak"),
+    "test_ray_executor": ("slow", "ray"),
+    "test_ray_cluster": ("slow", "ray"),
+    "test_live_browser": ("slow", "browser"),
+    "test_report_browser": ("slow", "browser"),
+    **{module: ("slow",) for module in (
+        "test_benchmarks", "test_doc_outputs", "test_hostile_bots", "test_large_fields",
+        "test_league", "test_league_disruptions", "test_play", "test_preflight", "test_terminal_escapes")},
+}
+
+#: Tests that need Ray outside the Ray modules (by name, with or without parameters).
+RAY_TESTS: dict[str, set[str]] = {
+    "test_large_fields": {"test_a_swiss_on_ray_connects_once_and_plays_the_games_the_local_executor_plays"},
+    "test_benchmarks": {"test_a_benchmark_runs_at_its_quick_size[ray_vs_local]"},
+}
+
+#: The slow tests of the other modules: a function's name marks all its
+#: parameters; a name with parameters marks that one case.
+SLOW_TESTS: dict[str, set[str]] = {
+    "test_adaptive": {
+        "test_a_clearly_separated_field_stops_early_every_pair_separated",
+    },
+    "test_bots": {
+        "test_bot_plays_two_games_and_quits[-m bots.greedy-yoxii]",
+    },
+    "test_check": {
+        "test_a_bot_that_stops_or_kills_its_checker_is_a_row_not_a_hang[STOP]",
+        "test_a_check_of_a_few_games_misses_the_flaky_bot",
+        "test_a_tournament_file_checks_every_bot_as_it_runs",
+        "test_check_warns_of_a_chatty_bot_and_one_writing_into_its_folder_in_every_format",
+        "test_the_course_file_passes",
+    },
+    "test_cli": {
+        "test_a_match_rerun_as_another_test_is_refused_and_new_starts_it_beside",
+        "test_a_worker_killed_from_outside_ends_the_run_with_one_line",
+        "test_check_names_the_problem[no_hello-starts and answers 'hello' with 'ready'-needles1]",
+        "test_ctrl_c_stops_a_match",
+        "test_ctrl_c_stops_cleanly_and_the_same_command_resumes",
+        "test_match_under_sprt_stops_once_decided",
+        "test_run_lines_name_the_leader_by_the_ranking_rule_with_round_and_sprt",
+        "test_run_under_sprt_shows_the_test_and_standings_keep_it",
+        "test_run_with_a_bot_that_cannot_start_forfeits_its_games_when_the_file_says_so",
+        "test_run_without_a_terminal_reports_progress_as_lines",
+        "test_show_steps_with_enter_on_a_terminal",
+        "test_standings_every_format[plain-directory]",
+    },
+    "test_compact_turns": {
+        "test_forfeits_are_the_same_with_compact_turns[slow]",
+    },
+    "test_competition_model": {
+        "test_a_forged_tournament_json_is_one_warning_for_the_readers_and_one_line_for_a_run",
+        "test_arena_run_replays_a_disputed_game_and_archives_the_old_record",
+        "test_arena_run_withdraws_a_team_whose_results_stand",
+    },
+    "test_disk": {
+        "test_a_bot_over_its_quota_between_games_forfeits_the_next_one",
+        "test_a_bot_that_fills_the_disk_stops_the_run_in_one_line_naming_it_and_the_next_run_plays_on",
+        "test_a_scratch_of_folders_nested_past_any_path_is_measured_emptied_and_removed",
+        "test_a_worker_or_the_pre_flight_that_cannot_write_a_log_stops_the_run_in_one_line",
+    },
+    "test_docs": {
+        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/league.md#2]",
+        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md#18]",
+        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md#19]",
+    },
+    "test_executor": {
+        "test_a_killed_worker_stops_the_run_instead_of_hanging",
+    },
+    "test_first_contact": {
+        "test_a_bot_that_never_answers_hello_stops_the_run_once_with_the_flush_hint",
+        "test_a_full_disk_during_a_run_keeps_every_game_written",
+        "test_ctrl_c_during_start_up_is_the_same_one_line[0.05]",
+        "test_match_draws_a_seed_when_none_is_given",
+        "test_match_output_is_resumable_and_read_by_standings",
+        "test_match_takes_a_startup_timeout_and_stops_on_a_bot_that_cannot_start",
+        "test_replay_forfeits_chooses_the_reasons",
+        "test_sighup_stops_a_run_like_sigterm",
+        "test_standings_accepts_the_games_file_and_says_what_it_looked_for",
+        "test_startup_failure_forfeits_are_played_again_once_the_bot_is_fixed",
+    },
+    "test_forged_records": {
+        "test_a_forged_line_is_skipped_with_a_warning_naming_it[round-standings]",
+        "test_a_forged_meta_of_3000_bots_is_read_in_the_memory_its_size_says",
+        "test_a_forged_pairing_is_refused_in_one_line_by_every_command[swiss-itself]",
+        "test_a_forged_pairing_is_refused_in_one_line_by_every_command[stages-itself]",
+        "test_a_head_to_head_table_of_thousands_of_bots_is_refused_in_one_line",
+        "test_from_json_raises_only_value_error",
+        "test_the_protocol_reader_raises_only_protocol_error",
+        "test_the_store_reads_any_file_with_a_warning_per_bad_line",
+    },
+    "test_formats_benchmark": {
+        "test_real_games_of_graded_bots",
+        "test_the_verdicts_are_calibrated_on_a_small_simulated_field",
+    },
+    "test_game_index": {
+        "test_kill_9_while_the_index_is_built_loses_nothing",
+    },
+    "test_game_log": {
+        "test_lines_and_offsets_are_found_whatever_the_chunks",
+        "test_standings_run_under_a_768_mib_address_space",
+    },
+    "test_layers": {
+        "test_imports_run_one_way",
+    },
+    "test_live": {
+        "test_a_client_that_stops_reading_is_let_go_after_the_write_timeout",
+        "test_a_new_client_takes_the_place_of_the_oldest_event_stream",
+        "test_a_run_goes_on_when_its_server_cannot_listen",
+        "test_another_user_on_this_machine_needs_the_token_on_loopback",
+        "test_connections_are_capped_in_all_and_per_address",
+        "test_fifty_event_streams_are_served_while_a_tournament_runs",
+        "test_half_sent_requests_are_closed_by_the_header_timeout",
+        "test_malformed_requests_print_no_traceback_and_an_unparseable_host_is_a_400",
+        "test_only_the_logs_folder_is_served_and_no_link_out_of_it",
+        "test_two_hundred_slow_readers_of_a_big_log_hold_little_of_the_servers_memory",
+    },
+    "test_match": {
+        "test_a_short_match_alternates_colours_and_start_positions",
+    },
+    "test_oxono": {
+        "test_random_games_follow_the_reference_rules",
+    },
+    "test_pool": {
+        "test_a_pool_keeps_at_most_its_bound_stopping_the_least_recently_used",
+        "test_short_of_memory_a_pool_keeps_only_the_bots_of_the_game",
+    },
+    "test_process": {
+        "test_fork_child_exit_is_noticed_before_the_deadline_and_kill_ends_the_child",
+        "test_slow_and_half_time_bots_take_their_time",
+        "test_spinning_for_an_answer_reads_the_same_lines_and_keeps_the_deadline[0.1]",
+    },
+    "test_ranking": {
+        "test_a_bot_that_keeps_crashing_is_withdrawn",
+        "test_arena_standings_shows_the_rule_and_shared_ranks",
+    },
+    "test_referee": {
+        "test_a_timed_out_bot_is_replaced_so_its_late_answer_is_not_misread",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[0-hang.py-args1-timeout-ms margin)]",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[0-slow.py-args2-timeout-no move after]",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[0-no_read.py-args8-startup_failure-hello]",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[0-no_hello.py-args10-startup_failure-no answer to 'hello']",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[0-fork_child.py-args15-crash-]",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[1-hang.py-args1-timeout-ms margin)]",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[1-slow.py-args2-timeout-no move after]",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[1-no_read.py-args8-startup_failure-hello]",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[1-no_hello.py-args10-startup_failure-no answer to 'hello']",
+        "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[1-fork_child.py-args15-crash-]",
+        "test_no_false_time_losses_for_a_bot_using_half_its_time",
+    },
+    "test_results_dir_links": {
+        "test_arena_run_with_links_at_the_workers_logs_stops_in_one_line",
+    },
+    "test_sandbox": {
+        "test_cpu_limit_kills_a_spinning_bot_and_says_so",
+        "test_sandboxed_and_plain_bots_play_the_same_moves",
+    },
+    "test_sandbox_channels": {
+        "test_the_java_bot_starts_quietly_under_the_filter",
+    },
+    "test_sandbox_installs": {
+        "test_a_sandboxed_python_bot_imports_the_engine_from_outside_the_clone",
+    },
+    "test_search_bots": {
+        "test_both_bots_play_legally_with_both_colours[yoxii]",
+    },
+    "test_sprt": {
+        "test_the_expected_length_matches_a_simulated_test",
+    },
+    "test_statistics": {
+        "test_sprt_bounds_beyond_what_the_test_can_compute_are_refused_and_the_rest_always_compute",
+    },
+    "test_submissions": {
+        "test_a_hostile_folder_is_a_bot_that_cannot_start_saying_why_in_one_line[deep-manifest]",
+    },
+    "test_supervised": {
+        "test_a_child_silent_past_its_deadline_is_killed_with_every_bot_it_started",
+    },
+    "test_time_odds": {
+        "test_a_slow_bot_given_odds_keeps_its_time_and_each_bot_hears_its_own_clock",
+    },
+    "test_tournament": {
+        "test_a_swiss_run_reads_its_rounds_once_a_round_not_after_each_game",
+        "test_an_undecided_sprt_resumes_and_a_decided_one_does_not",
+        "test_interrupted_run_keeps_finished_games_kills_bots_and_resumes",
+        "test_kill_9_keeps_every_game_the_run_reported[30]",
+        "test_rerun_resumes_without_replaying",
+        "test_resume_after_partial_results_and_a_torn_line",
+        "test_same_seed_gives_the_same_standings_at_any_concurrency",
+        "test_sprt_stops_early_when_greedy_is_clearly_stronger_and_a_rerun_plays_nothing",
+        "test_the_rounds_a_run_reports_hold_every_game_recorded_so_far",
+    },
+    "test_yoxii": {
+        "test_random_games_follow_the_rules",
+    },
+}
+
+#: xdist groups, honoured by ``pytest --dist loadgroup`` (not the default:
+#: see pyproject.toml): a group's tests run one after another on one worker.  Ray: one runtime at a time (two would fight for the two
+#: cores and the memory), started once per module.  Browser: one Chromium per
+#: module, not one per worker.  Hostile bots and full disks: fork bombs, memory
+#: and disk quotas measured under deadlines, not beside each other.
+GROUPS: dict[str, str] = {
+    "ray": "ray", "browser": "browser",
+    "test_hostile_bots": "fork-and-disk", "test_disk": "fork-and-disk",
+}
+
+
+def _listed(item: pytest.Item, names: set[str]) -> bool:
+    return item.name in names or getattr(item, "originalname", item.name) in names
+
+
+def _uses_a_fixture_of_its_module(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a module-scoped fixture written in its own module."""
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(
+        definition.scope == "module" and getattr(definition, "baseid", "").endswith(item.path.name)
+        for definitions in info.name2fixturedefs.values() for definition in definitions
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    seen: dict[str, set[str]] = {}
+    for item in items:
+        module = item.path.stem
+        seen.setdefault(module, set()).update({item.name, getattr(item, "originalname", item.name)})
+        marks = set(MODULE_MARKS.get(module, ()))
+        if _listed(item, SLOW_TESTS.get(module, set())):
+            marks.add("slow")
+        if _listed(item, RAY_TESTS.get(module, set())):
+            marks |= {"slow", "ray"}
+        if "browser" in getattr(item, "fixturenames", ()):
+            marks |= {"slow", "browser"}
+        for mark in sorted(marks):
+            item.add_marker(mark)
+        group = next((GROUPS[kind] for kind in ("ray", "browser") if kind in marks), GROUPS.get(module))
+        if group is None and _uses_a_fixture_of_its_module(item):
+            group = module  # a module's fixture (a played tournament, a compiled bot) made once, not once a worker
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    if config.option.keyword or config.option.markexpr or config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        return  # only a whole collection can tell that a listed name is gone
+    stale = [f"{module}::{name}" for table in (SLOW_TESTS, RAY_TESTS) for module, names in table.items()
+             for name in names if name not in seen.get(module, set())]
+    stale += [module for module in [*MODULE_MARKS, *GROUPS] if module.startswith("test_") and module not in seen]
+    if stale:
+        raise pytest.UsageError("tests/conftest.py names tests that no longer exist: " + ", ".join(stale))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-
-TESTS = Path(__file__).resolve().parent
 
 SKIPPING = """
 import pytest
@@ -34,35 +27,37 @@ def test_never_collected():
 """
 
 
-def run_pytest(tmp_path: Path, source: str, ci: str) -> subprocess.CompletedProcess[str]:
-    test_file = tmp_path / "test_sample.py"
-    test_file.write_text(source)
-    env = {**os.environ, "CI": ci, "PYTHONPATH": str(TESTS)}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "conftest", "-p", "no:cacheprovider",
-         "--rootdir", str(tmp_path), "-c", os.devnull, str(test_file)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+def run_pytest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, source: str, ci: str
+               ) -> tuple[int, str]:
+    """A pytest session of ``source`` with this suite's conftest as its only
+    plugin, in this process (pytester): a nested pytest process would cost
+    seconds of start-up, for the same hooks run on the same reports."""
+    monkeypatch.setenv("CI", ci)
+    test_file = pytester.makepyfile(test_sample=source)
+    # Without hypothesis's plugin: the session would import hypothesis afresh, and pytester forget it after.
+    result = pytester.runpytest_inprocess("-q", "-rA", "-p", "conftest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+                                          "-n", "0", str(test_file))
+    return result.ret, result.stdout.str()
 
 
 @pytest.mark.parametrize("ci", ["true", "1"])
-def test_in_ci_every_skip_is_a_failure_naming_its_reason(tmp_path, ci):
-    result = run_pytest(tmp_path, SKIPPING, ci)
-    assert result.returncode == 1, result.stdout
-    assert "2 failed, 1 passed" in result.stdout
+def test_in_ci_every_skip_is_a_failure_naming_its_reason(pytester, monkeypatch, ci):
+    ret, stdout = run_pytest(pytester, monkeypatch, SKIPPING, ci)
+    assert ret == 1, stdout
+    assert "2 failed, 1 passed" in stdout
     assert "skipped in CI, where every test must run: the program 'no-such-program-totem' is missing: " \
-        "apt-get install totem-frobnicator" in result.stdout
-    assert "skipped in CI, where every test must run: not today" in result.stdout
+        "apt-get install totem-frobnicator" in stdout
+    assert "skipped in CI, where every test must run: not today" in stdout
 
 
-def test_in_ci_a_module_skipped_at_import_is_a_failure(tmp_path):
-    result = run_pytest(tmp_path, SKIPPED_MODULE, "true")
-    assert result.returncode != 0 and "skipped in CI" in result.stdout, result.stdout
+def test_in_ci_a_module_skipped_at_import_is_a_failure(pytester, monkeypatch):
+    ret, stdout = run_pytest(pytester, monkeypatch, SKIPPED_MODULE, "true")
+    assert ret != 0 and "skipped in CI" in stdout, stdout
 
 
 @pytest.mark.parametrize("ci", ["", "false"])
-def test_outside_ci_a_skip_says_what_to_install(tmp_path, ci):
-    result = run_pytest(tmp_path, SKIPPING, ci)
-    assert result.returncode == 0, result.stdout
-    assert "1 passed, 2 skipped" in result.stdout
-    assert "apt-get install totem-frobnicator" in result.stdout
+def test_outside_ci_a_skip_says_what_to_install(pytester, monkeypatch, ci):
+    ret, stdout = run_pytest(pytester, monkeypatch, SKIPPING, ci)
+    assert ret == 0, stdout
+    assert "1 passed, 2 skipped" in stdout
+    assert "apt-get install totem-frobnicator" in stdout
