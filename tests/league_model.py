@@ -286,9 +286,10 @@ _TIMES = re.compile(r"(^|_)ms$|_ms_|^ms_")
 
 
 def without_times(value: Any) -> Any:
-    """Standings JSON without what depends on the clock (milliseconds a move)."""
+    """Standings JSON without what depends on the clock (milliseconds a move)
+    and on which worker took which game (the table of nodes)."""
     if isinstance(value, dict):
-        return {k: without_times(v) for k, v in value.items() if not _TIMES.search(k)}
+        return {k: without_times(v) for k, v in value.items() if not _TIMES.search(k) and k != "nodes"}
     if isinstance(value, list):
         return [without_times(v) for v in value]
     return value
