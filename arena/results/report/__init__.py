@@ -80,9 +80,19 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def build_report(
+def build_report(results: ReadResults, **options: Any) -> str:
+    """The report page of ``results``, ranked as ``arena standings`` ranks
+    them (the same :class:`ReadResults`), holding every game whole; the
+    keywords are :func:`build_report_files`'s."""
+    return build_report_files(results, None, **options)[0]
+
+
+def build_report_files(
     results: ReadResults,
+    games_href: str | None,
     *,
+    inline_games: int = INLINE_GAMES,
+    chunk_games: int = CHUNK_GAMES,
     progress: Progress | None = None,
     live: bool = False,
     now: datetime | None = None,
@@ -91,12 +101,12 @@ def build_report(
     bot: str | None = None,
     status: str | None = None,
     linked: Sequence[str] = (),
-) -> str:
+) -> tuple[str, GameChunks | None]:
     """The report page of ``results``, ranked as ``arena standings`` ranks
-    them (the same :class:`ReadResults`); the games of bots no longer in the
-    tournament are in the viewer, out of the ranking.  ``progress`` says how
-    far the run that writes the report is; ``live`` marks the report of a run
-    still playing, which reloads itself.
+    them; the games of bots no longer in the tournament are in the viewer,
+    out of the ranking.  ``progress`` says how far the run that writes the
+    report is; ``live`` marks the report of a run still playing, which
+    reloads itself.
 
     ``results_dir``: where the bots' logs are read, for the end of a
     forfeiting bot's stderr beside its forfeit; ``logs_href``: the logs
@@ -110,42 +120,13 @@ def build_report(
     loads instead of inlining its own (the live view serves them as files,
     so that its Content-Security-Policy allows no inline script).
 
-    The page holds every game whole: see :func:`build_report_files` for a
-    large tournament's."""
-    return _build(results, progress, live, now, results_dir, logs_href, bot, status, linked, None, 0, CHUNK_GAMES)[0]
-
-
-def build_report_files(
-    results: ReadResults,
-    games_href: str,
-    *,
-    inline_games: int = INLINE_GAMES,
-    chunk_games: int = CHUNK_GAMES,
-    progress: Progress | None = None,
-    live: bool = False,
-    now: datetime | None = None,
-    results_dir: Path | None = None,
-    logs_href: str | None = None,
-    bot: str | None = None,
-    status: str | None = None,
-    linked: Sequence[str] = (),
-) -> tuple[str, GameChunks | None]:
-    """The page of :func:`build_report` and, for more than ``inline_games``
-    games, the files of their moves (:class:`GameChunks`, of at most
-    ``chunk_games`` games each), which the page loads from ``games_href``
-    (ending with ``/``, relative to the page) when a game is opened: the
-    page then holds the standings, charts, bot pages and a compact list of
-    the games, and its size grows with the bots, not the moves.  None: the
-    page holds every game whole."""
-    return _build(results, progress, live, now, results_dir, logs_href, bot, status, linked, games_href,
-                  inline_games, chunk_games)
-
-
-def _build(
-    results: ReadResults, progress: Progress | None, live: bool, now: datetime | None, results_dir: Path | None,
-    logs_href: str | None, bot: str | None, status: str | None, linked: Sequence[str], games_href: str | None,
-    inline_games: int, chunk_games: int,
-) -> tuple[str, GameChunks | None]:
+    With ``games_href`` and more than ``inline_games`` games, also the files
+    of their moves (:class:`GameChunks`, of at most ``chunk_games`` games
+    each), which the page loads from ``games_href`` (ending with ``/``,
+    relative to the page) when a game is opened: the page then holds the
+    standings, charts, bot pages and a compact list of the games, and its
+    size grows with the bots, not the moves.  Else None: the page holds
+    every game whole."""
     meta = results.meta
     records = results.records
     finished = progress is not None and not live and progress.played >= progress.total
