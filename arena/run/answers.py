@@ -23,8 +23,9 @@ import functools
 import hashlib
 import os
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import engine
 from arena.bot import safe_files
@@ -33,6 +34,8 @@ from arena.results.meta import MAX_META_BYTES, META_FILE
 from arena.results.store import GAMES_FILE
 
 __all__ = ["question_of", "recall", "remember"]
+
+T = TypeVar("T")
 
 #: How much of the log's end a question hashes (with its length and last change).
 _TAIL_BYTES = 4096
@@ -84,7 +87,8 @@ def remember(directory: Path, question: str, answer: object) -> None:
     _with_index(directory, lambda index: index.remember(question, value))
 
 
-def _with_index(directory: Path, use):  # type: ignore[no-untyped-def]
+def _with_index(directory: Path, use: Callable[[GameIndex], T]) -> T | None:
+    """``use`` of the directory's index as it is (never rebuilt here); None when there is none to use."""
     try:
         fd = safe_files.open_file(directory, GAMES_FILE, os.O_RDONLY)
     except OSError:
