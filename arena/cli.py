@@ -48,7 +48,8 @@ from arena.run.progress_lines import Periodic, ProgressLines
 from arena.run.preflight import StartupFailed
 from arena.results.meta import MetaError, read_meta
 from arena.results.reading import ReadResults
-from arena.run.results_dir import StandingsRead, read_results, read_standings
+from arena.run.results_dir import read_results
+from arena.run.standings_read import StandingsRead, read_standings
 from arena.run.spec_queue import WorkerDied
 from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
 
@@ -315,7 +316,8 @@ def run(
                                            versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
                                            withdrawn=config.withdrawn, disqualified=config.disqualified,
                                            challenger=challenger), fmt))
-    show_forfeits(summary.records, fmt, hint=f"all of them: arena standings {file} --forfeits")
+    show_forfeits(sorted(summary.records, key=lambda r: (r.index, r.game_id)), fmt,
+                  hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)

@@ -20,9 +20,9 @@ from collections.abc import Collection, Mapping, Sequence
 
 from arena.formats.competition import Competition
 from arena.formats.game_pairs import add_game_pair
-from arena.game.records import GameSpec, pair_id
+from arena.game.records import GameSpec, pair_id, parse_game_id
 
-__all__ = ["make_schedule", "pairings", "schedule_size"]
+__all__ = ["make_schedule", "pairings", "schedule_order", "schedule_size", "scheduled_game"]
 
 
 def pairings(names: Sequence[str], format: str, reference: Sequence[str] = (), *,
@@ -118,3 +118,34 @@ def make_schedule(competition: Competition, versions: Mapping[str, str] | None =
             for j, opening in enumerate(competition.suite()):
                 add_game_pair(specs, competition, round_, label, players, opening, j, versions)
     return specs
+
+
+def schedule_order(game_id: str) -> tuple[int, bytes, int] | None:
+    """Where the game ``game_id`` names comes in the playing order of a
+    schedule by names (round, pair, then its number within them), as a key
+    that sorts as :func:`make_schedule`'s ``index`` does, whatever pairs the
+    schedule holds besides; None for an id no such schedule gives."""
+    parsed = parse_game_id(game_id)
+    if parsed is None:
+        return None
+    round_, a, b, k = parsed
+    return round_, _pair_order((a, b)), k
+
+
+def scheduled_game(competition: Competition, game_id: str, rounds: int) -> GameSpec | None:
+    """The game ``game_id`` names in the schedule of ``competition`` over
+    ``rounds`` rounds, made alone (what :func:`make_schedule` makes of it
+    but its ``index`` and ``pair``, which only the whole schedule knows),
+    or None when that schedule holds no such game.  For ids by name only."""
+    parsed = parse_game_id(game_id)
+    if parsed is None or competition.game_ids == "positions":
+        return None
+    round_, a, b, k = parsed
+    suite = competition.suite()
+    j, seat = divmod(k - 1, 2)
+    if not (1 <= round_ <= rounds and 0 <= j < len(suite)
+            and pairings(competition.names, competition.format, competition.reference, among=[(a, b)])):
+        return None
+    specs: list[GameSpec] = []
+    add_game_pair(specs, competition, round_, pair_id(a, b), (a, b), suite[j], j, None)
+    return specs[seat]

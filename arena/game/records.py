@@ -18,7 +18,7 @@ from arena.bot.text import clean_text
 
 __all__ = [
     "GameSpec", "MoveRecord", "GameRecord", "timestamp", "RULE_REASONS", "RESIGNATION", "REASONS", "MAX_RECORD_BYTES", "MAX_ROUND",
-    "game_id", "pair_id",
+    "game_id", "pair_id", "parse_game_id",
 ]
 
 #: How a game ends by the rules, as the engines' ``Outcome.reason`` says
@@ -63,6 +63,19 @@ def game_id(round_: int, pair: str, k: int) -> str:
     (``pair`` from :func:`pair_id`, or ``p<n>`` in directories of 0.1), and
     the readers of a Swiss's or a knockout's rounds find them so."""
     return f"r{round_}-{pair}-g{k}"
+
+
+def parse_game_id(text: str) -> tuple[int, str, str, int] | None:
+    """The round, the two bots (in name order) and ``k`` of a game id
+    :func:`game_id` made of a pair by names, or None for any other text."""
+    head, _, rest = text.partition("-")
+    pair, _, k = rest.rpartition("-g")
+    a, tilde, b = pair.partition("~")
+    if not (head[:1] == "r" and head[1:].isdecimal() and k.isdecimal() and tilde and a and b and a < b and "~" not in b):
+        return None
+    if game_id(int(head[1:]), pair, int(k)) != text:  # (no leading zeros, no other digits than ASCII)
+        return None
+    return int(head[1:]), a, b, int(k)
 
 
 def timestamp() -> str:

@@ -43,11 +43,12 @@ def describe_forfeit(record: GameRecord, destination: str = "terminal") -> str:
 def forfeit_lines(
     records: Iterable[GameRecord], *, every: bool = False, hint: str = "", destination: str = "terminal",
 ) -> list[str]:
-    """The forfeits, each bot's first one (``every``: all of them) in schedule
-    order, as lines to print under a table; no lines when there is none.
-    ``hint`` follows the title when only the first of each bot is shown."""
+    """The forfeits of ``records`` (in schedule order), each bot's first one
+    (``every``: all of them), as lines to print under a table; no lines when
+    there is none.  ``hint`` follows the title when only the first of each
+    bot is shown."""
     by_bot: dict[str, list[GameRecord]] = {}
-    for record in sorted(records, key=lambda r: r.index):
+    for record in records:
         if record.forfeit_by is not None:
             by_bot.setdefault(record.players[record.forfeit_by], []).append(record)
     if not by_bot:

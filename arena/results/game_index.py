@@ -37,7 +37,7 @@ from arena.bot import safe_files
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, MoveRecord
 from arena.results.seals import seal, user_key
 
-__all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "LazyMoves", "GameIndex", "IndexMoved", "IndexUnusable"]
+__all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "LazyMoves", "LogPlace", "GameIndex", "IndexMoved", "IndexUnusable"]
 
 INDEX_FILE = "index.sqlite"
 #: Raised whenever what the index holds, or how a line is judged, changes: an index of another version is rebuilt.
@@ -76,6 +76,29 @@ class IndexedLine:
     problem: str | None
     #: The record's seal: made with this user's key, it says this arena checked the record (see :mod:`arena.results.seals`).
     seal: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogPlace:
+    """How far a reader read the log: where its complete lines end, how
+    many there are, and which log it was (its file, and the hash of its
+    last line): what a reader needs to read on from there, and to know
+    when the log no longer starts as it read it."""
+
+    offset: int
+    lines: int
+    log: str
+    last: str
+
+    @classmethod
+    def of(cls, fd: int, offset: int, lines: int) -> LogPlace:
+        """The place ``offset`` (after line ``lines``) of the log open on ``fd``."""
+        return cls(offset, lines, _identity(fd), _last_line_hash(fd, offset))
+
+    def still_in(self, fd: int) -> bool:
+        """Whether the log open on ``fd`` still starts as it did when read to here."""
+        return (self.log == _identity(fd) and self.offset <= os.fstat(fd).st_size
+                and self.last == _last_line_hash(fd, self.offset))
 
 
 class LazyMoves(Sequence[MoveRecord]):
@@ -351,10 +374,10 @@ class GameIndex:
                 raise IndexMoved() from None
             raise IndexUnusable(str(exc)) from None
 
-    def lines(self, log_fd: int, covered: int) -> Iterator[IndexedLine]:
-        """The entries of the log open on ``log_fd`` up to ``covered``, in
-        its order, as one snapshot.  Raises :class:`IndexMoved` when the
-        index is now another log's."""
+    def lines(self, log_fd: int, covered: int, start: int = 0) -> Iterator[IndexedLine]:
+        """The entries of the log open on ``log_fd`` from ``start`` up to
+        ``covered``, in its order, as one snapshot.  Raises
+        :class:`IndexMoved` when the index is now another log's."""
         assert self._db is not None
         db = self._db
         try:
@@ -364,7 +387,7 @@ class GameIndex:
                 if covered and state.get("log") != _identity(log_fd):
                     raise IndexMoved()
                 for row in db.execute("SELECT number, offset, length, game, record, problem, seal FROM lines "
-                                      "WHERE offset < ? ORDER BY offset", (covered,)):
+                                      "WHERE offset >= ? AND offset < ? ORDER BY offset", (start, covered)):
                     yield IndexedLine(*_checked(row))
             finally:
                 if db.in_transaction:

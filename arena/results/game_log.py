@@ -52,21 +52,24 @@ class LogLines:
         position = self.good_bytes  # the offset of the first byte of ``pending``
         pending = b""
         skipping = 0  # the length so far of an overlong line being skipped
+        skipped_text = False  # whether it held more than blanks
         while True:
             offset = position + len(pending) + skipping
             if skipping:  # a hole of a sparse file holds no newline: jumped, not read
-                skipping += _next_data(self._fd, offset) - offset
+                jumped = _next_data(self._fd, offset) - offset
+                skipping, skipped_text = skipping + jumped, skipped_text or jumped > 0
                 offset = position + skipping
             if not (chunk := os.pread(self._fd, CHUNK_BYTES, offset)):
                 break
             if skipping:
                 end = chunk.find(b"\n")
+                skipped_text = skipped_text or bool(chunk[:end if end >= 0 else len(chunk)].strip())
                 if end < 0:
                     skipping += len(chunk)
                     continue
                 yield self._line(position, None, skipping + end)
                 position += skipping + end + 1
-                skipping, pending = 0, chunk[end + 1:]
+                skipping, skipped_text, pending = 0, False, chunk[end + 1:]
             else:
                 pending += chunk
             start = 0
@@ -77,10 +80,10 @@ class LogLines:
             position += start
             pending = pending[start:]
             if len(pending) > self._max:  # no record is that long: measured, not held
-                skipping, pending = len(pending), b""
+                skipping, skipped_text, pending = len(pending), bool(pending.strip()), b""
         self.good_bytes = position
         self.tail = len(pending) + skipping
-        self.torn = bool(skipping or pending.strip())
+        self.torn = skipped_text or bool(pending.strip())
 
     def _line(self, offset: int, data: bytes | None, length: int) -> LogLine:
         line = LogLine(self._number, offset, data, length)

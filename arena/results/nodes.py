@@ -25,13 +25,19 @@ class NodeTally:
     node_id: str | None
     games: int = 0
     moves: int = 0
-    move_ms: float = 0.0
+    #: The time of those moves, in whole microseconds (records hold them so:
+    #: a sum that does not depend on the order the games were added in).
+    move_us: int = 0
     #: Forfeit reason -> games forfeited on this node that way (by either bot).
     forfeits: dict[str, int] = field(default_factory=dict)
     #: The Ray actors' or local workers' numbers that played here.
     workers: set[int] = field(default_factory=set)
     #: Every niceness the bots started at here.
     nice: set[int] = field(default_factory=set)
+
+    @property
+    def move_ms(self) -> float:
+        return self.move_us / 1000
 
     @property
     def mean_move_ms(self) -> float | None:
@@ -54,7 +60,7 @@ class NodeTallies:
             tally = self._nodes[key] = NodeTally(*key)
         tally.games += 1
         tally.moves += len(times)
-        tally.move_ms += sum(times)
+        tally.move_us += round(sum(times) * 1000)
         if record.forfeit_by is not None:
             tally.forfeits[record.reason] = tally.forfeits.get(record.reason, 0) + 1
         for name, into in (("actor", tally.workers), ("worker", tally.workers), ("nice", tally.nice)):

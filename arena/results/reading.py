@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from arena.formats.competition import Competition
 from arena.formats.progression import schedule_so_far
@@ -28,7 +29,7 @@ from arena.results.sprt import SprtConfig
 from arena.results.standings import Standings, compute_standings
 from arena.results.store import GAMES_FILE
 
-__all__ = ["WHOLE_SCHEDULE", "ReadResults", "SortedRecords", "results_of", "sort_records"]
+__all__ = ["WHOLE_SCHEDULE", "ReadResults", "SortedRecords", "left_out_line", "results_of", "same_game", "sort_records"]
 
 #: The most games of a schedule fixed in advance that a reader makes whole
 #: when the records do not hold as many.  A round-robin of n bots has n²
@@ -51,12 +52,18 @@ class SortedRecords:
 
     def left_out_line(self) -> str | None:
         """One line for the games of bots no longer in the tournament, or None."""
-        if not self.left_out:
-            return None
         names = Counter(name for record in self.left_out for name in record.players.values())
-        gone = sorted(names, key=lambda n: (-names[n], n))
-        return (f"{len(self.left_out)} games of bots no longer in the tournament are left out of the ranking "
-                f"(kept in {GAMES_FILE}): " + ", ".join(f"{n} ({names[n]})" for n in gone if n not in self.current))
+        return left_out_line(len(self.left_out), names, self.current)
+
+
+def left_out_line(games: int, names: Counter[str], current: Collection[str]) -> str | None:
+    """One line for ``games`` games of bots no longer in the tournament
+    (whose bots played ``names`` of them; ``current`` are the tournament's), or None."""
+    if not games:
+        return None
+    gone = sorted(names, key=lambda n: (-names[n], n))
+    return (f"{games} games of bots no longer in the tournament are left out of the ranking "
+            f"(kept in {GAMES_FILE}): " + ", ".join(f"{n} ({names[n]})" for n in gone if n not in current))
 
 
 def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], names: Collection[str]) -> SortedRecords:
@@ -69,7 +76,7 @@ def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], na
     out = SortedRecords(frozenset(names))
     for record in records:
         spec = by_id.get(record.game_id)
-        if spec is not None and _same_game(record, spec):
+        if spec is not None and same_game(record, spec):
             if record.index != spec.index or record.pair != spec.pair or record.round != spec.round:
                 record = replace(record, index=spec.index, pair=spec.pair, round=spec.round)
             out.kept.append(record)
@@ -80,7 +87,8 @@ def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], na
     return out
 
 
-def _same_game(record: GameRecord, spec: GameSpec) -> bool:
+def same_game(record: GameRecord, spec: GameSpec) -> bool:
+    """Whether ``record`` is of the game ``spec`` (its id named it): the same seed, opening and seats."""
     return (
         spec.seed == record.seed and spec.opening == record.opening
         and tuple(record.opening_moves) == spec.opening_moves and tuple(record.players.values()) == spec.players
@@ -144,9 +152,14 @@ class ReadResults:
 
     def standings(self, *, at_limit: bool = False) -> Standings:
         """The standings of these results, as every command shows them."""
-        return compute_standings(self.records, self.names, self.sprt, at_limit=at_limit, reference=self.reference,
-                                 versions=self.versions, ranking=self.ranking, rounds=self.rounds,
-                                 withdrawn=self.withdrawn, disqualified=self.disqualified, challenger=self.challenger)
+        return compute_standings(self.records, self.names, at_limit=at_limit, rounds=self.rounds,
+                                 disqualified=self.disqualified, challenger=self.challenger, **self.fold_settings())
+
+    def fold_settings(self) -> dict[str, Any]:
+        """What the standings of these results are asked with besides
+        their games' order (:meth:`StandingsFold.standings` takes them)."""
+        return dict(sprt=self.sprt, reference=self.reference, versions=self.versions, ranking=self.ranking,
+                    withdrawn=self.withdrawn)
 
     def round_robin_rounds(self) -> Rounds | None:
         """A round-robin tournament's rounds read as a round-robin stage's,

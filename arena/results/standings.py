@@ -14,6 +14,7 @@ import math
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import trueskill
 
@@ -27,7 +28,7 @@ from arena.results.game_index import move_times_of
 from arena.results.nodes import NodeTallies, NodeTally
 from arena.results.meta import RANKINGS
 from arena.results.sprt import SprtConfig, SprtStatus, sprt_status
-from arena.results.statistics import MatchStatistics, fit_elo, match_statistics, scores_of
+from arena.results.statistics import MatchStatistics, fit_elo, fit_elo_tally, match_statistics, scores_of
 
 __all__ = [
     "INITIAL_MU",
@@ -43,6 +44,8 @@ __all__ = [
     "RANKING_RULES",
     "reference_rule",
     "RatingFold",
+    "StandingsFold",
+    "OutOfOrder",
     "conservative",
     "RunningLeader",
 ]
@@ -282,116 +285,197 @@ def compute_standings(
     :class:`ValueError` for records that mix games, a bot playing itself, or a
     winner or forfeit that names no colour of the game or contradicts the other.
     """
+    fold = StandingsFold(bot_names or (), disqualified)
     # Ties on index (which a well-formed schedule never makes) are broken by
     # game id, so the fold order never depends on the order of the input.
     ordered = sorted(scored(records, disqualified), key=lambda r: (r.index, r.game_id))
-    fold = RatingFold()
-    bots: dict[str, BotStanding] = {name: BotStanding(name) for name in bot_names or ()}
-    pair_scores: dict[tuple[str, str], float] = {}
-    pair_games: dict[tuple[str, str], int] = {}
-    elo_games: list[tuple[str, str, float]] = []
-    by_color: dict[str, Tally] = {}
-    last_played: dict[tuple[str, str], str] = {}
-    nodes = NodeTallies()
-    games = {r.game for r in ordered}
-    if len(games) > 1:
-        raise ValueError(f"records mix several games ({', '.join(sorted(games))}); rate each game apart")
-
     for record in ordered:
-        first, second, winner = fold.add(record)
+        fold.add(record, (record.index, record.game_id))
+    return fold.standings(sprt, at_limit=at_limit, reference=reference, versions=versions, ranking=ranking,
+                          rounds=rounds, withdrawn=withdrawn, challenger=challenger, records=ordered)
+
+
+class OutOfOrder(ValueError):
+    """A game that a kept :class:`StandingsFold` rated past already: the
+    fold cannot take it, the games are folded again from the start."""
+
+
+class StandingsFold:
+    """The fold of :func:`compute_standings`, a game at a time, in a state
+    that can be kept (pickled) and carried on over games added later:
+    whatever does not depend on the order of the games (the tallies, the
+    pairs' scores, versions, clocks, move times) is counted as each game
+    comes; TrueSkill, which does, in the order of the games' keys (schedule
+    order) when :meth:`settle` is asked to, so that games may come in any
+    order after the last one it rated.  Move times are summed in whole
+    microseconds (records hold them to the microsecond): sums that do not
+    depend on the order either, to the last bit."""
+
+    def __init__(self, bot_names: Sequence[str] = (), disqualified: Collection[str] = (), *,
+                 history: bool = True) -> None:
+        self._names = list(bot_names)
+        self.bots: dict[str, BotStanding] = {name: BotStanding(name) for name in bot_names}
+        self.disqualified = frozenset(disqualified)
+        #: Each bot's rating after each of its games (what the report's charts draw), kept or not.
+        self.history = history
+        self.games: set[str] = set()
+        self.total = 0
+        self.pair_scores: dict[tuple[str, str], float] = {}
+        self.pair_games: dict[tuple[str, str], int] = {}
+        self.by_color: dict[str, Tally] = {}
+        self.nodes = NodeTallies()
+        self._last_played: dict[tuple[str, str], str] = {}
+        self._move_us: dict[str, int] = {}
+        self._ratings: dict[str, trueskill.Rating] = {}
+        self._rated: dict[str, int] = {}
+        #: The games not rated yet: (key, game id, first seat's bot, second's, whether the second won, whether drawn).
+        self._pending: list[tuple[Any, str, str, str, bool, bool]] = []
+        self._last_key: Any = None
+
+    @property
+    def last_key(self) -> Any:
+        """The key of the last game rated (None before the first)."""
+        return self._last_key
+
+    def add(self, record: GameRecord, key: Any) -> None:
+        """Fold ``record`` in, to be rated in the order of ``key``;
+        :class:`OutOfOrder` when ``key`` is not past :attr:`last_key`."""
+        if self._last_key is not None and key <= self._last_key:
+            raise OutOfOrder(f"game {record.game_id} comes before the last game rated")
+        record = scored([record], self.disqualified)[0]
+        first, second = _seats(record)
+        winner = _winner(record)
         names = {color: record.players[color] for color in (first, second)}
+        bots = self.bots
+        self.games.add(record.game)
+        self.total += 1
         for color in (first, second):
             standing = bots.setdefault(names[color], BotStanding(names[color]))
             clock = _clock_text(record.clock_of(color))
             standing.clocks[clock] = standing.clocks.get(clock, 0) + 1
             score = side_score(winner, color)
-            by_color.setdefault(color, Tally()).add(score)
+            self.by_color.setdefault(color, Tally()).add(score)
             standing.add(score)
-            opponent = names[second if color == first else first]
-            key = (names[color], opponent)
-            pair_games[key] = pair_games.get(key, 0) + 1
-            pair_scores[key] = pair_scores.get(key, 0.0) + score
+            pair = (names[color], names[second if color == first else first])
+            self.pair_games[pair] = self.pair_games.get(pair, 0) + 1
+            self.pair_scores[pair] = self.pair_scores.get(pair, 0.0) + score
         for color, version in (record.versions or {}).items():
             played_by = bots[names[color]].versions
             played_by[version] = played_by.get(version, 0) + 1
-            key = (names[color], version)
-            last_played[key] = max(last_played.get(key, ""), record.ended_at)
+            played = (names[color], version)
+            self._last_played[played] = max(self._last_played.get(played, ""), record.ended_at)
         if record.forfeit_by is not None:
             forfeits = bots[names[record.forfeit_by]].forfeits
             forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
-        elo_games.append((names[first], names[second], side_score(winner, first)))
         # Seat 0 moves first and the players alternate (neither game has a
         # pass); the opening's moves were not the bots'.  (Each seat's moves
         # as a slice: a million games hold tens of millions of moves.)
         times, opening = move_times_of(record), len(record.opening_moves) % 2
-        nodes.add(record, times)
+        self.nodes.add(record, times)
         for seat, color in ((opening, first), (1 - opening, second)):
-            played = times[seat::2]
-            standing = bots[names[color]]
-            standing.moves += len(played)
-            standing.move_ms += sum(played)
+            played_times = times[seat::2]
+            bots[names[color]].moves += len(played_times)
+            self._move_us[names[color]] = self._move_us.get(names[color], 0) + round(sum(played_times) * 1000)
+        self._pending.append((key, record.game_id, names[first], names[second], winner == second, winner is None))
 
-        for name in (names[first], names[second]):
-            rating = fold.ratings[name]
-            bots[name].history.append((bots[name].games, rating.mu, rating.sigma))
+    def unrated(self) -> set[str]:
+        """The ids of the games folded but not rated yet."""
+        return {game[1] for game in self._pending}
 
-    for name, rating in fold.ratings.items():
-        bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
-    for bot in bots.values():
-        bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (last_played[bot.name, v[0]], v[0]), reverse=True))
-        bot.version = (versions or {}).get(bot.name) or next(iter(bot.versions), None)
-    for name in withdrawn:
-        bots.setdefault(name, BotStanding(name)).withdrawn_by_organiser = True
-    for name in disqualified:
-        bots.setdefault(name, BotStanding(name)).disqualified = True
-    if ranking not in RANKINGS:
-        raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
-    fit = fit_elo(elo_games)
-    for standing in bots.values():
-        if standing.name in fit.elo:
-            standing.elo, standing.elo_margin = fit.elo[standing.name], fit.margin(standing.name)
-    _tie_breaks(bots, pair_scores)
-    if rounds is not None:
-        ranked = _placed(bots, rounds, ranking)
-    else:
-        ranked = _ranked(list(bots.values()), ranking)
-    for standing, below in zip(ranked, ranked[1:]):
-        adjacent_met = challenger is None or challenger in (standing.name, below.name)
-        if standing.name in fit.elo and below.name in fit.elo and adjacent_met:
-            standing.los_next = fit.los(standing.name, below.name)
-    opponents = []
-    if challenger is not None:
-        for bot in ranked:
-            met = [r for r in ordered if set(r.players.values()) == {challenger, bot.name}]
-            if bot.name != challenger and met:
-                opponents.append(Opponent(bot.name, match_statistics(*scores_of(met, challenger))))
-    match = match_bots = status = None
-    if len(ranked) == 2:
-        first = bot_names[0] if bot_names else ranked[0].name
-        match_bots = (first, next(b.name for b in ranked if b.name != first))
-        first_scores, pairs = scores_of(ordered, first)
-        match = match_statistics(first_scores, pairs)
-        if sprt is not None:
-            status = sprt_status(sprt, pairs, at_limit=at_limit)
-    crosstable = Crosstable([bot.name for bot in ranked], pair_scores, pair_games)
-    return Standings(
-        game=next(iter(games), None),
-        bots=ranked,
-        crosstable=crosstable,
-        by_color=by_color,
-        total_games=len(ordered),
-        elo_regularized=fit.regularized,
-        match=match,
-        match_bots=match_bots,
-        sprt=status,
-        reference=tuple(reference),
-        entrants=reference_ranking(ranked, crosstable, reference) if reference else [],
-        ranking=ranking,
-        rounds=rounds,
-        challenger=challenger,
-        opponents=opponents,
-        nodes=nodes.tallies(),
-    )
+    def settle(self, keep: int = 0) -> None:
+        """Rate the games waiting, in the order of their keys, but the last
+        ``keep`` of them (those a kept fold may yet see games come before)."""
+        pending = self._pending
+        pending.sort(key=lambda game: game[0])
+        rated = len(pending) - keep
+        if rated <= 0:
+            return
+        env = rating_env()
+        for _, _, first, second, second_won, drawn in pending[:rated]:
+            _rate(env, self._ratings, first, second, second_won, drawn)
+            if self.history:
+                for name in (first, second):
+                    rating = self._ratings[name]
+                    self._rated[name] = count = self._rated.get(name, 0) + 1
+                    self.bots[name].history.append((count, rating.mu, rating.sigma))
+        self._last_key = pending[rated - 1][0]
+        del pending[:rated]
+
+    def standings(
+        self, sprt: SprtConfig | None = None, *, at_limit: bool = False, reference: Sequence[str] = (),
+        versions: Mapping[str, str] | None = None, ranking: str = "trueskill", rounds: Rounds | None = None,
+        withdrawn: Collection[str] = (), challenger: str | None = None, records: Sequence[GameRecord] | None = None,
+    ) -> Standings:
+        """The standings of the games folded (see :func:`compute_standings`
+        for the arguments); every game is rated first.  ``records``, the
+        games in schedule order, are needed for a match of two bots and a
+        gauntlet's challenger (their game pairs)."""
+        if len(self.games) > 1:
+            raise ValueError(f"records mix several games ({', '.join(sorted(self.games))}); rate each game apart")
+        if ranking not in RANKINGS:
+            raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
+        self.settle()
+        bots = self.bots
+        for name, rating in self._ratings.items():
+            bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
+        for bot in bots.values():
+            bot.move_ms = self._move_us.get(bot.name, 0) / 1000
+            bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (self._last_played[bot.name, v[0]], v[0]),
+                                       reverse=True))
+            bot.version = (versions or {}).get(bot.name) or next(iter(bot.versions), None)
+        for name in withdrawn:
+            bots.setdefault(name, BotStanding(name)).withdrawn_by_organiser = True
+        for name in self.disqualified:
+            bots.setdefault(name, BotStanding(name)).disqualified = True
+        pair_scores = self.pair_scores
+        fit = fit_elo_tally({pair: (pair_scores[pair], games) for pair, games in self.pair_games.items() if pair[0] < pair[1]})
+        for standing in bots.values():
+            if standing.name in fit.elo:
+                standing.elo, standing.elo_margin = fit.elo[standing.name], fit.margin(standing.name)
+        _tie_breaks(bots, pair_scores)
+        if rounds is not None:
+            ranked = _placed(bots, rounds, ranking)
+        else:
+            ranked = _ranked(list(bots.values()), ranking)
+        for standing, below in zip(ranked, ranked[1:]):
+            adjacent_met = challenger is None or challenger in (standing.name, below.name)
+            if standing.name in fit.elo and below.name in fit.elo and adjacent_met:
+                standing.los_next = fit.los(standing.name, below.name)
+        if records is None and (challenger is not None or len(ranked) == 2):
+            raise ValueError("a match of two bots, or a gauntlet, is ranked from its records (their game pairs)")
+        opponents = []
+        if challenger is not None:
+            for bot in ranked:
+                met = [r for r in records or () if set(r.players.values()) == {challenger, bot.name}]
+                if bot.name != challenger and met:
+                    opponents.append(Opponent(bot.name, match_statistics(*scores_of(met, challenger))))
+        match = match_bots = status = None
+        if len(ranked) == 2:
+            first = self._names[0] if self._names else ranked[0].name
+            match_bots = (first, next(b.name for b in ranked if b.name != first))
+            first_scores, pairs = scores_of(records or (), first)
+            match = match_statistics(first_scores, pairs)
+            if sprt is not None:
+                status = sprt_status(sprt, pairs, at_limit=at_limit)
+        crosstable = Crosstable([bot.name for bot in ranked], pair_scores, self.pair_games)
+        return Standings(
+            game=next(iter(self.games), None),
+            bots=ranked,
+            crosstable=crosstable,
+            by_color=self.by_color,
+            total_games=self.total,
+            elo_regularized=fit.regularized,
+            match=match,
+            match_bots=match_bots,
+            sprt=status,
+            reference=tuple(reference),
+            entrants=reference_ranking(ranked, crosstable, reference) if reference else [],
+            ranking=ranking,
+            rounds=rounds,
+            challenger=challenger,
+            opponents=opponents,
+            nodes=self.nodes.tallies(),
+        )
 
 
 class Crosstable(Mapping[str, Mapping[str, tuple[float, int]]]):
@@ -597,7 +681,7 @@ def _draw_margin(env: trueskill.TrueSkill) -> float:
 
 class RatingFold:
     """TrueSkill ratings and each bot's results, folded one game at a time
-    in the order given: the one fold of the standings and of the live leader."""
+    in the order given, as :class:`StandingsFold` rates them: the live leader's fold."""
 
     def __init__(self) -> None:
         self.env = rating_env()

@@ -35,6 +35,7 @@ __all__ = [
     "Z95",
     "EloFit",
     "fit_elo",
+    "fit_elo_tally",
     "los",
     "Pentanomial",
     "pentanomial",
@@ -117,24 +118,36 @@ def fit_elo(games: Iterable[tuple[str, str, float]]) -> EloFit:
     score 1, 0.5 or 0 (a forfeit counts like any loss).  Bots that played no
     game are not in the fit.  The fit is :func:`arena.formats.bradley_terry.bradley_terry`
     without a prior, on the Elo scale."""
-    index: dict[str, int] = {}
-    # Per pair of bots, the first (in order of appearance) first: its points and the games.
-    tally: dict[tuple[int, int], tuple[float, int]] = {}
+    tally: dict[tuple[str, str], tuple[float, int]] = {}
     for a, b, score in games:
-        i, j = index.setdefault(a, len(index)), index.setdefault(b, len(index))
-        key, points = ((i, j), score) if i < j else ((j, i), 1.0 - score)
+        key, points = ((a, b), score) if a < b else ((b, a), 1.0 - score)
         s, g = tally.get(key, (0.0, 0))
         tally[key] = (s + points, g + 1)
+    return fit_elo_tally(tally)
+
+
+def fit_elo_tally(tally: Mapping[tuple[str, str], tuple[float, int]]) -> EloFit:
+    """:func:`fit_elo` of the games tallied by pair: ``(a, b)`` (any order)
+    to a's points against b and their games.  The bots are numbered in
+    name order, so the fit does not depend on the order the games came in
+    (the same numbers to the last bit, whichever order a fold saw them)."""
+    index = {name: i for i, name in enumerate(sorted({name for pair in tally for name in pair}))}
+    by_number: dict[tuple[int, int], tuple[float, int]] = {}
+    for (a, b), (points, count) in tally.items():
+        i, j = index[a], index[b]
+        key, points = ((i, j), points) if i < j else ((j, i), count - points)
+        s, g = by_number.get(key, (0.0, 0))
+        by_number[key] = (s + points, g + count)
     n = len(index)
     if not n:
         return EloFit({}, {})
-    regularized = not _strongly_connected(n, tally)
+    regularized = not _strongly_connected(n, by_number)
     if regularized:
         for i in range(n):
             for j in range(i + 1, n):
-                s, g = tally.get((i, j), (0.0, 0))
-                tally[i, j] = (s + 0.5, g + 1)
-    theta, cov = bradley_terry(n, [(i, j, s, g) for (i, j), (s, g) in tally.items()])
+                s, g = by_number.get((i, j), (0.0, 0))
+                by_number[i, j] = (s + 0.5, g + 1)
+    theta, cov = bradley_terry(n, [(i, j, s, g) for (i, j), (s, g) in sorted(by_number.items())])
     elo, covariance = (theta / _C).tolist(), (cov / (_C * _C)).tolist()
     bots = list(index)
     return EloFit(

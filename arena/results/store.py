@@ -42,7 +42,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -52,11 +52,11 @@ from arena.bot.quota import empty_directory
 from arena.bot.safe_files import RefusedFile
 from arena.bot.stop_signals import check
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
-from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, Shared,
-                                      indexed, move_times_of, record_of)
+from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, LogPlace,
+                                      Shared, indexed, move_times_of, record_of)
 from arena.results.game_log import CHUNK_BYTES, LogLine, LogLines
 
-__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "StoreError", "LoadedResults", "CurrentRun", "current_run", "write_atomically"]
+__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "LogRewritten", "StoreError", "LoadedResults", "CurrentRun", "current_run", "write_atomically"]
 
 GAMES_FILE = "games.jsonl"
 REPLACED_FILE = "replaced.jsonl"
@@ -73,6 +73,11 @@ SYNC_INTERVAL_S = 1.0
 
 class ResultsConflict(Exception):
     """The results in a directory were made by a different tournament than the one asked for."""
+
+
+class LogRewritten(Exception):
+    """The log no longer starts as an earlier read found it (a ``--replay``
+    rewrote it, a hand cut or replaced it): it is read again from the start."""
 
 
 class StoreBusy(Exception):
@@ -99,6 +104,10 @@ class LoadedResults:
     warnings: list[str] = field(default_factory=list)
     #: Byte offset where the complete lines end (a torn tail starts here).
     good_bytes: int = 0
+    #: Where the read ended, to read on from there (see :meth:`ResultsStore.load`).
+    place: LogPlace | None = None
+    #: The warning of a torn last line (also in :attr:`warnings`), if any.
+    torn: str | None = None
     _seen: set[str] = field(default_factory=set, repr=False)
 
     def add(self, record: GameRecord, where: str) -> None:
@@ -125,54 +134,65 @@ class ResultsStore:
 
     # -- reading (safe at any time, also while a run is writing) -------------
 
-    def load(self, game: str | None = None) -> LoadedResults:
+    def load(self, game: str | None = None, *, since: LogPlace | None = None,
+             seen: Collection[str] = ()) -> LoadedResults:
         """Every readable record, with a warning naming the line of each one
         skipped: a line that is not a record :meth:`GameRecord.from_json`
         accepts (it checks every field), however it is broken, never raises.
         A stop signal raises :class:`~arena.bot.stop_signals.Stopped` between two lines
         (a long log is read by a run before its first game).
-        With ``game``, records of another game are skipped too."""
+        With ``game``, records of another game are skipped too.
+        ``since`` (where an earlier read ended): only the lines added after
+        it, a game of ``seen`` (read before) skipped as read twice;
+        :class:`LogRewritten` when the log no longer starts as it was read."""
         result = LoadedResults()
         try:
             fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
         except (FileNotFoundError, NotADirectoryError):
+            if since is not None:
+                raise LogRewritten() from None
             return result
         except OSError as exc:
             if exc.errno == errno.ENAMETOOLONG:
                 return result
             raise store_error(exc, "read", self.games_path) from None
         try:
-            return self._load(fd, game)
+            if since is not None and not since.still_in(fd):
+                raise LogRewritten()
+            return self._load(fd, game, since, seen)
         except OSError as exc:
             raise store_error(exc, "read", self.games_path) from None
         finally:
             os.close(fd)
 
-    def _load(self, fd: int, game: str | None) -> LoadedResults:
+    def _load(self, fd: int, game: str | None, since: LogPlace | None = None, seen: Collection[str] = ()) -> LoadedResults:
         """:meth:`load` of the log open on ``fd``: through the index, brought
         up to date first, or from the log itself where the index cannot be
         used (a read-only directory: the index is only ever a help)."""
+        start, number = (since.offset, since.lines) if since is not None else (0, 0)
         index = GameIndex(self.directory)
         try:
             covered = index.open(fd)
         except IndexUnusable:
-            return self._from_log(fd, game)
+            return self._from_log(fd, game, start, number, seen)
         try:
             for attempt in range(2):
                 try:
                     lines = self._catch_up(index, fd, covered)
-                    result = LoadedResults()
+                    result = LoadedResults(_seen=set(seen))
                     if index.rebuilt is not None:
                         result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, "
                                                f"as {index.rebuilt}")
                     shared = Shared()
-                    for entry in index.lines(fd, lines.good_bytes):
+                    last = number
+                    for entry in index.lines(fd, lines.good_bytes, start):
                         check()
+                        last = entry.number
                         record = self._indexed_record(entry, index) if entry.record is not None else None
                         other = record.game if record is not None else entry.game  # (the record's is checked)
                         if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
                             result.add(shared.record(record), f"{self.games_path}:{entry.number}")
-                    self._note_tail(lines, result)
+                    self._note_tail(fd, lines, last, result)
                     return result
                 except IndexMoved:  # (rewritten over another log meanwhile, locked, a full disk: the log it is)
                     break
@@ -182,7 +202,7 @@ class ResultsStore:
                     covered = 0
         finally:
             index.close()
-        return self._from_log(fd, game)
+        return self._from_log(fd, game, start, number, seen)
 
     def _catch_up(self, index: GameIndex, fd: int, covered: int) -> LogLines:
         """Add the lines of the log past what ``index`` covers, a batch at a
@@ -199,24 +219,28 @@ class ResultsStore:
         index.add(batch, fd, lines.good_bytes)
         return lines
 
-    def _from_log(self, fd: int, game: str | None) -> LoadedResults:
-        result = LoadedResults()
-        lines = LogLines(fd, MAX_RECORD_BYTES)
+    def _from_log(self, fd: int, game: str | None, start: int, number: int, seen: Collection[str]) -> LoadedResults:
+        result = LoadedResults(_seen=set(seen))
+        lines = LogLines(fd, MAX_RECORD_BYTES, start, number + 1)
         shared = Shared()
         for line in lines:
             check()
+            number = line.number
             record, problem, other = self._judged(line)
             if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
                 record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
                 result.add(shared.record(record), f"{self.games_path}:{line.number}")
-        self._note_tail(lines, result)
+        self._note_tail(fd, lines, number, result)
         return result
 
-    def _note_tail(self, lines: LogLines, result: LoadedResults) -> None:
+    def _note_tail(self, fd: int, lines: LogLines, last: int, result: LoadedResults) -> None:
+        """Note where the complete lines end (the last is line ``last``), and a torn line after them."""
         result.good_bytes = lines.good_bytes
+        result.place = LogPlace.of(fd, lines.good_bytes, last)
         if lines.torn:
-            result.warnings.append(f"{self.games_path}: dropped a torn last line ({lines.tail} bytes), "
-                                   "left by an interrupted write")
+            result.torn = (f"{self.games_path}: dropped a torn last line ({lines.tail} bytes), "
+                           "left by an interrupted write")
+            result.warnings.append(result.torn)
 
     def _kept(self, number: int, other: str | None, problem: str | None, game: str | None, warnings: list[str]) -> bool:
         """Whether the line ``number`` holds a record for a reader of

@@ -1,15 +1,17 @@
 """Answers a reader worked out, kept in the results directory's index for
 the next reader that asks the same question of the same results.
 
-Reading a league of a million games costs seconds of parsing and folding
+Reading a league of a million games costs minutes of parsing and folding
 however little changed; most reads (a course's ``arena standings`` every few
-minutes, a page reloaded) ask again what was just answered.  A question is a
-digest of everything its answer depends on: the log as it is (its file, its
-length, its last change and its last bytes), where it is and how it was named
-from where (an answer's warnings and records name it so), ``tournament.json``'s bytes,
-the tournament file's settings when the user named one, what was asked, and
-the arena's own code.  Any change to one of them is another question, read
-from the games again: nothing is ever answered from stale results.
+minutes, a page reloaded) ask again what was just answered, of a few more
+games.  A question is a digest of everything its answer depends on but the
+games: where the directory is and how it was named from where (an answer's
+warnings and records name it so), ``tournament.json``'s bytes, the
+tournament file's settings when the user named one, what was asked, and the
+arena's own code.  Any change to one of them is another question, read from
+the games again.  The answer itself says how far into the log it read, and
+its reader reads on from there, or reads the games again when the log no
+longer starts as it read it (:mod:`arena.run.standings_read`).
 
 An answer is a pickle, and a pickle runs code when loaded: the index seals
 each answer with this user's key (:mod:`arena.results.seals`), so only one
@@ -37,22 +39,14 @@ __all__ = ["question_of", "recall", "remember"]
 
 T = TypeVar("T")
 
-#: How much of the log's end a question hashes (with its length and last change).
-_TAIL_BYTES = 4096
-
-
 def question_of(directory: Path, asked: Sequence[object]) -> str | None:
     """The question ``asked`` (what was asked, as values with a stable
     ``repr``: a command, its options, the tournament file's settings) of the
-    results in ``directory`` as they are now; None when they cannot be
-    pinned down (no log, a link in its place): such a read is never kept."""
+    results in ``directory`` as they are now, but their games; None when
+    they cannot be pinned down (no log, a link in its place): such a read
+    is never kept."""
     try:
-        fd = safe_files.open_file(directory, GAMES_FILE, os.O_RDONLY)
-        try:
-            info = os.fstat(fd)
-            tail = os.pread(fd, _TAIL_BYTES, max(0, info.st_size - _TAIL_BYTES))
-        finally:
-            os.close(fd)
+        os.close(safe_files.open_file(directory, GAMES_FILE, os.O_RDONLY))
         try:
             meta = safe_files.read_file(directory, META_FILE, MAX_META_BYTES)
         except FileNotFoundError:
@@ -63,9 +57,7 @@ def question_of(directory: Path, asked: Sequence[object]) -> str | None:
     digest = hashlib.blake2b(digest_size=20)
     # Where the directory is, and how it was named from where: the answer names it as it was named
     # (its warnings; its records read their moves from there, a relative name from the folder it was read from).
-    for part in (_code(), os.fsencode(directory.resolve()), os.fsencode(named), tail, meta,
-                 repr(tuple(asked)).encode(),
-                 repr((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)).encode()):
+    for part in (_code(), os.fsencode(directory.resolve()), os.fsencode(named), meta, repr(tuple(asked)).encode()):
         digest.update(len(part).to_bytes(8, "little") + part)
     return digest.hexdigest()
 

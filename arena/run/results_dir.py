@@ -37,16 +37,13 @@ from arena.formats.stages import Pairing
 from arena.game.openings import suite_digest
 from arena.game.records import GameRecord, GameSpec
 from arena.results.meta import META_FILE, ForgedPairing, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
-from arena.results.game_index import INDEX_FILE
 from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
 from arena.results.sprt import SprtConfig
 from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError
-from arena.results.standings import Standings
-from arena.run.answers import question_of, recall, remember
 from arena.run.config import ConfigError, TournamentConfig, load_config
 
-__all__ = ["FoundResults", "RunPlan", "StandingsRead", "VersionChanged", "find_results", "open_results", "read_results",
-           "read_standings", "ranking_order", "run_meta", "schedule_conflict", "seeding_of", "settings_conflict", "tournament_meta"]
+__all__ = ["FoundResults", "RunPlan", "VersionChanged", "find_results", "open_results", "read_loaded", "read_results",
+           "ranking_order", "run_meta", "schedule_conflict", "seeding_of", "settings_conflict", "tournament_meta"]
 
 _ADVICE = "use another output directory, or remove that one to start over"
 
@@ -472,10 +469,12 @@ def read_results(target: Path) -> ReadResults:
     ``ConfigError``, ``FileNotFoundError`` or ``StoreError`` (each one line)
     when there are none to read, or its ``tournament.json`` pairs bots as no
     format does (:class:`~arena.results.meta.ForgedPairing`)."""
-    return _read(find_results(target))
+    return read_loaded(find_results(target))[0]
 
 
-def _read(found: FoundResults) -> ReadResults:
+def read_loaded(found: FoundResults) -> tuple[ReadResults, list[str], LoadedResults]:
+    """The results ``found`` (see :func:`read_results`), the warnings of its
+    ``tournament.json`` and tournament file, and the records as loaded."""
     store = ResultsStore(found.directory)
     warnings: list[str] = []
     try:
@@ -488,49 +487,17 @@ def _read(found: FoundResults) -> ReadResults:
     loaded = store.load(meta.game if meta is not None else None)
     config = found.config
     if config is None:
-        return results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings])
+        return results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings]), warnings, loaded
     seeding = None
     if config.paired_by_results:
         try:
             seeding = seeding_of(config, meta)
         except ResultsConflict as exc:
             warnings.append(str(exc))
-    return results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings],
-                      competition=config.competition, ranking=config.ranking,
-                      sprt=config.sprt if config.sprt is not None else None, seeding=seeding)
-
-
-@dataclass
-class StandingsRead:
-    """What ``arena standings`` shows of a results directory."""
-
-    warnings: list[str]
-    #: The standings, without each bot's rating history (the report's charts draw it, not the tables).
-    standings: Standings
-    #: The games lost by forfeit, whose details follow the tables.
-    forfeits: list[GameRecord]
-
-
-def read_standings(target: Path) -> StandingsRead:
-    """The standings ``target`` means, read as :func:`read_results` reads
-    them, or as the index remembers them when nothing they depend on changed
-    since the last read (see :mod:`arena.run.answers`); the same errors."""
-    found = find_results(target)
-    config = found.config
-    asked = ("standings", None if config is None else
-             (config.competition, config.ranking, config.sprt, config.seeding, config.seed))
-    # (A seeding from another results directory depends on that one too: read every time.)
-    question = question_of(found.directory, asked) if config is None or config.seed_from is None else None
-    if question is not None and isinstance(known := recall(found.directory, question), StandingsRead):
-        return known
-    results = _read(found)
-    read = StandingsRead(results.warnings, results.standings(), [r for r in results.records if r.forfeit_by is not None])
-    for bot in (*read.standings.bots, *read.standings.entrants):
-        bot.history = []
-    if question is not None and question_of(found.directory, asked) == question:  # nothing changed while it was read
-        rebuilt = f"{found.directory / INDEX_FILE}: rebuilt"  # (said once, when it was)
-        remember(found.directory, question, replace(read, warnings=[w for w in read.warnings if not w.startswith(rebuilt)]))
-    return read
+    results = results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings],
+                         competition=config.competition, ranking=config.ranking,
+                         sprt=config.sprt if config.sprt is not None else None, seeding=seeding)
+    return results, warnings, loaded
 
 
 def _sprt_text(sprt: SprtConfig | None) -> str:

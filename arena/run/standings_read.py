@@ -1,0 +1,248 @@
+"""What ``arena standings`` reads of a results directory, and the fold it
+keeps in the directory's index to carry on from over the games added since.
+
+A league of a million games takes minutes to fold from its records; most
+reads (a course's ``arena standings`` every few minutes while its league
+plays) come after a few more games.  The first read of a question (the
+directory as named, its ``tournament.json``, the tournament file's
+settings, the arena's code: :func:`~arena.run.answers.question_of`) folds
+every game and keeps, sealed in the index, its answer, where in the log it
+read to, and the fold itself; a later read of the same question reads only
+the lines the log gained since and folds them in.  TrueSkill depends on the
+order of the games (schedule order, not the order they finished in), so the
+fold keeps its last :data:`UNRATED_TAIL` games unrated: a game that
+finishes late, up to that many games back, still folds in its place.
+
+Anything else reads every game again, as the first read did: a log that no
+longer starts as it was read (a ``--replay`` rewrote it), a game that comes
+before the fold's rated ones, a format whose games are paired by results or
+numbered by position, a match of two bots or a gauntlet (their game pairs
+come from the records), a limit on the games.  Either way the answer is the
+same, to the last bit.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arena.bot import safe_files
+from arena.formats.competition import Competition
+from arena.formats.schedule import schedule_order, scheduled_game
+from arena.game.records import MAX_ROUND, GameRecord
+from arena.results.game_index import INDEX_FILE, LogPlace
+from arena.results.reading import ReadResults, left_out_line, same_game
+from arena.results.standings import Standings, StandingsFold
+from arena.results.store import GAMES_FILE, LoadedResults, LogRewritten, ResultsStore
+from arena.run.answers import question_of, recall, remember
+from arena.run.results_dir import FoundResults, find_results, read_loaded
+
+__all__ = ["StandingsRead", "read_standings", "UNRATED_TAIL"]
+
+#: The games a kept fold leaves unrated, the last in schedule order: a game
+#: that finishes after a later one (another worker's) still folds in its place.
+UNRATED_TAIL = 256
+
+
+@dataclass
+class StandingsRead:
+    """What ``arena standings`` shows of a results directory."""
+
+    warnings: list[str]
+    #: The standings, without each bot's rating history (the report's charts draw it, not the tables).
+    standings: Standings
+    #: The games lost by forfeit, in schedule order, whose details follow the tables.
+    forfeits: list[GameRecord]
+
+
+def read_standings(target: Path) -> StandingsRead:
+    """The standings ``target`` means, read as
+    :func:`~arena.run.results_dir.read_results` reads them, or carried on
+    from those the index keeps over the games added since (see the module's
+    doc); the same errors."""
+    found = find_results(target)
+    config = found.config
+    asked = ("standings", None if config is None else
+             (config.competition, config.ranking, config.sprt, config.seeding, config.seed))
+    # (A seeding from another results directory depends on that one too: read every time.)
+    question = question_of(found.directory, asked) if config is None or config.seed_from is None else None
+    kept = recall(found.directory, question) if question is not None else None
+    if isinstance(kept, KeptStandings) and (read := kept.carry_on(found.directory)) is not None:
+        if kept.changed and question_of(found.directory, asked) == question:
+            remember(found.directory, question, kept)
+        return read
+    stat = _log_stat(found.directory)
+    results, head, loaded = read_loaded(found)
+    kept = KeptStandings.first(found, results, head, loaded, stat)
+    if kept is None:
+        read = StandingsRead(results.warnings, results.standings(), _in_schedule_order(results.records))
+        for bot in (*read.standings.bots, *read.standings.entrants):
+            bot.history = []
+        return read
+    if question is not None and question_of(found.directory, asked) == question:  # nothing changed while it was read
+        remember(found.directory, question, kept)
+    return kept.answer(found.directory, loaded)
+
+
+def _in_schedule_order(records: list[GameRecord]) -> list[GameRecord]:
+    return sorted((r for r in records if r.forfeit_by is not None), key=lambda r: (r.index, r.game_id))
+
+
+def _log_stat(directory: Path) -> tuple[int, int] | None:
+    """The log's length and last change, taken before it is read (a read
+    of the same log asked again is the same read)."""
+    try:
+        info = os.stat(directory / GAMES_FILE, follow_symlinks=False)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+@dataclass
+class KeptStandings:
+    """The standings of a log as far as it was read, and what carries them on."""
+
+    #: Where the read ended, and the log's length and last change before it was read.
+    place: LogPlace
+    stat: tuple[int, int] | None
+    #: The directory's game (records of another are skipped with a warning).
+    game: str | None
+    competition: Competition
+    #: The most rounds the schedule can have, and the most its records name so far (the schedule's).
+    known_rounds: int
+    rounds: int
+    #: What :meth:`StandingsFold.standings` is asked with.
+    settings: dict[str, Any]
+    #: The read's warnings: those of ``tournament.json`` and the tournament
+    #: file, the lines skipped, the games the schedule does not hold.
+    head: list[str]
+    lines: list[str]
+    foreign: list[str]
+    #: The bots of the games of bots no longer in the tournament, and how many such games.
+    left_out: Counter[str]
+    left_out_games: int
+    #: The ids of the games read and not folded (left out, or not the schedule's): a second record of one is skipped.
+    unfolded: set[str]
+    #: The games lost by forfeit, with their place in the schedule.
+    forfeits: list[tuple[Any, GameRecord]]
+    #: The fold, pickled before its last games were rated.
+    fold: bytes
+    #: The standings as read to :attr:`place`.
+    standings: Standings | None = None
+    #: Whether :meth:`carry_on` read on since it was kept.
+    changed: bool = field(default=False, compare=False)
+
+    @classmethod
+    def first(cls, found: FoundResults, results: ReadResults, head: list[str], loaded: LoadedResults,
+              stat: tuple[int, int] | None) -> KeptStandings | None:
+        """The standings of a whole read, kept; None for a read that could not be carried on."""
+        competition, meta = results.competition, results.meta
+        if (competition is None or meta is None or loaded.place is None or competition.paired_by_results
+                or competition.format not in ("round-robin", "reference") or competition.game_ids != "names"
+                or meta.games is not None or results.rounds is not None or len(results.names) < 3):
+            return None
+        ordered = sorted(results.records, key=lambda r: (r.index, r.game_id))
+        keys = [schedule_order(r.game_id) for r in ordered]
+        if None in keys or any(a >= b for a, b in zip(keys, keys[1:])):  # (type: the ids of a schedule by names)
+            return None
+        fold = StandingsFold(results.names, results.disqualified, history=False)
+        for record, key in zip(ordered, keys):
+            fold.add(record, key)
+        known = min(max(competition.rounds, meta.rounds), MAX_ROUND)
+        given = len(head) + len(loaded.warnings)
+        foreign = results.warnings[given:len(results.warnings) - bool(results.left_out)]
+        kept = cls(
+            place=loaded.place, stat=stat, game=meta.game, competition=competition, known_rounds=known,
+            rounds=max((r.round for r in loaded.records if r.round <= known), default=1),
+            settings=results.fold_settings(), head=head, lines=_lines_of(found.directory, loaded), foreign=foreign,
+            left_out=Counter(name for r in results.left_out for name in r.players.values()),
+            left_out_games=len(results.left_out),
+            unfolded={r.game_id for r in loaded.records} - {r.game_id for r in results.records},
+            forfeits=[(key, r) for r, key in zip(ordered, keys) if r.forfeit_by is not None], fold=b"")
+        kept._settle(fold)
+        return kept
+
+    def _settle(self, fold: StandingsFold) -> None:
+        """Keep ``fold`` (its last games unrated), then work out its standings."""
+        fold.settle(UNRATED_TAIL)
+        self.fold = pickle.dumps(fold, protocol=pickle.HIGHEST_PROTOCOL)
+        self.standings = fold.standings(**self.settings)
+
+    def answer(self, directory: Path, loaded: LoadedResults | None = None) -> StandingsRead:
+        """The standings read, with the warnings of the read ``loaded`` (the
+        index rebuilt, a torn last line) where a read has them, in the
+        places a whole read gives them."""
+        rebuilt = [w for w in (loaded.warnings if loaded is not None else ()) if w.startswith(_rebuilt(directory))]
+        torn = [loaded.torn] if loaded is not None and loaded.torn is not None else []
+        left_out = left_out_line(self.left_out_games, self.left_out, frozenset(self.competition.names))
+        assert self.standings is not None
+        return StandingsRead([*self.head, *rebuilt, *self.lines, *torn, *self.foreign, *([left_out] if left_out else [])],
+                             self.standings, [record for _, record in self.forfeits])
+
+    def carry_on(self, directory: Path) -> StandingsRead | None:
+        """The standings of the log as it is now, carried on from those
+        kept (which this then keeps); None when they cannot be (see the
+        module's doc): the games are read again."""
+        stat = _log_stat(directory)
+        if stat is not None and stat == self.stat and self._still_read(directory):
+            return self.answer(directory)
+        fold: StandingsFold = pickle.loads(self.fold)
+        try:
+            loaded = ResultsStore(directory).load(self.game, since=self.place, seen=self.unfolded | fold.unrated())
+        except LogRewritten:
+            return None
+        if loaded.place is None:
+            return None
+        rounds = max((r.round for r in loaded.records if r.round <= self.known_rounds), default=self.rounds)
+        if rounds > self.rounds and self.foreign:  # (a game not held before may be one of the rounds the schedule now holds)
+            return None
+        names = frozenset(self.competition.names)
+        self.rounds = max(rounds, self.rounds)
+        try:
+            for record in loaded.records:
+                spec = scheduled_game(self.competition, record.game_id, self.rounds)
+                if spec is not None and same_game(record, spec):
+                    key = schedule_order(record.game_id)
+                    fold.add(record, key)
+                    if record.forfeit_by is not None:
+                        self.forfeits.append((key, record))
+                    continue
+                self.unfolded.add(record.game_id)
+                if spec is None and not set(record.players.values()) <= names:
+                    self.left_out.update(record.players.values())
+                    self.left_out_games += 1
+                else:
+                    self.foreign.append(f"ignored game {record.game_id!r} ({' vs '.join(record.players.values())}): "
+                                        "this tournament does not schedule it")
+        except ValueError:  # (a game rated past already; a record no fold can rate says why when read whole)
+            return None
+        self.forfeits.sort(key=lambda kept: kept[0])
+        self.lines += _lines_of(directory, loaded)
+        self.place, self.stat, self.changed = loaded.place, stat, True
+        self._settle(fold)
+        return self.answer(directory, loaded)
+
+    def _still_read(self, directory: Path) -> bool:
+        try:
+            fd = safe_files.open_file(directory, GAMES_FILE, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            return self.place.still_in(fd)
+        finally:
+            os.close(fd)
+
+
+def _lines_of(directory: Path, loaded: LoadedResults) -> list[str]:
+    """The warnings of the lines of ``loaded``: not those of its read (the
+    index rebuilt, said once; a torn last line, which may be whole later)."""
+    return [w for w in loaded.warnings if not w.startswith(_rebuilt(directory)) and w != loaded.torn]
+
+
+def _rebuilt(directory: Path) -> str:
+    """How the warning of an index rebuilt begins."""
+    return f"{directory / INDEX_FILE}: rebuilt"
