@@ -382,7 +382,7 @@ def standings(
     ),
     fmt: str = typer.Option("plain", "--format", "-f", help=f"One of: {', '.join(OUTPUT_FORMATS)}."),
     table: str = typer.Option(
-        None, "--table", "-t", help=f"Only this table: {', '.join(TABLES)} (crosstable also as head-to-head; csv shows one table: the ranking unless named)."
+        None, "--table", "-t", help=f"Only this table: {', '.join(TABLES)} (crosstable also as head-to-head; csv shows one table: the first, the ranking or a reference tournament's, unless named)."
     ),
     forfeits: bool = typer.Option(False, "--forfeits", help="List every forfeit with what the bot did (by default: each bot's first)."),
     pending: bool = typer.Option(False, "--pending", help="Who is still to play in the current round, and which games are being played."),

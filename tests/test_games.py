@@ -173,6 +173,9 @@ def test_a_reference_tournaments_grade_is_the_score_against_the_staff(tmp_path):
     assert first.startswith("Against the reference bots (entrants ranked by score %)")
     assert first.index("team-cy") < first.index("team-dee")
     assert "ranked by the score against the reference bots" in table
+    csv_rows = arena("standings", out, "-f", "csv").out.splitlines()  # a gradebook's: the same first table
+    assert csv_rows[0].startswith("#,bot,staff-random,staff-greedy")
+    assert [row.split(",")[1] for row in csv_rows[1:]][2:] == ["team-cy", "team-dee"]
 
 
 def test_a_points_tournaments_sheet_says_its_rule_in_words(tmp_path):

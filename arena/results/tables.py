@@ -49,6 +49,7 @@ A Swiss or round-robin stage adds a **rounds** table, a line per pairing
 counted``) and per bye; a knockout a **bracket** table, a line per match.
 
 The csv text is one table: a header row and the data rows; the ranking
+(a reference tournament's: against its reference bots, its first table)
 unless another table is asked for (``ranking``, ``crosstable`` or
 ``colors``, see :data:`TABLES`), which the other text formats can show alone
 too.  The ranking's csv ends with ``ranked by``, ``shared``, ``place_from``
@@ -166,8 +167,9 @@ Table = _Table
 
 def render_standings(standings: Standings, fmt: str = "plain", table: str | None = None) -> str:
     """Render ``standings`` in format ``fmt``, one of :data:`OUTPUT_FORMATS`: every
-    table, or only ``table`` (one of :data:`TABLES`; csv shows the ranking
-    when none is named).
+    table, or only ``table`` (one of :data:`TABLES`; csv shows the first
+    table the text shows when none is named: the ranking, or a reference
+    tournament's ranking against its reference bots).
 
     The text has no trailing newline.  Raises :class:`ValueError` for an
     unknown format or table.
@@ -193,7 +195,7 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
     tables = _tables(standings, head_to_head=asked or (table is None and fmt != "csv" and bots <= HEAD_TO_HEAD_MAX_BOTS),
                      nodes=table is not None and table.lower() == "nodes")
     if table is not None or fmt == "csv":
-        wanted = (table or "ranking").lower()
+        wanted = (table or tables[0].key).lower()
         tables = [t for t in tables if t.key == wanted]
         if not tables:
             needs = {"sprt": "an SPRT (sprt: in the tournament file, or arena match --sprt)",
