@@ -735,7 +735,7 @@ def match(
         try:
             with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
                 result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
-                                    on_record=on_record)
+                                    on_record=on_record, on_cluster=lambda cluster: say(cluster.line(), err))
         finally:
             if lines is not None:
                 lines.stop()

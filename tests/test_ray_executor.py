@@ -398,3 +398,17 @@ def test_every_record_names_its_node_and_actor_and_the_run_says_its_cluster(tmp_
     rows = list(csv.DictReader(io.StringIO(table.out)))
     assert [(r["node"], r["node id"], r["workers"], r["games"]) for r in rows] == [(host, node, str(len(actors)), str(len(games)))]
     assert float(rows[0]["ms/move"]) > 0
+
+
+def test_a_match_on_ray_says_its_cluster_and_keeps_it(tmp_path, local_ray, monkeypatch):
+    import platform
+    import socket
+
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "match"
+    ran = arena("match", "python -m bots.greedy", "python -m bots.random_bot", "--games", "2", "--executor", "ray",
+                "-j", "1", "--tc", "5+0.1", "--output", out)
+    assert ran.exit_code == 0, ran.err
+    line = f"cluster: 1 node, 2 CPUs ({socket.gethostname()} 2); Python {platform.python_version()}, Ray {local_ray.__version__}"
+    assert line in ran.err.splitlines()
+    assert json.loads((out / "tournament.json").read_text())["cluster"]["nodes"][0]["host"] == socket.gethostname()

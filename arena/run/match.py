@@ -13,7 +13,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import closing
+from contextlib import closing, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
 from arena.results.live_feed import LIVE_DIR
+from arena.results.meta import MetaCluster, write_meta
 from arena.results.sprt import CAP_FACTOR, SprtConfig, SprtStatus
 from arena.results.statistics import MatchStatistics, PairTally, Tally, counted_statistics, score_of
 from arena.results.store import ResultsConflict, ResultsStore, StoreError
@@ -31,7 +32,8 @@ from arena.run.bot_option import MatchBot
 from arena.run.config import RaySettings, TournamentConfig
 from arena.run.results_dir import RunPlan, open_results, run_meta
 from arena.formats.schedule import make_schedule
-from arena.run.tournament import RunningSprt, holes, make_executor, pending_specs, play_and_store, sprt_of, start_bots
+from arena.run.tournament import (RunningSprt, cluster_of, holes, make_executor, pending_specs, play_and_store, sprt_of,
+                                  start_bots)
 
 __all__ = ["MatchResult", "match_config", "clocks_text", "match_header", "other_test", "play_match"]
 
@@ -214,6 +216,7 @@ def play_match(
     keep_records: bool = False,
     on_start: Callable[[MatchResult], None] | None = None,
     on_record: Callable[[GameRecord, MatchResult], None] | None = None,
+    on_cluster: Callable[[MetaCluster], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games between the two bots of ``config`` in game pairs
     (each opening twice, colours swapped), on the executor it names (this
@@ -221,6 +224,8 @@ def play_match(
     the cap and the match stops once the test is decided.  With
     ``keep_records``, records go to ``config.output`` (its ``logs/`` holds
     the bots' stderr) and the games already there are not played again.
+    On Ray, once connected, ``on_cluster`` gets the cluster's nodes (also
+    written into ``tournament.json`` with ``keep_records``).
     Raises ``StartupFailed`` if a bot does not start, ``ConfigError`` when
     Ray is asked for and cannot be had."""
     config = _with_rounds(config, games)
@@ -248,13 +253,16 @@ def play_match(
         start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
         if on_start is not None:
             on_start(result)
-        played = play_and_store(config, pending, executor, running_sprt, store if keep_records else None, gaps=gaps)
-        with closing(played):
-            for record in played:
-                result.add_record(record)
-                result.sprt = running_sprt.status()
-                if on_record is not None:
-                    on_record(record, result)
+        with executor.session() if pending else nullcontext():
+            if pending and (cluster := cluster_of(executor, on_cluster)) is not None and keep_records:
+                write_meta(store.directory, replace(plan.meta, cluster=cluster), known=plan.meta)
+            played = play_and_store(config, pending, executor, running_sprt, store if keep_records else None, gaps=gaps)
+            with closing(played):
+                for record in played:
+                    result.add_record(record)
+                    result.sprt = running_sprt.status()
+                    if on_record is not None:
+                        on_record(record, result)
     result.records.sort(key=lambda r: r.index)
     result.sprt = running_sprt.status(at_limit=result.games >= len(schedule), final=True)
     result.dropped = executor.dropped

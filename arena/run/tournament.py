@@ -342,6 +342,16 @@ def make_executor(
     return LocalExecutor(config, logs_dir, concurrency, scratch_dir=scratch_dir, live_dir=live_dir)
 
 
+def cluster_of(executor: Executor, on_cluster: Callable[[MetaCluster], None] | None) -> MetaCluster | None:
+    """The cluster ``executor`` plays on once connected (None off Ray, and
+    for an executor of someone else's, plugged in, that need not know of
+    clusters), handed to ``on_cluster`` too."""
+    cluster = getattr(executor, "cluster", None)
+    if cluster is not None and on_cluster is not None:
+        on_cluster(cluster)
+    return cluster
+
+
 def run_tournament(
     config: TournamentConfig,
     *,
@@ -443,14 +453,11 @@ def run_tournament(
             if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
         # One Ray connection for every round (connecting starts a local Ray: seconds).
         with _final_report(report, summary), executor.session() if pending else nullcontext():
-            # Connected: say where the games are played, and keep it.  (An executor of
-            # someone else's, plugged in, need not know of clusters.)
-            if pending and (cluster := getattr(executor, "cluster", None)) is not None:
+            # Connected: say where the games are played, and keep it.
+            if pending and (cluster := cluster_of(executor, on_cluster)) is not None:
                 plan.meta = replace(plan.meta, cluster=cluster)
                 write_meta(store.directory, plan.meta, known=written)
                 written = plan.meta
-                if on_cluster is not None:
-                    on_cluster(cluster)
 
             def read_progress() -> Rounds:
                 return plan.progress(summary.records)
