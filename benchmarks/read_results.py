@@ -44,7 +44,7 @@ def write_results(directory: Path, games: int, bots: int) -> Path:
     by_opening = {o: [r for r in pool if r.opening == o] for o in {r.opening for r in pool}}
     lines = []
     among = None
-    if schedule_size(config.competition) > max(WHOLE_SCHEDULE, games):
+    if schedule_size(config.competition) // rounds > WHOLE_SCHEDULE:
         # A field too large for its whole schedule (1,000 bots): the games of a ring of pairs, as readers make them.
         ring = [(names[i], names[(i + 1) % bots]) for i in range(min(bots, -(-games // 4)))]
         among = {(min(pair), max(pair)) for pair in ring}

@@ -3,6 +3,7 @@ import random
 import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import engine
 from arena.bot import protocol
@@ -136,6 +137,26 @@ def test_bound_info_keeps_small_strict_objects_and_notes_why_others_are_dropped(
     fifteen = {"a": json.loads(nested(15))}
     assert protocol.bound_info(fifteen) is fifteen
     assert protocol.bound_info({"a": "[[[[[[[[[[[[[[[[[[[[["}) == {"a": "[[[[[[[[[[[[[[[[[[[[["}  # brackets in text are not depth
+
+
+_SCALARS = (st.none() | st.booleans() | st.integers() | st.floats()
+            | st.text(st.characters(codec="ascii"), max_size=800) | st.text(max_size=40))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.text(max_size=30), _SCALARS | st.lists(_SCALARS, max_size=40), max_size=12))
+def test_info_taken_without_being_written_out_is_what_the_exact_measure_keeps(info):
+    # (most info is kept on a bound worked out without writing it: never one the measure drops)
+    if protocol._surely_within_bounds(info):
+        assert len(protocol.strict_dumps(info).encode()) <= protocol.MAX_INFO_BYTES
+    assert (protocol.bound_info(info) is info) == _kept_when_written_out(info)
+
+
+def _kept_when_written_out(info) -> bool:
+    try:
+        return len(protocol.strict_dumps(info).encode()) <= protocol.MAX_INFO_BYTES
+    except (ValueError, UnicodeEncodeError):
+        return False
 
 
 def test_ready_fields_keeps_name_version_author_as_short_text():

@@ -7,6 +7,7 @@ Builders return dicts; :func:`encode` turns one into a wire line and
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from arena.bot.text import clean_text, json_kind
@@ -107,6 +108,8 @@ def bound_info(info: Any) -> dict[str, Any] | None:
         return None
     if not isinstance(info, dict):
         return {"dropped": f"'info' must be a JSON object, not {json_kind(info)}"}
+    if _surely_within_bounds(info):
+        return info
     try:
         text = strict_dumps(info)
         size = len(text.encode())
@@ -122,6 +125,43 @@ def bound_info(info: Any) -> dict[str, Any] | None:
     if text.count("[") + text.count("{") > MAX_INFO_DEPTH and _depth(info) > MAX_INFO_DEPTH:
         return {"dropped": f"'info' is nested more than {MAX_INFO_DEPTH} levels deep"}
     return info
+
+
+def _surely_within_bounds(info: dict[Any, Any]) -> bool:
+    """Whether ``info`` is within the bounds without writing it out: an
+    object of ASCII names, finite numbers, ASCII text and flat lists of
+    those, whose text cannot reach :data:`MAX_INFO_BYTES` (6 bytes a
+    character at most, an escape).  Every move's info is bounded on every
+    read of a record, and most is a score and a line of moves: writing each
+    out cost a quarter of reading a league.  False sends it to the exact
+    measure, which says what is wrong, if anything."""
+    budget = MAX_INFO_BYTES - 2
+    for key, value in info.items():
+        if not (type(key) is str and key.isascii()):
+            return False
+        budget -= 6 * len(key) + 4
+        if type(value) is list:
+            budget -= 2
+            for item in value:
+                budget -= _scalar_bytes(item) + 1
+        else:
+            budget -= _scalar_bytes(value)
+        if budget < 0:
+            return False
+    return True
+
+
+def _scalar_bytes(value: Any) -> int:
+    """The most bytes ``value`` takes in strict JSON, if it is an ASCII
+    string, a finite number or a constant; past the budget otherwise."""
+    kind = type(value)
+    if kind is str:
+        return 6 * len(value) + 2 if value.isascii() else MAX_INFO_BYTES
+    if kind is float:
+        return 24 if math.isfinite(value) else MAX_INFO_BYTES
+    if kind is int:
+        return 20 if -10**18 < value < 10**18 else MAX_INFO_BYTES
+    return 5 if value is None or kind is bool else MAX_INFO_BYTES
 
 
 def _depth(value: Any) -> int:
