@@ -21,6 +21,7 @@ from tabulate import tabulate
 
 import engine
 from arena.bot.player import BotPlayer, Forfeit
+from arena.bot.reaper import descendants
 from arena.bot.sandbox import check_sandbox, unclosed_channel
 from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.bot.submission import SubmissionProblem
@@ -476,7 +477,7 @@ def peak_memory_bytes(pid: int) -> int | None:
     that already exited is not counted.  None where ``/proc`` has no such
     figure (not Linux, or the process is gone)."""
     total, found = 0, False
-    for member in _tree(pid):
+    for member in descendants([pid]):
         try:
             status = Path(f"/proc/{member}/status").read_text()
         except OSError:  # exited meanwhile
@@ -486,24 +487,6 @@ def peak_memory_bytes(pid: int) -> int | None:
                 total += int(line.split()[1]) * 1024
                 found = True
     return total if found else None
-
-
-def _tree(pid: int) -> list[int]:
-    """``pid`` and its live descendants, from ``/proc/<pid>/task/*/children``."""
-    seen, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        seen.append(current)
-        try:
-            tasks = list(Path(f"/proc/{current}/task").iterdir())
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                todo += [int(child) for child in (task / "children").read_text().split()]
-            except (OSError, ValueError):
-                continue
-    return seen
 
 
 def render_checks(rows: list[BotCheck], time_control: TimeControl, fmt: str = "plain") -> str:

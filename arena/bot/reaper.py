@@ -32,6 +32,7 @@ __all__ = [
     "LiveBot",
     "LIVE",
     "become_subreaper",
+    "descendants",
     "set_parent_death_signal",
     "die_with_parent",
     "kill_adopted",
@@ -150,7 +151,9 @@ def children(pid: int) -> list[int]:
     return kids
 
 
-def _descendants(roots: list[int]) -> list[int]:
+def descendants(roots: list[int]) -> list[int]:
+    """``roots`` and their live descendants, each once, parents first (from
+    :func:`children`: the one walk of a process tree)."""
     found: list[int] = []
     todo = list(roots)
     while todo:
@@ -248,7 +251,7 @@ def kill_adopted(_leaders: set[int] | None = None) -> None:
             orphans = _adopted(_leaders)
         if not orphans:
             return
-        for pid in _descendants(orphans):
+        for pid in descendants(orphans):
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
