@@ -128,7 +128,7 @@ def test_a_directory_the_reader_cannot_write_is_read_every_time(config, monkeypa
         store_module.IndexUnusable("read-only file system")))
     loads = []
     real = ResultsStore.load
-    monkeypatch.setattr(ResultsStore, "load", lambda self, *a: loads.append(1) or real(self, *a))
+    monkeypatch.setattr(ResultsStore, "load", lambda self, *a, **k: loads.append(1) or real(self, *a, **k))
     assert read_standings(config.output).standings.total_games == 8
     assert read_standings(config.output).standings.total_games == 8
     assert len(loads) == 2

@@ -195,3 +195,26 @@ def test_demo_schedules(game: str, games: int) -> None:
         "greedy": games * 2 // 3,
         "greedy-2": games * 2 // 3,
     }
+
+
+@pytest.mark.parametrize("format", ["round-robin", "reference"])
+def test_every_game_is_found_from_its_id_alone_and_ordered_as_the_schedule(format: str) -> None:
+    from dataclasses import replace as replaced
+
+    from arena.formats.schedule import ScheduledGames
+
+    extra = "reference: [b, d]\n" if format == "reference" else ""
+    config = tournament(ROOT, ["a-1", "b", "c", "d", "e"], extra, format=format, rounds=3)
+    schedule = make_schedule(config.competition)
+    games = ScheduledGames(config.competition)
+    for spec in schedule:
+        found, order = games.find(spec.game_id, 3)
+        assert replaced(found, index=spec.index, pair=spec.pair) == spec
+        assert order == ScheduledGames.order(spec.game_id)
+    assert sorted(schedule, key=lambda s: ScheduledGames.order(s.game_id)) == schedule
+    last = schedule[-1].game_id
+    assert games.find(last, 2) is None  # (round 3 is past the rounds asked)
+    for unknown in ("r1-a-1~z-g1", "r1-a-1~b-g99", "r0-a-1~b-g1", "r1-b~a-1-g1", "r1-p1-g1", "junk"):
+        assert games.find(unknown, 3) is None, unknown
+    if format == "reference":  # two reference bots never meet
+        assert games.find("r1-b~d-g1", 3) is None

@@ -31,6 +31,7 @@ def whole(directory, monkeypatch) -> list[str]:
     with monkeypatch.context() as patched:
         patched.setattr(standings_read, "recall", lambda *_: None)
         patched.setattr(KeptStandings, "first", classmethod(lambda *_: None))
+        patched.setattr(KeptStandings, "empty", classmethod(lambda *_: None))
         return shown(read_standings(directory))
 
 
@@ -44,6 +45,24 @@ def carried_on(directory, monkeypatch) -> list[str]:
 def append(directory, *lines: bytes) -> None:
     with open(directory / GAMES_FILE, "ab") as log:
         log.write(b"".join(lines))
+
+
+def test_the_first_read_is_a_stream_that_says_what_a_whole_read_says(config, monkeypatch):
+    write_games(config, 600)  # (more than twice the unrated tail: rated on the way)
+    assert carried_on(config.output, monkeypatch) == whole(config.output, monkeypatch)
+
+
+def test_a_log_written_far_out_of_order_is_read_whole(config, monkeypatch):
+    monkeypatch.setattr(standings_read, "UNRATED_TAIL", 3)
+    write_games(config, 20, start=20)
+    write_games(config, 20)  # (a resumed run filling the games it had left)
+    reads = []
+    real = standings_read.read_loaded
+    monkeypatch.setattr(standings_read, "read_loaded", lambda found: reads.append(found) or real(found))
+    said = shown(read_standings(config.output))
+    assert len(reads) == 1 and said == whole(config.output, monkeypatch)
+    write_games(config, 5, start=40)  # and the standings of that read are carried on from
+    assert carried_on(config.output, monkeypatch) == whole(config.output, monkeypatch)
 
 
 def test_games_added_are_folded_on_as_a_whole_read_folds_them(config, monkeypatch):

@@ -18,7 +18,7 @@ from arena.formats.competition import Competition
 from arena.game.openings import Opening
 from arena.game.records import GameSpec, game_id, pair_id
 
-__all__ = ["add_game_pair", "game_ids", "game_seed", "round_opening"]
+__all__ = ["add_game_pair", "game_ids", "game_seed", "pair_game", "round_opening"]
 
 
 def game_seed(tournament_seed: int, game_id: str) -> int:
@@ -47,20 +47,26 @@ def add_game_pair(specs: list[GameSpec], competition: Competition, round_: int, 
     ``r<round>-<label>-g<2j+1>`` and ``g<2j+2>`` on ``opening``,
     ``players[0]`` on seat 0 in the first and ``players[1]`` in the second,
     each with its seed, the pair's number and the bots' ``versions``."""
+    for seat in (0, 1):
+        specs.append(pair_game(competition, round_, label, players, opening, j, seat, len(specs), versions))
+
+
+def pair_game(competition: Competition, round_: int, label: str, players: tuple[str, str], opening: Opening, j: int,
+              seat: int, index: int = 0, versions: Mapping[str, str] | None = None) -> GameSpec:
+    """Game ``seat`` (0 or 1) of game pair ``j`` of a pair (see
+    :func:`add_game_pair`), at ``index`` in its schedule."""
     a, b = players
-    for k, seats in enumerate(((a, b), (b, a)), start=2 * j + 1):
-        this = game_id(round_, label, k)
-        specs.append(
-            GameSpec(
-                index=len(specs),
-                game_id=this,
-                game=competition.game,
-                round=round_,
-                players=seats,
-                opening=opening.start,
-                seed=game_seed(competition.seed, this),
-                pair=len(specs) // 2,
-                opening_moves=opening.moves,
-                versions=(versions[seats[0]], versions[seats[1]]) if versions else (),
-            )
-        )
+    seats = (a, b) if seat == 0 else (b, a)
+    this = game_id(round_, label, 2 * j + 1 + seat)
+    return GameSpec(
+        index=index,
+        game_id=this,
+        game=competition.game,
+        round=round_,
+        players=seats,
+        opening=opening.start,
+        seed=game_seed(competition.seed, this),
+        pair=index // 2,
+        opening_moves=opening.moves,
+        versions=(versions[seats[0]], versions[seats[1]]) if versions else (),
+    )

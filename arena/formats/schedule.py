@@ -19,10 +19,10 @@ import hashlib
 from collections.abc import Collection, Mapping, Sequence
 
 from arena.formats.competition import Competition
-from arena.formats.game_pairs import add_game_pair
+from arena.formats.game_pairs import add_game_pair, pair_game
 from arena.game.records import GameSpec, pair_id, parse_game_id
 
-__all__ = ["make_schedule", "pairings", "schedule_order", "schedule_size", "scheduled_game"]
+__all__ = ["ScheduledGames", "make_schedule", "pairings", "schedule_size"]
 
 
 def pairings(names: Sequence[str], format: str, reference: Sequence[str] = (), *,
@@ -120,32 +120,54 @@ def make_schedule(competition: Competition, versions: Mapping[str, str] | None =
     return specs
 
 
-def schedule_order(game_id: str) -> tuple[int, bytes, int] | None:
-    """Where the game ``game_id`` names comes in the playing order of a
-    schedule by names (round, pair, then its number within them), as a key
-    that sorts as :func:`make_schedule`'s ``index`` does, whatever pairs the
-    schedule holds besides; None for an id no such schedule gives."""
-    parsed = parse_game_id(game_id)
-    if parsed is None:
-        return None
-    round_, a, b, k = parsed
-    return round_, _pair_order((a, b)), k
+class ScheduledGames:
+    """The games of the schedule of ``competition`` (by names), each found
+    from its id alone: what a reader of a stream of records needs, who
+    never makes the whole schedule (a million games).  Each pair the
+    format pairs is worked out once."""
 
+    #: The most pairs remembered (a field of a thousand bots has half a million).
+    MAX_PAIRS = 100_000
 
-def scheduled_game(competition: Competition, game_id: str, rounds: int) -> GameSpec | None:
-    """The game ``game_id`` names in the schedule of ``competition`` over
-    ``rounds`` rounds, made alone (what :func:`make_schedule` makes of it
-    but its ``index`` and ``pair``, which only the whole schedule knows),
-    or None when that schedule holds no such game.  For ids by name only."""
-    parsed = parse_game_id(game_id)
-    if parsed is None or competition.game_ids == "positions":
-        return None
-    round_, a, b, k = parsed
-    suite = competition.suite()
-    j, seat = divmod(k - 1, 2)
-    if not (1 <= round_ <= rounds and 0 <= j < len(suite)
-            and pairings(competition.names, competition.format, competition.reference, among=[(a, b)])):
-        return None
-    specs: list[GameSpec] = []
-    add_game_pair(specs, competition, round_, pair_id(a, b), (a, b), suite[j], j, None)
-    return specs[seat]
+    def __init__(self, competition: Competition) -> None:
+        self.competition = competition
+        self._suite = competition.suite()
+        self._pairs: dict[tuple[str, str], bytes | None] = {}
+
+    @staticmethod
+    def order(game_id: str) -> tuple[int, bytes, int] | None:
+        """Where the game ``game_id`` names comes in the schedule's playing
+        order (round, pair, then its number within them), as a key that
+        sorts as :func:`make_schedule`'s ``index`` does, whatever pairs the
+        schedule holds besides; None for an id no schedule by names gives."""
+        parsed = parse_game_id(game_id)
+        if parsed is None:
+            return None
+        round_, a, b, k = parsed
+        return round_, _pair_order((a, b)), k
+
+    def find(self, game_id: str, rounds: int) -> tuple[GameSpec, tuple[int, bytes, int]] | None:
+        """The game ``game_id`` names in the schedule over ``rounds``
+        rounds (what :func:`make_schedule` makes of it but its ``index`` and
+        ``pair``, which only the whole schedule knows) and its :meth:`order`;
+        None when that schedule holds no such game."""
+        parsed = parse_game_id(game_id)
+        competition = self.competition
+        if parsed is None or competition.game_ids == "positions":
+            return None
+        round_, a, b, k = parsed
+        j, seat = divmod(k - 1, 2)
+        if not (1 <= round_ <= rounds and 0 <= j < len(self._suite)):
+            return None
+        pair = (a, b)
+        if pair in self._pairs:
+            order = self._pairs[pair]
+        else:
+            paired = pairings(competition.names, competition.format, competition.reference, among=[pair])
+            order = _pair_order(pair) if paired else None
+            if len(self._pairs) >= self.MAX_PAIRS:
+                self._pairs.clear()
+            self._pairs[pair] = order
+        if order is None:
+            return None
+        return pair_game(competition, round_, pair_id(a, b), pair, self._suite[j], j, seat), (round_, order, k)

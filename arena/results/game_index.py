@@ -91,13 +91,18 @@ class LogPlace:
     last: str
 
     @classmethod
+    def start(cls) -> LogPlace:
+        """The start of any log (a reader that read none of it)."""
+        return cls(0, 0, "", "")
+
+    @classmethod
     def of(cls, fd: int, offset: int, lines: int) -> LogPlace:
         """The place ``offset`` (after line ``lines``) of the log open on ``fd``."""
         return cls(offset, lines, _identity(fd), _last_line_hash(fd, offset))
 
     def still_in(self, fd: int) -> bool:
         """Whether the log open on ``fd`` still starts as it did when read to here."""
-        return (self.log == _identity(fd) and self.offset <= os.fstat(fd).st_size
+        return not self.offset or (self.log == _identity(fd) and self.offset <= os.fstat(fd).st_size
                 and self.last == _last_line_hash(fd, self.offset))
 
 

@@ -330,6 +330,7 @@ class StandingsFold:
         self._rated: dict[str, int] = {}
         #: The games not rated yet: (key, game id, first seat's bot, second's, whether the second won, whether drawn).
         self._pending: list[tuple[Any, str, str, str, bool, bool]] = []
+        self._unrated: set[str] = set()
         self._last_key: Any = None
 
     @property
@@ -342,7 +343,8 @@ class StandingsFold:
         :class:`OutOfOrder` when ``key`` is not past :attr:`last_key`."""
         if self._last_key is not None and key <= self._last_key:
             raise OutOfOrder(f"game {record.game_id} comes before the last game rated")
-        record = scored([record], self.disqualified)[0]
+        if self.disqualified:
+            record = scored([record], self.disqualified)[0]
         first, second = _seats(record)
         winner = _winner(record)
         names = {color: record.players[color] for color in (first, second)}
@@ -377,10 +379,11 @@ class StandingsFold:
             bots[names[color]].moves += len(played_times)
             self._move_us[names[color]] = self._move_us.get(names[color], 0) + round(sum(played_times) * 1000)
         self._pending.append((key, record.game_id, names[first], names[second], winner == second, winner is None))
+        self._unrated.add(record.game_id)
 
     def unrated(self) -> set[str]:
-        """The ids of the games folded but not rated yet."""
-        return {game[1] for game in self._pending}
+        """The ids of the games folded but not rated yet (kept up to date)."""
+        return self._unrated
 
     def settle(self, keep: int = 0) -> None:
         """Rate the games waiting, in the order of their keys, but the last
@@ -399,6 +402,7 @@ class StandingsFold:
                     self._rated[name] = count = self._rated.get(name, 0) + 1
                     self.bots[name].history.append((count, rating.mu, rating.sigma))
         self._last_key = pending[rated - 1][0]
+        self._unrated.difference_update(game[1] for game in pending[:rated])
         del pending[:rated]
 
     def standings(

@@ -42,7 +42,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -108,12 +108,24 @@ class LoadedResults:
     place: LogPlace | None = None
     #: The warning of a torn last line (also in :attr:`warnings`), if any.
     torn: str | None = None
+    #: The games read before (a second record of one is skipped too).
+    seen_before: Container[str] = frozenset()
+    #: Where each record goes instead of :attr:`records`, which then keeps
+    #: none (nor their ids: ``seen_before`` is the sink's, kept up to date).
+    into: Callable[[GameRecord], None] | None = field(default=None, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)
 
+    def anew(self) -> LoadedResults:
+        """An empty read asked as this one (a read started again)."""
+        return LoadedResults(seen_before=self.seen_before, into=self.into)
+
     def add(self, record: GameRecord, where: str) -> None:
-        if record.game_id in self._seen:
+        if record.game_id in self._seen or record.game_id in self.seen_before:
             # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
             self.warnings.append(f"{where}: skipped a second record of game {record.game_id!r}")
+            return
+        if self.into is not None:
+            self.into(record)
             return
         self._seen.add(record.game_id)
         self.records.append(record)
@@ -134,8 +146,8 @@ class ResultsStore:
 
     # -- reading (safe at any time, also while a run is writing) -------------
 
-    def load(self, game: str | None = None, *, since: LogPlace | None = None,
-             seen: Collection[str] = ()) -> LoadedResults:
+    def load(self, game: str | None = None, *, since: LogPlace | None = None, seen: Container[str] = frozenset(),
+             into: Callable[[GameRecord], None] | None = None) -> LoadedResults:
         """Every readable record, with a warning naming the line of each one
         skipped: a line that is not a record :meth:`GameRecord.from_json`
         accepts (it checks every field), however it is broken, never raises.
@@ -144,7 +156,10 @@ class ResultsStore:
         With ``game``, records of another game are skipped too.
         ``since`` (where an earlier read ended): only the lines added after
         it, a game of ``seen`` (read before) skipped as read twice;
-        :class:`LogRewritten` when the log no longer starts as it was read."""
+        :class:`LogRewritten` when the log no longer starts as it was read.
+        ``into`` takes each record as it is read, in the log's order (and
+        may raise to stop the read), instead of the records returned: a
+        reader of a million games need not hold them."""
         result = LoadedResults()
         try:
             fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
@@ -159,27 +174,30 @@ class ResultsStore:
         try:
             if since is not None and not since.still_in(fd):
                 raise LogRewritten()
-            return self._load(fd, game, since, seen)
+            return self._load(fd, game, since, LoadedResults(seen_before=seen, into=into))
         except OSError as exc:
             raise store_error(exc, "read", self.games_path) from None
         finally:
             os.close(fd)
 
-    def _load(self, fd: int, game: str | None, since: LogPlace | None = None, seen: Collection[str] = ()) -> LoadedResults:
+    def _load(self, fd: int, game: str | None, since: LogPlace | None = None,
+              empty: LoadedResults | None = None) -> LoadedResults:
         """:meth:`load` of the log open on ``fd``: through the index, brought
         up to date first, or from the log itself where the index cannot be
-        used (a read-only directory: the index is only ever a help)."""
+        used (a read-only directory: the index is only ever a help).
+        ``empty`` is the result to fill (what it was asked: see :meth:`load`)."""
         start, number = (since.offset, since.lines) if since is not None else (0, 0)
+        empty = empty or LoadedResults()
         index = GameIndex(self.directory)
         try:
             covered = index.open(fd)
         except IndexUnusable:
-            return self._from_log(fd, game, start, number, seen)
+            return self._from_log(fd, game, start, number, empty)
         try:
             for attempt in range(2):
                 try:
                     lines = self._catch_up(index, fd, covered)
-                    result = LoadedResults(_seen=set(seen))
+                    result = empty.anew()
                     if index.rebuilt is not None:
                         result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, "
                                                f"as {index.rebuilt}")
@@ -202,7 +220,7 @@ class ResultsStore:
                     covered = 0
         finally:
             index.close()
-        return self._from_log(fd, game, start, number, seen)
+        return self._from_log(fd, game, start, number, empty)
 
     def _catch_up(self, index: GameIndex, fd: int, covered: int) -> LogLines:
         """Add the lines of the log past what ``index`` covers, a batch at a
@@ -219,8 +237,8 @@ class ResultsStore:
         index.add(batch, fd, lines.good_bytes)
         return lines
 
-    def _from_log(self, fd: int, game: str | None, start: int, number: int, seen: Collection[str]) -> LoadedResults:
-        result = LoadedResults(_seen=set(seen))
+    def _from_log(self, fd: int, game: str | None, start: int, number: int, empty: LoadedResults) -> LoadedResults:
+        result = empty.anew()
         lines = LogLines(fd, MAX_RECORD_BYTES, start, number + 1)
         shared = Shared()
         for line in lines:

@@ -8,17 +8,23 @@ directory as named, its ``tournament.json``, the tournament file's
 settings, the arena's code: :func:`~arena.run.answers.question_of`) folds
 every game and keeps, sealed in the index, its answer, where in the log it
 read to, and the fold itself; a later read of the same question reads only
-the lines the log gained since and folds them in.  TrueSkill depends on the
-order of the games (schedule order, not the order they finished in), so the
-fold keeps its last :data:`UNRATED_TAIL` games unrated: a game that
-finishes late, up to that many games back, still folds in its place.
+the lines the log gained since and folds them in.  The first read is the
+same carrying on, from none: the records stream from the log (through its
+index) into the fold, each game found in the schedule from its id alone,
+so that none is held and the whole schedule is never made.  TrueSkill
+depends on the order of the games (schedule order, not the order they
+finished in), so the fold keeps its last :data:`UNRATED_TAIL` games
+unrated: a game that finishes late, up to that many games back, still
+folds in its place.
 
-Anything else reads every game again, as the first read did: a log that no
-longer starts as it was read (a ``--replay`` rewrote it), a game that comes
-before the fold's rated ones, a format whose games are paired by results or
-numbered by position, a match of two bots or a gauntlet (their game pairs
-come from the records), a limit on the games.  Either way the answer is the
-same, to the last bit.
+Anything else reads every game, whole, as :func:`~arena.run.results_dir.read_results`
+does: a log that no longer starts as it was read (a ``--replay`` rewrote
+it), a game that comes before the fold's rated ones (a resumed run filling
+the games it had left: the fold of that read is kept, sorted, and carried
+on from), a format whose games are paired by results or numbered by
+position, a match of two bots or a gauntlet (their game pairs come from the
+records), a limit on the games.  Either way the answer is the same, to the
+last bit.
 """
 
 from __future__ import annotations
@@ -32,12 +38,14 @@ from typing import Any
 
 from arena.bot import safe_files
 from arena.formats.competition import Competition
-from arena.formats.schedule import schedule_order, scheduled_game
+from arena.formats.schedule import ScheduledGames
 from arena.game.records import MAX_ROUND, GameRecord
+from arena.formats.rounds import Rounds
 from arena.results.game_index import INDEX_FILE, LogPlace
+from arena.results.meta import MetaError, TournamentMeta, read_meta
 from arena.results.reading import ReadResults, left_out_line, same_game
 from arena.results.standings import Standings, StandingsFold
-from arena.results.store import GAMES_FILE, LoadedResults, LogRewritten, ResultsStore
+from arena.results.store import GAMES_FILE, LoadedResults, LogRewritten, ResultsStore, StoreError
 from arena.run.answers import question_of, recall, remember
 from arena.run.results_dir import FoundResults, find_results, read_loaded
 
@@ -71,8 +79,10 @@ def read_standings(target: Path) -> StandingsRead:
     # (A seeding from another results directory depends on that one too: read every time.)
     question = question_of(found.directory, asked) if config is None or config.seed_from is None else None
     kept = recall(found.directory, question) if question is not None else None
-    if isinstance(kept, KeptStandings) and (read := kept.carry_on(found.directory)) is not None:
-        if kept.changed and question_of(found.directory, asked) == question:
+    if not isinstance(kept, KeptStandings):
+        kept = KeptStandings.empty(found)  # read as a stream, every game carried on from none
+    if kept is not None and (read := kept.carry_on(found.directory)) is not None:
+        if kept.changed and question is not None and question_of(found.directory, asked) == question:
             remember(found.directory, question, kept)
         return read
     stat = _log_stat(found.directory)
@@ -141,12 +151,10 @@ class KeptStandings:
               stat: tuple[int, int] | None) -> KeptStandings | None:
         """The standings of a whole read, kept; None for a read that could not be carried on."""
         competition, meta = results.competition, results.meta
-        if (competition is None or meta is None or loaded.place is None or competition.paired_by_results
-                or competition.format not in ("round-robin", "reference") or competition.game_ids != "names"
-                or meta.games is not None or results.rounds is not None or len(results.names) < 3):
+        if competition is None or meta is None or loaded.place is None or not _carried(competition, meta, results.rounds):
             return None
         ordered = sorted(results.records, key=lambda r: (r.index, r.game_id))
-        keys = [schedule_order(r.game_id) for r in ordered]
+        keys = [ScheduledGames.order(r.game_id) for r in ordered]
         if None in keys or any(a >= b for a, b in zip(keys, keys[1:])):  # (type: the ids of a schedule by names)
             return None
         fold = StandingsFold(results.names, results.disqualified, history=False)
@@ -165,6 +173,34 @@ class KeptStandings:
             forfeits=[(key, r) for r, key in zip(ordered, keys) if r.forfeit_by is not None], fold=b"")
         kept._settle(fold)
         return kept
+
+    @classmethod
+    def empty(cls, found: FoundResults) -> KeptStandings | None:
+        """The standings of no game of ``found``, to be carried on over
+        every game of its log as a stream (a reader of a million games need
+        not hold them), where the directory's ``tournament.json`` says all
+        that takes (see :func:`_carried`); else None."""
+        try:
+            meta = read_meta(found.directory)
+        except (MetaError, StoreError):  # (the whole read says why, in its warnings or its error)
+            return None
+        config = found.config
+        if meta is None or meta.game_ids != "names" or (meta.openings is None and meta.openings_count):
+            return None
+        competition = meta.competition() if config is None else config.competition
+        if competition is None:
+            return None
+        competition = replace(competition, game_ids=meta.game_ids)
+        settings = dict(sprt=(config.sprt if config is not None else None) or meta.sprt, reference=competition.reference,
+                        versions=meta.versions, ranking=config.ranking if config is not None else meta.ranking,
+                        withdrawn=competition.withdrawn)
+        if not _carried(competition, meta, None):
+            return None
+        fold = StandingsFold(competition.names, competition.disqualified, history=False)
+        return cls(place=LogPlace.start(), stat=None, game=meta.game, competition=competition,
+                   known_rounds=min(max(competition.rounds, meta.rounds), MAX_ROUND), rounds=1, settings=settings,
+                   head=[], lines=[], foreign=[], left_out=Counter(), left_out_games=0, unfolded=set(), forfeits=[],
+                   fold=pickle.dumps(fold, protocol=pickle.HIGHEST_PROTOCOL))
 
     def _settle(self, fold: StandingsFold) -> None:
         """Keep ``fold`` (its last games unrated), then work out its standings."""
@@ -185,46 +221,52 @@ class KeptStandings:
 
     def carry_on(self, directory: Path) -> StandingsRead | None:
         """The standings of the log as it is now, carried on from those
-        kept (which this then keeps); None when they cannot be (see the
-        module's doc): the games are read again."""
+        kept over the lines added since, read as a stream (which this then
+        keeps); None when they cannot be (see the module's doc): the games
+        are read again, whole."""
         stat = _log_stat(directory)
         if stat is not None and stat == self.stat and self._still_read(directory):
             return self.answer(directory)
         fold: StandingsFold = pickle.loads(self.fold)
+        seen, games = _Seen(self.unfolded, fold.unrated()), ScheduledGames(self.competition)
         try:
-            loaded = ResultsStore(directory).load(self.game, since=self.place, seen=self.unfolded | fold.unrated())
-        except LogRewritten:
+            loaded = ResultsStore(directory).load(self.game, since=self.place, seen=seen,
+                                                  into=lambda record: self._fold_in(record, fold, games))
+        except (LogRewritten, ValueError):  # (a game before those rated; a record no fold rates says why read whole)
             return None
         if loaded.place is None:
-            return None
-        rounds = max((r.round for r in loaded.records if r.round <= self.known_rounds), default=self.rounds)
-        if rounds > self.rounds and self.foreign:  # (a game not held before may be one of the rounds the schedule now holds)
-            return None
-        names = frozenset(self.competition.names)
-        self.rounds = max(rounds, self.rounds)
-        try:
-            for record in loaded.records:
-                spec = scheduled_game(self.competition, record.game_id, self.rounds)
-                if spec is not None and same_game(record, spec):
-                    key = schedule_order(record.game_id)
-                    fold.add(record, key)
-                    if record.forfeit_by is not None:
-                        self.forfeits.append((key, record))
-                    continue
-                self.unfolded.add(record.game_id)
-                if spec is None and not set(record.players.values()) <= names:
-                    self.left_out.update(record.players.values())
-                    self.left_out_games += 1
-                else:
-                    self.foreign.append(f"ignored game {record.game_id!r} ({' vs '.join(record.players.values())}): "
-                                        "this tournament does not schedule it")
-        except ValueError:  # (a game rated past already; a record no fold can rate says why when read whole)
             return None
         self.forfeits.sort(key=lambda kept: kept[0])
         self.lines += _lines_of(directory, loaded)
         self.place, self.stat, self.changed = loaded.place, stat, True
         self._settle(fold)
         return self.answer(directory, loaded)
+
+    def _fold_in(self, record: GameRecord, fold: StandingsFold, games: ScheduledGames) -> None:
+        """Fold ``record`` in if the schedule holds its game, else count it
+        as a whole read would; ``ValueError`` when that cannot be told here."""
+        if self.rounds < record.round <= self.known_rounds:
+            if self.unfolded:  # (a game not held before may be one of the rounds the schedule now holds)
+                raise ValueError("the schedule grew past a game it did not hold")
+            self.rounds = record.round
+        found = games.find(record.game_id, self.rounds)
+        if found is not None and same_game(record, found[0]):
+            key = found[1]
+            fold.add(record, key)
+            if record.forfeit_by is not None:
+                self.forfeits.append((key, record))
+            if len(fold.unrated()) >= 2 * UNRATED_TAIL:
+                fold.settle(UNRATED_TAIL)
+            return
+        if found is not None and fold.last_key is not None and found[1] <= fold.last_key:
+            raise ValueError("another record of a game rated already")  # (the first one read counts)
+        self.unfolded.add(record.game_id)
+        if found is None and not set(record.players.values()) <= frozenset(self.competition.names):
+            self.left_out.update(record.players.values())
+            self.left_out_games += 1
+        else:
+            self.foreign.append(f"ignored game {record.game_id!r} ({' vs '.join(record.players.values())}): "
+                                "this tournament does not schedule it")
 
     def _still_read(self, directory: Path) -> bool:
         try:
@@ -235,6 +277,27 @@ class KeptStandings:
             return self.place.still_in(fd)
         finally:
             os.close(fd)
+
+
+def _carried(competition: Competition, meta: TournamentMeta, rounds: Rounds | None) -> bool:
+    """Whether standings of these results can be carried on: a schedule of
+    a round-robin or reference tournament, whole and by names, that finds
+    a game from its id alone, of more than two bots (a match's and a
+    gauntlet's figures are made of game pairs, from the records)."""
+    return (not competition.paired_by_results and competition.format in ("round-robin", "reference")
+            and competition.game_ids == "names" and meta.games is None and rounds is None and len(competition.names) > 2)
+
+
+class _Seen:
+    """The games a stream read that a second record of is skipped as the
+    whole read skips it: those not folded, and those folded and not rated
+    (one rated already cannot be told from a game come late: read whole)."""
+
+    def __init__(self, unfolded: set[str], unrated: set[str]) -> None:
+        self._unfolded, self._unrated = unfolded, unrated
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self._unfolded or game_id in self._unrated
 
 
 def _lines_of(directory: Path, loaded: LoadedResults) -> list[str]:
