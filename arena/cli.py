@@ -814,6 +814,7 @@ def check(
     startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help="One bot: seconds the bot has to answer 'hello' (default: 10)."),
     sandbox: str = typer.Option(None, "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)} (default: none)."),
     fmt: str = typer.Option(None, "--format", "-f", help=f"A tournament file: the table as {', '.join(CHECK_FORMATS)} (default: plain)."),
+    build: bool = typer.Option(False, "--build", help="A tournament file: install its Python packages first (python_packages, the teams' requirements.txt)."),
 ) -> None:
     """Check every bot of a tournament file as the tournament runs it, into one
     table; or walk one bot through a checklist.  Exit status 1 when a bot fails."""
@@ -822,8 +823,10 @@ def check(
                                           ("--startup-timeout", startup_timeout), ("--sandbox", sandbox)) if value is not None]
         if given:
             fail(f"{', '.join(given)}: for one bot's command; a tournament file gives each of its bots these settings")
-        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs, _check_format(fmt or "plain"))
+        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs, _check_format(fmt or "plain"), build)
         return
+    if build:
+        fail("--build: for a tournament file, whose python_packages and teams' requirements.txt it installs")
     if fmt is not None:
         fail("--format: for a tournament file's table; one bot's checklist is plain text")
     game = _game_name(game or "oxono")
@@ -856,7 +859,7 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
-def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: str) -> None:
+def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: str, build: bool) -> None:
     """``arena check FILE.yaml``: every bot of the file, one table (the
     verdict's line on stderr under csv and json, which stay documents)."""
     if reference not in REFERENCES:
@@ -867,7 +870,7 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
         fail(str(exc))
     try:
         with stop_signals.as_flag():
-            rows = check_tournament(config, games=games, reference=reference, jobs=jobs)
+            rows = check_tournament(config, games=games, reference=reference, jobs=jobs, build=build)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:
         fail(str(exc))
     say(render_checks(rows, config.time_control, fmt))
