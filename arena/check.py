@@ -371,7 +371,8 @@ def check_tournament(
         raise ValueError("--games must be at least 1")
     for sandbox in sorted({bot.sandbox for bot in config.bots}):
         check_sandbox(sandbox)  # as arena run would: a machine without it is refused in one line
-    config, teams = with_environments(config, build=build)
+    installs = with_environments(config, build=build)
+    config, teams = installs.config, installs.teams
     jobs = max(1, jobs or config.concurrency)
     deadline_s = check_deadline_s(config, games) if deadline_s is None else deadline_s
     answers = supervise(

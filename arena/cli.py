@@ -42,6 +42,7 @@ from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreE
 from arena.results.tables import OUTPUT_FORMATS, TABLE_ALIASES, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
 from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_debug, with_executor
+from arena.run.environments import with_environments
 from arena.run.bot_option import bot_from_option
 from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
 from arena.run.progress_lines import Periodic, ProgressLines
@@ -202,8 +203,13 @@ def run(
     """Play a tournament, resuming from the results already in its output directory."""
     try:
         config = with_debug(with_executor(load_config(file), executor, ray_address), debug_bots)
+        # Installed before the progress bar: a long install says what it was.
+        installs = with_environments(config, build=True)
     except ConfigError as exc:
         fail(str(exc))
+    config = installs.config
+    for line in installs.installed_now():
+        say(line, err)
     fmt = check_format(fmt)
     replay = _reasons(replay_forfeits)
     names = [bot.name for bot in config.bots]

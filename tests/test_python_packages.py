@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -24,7 +25,8 @@ import yaml
 import needs
 from arena.bot import packages
 from arena.bot.packages import PackageList, PackagesProblem, build_environment, built_environment, environment_key
-from arena.run.config import ConfigError, parse_config
+from arena.run.config import ConfigError, load_config, parse_config
+from arena.run.environments import with_environments
 from builders import ROOT, arena, fenced
 
 #: A bot that plays only when it can import the package of the wheel below.
@@ -112,6 +114,8 @@ def test_a_python_bot_imports_the_packages_the_tournament_lists(mode, tmp_path, 
 @pytest.mark.parametrize("mode", ["none", "bwrap"])
 def test_a_team_imports_its_own_requirements_when_the_organiser_allows_them(mode, tmp_path, cache):
     path = league(tmp_path, "team_packages: allow\n", sandbox=sandboxed(mode), team_requirements="tinypkg==1.0  # ours\n")
+    assert rows(path)["team-a"]["reason"] == (f"did not start: team-a/requirements.txt: not installed yet; arena check "
+                                              f"--build {path} (or arena run) installs it")
     team = rows(path, "--build")["team-a"]
     assert team["passed"] is True, team["reason"]
     assert team["packages"].startswith("team-a/requirements.txt: installed tinypkg 1.0 in ")
@@ -186,6 +190,21 @@ def test_a_package_pip_cannot_install_is_one_line_naming_it(tmp_path, cache):
     assert not any(p.name.startswith(".") for p in (cache / "packages").iterdir())
 
 
+def test_a_package_that_fails_to_build_is_one_line_naming_it(tmp_path, cache):
+    """A source package whose build fails, as pip prints it: its summary and the last line the build wrote."""
+    source = tmp_path / "broken-1.0"
+    source.mkdir()
+    (source / "setup.py").write_text("raise SystemExit('this package does not build here')\n")
+    (tmp_path / "wheels").mkdir()
+    with tarfile.open(tmp_path / "wheels" / "broken-1.0.tar.gz", "w:gz") as archive:
+        archive.add(source, "broken-1.0")
+    with pytest.raises(PackagesProblem) as error:
+        build_environment(PackageList(("broken==1.0",), "python_packages", tmp_path / "wheels"))
+    assert str(error.value).startswith("python_packages: pip could not install broken-1.0.tar.gz: ")
+    assert "did not run successfully (" in str(error.value) and "\n" not in str(error.value)
+    assert "Processing" in error.value.output
+
+
 def test_a_team_pip_cannot_serve_does_not_start_and_says_why(tmp_path, cache):
     path = league(tmp_path, "team_packages: allow\n", sandbox="none", team_requirements="nosuchpkg\n")
     team = rows(path, "--build")["team-a"]
@@ -204,8 +223,33 @@ def test_arena_run_installs_them_first(tmp_path, cache):
     path = league(tmp_path, "python_packages: [tinypkg==1.0]\nrounds: 1\noutput: out\n", sandbox="none")
     ran = arena("run", path)
     assert ran.exit_code == 0, ran.err
+    assert ran.err.splitlines()[0].startswith("python_packages: installed tinypkg 1.0 in ")
     games = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
     assert games and not any(game.get("forfeit_by") for game in games)
+    path.write_text(path.read_text().replace("rounds: 1", "rounds: 2"))
+    again = arena("run", path)
+    assert again.exit_code == 0 and "python_packages" not in again.err, again.err
+
+
+def test_a_second_look_installs_nothing_and_adds_no_environment_twice(tmp_path, cache):
+    path = league(tmp_path, "python_packages: [tinypkg==1.0]\nteam_packages: allow\n", sandbox="none",
+                  team_requirements="tinypkg==1.0\n")
+    first = with_environments(load_config(path), build=True)
+    assert len(first.installed_now()) == 2
+    again = with_environments(first.config, build=True)
+    assert again.installed_now() == [] and again.config == first.config
+    team = first.config.bot("team-a")
+    assert team.python_envs == (first.teams["team-a"].environment.site, first.shared.site)
+
+
+def test_a_teams_requirements_file_that_is_a_link_is_refused(tmp_path, cache):
+    path = league(tmp_path, "team_packages: allow\n", sandbox="none", team_requirements="tinypkg\n")
+    listed = tmp_path / "teams" / "team-a" / "requirements.txt"
+    listed.rename(listed.with_name("mine.txt"))
+    listed.symlink_to("mine.txt")  # within its folder, which a submission may hold; not as its list
+    team = with_environments(load_config(path), build=True).teams["team-a"]
+    assert team.problem == ("team-a/requirements.txt: it cannot be read: a link; a requirements file is a file of "
+                            "the folder's own")
 
 
 @pytest.mark.parametrize("setting, message", [

@@ -55,6 +55,11 @@ _REQUIREMENT = re.compile(
 #: What pip says of a package it could not install, and the package it names.
 _PIP_ERROR = re.compile(r"^ERROR: (.*)$", re.M)
 _NAMED = re.compile(r"(?:found for|the requirement|Invalid requirement:?) '?([^\s'(]+)")
+#: A failed build's summary (``× python setup.py egg_info did not run successfully.``), the
+#: output it quotes, and the requirement (or file) pip was working on.
+_PIP_SUMMARY = re.compile(r"^× (.*)$", re.M)
+_PIP_NESTED = re.compile(r"\[\d+ lines? of output\]\n(.*?)\[end of output\]", re.S)
+_COLLECTING = re.compile(r"^(?:Collecting|Processing) (\S+)", re.M)
 #: The folder of an environment that is on the bot's ``sys.path``, and pip's output beside it.
 SITE = "site"
 INSTALL_LOG = "install.log"
@@ -177,6 +182,7 @@ def build_environment(packages: PackageList) -> Environment:
         output = _pip(packages, work)
         seconds = time.monotonic() - started
         (work / INSTALL_LOG).write_text(output)
+        work.chmod(0o755)  # made private by mkdtemp; readable by whoever reads the cache, as the rest of it
         try:
             os.rename(work, home / key)
         except OSError:
@@ -214,18 +220,27 @@ def _pip(packages: PackageList, work: Path) -> str:
 
 
 def _pip_failure(output: str, wheels: Path | None) -> str:
-    """pip's failure in one line: the package it names and the cause."""
+    """pip's failure in one line: the package it names (else the last it
+    was collecting) and the cause: its last error, or the summary of a
+    failed build (``× ...``) with the last line the build wrote."""
     errors = _PIP_ERROR.findall(output)
-    if not errors:
-        last = output.strip().splitlines()[-1:] or ["no output"]
-        return f"pip failed: {safe(last[0], limit=300)}"
-    cause = errors[-1].strip()
+    summary = _PIP_SUMMARY.search(output)
+    if errors:
+        cause = errors[-1].strip()
+        if cause.startswith("No matching distribution found"):
+            where = f"among the wheels in {wheels}" if wheels is not None else "on the package index (offline? give python_wheels: DIR)"
+            cause = f"no matching version {where}"
+    elif summary is not None:
+        nested = _PIP_NESTED.search(output)
+        lines = [line.strip() for line in nested[1].splitlines() if line.strip()] if nested else []
+        cause = summary[1].strip().rstrip(".") + (f" ({lines[-1]})" if lines else "")
+    else:
+        last = [line for line in output.splitlines() if line.strip()][-1:] or ["no output"]
+        cause = f"pip failed: {last[0].strip()}"
     named = next((m[1] for error in reversed(errors) if (m := _NAMED.search(error))), None)
-    if cause.startswith("No matching distribution found"):
-        where = f"among the wheels in {wheels}" if wheels is not None else "on the package index (offline? give python_wheels: DIR)"
-        cause = f"no matching version {where}"
-    package = f" {named}" if named else ""
-    return safe(f"pip could not install{package}: {cause}", limit=400)
+    collecting = _COLLECTING.findall(output)
+    package = named or (os.path.basename(collecting[-1]) if collecting else None)
+    return safe(f"pip could not install{f' {package}' if package else ''}: {cause}", limit=400)
 
 
 def _installed(site: Path) -> tuple[str, ...]:

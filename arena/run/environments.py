@@ -23,7 +23,7 @@ from arena.bot.submission import SubmissionProblem, read_folder_file
 from arena.bot.text import safe
 from arena.run.config import ConfigError, TournamentConfig
 
-__all__ = ["REQUIREMENTS", "TeamPackages", "with_environments"]
+__all__ = ["REQUIREMENTS", "Installs", "TeamPackages", "with_environments"]
 
 #: A team's list of packages, in its submission's folder.
 REQUIREMENTS = "requirements.txt"
@@ -33,62 +33,87 @@ REQUIREMENTS = "requirements.txt"
 class TeamPackages:
     """What became of one team's ``requirements.txt``: ``summary`` one line
     (what was installed or reused, or why nothing was); ``output`` what pip
-    printed; ``warning`` when the file is there but not installed."""
+    printed; ``environment`` its environment, once installed; ``problem`` why
+    the team cannot start; ``warning`` when the file is there but not installed."""
 
     summary: str
     output: str = ""
+    environment: Environment | None = None
+    problem: str | None = None
     warning: bool = False
 
 
-def with_environments(config: TournamentConfig, *, build: bool) -> tuple[TournamentConfig, dict[str, TeamPackages]]:
+@dataclass(frozen=True)
+class Installs:
+    """:func:`with_environments`' answer: the ``config`` whose bots carry
+    their environments, the tournament's ``shared`` environment (None
+    without ``python_packages``) and what became of each team's list, by bot."""
+
+    config: TournamentConfig
+    shared: Environment | None
+    teams: dict[str, TeamPackages]
+
+    def installed_now(self) -> list[str]:
+        """A line for each environment installed by this call (not reused)."""
+        lines = [f"python_packages: {self.shared.summary()}"] if self.shared is not None and not self.shared.reused else []
+        return lines + [team.summary for team in self.teams.values()
+                        if team.environment is not None and not team.environment.reused]
+
+
+def with_environments(config: TournamentConfig, *, build: bool) -> Installs:
     """``config`` whose bots carry the environments they import from, and
-    what became of each submission's ``requirements.txt``, by bot.  With
-    ``build`` an environment not installed yet is installed now; without,
-    it is a problem saying how to install it.  Raises :class:`ConfigError`
-    when the tournament's packages are not (or cannot be) installed."""
-    shared: tuple[Path, ...] = ()
+    what became of each submission's ``requirements.txt``.  With ``build``
+    an environment not installed yet is installed now; without, it is a
+    problem saying how to install it.  A bot that already cannot start is
+    left as it is, so a second call installs nothing again.  Raises
+    :class:`ConfigError` when the tournament's packages are not (or cannot
+    be) installed."""
+    shared = None
     if config.python_packages:
         packages = PackageList(config.python_packages, "python_packages", config.python_wheels)
         try:
-            environment = _environment(packages, build, config)
+            shared = _environment(packages, build, config)
         except PackagesProblem as exc:
             raise ConfigError(str(exc).removeprefix("python_packages: "), file=_file(config), key="python_packages") from None
-        shared = (environment.site,)
     bots, teams = [], {}
     for bot in config.bots:
         team = _team(bot, config, build) if bot.source is not None and bot.problem is None else None
+        own: tuple[Path, ...] = ()
         if team is not None:
-            own, teams[bot.name] = team
-            bot = replace(bot, problem=bot.problem or own) if isinstance(own, str) else replace(bot, python_envs=own)
-        bots.append(replace(bot, python_envs=bot.python_envs + shared))
-    return replace(config, bots=tuple(bots)), teams
+            teams[bot.name] = team
+            own = (team.environment.site,) if team.environment is not None else ()
+            bot = replace(bot, problem=team.problem)
+        bots.append(replace(bot, python_envs=own + ((shared.site,) if shared is not None else ())))
+    return Installs(replace(config, bots=tuple(bots)), shared, teams)
 
 
-def _team(bot: BotConfig, config: TournamentConfig, build: bool) -> tuple[tuple[Path, ...] | str, TeamPackages] | None:
-    """A submission's own environment (or why it cannot start) and what
-    became of its ``requirements.txt``; None when it has none."""
+def _team(bot: BotConfig, config: TournamentConfig, build: bool) -> TeamPackages | None:
+    """What becomes of a submission's ``requirements.txt``; None when it has none."""
     assert bot.source is not None
     path = bot.cwd / REQUIREMENTS
     shown = safe(f"{bot.source.name}/{REQUIREMENTS}", limit=None)
     try:
         text = read_folder_file(path, MAX_REQUIREMENTS_BYTES, "a requirements file", f"{MAX_REQUIREMENTS_BYTES // 1024} KB")
     except SubmissionProblem as exc:
-        return f"{shown}: {exc}", TeamPackages(f"{shown}: {exc}")
+        return _refused(f"{shown}: {exc}")
     if text is None:
         return None
     if config.team_packages != "allow":
-        return (), TeamPackages(f"holds a {REQUIREMENTS}, which is not installed (team_packages: deny): its imports "
-                                "of those packages will fail", warning=True)
+        return TeamPackages(f"holds a {REQUIREMENTS}, which is not installed (team_packages: deny): its imports "
+                            "of those packages will fail", warning=True)
     problem = list_problem(text)
     if problem is not None:
-        line = f"{shown} line {problem[0]}: {problem[1]}"
-        return line, TeamPackages(line)
+        return _refused(f"{shown} line {problem[0]}: {problem[1]}")
     packages = PackageList(requirements_of(text), shown, config.python_wheels, strict=True)
     try:
         environment = _environment(packages, build, config)
     except PackagesProblem as exc:
-        return str(exc), TeamPackages(str(exc), exc.output)
-    return (environment.site,), TeamPackages(f"{shown}: {environment.summary()}", environment.output)
+        return _refused(str(exc), exc.output)
+    return TeamPackages(f"{shown}: {environment.summary()}", environment.output, environment)
+
+
+def _refused(problem: str, output: str = "") -> TeamPackages:
+    return TeamPackages(problem, output, problem=problem)
 
 
 def _environment(packages: PackageList, build: bool, config: TournamentConfig) -> Environment:

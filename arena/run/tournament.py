@@ -388,7 +388,7 @@ def run_tournament(
 
     The Python packages of the file and of the teams are installed first,
     unless they already are (:mod:`arena.run.environments`)."""
-    config, _ = with_environments(config, build=True)
+    config = with_environments(config, build=True).config
     check_programs(config)
     store = ResultsStore(config.output)
     plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits,
