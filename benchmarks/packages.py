@@ -36,15 +36,18 @@ print(installed - began, time.perf_counter() - installed)
 BOT = "import {module}, runpy\nrunpy.run_module('bots.random_bot', run_name='__main__')\n"
 
 
-def bundled_wheel() -> tuple[Path, str]:
-    """The folder of the wheels Python bundles for ``ensurepip`` (pip's own,
-    and setuptools' before 3.12), and the name of the first: a real package
-    to install offline on every machine with a full CPython."""
+def bundled_wheel() -> tuple[Path, str] | None:
+    """A folder of the wheels Python bundles for ``ensurepip`` (pip's own,
+    and setuptools' before 3.12; Debian keeps them in
+    ``/usr/share/python-wheels``) and the name of its first: a real package
+    to install offline.  None when this Python has none."""
     import ensurepip
 
-    folder = Path(ensurepip.__file__).parent / "_bundled"
-    first = sorted(folder.glob("*.whl"))[0]
-    return folder, first.name.split("-")[0]
+    for folder in (Path(ensurepip.__file__).parent / "_bundled", Path("/usr/share/python-wheels")):
+        found = sorted(folder.glob("*.whl"))
+        if found:
+            return folder, found[0].name.split("-")[0]
+    return None
 
 
 def check_seconds(path: Path, env: dict[str, str]) -> float:
@@ -65,7 +68,10 @@ def main() -> None:
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="packages-bench-"))
     if args.quick:
-        args.wheels, args.module = bundled_wheel()
+        bundled = bundled_wheel()
+        if bundled is None:
+            parser.error("this Python bundles no wheel to install: give --wheels, --package and --module")
+        args.wheels, args.module = bundled
         args.package, args.runs = args.module, 1
     elif not (args.wheels and args.package and args.module):
         parser.error("--wheels, --package and --module are needed (or --quick)")
