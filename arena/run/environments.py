@@ -99,8 +99,8 @@ def _team(bot: BotConfig, config: TournamentConfig, build: bool) -> TeamPackages
     if text is None:
         return None
     if config.team_packages != "allow":
-        return TeamPackages(f"holds a {REQUIREMENTS}, which is not installed (team_packages: deny): its imports "
-                            "of those packages will fail", warning=True)
+        return TeamPackages(f"holds a {REQUIREMENTS}, which is not installed (team_packages: deny): it imports "
+                            "only what the tournament provides", warning=True)
     problem = list_problem(text)
     if problem is not None:
         return _refused(f"{shown} line {problem[0]}: {problem[1]}")
