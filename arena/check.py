@@ -35,6 +35,7 @@ from arena.results.forfeits import describe_forfeit
 from arena.results.meta import META_FILE
 from arena.results.store import GAMES_FILE
 from arena.run.config import MANIFEST, MAX_FILE_BYTES, TournamentConfig
+from arena.run.environments import TeamPackages, with_environments
 from arena.run.pool import BotPool, log_path
 from arena.run.supervised import Lost, child_deadline_s, supervise
 from arena.formats.game_pairs import game_seed
@@ -321,6 +322,10 @@ class BotCheck:
     slowest_ms: float | None
     peak_memory_bytes: int | None
     warnings: tuple[str, ...] = ()
+    #: A submission's own ``requirements.txt``: what was installed (or why
+    #: not), in one line, and pip's output (see :mod:`arena.run.environments`).
+    packages: str = ""
+    packages_output: str = ""
 
 
 def check_deadline_s(config: TournamentConfig, games: int) -> float:
@@ -344,6 +349,7 @@ def check_tournament(
     jobs: int | None = None,
     logs_dir: Path | None = None,
     deadline_s: float | None = None,
+    build: bool = False,
 ) -> list[BotCheck]:
     """Check every bot of ``config`` as its tournament runs it: the same
     :class:`~arena.run.pool.BotPool` (its command, cwd, environment, options,
@@ -353,7 +359,10 @@ def check_tournament(
     (by default the file's concurrency), each in a process of its own that
     dies with the arena; one silent for ``deadline_s`` (by default
     :func:`check_deadline_s`) is killed with its bots, and so is one its
-    bot killed.  Rows come in file order.  Raises
+    bot killed.  Its Python packages (``python_packages``, a team's
+    ``requirements.txt``) are installed first with ``build``; without, a
+    bot whose packages are not installed yet cannot start (and the file's
+    own refuse the check).  Rows come in file order.  Raises
     :class:`~arena.bot.process.ArenaWriteError` when the arena cannot write
     a log or scratch directory, ``SandboxUnavailable`` when a bot's sandbox
     cannot run here, and ``ValueError`` for an unknown reference."""
@@ -363,17 +372,27 @@ def check_tournament(
         raise ValueError("--games must be at least 1")
     for sandbox in sorted({bot.sandbox for bot in config.bots}):
         check_sandbox(sandbox)  # as arena run would: a machine without it is refused in one line
+    installs = with_environments(config, build=build)
+    config, teams = installs.config, installs.teams
     jobs = max(1, jobs or config.concurrency)
     deadline_s = check_deadline_s(config, games) if deadline_s is None else deadline_s
     answers = supervise(
         _check_child, {bot.name: (config, bot.name, games, reference, logs_dir) for bot in config.bots},
         kind="check", doing="checking it", at_once=jobs, deadline_s=deadline_s,
     )
-    return [
+    rows = [
         _failed(bot.name, answer.reason) if isinstance(answer := answers[bot.name], Lost)
         else BotCheck(**json.loads(answer))
         for bot in config.bots
     ]
+    return [_with_packages(row, teams[row.bot]) if row.bot in teams else row for row in rows]
+
+
+def _with_packages(row: BotCheck, team: TeamPackages) -> BotCheck:
+    """``row`` with what became of its team's ``requirements.txt``."""
+    if team.warning:
+        return replace(row, warnings=(*row.warnings, team.summary))
+    return replace(row, packages=team.summary, packages_output=team.output)
 
 
 def _failed(name: str, reason: str) -> BotCheck:
@@ -517,6 +536,7 @@ def render_checks(rows: list[BotCheck], time_control: TimeControl, fmt: str = "p
         if md:
             return [safe(row.reason, where, limit=None) or "-", safe("; ".join(row.warnings), where, limit=None) or "-"]
         lines = ([wrapped(row.reason)] if row.reason else []) + [wrapped(f"warning: {w}") for w in row.warnings]
+        lines += [wrapped(f"packages: {row.packages}")] if row.packages and row.passed else []
         return ["\n".join(lines) or "-"]
 
     table = [

@@ -42,6 +42,7 @@ from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreE
 from arena.results.tables import OUTPUT_FORMATS, TABLE_ALIASES, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
 from arena.run import ray_executor
 from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_debug, with_executor
+from arena.run.environments import with_environments
 from arena.run.bot_option import bot_from_option
 from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
 from arena.run.progress_lines import Periodic, ProgressLines
@@ -203,8 +204,13 @@ def run(
     """Play a tournament, resuming from the results already in its output directory."""
     try:
         config = with_debug(with_executor(load_config(file), executor, ray_address), debug_bots)
+        # Installed before the progress bar: a long install says what it was.
+        installs = with_environments(config, build=True)
     except ConfigError as exc:
         fail(str(exc))
+    config = installs.config
+    for line in installs.installed_now():
+        say(line, err)
     fmt = check_format(fmt)
     replay = _reasons(replay_forfeits)
     names = [bot.name for bot in config.bots]
@@ -816,6 +822,7 @@ def check(
     startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help="One bot: seconds the bot has to answer 'hello' (default: 10)."),
     sandbox: str = typer.Option(None, "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)} (default: none)."),
     fmt: str = typer.Option(None, "--format", "-f", help=f"A tournament file: the table as {', '.join(CHECK_FORMATS)} (default: plain)."),
+    build: bool = typer.Option(False, "--build", help="A tournament file: install its Python packages first (python_packages, the teams' requirements.txt)."),
 ) -> None:
     """Check every bot of a tournament file as the tournament runs it, into one
     table; or walk one bot through a checklist.  Exit status 1 when a bot fails."""
@@ -824,8 +831,10 @@ def check(
                                           ("--startup-timeout", startup_timeout), ("--sandbox", sandbox)) if value is not None]
         if given:
             fail(f"{', '.join(given)}: for one bot's command; a tournament file gives each of its bots these settings")
-        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs, _check_format(fmt or "plain"))
+        _check_file(Path(target), games or DEFAULT_GAMES, reference, jobs, _check_format(fmt or "plain"), build)
         return
+    if build:
+        fail("--build: for a tournament file, whose python_packages and teams' requirements.txt it installs")
     if fmt is not None:
         fail("--format: for a tournament file's table; one bot's checklist is plain text")
     game = _game_name(game or "oxono")
@@ -858,7 +867,7 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
-def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: str) -> None:
+def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: str, build: bool) -> None:
     """``arena check FILE.yaml``: every bot of the file, one table (the
     verdict's line on stderr under csv and json, which stay documents)."""
     if reference not in REFERENCES:
@@ -869,7 +878,7 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
         fail(str(exc))
     try:
         with stop_signals.as_flag():
-            rows = check_tournament(config, games=games, reference=reference, jobs=jobs)
+            rows = check_tournament(config, games=games, reference=reference, jobs=jobs, build=build)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:
         fail(str(exc))
     say(render_checks(rows, config.time_control, fmt))

@@ -241,6 +241,20 @@ SLOW_TESTS: dict[str, set[str]] = {
     "test_sandbox_channels": {
         "test_the_java_bot_starts_quietly_under_the_filter",
     },
+    "test_python_packages": {
+        "test_a_python_bot_imports_the_packages_the_tournament_lists",
+        "test_a_team_imports_its_own_requirements_when_the_organiser_allows_them",
+        "test_an_install_is_reused_and_pip_is_not_run_again",
+        "test_an_interrupted_install_is_never_used",
+        "test_the_install_never_writes_into_the_arenas_site_packages",
+        "test_a_package_pip_cannot_install_is_one_line_naming_it",
+        "test_a_package_that_fails_to_build_is_one_line_naming_it",
+        "test_a_team_pip_cannot_serve_does_not_start_and_says_why",
+        "test_arena_run_installs_them_first",
+        "test_a_second_look_installs_nothing_and_adds_no_environment_twice",
+        "test_a_bot_importing_a_package_not_provided_is_named_as_the_bots_page_says",
+        "test_a_pages_example_installs_offline_and_its_bot_imports_every_package",
+    },
     "test_sandbox_installs": {
         "test_a_sandboxed_python_bot_imports_the_engine_from_outside_the_clone",
     },

@@ -66,6 +66,8 @@ NOT_OUTPUT = {
     "demo.yaml:7: bots[1].name: duplicate bot name": "error messages for an edited file, with its line numbers",
     "demo.yaml: bots[1].cmd: bot 'greedy': no such program": "error messages with a user's own paths",
     "error: bot 'greedy' did not start, so no game was played": "error messages (tests/test_cli.py, test_preflight.py)",
+    "error: bot 'mine' did not start, so no game was played": "an error message of a missing package "
+                                                              "(tests/test_python_packages.py checks it)",
     "error: bot 'sly' did not start": "an error message (tests/test_preflight.py)",
     "arena check tournaments/course.yaml": "a command",
     "bot           check      games    forfeits": "an example of the check's table (tests/test_check.py checks its columns)",
@@ -76,6 +78,8 @@ NOT_OUTPUT = {
     "error: cannot write /data/results/demo/games.jsonl": "an error message of a full disk",
     "error: cannot open log file '/data/results/demo/logs/b/w2.log'": "an error message of a full disk",
     "warning: results/demo/index.sqlite: rebuilt": "tests/test_game_index.py checks the line tournaments.md quotes",
+    "error: /srv/course/course.yaml: python_packages: pip could not install": "an error message with a user's "
+                                                                              "paths (tests/test_python_packages.py checks it)",
 }
 
 

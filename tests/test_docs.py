@@ -61,7 +61,13 @@ def test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos(page, index, t
     shipped = (fragment.get("ray") or {}).get("working_dir")
     if shipped:  # the directory the page ships to a cluster's nodes: the reader has one
         (here / shipped).mkdir()
+    if "python_wheels" in fragment:  # the folder of wheels the page installs from: the reader has one
+        (here / fragment["python_wheels"]).mkdir()
     merged = {**yaml.safe_load(base), **fragment}
+    submissions = merged.get("bots_from")
+    if submissions:  # the whole example's teams, as the repository has them beside it
+        (here / submissions).parent.mkdir(parents=True, exist_ok=True)
+        (here / submissions).symlink_to(ROOT / "tournaments" / submissions)
     if len(fragment.get("bots", [])) < 2:  # a bot entry shown alone joins the others
         merged["bots"] = yaml.safe_load(base)["bots"] + fragment.get("bots", [])
     config = parse_config(yaml.safe_dump(merged, sort_keys=False), path=here / "example.yaml")

@@ -87,7 +87,9 @@ def test_a_bot_gets_a_clean_environment_its_three_pipes_and_a_scratch_home(tmp_p
     assert env["HOME"] == env["TMPDIR"] == seen["scratch"]
     assert env["BOT_SETTING"] == "7" and env["LANG"] == "C"  # the tournament file's env wins
     assert env["PATH"] == os.environ["PATH"]
-    assert set(env) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME", "TMPDIR", "BOT_SETTING"}
+    # PYTHONPATH: the arena's Python finds engine and bots as it would in the sandbox.
+    assert set(env) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME", "TMPDIR", "BOT_SETTING", "PYTHONPATH"}
+    assert env["PYTHONPATH"] == str(ROOT)
     assert seen["fds"][:3] == [0, 1, 2] and len(seen["fds"]) == 4  # the 4th lists /proc/self/fd
     assert seen["cwd"] == str(tmp_path / "cwd")  # the working directory is the configured one
     assert seen["write_home"] == "written"

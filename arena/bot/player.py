@@ -93,7 +93,7 @@ class BotPlayer:
         #: for a submission, the one folder of the host it may see.
         self.confinement = Confinement(
             limits=command.limits, sandbox=command.sandbox, scratch_dir=scratch_dir, hidden=hidden,
-            confined_to=command.cwd if command.source is not None else None,
+            confined_to=command.cwd if command.source is not None else None, python_envs=command.python_envs,
         )
         self.startup_timeout_s = startup_timeout_s
         #: Look for each move a few microseconds before sleeping (see

@@ -371,6 +371,10 @@ class BotProcess:
         cwd = self.cwd if self.cwd is not None else Path.cwd()
         if sandboxed:
             _sandbox.check_sandbox("bwrap")
+        else:
+            python_path = _sandbox.python_path(self.cmd, cwd, env, confinement)
+            if python_path is not None:
+                env["PYTHONPATH"] = python_path
         for attempt in (1, 2):
             self._cgroup = cgroups.new_cgroup(confinement.limits)
             cgroup_fds = self._cgroup.join_fds() if self._cgroup is not None else []

@@ -12,7 +12,8 @@ network, IPC, UTS and cgroup namespaces, as an unprivileged user with no
 capabilities, and sees a read-only system, its working directory and its
 program's directory read-only (a submission from ``bots_from``: its own
 folder and its interpreter, nothing else), for the arena's own Python the
-arena's ``engine`` and ``bots`` packages at :data:`PACKAGES_MOUNT`, and
+arena's ``engine`` and ``bots`` packages at :data:`PACKAGES_MOUNT` and its
+Python environments (:mod:`arena.bot.packages`) at :data:`SITE_MOUNT`, and
 nothing writable but its scratch directory, a private ``/tmp`` as big as its
 scratch quota and a private ``/dev/shm`` as big as its memory limit.  A
 seccomp filter (:mod:`arena.bot.seccomp`) keeps the files all sandboxes see
@@ -36,7 +37,7 @@ from arena.bot.limits import Limits, MB
 from arena.bot.seccomp import channel_filter
 
 __all__ = ["SANDBOXES", "Confinement", "SandboxUnavailable", "bot_environment", "bwrap_command", "check_sandbox",
-           "filter_descriptor", "unclosed_channel"]
+           "filter_descriptor", "python_path", "unclosed_channel"]
 
 #: The values of the ``sandbox`` key.
 SANDBOXES = ("none", "bwrap")
@@ -58,6 +59,8 @@ IMPORTABLE = ("engine", "bots")
 #: loads them from a checkout whose other folders, its tournaments and
 #: submissions among them, stay hidden).
 PACKAGES_MOUNT = "/arena-packages"
+#: Where the sandbox shows a bot's Python environments, read-only: ``/arena-site/1``, ...
+SITE_MOUNT = "/arena-site"
 #: What the seccomp filter closes, named where a machine cannot load it.
 LOCK_CHANNEL = "file locks and file watches reach from one sandboxed bot to another"
 INSTALL_HINT = "install bubblewrap: sudo apt-get install bubblewrap (Debian/Ubuntu), sudo dnf install bubblewrap (Fedora)"
@@ -82,6 +85,9 @@ class Confinement:
     #: command or environment name.  None: a bot of the tournament file,
     #: which also sees the directories of the files its command names.
     confined_to: Path | None = None
+    #: The Python environments a bot running the arena's Python imports
+    #: from, first first (a team's own, then the tournament's).
+    python_envs: tuple[Path, ...] = ()
 
 
 def bot_environment(extra: Mapping[str, str], scratch: Path) -> dict[str, str]:
@@ -226,6 +232,9 @@ def bwrap_command(
         argv += ["--ro-bind", directory, directory]
     if _runs_arenas_python(cmd, cwd, env, confinement.confined_to):
         paths: list[str] = []
+        for number, site in enumerate(confinement.python_envs, start=1):
+            argv += ["--ro-bind", str(site), f"{SITE_MOUNT}/{number}"]
+            paths.append(f"{SITE_MOUNT}/{number}")
         for name, directory in _importable_dirs().items():
             if any(Path(directory).is_relative_to(v) for v in visible):
                 # Already in view where it is (a bot run from "/" sees it all, and "/" is read-only then).
@@ -248,6 +257,19 @@ def bwrap_command(
             argv += ["--remount-ro", str(path)]
     argv += ["--chdir", str(cwd), *_seccomp_options(seccomp_fd)]
     return argv + ["--", *cmd]
+
+
+def python_path(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], confinement: Confinement) -> str | None:
+    """The ``PYTHONPATH`` of a bot outside the sandbox, as the sandbox sets
+    it (:func:`bwrap_command`): for the arena's own Python, its environments
+    then the arena's ``engine`` and ``bots`` where they are installed, then
+    the bot's own ``PYTHONPATH``; None for any other program.  So a bot
+    that imports them (or runs the interpreter the arena's resolves to)
+    runs alike in the sandbox and out of it."""
+    if not _runs_arenas_python(cmd, cwd, env, confinement.confined_to):
+        return None
+    places = dict.fromkeys(str(Path(directory).parent) for directory in _importable_dirs().values())
+    return ":".join(filter(None, (*map(str, confinement.python_envs), *places, env.get("PYTHONPATH"))))
 
 
 def _sized_tmpfs(path: str, megabytes: int | None) -> list[str]:

@@ -42,7 +42,9 @@ class BotConfig:
     (``bots_from``), all of whose files are part of its version; ``problem``
     why a submission cannot be run at all (a broken manifest), or None;
     ``debug`` whether every line of the protocol is logged
-    (:mod:`arena.bot.protocol_log`)."""
+    (:mod:`arena.bot.protocol_log`); ``python_envs`` the installed Python
+    environments it imports from when it runs the arena's Python, first
+    first (see :mod:`arena.bot.packages`)."""
 
     name: str
     cmd: tuple[str, ...]
@@ -55,6 +57,7 @@ class BotConfig:
     source: Path | None = None
     problem: str | None = None
     debug: bool = False
+    python_envs: tuple[Path, ...] = ()
 
 
 def split_command(command: str | Sequence[str]) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ from arena.bot.limits import MB
 from arena.bot.text import safe
 
 __all__ = ["LEFT_OUT", "SUBMISSION_KEYS", "Entry", "SubmissionLimits", "SubmissionProblem", "folder_entries",
-           "open_regular", "outside_word", "read_manifest"]
+           "open_regular", "outside_word", "read_folder_file", "read_manifest"]
 
 #: Folders of a submission that are not part of it: Python's byte-code
 #: caches (written by running the bot, and run only in place of a source of
@@ -157,18 +157,26 @@ def read_manifest(path: Path, limits: SubmissionLimits) -> str | None:
     """The text of a manifest, None when there is none.  Raises
     :class:`SubmissionProblem` for a link, a special file, one over
     ``manifest_kb`` or not UTF-8."""
-    limit = None if limits.manifest_kb is None else limits.manifest_kb * 1024
+    return read_folder_file(path, None if limits.manifest_kb is None else limits.manifest_kb * 1024,
+                            "a manifest", "manifest_kb")
+
+
+def read_folder_file(path: Path, limit: int | None, what: str, bound: str) -> str | None:
+    """The text of ``what`` (a manifest, a requirements file) in a
+    submission, None when there is none.  Raises :class:`SubmissionProblem`
+    for a link, a special file, one over ``limit`` bytes (the setting
+    ``bound``) or not UTF-8."""
     try:
         fd, info = open_regular(os.fspath(path))
     except FileNotFoundError:
         return None
     except OSError as exc:
         why = "a link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
-        raise SubmissionProblem(f"it cannot be read: {why}; a manifest is a file of the folder's own") from None
+        raise SubmissionProblem(f"it cannot be read: {why}; {what} is a file of the folder's own") from None
     try:
         if limit is not None and info.st_size > limit:
-            raise SubmissionProblem(f"it holds {info.st_size} bytes; a manifest may hold at most "
-                                    f"{limits.manifest_kb} KB (manifest_kb)")
+            raise SubmissionProblem(f"it holds {info.st_size} bytes; {what} may hold at most "
+                                    f"{limit // 1024} KB ({bound})")
         data = os.read(fd, (limit if limit is not None else info.st_size) + 1)
     finally:
         os.close(fd)

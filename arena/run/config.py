@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import engine
 from arena.bot.limits import LIMIT_KEYS, Limits
+from arena.bot.packages import MAX_REQUIREMENTS_BYTES, list_problem, requirement_problem, requirements_of
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
 from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.bot.submission import (
@@ -62,6 +63,7 @@ __all__ = [
     "check_programs",
     "ConfigError",
     "STARTUP_FAILURES",
+    "TEAM_PACKAGES",
     "RaySettings",
     "Section",
     "TournamentConfig",
@@ -109,6 +111,9 @@ TOURNAMENT_KEYS = (
     "settle",
     "max_games",
     "stages",
+    "python_packages",
+    "python_wheels",
+    "team_packages",
     "bots_from",
     "bots",
 )
@@ -136,6 +141,8 @@ STARTUP_FAILURES = ("stop", "forfeit")
 MAX_FILE_BYTES = 1_000_000
 #: Where games are played: this machine's cores, or a Ray cluster (:mod:`arena.run.ray_executor`).
 EXECUTORS = ("local", "ray")
+#: Whether a submission's own ``requirements.txt`` is installed for it (``team_packages``).
+TEAM_PACKAGES = ("deny", "allow")
 #: Every key the ``ray:`` mapping may hold.
 RAY_KEYS = ("address", "working_dir", "num_cpus", "connect_timeout")
 
@@ -219,6 +226,16 @@ class TournamentConfig:
     #: ``time_control``, ``--bot ...,tc=``), by name; the others play under
     #: ``time_control``.
     time_odds: Mapping[str, TimeControl] = field(default_factory=dict)
+    #: ``python_packages``: the packages every bot running the arena's Python
+    #: imports, installed into an environment of the tournament's own
+    #: (:mod:`arena.run.environments`); empty: none.
+    python_packages: tuple[str, ...] = ()
+    #: ``python_wheels``: the folder of wheels installs take their packages
+    #: from, offline; None: the package index.
+    python_wheels: Path | None = None
+    #: ``team_packages``: ``allow`` installs a submission's own
+    #: ``requirements.txt`` for it; ``deny`` does not (a check warns of one).
+    team_packages: str = "deny"
 
     @property
     def paired_by_results(self) -> bool:
@@ -470,6 +487,9 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         seeding=_seeding(fields, stages),
         submission_limits=submission_limits,
         time_odds=time_odds,
+        python_packages=_python_packages(fields, base_dir),
+        python_wheels=_python_wheels(fields, base_dir),
+        team_packages=fields.choice("team_packages", TEAM_PACKAGES),
     )
 
 
@@ -685,6 +705,52 @@ def _sprt(fields: YamlMapping, bot_count: int, format: str) -> SprtConfig | None
     if bot_count != 2:
         raise section.error(f"an SPRT compares two bots; this file has {bot_count}")
     return sprt_section(section)
+
+
+def _python_packages(fields: YamlMapping, base_dir: Path) -> tuple[str, ...]:
+    """``python_packages:``, a list of packages (``[numpy==2.1.*, ...]``) or
+    the path of a requirements file, relative to the tournament file."""
+    value = fields.get("python_packages")
+    if value is None:
+        return ()
+    if not value.is_list:
+        if not isinstance(value.scalar(), str):
+            raise value.error(f"must be a list such as [numpy==2.1.*] or the path of a requirements file, got "
+                              f"{value.shown(value.scalar())}")
+        path = (base_dir / fields.path("python_packages")).resolve()
+        try:
+            if path.stat().st_size > MAX_REQUIREMENTS_BYTES:
+                raise value.error(f"{path} holds more than {MAX_REQUIREMENTS_BYTES // 1024} KB; a requirements file "
+                                  "lists packages")
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = getattr(exc, "strerror", None) or str(exc)
+            raise value.error(f"cannot read the requirements file {path}: {why} (a list such as [numpy==2.1.*] "
+                              "or the path of a requirements file, relative to this file)") from None
+        problem = list_problem(text)
+        if problem is not None:
+            raise fields.file_error(path, *problem)
+        return requirements_of(text)
+    packages = []
+    for item in value.items():
+        requirement = item.scalar()
+        if not isinstance(requirement, str):
+            raise item.error(f"must be a package such as numpy==2.1.*, got {item.shown(requirement)}")
+        problem = requirement_problem(requirement)
+        if problem is not None:
+            raise item.error(problem)
+        packages.append(requirement.strip())
+    return tuple(packages)
+
+
+def _python_wheels(fields: YamlMapping, base_dir: Path) -> Path | None:
+    """``python_wheels:``, a folder of wheels relative to the tournament file."""
+    if "python_wheels" not in fields:
+        return None
+    folder = (base_dir / fields.path("python_wheels")).resolve()
+    if not folder.is_dir():
+        raise fields.error(f"no such folder: {folder}", "python_wheels")
+    return folder
 
 
 def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings:

@@ -31,6 +31,7 @@ from arena.results.sprt import SprtFold, SprtStatus, sprt_status
 from arena.results.statistics import scores_of
 from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
+from arena.run.environments import with_environments
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
 from arena.run.spec_queue import StoppableSpecs
@@ -393,7 +394,11 @@ def run_tournament(
     With ``report: true`` the HTML report in the output directory is refreshed
     every few seconds while games finish and written once more at the end (also
     after an interruption).  A report that cannot be written is a warning in the
-    summary, never a reason to stop playing."""
+    summary, never a reason to stop playing.
+
+    The Python packages of the file and of the teams are installed first,
+    unless they already are (:mod:`arena.run.environments`)."""
+    config = with_environments(config, build=True).config
     check_programs(config)
     store = ResultsStore(config.output)
     plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits,
