@@ -339,8 +339,20 @@ def _live_view(directory: Path | None, port: int | None, host: str) -> Iterator[
         except OSError as exc:
             error(f"live view: cannot listen on {host}:{port}: {exc.strerror or exc}")
         else:
-            say(f"live view: {server.url}", err)
+            _say_address("live view", server.url)
         yield
+
+
+def _say_address(what: str, url: str, after: str = "") -> None:
+    """The live view's address; for a server other machines reach, the machine's own addresses
+    (never 0.0.0.0) and a QR code of the first, for a room to scan."""
+    from arena.live.sharing import qr_text, room_urls
+
+    room = room_urls(url)
+    for address in room or [url]:
+        say(f"{what}: {address}{after}", err)
+    if room:
+        say(f"scan to open {room[0]}:\n{qr_text(room[0])}", err)
 
 
 def _run_title(name: str, where: str) -> str:
@@ -552,7 +564,7 @@ def serve(
 
     def ready(url: str) -> None:
         if not beside_run:
-            say(f"live view of {state.directory}: {url}  (Ctrl-C stops it)", err)
+            _say_address(f"live view of {state.directory}", url, "  (Ctrl-C stops it)")
 
     try:
         serve_forever(state, host, port, on_ready=ready, token=token, stop=until_stdin_closes() if beside_run else None,
