@@ -76,6 +76,8 @@ NOT_OUTPUT = {
     "error: cannot write /data/results/demo/games.jsonl": "an error message of a full disk",
     "error: cannot open log file '/data/results/demo/logs/b/w2.log'": "an error message of a full disk",
     "warning: results/demo/index.sqlite: rebuilt": "tests/test_game_index.py checks the line tournaments.md quotes",
+    "live view of results/oxono-demo: http://192.168.1.20:8000/": "a server for a room, with this machine's address: "
+                                                                   "tests/test_live_sharing.py checks the lines",
 }
 
 
