@@ -13,7 +13,6 @@ import fcntl
 import functools
 import json
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,12 +20,10 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.live.server import serve
 from arena.live.sharing import room_urls
-from arena.live.state import LiveState
 from arena.results.live_feed import LIVE_DIR, LiveFeed
 from arena.results.store import LOCK_FILE
-from builders import KNOCKOUT, played_cup
+from builders import KNOCKOUT, played_cup, served
 from builders import until as _until
 from test_live_browser import console_errors, shot
 from test_report_browser import OVERFLOWING
@@ -51,21 +48,6 @@ def knockout_played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (directory / "games.jsonl").write_bytes(b"".join(record.to_line() for record in records))
     (directory / "tournament.json").write_text(json.dumps(meta))
     return directory
-
-
-@contextmanager
-def served(directory: Path, host: str = "127.0.0.1") -> Iterator[str]:
-    """``arena serve directory`` in a thread, for the ``with`` block: its address, with the token."""
-    ready: list[str] = []
-    stop = threading.Event()
-    server = threading.Thread(target=serve, args=(LiveState(directory), host, 0),
-                              kwargs={"on_ready": ready.append, "stop": stop})
-    server.start()
-    try:
-        yield until(lambda: ready, 10, "the server")[0]
-    finally:
-        stop.set()
-        server.join(10)
 
 
 @contextmanager

@@ -9,18 +9,16 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import urllib.request
 import xml.etree.ElementTree as ElementTree
 from urllib.parse import urlsplit
 
+import pytest
 import segno
 
 from arena.live import sharing
-from arena.live.server import serve
 from arena.live.sharing import lan_addresses, qr_svg, qr_text, reachable, room_urls
-from arena.live.state import LiveState
-from builders import ROOT, until
+from builders import ROOT, served
 
 TOKEN = "token=abcDEF123_-xyz"
 
@@ -74,15 +72,9 @@ def test_the_qr_code_holds_the_address_in_the_terminal_and_as_svg():
 
 def test_the_page_gets_the_qr_code_of_the_rooms_address_and_a_loopback_server_has_none(tmp_path):
     for host, shared in (("0.0.0.0", True), ("127.0.0.1", False)):
-        ready: list[str] = []
-        stop = threading.Event()
-        server = threading.Thread(target=serve, args=(LiveState(tmp_path), host, 0),
-                                  kwargs={"on_ready": ready.append, "stop": stop})
-        server.start()
-        try:
-            url = until(lambda: ready, 10, "the server")[0]
+        with served(tmp_path, host) as url:
             # This user's own browser on loopback: no token needed.
-            local = f"http://127.0.0.1:{url.split(':')[2].split('/')[0]}/"
+            local = f"http://127.0.0.1:{urlsplit(url).port}/"
             state = urllib.request.urlopen(local + "api/state", timeout=10).read()
             assert (b'"share": true' in state) is shared
             if shared:
@@ -90,15 +82,8 @@ def test_the_page_gets_the_qr_code_of_the_rooms_address_and_a_loopback_server_ha
                 assert answer.headers["Content-Type"] == "image/svg+xml"
                 assert answer.read() == qr_svg(room_urls(url)[0])
             else:
-                try:
+                with pytest.raises(urllib.error.HTTPError, match="404"):
                     urllib.request.urlopen(local + "share.svg", timeout=10)
-                except urllib.error.HTTPError as exc:
-                    assert exc.code == 404
-                else:
-                    raise AssertionError("a loopback server served a QR code")
-        finally:
-            stop.set()
-            server.join(10)
 
 
 def test_arena_serve_for_a_room_prints_the_machines_addresses_and_a_qr_code(tmp_path):
