@@ -153,7 +153,7 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         assert browser.execute_script("""
             const others = document.querySelectorAll("#standings > .scroll ~ .scroll, #standings > .scroll ~ h3:has(+ .scroll)");
             return others.length > 0 && Array.from(others).every((e) => e.offsetParent === null);""")
-        shot(browser, "live-screen.png")
+        shot(browser, "live-screen-held.png")
         # The server beside the run stops a moment after the run ends: the stream's attempts to reconnect
         # may fail meanwhile (the page says so in red), nothing else may.
         gone = "/events - Failed to load resource: net::ERR_CONNECTION_REFUSED"

@@ -300,11 +300,14 @@
   // large as the panel allows (its size is the stylesheet's; a card's text takes `--text` of its height).
   function fitBoards() {
     if (!document.body.classList.contains("screen")) return;
+    // Once the run is over the last cards go under the champion and the standings, at their own size.
+    grid.style.height = "";
+    if (document.body.dataset.run === "finished") return;
     const cards = Math.max(1, slots.length);
     // As tall as the window leaves below the grid's top, and the line of the games left out.
     const top = grid.getBoundingClientRect().top + window.scrollY;
     const below = more.hidden ? 8 : more.offsetHeight + 24;
-    grid.style.height = document.body.dataset.run === "finished" ? "" : Math.max(160, window.innerHeight - top - below) + "px";
+    grid.style.height = Math.max(160, window.innerHeight - top - below) + "px";
     const width = grid.clientWidth, height = grid.clientHeight;
     if (!width || !height) return;
     const gap = parseFloat(getComputedStyle(grid).columnGap) || 0;
@@ -318,7 +321,6 @@
     }
     grid.style.setProperty("--columns", String(best.columns));
     grid.style.setProperty("--rows", String(Math.ceil(cards / best.columns)));
-    grid.dataset.cards = String(cards);
   }
   // The share of a card's height its board may take (the rest: its title, players, last move).
   const BOARD_SHARE = 0.62;
