@@ -199,6 +199,12 @@ def test_a_phone_shows_the_place_and_points_first_and_nothing_wider_than_its_scr
         assert headers == ["#", "bot", "score"], headers  # the knockout ranks by points: its "score"
         assert ranking_top < live_top and ranking_top < 812
         assert font == "16px"  # the phone's layout, big-screen mode or not
+        # The narrowest phones of the day: 360 pixels.
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": False})
+        until(lambda: browser.execute_script("return window.innerWidth") == 360, 5, "the narrower window")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 360
+        assert browser.execute_script(OVERFLOWING) == []
 
 
 def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):
