@@ -225,7 +225,8 @@ def test_a_server_for_the_room_shows_its_address_as_a_qr_code(browser, knockout_
         assert not shared.startswith("http://0.0.0.0")
         browser.get(shared.replace("/?", "/?screen=1&"))
         until(lambda: _in_view(browser, "#share"), 20, "the QR code")
-        assert browser.execute_script("return document.querySelector('#share img').naturalWidth") > 100
+        until(lambda: browser.execute_script("return document.querySelector('#share img').naturalWidth") > 100, 10,
+              "the QR code's image")
         assert _in_view(browser, "#share")
         shot(browser, "live-share.png")
 

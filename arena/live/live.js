@@ -296,8 +296,9 @@
     tick();
   }
 
-  // The big screen shows every card at once: the grid's columns chosen so that the boards are as
-  // large as the panel allows (its size is the stylesheet's; a card's text takes `--text` of its height).
+  // The big screen shows every card at once: the grid's columns chosen so that the boards are as large
+  // as the panel allows, each card's type the smaller the more columns (`--card-scale`), its text (title,
+  // players, last move, notes) as tall as a card drawn now shows it, in its own ems.
   function fitBoards() {
     if (!document.body.classList.contains("screen")) return;
     // Once the run is over the last cards go under the champion and the standings, at their own size.
@@ -311,19 +312,34 @@
     const width = grid.clientWidth, height = grid.clientHeight;
     if (!width || !height) return;
     const gap = parseFloat(getComputedStyle(grid).columnGap) || 0;
-    let best = { side: -Infinity, columns: 1 };
+    const em = parseFloat(getComputedStyle(grid).fontSize);
+    const sample = grid.querySelector("article.live-game");
+    const textEm = sample === null ? TEXT_EM : textHeight(sample) / parseFloat(getComputedStyle(sample).fontSize);
+    let best = { side: -Infinity, columns: 1, scale: 1 };
     for (let columns = 1; columns <= cards; columns++) {
       const rows = Math.ceil(cards / columns);
-      const cellWidth = (width - gap * (columns - 1)) / columns;
-      const cellHeight = (height - gap * (rows - 1)) / rows;
-      const side = Math.min(cellWidth, cellHeight * BOARD_SHARE);
-      if (side > best.side) best = { side: side, columns: columns };
+      const scale = Math.min(1, Math.max(0.45, 1.8 / columns));
+      const cellWidth = (width - gap * (columns - 1)) / columns - em * scale;
+      const cellHeight = (height - gap * (rows - 1)) / rows - textEm * em * scale;
+      const side = Math.min(cellWidth, cellHeight);
+      if (side > best.side) best = { side: side, columns: columns, scale: scale };
     }
     grid.style.setProperty("--columns", String(best.columns));
     grid.style.setProperty("--rows", String(Math.ceil(cards / best.columns)));
+    grid.style.setProperty("--card-scale", String(best.scale));
   }
-  // The share of a card's height its board may take (the rest: its title, players, last move).
-  const BOARD_SHARE = 0.62;
+  // A card's text before one is drawn, in ems: some nine lines.
+  const TEXT_EM = 11;
+
+  // The height of a card's parts but its board, and of its padding and border: what the board cannot have.
+  function textHeight(card) {
+    const style = getComputedStyle(card);
+    const frame = ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"]
+      .reduce((sum, side) => sum + parseFloat(style[side]), 0);
+    return Array.from(card.children).filter((part) => part.tagName.toLowerCase() !== "svg")
+      .reduce((sum, part) => sum + part.getBoundingClientRect().height + parseFloat(getComputedStyle(part).marginTop)
+              + parseFloat(getComputedStyle(part).marginBottom), frame);
+  }
   window.addEventListener("resize", fitBoards);
 
   // The side to move's clock runs down between states; a card whose hold is over leaves.
