@@ -153,6 +153,11 @@ def test_the_champion_and_the_bracket_are_in_view_at_the_end(browser, knockout_p
                 assert _in_view(browser, "#champion") and _in_view(browser, ".bracket"), (width, height)
                 assert _in_view(browser, "#standings table.data tbody tr:nth-child(5)"), (width, height)
                 assert console_errors(browser) == []
+        # At a desk too: the champion, then the ranking's top, before the games' cards.
+        with window(browser, 1280, 720):
+            browser.get(url)
+            until(lambda: _in_view(browser, "#champion"), 20, "the champion")
+            assert _in_view(browser, "#standings table.data tbody tr:nth-child(3)")
 
 
 def test_the_page_is_dark_in_a_dark_room(browser, knockout_played):
