@@ -93,7 +93,8 @@ def publish(directory: Path, slot: int, plies: int) -> str:
     data = {"id": game_id, "game": "oxono", "round": 1 + slot % 3, "players": [f"p{slot}a", f"p{slot}b"],
             "opening": 0, "opening_moves": [], "moves": moves, "clock_ms": [60_000 - 500 * plies, 61_000 - 400 * plies],
             "per_move_ms": [None, None], "thinking_ms": 0,
-            "infos": [json.dumps({"score": score, "depth": 4}), json.dumps({"score": -score, "depth": 5})]}
+            "infos": {str(plies - 2): json.dumps({"score": score, "depth": 4}),
+                      str(plies - 1): json.dumps({"score": -score, "depth": 5})}}
     LiveFeed(directory / LIVE_DIR, f"w{slot}").publish(json.dumps(data).encode())
     return game_id
 

@@ -134,14 +134,18 @@ def test_a_card_marks_the_last_moves_squares_and_holds_each_sides_last_info(tmp_
     assert card["last"] == list(touched(board_cells(referee.game, final_before), board_cells(referee.game, final)))
     assert len(card["infos"]) == 2
     live = tmp_path / LIVE_DIR
+    first = referee.game.legal_moves(referee.game.new_state())[0]
     data = {"id": "g", "game": "oxono", "round": 1, "players": ["a", "b"], "opening": 0, "opening_moves": [],
-            "moves": [], "clock_ms": [1, 2], "per_move_ms": [None, None]}
-    for infos in ([None, 3], ["x" * (INFO_CHARS + 1), None], [None]):
+            "moves": [first], "clock_ms": [1, 2], "per_move_ms": [None, None]}
+    (live / "w9.json").write_text(json.dumps({**data, "infos": {"0": "said"}}))
+    assert read_live_games(tmp_path)[0].infos == ("said", None)
+    for infos in ({"0": "x" * (INFO_CHARS + 1)}, {"1": "a move the file does not hold"}, {"0": 3}, {"-0": "a"},
+                  ["said", None], {str(ply): "a" for ply in range(3)}):
         (live / "w9.json").write_text(json.dumps({**data, "infos": infos}))
         assert read_live_games(tmp_path) == [], infos
-    (live / "w9.json").write_text(json.dumps(data))  # a file of an older arena: no infos, no last move
+    (live / "w9.json").write_text(json.dumps(data))  # a file of an older arena: no infos
     [older] = read_live_games(tmp_path)
-    assert older.infos == (None, None) and older.last == ()
+    assert older.infos == (None, None) and len(older.last) >= 2
 
 
 def test_a_teams_page_shows_its_own_bots_info_alone(tmp_path):

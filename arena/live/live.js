@@ -1,8 +1,10 @@
 // The live view's script (arena serve), beside the report's viewer.js.
 //
 // It listens to the server's event stream: each "state" event holds the
-// run's status line and the games in progress (their boards already
-// replayed by the server through the engine); when the stored results
+// run's status line, the games in progress (their boards already replayed
+// by the server through the engine, which games to show first when there
+// are more than cards), the champion once the run is over, and whether the
+// server has a QR code of its address for a room; when the stored results
 // changed, a "page" event says how the page's text changed (pieces of the
 // text it had, and the new ones: a few KB where the page is MBs).  The
 // script keeps the page's text, makes the new one and swaps its parts in,
@@ -328,7 +330,7 @@
     grid.style.setProperty("--rows", String(Math.ceil(cards / best.columns)));
     grid.style.setProperty("--card-scale", String(best.scale));
   }
-  // A card's text before one is drawn, in ems: some nine lines.
+  // A card's text before one is drawn, in ems: some nine lines of type.
   const TEXT_EM = 11;
 
   // The height of a card's parts but its board, and of its padding and border: what the board cannot have.
@@ -383,7 +385,5 @@
     if (!line) return;
     line.textContent = (status !== null ? status.line + " · " : "") + "the live view's server does not answer (reconnecting…)";
     line.className = "status gone";
-    document.body.dataset.server = "gone";
   });
-  source.addEventListener("open", () => { delete document.body.dataset.server; });
 })();
