@@ -538,7 +538,7 @@ def _grade_sheet(results: ReadResults, bot: str, fmt: str, output: Path | None, 
 @app.command(epilog=_epilog("arena serve results/oxono-demo --port 8000", "live.md"))
 def serve(
     target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on; the address printed holds the access token, which any other user (any other machine) needs."),
+    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on (0.0.0.0: every one, printed as this machine's own addresses with a QR code, for a room); the address printed holds the access token, which any other user (any other machine) needs."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="The port to listen on (0: any free one)."),
     bot: str = typer.Option(None, "--bot", help="Show just this bot's page (its games and stderr), to hand to its team."),
     hold: float = typer.Option(10.0, "--hold", min=0, max=600, help="Seconds a finished game stays on its card, with its final position and result."),
