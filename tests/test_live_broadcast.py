@@ -13,9 +13,13 @@ import fcntl
 import functools
 import json
 import os
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -260,3 +264,65 @@ def _in_view(browser, selector: str) -> bool:
         if (!e || e.offsetParent === null) return false;
         const r = e.getBoundingClientRect();
         return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1;""", selector)
+
+
+class QuietNetwork:
+    """A TCP relay to ``port`` that can stop relaying without closing anything, as a network that drops
+    (a laptop's Wi-Fi gone) leaves a connection: the stream is told nothing."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.quiet = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.sockets: list[socket.socket] = [self.listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def address(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+                server = socket.create_connection(("127.0.0.1", self.port))
+            except OSError:
+                return
+            self.sockets += [client, server]
+            for source, sink in ((client, server), (server, client)):
+                threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
+
+    def _relay(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                while self.quiet.is_set():  # held back, the connection left open
+                    time.sleep(0.05)
+                sink.sendall(data)
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        for each in self.sockets:
+            each.close()
+
+
+def test_a_page_that_hears_nothing_from_its_server_turns_the_status_red(browser, knockout_played, monkeypatch):
+    """The network goes quiet, the connection open: past two and a half heartbeats, red; the server heard again, not."""
+    from arena.live import server
+
+    monkeypatch.setattr(server, "HEARTBEAT_S", 0.4)
+    status = lambda: browser.find_element("id", "status").get_attribute("class")  # noqa: E731
+    with served(knockout_played) as url, window(browser, 1200, 900):
+        network = QuietNetwork(urlsplit(url).port)
+        try:
+            browser.get(network.address)  # this user's browser on loopback: no token needed
+            until(lambda: _in_view(browser, "#champion") and "finished" in status(), 20, "the page")
+            network.quiet.set()
+            until(lambda: "gone" in status(), 5, "the red status")
+            assert "does not answer" in browser.find_element("id", "status").text
+            network.quiet.clear()
+            until(lambda: "finished" in status(), 5, "the status as the server says it again")
+        finally:
+            browser.get("about:blank")
+            network.close()

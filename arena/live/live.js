@@ -363,6 +363,7 @@
     status = data.status;
     skew = data.time * 1000 - Date.now();
     holdS = data.hold_s;
+    heartbeatS = data.heartbeat_s;
     showStatus();
     showChampion(data.champion);
     showShare(data.share);
@@ -380,10 +381,28 @@
     if (line) line.textContent = "The live view cannot read the results: " + JSON.parse(event.data).error;
   });
   // A server gone says so at once, in red: a room must not watch a frozen page (the next state puts the line back).
-  source.addEventListener("error", () => {
+  function gone() {
     const line = $("status");
     if (!line) return;
     line.textContent = (status !== null ? status.line + " · " : "") + "the live view's server does not answer (reconnecting…)";
     line.className = "status gone";
-  });
+  }
+  source.addEventListener("error", gone);
+  // A network that drops without closing the connection never tells the stream: the server speaks at least every
+  // heartbeat, so a silence of two and a half is taken as the server gone, until it speaks again.
+  let heard = Date.now();
+  let heartbeatS = 15;
+  let silent = false;
+  function hear() {
+    heard = Date.now();
+    if (silent) showStatus();
+    silent = false;
+  }
+  ["state", "page", "problem", "alive"].forEach((name) => source.addEventListener(name, hear));
+  setInterval(() => {
+    if (!silent && Date.now() - heard > heartbeatS * 2500) {
+      silent = true;
+      gone();
+    }
+  }, 250);
 })();

@@ -69,7 +69,8 @@ RESULTS_EVERY_S = 2.0
 #: 5,000 games a reading costs about a second and a half: the page follows
 #: the results every 30 s there, every 2 s up to about 300 games.
 RESULTS_SHARE = 0.05
-#: Seconds between two comments on a quiet stream: a browser gone is noticed.
+#: Seconds between two events on a quiet stream: a browser gone is noticed, and a page that hears
+#: nothing for longer knows the server (or the network to it) is gone.
 HEARTBEAT_S = 15.0
 #: Events waiting for one stream; older ones are dropped for a slow reader.
 QUEUE_EVENTS = 4
@@ -144,9 +145,10 @@ class Hub:
         self.broadcast(event("state", await self.snapshot()))
 
     async def snapshot(self) -> dict[str, Any]:
-        """What a state event holds: the state's snapshot, which results it is of, whether there is a QR code."""
+        """What a state event holds: the state's snapshot, which results it is of, whether there is a QR
+        code, and how often the stream speaks at least."""
         snapshot = await self.read(self.state.snapshot)
-        return {**snapshot, "results": self.state.generation, "share": self.share is not None}
+        return {**snapshot, "results": self.state.generation, "share": self.share is not None, "heartbeat_s": HEARTBEAT_S}
 
     def broadcast(self, event: bytes, *, first: bool = True) -> None:
         """``event`` to every stream, and with ``first`` to each new one first."""
@@ -364,7 +366,7 @@ async def _events(request: web.Request) -> web.StreamResponse:
             try:
                 data = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
             except asyncio.TimeoutError:
-                data = b": still here\n\n"
+                data = event("alive", {})  # an event, not a comment: the page hears it, and a silence past it means gone
             if data == _END:
                 break
             await write(request, response, data, settings.limits)
