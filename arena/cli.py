@@ -347,8 +347,20 @@ def _live_view(directory: Path | None, port: int | None, host: str) -> Iterator[
         except OSError as exc:
             error(f"live view: cannot listen on {host}:{port}: {exc.strerror or exc}")
         else:
-            say(f"live view: {server.url}", err)
+            _say_address("live view", server.url)
         yield
+
+
+def _say_address(what: str, url: str, after: str = "") -> None:
+    """The live view's address; for a server other machines reach, the machine's own addresses
+    (never 0.0.0.0) and a QR code of the first, for a room to scan."""
+    from arena.live.sharing import qr_text, room_urls
+
+    room = room_urls(url)
+    for address in room or [url]:
+        say(f"{what}: {address}{after}", err)
+    if room:
+        say(f"scan to open {room[0]}:\n{qr_text(room[0])}", err)
 
 
 def _run_title(name: str, where: str) -> str:
@@ -534,7 +546,7 @@ def _grade_sheet(results: ReadResults, bot: str, fmt: str, output: Path | None, 
 @app.command(epilog=_epilog("arena serve results/oxono-demo --port 8000", "live.md"))
 def serve(
     target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on; the address printed holds the access token, which any other user (any other machine) needs."),
+    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on (0.0.0.0: every one, printed as this machine's own addresses with a QR code, for a room); the address printed holds the access token, which any other user (any other machine) needs."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="The port to listen on (0: any free one)."),
     bot: str = typer.Option(None, "--bot", help="Show just this bot's page (its games and stderr), to hand to its team."),
     hold: float = typer.Option(10.0, "--hold", min=0, max=600, help="Seconds a finished game stays on its card, with its final position and result."),
@@ -560,7 +572,7 @@ def serve(
 
     def ready(url: str) -> None:
         if not beside_run:
-            say(f"live view of {state.directory}: {url}  (Ctrl-C stops it)", err)
+            _say_address(f"live view of {state.directory}", url, "  (Ctrl-C stops it)")
 
     try:
         serve_forever(state, host, port, on_ready=ready, token=token, stop=until_stdin_closes() if beside_run else None,

@@ -16,7 +16,8 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -443,6 +444,24 @@ def finishes_within(seconds: float, function: Callable[..., Any], *args: Any) ->
     thread.join(seconds)
     assert outcome, f"still running after {seconds} s"
     return outcome[0]
+
+
+@contextmanager
+def served(directory: Path, host: str = "127.0.0.1") -> Iterator[str]:
+    """``arena serve directory`` in a thread (on any free port), for the ``with`` block: its address, with the token."""
+    from arena.live.server import serve
+    from arena.live.state import LiveState
+
+    ready: list[str] = []
+    stop = threading.Event()
+    server = threading.Thread(target=serve, args=(LiveState(directory), host, 0),
+                              kwargs={"on_ready": ready.append, "stop": stop})
+    server.start()
+    try:
+        yield until(lambda: ready, 10, "the server")[0]
+    finally:
+        stop.set()
+        server.join(10)
 
 
 # -- the arena command ---------------------------------------------------------------------

@@ -86,6 +86,7 @@ MODULE_MARKS: dict[str, tuple[str, ...]] = {
     "test_ray_executor": ("slow", "ray"),
     "test_ray_cluster": ("slow", "ray"),
     "test_live_browser": ("slow", "browser"),
+    "test_live_broadcast": ("slow", "browser"),
     "test_report_browser": ("slow", "browser"),
     **{module: ("slow",) for module in (
         "test_benchmarks", "test_doc_outputs", "test_hostile_bots", "test_large_fields",

@@ -153,8 +153,11 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         assert browser.execute_script("""
             const others = document.querySelectorAll("#standings > .scroll ~ .scroll, #standings > .scroll ~ h3:has(+ .scroll)");
             return others.length > 0 && Array.from(others).every((e) => e.offsetParent === null);""")
-        shot(browser, "live-screen.png")
-        assert console_errors(browser) == []
+        shot(browser, "live-screen-held.png")
+        # The server beside the run stops a moment after the run ends: the stream's attempts to reconnect
+        # may fail meanwhile (the page says so in red), nothing else may.
+        gone = "/events - Failed to load resource: net::ERR_CONNECTION_REFUSED"
+        assert [error for error in console_errors(browser) if gone not in error] == []
         # The last games' cards leave once held long enough, by the page's own clock (the server goes meanwhile).
         until(lambda: browser.find_element("id", "live-none").is_displayed(), 20, "no game in progress")
     finally:

@@ -15,7 +15,8 @@ from arena.game.records import GameRecord
 from arena.game.referee import Referee
 from arena.live.endings import MOST_HELD, Endings
 from arena.live.titles import card_title
-from arena.results.live_feed import LIVE_DIR, LiveFeed, LiveGame, board_cells, read_live_games
+from arena.results.live_feed import LIVE_DIR, LiveFeed, LiveGame, board_cells, read_live_games, touched
+from arena.results.report.data import INFO_CHARS
 from builders import spec, until
 
 
@@ -108,3 +109,82 @@ def test_a_title_says_the_round_the_match_and_the_game_and_an_unknown_id_is_itse
     assert card_title("r3-ann~bob-g1", None) == "Round 3 · ann – bob, game 1"
     assert card_title("r12-team-a~b-c-g4", None) == "Round 12 · team-a – b-c, game 4"
     assert card_title("p7-game-1", None) == "p7-game-1"
+
+
+def test_a_card_marks_the_last_moves_squares_and_holds_each_sides_last_info(tmp_path):
+    """In progress (from the live file) and held (from the record): the cells the last move changed,
+    and each bot's last ``info`` as the viewer shows it; a file whose infos are not that is not shown."""
+    referee = referee_for("r1-ann~bob-g1")
+    moves = referee.game.legal_moves
+    referee.apply(moves(referee.state)[0], 1.0, {"score": 0.25, "depth": 3})
+    referee.apply(moves(referee.state)[0], 1.0, {"score": -0.5, "pv": ["</script>"]})
+    referee.apply(moves(referee.state)[0], 1.0, None)  # pink's last move sent none: its last info stays
+    playing = seen(referee, tmp_path)
+    before, after = positions(referee.record)[-2:]
+    changed = [i for i, (a, b) in enumerate(zip(board_cells(referee.game, before), board_cells(referee.game, after)))
+               if a != b]
+    assert list(playing.last) == changed and 2 <= len(changed) <= 3
+    assert playing.infos == ('{"score": 0.25, "depth": 3}', '{"score": -0.5, "pv": ["</script>"]}')
+    endings = Endings(hold_s=10)
+    endings.games([playing], [], set(), 100.0)
+    play(referee)
+    record = referee.finish()
+    [card] = endings.games([], [record], {record.game_id}, 101.0)
+    final_before, final = positions(record)[-2:]
+    assert card["last"] == list(touched(board_cells(referee.game, final_before), board_cells(referee.game, final)))
+    assert len(card["infos"]) == 2
+    live = tmp_path / LIVE_DIR
+    first = referee.game.legal_moves(referee.game.new_state())[0]
+    data = {"id": "g", "game": "oxono", "round": 1, "players": ["a", "b"], "opening": 0, "opening_moves": [],
+            "moves": [first], "clock_ms": [1, 2], "per_move_ms": [None, None]}
+    (live / "w9.json").write_text(json.dumps({**data, "infos": {"0": "said"}}))
+    assert read_live_games(tmp_path)[0].infos == ("said", None)
+    for infos in ({"0": "x" * (INFO_CHARS + 1)}, {"1": "a move the file does not hold"}, {"0": 3}, {"-0": "a"},
+                  ["said", None], {str(ply): "a" for ply in range(3)}):
+        (live / "w9.json").write_text(json.dumps({**data, "infos": infos}))
+        assert read_live_games(tmp_path) == [], infos
+    (live / "w9.json").write_text(json.dumps(data))  # a file of an older arena: no infos
+    [older] = read_live_games(tmp_path)
+    assert older.infos == (None, None) and len(older.last) >= 2
+
+
+def test_a_teams_page_shows_its_own_bots_info_alone(tmp_path):
+    from arena.live.state import LiveState
+
+    referee = referee_for("r1-ann~bob-g1")
+    referee.apply(referee.game.legal_moves(referee.state)[0], 1.0, {"score": 1})
+    referee.apply(referee.game.legal_moves(referee.state)[0], 1.0, {"score": 2})
+    state = LiveState(tmp_path, bot="bob")
+    assert state._infos_shown({"infos": ['{"score": 1}', '{"score": 2}'], "players": ["ann", "bob"]}) == \
+        [None, '{"score": 2}']
+    assert LiveState(tmp_path)._infos_shown({"infos": ["a", "b"], "players": ["ann", "bob"]}) == ["a", "b"]
+
+
+def test_the_big_screen_shows_knockout_games_first_the_later_round_sooner_then_close_ones():
+    from arena.live.interest import card_interest
+    from builders import KNOCKOUT, played_cup, results
+
+    records, meta = played_cup(*KNOCKOUT)
+    rounds = results(records, meta).rounds
+    even, lopsided = ['{"score": 0.1}', '{"score": -0.1}'], ['{"score": 9}', '{"score": -9}']
+    final, quarter = "r3-ann~bob-g9", "r1-dan~eve-g9"
+    assert card_interest(final, rounds, [None, None]) > card_interest(quarter, rounds, even) \
+        > card_interest(quarter, rounds, lopsided) > card_interest("friendly-1", rounds, even) \
+        > card_interest("friendly-1", rounds, lopsided) > card_interest("friendly-1", rounds, [None, None]) == 0
+    # A score cut short (a long info), not a number, or no score at all: no closeness.
+    assert card_interest("friendly-1", rounds, ['{"score": 0.1, "pv": ["a…', '{"score": "even"}']) == 0
+    assert card_interest("r1-ann~bob-g1", None, even) < 1  # no knockout known: close, nothing more
+
+
+def test_the_champion_is_the_finals_winner_or_the_first_by_the_ranking_and_an_sprt_has_none():
+    from arena.live.champion import Champion, champion_of
+    from arena.results.sprt import SprtConfig
+    from builders import KNOCKOUT, played_cup, record, results
+
+    records, meta = played_cup(*KNOCKOUT)
+    assert champion_of(results(records, meta)) == Champion("bob", "won the final 2–0 against ann")
+    games = [record(i, "a", "b", winner="pink" if i % 3 else "black") for i in range(6)]
+    round_robin = champion_of(results(games))
+    assert round_robin is not None and round_robin.name == "a" and round_robin.rule.startswith("first by ")
+    assert champion_of(results(games, sprt=SprtConfig(elo0=0, elo1=20))) is None
+    assert champion_of(results([])) is None

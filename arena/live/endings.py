@@ -18,7 +18,7 @@ from typing import Any
 import engine
 from arena.game.positions import positions
 from arena.game.records import GameRecord
-from arena.results.live_feed import LiveGame, board_cells
+from arena.results.live_feed import LiveGame, board_cells, infos_by_seat, last_infos, touched
 from arena.results.show import result_text
 
 __all__ = ["HOLD_S", "MOST_HELD", "Endings"]
@@ -66,16 +66,21 @@ class Endings:
 
     def _hold(self, record: GameRecord, now: float) -> None:
         try:
-            final = positions(record)[-1]
+            replayed = positions(record)
         except engine.IllegalMove:  # a record edited by hand: no board to show
             return
+        final = replayed[-1]
         ending = self._ending.get(record.game_id)
         seen = ending[1] if ending is not None else self._playing.get(record.game_id)
         game = engine.get_game(record.game)
         colors = list(record.players)
+        cells = board_cells(game, final)
+        seats = [game.to_move(position) for position in replayed[:-1]]
         self._held[record.game_id] = {
             "id": record.game_id, "game": record.game, "round": record.round, "players": list(record.players.values()),
-            "moves": [move.move for move in record.moves], "cells": list(board_cells(game, final)),
+            "moves": [move.move for move in record.moves], "cells": list(cells),
+            "last": list(touched(board_cells(game, replayed[-2]), cells)) if record.moves else [],
+            "infos": list(infos_by_seat(last_infos(record.moves), seats)),
             "to_move": game.to_move(final), "per_move": seen.per_move if seen is not None else False,
             # The clocks as last seen: the record keeps each move's time, not what was left.
             "clock_ms": list(seen.clock_ms) if seen is not None else None,

@@ -1,8 +1,10 @@
 // The live view's script (arena serve), beside the report's viewer.js.
 //
 // It listens to the server's event stream: each "state" event holds the
-// run's status line and the games in progress (their boards already
-// replayed by the server through the engine); when the stored results
+// run's status line, the games in progress (their boards already replayed
+// by the server through the engine, which games to show first when there
+// are more than cards), the champion once the run is over, and whether the
+// server has a QR code of its address for a room; when the stored results
 // changed, a "page" event says how the page's text changed (pieces of the
 // text it had, and the new ones: a few KB where the page is MBs).  The
 // script keeps the page's text, makes the new one and swaps its parts in,
@@ -27,24 +29,60 @@
   const grid = document.createElement("div");
   grid.id = "live-games";
   grid.className = "live-games";
-  section.append(heading, none, grid);
+  const more = document.createElement("p");
+  more.id = "live-more";
+  more.hidden = true;
+  section.append(heading, none, grid, more);
+
+  // The champion, once the run is over: the bot, and the rule that made it (the server's words).
+  const banner = document.createElement("section");
+  banner.id = "champion";
+  banner.hidden = true;
+  const crown = document.createElement("p");
+  crown.className = "champion-title";
+  crown.textContent = "Champion";
+  const winner = document.createElement("p");
+  winner.className = "champion-name";
+  const rule = document.createElement("p");
+  rule.className = "champion-rule";
+  banner.append(crown, winner, rule);
+
+  // The address other machines open, as a QR code (only when the server listens for them).
+  const share = document.createElement("figure");
+  share.id = "share";
+  share.hidden = true;
+  const code = document.createElement("img");
+  code.alt = "QR code of this page's address";
+  const caption = document.createElement("figcaption");
+  caption.textContent = "scan to watch";
+  share.append(code, caption);
 
   function place() {
     const main = document.querySelector("main");
     main.insertBefore(section, main.firstChild);
-    if (document.body.classList.contains("screen")) screenColumns();
+    main.insertBefore(banner, main.firstChild);
+    const header = document.querySelector("header");
+    if (header) header.appendChild(share);
+    screenColumns();
   }
 
   // On the big screen the ranking keeps the columns read from afar (the
-  // place, the bot, its score and points where points rank, its rating):
-  // chosen by their headings, which differ from one ranking rule to another.
+  // place, the bot, its score and points where points rank, its rating), and
+  // on a phone the place and the points alone: chosen by their headings,
+  // which differ from one ranking rule to another.  The stylesheet hides the
+  // others there.
   const SCREEN_COLUMNS = new Set(["#", "bot", "score", "points", "rating", "Elo"]);
+  const PHONE_COLUMNS = new Set(["#", "bot", "score", "points"]);
   function screenColumns() {
     const table = document.querySelector("#standings table.data");
     if (!table) return;
-    const keep = Array.from(table.querySelectorAll("thead th"), (th) => SCREEN_COLUMNS.has(th.textContent.trim()));
+    const headings = Array.from(table.querySelectorAll("thead th"), (th) => th.textContent.trim());
     table.querySelectorAll("tr").forEach((row) => {
-      Array.from(row.children).forEach((cell, i) => cell.classList.toggle("screen-off", keep[i] === false));
+      Array.from(row.children).forEach((cell, i) => {
+        if (i >= headings.length) return;
+        cell.classList.toggle("screen-off", !SCREEN_COLUMNS.has(headings[i]));
+        cell.classList.toggle("phone-off", !PHONE_COLUMNS.has(headings[i]));
+      });
     });
   }
   place();
@@ -64,6 +102,18 @@
     line.textContent = status.line;
     line.className = "status " + status.state;
     document.body.dataset.run = status.state;
+  }
+
+  function showChampion(champion) {
+    banner.hidden = champion === null;
+    if (champion === null) return;
+    winner.textContent = champion.name;
+    rule.textContent = champion.rule;
+  }
+
+  function showShare(shared) {
+    if (shared && !code.getAttribute("src")) code.src = "share.svg";
+    share.hidden = !shared;
   }
 
   // The page as the server builds it now, whole: the first time, or after a missed change.
@@ -133,16 +183,22 @@
     return game.ended === undefined || (game.ended + holdS) * 1000 > serverNow();
   }
 
+  // Games without a card wait for one, the most interesting first (the server's
+  // `interest`: knockout games, then close ones); returns how many still wait.
   function placeGames(games) {
     const byId = new Map(games.map((game) => [game.id, game]));
     slots = slots.map((id) => (id !== null && byId.has(id) ? id : null));
-    games.forEach((game) => {
-      if (slots.includes(game.id)) return;
+    const waiting = games.filter((game) => !slots.includes(game.id))
+      .sort((a, b) => (b.interest || 0) - (a.interest || 0) || (a.id < b.id ? -1 : 1));
+    let left = 0;
+    waiting.forEach((game) => {
       let at = slots.indexOf(null);
       if (at < 0 && slots.length >= MOST_SLOTS) at = firstEnded(byId);
-      slots[at < 0 ? slots.length : at] = game.id;
+      if (at < 0 && slots.length >= MOST_SLOTS) left += game.ended === undefined ? 1 : 0;
+      else slots[at < 0 ? slots.length : at] = game.id;
     });
     while (slots.length && slots[slots.length - 1] === null) slots.pop();
+    return left;
   }
 
   function firstEnded(byId) {
@@ -159,26 +215,32 @@
     return Math.floor(tenths / 600) + ":" + ((tenths % 600) / 10).toFixed(1).padStart(4, "0");
   }
 
-  // A board like the viewer's: its SVG cloned, pieces set from the cells.
-  function boardOf(cells) {
-    const template = document.querySelector("#viewer svg.board");
-    const board = template.cloneNode(true);
-    const size = Math.round(Math.sqrt(cells.length));
-    board.querySelectorAll("[data-square]").forEach((sq) => {
-      const name = sq.dataset.square;
-      const index = (parseInt(name.slice(1), 10) - 1) * size + "abcdefg".indexOf(name[0]);
-      const code = cells[index];
-      const use = sq.querySelector("use.pc");
-      sq.classList.remove("last");
-      if (code && code !== "#") {
-        sq.setAttribute("data-piece", code);
-        use.setAttribute("href", "#pc-" + code);
-      } else {
-        sq.removeAttribute("data-piece");
-        use.removeAttribute("href");
+  // A board as the viewer draws it (its SVG cloned, painted by the viewer's own code), the last move marked.
+  function boardOf(game) {
+    const board = document.querySelector("#viewer svg.board").cloneNode(true);
+    window.arenaReport.paintBoard(board, game.cells, game.last || []);
+    return board;
+  }
+
+  // Under the board: each side's pieces in reserve, and its bot's last `info` when it sent one.
+  function notesOf(game, colors) {
+    const notes = document.createElement("div");
+    notes.className = "live-notes";
+    const reserve = window.arenaReport.reserves(game.game, game.cells);
+    game.players.forEach((name, seat) => {
+      const line = document.createElement("div");
+      line.className = "reserve";
+      line.textContent = (colors[seat] || "seat " + seat) + ": " + reserve[seat];
+      notes.appendChild(line);
+      const info = game.infos && game.infos[seat];
+      if (info) {
+        const said = document.createElement("div");
+        said.className = "bot-info";
+        said.textContent = name + ": " + info;
+        notes.appendChild(said);
       }
     });
-    return board;
+    return notes;
   }
 
   function card(game, colors) {
@@ -212,14 +274,14 @@
     const moves = game.moves.length;
     if (ended) last.textContent = game.result;
     else last.textContent = moves ? "move " + moves + ": " + game.moves[moves - 1] : "starting";
-    box.append(title, players, boardOf(game.cells), last);
+    box.append(title, players, boardOf(game), last, notesOf(game, colors));
     return box;
   }
 
   function renderLive(games) {
     lastLive = games;
     const shown = games.filter(held);
-    placeGames(shown);
+    const left = placeGames(shown);
     const byId = new Map(shown.map((game) => [game.id, game]));
     const colors = JSON.parse($("report-data").textContent).colors;
     grid.textContent = "";
@@ -230,8 +292,57 @@
       grid.appendChild(box);
     });
     none.hidden = shown.length > 0;
+    more.hidden = left === 0;
+    more.textContent = "and " + left + " more game" + (left === 1 ? "" : "s");
+    fitBoards();
     tick();
   }
+
+  // The big screen shows every card at once: the grid's columns chosen so that the boards are as large
+  // as the panel allows, each card's type the smaller the more columns (`--card-scale`), its text (title,
+  // players, last move, notes) as tall as a card drawn now shows it, in its own ems.
+  function fitBoards() {
+    if (!document.body.classList.contains("screen")) return;
+    // Once the run is over the last cards go under the champion and the standings, at their own size.
+    grid.style.height = "";
+    if (document.body.dataset.run === "finished") return;
+    const cards = Math.max(1, slots.length);
+    // As tall as the window leaves below the grid's top, and the line of the games left out.
+    const top = grid.getBoundingClientRect().top + window.scrollY;
+    const below = more.hidden ? 8 : more.offsetHeight + 24;
+    grid.style.height = Math.max(160, window.innerHeight - top - below) + "px";
+    const width = grid.clientWidth, height = grid.clientHeight;
+    if (!width || !height) return;
+    const gap = parseFloat(getComputedStyle(grid).columnGap) || 0;
+    const em = parseFloat(getComputedStyle(grid).fontSize);
+    const sample = grid.querySelector("article.live-game");
+    const textEm = sample === null ? TEXT_EM : textHeight(sample) / parseFloat(getComputedStyle(sample).fontSize);
+    let best = { side: -Infinity, columns: 1, scale: 1 };
+    for (let columns = 1; columns <= cards; columns++) {
+      const rows = Math.ceil(cards / columns);
+      const scale = Math.min(1, Math.max(0.45, 1.8 / columns));
+      const cellWidth = (width - gap * (columns - 1)) / columns - em * scale;
+      const cellHeight = (height - gap * (rows - 1)) / rows - textEm * em * scale;
+      const side = Math.min(cellWidth, cellHeight);
+      if (side > best.side) best = { side: side, columns: columns, scale: scale };
+    }
+    grid.style.setProperty("--columns", String(best.columns));
+    grid.style.setProperty("--rows", String(Math.ceil(cards / best.columns)));
+    grid.style.setProperty("--card-scale", String(best.scale));
+  }
+  // A card's text before one is drawn, in ems: some nine lines of type.
+  const TEXT_EM = 11;
+
+  // The height of a card's parts but its board, and of its padding and border: what the board cannot have.
+  function textHeight(card) {
+    const style = getComputedStyle(card);
+    const frame = ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"]
+      .reduce((sum, side) => sum + parseFloat(style[side]), 0);
+    return Array.from(card.children).filter((part) => part.tagName.toLowerCase() !== "svg")
+      .reduce((sum, part) => sum + part.getBoundingClientRect().height + parseFloat(getComputedStyle(part).marginTop)
+              + parseFloat(getComputedStyle(part).marginBottom), frame);
+  }
+  window.addEventListener("resize", fitBoards);
 
   // The side to move's clock runs down between states; a card whose hold is over leaves.
   function tick() {
@@ -252,7 +363,10 @@
     status = data.status;
     skew = data.time * 1000 - Date.now();
     holdS = data.hold_s;
+    heartbeatS = data.heartbeat_s;
     showStatus();
+    showChampion(data.champion);
+    showShare(data.share);
     renderLive(data.live);
     // Newer results than the page shows (a game stored between its load and this stream, or a
     // "page" event missed, dropped for a slow reader) are fetched whole.  A page that does not
@@ -266,8 +380,29 @@
     const line = $("status");
     if (line) line.textContent = "The live view cannot read the results: " + JSON.parse(event.data).error;
   });
-  source.addEventListener("error", () => {
+  // A server gone says so at once, in red: a room must not watch a frozen page (the next state puts the line back).
+  function gone() {
     const line = $("status");
-    if (line && status !== null && status.state === "running") line.textContent = status.line + " (reconnecting…)";
-  });
+    if (!line) return;
+    line.textContent = (status !== null ? status.line + " · " : "") + "the live view's server does not answer (reconnecting…)";
+    line.className = "status gone";
+  }
+  source.addEventListener("error", gone);
+  // A network that drops without closing the connection never tells the stream: the server speaks at least every
+  // heartbeat, so a silence of two and a half is taken as the server gone, until it speaks again.
+  let heard = Date.now();
+  let heartbeatS = 15;
+  let silent = false;
+  function hear() {
+    heard = Date.now();
+    if (silent) showStatus();
+    silent = false;
+  }
+  ["state", "page", "problem", "alive"].forEach((name) => source.addEventListener(name, hear));
+  setInterval(() => {
+    if (!silent && Date.now() - heard > heartbeatS * 2500) {
+      silent = true;
+      gone();
+    }
+  }, 250);
 })();

@@ -52,6 +52,7 @@ from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
 from arena.live.limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, write
 from arena.live.peers import peer_uid
+from arena.live.sharing import qr_svg, room_urls
 from arena.live.state import LiveState
 from arena.results.report import GAMES_FILE_NAME
 from arena.results.store import LOGS_DIR, StoreError
@@ -68,7 +69,8 @@ RESULTS_EVERY_S = 2.0
 #: 5,000 games a reading costs about a second and a half: the page follows
 #: the results every 30 s there, every 2 s up to about 300 games.
 RESULTS_SHARE = 0.05
-#: Seconds between two comments on a quiet stream: a browser gone is noticed.
+#: Seconds between two events on a quiet stream: a browser gone is noticed, and a page that hears
+#: nothing for longer knows the server (or the network to it) is gone.
 HEARTBEAT_S = 15.0
 #: Events waiting for one stream; older ones are dropped for a slow reader.
 QUEUE_EVENTS = 4
@@ -95,9 +97,11 @@ _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 class Hub:
     """Watches the results through ``state`` and hands each change to every stream."""
 
-    def __init__(self, state: LiveState, poll_s: float = POLL_S) -> None:
+    def __init__(self, state: LiveState, poll_s: float = POLL_S, share: str | None = None) -> None:
         self.state = state
         self.poll_s = poll_s
+        #: The address other machines open (with the token), shown on the page as a QR code; None on loopback.
+        self.share = share
         self.streams: set[asyncio.Queue[bytes]] = set()
         #: The state event every new stream starts with.
         self.current = b""
@@ -138,8 +142,13 @@ class Hub:
         if keys == self._keys:
             return
         self._keys = keys
+        self.broadcast(event("state", await self.snapshot()))
+
+    async def snapshot(self) -> dict[str, Any]:
+        """What a state event holds: the state's snapshot, which results it is of, whether there is a QR
+        code, and how often the stream speaks at least."""
         snapshot = await self.read(self.state.snapshot)
-        self.broadcast(event("state", {**snapshot, "results": self.state.generation}))
+        return {**snapshot, "results": self.state.generation, "share": self.share is not None, "heartbeat_s": HEARTBEAT_S}
 
     def broadcast(self, event: bytes, *, first: bool = True) -> None:
         """``event`` to every stream, and with ``first`` to each new one first."""
@@ -175,12 +184,13 @@ _SETTINGS = web.AppKey("settings", _Settings)
 
 
 def make_app(state: LiveState, token: str | None = None, *, poll_s: float = POLL_S,
-             limits: Limits = Limits()) -> web.Application:
+             limits: Limits = Limits(), share: str | None = None) -> web.Application:
     """The live view's web application over ``state``: a request must bring
     the ``token`` (``?token=``, then the cookie it sets), unless it comes
-    from this process's user on loopback (without a token, only they)."""
+    from this process's user on loopback (without a token, only they).
+    ``share``: the address other machines open, shown as a QR code."""
     app = web.Application(middlewares=[_guard])
-    hub = Hub(state, poll_s)
+    hub = Hub(state, poll_s, share)
     app[_SETTINGS] = _Settings(hub, token, limits, ConnectionGuard(limits))
     app.on_response_prepare.append(_with_headers)
     app.router.add_get("/", _page)
@@ -190,6 +200,7 @@ def make_app(state: LiveState, token: str | None = None, *, poll_s: float = POLL
     app.router.add_get("/static/{name}", _asset)
     app.router.add_get("/logs/{tail:.*}", _log)
     app.router.add_get("/games/{name}", _games)
+    app.router.add_get("/share.svg", _share)
     app.router.add_get("/favicon.ico", _no_icon)
 
     async def start_hub(app: web.Application) -> Any:
@@ -324,9 +335,15 @@ async def _page(request: web.Request) -> web.Response:
 
 
 async def _state(request: web.Request) -> web.Response:
-    hub = request.app[_SETTINGS].hub
-    snapshot = await hub.read(hub.state.snapshot)
-    return web.json_response({**snapshot, "results": hub.state.generation})
+    return web.json_response(await request.app[_SETTINGS].hub.snapshot())
+
+
+async def _share(request: web.Request) -> web.Response:
+    """The QR code of the address other machines open: the room scans it off the big screen."""
+    share = request.app[_SETTINGS].hub.share
+    if share is None:
+        return _text("404: this live view listens on loopback only: no other machine reaches it\n", 404)
+    return web.Response(body=qr_svg(share), content_type="image/svg+xml")
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
@@ -349,7 +366,7 @@ async def _events(request: web.Request) -> web.StreamResponse:
             try:
                 data = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
             except asyncio.TimeoutError:
-                data = b": still here\n\n"
+                data = event("alive", {})  # an event, not a comment: the page hears it, and a silence past it means gone
             if data == _END:
                 break
             await write(request, response, data, settings.limits)
@@ -427,8 +444,11 @@ def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], N
     (``arena run --serve`` binds it, to say a taken port before any address).
     Raises ``OSError`` when the port cannot be bound."""
     token = token or secrets.token_urlsafe(18)
-    app = make_app(state, token, limits=limits)
     listening = sock if sock is not None else listen(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{listening.getsockname()[1]}/?{TOKEN_PARAM}={token}"  # port 0: the one the system chose
+    shared = room_urls(url)
+    app = make_app(state, token, limits=limits, share=shared[0] if shared else None)
     # aiohttp logs a malformed request with its traceback: a client's doing, not the organiser's business.
     logging.getLogger("aiohttp").addHandler(logging.NullHandler())
     logging.getLogger("aiohttp").propagate = False
@@ -441,9 +461,7 @@ def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], N
         server = await asyncio.get_running_loop().create_server(app[_SETTINGS].guard.factory(runner.server),
                                                                 sock=listening)
         try:
-            shown = f"[{host}]" if ":" in host else host
-            bound = listening.getsockname()[1]  # port 0: the one the system chose
-            on_ready(f"http://{shown}:{bound}/?{TOKEN_PARAM}={token}")
+            on_ready(url)
             while stop is None or not stop.is_set():
                 await asyncio.sleep(0.2)
         finally:

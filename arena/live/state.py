@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.bot.text import safe
+from arena.live.champion import Champion, champion_of
 from arena.live.delta import Step, pieces, recipe
 from arena.live.endings import HOLD_S, Endings
+from arena.live.interest import card_interest
 from arena.live.titles import card_title
 from arena.formats.schedule import schedule_size
 from arena.results.live_feed import LIVE_DIR, read_live_games
@@ -86,6 +88,7 @@ class LiveState:
         self._before: tuple[int, bytes] | None = None
         self._games: GameChunks | None = None
         self._status: Status | None = None
+        self._champion: Champion | None = None
         self._live_key: Any = None
         self._live: list[dict[str, Any]] = []
         self._endings = Endings(hold_s)
@@ -120,6 +123,8 @@ class LiveState:
             problem = str(exc)
         self.generation += 1
         self._status = self._read_status(self._results, problem)
+        # Named once the run is over: while it plays, the leader may still change.
+        self._champion = champion_of(self._results) if self._status.state == "finished" else None
         self._live_key = None
         self.cost = time.monotonic() - started
 
@@ -182,10 +187,17 @@ class LiveState:
             recorded = {r.game_id for r in results.records} | {r.game_id for r in results.left_out}
             run = current_run(self.directory)
             games = read_live_games(self.directory, recorded, run.since) if run is not None else []
-            self._live = [{**g, "title": card_title(g["id"], results.rounds)}
-                          for g in self._endings.games(games, results.records, recorded, time.time())
-                          if self.bot is None or self.bot in g["players"]]
+            cards = [g for g in self._endings.games(games, results.records, recorded, time.time())
+                     if self.bot is None or self.bot in g["players"]]
+            self._live = [{**g, "infos": infos, "title": card_title(g["id"], results.rounds),
+                           "interest": card_interest(g["id"], results.rounds, infos)}
+                          for g in cards for infos in [self._infos_shown(g)]]
         return self._live
+
+    def _infos_shown(self, game: dict[str, Any]) -> list[str | None]:
+        """A card's ``info`` lines: a team's page holds its own bot's alone, as the report's does."""
+        return [info if self.bot is None or name == self.bot else None
+                for info, name in zip(game["infos"], game["players"])]
 
     def status(self) -> Status:
         """``running``, ``finished``, ``stopped`` or ``waiting``, with the line the page shows."""
@@ -214,8 +226,9 @@ class LiveState:
 
     def snapshot(self) -> dict[str, Any]:
         """What the page's script gets: the status and the games in progress."""
-        return {"status": self.status().to_json(), "live": self.live_games(), "hold_s": self._endings.hold_s,
-                "time": time.time()}
+        status = self.status()
+        return {"status": status.to_json(), "live": self.live_games(), "hold_s": self._endings.hold_s,
+                "champion": self._champion.to_json() if self._champion is not None else None, "time": time.time()}
 
 
 def _scheduled(results: ReadResults) -> int | None:

@@ -21,7 +21,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Container
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,12 @@ from typing import Any
 import engine
 from arena.bot import safe_files
 from arena.game.openings import play_opening
+from arena.game.records import MoveRecord
 from arena.game.referee import Referee
+from arena.results.report.data import INFO_CHARS, info_text
 
-__all__ = ["LIVE_DIR", "WRITE_EVERY_S", "LiveFeed", "LiveGame", "board_cells", "read_live_games"]
+__all__ = ["LIVE_DIR", "WRITE_EVERY_S", "LiveFeed", "LiveGame", "board_cells", "infos_by_seat", "last_infos",
+           "read_live_games", "touched"]
 
 #: The folder of the live files in a results directory.
 LIVE_DIR = "live"
@@ -162,13 +165,17 @@ def _encode(referee: Referee, moved: float) -> bytes:
     (monotonic).  How long ago it moved, not when: the file's reader has
     the time it was written by its own clock (a Ray node's may differ)."""
     record, clock = referee.record, referee.clock
+    # The moves first: the game loop appends a move's record after the move, so the records read
+    # next hold at least these moves' (never an info of a move the file does not hold).
+    moves = list(referee.moves)
     data = {
         "id": record.game_id, "game": record.game, "round": record.round,
         "players": list(record.players.values()), "opening": record.opening,
-        "opening_moves": list(record.opening_moves), "moves": list(referee.moves),
+        "opening_moves": list(record.opening_moves), "moves": moves,
         "clock_ms": [int(ms) for ms in list(clock.remaining_ms)],
         "per_move_ms": [control.per_move_ms for control in clock.controls],
         "thinking_ms": int((time.monotonic() - moved) * 1000),
+        "infos": {str(ply): text for ply, text in last_infos(record.moves[:len(moves)]).items()},
     }
     return json.dumps(data, separators=(",", ":")).encode()
 
@@ -189,11 +196,16 @@ class LiveGame:
     per_move: bool
     #: When ``clock_ms`` held (seconds since the epoch, by the reader's clock): the side to move's runs down from there.
     clock_at: float = 0.0
+    #: The cells the last move changed (indices into ``cells``), for the board to mark it.
+    last: tuple[int, ...] = ()
+    #: Each seat's last ``info`` (score, depth, ...), as the report's viewer shows it; None when it sent none.
+    infos: tuple[str | None, str | None] = (None, None)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.game_id, "game": self.game, "round": self.round, "players": list(self.players),
                 "moves": list(self.moves), "cells": list(self.cells), "to_move": self.to_move,
-                "clock_ms": list(self.clock_ms), "per_move": self.per_move, "clock_at": self.clock_at}
+                "clock_ms": list(self.clock_ms), "per_move": self.per_move, "clock_at": self.clock_at,
+                "last": list(self.last), "infos": list(self.infos)}
 
 
 def read_live_games(results_dir: Path, recorded: Container[str] = (), since: float = 0.0) -> list[LiveGame]:
@@ -230,24 +242,59 @@ def _live_game(data: Any, written: float) -> LiveGame:
     game_id, name, round_, players = data["id"], data["game"], data["round"], data["players"]
     opening, opening_moves, moves = data["opening"], data["opening_moves"], data["moves"]
     clock_ms, per_move, thinking_ms = data["clock_ms"], data["per_move_ms"], data.get("thinking_ms", 0)
+    infos = data.get("infos", {})
     if not (isinstance(game_id, str) and 0 < len(game_id) <= 200 and name in engine.GAMES
             and type(round_) is int and type(opening) is int
             and isinstance(players, list) and len(players) == 2 and _strings(players, 2, 200) and _strings(opening_moves, _MAX_PLIES, 40) and _strings(moves, _MAX_PLIES, 40)
             and isinstance(clock_ms, list) and len(clock_ms) == 2 and all(type(ms) is int for ms in clock_ms)
             and isinstance(per_move, list) and len(per_move) == 2
-            and type(thinking_ms) is int and 0 <= thinking_ms <= _MAX_THINKING_MS):
+            and type(thinking_ms) is int and 0 <= thinking_ms <= _MAX_THINKING_MS
+            and isinstance(infos, dict) and len(infos) <= 2
+            and all(ply.isdigit() and int(ply) < len(moves) and isinstance(text, str) and len(text) <= INFO_CHARS
+                    for ply, text in infos.items())):
         raise ValueError("not a live file")
     game = engine.get_game(name)
-    state = play_opening(game, opening, opening_moves)
+    state = before = play_opening(game, opening, opening_moves)
+    seats = []
     for move in moves:
-        state = game.apply(state, move)
-    return LiveGame(game_id, name, round_, (players[0], players[1]), tuple(moves), board_cells(game, state), game.to_move(state),
-                    (clock_ms[0], clock_ms[1]), any(ms is not None for ms in per_move), written - thinking_ms / 1000)
+        seats.append(game.to_move(state))
+        before, state = state, game.apply(state, move)
+    cells = board_cells(game, state)
+    return LiveGame(game_id, name, round_, (players[0], players[1]), tuple(moves), cells, game.to_move(state),
+                    (clock_ms[0], clock_ms[1]), any(ms is not None for ms in per_move), written - thinking_ms / 1000,
+                    touched(board_cells(game, before), cells) if moves else (),
+                    infos_by_seat({int(ply): text for ply, text in infos.items()}, seats))
 
 
 def board_cells(game: Any, state: Any) -> tuple[str, ...]:
     """The board of ``state``, rank 1 first, one code per cell ("" for empty), as the report's viewer draws it."""
     return tuple(cell for row in game.to_json(state)["board"] for cell in row)
+
+
+def touched(before: Sequence[str], after: Sequence[str]) -> tuple[int, ...]:
+    """The cells a move changed (the totem's square it left, the one it took, the piece placed), as the
+    viewer marks its last move."""
+    return tuple(index for index, (was, now) in enumerate(zip(before, after)) if was != now)
+
+
+def last_infos(moves: Sequence[MoveRecord]) -> dict[int, str]:
+    """The last ``info`` of each side in ``moves`` (the sides alternate), as the viewer shows it, by its ply (from 0)."""
+    infos: dict[int, str] = {}
+    for ply in range(len(moves) - 1, -1, -1):
+        info = moves[ply].info
+        if info is not None and all((ply - other) % 2 for other in infos):
+            infos[ply] = info_text(info)
+            if len(infos) == 2:
+                break
+    return infos
+
+
+def infos_by_seat(infos: Mapping[int, str], seats: Sequence[int]) -> tuple[str | None, str | None]:
+    """``infos`` by ply (:func:`last_infos`) as each seat's, ``seats[ply]`` having played that ply."""
+    by_seat: list[str | None] = [None, None]
+    for ply, text in infos.items():
+        by_seat[seats[ply]] = text
+    return by_seat[0], by_seat[1]
 
 
 def _strings(value: Any, most: int, chars: int) -> bool:

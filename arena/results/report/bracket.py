@@ -24,7 +24,7 @@ from arena.bot.text import safe
 from arena.formats.rounds import Match, Pairing, Rounds, StageState
 from arena.formats.stages import STAGE_NAMES
 
-__all__ = ["game_href", "rounds_html"]
+__all__ = ["game_href", "rounds_html", "score_text"]
 
 #: What ``encodeURIComponent`` leaves as it is: a link built here then reads
 #: exactly as one the viewer builds for the same game.
@@ -50,7 +50,7 @@ def _h(text: str) -> str:
     return safe(text, "html")
 
 
-def _score(x: float) -> str:
+def score_text(x: float) -> str:
     """A score as a chess table writes it: ``2½``, ``½``."""
     whole, half = divmod(round(2 * x), 2)
     return f"{whole or ''}½" if half else str(whole)
@@ -127,7 +127,7 @@ def _match_box(state: StageState, match: Match | None, *, fed: bool) -> str:
 
 def _bot_row(bot: str, seed: int | None, score: float | None, won: bool | None) -> str:
     mark = {True: " winner", False: " loser", None: ""}[won]
-    shown = "" if score is None else f'<span class="score">{_score(score)}</span>'
+    shown = "" if score is None else f'<span class="score">{score_text(score)}</span>'
     return (f'<div class="bot{mark}"><span class="seed" title="seed {seed}">{seed}</span>'
             f'<span class="name" title="{_h(bot)}">{_h(bot)}</span>{shown}</div>')
 
@@ -179,7 +179,7 @@ def _round_card(state: StageState, pairing: Pairing) -> str:
                         '<td class="how">not played: a bot left</td></tr>')
             continue
         ahead = None if not result.games or result.score[0] == result.score[1] else result.score[0] > result.score[1]
-        score = f"{_score(result.score[0])}–{_score(result.score[1])}" if result.games else "–"
+        score = f"{score_text(result.score[0])}–{score_text(result.score[1])}" if result.games else "–"
         # Played, then a bot left: the games stay on show, out of the points.
         note = "" if result.counted else '<span class="how">not counted: a bot left</span>'
         rows.append(

@@ -37,7 +37,7 @@ from arena.game.records import GameRecord, MoveRecord
 from arena.results.game_index import LazyMoves, move_times_of
 from arena.results.grade import GradeSheet
 
-__all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data",
+__all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data", "info_text",
            "script_json", "sheet_json"]
 
 #: The most characters of one move's ``info`` the report keeps.
@@ -123,7 +123,7 @@ class _Tables:
             entry["e"] = list(tail)
         first = self.first[self.start(record)]
         notes = {
-            str(ply): _info_text(m.info) for ply, m in enumerate(moves, start=1)
+            str(ply): info_text(m.info) for ply, m in enumerate(moves, start=1)
             if m.info is not None and only_bot in (None, record.players[colors[(first + ply - 1) % 2]])
         }
         if notes:
@@ -289,6 +289,7 @@ def _seat(colors: Sequence[str], color: str | None) -> int | None:
     return None if color is None else list(colors).index(color)
 
 
-def _info_text(info: Any) -> str:
+def info_text(info: Any) -> str:
+    """A bot's ``info`` as the viewer shows it: JSON text, cut to :data:`INFO_CHARS`."""
     text = json.dumps(info, separators=(", ", ": "), ensure_ascii=False)
     return text if len(text) <= INFO_CHARS else text[: INFO_CHARS - 1] + "…"

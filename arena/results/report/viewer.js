@@ -19,6 +19,39 @@
   let previous = null;
   // Where a file of games hands its games: the page started last.
   let receive = () => {};
+
+  // A board's SVG set to `cells` (rank 1 first, as the protocol's rows), the
+  // cells in `touched` marked as the last move's: the viewer's board, and
+  // the live view's cards (arena serve), drawn alike.
+  function paintBoard(board, cells, touched) {
+    const size = Math.round(Math.sqrt(cells.length));
+    const marked = new Set(touched);
+    board.querySelectorAll("[data-square]").forEach((sq) => {
+      const name = sq.dataset.square;
+      const index = (parseInt(name.slice(1), 10) - 1) * size + "abcdefg".indexOf(name[0]);
+      const code = cells[index];
+      const use = sq.querySelector("use.pc");
+      if (code && code !== "#") {
+        sq.setAttribute("data-piece", code);
+        use.setAttribute("href", "#pc-" + code);
+      } else {
+        sq.removeAttribute("data-piece");
+        use.removeAttribute("href");
+      }
+      sq.classList.toggle("last", marked.has(index));
+    });
+  }
+
+  // The pieces each seat has left to place, by seat, as text.
+  function reserves(game, cells) {
+    if (game === "oxono") {
+      return ["P", "B"].map((c) => "X " + (8 - cells.filter((x) => x === c + "X").length) +
+        ", O " + (8 - cells.filter((x) => x === c + "O").length));
+    }
+    const full = { 1: 5, 2: 5, 3: 5, 4: 3 };
+    return ["W", "R"].map((c) => [1, 2, 3, 4].map((v) => v + "×" + (full[v] - cells.filter((x) => x === c + v).length)).join("  "));
+  }
+
   function start() {
   if (previous !== null) previous.abort();
   const listening = new AbortController();
@@ -417,9 +450,6 @@
 
   const viewer = $("viewer");
   const slider = $("v-slider");
-  const squares = Array.from(document.querySelectorAll("#viewer [data-square]")).map((el) => ({
-    el: el, use: el.querySelector("use.pc"), index: squareIndex(el.dataset.square),
-  }));
   // wanted: the game asked for last, which a file of games being loaded opens.
   const open = { game: null, positions: null, ply: 0, wanted: null };
 
@@ -447,29 +477,6 @@
     return left.map((ms) => ({ text: clockText(ms), title: Math.round(ms) + " ms left" }));
   }
 
-  function reserves(cells) {
-    if (GAME === "oxono") {
-      return ["P", "B"].map((c) => "X " + (8 - cells.filter((x) => x === c + "X").length) +
-        ", O " + (8 - cells.filter((x) => x === c + "O").length));
-    }
-    const full = { 1: 5, 2: 5, 3: 5, 4: 3 };
-    return ["W", "R"].map((c) => [1, 2, 3, 4].map((v) => v + "×" + (full[v] - cells.filter((x) => x === c + v).length)).join("  "));
-  }
-
-  function drawBoard(position) {
-    const touched = new Set(position.touched);
-    squares.forEach((sq) => {
-      const code = position.cells[sq.index];
-      if (code) {
-        sq.el.setAttribute("data-piece", code);
-        sq.use.setAttribute("href", "#pc-" + code);
-      } else {
-        sq.el.removeAttribute("data-piece");
-        sq.use.removeAttribute("href");
-      }
-      sq.el.classList.toggle("last", touched.has(sq.index));
-    });
-  }
 
   function show(ply) {
     const g = open.game;
@@ -477,7 +484,7 @@
     ply = Math.max(0, Math.min(n, ply));
     open.ply = ply;
     const position = open.positions[ply];
-    drawBoard(position);
+    paintBoard(document.querySelector("#viewer svg.board"), position.cells, position.touched);
     const label = $("v-ply");
     label.dataset.ply = String(ply);
     label.textContent = "ply " + ply + " / " + n;
@@ -487,7 +494,7 @@
     const toMove = (startPly + ply) % 2;
     const over = ply === n;
     const clockNow = clocks(g, ply);
-    const reserve = reserves(position.cells);
+    const reserve = reserves(GAME, position.cells);
     const players = $("v-players");
     players.textContent = "";
     COLORS.forEach((color, seat) => {
@@ -834,6 +841,6 @@
   if (DATA.live) setTimeout(() => location.reload(), DATA.refresh_s * 1000);
   }
 
-  window.arenaReport = { start: start, games: (file) => receive(file) };
+  window.arenaReport = { start: start, games: (file) => receive(file), paintBoard: paintBoard, reserves: reserves };
   start();
 })();

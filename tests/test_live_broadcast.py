@@ -1,0 +1,328 @@
+"""The live view as a broadcast, in headless Chromium (the ``browser``
+fixture of conftest.py): every game in progress on one big screen, the
+champion at the end, a dark theme, a phone's width.  The results are made
+in-process (the knockout of :data:`builders.KNOCKOUT`; games in progress
+written as a worker writes their live files, under a lock held as a run
+holds it), so no bot is started.
+
+Screenshots go to ``$LIVE_SCREENSHOTS`` when set (docs/img/ took them from there)."""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+import engine
+from arena.live.sharing import room_urls
+from arena.results.live_feed import LIVE_DIR, LiveFeed
+from arena.results.store import LOCK_FILE
+from builders import KNOCKOUT, played_cup, served
+from builders import until as _until
+from test_live_browser import console_errors, shot
+from test_report_browser import OVERFLOWING
+
+#: A browser is asked less often than a file is looked at.
+until = functools.partial(_until, every=0.05)
+
+pytestmark = pytest.mark.timeout(150)
+
+#: Games in progress on the big screen: more than its sixteen cards.
+PLAYING = 20
+#: Of those, the ones outside the knockout (ids not of the schedule), whose bots find them lopsided: shown last.
+DULL = 4
+
+
+@pytest.fixture(scope="module")
+def knockout_played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results directory of the knockout of five (bob the champion, a bot named as markup), finished."""
+    directory = tmp_path_factory.mktemp("cup") / "out"
+    directory.mkdir()
+    records, meta = played_cup(*KNOCKOUT)
+    (directory / "games.jsonl").write_bytes(b"".join(record.to_line() for record in records))
+    (directory / "tournament.json").write_text(json.dumps(meta))
+    return directory
+
+
+@contextmanager
+def window(browser, width: int, height: int) -> Iterator[None]:
+    """A viewport of ``width`` × ``height`` CSS pixels exactly (a window's size would include its frame)."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        yield
+    finally:
+        browser.get("about:blank")  # the page would try to reconnect to a server that is gone
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@contextmanager
+def running(directory: Path) -> Iterator[None]:
+    """The directory's lock held, as ``arena run`` holds it while it plays: its live files are shown."""
+    with open(directory / LOCK_FILE, "w") as lock:
+        lock.write(str(os.getpid()))
+        lock.flush()
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            for slot in range(PLAYING):
+                (directory / LIVE_DIR / f"w{slot}.json").unlink(missing_ok=True)
+
+
+def publish(directory: Path, slot: int, plies: int) -> str:
+    """Game ``slot`` in progress, ``plies`` moves in, written as a worker writes its live file; its id."""
+    game = engine.get_game("oxono")
+    state = game.new_state(opening=0)
+    moves = []
+    for ply in range(plies):
+        legal = game.legal_moves(state)
+        legal = legal[(slot * 7 + ply * 3) % len(legal):] + legal  # each game its own, none ending yet
+        moves.append(next(move for move in legal if game.outcome(game.apply(state, move)) is None))
+        state = game.apply(state, moves[-1])
+    dull = slot >= PLAYING - DULL
+    # Knockout games by the schedule's ids (round 3 is the final); the dull ones by ids of no schedule.
+    game_id = f"friendly-{slot}" if dull else f"r{1 + slot % 3}-ann~bob-g{10 + slot}"
+    score = 40 if dull else round(0.1 * slot, 1)
+    data = {"id": game_id, "game": "oxono", "round": 1 + slot % 3, "players": [f"p{slot}a", f"p{slot}b"],
+            "opening": 0, "opening_moves": [], "moves": moves, "clock_ms": [60_000 - 500 * plies, 61_000 - 400 * plies],
+            "per_move_ms": [None, None], "thinking_ms": 0,
+            "infos": {str(plies - 2): json.dumps({"score": score, "depth": 4}),
+                      str(plies - 1): json.dumps({"score": -score, "depth": 5})}}
+    LiveFeed(directory / LIVE_DIR, f"w{slot}").publish(json.dumps(data).encode())
+    return game_id
+
+
+def test_the_big_screen_shows_sixteen_games_at_once_the_knockout_first_none_moving(browser, knockout_played):
+    with running(knockout_played), served(knockout_played) as url, window(browser, 1920, 1080):
+        ids = [publish(knockout_played, slot, 4 + slot % 5) for slot in range(PLAYING)]
+        console_errors(browser)  # another test's, read and dropped
+        browser.get(url.replace("/?", "/?screen=1&"))
+        until(lambda: len(browser.find_elements("css selector", "article.live-game")) == 16, 20, "sixteen cards")
+        browser.execute_script("""
+            window.slots = {};
+            const note = () => document.querySelectorAll("article.live-game").forEach((card) => {
+              const taken = window.slots[card.dataset.game] = window.slots[card.dataset.game] || [];
+              if (!taken.includes(card.dataset.slot)) taken.push(card.dataset.slot);
+            });
+            note();
+            new MutationObserver(note).observe(document.body, { childList: true, subtree: true });""")
+        # The games move on (a ply each, three times): every card stays where it is.
+        for step in range(1, 4):
+            for slot in range(PLAYING):
+                publish(knockout_played, slot, 4 + slot % 5 + step)
+            until(lambda: browser.execute_script(
+                "return Array.from(document.querySelectorAll('article.live-game')).map((c) => Number(c.dataset.ply))"
+                ).count(0) == 0 and _plies(browser) == {i: 4 + s % 5 + step for s, i in enumerate(ids)
+                                                         if s < PLAYING - DULL}, 20, f"the moves of step {step}")
+        cards = _cards_in_view(browser)
+        shot(browser, "live-multiboard.png")
+        slots = browser.execute_script("return window.slots")
+        assert len(slots) == 16 and all(len(taken) == 1 for taken in slots.values()), slots
+        # The knockout's games have the cards; the four others wait, counted.
+        assert set(slots) == set(ids[:PLAYING - DULL])
+        assert browser.find_element("id", "live-more").text == f"and {DULL} more games"
+        assert _in_view(browser, "#live-more")
+        # Every card whole in the window, its board large enough to read from afar.
+        assert len(cards) == 16 and all(card["inside"] for card in cards), cards
+        assert min(card["board"] for card in cards) >= 150, cards
+        # The last move marked on each board, the reserves and the bots' infos under it.
+        card = browser.find_element("css selector", "article.live-game")
+        assert 2 <= len(card.find_elements("css selector", ".sq.last")) <= 3
+        notes = card.find_element("css selector", ".live-notes").text
+        assert "pink: X " in notes and '"depth": 4' in notes and '"score"' in notes, notes
+        assert console_errors(browser) == []
+
+
+def test_the_champion_and_the_bracket_are_in_view_at_the_end(browser, knockout_played):
+    with served(knockout_played) as url:
+        for width, height in ((1920, 1080), (1280, 720)):
+            with window(browser, width, height):
+                browser.get(url.replace("/?", "/?screen=1&"))
+                until(lambda: _in_view(browser, "#champion"), 20, "the champion")
+                shot(browser, "live-screen.png" if width == 1920 else f"live-champion-{width}.png")
+                assert browser.find_element("css selector", "#champion .champion-name").text == "bob"
+                assert browser.find_element("css selector", "#champion .champion-title").text.endswith("CHAMPION")
+                assert browser.find_element("css selector", "#champion .champion-rule").text == \
+                    "won the final 2–0 against ann"
+                assert _in_view(browser, "#champion") and _in_view(browser, ".bracket"), (width, height)
+                assert _in_view(browser, "#standings table.data tbody tr:nth-child(5)"), (width, height)
+                assert console_errors(browser) == []
+        # At a desk too: the champion, then the ranking's top, before the games' cards.
+        with window(browser, 1280, 720):
+            browser.get(url)
+            until(lambda: _in_view(browser, "#champion"), 20, "the champion")
+            assert _in_view(browser, "#standings table.data tbody tr:nth-child(3)")
+
+
+def test_the_page_is_dark_in_a_dark_room(browser, knockout_played):
+    with served(knockout_played) as url, window(browser, 1400, 900):
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        try:
+            browser.get(url)
+            until(lambda: _in_view(browser, "#champion"), 20, "the champion")
+            colours = browser.execute_script("""
+                const luminance = (e, what) => { const [r, g, b] = getComputedStyle(e)[what].match(/\\d+/g).map(Number);
+                                                 return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; };
+                return [luminance(document.body, "backgroundColor"), luminance(document.body, "color"),
+                        luminance(document.querySelector("table.data th"), "backgroundColor"),
+                        luminance(document.querySelector(".match"), "backgroundColor")];""")
+            shot(browser, "live-dark.png")
+        finally:
+            browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        page, text, heading, match = colours
+        assert page < 0.15 and text > 0.7 and heading < 0.25 and match < 0.25, colours
+        browser.get(url)
+        until(lambda: _in_view(browser, "#champion"), 20, "the champion")
+        light = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+        assert light == "rgb(255, 255, 255)"
+
+
+@pytest.mark.parametrize("screen", ["", "screen=1&"], ids=["page", "big-screen-mode-on-a-phone"])
+def test_a_phone_shows_the_place_and_points_first_and_nothing_wider_than_its_screen(browser, knockout_played, screen):
+    with running(knockout_played), served(knockout_played) as url, window(browser, 375, 812):
+        for slot in range(3):
+            publish(knockout_played, slot, 5)
+        browser.get(url.replace("/?", f"/?{screen}"))
+        until(lambda: len(browser.find_elements("css selector", "article.live-game")) == 3, 20, "the cards")
+        shot(browser, f"live-phone{'-screen' if screen else ''}.png")
+        width = browser.execute_script("return window.innerWidth")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        assert browser.execute_script(OVERFLOWING) == []
+        headers, ranking_top, live_top, font = browser.execute_script("""
+            const table = document.querySelector("#standings table.data");
+            return [Array.from(table.querySelectorAll("thead th")).filter((th) => th.offsetParent !== null)
+                      .map((th) => th.textContent.trim()),
+                    table.getBoundingClientRect().top, document.getElementById("live").getBoundingClientRect().top,
+                    getComputedStyle(document.body).fontSize];""")
+        assert headers == ["#", "bot", "score"], headers  # the knockout ranks by points: its "score"
+        assert ranking_top < live_top and ranking_top < 812
+        assert font == "16px"  # the phone's layout, big-screen mode or not
+        # The narrowest phones of the day: 360 pixels.
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": False})
+        until(lambda: browser.execute_script("return window.innerWidth") == 360, 5, "the narrower window")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 360
+        assert browser.execute_script(OVERFLOWING) == []
+
+
+def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):
+    with window(browser, 1200, 900):
+        with served(knockout_played) as url:
+            browser.get(url)
+            until(lambda: "finished" in browser.find_element("id", "status").get_attribute("class"), 20, "the status")
+        line = until(lambda: "gone" in browser.find_element("id", "status").get_attribute("class")
+                     and browser.find_element("id", "status"), 5, "the red status")
+        assert "does not answer" in line.text
+        assert browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor", line) == "rgb(198, 40, 40)"
+
+
+def test_a_server_for_the_room_shows_its_address_as_a_qr_code(browser, knockout_played):
+    """Listening on every address, the page shows the QR code of the machine's own address (with the token)."""
+    with served(knockout_played, "0.0.0.0") as url, window(browser, 1920, 1080):
+        shared = room_urls(url)[0]
+        assert not shared.startswith("http://0.0.0.0")
+        browser.get(shared.replace("/?", "/?screen=1&"))
+        until(lambda: _in_view(browser, "#share"), 20, "the QR code")
+        until(lambda: browser.execute_script("return document.querySelector('#share img').naturalWidth") > 100, 10,
+              "the QR code's image")
+        assert _in_view(browser, "#share")
+        shot(browser, "live-share.png")
+
+
+def _plies(browser) -> dict[str, int]:
+    return browser.execute_script("""
+        const plies = {};
+        document.querySelectorAll("article.live-game").forEach((c) => { plies[c.dataset.game] = Number(c.dataset.ply); });
+        return plies;""")
+
+
+def _cards_in_view(browser) -> list[dict[str, object]]:
+    return browser.execute_script("""
+        return Array.from(document.querySelectorAll("article.live-game")).map((card) => {
+          const r = card.getBoundingClientRect(), board = card.querySelector("svg.board").getBoundingClientRect();
+          return { id: card.dataset.game, board: Math.round(Math.min(board.width, board.height)),
+                   inside: r.left >= 0 && r.top >= 0 && r.right <= innerWidth + 1 && r.bottom <= innerHeight + 1 };
+        });""")
+
+
+def _in_view(browser, selector: str) -> bool:
+    """Whether the element is wholly in the window as the page opened (no scrolling)."""
+    return browser.execute_script("""
+        const e = document.querySelector(arguments[0]);
+        if (!e || e.offsetParent === null) return false;
+        const r = e.getBoundingClientRect();
+        return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1;""", selector)
+
+
+class QuietNetwork:
+    """A TCP relay to ``port`` that can stop relaying without closing anything, as a network that drops
+    (a laptop's Wi-Fi gone) leaves a connection: the stream is told nothing."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.quiet = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.sockets: list[socket.socket] = [self.listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def address(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+                server = socket.create_connection(("127.0.0.1", self.port))
+            except OSError:
+                return
+            self.sockets += [client, server]
+            for source, sink in ((client, server), (server, client)):
+                threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
+
+    def _relay(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                while self.quiet.is_set():  # held back, the connection left open
+                    time.sleep(0.05)
+                sink.sendall(data)
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        for each in self.sockets:
+            each.close()
+
+
+def test_a_page_that_hears_nothing_from_its_server_turns_the_status_red(browser, knockout_played, monkeypatch):
+    """The network goes quiet, the connection open: past two and a half heartbeats, red; the server heard again, not."""
+    from arena.live import server
+
+    monkeypatch.setattr(server, "HEARTBEAT_S", 0.4)
+    status = lambda: browser.find_element("id", "status").get_attribute("class")  # noqa: E731
+    with served(knockout_played) as url, window(browser, 1200, 900):
+        network = QuietNetwork(urlsplit(url).port)
+        try:
+            browser.get(network.address)  # this user's browser on loopback: no token needed
+            until(lambda: _in_view(browser, "#champion") and "finished" in status(), 20, "the page")
+            network.quiet.set()
+            until(lambda: "gone" in status(), 5, "the red status")
+            assert "does not answer" in browser.find_element("id", "status").text
+            network.quiet.clear()
+            until(lambda: "finished" in status(), 5, "the status as the server says it again")
+        finally:
+            browser.get("about:blank")
+            network.close()
