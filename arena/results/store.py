@@ -114,10 +114,16 @@ class LoadedResults:
     #: none (nor their ids: ``seen_before`` is the sink's, kept up to date).
     into: Callable[[GameRecord], None] | None = field(default=None, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)
+    _handed: bool = field(default=False, repr=False)
 
     def anew(self) -> LoadedResults:
         """An empty read asked as this one (a read started again)."""
         return LoadedResults(seen_before=self.seen_before, into=self.into)
+
+    @property
+    def handed(self) -> bool:
+        """Whether a record went :attr:`into` its reader already."""
+        return self._handed
 
     def add(self, record: GameRecord, where: str) -> None:
         if record.game_id in self._seen or record.game_id in self.seen_before:
@@ -125,6 +131,7 @@ class LoadedResults:
             self.warnings.append(f"{where}: skipped a second record of game {record.game_id!r}")
             return
         if self.into is not None:
+            self._handed = True
             self.into(record)
             return
         self._seen.add(record.game_id)
@@ -182,10 +189,12 @@ class ResultsStore:
 
     def _load(self, fd: int, game: str | None, since: LogPlace | None = None,
               empty: LoadedResults | None = None) -> LoadedResults:
-        """:meth:`load` of the log open on ``fd``: through the index, brought
-        up to date first, or from the log itself where the index cannot be
-        used (a read-only directory: the index is only ever a help).
-        ``empty`` is the result to fill (what it was asked: see :meth:`load`)."""
+        """:meth:`load` of the log open on ``fd``: through the index, the
+        lines it holds read from it, those after parsed from the log, added
+        to it and handed out at once (not read back); or from the log itself
+        where the index cannot be used (a read-only directory: the index is
+        only ever a help).  ``empty`` is the result to fill (what it was
+        asked: see :meth:`load`)."""
         start, number = (since.offset, since.lines) if since is not None else (0, 0)
         empty = empty or LoadedResults()
         index = GameIndex(self.directory)
@@ -193,44 +202,64 @@ class ResultsStore:
             covered = index.open(fd)
         except IndexUnusable:
             return self._from_log(fd, game, start, number, empty)
+        result = empty
         try:
             for attempt in range(2):
+                result = empty.anew()
                 try:
-                    lines = self._catch_up(index, fd, covered)
-                    result = empty.anew()
-                    if index.rebuilt is not None:
-                        result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, "
-                                               f"as {index.rebuilt}")
-                    shared = Shared()
-                    last = number
-                    for entry in index.lines(fd, lines.good_bytes, start):
-                        check()
-                        last = entry.number
-                        record = self._indexed_record(entry, index) if entry.record is not None else None
-                        other = record.game if record is not None else entry.game  # (the record's is checked)
-                        if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
-                            result.add(shared.record(record), f"{self.games_path}:{entry.number}")
-                    self._note_tail(fd, lines, last, result)
-                    return result
+                    return self._through_index(index, fd, covered, game, start, number, result)
                 except IndexMoved:  # (rewritten over another log meanwhile, locked, a full disk: the log it is)
                     break
                 except IndexUnusable as exc:  # a damaged or forged index: made again from the log
-                    if attempt or not index.reset(f"it is damaged ({exc})"):
+                    if result.handed or attempt or not index.reset(f"it is damaged ({exc})"):
                         break
                     covered = 0
         finally:
             index.close()
+        if result.handed:  # (a reader that took records as they came cannot take them again)
+            raise LogRewritten()
         return self._from_log(fd, game, start, number, empty)
 
-    def _catch_up(self, index: GameIndex, fd: int, covered: int) -> LogLines:
+    def _through_index(self, index: GameIndex, fd: int, covered: int, game: str | None, start: int, number: int,
+                       result: LoadedResults) -> LoadedResults:
+        if index.rebuilt is not None:
+            result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, as {index.rebuilt}")
+        shared = Shared()
+        last = number
+        for entry in index.lines(fd, covered, start):
+            check()
+            last = entry.number
+            record = self._indexed_record(entry, index) if entry.record is not None else None
+            other = record.game if record is not None else entry.game  # (the record's is checked)
+            if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
+                result.add(shared.record(record), f"{self.games_path}:{entry.number}")
+
+        def read(line: LogLine, record: GameRecord | None, problem: str | None, other: str | None) -> None:
+            nonlocal last
+            if line.offset < start:
+                return
+            last = line.number
+            if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
+                record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
+                result.add(shared.record(record), f"{self.games_path}:{line.number}")
+
+        lines = self._catch_up(index, fd, covered, read)
+        self._note_tail(fd, lines, last, result)
+        return result
+
+    def _catch_up(self, index: GameIndex, fd: int, covered: int,
+                  read: Callable[[LogLine, GameRecord | None, str | None, str | None], None]) -> LogLines:
         """Add the lines of the log past what ``index`` covers, a batch at a
-        time (a first read of a long log holds one batch, not the log)."""
+        time (a first read of a long log holds one batch, not the log),
+        each handed to ``read`` once it is judged (with its record, or why
+        it is none, and the game it names)."""
         lines = LogLines(fd, MAX_RECORD_BYTES, covered, index.last_number(covered) + 1 if covered else 1)
         batch: list[IndexedLine] = []
         for line in lines:
             check()
-            record, problem, game = self._judged(line)
-            batch.append(indexed(line.number, line.offset, line.length, game, record, problem))
+            record, problem, other = self._judged(line)
+            batch.append(indexed(line.number, line.offset, line.length, other, record, problem))
+            read(line, record, problem, other)
             if len(batch) == INDEX_BATCH:
                 index.add(batch, fd, line.offset + line.length + 1)
                 batch = []
