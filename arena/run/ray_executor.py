@@ -39,7 +39,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -342,6 +342,49 @@ def _init_within(ray: Any, address: str, options: dict[str, Any], timeout: float
         raise ConnectionError(f"{first}; Ray's own messages are in {name}" if said else first) from outcome[0]
 
 
+#: Where a run's Ray writes its own messages (in its results' ``logs/``).
+RAY_LOG = "ray.log"
+
+
+@contextmanager
+def ray_output_to(path: Path | None) -> Iterator[None]:
+    """While connected: what Ray's core writes to the process's stderr
+    (file descriptor 2: a raylet's dump, reconnection warnings, dozens of
+    lines an event) goes to ``path`` (a temporary file when None), and the
+    arena's own lines (``sys.stderr``) to the terminal still.  Only where
+    ``sys.stderr`` is descriptor 2 (a caller that captures it keeps it)."""
+    try:
+        ours = sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        ours = False
+    temporary = None
+    try:
+        if not ours:
+            raise OSError("not this process's stderr")
+        if path is None:
+            fd, temporary = tempfile.mkstemp(prefix="arena-ray-", suffix=".log")
+        else:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:  # (a full disk, a link in its place: Ray's lines go where they went)
+        yield
+        return
+    sys.stderr.flush()
+    terminal, saved = os.dup(2), sys.stderr
+    sys.stderr = open(os.dup(terminal), "w", encoding=saved.encoding or "utf-8", errors="replace")
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(terminal, 2)
+        os.close(terminal)
+        sys.stderr.close()
+        sys.stderr = saved
+        if temporary is not None and os.stat(temporary).st_size == 0:
+            os.unlink(temporary)
+
+
 def describe_ray_address(address: str) -> str:
     return "a Ray instance started on this machine" if address == "local" else f"the Ray cluster at {address!r}"
 
@@ -430,9 +473,11 @@ class RayExecutor:
         knockout's tie-breaks): connect now unless this process is, and
         disconnect at the end if connected here; each run within reuses it."""
         connected_here = self._connect()
+        where = (self.logs_dir / RAY_LOG) if self.logs_dir is not None else None
         try:
-            self.cluster = self._cluster()
-            yield
+            with ray_output_to(where) if connected_here else nullcontext():
+                self.cluster = self._cluster()
+                yield
         finally:
             if connected_here:
                 self.ray.shutdown()
