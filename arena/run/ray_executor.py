@@ -474,13 +474,13 @@ class RayExecutor:
         disconnect at the end if connected here; each run within reuses it."""
         connected_here = self._connect()
         where = (self.logs_dir / RAY_LOG) if self.logs_dir is not None else None
-        try:
-            with ray_output_to(where) if connected_here else nullcontext():
+        with ray_output_to(where) if connected_here else nullcontext():
+            try:
                 self.cluster = self._cluster()
                 yield
-        finally:
-            if connected_here:
-                self.ray.shutdown()
+            finally:
+                if connected_here:  # (its goodbyes to the log too)
+                    self.ray.shutdown()
 
     def _cluster(self) -> MetaCluster:
         """The cluster's live nodes and their CPUs, and this driver's Python
