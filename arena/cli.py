@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import random
 import socket
@@ -83,6 +84,17 @@ def _main(
     version: bool = typer.Option(False, "--version", help="Print the version and exit.", callback=_version, is_eager=True),
 ) -> None:
     """Totem Arena: play OXONO and YOXII bots against each other and rank them."""
+    arena_log = logging.getLogger("arena")
+    if not any(isinstance(handler, _WarningLines) for handler in arena_log.handlers):
+        arena_log.addHandler(_WarningLines(logging.WARNING))
+
+
+class _WarningLines(logging.Handler):
+    """The warnings of the layers below, while a command runs (a Ray actor
+    lost, its game played again), as the command's own warning lines."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        warn(record.getMessage())
 
 
 # Messages quote bots' output, results files, paths and YAML text: markup

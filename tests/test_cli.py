@@ -787,3 +787,19 @@ def test_run_lines_name_the_leader_by_the_ranking_rule_with_round_and_sprt(tmp_p
                                         extra="sprt: {elo0: 0, elo1: 200}\n"))
     assert sprt.exit_code == 0, sprt.err
     assert re.search(r"tiny: \d+ of \d+ games, leader \S+ \(-?\d+\.\d\), LLR -?\d+\.\d\d \(-2\.94, 2\.94\) \w", sprt.err), sprt.err
+
+
+def test_a_warning_of_the_layers_below_is_one_warning_line_of_the_command(tmp_path, monkeypatch):
+    import logging
+
+    def lost_then_none(target):
+        logging.getLogger("arena.run.spec_queue").warning("a Ray actor was lost (node lost) in the middle of game g0: "
+                                                          "it is played again")
+        raise FileNotFoundError(f"no results in {target}")
+
+    monkeypatch.setattr(cli, "read_standings", lost_then_none)
+    said = arena("standings", tmp_path)
+    assert said.exit_code == 2
+    assert said.err.splitlines() == [
+        "warning: a Ray actor was lost (node lost) in the middle of game g0: it is played again",
+        f"error: no results in {tmp_path}"]

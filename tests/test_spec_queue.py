@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from arena.run.ray_executor import ACTOR_DIED
+
 from arena.game.records import GameSpec
 from arena.run.spec_queue import SpecQueue, StoppableSpecs, WorkerDied, WorkerStalled
 from builders import record, spec
@@ -60,10 +62,13 @@ def test_a_stalled_game_goes_back_behind_the_games_queued_with_it_and_is_given_u
     )
 
 
-def test_a_game_whose_worker_dies_goes_back_first_until_its_last_attempt():
+def test_a_game_whose_worker_dies_goes_back_first_until_its_last_attempt(caplog):
     queue: SpecQueue[str] = SpecQueue([spec(n) for n in range(4)], 10.0, worker_kind="Ray actor", max_attempts=3)
     queue.take("a1", 2)
-    queue.lose("a1", "node lost")
+    with caplog.at_level("WARNING", logger="arena"):
+        queue.lose("a1", ACTOR_DIED)
+    # (the line docs/cluster.md quotes)
+    assert caplog.messages == ["a Ray actor was lost (its process or node died) in the middle of game g0: it is played again"]
     queue.lose("a1", "node lost")  # nothing in flight there any more: nothing lost
     assert ids(queue.take("a2", 3)) == ["g0", "g1", "g2"]  # only g0 was being played: one attempt
     queue.lose("a2", "node lost")

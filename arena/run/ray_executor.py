@@ -342,6 +342,9 @@ def _init_within(ray: Any, address: str, options: dict[str, Any], timeout: float
         raise ConnectionError(f"{first}; Ray's own messages are in {name}" if said else first) from outcome[0]
 
 
+#: Why an actor was lost when Ray says it died (its own words, a paragraph, go to its log).
+ACTOR_DIED = "its process or node died"
+
 #: Where a run's Ray writes its own messages (in its results' ``logs/``).
 RAY_LOG = "ray.log"
 
@@ -637,7 +640,8 @@ class _Actors:
                 raise ArenaWriteError(str(exc.cause)) from None
             raise RuntimeError(f"Ray actor {actor.number} failed:\n{exc}") from None
         except self.ray.exceptions.RayError as exc:  # the actor died, its node too, or Ray stopped it
-            self._lose(actor, _first_line(exc))
+            died = isinstance(exc, self.ray.exceptions.RayActorError)
+            self._lose(actor, ACTOR_DIED if died else _first_line(exc))
             if not self._any_placed():
                 self.starting_since = time.monotonic()
             return

@@ -14,12 +14,15 @@ run stops (:class:`WorkerDied`).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
 
 from arena.game.records import GameRecord, GameSpec
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["SpecQueue", "StoppableSpecs", "WorkerDied", "WorkerStalled"]
 
@@ -229,6 +232,8 @@ class SpecQueue(Generic[W]):
             raise WorkerDied(f"game {game} lost its {self.worker_kind} {self.max_attempts} times (last: {why}); "
                              "every finished game is kept")
         self._again.extendleft(reversed(lost))
+        # (the run goes on: said as a warning, which the command prints as one)
+        _log.warning(f"a {self.worker_kind} was lost ({why}) in the middle of game {game}: it is played again")
 
     def finish(self) -> None:
         """At the end of the run: raise :class:`WorkerStalled` naming the
