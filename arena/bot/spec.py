@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.bot.limits import Limits
 
-__all__ = ["BotConfig", "command_problem", "missing_program", "split_command"]
+__all__ = ["BotConfig", "RemoteLink", "command_problem", "missing_program", "split_command"]
 
 #: The longest command accepted: splitting one is quadratic in its longest word.
 MAX_COMMAND_CHARS = 65_536
@@ -27,6 +27,16 @@ _PYTHONS = ("python", "python3")
 #: Words a shell would act on; without a shell they reach the bot as arguments.
 _SHELL_WORDS = {"|", "||", "&", "&&", ";", ">", ">>", "<", "<<", "2>", "2>>", "&>", "2>&1", "|&"}
 _SHELL_PREFIXES = (">", "<", "2>", "&>", "|", "$(", "`")
+
+
+@dataclass(frozen=True)
+class RemoteLink:
+    """How a remote bot is reached (:mod:`arena.bot.remote`): the hub's Unix
+    socket (None until the run's listener is up) and how long a connection
+    lost in a game is waited for."""
+
+    hub: str | None = None
+    reconnect_s: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -42,7 +52,9 @@ class BotConfig:
     (``bots_from``), all of whose files are part of its version; ``problem``
     why a submission cannot be run at all (a broken manifest), or None;
     ``debug`` whether every line of the protocol is logged
-    (:mod:`arena.bot.protocol_log`)."""
+    (:mod:`arena.bot.protocol_log`); ``remote`` how a bot that plays from
+    another machine is reached (:mod:`arena.bot.remote`; its ``cmd`` is
+    empty), None for a bot the arena starts."""
 
     name: str
     cmd: tuple[str, ...]
@@ -55,6 +67,7 @@ class BotConfig:
     source: Path | None = None
     problem: str | None = None
     debug: bool = False
+    remote: RemoteLink | None = None
 
 
 def split_command(command: str | Sequence[str]) -> tuple[str, ...]:

@@ -146,7 +146,8 @@ class ReadResults:
         """The standings of these results, as every command shows them."""
         return compute_standings(self.records, self.names, self.sprt, at_limit=at_limit, reference=self.reference,
                                  versions=self.versions, ranking=self.ranking, rounds=self.rounds,
-                                 withdrawn=self.withdrawn, disqualified=self.disqualified, challenger=self.challenger)
+                                 withdrawn=self.withdrawn, disqualified=self.disqualified, challenger=self.challenger,
+                                 remote=self.remote)
 
     def round_robin_rounds(self) -> Rounds | None:
         """A round-robin tournament's rounds read as a round-robin stage's,
@@ -162,6 +163,11 @@ class ReadResults:
         played = [Pairing(round_, 1, pairs) for round_ in range(1, competition.rounds + 1)]
         return read_rounds([Stage("round-robin", rounds=total)], competition.names, played, self.records,
                            len(competition.suite()))
+
+    @property
+    def remote(self) -> tuple[str, ...]:
+        """The bots that played from another machine, as ``tournament.json`` says."""
+        return tuple(bot.name for bot in self.meta.bots if bot.remote) if self.meta is not None else ()
 
     @property
     def versions(self) -> dict[str, str]:

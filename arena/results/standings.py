@@ -129,6 +129,9 @@ class BotStanding(Tally):
     #: (its games scored as losses, ranked after every other bot).
     withdrawn_by_organiser: bool = False
     disqualified: bool = False
+    #: It plays from another machine (``remote: true``): outside the sandbox
+    #: and limits, its move times including the network.
+    remote: bool = False
 
     @property
     def rank_text(self) -> str:
@@ -260,6 +263,7 @@ def compute_standings(
     withdrawn: Collection[str] = (),
     disqualified: Collection[str] = (),
     challenger: str | None = None,
+    remote: Collection[str] = (),
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
@@ -270,7 +274,7 @@ def compute_standings(
     ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`;
     with the ``rounds`` of a Swiss, knockout or staged tournament, ``points``
     orders them by those rounds' places (:meth:`Rounds.places`), byes counted.
-    ``withdrawn`` bots are marked; ``disqualified`` ones have every game
+    ``withdrawn`` and ``remote`` bots are marked; ``disqualified`` ones have every game
     scored as a loss (:func:`~arena.formats.scoring.scored`) and rank after
     every other bot.
     With the ``challenger`` of a gauntlet, its match against each opponent
@@ -344,6 +348,9 @@ def compute_standings(
         bots.setdefault(name, BotStanding(name)).withdrawn_by_organiser = True
     for name in disqualified:
         bots.setdefault(name, BotStanding(name)).disqualified = True
+    for name in remote:
+        if name in bots:
+            bots[name].remote = True
     if ranking not in RANKINGS:
         raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
     fit = fit_elo(elo_games)

@@ -33,11 +33,12 @@ from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
+from arena.run.remote_listener import REMOTE_LOG, event_log, serve_remote_bots
 from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import MetaCluster, write_meta
 from arena.run.results_dir import RunPlan, run_meta
 
-__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "holes", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
+__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "holes", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals", "play_tournament"]
 
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, or a crash withdrawn for, since fixed, must not stand).
@@ -316,6 +317,9 @@ def start_bots(
     scratch directory."""
     names = set(names) if names is not None else {name for spec in specs for name in spec.players}
     names -= config.competition.out_of_play  # never started: their games are forfeited
+    # A remote bot is checked by its connection (serve_remote_bots); a greeting
+    # here would cost its bridge a restart of the program, for nothing.
+    names -= set(config.remote_bots)
     with _arena_writes(config.output):
         problems = preflight(config, names, logs_dir) if names else []
     if problems and config.startup_failures == "stop":
@@ -343,6 +347,31 @@ def make_executor(
 
 
 def run_tournament(
+    config: TournamentConfig,
+    *,
+    concurrency: int | None = None,
+    executor: Executor | None = None,
+    on_start: Callable[[RunSummary], None] | None = None,
+    on_record: Callable[[GameRecord, RunSummary], None] | None = None,
+    on_cluster: Callable[[MetaCluster], None] | None = None,
+    on_remote: Callable[[str], None] | None = None,
+    replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
+    replay: Collection[str] = (),
+    keep: Collection[str] = (),
+    replay_games: Collection[str] = (),
+) -> RunSummary:
+    """:func:`play_tournament`, with a listener for the remote bots of
+    ``config`` while it runs (:func:`~arena.run.remote_listener.serve_remote_bots`),
+    whose events go to ``logs/remote.log`` and to ``on_remote``."""
+    say = event_log(config.output / LOGS_DIR / REMOTE_LOG, on_remote)
+    with serve_remote_bots(config, say) as config:
+        return play_tournament(
+            config, concurrency=concurrency, executor=executor, on_start=on_start, on_record=on_record,
+            on_cluster=on_cluster, replay_forfeits=replay_forfeits, replay=replay, keep=keep, replay_games=replay_games,
+        )
+
+
+def play_tournament(
     config: TournamentConfig,
     *,
     concurrency: int | None = None,

@@ -1,0 +1,230 @@
+"""Remote bots (issue 38): bots that play from another machine through
+``arena connect``, relayed by the run's listener, all on 127.0.0.1 here.
+
+The bridges are real ``arena connect`` processes, which a test kills (and
+their bots with them) by their ids; the tournaments
+are real runs.  A remote game must be the very game the same bot plays
+locally; a wrong token must not stop the run; a bridge that dies in a game
+forfeits it ``disconnected`` after ``reconnect_s``; the network's time is
+the remote bot's."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from arena.results.standings import compute_standings
+from arena.results.tables import render_standings
+from arena.run.config import parse_config
+from arena.run.remote_tokens import make_token, read_tokens, token_owner
+from arena.run.tournament import run_tournament
+from arena.run.yaml_reader import ConfigError
+from builders import ROOT
+
+RANDOM_BOT = [sys.executable, str(ROOT / "bots" / "random_bot.py")]
+SLOW_BOT = [sys.executable, str(ROOT / "tests" / "bots" / "slow.py")]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Bridges:
+    """``arena connect`` processes, killed (each with its bot) at the end.
+    In this process's session: the arena runs here too, and takes a child
+    in a session of its own for a bot's leftover (see ``arena.bot.reaper``)."""
+
+    def __init__(self, directory: Path, port: int) -> None:
+        self.directory = directory
+        self.url = f"ws://127.0.0.1:{port}/"
+        self.started: list[subprocess.Popen[bytes]] = []
+
+    def start(self, token: str, bot: list[str], *extra: str, log: str = "bridge.log") -> subprocess.Popen[bytes]:
+        with open(self.directory / log, "wb") as stderr:
+            bridge = subprocess.Popen(
+                [sys.executable, "-m", "arena", "connect", self.url, "--token", token, *extra, "--", *bot],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+        self.started.append(bridge)
+        return bridge
+
+    def kill(self, bridge: subprocess.Popen[bytes]) -> None:
+        """SIGKILL: its bot dies with it (a parent-death signal)."""
+        bridge.kill()
+        bridge.wait()
+
+    def close(self) -> None:
+        for bridge in self.started:
+            self.kill(bridge)
+
+
+@pytest.fixture
+def bridges(tmp_path: Path) -> Iterator[Bridges]:
+    found = Bridges(tmp_path, free_port())
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def tournament(directory: Path, port: int, bots: dict[str, str], extra: str = "", **settings: object) -> Path:
+    """A tournament file of ``bots`` (name -> ``remote`` or a command) on OXONO."""
+    head = {"name": "cup", "game": "oxono", "time_control": "10+0.1", "rounds": 1, "concurrency": 2, "seed": 5,
+            "output": "results", "remote_listen": f"127.0.0.1:{port}", "remote_wait_s": 20, **settings}
+    lines = [f"{key}: {value}" for key, value in head.items()]
+    lines.append(extra)
+    lines.append("bots:")
+    for name, cmd in bots.items():
+        lines.append(f"  - {{name: {name}, remote: true}}" if cmd == "remote" else f"  - {{name: {name}, cmd: {cmd}}}")
+    path = directory / "cup.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+RANDOM_CMD = " ".join(RANDOM_BOT)
+
+
+def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_locally(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    local = parse_config(tournament(tmp_path, port, {name: RANDOM_CMD for name in ("a", "b", "c", "d")}).read_text(),
+                         path=tmp_path / "cup.yaml")
+    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "b": RANDOM_CMD, "c": "remote", "d": "remote"})
+    for name in ("c", "d"):
+        bridges.start(make_token(tmp_path / "cup.tokens", name), RANDOM_BOT, "--connections", "2", log=f"{name}.log")
+    events: list[str] = []
+    remote = parse_config(file.read_text(), path=file)
+    played = run_tournament(remote, on_remote=events.append)
+
+    assert played.played == at_home.played == 24
+    assert [r for r in played.records if r.forfeit_by is not None] == []
+    moves = {r.game_id: ([m.move for m in r.moves], r.winner, r.reason) for r in at_home.records}
+    assert {r.game_id: ([m.move for m in r.moves], r.winner, r.reason) for r in played.records} == moves
+
+    def table(summary, config) -> list[list[str]]:
+        text = render_standings(compute_standings(summary.records, [b.name for b in config.bots],
+                                                  remote=config.remote_bots))
+        # The ranking's rows up to ms/move (times and versions are the machine's), the remote mark aside.
+        rows = text.split("\n\n")[0].splitlines()[3:]
+        return [row.replace(" (remote)", "").split()[:14] for row in rows]
+
+    assert table(played, remote) == table(at_home, local)
+    shown = render_standings(compute_standings(played.records, ["a", "b", "c", "d"], remote=remote.remote_bots))
+    assert "c (remote)" in shown and "d (remote)" in shown and "a (remote)" not in shown
+    assert any("outside the sandbox" in line for line in shown.splitlines())
+    assert "c connected from 127.0.0.1" in events and "d connected from 127.0.0.1" in events
+    assert "game r1-a~c-g1 started" in (tmp_path / "c.log").read_text()
+
+
+def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"})
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT)
+    wrong = bridges.start("not-the-token", RANDOM_BOT, log="wrong.log")
+    statuses: list[int] = []
+
+    async def knock(headers: dict[str, str]) -> None:
+        async with aiohttp.ClientSession() as http:
+            try:
+                await http.ws_connect(bridges.url, headers=headers)
+            except aiohttp.WSServerHandshakeError as exc:
+                statuses.append(exc.status)
+
+    def on_remote(line: str) -> None:
+        events.append(line)
+        if line.startswith("listening"):  # from the arena's thread, the listener up
+            asyncio.run(knock({}))
+            asyncio.run(knock({"Authorization": "Bearer " + "x" * 5000}))
+
+    events: list[str] = []
+    summary = run_tournament(parse_config(file.read_text(), path=file), on_remote=on_remote)
+
+    assert summary.played == summary.total == 4
+    assert [r for r in summary.records if r.forfeit_by is not None] == []
+    assert statuses == [401, 401]
+    assert wrong.wait(timeout=20) == 2
+    assert "refused the token" in (tmp_path / "wrong.log").read_text()
+    assert events.count("refused a connection from 127.0.0.1: no token") == 1
+    assert "refused a connection from 127.0.0.1: a wrong token" in events
+    log = (tmp_path / "results" / "logs" / "remote.log").read_text()
+    assert "refused a connection from 127.0.0.1: a wrong token" in log and "r connected from 127.0.0.1" in log
+
+
+def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control="60+0", concurrency=1,
+                      reconnect_s=1.5)
+    bridge = bridges.start(make_token(tmp_path / "cup.tokens", "r"), [*SLOW_BOT, "0.2"])
+    killed: list[float] = []
+
+    def kill_in_the_first_game() -> None:
+        end = time.monotonic() + 30
+        while time.monotonic() < end and "started:" not in (tmp_path / "bridge.log").read_text():
+            time.sleep(0.05)
+        time.sleep(0.5)  # a few moves in
+        bridges.kill(bridge)
+        killed.append(time.monotonic())
+
+    killer = threading.Thread(target=kill_in_the_first_game)
+    killer.start()
+    summary = run_tournament(parse_config(file.read_text(), path=file))
+    killer.join()
+
+    first = min(summary.records, key=lambda r: r.index)
+    assert first.reason == "disconnected" and first.players[first.forfeit_by] == "r"
+    assert "reconnect_s: 1.5" in first.detail and first.moves
+    assert time.monotonic() - killed[0] >= 1.5
+    second = max(summary.records, key=lambda r: r.index)
+    assert second.reason == "startup_failure" and "not connected" in second.detail
+
+
+def test_the_network_s_time_is_the_remote_bot_s(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control='"move 0.1"', concurrency=1)
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT, "--delay-ms", "200")
+    summary = run_tournament(parse_config(file.read_text(), path=file))
+
+    assert len(summary.records) == 4
+    for record in summary.records:
+        assert record.reason == "timeout" and record.players[record.forfeit_by] == "r", record.detail
+        assert "over its budget of 150 ms (100 ms per move + 50 ms margin)" in record.detail
+
+
+def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):
+    path = tmp_path / "cup.tokens"
+    token = make_token(path, "team-x")
+    other = make_token(path, "team-y")
+    text = path.read_text()
+    assert token not in text and other not in text
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    digests = read_tokens(path)
+    assert token_owner(digests, token) == "team-x" and token_owner(digests, other) == "team-y"
+    assert token_owner(digests, "") is None and token_owner(digests, token + "x") is None
+    renewed = make_token(path, "team-x")
+    assert token_owner(read_tokens(path), token) is None and token_owner(read_tokens(path), renewed) == "team-x"
+
+
+def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
+    with pytest.raises(ConfigError, match="cmd does not apply"):
+        parse_config("name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: x}\n"
+                     "  - {name: r, remote: true, cmd: ./bot}\n", base_dir=tmp_path)
+    config = parse_config(f"name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n  - {{name: a, cmd: {RANDOM_CMD}}}\n"
+                          "  - {name: r, remote: true}\n", path=tmp_path / "t.yaml")
+    assert config.remote_bots == ("r",) and config.remote.tokens == tmp_path / "t.tokens"
+    with pytest.raises(ConfigError, match="need a port"):
+        run_tournament(config)
