@@ -23,6 +23,7 @@ bridge closes with ``BOT_EXITED`` and the arena counts it a crash.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import hashlib
 import json
 import os
@@ -94,7 +95,7 @@ class _Slot:
         self.you: object = None
 
     def say(self, text: str) -> None:
-        self._say(self.tag + text)
+        self._say(f"{datetime.datetime.now():%H:%M:%S.%f}"[:-3] + f" {self.tag}{text}")
 
     async def run(self) -> None:
         pause = FIRST_PAUSE_S

@@ -14,6 +14,7 @@ import asyncio
 import os
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import threading
@@ -167,8 +168,9 @@ def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_
 
 def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    # (startup_timeout: how long the next game waits for the bot to come back, before its startup_failure)
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control="60+0", concurrency=1,
-                      reconnect_s=1.5)
+                      reconnect_s=1.5, startup_timeout=2)
     bridge = bridges.start(make_token(tmp_path / "cup.tokens", "r"), [*SLOW_BOT, "0.2"])
     killed: list[float] = []
 
@@ -203,6 +205,84 @@ def test_the_network_s_time_is_the_remote_bot_s(tmp_path, bridges):
     for record in summary.records:
         assert record.reason == "timeout" and record.players[record.forfeit_by] == "r", record.detail
         assert "over its budget of 150 ms (100 ms per move + 50 ms margin)" in record.detail
+
+
+class Proxy:
+    """A TCP relay to ``port`` whose connections :meth:`cut` drops, as a network that fails."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self.sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def cut(self) -> None:
+        sockets, self.sockets = self.sockets, []
+        for sock in sockets:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset, not a goodbye
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # a pump thread blocked in recv holds the socket open past close
+            except OSError:
+                pass
+            sock.close()
+        self.cuts += 1
+
+    def close(self) -> None:
+        self.server.close()
+        self.cut()
+
+
+def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    slow = " ".join([*SLOW_BOT, "0.03"])
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1, reconnect_s=5)
+    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {slow}}}"), path=file)
+    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    proxy = Proxy(port)
+    bridges.url = f"ws://127.0.0.1:{proxy.port}/"
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), [*SLOW_BOT, "0.03"])
+    done = threading.Event()
+
+    def cut_now_and_then() -> None:
+        while not done.wait(0.6):
+            if proxy.sockets:
+                proxy.cut()
+
+    cutter = threading.Thread(target=cut_now_and_then)
+    events: list[str] = []
+    cutter.start()
+    try:
+        summary = run_tournament(parse_config(file.read_text(), path=file), on_remote=events.append)
+    finally:
+        done.set()
+        cutter.join()
+        proxy.close()
+
+    assert proxy.cuts >= 3 and events.count("r is back from 127.0.0.1") >= 2, events
+    assert [r for r in summary.records if r.forfeit_by is not None] == []
+    moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
 
 
 def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):

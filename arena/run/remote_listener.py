@@ -152,8 +152,8 @@ class RemoteListener:
         self._idle: defaultdict[str, list[_Link]] = defaultdict(list)
         self._lost: dict[tuple[str, str], _Session] = {}
         self._given_up: deque[tuple[str, str]] = deque(maxlen=_GIVEN_UP)
-        #: When each bot's bridge was last told to restart it (and so to reconnect).
-        self._restarted: dict[str, float] = {}
+        #: When a connection of each bot last ended (its bridge reconnects at once).
+        self._ended: dict[str, float] = {}
 
     # --- from the arena's thread ---
 
@@ -261,6 +261,17 @@ class RemoteListener:
         """Back into its game, idle for the next claim, or told to restart; False when closed."""
         key = (link.bot, link.bridge)
         session = self._lost.pop(key, None)
+        stale = next((old for old in self._links if old is not link and (old.bot, old.bridge) == key), None)
+        if stale is not None:
+            # The bridge is back before this side saw its old connection die
+            # (a half-dead TCP is found only by the heartbeat): the new one takes over.
+            session, stale.session = stale.session, None
+            if stale in self._idle[link.bot]:
+                self._idle[link.bot].remove(stale)
+            await stale.ws.close(code=WSCloseCode.GOING_AWAY, message=b"replaced by a new connection")
+            if session is None:
+                self._idle[link.bot].append(link)
+                return True
         if session is not None:
             session.link, link.session = link, session
             self.say(f"{link.bot} is back from {link.peer}")
@@ -309,6 +320,7 @@ class RemoteListener:
         return link.allowance >= 0
 
     async def _link_ended(self, link: _Link) -> None:
+        self._ended[link.bot] = time.monotonic()
         session = link.session
         code = link.ws.close_code
         if session is None:
@@ -335,10 +347,11 @@ class RemoteListener:
             return
         idle = self._idle[bot]
         end = time.monotonic() + wait_s
-        # Busy connections free up as games end, and a bridge told to restart
-        # its bot comes back at once; a bot with no connection is not waited for.
+        # Busy connections free up as games end, and a bridge whose connection
+        # just ended (a network that dropped, a bot restarted) comes back at
+        # once; a bot not connected for longer is not waited for.
         while not idle and time.monotonic() < end and (
-                any(link.bot == bot for link in self._links) or time.monotonic() < self._restarted.get(bot, 0.0) + wait_s):
+                any(link.bot == bot for link in self._links) or time.monotonic() < self._ended.get(bot, 0.0) + wait_s):
             await asyncio.sleep(0.02)
         if not idle:
             held = sum(link.bot == bot for link in self._links)
@@ -379,7 +392,6 @@ class RemoteListener:
             self._idle[session.bot].append(link)
             return
         self._given_up.append(key)
-        self._restarted[session.bot] = time.monotonic()
         await link.ws.close(code=RESTART, message=b"the game of this bot was given up: start it afresh")
 
     async def _to_bot(self, link: _Link, line: bytes) -> None:
