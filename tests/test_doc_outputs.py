@@ -76,6 +76,13 @@ NOT_OUTPUT = {
     "error: cannot write /data/results/demo/games.jsonl": "an error message of a full disk",
     "error: cannot open log file '/data/results/demo/logs/b/w2.log'": "an error message of a full disk",
     "warning: results/demo/index.sqlite: rebuilt": "tests/test_game_index.py checks the line tournaments.md quotes",
+    "arena ─ worker ─ listener": "a diagram of a remote bot's lines",
+    "21:22:38.958 connected to ws://arena.example.org:8765/": "a bridge's lines on a team's machine: tests/test_remote.py "
+                                                              "checks each kind in the bridges' logs",
+    "remote: listening for remote bots on ws://127.0.0.1:8765/": "the listener's lines with teams' addresses: "
+                                                                 "tests/test_remote.py checks each kind",
+    "  #  bot              rating     mu    sigma    games    W    D    L  ...": "a remote bot's ranking row and note, "
+                                                                               "cut: tests/test_remote.py checks them",
 }
 
 

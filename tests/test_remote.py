@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import stat
 import struct
@@ -127,9 +128,16 @@ def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_local
     assert table(played, remote) == table(at_home, local)
     shown = render_standings(compute_standings(played.records, ["a", "b", "c", "d"], remote=remote.remote_bots))
     assert "c (remote)" in shown and "d (remote)" in shown and "a (remote)" not in shown
-    assert any("outside the sandbox" in line for line in shown.splitlines())
+    # The lines docs/remote.md quotes.
+    assert ("(remote): plays from another machine (arena connect), outside the sandbox and limits; its move times "
+            "include the network's round trip") in [line.strip() for line in shown.splitlines()]
+    assert events[0] == f"listening for remote bots on ws://127.0.0.1:{port}/"
     assert "c connected from 127.0.0.1" in events and "d connected from 127.0.0.1" in events
-    assert "game r1-a~c-g1 started" in (tmp_path / "c.log").read_text()
+    bridge = [line.split(" ", 1)[1] for line in (tmp_path / "c.log").read_text().splitlines()]
+    assert f"[1] connected to ws://127.0.0.1:{port}/" in bridge
+    assert any(re.fullmatch(r"\[\d\] started the bot \(pid \d+\)", line) for line in bridge)
+    assert any(re.fullmatch(r"\[\d\] game r1-a~c-g1 started: black against a", line) for line in bridge), bridge
+    assert any(re.fullmatch(r"\[\d\] game r1-a~c-g1 over: (won|lost) \(alignment\)", line) for line in bridge)
 
 
 def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_path, bridges):
@@ -280,6 +288,8 @@ def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, brid
         proxy.close()
 
     assert proxy.cuts >= 3 and events.count("r is back from 127.0.0.1") >= 2, events
+    assert "r lost its connection in a game; waiting for it to come back" in events
+    assert "connection lost (code 1006); reconnecting, the bot keeps running" in (tmp_path / "bridge.log").read_text()
     assert [r for r in summary.records if r.forfeit_by is not None] == []
     moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
     assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves

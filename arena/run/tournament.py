@@ -38,7 +38,7 @@ from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import MetaCluster, write_meta
 from arena.run.results_dir import RunPlan, run_meta
 
-__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "holes", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals", "play_tournament"]
+__all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "holes", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
 
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, or a crash withdrawn for, since fixed, must not stand).
@@ -360,30 +360,6 @@ def run_tournament(
     keep: Collection[str] = (),
     replay_games: Collection[str] = (),
 ) -> RunSummary:
-    """:func:`play_tournament`, with a listener for the remote bots of
-    ``config`` while it runs (:func:`~arena.run.remote_listener.serve_remote_bots`),
-    whose events go to ``logs/remote.log`` and to ``on_remote``."""
-    say = event_log(config.output / LOGS_DIR / REMOTE_LOG, on_remote)
-    with serve_remote_bots(config, say) as config:
-        return play_tournament(
-            config, concurrency=concurrency, executor=executor, on_start=on_start, on_record=on_record,
-            on_cluster=on_cluster, replay_forfeits=replay_forfeits, replay=replay, keep=keep, replay_games=replay_games,
-        )
-
-
-def play_tournament(
-    config: TournamentConfig,
-    *,
-    concurrency: int | None = None,
-    executor: Executor | None = None,
-    on_start: Callable[[RunSummary], None] | None = None,
-    on_record: Callable[[GameRecord, RunSummary], None] | None = None,
-    on_cluster: Callable[[MetaCluster], None] | None = None,
-    replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
-    replay: Collection[str] = (),
-    keep: Collection[str] = (),
-    replay_games: Collection[str] = (),
-) -> RunSummary:
     """Play every game of ``config`` that its output directory does not hold
     yet, and again those it holds as forfeits for one of ``replay_forfeits``
     those of the bots in ``replay`` and the games ``replay_games`` names (a
@@ -412,107 +388,114 @@ def play_tournament(
     With ``report: true`` the HTML report in the output directory is refreshed
     every few seconds while games finish and written once more at the end (also
     after an interruption).  A report that cannot be written is a warning in the
-    summary, never a reason to stop playing."""
+    summary, never a reason to stop playing.
+
+    With remote bots (``remote: true``) a listener takes their connections
+    while the run lasts (:func:`~arena.run.remote_listener.serve_remote_bots`):
+    its events go to ``logs/remote.log`` and to ``on_remote``."""
     check_programs(config)
-    store = ResultsStore(config.output)
-    plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits,
-                   replay_games=replay_games)
-    own_executor = executor is None
-    if executor is None:  # made now: a missing Ray is one line before any bot starts
-        # The plan's bots: a submission it could not fingerprint cannot start.
-        executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
-    with store:
-        # The run, in order: open the store, decide the plan, start the bots,
-        # archive what is played again, write tournament.json, play.
-        loaded = store.open_for_run(config.game)
-        plan.decide(run_meta(store.directory), loaded.records)
-        store.start_appending(loaded)
-        config = plan.config
-        # A decided SPRT plays nothing more: forfeits stand, no bot is started;
-        # but the games of a bot played again (--replay) no longer count.
-        decided = (sprt := sprt_of(config, plan.kept)) is not None and sprt.decided
-        plan.replay_forfeits_unless(decided)
-        kept = plan.kept
-        running_sprt = RunningSprt(config, plan.schedule, kept)
-        sprt = running_sprt.status()
-        pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
-        pending, gaps = holes(pending, kept, decided)
-        warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
-        if plan.rounds is not None:
-            warnings += [f"bot {name!r} joined after the last round it could enter was paired: it plays no game "
-                         "in this tournament" for name in shut_out(plan.competition, plan.rounds)]
-        # A later round may pair any bot still in play: each is started once before the first.
-        in_play = None
-        if config.paired_by_results and pending and plan.rounds is not None:
-            in_play = bots_in_play(plan.competition, plan.rounds, kept) | {name for spec in pending for name in spec.players}
-        started, more = start_bots(config, pending, store.logs_dir, in_play)
-        warnings += more
-        if started is not config:  # a bot the pre-flight barred from starting again
-            config = started
-            if own_executor:  # (an executor given plays with the config it was given)
-                executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
-        if plan.replaced:
-            placed = store.replace(plan.replaced)
-            for record in (*kept, *plan.records.left_out):  # read before: their lines moved up
-                if isinstance(record.moves, LazyMoves) and record.game_id in placed:
-                    record.moves.moved_to(*placed[record.game_id])
-        assert plan.meta is not None
-        write_meta(store.directory, plan.meta)
-        written = plan.meta
-        summary = RunSummary(
-            total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
-            replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
-            _rounds=plan.rounds,
-        )
-        report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt, left_out=plan.records.left_out) \
-            if config.report else None
-        if on_start is not None:
-            on_start(summary)
-        withdrawals = Withdrawals(config) \
-            if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
-        # One Ray connection for every round (connecting starts a local Ray: seconds).
-        with _final_report(report, summary), executor.session() if pending else nullcontext():
-            # Connected: say where the games are played, and keep it.  (An executor of
-            # someone else's, plugged in, need not know of clusters.)
-            if pending and (cluster := getattr(executor, "cluster", None)) is not None:
-                plan.meta = replace(plan.meta, cluster=cluster)
-                write_meta(store.directory, plan.meta, known=written)
-                written = plan.meta
-                if on_cluster is not None:
-                    on_cluster(cluster)
+    say = event_log(config.output / LOGS_DIR / REMOTE_LOG, on_remote)
+    # Listening from the start: the executor's workers are given the remote bots' hub.
+    with serve_remote_bots(config, say) as config:
+        store = ResultsStore(config.output)
+        plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits,
+                       replay_games=replay_games)
+        own_executor = executor is None
+        if executor is None:  # made now: a missing Ray is one line before any bot starts
+            # The plan's bots: a submission it could not fingerprint cannot start.
+            executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
+        with store:
+            # The run, in order: open the store, decide the plan, start the bots,
+            # archive what is played again, write tournament.json, play.
+            loaded = store.open_for_run(config.game)
+            plan.decide(run_meta(store.directory), loaded.records)
+            store.start_appending(loaded)
+            config = plan.config
+            # A decided SPRT plays nothing more: forfeits stand, no bot is started;
+            # but the games of a bot played again (--replay) no longer count.
+            decided = (sprt := sprt_of(config, plan.kept)) is not None and sprt.decided
+            plan.replay_forfeits_unless(decided)
+            kept = plan.kept
+            running_sprt = RunningSprt(config, plan.schedule, kept)
+            sprt = running_sprt.status()
+            pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
+            pending, gaps = holes(pending, kept, decided)
+            warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
+            if plan.rounds is not None:
+                warnings += [f"bot {name!r} joined after the last round it could enter was paired: it plays no game "
+                             "in this tournament" for name in shut_out(plan.competition, plan.rounds)]
+            # A later round may pair any bot still in play: each is started once before the first.
+            in_play = None
+            if config.paired_by_results and pending and plan.rounds is not None:
+                in_play = bots_in_play(plan.competition, plan.rounds, kept) | {name for spec in pending for name in spec.players}
+            started, more = start_bots(config, pending, store.logs_dir, in_play)
+            warnings += more
+            if started is not config:  # a bot the pre-flight barred from starting again
+                config = started
+                if own_executor:  # (an executor given plays with the config it was given)
+                    executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
+            if plan.replaced:
+                placed = store.replace(plan.replaced)
+                for record in (*kept, *plan.records.left_out):  # read before: their lines moved up
+                    if isinstance(record.moves, LazyMoves) and record.game_id in placed:
+                        record.moves.moved_to(*placed[record.game_id])
+            assert plan.meta is not None
+            write_meta(store.directory, plan.meta)
+            written = plan.meta
+            summary = RunSummary(
+                total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
+                replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
+                _rounds=plan.rounds,
+            )
+            report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt, left_out=plan.records.left_out) \
+                if config.report else None
+            if on_start is not None:
+                on_start(summary)
+            withdrawals = Withdrawals(config) \
+                if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
+            # One Ray connection for every round (connecting starts a local Ray: seconds).
+            with _final_report(report, summary), executor.session() if pending else nullcontext():
+                # Connected: say where the games are played, and keep it.  (An executor of
+                # someone else's, plugged in, need not know of clusters.)
+                if pending and (cluster := getattr(executor, "cluster", None)) is not None:
+                    plan.meta = replace(plan.meta, cluster=cluster)
+                    write_meta(store.directory, plan.meta, known=written)
+                    written = plan.meta
+                    if on_cluster is not None:
+                        on_cluster(cluster)
 
-            def read_progress() -> Rounds:
-                return plan.progress(summary.records)
+                def read_progress() -> Rounds:
+                    return plan.progress(summary.records)
 
-            # A Swiss, knockout or staged tournament plays round by round: the
-            # next round is paired, and written down, once this one is complete.
-            while pending:
-                # closing(): an exception here (Ctrl-C included) must stop the workers
-                # and their bots now, not whenever the generator is collected.
-                with closing(play_and_store(config, pending, executor, running_sprt, store, withdrawals, gaps)) as played:
-                    for record in played:
-                        summary.played += 1
-                        summary.records.append(record)
-                        summary.sprt = running_sprt.status()
-                        if config.paired_by_results:
-                            # The live leader is their first place: with the round's games so far.
-                            summary.rounds_changed(read_progress)
-                        if report is not None:
-                            report.update(summary.records, summary.total)
-                        if on_record is not None:
-                            on_record(record, summary)
-                if not config.paired_by_results:
-                    break
-                pending = plan.advance(summary.records)
-                # The next round's pairing, before its first game; this run wrote the file, so it is not read back.
-                write_meta(store.directory, plan.meta, known=written)
-                written = plan.meta
-                if report is not None:
-                    report.meta = plan.meta
-                summary.rounds = plan.rounds
-                summary.total = _total(plan, len(summary.records))
-    summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total, final=True)
-    return summary
+                # A Swiss, knockout or staged tournament plays round by round: the
+                # next round is paired, and written down, once this one is complete.
+                while pending:
+                    # closing(): an exception here (Ctrl-C included) must stop the workers
+                    # and their bots now, not whenever the generator is collected.
+                    with closing(play_and_store(config, pending, executor, running_sprt, store, withdrawals, gaps)) as played:
+                        for record in played:
+                            summary.played += 1
+                            summary.records.append(record)
+                            summary.sprt = running_sprt.status()
+                            if config.paired_by_results:
+                                # The live leader is their first place: with the round's games so far.
+                                summary.rounds_changed(read_progress)
+                            if report is not None:
+                                report.update(summary.records, summary.total)
+                            if on_record is not None:
+                                on_record(record, summary)
+                    if not config.paired_by_results:
+                        break
+                    pending = plan.advance(summary.records)
+                    # The next round's pairing, before its first game; this run wrote the file, so it is not read back.
+                    write_meta(store.directory, plan.meta, known=written)
+                    written = plan.meta
+                    if report is not None:
+                        report.meta = plan.meta
+                    summary.rounds = plan.rounds
+                    summary.total = _total(plan, len(summary.records))
+        summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total, final=True)
+        return summary
 
 
 def _total(plan: RunPlan, played: int) -> int:
