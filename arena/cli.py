@@ -46,6 +46,7 @@ from arena.run.bot_option import bot_from_option
 from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
 from arena.run.progress_lines import Periodic, ProgressLines
 from arena.run.preflight import StartupFailed
+from arena.run.remote_settings import RemoteSettings
 from arena.run.remote_tokens import TokenFileError, make_token
 from arena.results.meta import MetaError, read_meta
 from arena.results.reading import ReadResults
@@ -647,6 +648,8 @@ def match(
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
     serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
     debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
+    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help="With a remote bot (--bot name=X,remote=true): listen for it on this port of 127.0.0.1; see docs/remote.md."),
+    tokens: Path = typer.Option(None, "--tokens", metavar="FILE", help="With a remote bot: the tokens file (arena remote token)."),
 ) -> None:
     """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;
     under --sprt, until the test decides."""
@@ -674,6 +677,7 @@ def match(
             return with_debug(with_executor(match_config(
                 entrants, game, control, seed=chosen, concurrency=concurrency or 1, openings=suite, sprt=test,
                 startup_timeout_s=startup_timeout, output=at.resolve() if at else None, actors=concurrency,
+                remote=RemoteSettings(port=remote_port, tokens=tokens.resolve() if tokens else None),
             ), executor, ray_address), debug_bots)
         except ValueError as exc:  # ConfigError included
             fail(str(exc))
@@ -738,7 +742,7 @@ def match(
         try:
             with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
                 result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
-                                    on_record=on_record)
+                                    on_record=on_record, on_remote=lambda line: say(f"remote: {escape(line)}", err))
         finally:
             if lines is not None:
                 lines.stop()

@@ -29,7 +29,11 @@ import pytest
 
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
+from arena.game.clock import parse_time_control
+from arena.run.bot_option import MatchBot, bot_from_option
 from arena.run.config import parse_config
+from arena.run.match import match_config, play_match
+from arena.run.remote_settings import RemoteSettings
 from arena.run.remote_tokens import make_token, read_tokens, token_owner
 from arena.run.tournament import run_tournament
 from arena.run.yaml_reader import ConfigError
@@ -293,6 +297,26 @@ def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, brid
     assert [r for r in summary.records if r.forfeit_by is not None] == []
     moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
     assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
+
+
+def test_arena_match_plays_a_bridged_bot_as_the_same_bot_played_locally(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    control = parse_time_control("10+0.1")
+    at_home = play_match(match_config([RANDOM_CMD, MatchBot(RANDOM_CMD, name="r")], "oxono", control, seed=4,
+                                      output=tmp_path / "local"), 4)
+    tokens = tmp_path / "match.tokens"
+    bridges.start(make_token(tokens, "r"), RANDOM_BOT)
+    remote = match_config([RANDOM_CMD, bot_from_option("name=r,remote=true")], "oxono", control, seed=4,
+                          output=tmp_path / "remote", remote=RemoteSettings(port=port, tokens=tokens, wait_s=20))
+    events: list[str] = []
+    played = play_match(remote, 4, keep_records=True, on_remote=events.append)
+
+    assert played.games == at_home.games == 4 and not played.forfeits
+    assert [[m.move for m in r.moves] for r in played.records] == [[m.move for m in r.moves] for r in at_home.records]
+    assert "r connected from 127.0.0.1" in (tmp_path / "remote" / "logs" / "remote.log").read_text()
+    assert "r connected from 127.0.0.1" in events
+    with pytest.raises(ConfigError, match="a remote bot has a name and no cmd"):
+        bot_from_option("name=r,remote=true,cmd=./bot")
 
 
 def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):

@@ -412,27 +412,32 @@ class RemoteListener:
 REMOTE_LOG = "remote.log"
 
 
-def event_log(path: Path, echo: Callable[[str], None] | None = None) -> Callable[[str], None]:
+def event_log(path: Path | None, echo: Callable[[str], None] | None = None) -> Callable[[str], None]:
     """A ``say`` for :class:`RemoteListener`: each line appended to ``path``
-    with the UTC time (never through a link: the results directory is
-    untrusted), and handed to ``echo``.  A line that cannot be written is
-    still echoed: the log is no reason to stop a run."""
+    (when there is one) with the UTC time (never through a link: the results
+    directory is untrusted), and handed to ``echo``.  A line that cannot be
+    written is still echoed: the log is no reason to stop a run."""
     lock = threading.Lock()
 
     def say(line: str) -> None:
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        with lock:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-                with os.fdopen(fd, "a") as handle:
-                    handle.write(f"{stamp} {line}\n")
-            except OSError:
-                pass
+        if path is not None:
+            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+            with lock:
+                _append(path, f"{stamp} {line}\n")
         if echo is not None:
             echo(line)
 
     return say
+
+
+def _append(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "a") as handle:
+            handle.write(text)
+    except OSError:
+        pass  # the log is no reason to stop a run: the line is still echoed
 
 
 @contextmanager

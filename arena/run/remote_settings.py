@@ -78,7 +78,10 @@ def remote_link(fields: YamlMapping) -> RemoteLink | None:
 
 
 def check_remote(settings: RemoteSettings, names: list[str], file: str) -> None:
-    """A tournament with remote bots names a port for them."""
+    """A tournament with remote bots names a port for them, and a tokens file."""
     if names and settings.port is None:
         raise ConfigError(f"remote bots ({', '.join(names)}) need a port to connect to: remote_listen: 127.0.0.1:PORT "
                           "in the file, or --remote-port PORT", file=file)
+    if names and settings.tokens is None:
+        raise ConfigError(f"remote bots ({', '.join(names)}) need a tokens file: --tokens FILE "
+                          "(made by arena remote token)", file=file)
