@@ -11,6 +11,7 @@ the remote bot's."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import socket
@@ -29,10 +30,15 @@ import pytest
 
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
+from arena.bot.process import LineTooLong
+from arena.bot.protocol import MAX_LINE_BYTES
+from arena.bot.remote import RemoteBotProcess
+from arena.bot.spec import RemoteLink
 from arena.game.clock import parse_time_control
 from arena.run.bot_option import MatchBot, bot_from_option
 from arena.run.config import parse_config
 from arena.run.match import match_config, play_match
+from arena.run.remote_listener import RemoteListener
 from arena.run.remote_settings import RemoteSettings
 from arena.run.remote_tokens import make_token, read_tokens, token_owner
 from arena.run.tournament import run_tournament
@@ -317,6 +323,48 @@ def test_arena_match_plays_a_bridged_bot_as_the_same_bot_played_locally(tmp_path
     assert "r connected from 127.0.0.1" in events
     with pytest.raises(ConfigError, match="a remote bot has a name and no cmd"):
         bot_from_option("name=r,remote=true,cmd=./bot")
+
+
+def test_the_listener_bounds_a_line_and_the_log_of_refusals(tmp_path):
+    """Without a tournament: a listener, a client speaking for the bridge, and the handle a worker uses."""
+    token = make_token(tmp_path / "t.tokens", "r")
+    said: list[str] = []
+    with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append) as listener:
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, daemon=True)
+        thread.start()
+
+        async def refused(count: int) -> int:
+            async with aiohttp.ClientSession() as http:
+                for _ in range(count):
+                    with contextlib.suppress(aiohttp.WSServerHandshakeError):
+                        await http.ws_connect(listener.url, headers={"Authorization": "Bearer wrong"})
+            return count
+
+        async def bridge() -> None:  # greets back, then sends a line over the limit
+            async with aiohttp.ClientSession() as http:
+                ws = await http.ws_connect(listener.url, headers={"Authorization": f"Bearer {token}"})
+                assert (await ws.receive()).data.startswith('{"type":"hello"')
+                await ws.send_str('{"type":"ready"}')
+                await ws.receive()  # the turn
+                await ws.send_str("x" * (MAX_LINE_BYTES + 10))
+                await ws.receive()
+
+        assert asyncio.run_coroutine_threadsafe(refused(30), loop).result(30) == 30
+        assert said.count("refused a connection from 127.0.0.1: a wrong token") == 20
+        relay = asyncio.run_coroutine_threadsafe(bridge(), loop)
+        assert not listener.wait_for(["r"], 10)
+        process = RemoteBotProcess("r", RemoteLink(listener.hub, 1.0))
+        process.start(5.0)
+        process.send_line(b'{"type":"hello"}\n', time.monotonic() + 5)
+        assert process.read_line(time.monotonic() + 5) == '{"type":"ready"}'
+        process.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        with pytest.raises(LineTooLong):
+            process.read_line(time.monotonic() + 5)
+        process.kill()
+        relay.result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
 
 
 def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):

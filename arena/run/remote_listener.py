@@ -26,6 +26,7 @@ import asyncio
 import concurrent.futures
 import datetime
 import json
+import math
 import os
 import re
 import secrets
@@ -73,6 +74,8 @@ _UNANSWERED = 16
 _GIVEN_UP = 1000
 #: The longest a worker's claim waits for a free connection.
 _LONGEST_CLAIM_S = 120.0
+#: Refused connections said in the log each minute; the others are counted.
+_REFUSALS_SAID = 20
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,8 @@ class RemoteListener:
         self._given_up: deque[tuple[str, str]] = deque(maxlen=_GIVEN_UP)
         #: When a connection of each bot last ended (its bridge reconnects at once).
         self._ended: dict[str, float] = {}
+        #: Refusals said and not said in the minute since ``_minute``.
+        self._minute, self._said, self._unsaid = time.monotonic(), 0, 0
 
     # --- from the arena's thread ---
 
@@ -228,17 +233,17 @@ class RemoteListener:
         """One bridge: authenticated, then relayed until it closes."""
         peer = clean_text(request.remote or "?", 100)
         if len(self._links) >= self.limits.connections:
-            self.say(f"refused a connection from {peer}: {len(self._links)} connections already, the most taken")
+            self._refused(f"refused a connection from {peer}: {len(self._links)} connections already, the most taken")
             return web.Response(status=503, text="too many connections\n")
         token = _bearer(request.headers.get("Authorization", ""))
         bot = token_owner(self.digests, token)
         if bot is None or bot not in self.bots:
             why = ("no token" if not token else "a wrong token" if bot is None
                    else f"the token of {bot!r}, not a remote bot of this tournament")
-            self.say(f"refused a connection from {peer}: {why}")
+            self._refused(f"refused a connection from {peer}: {why}")
             return web.Response(status=401, text="unknown token\n")
         if sum(link.bot == bot for link in self._links) >= self.limits.per_bot:
-            self.say(f"refused a connection of {bot} from {peer}: it has {self.limits.per_bot} already, the most taken")
+            self._refused(f"refused a connection of {bot} from {peer}: it has {self.limits.per_bot} already, the most taken")
             return web.Response(status=503, text="too many connections for this bot\n")
         bridge = request.headers.get(BRIDGE_HEADER, "")
         if not _BRIDGE_ID.fullmatch(bridge):
@@ -312,6 +317,20 @@ class RemoteListener:
             for piece in data.removesuffix(b"\n").split(b"\n"):
                 await self._to_worker(session, BOT_LINE + piece + b"\n")
 
+    def _refused(self, line: str) -> None:
+        """Say a refusal; past :data:`_REFUSALS_SAID` in a minute, count them
+        instead, so that a flood of bad connections cannot flood the log."""
+        now = time.monotonic()
+        if now >= self._minute + 60:
+            if self._unsaid:
+                self.say(f"refused {self._unsaid} more connections in the last minute")
+            self._minute, self._said, self._unsaid = now, 0, 0
+        if self._said < _REFUSALS_SAID:
+            self._said += 1
+            self.say(line)
+        else:
+            self._unsaid += 1
+
     def _within_rate(self, link: _Link) -> bool:
         now = time.monotonic()
         link.allowance = min(self.limits.burst, link.allowance + (now - link.stamp) * self.limits.messages_per_s)
@@ -341,7 +360,8 @@ class RemoteListener:
         try:
             claim = json.loads(await asyncio.wait_for(reader.readline(), 5))
             bot = claim["bot"] if isinstance(claim, dict) and isinstance(claim.get("bot"), str) else ""
-            wait_s = min(float(claim.get("wait_s", 0)), _LONGEST_CLAIM_S)
+            wait_s = float(claim.get("wait_s", 0))
+            wait_s = min(wait_s, _LONGEST_CLAIM_S) if math.isfinite(wait_s) else 0.0
         except (ValueError, TypeError, asyncio.TimeoutError, ConnectionError, asyncio.LimitOverrunError):
             writer.close()
             return
