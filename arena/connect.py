@@ -87,8 +87,10 @@ class _Slot:
         #: The bot's first ``hello`` and its ``ready``: each game's claim greets it again.
         self.greeting: tuple[bytes, str | None] | None = None
         self.quitting = False
-        #: Why the bot's program ended uninvited, to tell the arena on the next connection.
+        #: Why the bot's program ended uninvited, when the arena is yet to be told.
         self.crashed: str | None = None
+        #: The connection while there is one.
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
         self.outbox: deque[str] = deque()
         self.ready_to_send = asyncio.Event()
         #: The bot's colour in the game on.
@@ -123,11 +125,10 @@ class _Slot:
 
     async def _connected(self, ws: aiohttp.ClientWebSocketResponse) -> int | None:
         """Relay until the connection ends; its close code."""
-        if self.crashed is not None:
-            why, self.crashed = self.crashed, None
-            await ws.close(code=BOT_EXITED, message=why.encode()[:120])
-            self.bridge = secrets.token_hex(8)
+        if self.crashed is not None:  # it ended while the connection was down: the game it was in is lost
+            await self._report_crash(ws)
             return None
+        self.ws = ws
         self.say(f"connected to {self.options.url}")
         # What the bot said before the connection dropped is said again as
         # the answer to the line the arena sends again, if it does.
@@ -141,6 +142,7 @@ class _Slot:
                     await self._from_arena(message.data.decode(errors="replace"))
         finally:
             sender.cancel()
+            self.ws = None
         code = ws.close_code
         if code == RESTART:
             self.say("the arena gave up this bot's game: its program is restarted")
@@ -215,12 +217,16 @@ class _Slot:
         result = "a draw" if winner is None else "won" if winner == self.you else "lost"
         self.say(f"game {game} over: {result} ({clean_text(message.get('reason'), 40)})")
 
-    async def _start_bot(self) -> None:
-        options = self.options
+    def _forget(self) -> None:
+        """What the bridge knows of the lines of a bot program, whose life is over."""
         self.seen.clear()
         self.awaiting = None
         self.greeting = None
         self.quitting = False
+
+    async def _start_bot(self) -> None:
+        options = self.options
+        self._forget()
         self.bot = await asyncio.create_subprocess_exec(
             *options.cmd, cwd=options.cwd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             limit=MAX_LINE_BYTES + 1, start_new_session=True, preexec_fn=lambda: set_parent_death_signal(signal.SIGKILL),
@@ -251,15 +257,26 @@ class _Slot:
             return
         code = await _ended(bot)
         self.bot = None
-        if self.quitting:
+        quitting = self.quitting
+        self._forget()
+        if quitting:
             self.say("the bot quit")
             return
         self.crashed = why or f"the bot exited with code {code}"
         self.say(self.crashed)
+        if self.ws is not None and not self.ws.closed:
+            await self._report_crash(self.ws)
+
+    async def _report_crash(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        """Tell the arena the bot's program ended (its game is a crash); the next connection is a new bot's."""
+        why, self.crashed = self.crashed or "", None
+        self.bridge = secrets.token_hex(8)
+        await ws.close(code=BOT_EXITED, message=why.encode()[:120])
 
     async def _stop_bot(self) -> None:
         bot, self.bot = self.bot, None
         self.bridge = secrets.token_hex(8)
+        self._forget()
         if bot is not None and bot.returncode is None:
             try:
                 os.killpg(bot.pid, signal.SIGKILL)

@@ -213,6 +213,19 @@ def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tm
     assert second.reason == "startup_failure" and "not connected" in second.detail
 
 
+def test_a_remote_bot_whose_program_exits_in_a_game_crashes_and_plays_the_next(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1)
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), [sys.executable, str(ROOT / "tests" / "bots" / "crash_midgame.py")])
+    summary = run_tournament(parse_config(file.read_text(), path=file))
+
+    assert len(summary.records) == 4
+    for record in summary.records:  # each game restarts the program, which exits at its 3rd turn
+        assert record.reason == "crash" and record.players[record.forfeit_by] == "r", record.detail
+        assert "its program ended on its machine: the bot exited with code 3" in record.detail
+        assert len(record.moves) in (4, 5)
+
+
 def test_the_network_s_time_is_the_remote_bot_s(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control='"move 0.1"', concurrency=1)

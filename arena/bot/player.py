@@ -128,8 +128,11 @@ class BotPlayer:
                 confinement=self.confinement, transcript=self.protocol_log,
             )
         try:
-            # A remote bot's connections may all be in other workers' games: wait for one as for a start.
-            process.start(self.startup_timeout_s) if isinstance(process, RemoteBotProcess) else process.start()
+            if isinstance(process, RemoteBotProcess):
+                # Its connections may all be in other workers' games: one is waited for as for a start.
+                process.start(self.startup_timeout_s)
+            else:
+                process.start()
         except StartError as exc:
             raise Forfeit("startup_failure", str(exc)) from None
         deadline = time.monotonic() + self.startup_timeout_s
