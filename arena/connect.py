@@ -38,7 +38,7 @@ import aiohttp
 
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import set_parent_death_signal
-from arena.bot.spec import split_command
+from arena.bot.spec import command_problem, split_command
 from arena.bot.text import clean_text
 from arena.run.remote_listener import BOT_EXITED, BRIDGE_HEADER, HEARTBEAT_S, RESTART
 
@@ -91,6 +91,8 @@ class _Slot:
         self.crashed: str | None = None
         #: The connection while there is one.
         self.ws: aiohttp.ClientWebSocketResponse | None = None
+        #: The connection was closed by this side, to report a crash.
+        self.told_crash = False
         self.outbox: deque[str] = deque()
         self.ready_to_send = asyncio.Event()
         #: The bot's colour in the game on.
@@ -118,7 +120,7 @@ class _Slot:
                     pause = FIRST_PAUSE_S
                     code = await self._connected(ws)
                     if code == RESTART:
-                        await self._stop_bot()
+                        await self.stop_bot()
                         continue
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, LONGEST_PAUSE_S)
@@ -127,6 +129,7 @@ class _Slot:
         """Relay until the connection ends; its close code."""
         if self.crashed is not None:  # it ended while the connection was down: the game it was in is lost
             await self._report_crash(ws)
+            self.told_crash = False
             return None
         self.ws = ws
         self.say(f"connected to {self.options.url}")
@@ -144,43 +147,62 @@ class _Slot:
             sender.cancel()
             self.ws = None
         code = ws.close_code
+        if self.told_crash:  # this side closed it, saying so
+            self.told_crash = False
+            return None
         if code == RESTART:
             self.say("the arena gave up this bot's game: its program is restarted")
         elif code == aiohttp.WSCloseCode.GOING_AWAY:
             self.say("the arena closed the connection: its run is over; waiting for the next")
-            await self._stop_bot()
+            await self.stop_bot()
         else:
             self.say(f"connection lost (code {code}); reconnecting, the bot keeps running")
         return code
 
     async def _send(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        """Send the bot's lines in order; one not sent stays first in the outbox."""
         while True:
             await self.ready_to_send.wait()
             while self.outbox:
                 if self.options.delay_ms > 0:
                     await asyncio.sleep(self.options.delay_ms / 1000)
-                await ws.send_str(self.outbox[0])
+                try:
+                    await ws.send_str(self.outbox[0])
+                except (ConnectionError, RuntimeError):
+                    return  # the connection is going: the receiving loop sees it end
                 self.outbox.popleft()
             self.ready_to_send.clear()
 
-    async def _from_arena(self, line: str) -> None:
-        key = hashlib.sha1(line.encode()).digest()
+    def _queue(self, line: str) -> None:
+        self.outbox.append(line)
+        self.ready_to_send.set()
+
+    def _sent_again(self, key: bytes) -> bool:
+        """Whether the bot already had the line of digest ``key`` (sent again
+        after a reconnection, or the ``hello`` of each game's claim): then
+        its answer, if it gave one, is sent again, and the bot is not told twice."""
         if self.greeting is not None and self.greeting[0] == key and self.bot is not None:
             answer = self.greeting[1]
-            if answer is not None:
-                self.outbox.append(answer)
-                self.ready_to_send.set()
-            return
-        if key in self.seen:  # sent again after a reconnection
+        elif key in self.seen:
             answer = self.seen[key]
-            if answer is not None:
-                self.outbox.append(answer)
-                self.ready_to_send.set()
+        else:
+            return False
+        if answer is not None:
+            self._queue(answer)
+        return True
+
+    async def _from_arena(self, line: str) -> None:
+        key = hashlib.sha1(line.encode()).digest()
+        if self._sent_again(key):
             return
         if self.bot is None:
             if not line.startswith('{"type":"hello"'):
                 return
-            await self._start_bot()
+            try:
+                await self._start_bot()
+            except OSError as exc:  # gone since the bridge checked it: its hello goes unanswered, a startup_failure
+                self.say(f"cannot start the bot: {exc.strerror or exc}")
+                return
         self._announce(line)
         self.seen[key] = None
         while len(self.seen) > _SEEN:
@@ -232,6 +254,7 @@ class _Slot:
             limit=MAX_LINE_BYTES + 1, start_new_session=True, preexec_fn=lambda: set_parent_death_signal(signal.SIGKILL),
         )
         self.say(f"started the bot (pid {self.bot.pid})")
+        # Held: the event loop keeps only a weak reference to a task.
         self.reader = asyncio.create_task(self._read_bot(self.bot))
 
     async def _read_bot(self, bot: asyncio.subprocess.Process) -> None:
@@ -251,8 +274,7 @@ class _Slot:
                 if self.greeting is not None and self.greeting == (self.awaiting, None):
                     self.greeting = (self.awaiting, line)
                 self.awaiting = None
-            self.outbox.append(line)
-            self.ready_to_send.set()
+            self._queue(line)
         if bot is not self.bot:
             return
         code = await _ended(bot)
@@ -271,9 +293,10 @@ class _Slot:
         """Tell the arena the bot's program ended (its game is a crash); the next connection is a new bot's."""
         why, self.crashed = self.crashed or "", None
         self.bridge = secrets.token_hex(8)
+        self.told_crash = True
         await ws.close(code=BOT_EXITED, message=why.encode()[:120])
 
-    async def _stop_bot(self) -> None:
+    async def stop_bot(self) -> None:
         bot, self.bot = self.bot, None
         self.bridge = secrets.token_hex(8)
         self._forget()
@@ -303,7 +326,7 @@ async def _bridge(options: BridgeOptions, say: Callable[[str], None]) -> None:
         await asyncio.gather(*(slot.run() for slot in slots))
     finally:
         for slot in slots:
-            await slot._stop_bot()
+            await slot.stop_bot()
 
 
 def run_bridge(options: BridgeOptions, say: Callable[[str], None]) -> int:
@@ -328,4 +351,8 @@ def bridge_options(url: str, token: str | None, cmd: Sequence[str], cwd: Path | 
         raise ValueError("no bot command: put it after --, e.g. arena connect URL --token T -- ./mybot")
     if connections < 1:
         raise ValueError("--connections must be at least 1")
-    return BridgeOptions(url, token, split_command(list(cmd)), cwd, connections, max(0.0, delay_ms))
+    argv = split_command(list(cmd))
+    problem = command_problem(argv, cwd or Path.cwd())
+    if problem is not None:
+        raise ValueError(f"the bot cannot start: {problem}")
+    return BridgeOptions(url, token, argv, cwd, connections, max(0.0, delay_ms))
