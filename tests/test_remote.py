@@ -403,3 +403,5 @@ def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
     assert config.remote_bots == ("r",) and config.remote.tokens == tmp_path / "t.tokens"
     with pytest.raises(ConfigError, match="need a port"):
         run_tournament(config)
+    with pytest.raises(ConfigError, match="remote bots play on the local executor, not on Ray"):
+        run_tournament(replace(config, executor="ray", remote=replace(config.remote, port=free_port())))

@@ -74,6 +74,8 @@ _UNANSWERED = 16
 _GIVEN_UP = 1000
 #: The longest a worker's claim waits for a free connection.
 _LONGEST_CLAIM_S = 120.0
+#: How long closing a connection waits for the bridge's answer (a dead one never gives it).
+_CLOSE_TIMEOUT_S = 1.0
 #: Refused connections said in the log each minute; the others are counted.
 _REFUSALS_SAID = 20
 
@@ -248,7 +250,7 @@ class RemoteListener:
         bridge = request.headers.get(BRIDGE_HEADER, "")
         if not _BRIDGE_ID.fullmatch(bridge):
             bridge = secrets.token_hex(8)
-        ws = web.WebSocketResponse(max_msg_size=MAX_LINE_BYTES, heartbeat=HEARTBEAT_S)
+        ws = web.WebSocketResponse(max_msg_size=MAX_LINE_BYTES, heartbeat=HEARTBEAT_S, timeout=_CLOSE_TIMEOUT_S)
         await ws.prepare(request)
         link = _Link(bot, bridge, peer, ws, allowance=self.limits.burst, stamp=time.monotonic())
         self._links.add(link)
