@@ -394,6 +394,25 @@ def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):
     assert token_owner(read_tokens(path), token) is None and token_owner(read_tokens(path), renewed) == "team-x"
 
 
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {name: value for name, value in os.environ.items() if name != "TOTEM_TOKEN"}
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=60,
+                          env={**env, "PYTHONPATH": str(ROOT)})
+
+
+def test_the_commands_make_a_token_and_refuse_a_bridge_that_cannot_run(tmp_path):
+    (tmp_path / "cup.yaml").write_text(f"game: oxono\ntime_control: 5+0.1\nbots:\n  - {{name: a, cmd: {RANDOM_CMD}}}\n"
+                                       "  - {name: team-x, remote: true}\n")
+    made = arena("remote", "token", "team-x", "--tournament", "cup.yaml", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.strip()
+    assert token_owner(read_tokens(tmp_path / "cup.tokens"), token) == "team-x" and "shown this once" in made.stderr
+    missing = arena("connect", "ws://127.0.0.1:1/", "--token", token, "--", "./nobot", cwd=tmp_path)
+    assert missing.returncode == 2 and "the bot cannot start: ./nobot not found" in missing.stderr
+    tokenless = arena("connect", "ws://127.0.0.1:1/", "--", *RANDOM_BOT, cwd=tmp_path)
+    assert tokenless.returncode == 2 and "no token: pass --token TOKEN or set TOTEM_TOKEN" in tokenless.stderr
+
+
 def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
     with pytest.raises(ConfigError, match="cmd does not apply"):
         parse_config("name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: x}\n"
