@@ -36,7 +36,7 @@ from arena.bot.remote import RemoteBotProcess
 from arena.bot.spec import RemoteLink
 from arena.game.clock import parse_time_control
 from arena.run.bot_option import MatchBot, bot_from_option
-from arena.run.config import parse_config
+from arena.run.config import parse_config, with_debug
 from arena.run.match import match_config, play_match
 from arena.run.remote_listener import RemoteListener
 from arena.run.remote_settings import RemoteSettings
@@ -230,12 +230,15 @@ def test_the_network_s_time_is_the_remote_bot_s(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control='"move 0.1"', concurrency=1)
     bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT, "--delay-ms", "200")
-    summary = run_tournament(parse_config(file.read_text(), path=file))
+    summary = run_tournament(with_debug(parse_config(file.read_text(), path=file), ["r"]))
 
     assert len(summary.records) == 4
     for record in summary.records:
         assert record.reason == "timeout" and record.players[record.forfeit_by] == "r", record.detail
         assert "over its budget of 150 ms (100 ms per move + 50 ms margin)" in record.detail
+        # debug: the arena's side of the wire, as for a local bot
+        log = (tmp_path / "results" / "logs" / "r" / "games" / f"{record.game_id}.protocol.log").read_text()
+        assert ' > {"type":"turn"' in log and ' < {"type": "ready"' in log
 
 
 class Proxy:
