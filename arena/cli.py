@@ -888,7 +888,9 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
     if failed:
         say(f"{len(failed)} of {len(rows)} bots failed: {', '.join(failed)}", verdict)
         raise typer.Exit(1)
-    say(f"all {len(rows)} bots passed {games} games each against the {reference} bot", verdict)
+    checked = len(rows) - len(config.remote_bots)
+    remote = f" ({len(config.remote_bots)} remote, not checked here)" if config.remote_bots else ""
+    say(f"all {checked} bots passed {games} games each against the {reference} bot{remote}", verdict)
 
 
 @app.command(epilog=_epilog("arena play --game oxono --bot 'python -m bots.mcts'", "bots.md"))

@@ -414,6 +414,10 @@ def test_the_commands_make_a_token_and_refuse_a_bridge_that_cannot_run(tmp_path)
     assert missing.returncode == 2 and "the bot cannot start: ./nobot not found" in missing.stderr
     tokenless = arena("connect", "ws://127.0.0.1:1/", "--", *RANDOM_BOT, cwd=tmp_path)
     assert tokenless.returncode == 2 and "no token: pass --token TOKEN or set TOTEM_TOKEN" in tokenless.stderr
+    checked = arena("check", "cup.yaml", "-n", "2", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "all 1 bots passed 2 games each against the random bot (1 remote, not checked here)" in checked.stdout
+    assert "not checked here: a remote bot runs on its author's" in checked.stdout
 
 
 def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
