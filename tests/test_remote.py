@@ -41,6 +41,7 @@ from arena.run.match import match_config, play_match
 from arena.run.remote_listener import RemoteListener
 from arena.run.remote_settings import RemoteSettings
 from arena.run.remote_tokens import make_token, read_tokens, token_owner
+from arena.run.results_dir import read_results
 from arena.run.tournament import run_tournament
 from arena.run.yaml_reader import ConfigError
 from builders import ROOT
@@ -138,6 +139,8 @@ def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_local
     assert table(played, remote) == table(at_home, local)
     shown = render_standings(compute_standings(played.records, ["a", "b", "c", "d"], remote=remote.remote_bots))
     assert "c (remote)" in shown and "d (remote)" in shown and "a (remote)" not in shown
+    # Read back from the results directory (tournament.json keeps which bots were remote), as arena standings does.
+    assert [b.name for b in read_results(tmp_path / "results").standings().bots if b.remote] in (["c", "d"], ["d", "c"])
     # The lines docs/remote.md quotes.
     assert ("(remote): plays from another machine (arena connect), outside the sandbox and limits; its move times "
             "include the network's round trip") in [line.strip() for line in shown.splitlines()]
