@@ -185,7 +185,9 @@ class RemoteBotProcess:
         """The bot's next line, as :meth:`BotProcess.read_line
         <arena.bot.process.BotProcess.read_line>` gives it.  While the
         connection is lost the wait goes on, until ``deadline`` or the end
-        of ``reconnect_s``, whichever comes first: then :class:`Disconnected`."""
+        of ``reconnect_s``, whichever comes first: then :class:`Disconnected`.
+        ``spin`` is taken and ignored: an answer over the network never comes
+        within the microseconds a spin looks for."""
         self._claimed()
         looked = False
         while True:
