@@ -141,6 +141,10 @@ def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_local
     assert "c (remote)" in shown and "d (remote)" in shown and "a (remote)" not in shown
     # Read back from the results directory (tournament.json keeps which bots were remote), as arena standings does.
     assert [b.name for b in read_results(tmp_path / "results").standings().bots if b.remote] in (["c", "d"], ["d", "c"])
+    report = arena("report", "results", "-o", "report.html", cwd=tmp_path)  # the live view's ranking is the report's
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert "c (remote)" in page and "(remote): plays from another machine (arena connect)" in page
     # The lines docs/remote.md quotes.
     assert ("(remote): plays from another machine (arena connect), outside the sandbox and limits; its move times "
             "include the network's round trip") in [line.strip() for line in shown.splitlines()]
