@@ -306,6 +306,11 @@ STDERR_WARN_BYTES = 64 * 1024
 REASON_WIDTH = 60
 
 
+#: The row of a remote bot, which runs on its author's machine (docs/remote.md).
+REMOTE_NOT_CHECKED = ("not checked here: a remote bot runs on its author's machine, who checks it there "
+                      "(arena check \"./mybot\")")
+
+
 @dataclass(frozen=True)
 class BotCheck:
     """One bot's row in ``arena check FILE.yaml``'s table.  ``reason`` is
@@ -377,11 +382,12 @@ def check_tournament(
     jobs = max(1, jobs or config.concurrency)
     deadline_s = check_deadline_s(config, games) if deadline_s is None else deadline_s
     answers = supervise(
-        _check_child, {bot.name: (config, bot.name, games, reference, logs_dir) for bot in config.bots},
+        _check_child, {bot.name: (config, bot.name, games, reference, logs_dir) for bot in config.bots if bot.remote is None},
         kind="check", doing="checking it", at_once=jobs, deadline_s=deadline_s,
     )
     rows = [
-        _failed(bot.name, answer.reason) if isinstance(answer := answers[bot.name], Lost)
+        BotCheck(bot.name, True, "", 0, 0, None, None, (REMOTE_NOT_CHECKED,)) if bot.remote is not None
+        else _failed(bot.name, answer.reason) if isinstance(answer := answers[bot.name], Lost)
         else BotCheck(**json.loads(answer))
         for bot in config.bots
     ]

@@ -48,6 +48,8 @@ from arena.run.bot_option import bot_from_option
 from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
 from arena.run.progress_lines import Periodic, ProgressLines
 from arena.run.preflight import StartupFailed
+from arena.run.remote_settings import RemoteSettings
+from arena.run.remote_tokens import TokenFileError, make_token
 from arena.results.meta import MetaError, read_meta
 from arena.results.reading import ReadResults
 from arena.run.results_dir import read_results
@@ -212,6 +214,7 @@ def run(
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays."),
     serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
     debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
+    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help="Listen for remote bots (remote: true) on this port of remote_listen's host (default 127.0.0.1); see docs/remote.md."),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
@@ -223,6 +226,8 @@ def run(
     config = installs.config
     for line in installs.installed_now():
         say(line, err)
+    if remote_port is not None:
+        config = replace(config, remote=replace(config.remote, port=remote_port))
     fmt = check_format(fmt)
     replay = _reasons(replay_forfeits)
     names = [bot.name for bot in config.bots]
@@ -310,6 +315,7 @@ def run(
         with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
             summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
                                      on_cluster=lambda cluster: say(cluster.line(), err),
+                                     on_remote=lambda line: say(f"remote: {escape(line)}", err),
                                      replay_forfeits=replay, replay=_listed(replay_bots), keep=_listed(keep_bots),
                                      replay_games=_listed(replay_games))
     except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing
@@ -333,7 +339,7 @@ def run(
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
                                            versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
                                            withdrawn=config.withdrawn, disqualified=config.disqualified,
-                                           challenger=challenger), fmt))
+                                           challenger=challenger, remote=config.remote_bots), fmt))
     show_forfeits(sorted(summary.records, key=lambda r: (r.index, r.game_id)), fmt,
                   hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
@@ -674,6 +680,8 @@ def match(
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
     serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
     debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
+    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help="With a remote bot (--bot name=X,remote=true): listen for it on this port of 127.0.0.1; see docs/remote.md."),
+    tokens: Path = typer.Option(None, "--tokens", metavar="FILE", help="With a remote bot: the tokens file (arena remote token)."),
 ) -> None:
     """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;
     under --sprt, until the test decides."""
@@ -701,6 +709,7 @@ def match(
             return with_debug(with_executor(match_config(
                 entrants, game, control, seed=chosen, concurrency=concurrency or 1, openings=suite, sprt=test,
                 startup_timeout_s=startup_timeout, output=at.resolve() if at else None, actors=concurrency,
+                remote=RemoteSettings(port=remote_port, tokens=tokens.resolve() if tokens else None),
             ), executor, ray_address), debug_bots)
         except ValueError as exc:  # ConfigError included
             fail(str(exc))
@@ -765,7 +774,8 @@ def match(
         try:
             with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
                 result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
-                                    on_record=on_record, on_cluster=lambda cluster: say(cluster.line(), err))
+                                    on_record=on_record, on_cluster=lambda cluster: say(cluster.line(), err),
+                                    on_remote=lambda line: say(f"remote: {escape(line)}", err))
         finally:
             if lines is not None:
                 lines.stop()
@@ -914,7 +924,9 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
     if failed:
         say(f"{len(failed)} of {len(rows)} bots failed: {', '.join(failed)}", verdict)
         raise typer.Exit(1)
-    say(f"all {len(rows)} bots passed {games} games each against the {reference} bot", verdict)
+    checked = len(rows) - len(config.remote_bots)
+    remote = f" ({len(config.remote_bots)} remote, not checked here)" if config.remote_bots else ""
+    say(f"all {checked} bots passed {games} games each against the {reference} bot{remote}", verdict)
 
 
 @app.command(epilog=_epilog("arena play --game oxono --bot 'python -m bots.mcts'", "bots.md"))
@@ -939,6 +951,51 @@ def play(
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot save the game to {save}: {exc.strerror or exc}")
+
+
+remote_app = typer.Typer(help="Bots that play from another machine: their tokens (see docs/remote.md).", no_args_is_help=True)
+app.add_typer(remote_app, name="remote")
+
+
+@remote_app.command("token", epilog=_epilog("arena remote token team-x --tokens cup.tokens", "remote.md"))
+def remote_token(
+    bot: str = typer.Argument(..., help="The remote bot's name in the tournament file."),
+    tokens: Path = typer.Option(None, "--tokens", metavar="FILE", help="The tokens file (default: the tournament's, with --tournament)."),
+    tournament: Path = typer.Option(None, "--tournament", metavar="FILE", help="The tournament file whose tokens file to use (remote_tokens:, else FILE's name with .tokens)."),
+) -> None:
+    """Make a new token for a remote bot: printed once, only its digest kept (an earlier token of the bot stops working)."""
+    if tokens is None and tournament is None:
+        fail("say where to keep the token's digest: --tokens FILE, or --tournament FILE for the tournament's own")
+    try:
+        path = tokens if tokens is not None else load_config(tournament).remote.tokens
+        assert path is not None
+        token = make_token(path, bot)
+    except (ConfigError, TokenFileError) as exc:
+        fail(str(exc))
+    say(token)
+    say(f"the token of {bot}, shown this once (its digest is in {path}); give it to the bot's author for: "
+        "arena connect URL --token TOKEN -- ./mybot", err)
+
+
+@app.command(epilog=_epilog("arena connect ws://arena.example.org:8765/ --token T -- ./mybot --fast", "remote.md"))
+def connect(
+    url: str = typer.Argument(..., help="The arena's address, ws://HOST:PORT/ (wss:// behind a TLS proxy)."),
+    cmd: list[str] = typer.Argument(None, metavar="-- BOT [ARGS]...", help="The bot's command, after --."),
+    token: str = typer.Option(None, "--token", help="The bot's token from the organiser (default: $TOTEM_TOKEN, which other users cannot see in ps)."),
+    connections: int = typer.Option(1, "--connections", "-n", min=1, max=8, help="Bots to run at once, one per game the arena plays with it at a time."),
+    cwd: Path = typer.Option(None, "--cwd", help="Start the bot in this folder (default: the current one)."),
+    delay_ms: float = typer.Option(0.0, "--delay-ms", min=0, help="Wait this long before each line to the arena: try the bot as on a slower network."),
+) -> None:
+    """Play your bot in an arena from this machine: run it here, relay its lines, reconnect when the network drops."""
+    from arena.connect import bridge_options, run_bridge
+
+    try:
+        options = bridge_options(url, token, cmd or [], cwd, connections, delay_ms)
+    except ValueError as exc:
+        fail(str(exc))
+    code = run_bridge(options, lambda line: say(escape(line), err))
+    if code:
+        raise typer.Exit(code)
 
 
 def main() -> None:

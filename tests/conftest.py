@@ -90,7 +90,7 @@ MODULE_MARKS: dict[str, tuple[str, ...]] = {
     "test_report_browser": ("slow", "browser"),
     **{module: ("slow",) for module in (
         "test_benchmarks", "test_doc_outputs", "test_hostile_bots", "test_large_fields",
-        "test_league", "test_league_disruptions", "test_play", "test_preflight", "test_terminal_escapes")},
+        "test_league", "test_league_disruptions", "test_play", "test_preflight", "test_remote", "test_terminal_escapes")},
 }
 
 #: Tests that need Ray outside the Ray modules (by name, with or without parameters).

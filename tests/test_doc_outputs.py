@@ -84,6 +84,13 @@ NOT_OUTPUT = {
                                                                               "paths (tests/test_python_packages.py checks it)",
     "live view of results/oxono-demo: http://192.168.1.20:8000/": "a server for a room, with this machine's address: "
                                                                    "tests/test_live_sharing.py checks the lines",
+    "arena ─ worker ─ listener": "a diagram of a remote bot's lines",
+    "21:22:38.958 connected to ws://arena.example.org:8765/": "a bridge's lines on a team's machine: tests/test_remote.py "
+                                                              "checks each kind in the bridges' logs",
+    "remote: listening for remote bots on ws://127.0.0.1:8765/": "the listener's lines with teams' addresses: "
+                                                                 "tests/test_remote.py checks each kind",
+    "  #  bot              rating     mu    sigma    games    W    D    L  ...": "a remote bot's ranking row and note, "
+                                                                               "cut: tests/test_remote.py checks them",
 }
 
 

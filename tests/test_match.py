@@ -141,7 +141,7 @@ def test_a_bot_option_gives_name_command_directory_clock_and_options(tmp_path):
     ("name=dev", "--bot name=dev: needs cmd: write name=dev,cmd='python my.py',option.depth=3,tc=10+0.1"),
     ("cmd=x,nme=3", "--bot cmd=x,nme=3: bad setting 'nme=3': unknown key 'nme' (did you mean 'name'?)"),
     ("cmd=x,depth=3", "--bot cmd=x,depth=3: bad setting 'depth=3': unknown key 'depth'; known keys: cmd, name, dir, tc, debug, "
-                      "option.NAME (an option for the bot: option.depth=3)"),
+                      "remote, option.NAME (an option for the bot: option.depth=3)"),
     ("cmd=x,tc=fast", "--bot cmd=x,tc=fast: bad setting 'tc=fast': bad time control 'fast'"),
     ("cmd=x,name=a b", "--bot cmd=x,name=a b: bad setting 'name=a b': use 1 to 64 letters"),
     ("cmd=x,cmd=y", "--bot cmd=x,cmd=y: bad setting 'cmd=y': given twice"),

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bot import protocol
+from arena.bot.remote import Disconnected, RemoteBotProcess
 from arena.bot.sandbox import Confinement
 from arena.bot.spec import BotConfig
 from arena.bot.protocol_log import ProtocolLog
@@ -100,7 +101,7 @@ class BotPlayer:
         #: ``BotProcess.read_line``): for an executor with a core to spare.
         self.spin = spin
         self.quit_grace_s = quit_grace_s
-        self.process: BotProcess | None = None
+        self.process: BotProcess | RemoteBotProcess | None = None
         #: The bot's ``ready`` message (name, version, author), once started.
         self.ready: dict[str, Any] = {}
         #: The bot asked for compact turns (``"compact_turns": true`` in ``ready``).
@@ -114,16 +115,24 @@ class BotPlayer:
 
     # -- life cycle -------------------------------------------------------
 
-    def _start(self) -> BotProcess:
+    def _start(self) -> BotProcess | RemoteBotProcess:
         self.starts += 1
         if self.command.problem is not None:  # a submission that cannot run at all (a broken manifest)
             raise Forfeit("startup_failure", self.command.problem)
-        process = BotProcess(
-            self.command.cmd, cwd=self.command.cwd, env=self.command.env, stderr_log=self.stderr_log,
-            confinement=self.confinement, transcript=self.protocol_log,
-        )
+        process: BotProcess | RemoteBotProcess
+        if self.command.remote is not None:
+            process = RemoteBotProcess(self.name, self.command.remote, self.protocol_log)
+        else:
+            process = BotProcess(
+                self.command.cmd, cwd=self.command.cwd, env=self.command.env, stderr_log=self.stderr_log,
+                confinement=self.confinement, transcript=self.protocol_log,
+            )
         try:
-            process.start()
+            if isinstance(process, RemoteBotProcess):
+                # Its connections may all be in other workers' games: one is waited for as for a start.
+                process.start(self.startup_timeout_s)
+            else:
+                process.start()
         except StartError as exc:
             raise Forfeit("startup_failure", str(exc)) from None
         deadline = time.monotonic() + self.startup_timeout_s
@@ -139,7 +148,7 @@ class BotPlayer:
                 f"no answer to 'hello' within {self.startup_timeout_s:g} s (startup_timeout, --startup-timeout)"
                 " — does the bot flush its output after each line?",
             ) from None
-        except (WriteTimeout, ProcessExited, LineTooLong, protocol.ProtocolError) as exc:
+        except (WriteTimeout, ProcessExited, LineTooLong, Disconnected, protocol.ProtocolError) as exc:
             process.kill()
             raise Forfeit("startup_failure", f"bad answer to 'hello': {_describe(exc)}") from None
         if message.get("type") == "error":
@@ -150,7 +159,7 @@ class BotPlayer:
         self.process = process
         return process
 
-    def ensure_started(self) -> BotProcess:
+    def ensure_started(self) -> BotProcess | RemoteBotProcess:
         """The live process, started (and greeted) first if there is none."""
         if self.process is not None and self.process.alive:
             return self.process
@@ -249,6 +258,9 @@ class BotPlayer:
         except ProcessExited as exc:
             self.discard_process()
             raise Forfeit("crash", _describe(exc)) from None
+        except Disconnected as exc:
+            self.discard_process()
+            raise Forfeit("disconnected", _describe(exc)) from None
         except LineTooLong as exc:
             self.discard_process()
             raise Forfeit("protocol_error", _describe(exc)) from None
@@ -269,7 +281,7 @@ class BotPlayer:
             raise Forfeit("protocol_error", f"'move' is not a string: {line[:120]!r}")
         return move, protocol.bound_info(answer.get("info")), elapsed_ms
 
-    def _out_of_turn(self, process: BotProcess) -> None:
+    def _out_of_turn(self, process: BotProcess | RemoteBotProcess) -> None:
         """A line that arrived while no answer was due (a second move, a late
         reply, stray output) would be taken as the answer to this turn."""
         try:
@@ -277,7 +289,7 @@ class BotPlayer:
         except ProcessExited as exc:  # what was pending was the end of its output
             self.discard_process()
             raise Forfeit("crash", _describe(exc)) from None
-        except (LineTimeout, LineTooLong):
+        except (LineTimeout, LineTooLong, Disconnected):
             line = "(part of a line)"
         self.discard_process()
         raise Forfeit("protocol_error", f"sent a line out of turn: {line[:120]!r}")
@@ -290,6 +302,11 @@ class BotPlayer:
             self.process.send_line(game_over_line, time.monotonic() + NOTICE_TIMEOUT_S)
         except (ProcessExited, WriteTimeout):
             self.discard_process()
+            return
+        if isinstance(self.process, RemoteBotProcess):
+            # Given back, so that a worker that plays the bot next need not wait for this one's pool.
+            self.process.release()
+            self.process = None
 
 
 def _describe(exc: Exception) -> str:

@@ -276,7 +276,7 @@ class BotProcess:
         self._lock = threading.RLock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._drain: _StderrDrain | None = None
-        self._lines = _Lines(max_line_bytes, transcript)
+        self._lines = LineBuffer(max_line_bytes, transcript)
         self._exit_seen = False
         self._returncode: int | None = None
         self._killed = False
@@ -324,7 +324,7 @@ class BotProcess:
             self._readable.register(proc.stdout.fileno(), select.POLLIN)
             self._proc = proc
             self._drain = _StderrDrain(proc.pid, proc.stderr, log, owned=self.stderr_log is None)
-            self._lines = _Lines(self.max_line_bytes, self.transcript)
+            self._lines = LineBuffer(self.max_line_bytes, self.transcript)
             self._exit_seen = False
             self._returncode = None
             self._killed = False
@@ -778,7 +778,7 @@ class BotProcess:
             raise
 
 
-class _Lines:
+class LineBuffer:
     """Cuts what a bot writes into lines of at most ``max_bytes`` (without the
     newline), whatever the chunks it arrives in.  A line over the limit
     raises :class:`LineTooLong` as soon as it is known to be one, and the

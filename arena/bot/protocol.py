@@ -52,9 +52,11 @@ MAX_DETAIL_CHARS = 1000
 #: ``withdrawn``: the bot was withdrawn (by the organiser, ``withdrawn:``, or by
 #: the arena after it crashed too many games in a row, ``withdraw_after_crashes``)
 #: and its later games were recorded unplayed; ``disqualified``: a game of a
-#: disqualified bot, scored as its loss (``disqualified:``).
+#: disqualified bot, scored as its loss (``disqualified:``); ``disconnected``: a
+#: remote bot (:mod:`arena.bot.remote`) lost its connection in a game and did
+#: not come back within ``reconnect_s``.
 FORFEIT_REASONS = ("timeout", "illegal_move", "protocol_error", "crash", "startup_failure", "bot_error", "withdrawn",
-                   "disqualified")
+                   "disqualified", "disconnected")
 #: The forfeits of a game the bot never played (it did not start, or was
 #: withdrawn): not a result of its play.
 UNPLAYED_FORFEITS = ("startup_failure", "withdrawn", "disqualified")

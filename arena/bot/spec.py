@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.bot.limits import Limits
 
-__all__ = ["BotConfig", "command_problem", "missing_program", "split_command"]
+__all__ = ["BotConfig", "RemoteLink", "command_problem", "missing_program", "split_command"]
 
 #: The longest command accepted: splitting one is quadratic in its longest word.
 MAX_COMMAND_CHARS = 65_536
@@ -27,6 +27,16 @@ _PYTHONS = ("python", "python3")
 #: Words a shell would act on; without a shell they reach the bot as arguments.
 _SHELL_WORDS = {"|", "||", "&", "&&", ";", ">", ">>", "<", "<<", "2>", "2>>", "&>", "2>&1", "|&"}
 _SHELL_PREFIXES = (">", "<", "2>", "&>", "|", "$(", "`")
+
+
+@dataclass(frozen=True)
+class RemoteLink:
+    """How a remote bot is reached (:mod:`arena.bot.remote`): the hub's Unix
+    socket (None until the run's listener is up) and how long a connection
+    lost in a game is waited for."""
+
+    hub: str | None = None
+    reconnect_s: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -44,7 +54,9 @@ class BotConfig:
     ``debug`` whether every line of the protocol is logged
     (:mod:`arena.bot.protocol_log`); ``python_envs`` the installed Python
     environments it imports from when it runs the arena's Python, first
-    first (see :mod:`arena.bot.packages`)."""
+    first (see :mod:`arena.bot.packages`); ``remote`` how a bot that plays
+    from another machine is reached (:mod:`arena.bot.remote`; its ``cmd``
+    is empty), None for a bot the arena starts."""
 
     name: str
     cmd: tuple[str, ...]
@@ -58,6 +70,7 @@ class BotConfig:
     problem: str | None = None
     debug: bool = False
     python_envs: tuple[Path, ...] = ()
+    remote: RemoteLink | None = None
 
 
 def split_command(command: str | Sequence[str]) -> tuple[str, ...]:

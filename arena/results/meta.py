@@ -85,6 +85,8 @@ class MetaBot:
     earlier_versions: tuple[str, ...] = ()
     #: Its own clock (time odds); None: the tournament's.
     time_control: TimeControl | None = None
+    #: It plays from another machine (``remote: true``).
+    remote: bool = False
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": self.name, "options": dict(self.options)}
@@ -96,6 +98,8 @@ class MetaBot:
             entry["earlier_versions"] = sorted(self.earlier_versions)
         if self.time_control is not None:
             entry["time_control"] = self.time_control.to_json()
+        if self.remote:
+            entry["remote"] = True
         return entry
 
     @classmethod
@@ -113,6 +117,7 @@ class MetaBot:
             earlier_versions=tuple(_text(v, f"{where}.earlier_versions", limit=100)
                                    for v in _list(entry.get("earlier_versions", []), f"{where}.earlier_versions")),
             time_control=clock,
+            remote=entry.get("remote") is True,
         )
 
 

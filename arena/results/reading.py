@@ -159,7 +159,7 @@ class ReadResults:
         """What the standings of these results are asked with besides
         their games' order (:meth:`StandingsFold.standings` takes them)."""
         return dict(sprt=self.sprt, reference=self.reference, versions=self.versions, ranking=self.ranking,
-                    withdrawn=self.withdrawn)
+                    withdrawn=self.withdrawn, remote=self.remote)
 
     def round_robin_rounds(self) -> Rounds | None:
         """A round-robin tournament's rounds read as a round-robin stage's,
@@ -175,6 +175,11 @@ class ReadResults:
         played = [Pairing(round_, 1, pairs) for round_ in range(1, competition.rounds + 1)]
         return read_rounds([Stage("round-robin", rounds=total)], competition.names, played, self.records,
                            len(competition.suite()))
+
+    @property
+    def remote(self) -> tuple[str, ...]:
+        """The bots that played from another machine, as ``tournament.json`` says."""
+        return tuple(bot.name for bot in self.meta.bots if bot.remote) if self.meta is not None else ()
 
     @property
     def versions(self) -> dict[str, str]:

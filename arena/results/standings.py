@@ -132,6 +132,9 @@ class BotStanding(Tally):
     #: (its games scored as losses, ranked after every other bot).
     withdrawn_by_organiser: bool = False
     disqualified: bool = False
+    #: It plays from another machine (``remote: true``): outside the sandbox
+    #: and limits, its move times including the network.
+    remote: bool = False
 
     @property
     def rank_text(self) -> str:
@@ -263,6 +266,7 @@ def compute_standings(
     withdrawn: Collection[str] = (),
     disqualified: Collection[str] = (),
     challenger: str | None = None,
+    remote: Collection[str] = (),
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
     with the Elo fit, LOS, and for two bots the match figures and ``sprt``
@@ -273,7 +277,7 @@ def compute_standings(
     ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`;
     with the ``rounds`` of a Swiss, knockout or staged tournament, ``points``
     orders them by those rounds' places (:meth:`Rounds.places`), byes counted.
-    ``withdrawn`` bots are marked; ``disqualified`` ones have every game
+    ``withdrawn`` and ``remote`` bots are marked; ``disqualified`` ones have every game
     scored as a loss (:func:`~arena.formats.scoring.scored`) and rank after
     every other bot.
     With the ``challenger`` of a gauntlet, its match against each opponent
@@ -292,7 +296,7 @@ def compute_standings(
     for record in ordered:
         fold.add(record, (record.index, record.game_id))
     return fold.standings(sprt, at_limit=at_limit, reference=reference, versions=versions, ranking=ranking,
-                          rounds=rounds, withdrawn=withdrawn, challenger=challenger, records=ordered)
+                          rounds=rounds, withdrawn=withdrawn, challenger=challenger, records=ordered, remote=remote)
 
 
 class OutOfOrder(ValueError):
@@ -409,6 +413,7 @@ class StandingsFold:
         self, sprt: SprtConfig | None = None, *, at_limit: bool = False, reference: Sequence[str] = (),
         versions: Mapping[str, str] | None = None, ranking: str = "trueskill", rounds: Rounds | None = None,
         withdrawn: Collection[str] = (), challenger: str | None = None, records: Sequence[GameRecord] | None = None,
+        remote: Collection[str] = (),
     ) -> Standings:
         """The standings of the games folded (see :func:`compute_standings`
         for the arguments); every game is rated first.  ``records``, the
@@ -431,6 +436,9 @@ class StandingsFold:
             bots.setdefault(name, BotStanding(name)).withdrawn_by_organiser = True
         for name in self.disqualified:
             bots.setdefault(name, BotStanding(name)).disqualified = True
+        for name in remote:
+            if name in bots:
+                bots[name].remote = True
         pair_scores = self.pair_scores
         fit = fit_elo_tally({pair: (pair_scores[pair], games) for pair, games in self.pair_games.items() if pair[0] < pair[1]})
         for standing in bots.values():

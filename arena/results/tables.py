@@ -106,6 +106,8 @@ TABLES = ("ranking", "rounds", "settling", "bracket", "reference", "opponents", 
 #: The characters of a Ray node's id the text formats show (enough to tell
 #: a cluster's nodes apart; csv and json give it whole).
 NODE_ID_SHOWN = 12
+#: Beside a remote bot's name in the ranking (see the note under it).
+REMOTE_MARK = " (remote)"
 #: Other names ``--table`` takes for a table.
 TABLE_ALIASES = {"head-to-head": "crosstable"}
 #: Above this many bots, the text formats leave the head-to-head table out
@@ -278,6 +280,9 @@ def _notes(standings: Standings) -> list[str]:
     disqualified = [bot.name for bot in standings.bots if bot.disqualified]
     if disqualified:
         notes.append(f"disqualified (every game scored as a loss; ranked last): {', '.join(disqualified)}")
+    if any(bot.remote for bot in standings.bots):
+        notes.append(f"{REMOTE_MARK.strip()}: plays from another machine (arena connect), outside the sandbox and limits; "
+                     "its move times include the network's round trip")
     if standings.elo_regularized:
         notes.append(
             "Elo note: a bot or group won or lost every game against the others, so the fit adds "
@@ -366,7 +371,7 @@ def _tables(standings: Standings, *, head_to_head: bool = True, nodes: bool = Fa
             [
                 # A place range (3–4) only where the places order the table.
                 bot.rank_text if standings.ranking == "points" else f"{bot.rank}=" if bot.shared_rank else str(bot.rank),
-                bot.name,
+                _name_cell(bot),
                 _number(bot.rating),
                 _number(bot.mu, 2),
                 _number(bot.sigma, 2),
@@ -610,6 +615,11 @@ def _clock_cell(bot: BotStanding) -> str:
     return ", ".join(f"{clock} ({games})" for clock, games in sorted(bot.clocks.items(), key=lambda c: (-c[1], c[0])))
 
 
+def _name_cell(bot: BotStanding) -> str:
+    """The bot's name as the ranking shows it, marked when it plays from another machine."""
+    return bot.name + REMOTE_MARK if bot.remote else bot.name
+
+
 def _version_cell(bot: BotStanding) -> str:
     if not bot.versions:
         return "-"
@@ -823,6 +833,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
                 "tied_score": bot.tied_score,
                 "withdrawn": bot.withdrawn,
                 "disqualified": bot.disqualified,
+                "remote": bot.remote,
                 "forfeits": dict(bot.forfeits),
                 "moves": bot.moves,
                 "move_ms": bot.move_ms,

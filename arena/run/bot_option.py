@@ -12,6 +12,9 @@ them off already, where no comma follows).  The keys:
 - ``dir``: its working directory (default: the current one);
 - ``tc``: its own time control, for time odds (default: ``--tc``);
 - ``debug``: ``true`` logs every line of the protocol (``--debug``);
+- ``remote``: ``true`` for a bot that plays from another machine through
+  ``arena connect`` (no ``cmd``; it needs a ``name``, and the match
+  ``--remote-port`` and ``--tokens``, see docs/remote.md);
 - ``option.X``: the option ``X`` sent in ``hello``, its value read as JSON
   when it is JSON (``3``, ``true``, ``0.5``), as text otherwise.
 
@@ -35,7 +38,7 @@ from arena.run.yaml_reader import MAX_JSON_DEPTH, MAX_JSON_INT, ConfigError, unk
 __all__ = ["MatchBot", "bot_from_option", "BOT_OPTION_KEYS", "BOT_NAME"]
 
 #: The keys ``--bot`` takes (besides ``option.X``).
-BOT_OPTION_KEYS = ("cmd", "name", "dir", "tc", "debug")
+BOT_OPTION_KEYS = ("cmd", "name", "dir", "tc", "debug", "remote")
 #: A bot's name, as a tournament file's (1 to 64 letters, digits and _.+-).
 BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 _USAGE = "name=dev,cmd='python my.py',option.depth=3,tc=10+0.1"
@@ -55,6 +58,8 @@ class MatchBot:
     time_control: TimeControl | None = None
     #: Every line of the protocol logged.
     debug: bool = False
+    #: It plays from another machine (``remote=true``); ``command`` is empty.
+    remote: bool = False
 
 
 def bot_from_option(text: str) -> MatchBot:
@@ -88,7 +93,11 @@ def bot_from_option(text: str) -> MatchBot:
         if key in values:
             raise ConfigError(f"bad setting {part.strip()!r}: given twice", file=where)
         values[key] = value
-    if not values.get("cmd"):
+    remote = _flag(values, "remote", where)
+    if remote and ("cmd" in values or "name" not in values):
+        raise ConfigError("a remote bot has a name and no cmd (its author runs it): write name=team-x,remote=true",
+                          file=where)
+    if not remote and not values.get("cmd"):
         raise ConfigError(f"needs cmd: write {_USAGE}", file=where)
     name = values.get("name")
     if name is not None and not BOT_NAME.fullmatch(name):
@@ -100,16 +109,21 @@ def bot_from_option(text: str) -> MatchBot:
             control = parse_time_control(values["tc"])
         except ValueError as exc:
             raise ConfigError(f"bad setting 'tc={values['tc']}': {exc}", file=where) from None
-    debug = values.get("debug", "false").lower()
-    if debug not in ("true", "false"):
-        raise ConfigError(f"bad setting 'debug={values['debug']}': write debug=true or debug=false", file=where)
+    debug = _flag(values, "debug", where)
     cwd = None
     if "dir" in values:
         cwd = Path(values["dir"]).expanduser().resolve()
         if not cwd.is_dir():
             raise ConfigError(f"bad setting 'dir={values['dir']}': no such directory: {cwd}", file=where)
-    return MatchBot(command=values["cmd"], name=name, options=options, cwd=cwd, time_control=control,
-                    debug=debug == "true")
+    return MatchBot(command=values.get("cmd", ""), name=name, options=options, cwd=cwd, time_control=control,
+                    debug=debug, remote=remote)
+
+
+def _flag(values: dict[str, str], key: str, where: str) -> bool:
+    value = values.get(key, "false").lower()
+    if value not in ("true", "false"):
+        raise ConfigError(f"bad setting '{key}={values[key]}': write {key}=true or {key}=false", file=where)
+    return value == "true"
 
 
 def _split(text: str, where: str) -> list[str]:

@@ -48,6 +48,7 @@ from arena.formats.stages import BYE_SCORES, STAGE_FORMATS, Stage, stage_problem
 from arena.results.standings import RANKINGS
 from arena.results.sprt import SPRT_MODELS, SprtConfig
 from arena.run.option_reader import OptionMapping
+from arena.run.remote_settings import REMOTE_KEYS, RemoteSettings, remote_link, remote_settings
 from arena.run.yaml_reader import ConfigError, YamlMapping, YamlValue, kind_of, read_yaml
 
 __all__ = [
@@ -116,9 +117,10 @@ TOURNAMENT_KEYS = (
     "team_packages",
     "bots_from",
     "bots",
+    *REMOTE_KEYS,
 )
 #: Every key a bot entry may hold.
-BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version", "time_control", "debug")
+BOT_KEYS = ("name", "cmd", "options", "cwd", "env", "limits", "sandbox", "version", "time_control", "debug", "remote")
 #: A submission's manifest (``bots_from``): the file in each folder, and its keys.
 MANIFEST = "bot.yaml"
 MANIFEST_KEYS = ("name", "cmd", "options", "env", "version")
@@ -236,6 +238,13 @@ class TournamentConfig:
     #: ``team_packages``: ``allow`` installs a submission's own
     #: ``requirements.txt`` for it; ``deny`` does not (a check warns of one).
     team_packages: str = "deny"
+    #: The listener for the bots that play from another machine (``remote: true``).
+    remote: RemoteSettings = RemoteSettings()
+
+    @property
+    def remote_bots(self) -> tuple[str, ...]:
+        """The bots that play from another machine, in the file's order."""
+        return tuple(bot.name for bot in self.bots if bot.remote is not None)
 
     @property
     def paired_by_results(self) -> bool:
@@ -353,6 +362,8 @@ def check_programs(config: TournamentConfig) -> None:
     ``startup_failures: stop``: otherwise it forfeits its games, and the
     other teams play on."""
     for number, bot in enumerate(config.bots):
+        if bot.remote is not None:  # its program is on its author's machine
+            continue
         if bot.source is not None:
             problem = bot.problem or command_problem(bot.cmd, bot.cwd, bot.env)
             if problem and config.startup_failures == "stop":
@@ -490,6 +501,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         python_packages=_python_packages(fields, base_dir),
         python_wheels=_python_wheels(fields, base_dir),
         team_packages=fields.choice("team_packages", TEAM_PACKAGES),
+        remote=remote_settings(fields, path, base_dir),
     )
 
 
@@ -880,12 +892,16 @@ def _submission(seen_as: Path, limits: Limits, sandbox: str, bounds: SubmissionL
 
 def _bot(fields: YamlMapping, base_dir: Path, limits: Limits, sandbox: str, default_name: str | None = None) -> BotConfig:
     fields.allow(BOT_KEYS)
-    fields.require("cmd", *(() if default_name else ("name",)))
+    remote = remote_link(fields)
+    fields.require(*(() if remote else ("cmd",)), *(() if default_name else ("name",)))
     name = fields["name"].scalar() if "name" in fields else default_name
     if not isinstance(name, str) or not _BOT_NAME.fullmatch(name):
         raise fields.error(
             f"bad bot name {name!r}: use 1 to 64 letters, digits and _.+- , starting with a letter or digit", "name"
         )
+    if remote is not None:
+        return BotConfig(name=name, cmd=(), options=_options(fields), cwd=base_dir, env={}, version=_version(fields),
+                         debug=fields.boolean("debug", False), remote=remote)
     cwd = (base_dir / fields.path("cwd")).resolve() if "cwd" in fields else base_dir
     if not cwd.is_dir():
         raise fields.error(f"no such directory: {cwd}", "cwd")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import engine
-from arena.bot.spec import BotConfig, split_command
+from arena.bot.spec import BotConfig, RemoteLink, split_command
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
@@ -30,6 +30,8 @@ from arena.results.store import ResultsConflict, ResultsStore, StoreError
 from arena.results.tables import format_elo_interval, format_nelo
 from arena.run.bot_option import MatchBot
 from arena.run.config import RaySettings, TournamentConfig
+from arena.run.remote_listener import REMOTE_LOG, event_log, serve_remote_bots
+from arena.run.remote_settings import RemoteSettings
 from arena.run.results_dir import RunPlan, open_results, run_meta
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import (RunningSprt, cluster_of, holes, make_executor, pending_specs, play_and_store, sprt_of,
@@ -99,17 +101,21 @@ def match_config(
     openings: tuple[Opening, ...] | None = None,
     sprt: SprtConfig | None = None,
     actors: int | None = None,
+    remote: RemoteSettings = RemoteSettings(),
 ) -> TournamentConfig:
     """A two-bot round-robin config for ``commands`` (each a command, or a
-    :class:`MatchBot` with its name, options, directory and clock).  Raises
-    ValueError for an unknown game, or for two bots of one name."""
+    :class:`MatchBot` with its name, options, directory and clock, or a
+    remote bot, reached as ``remote`` says).  Raises ValueError for an
+    unknown game, or for two bots of one name."""
     engine.get_game(game)
     bots = [MatchBot(command) if isinstance(command, str) else command for command in commands]
     names = list(names) if names else _names(bots)
     if names[0] == names[1]:
         raise ValueError(f"both bots are named {names[0]!r}: give one another name (--bot name=...,cmd=...)")
-    configs = tuple(BotConfig(name=name, cmd=split_command(bot.command), options=dict(bot.options), cwd=bot.cwd or Path.cwd(),
-                              env={}, debug=bot.debug) for name, bot in zip(names, bots))
+    configs = tuple(BotConfig(name=name, cmd=() if bot.remote else split_command(bot.command), options=dict(bot.options),
+                              cwd=bot.cwd or Path.cwd(), env={}, debug=bot.debug,
+                              remote=RemoteLink(reconnect_s=remote.reconnect_s) if bot.remote else None)
+                    for name, bot in zip(names, bots))
     return TournamentConfig(
         name="match",
         game=game,
@@ -128,6 +134,7 @@ def match_config(
         sprt=sprt,
         ray=RaySettings(actors=actors),
         time_odds={name: bot.time_control for name, bot in zip(names, bots) if bot.time_control is not None},
+        remote=remote,
     )
 
 
@@ -217,6 +224,7 @@ def play_match(
     on_start: Callable[[MatchResult], None] | None = None,
     on_record: Callable[[GameRecord, MatchResult], None] | None = None,
     on_cluster: Callable[[MetaCluster], None] | None = None,
+    on_remote: Callable[[str], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games between the two bots of ``config`` in game pairs
     (each opening twice, colours swapped), on the executor it names (this
@@ -227,42 +235,45 @@ def play_match(
     On Ray, once connected, ``on_cluster`` gets the cluster's nodes (also
     written into ``tournament.json`` with ``keep_records``).
     Raises ``StartupFailed`` if a bot does not start, ``ConfigError`` when
-    Ray is asked for and cannot be had."""
-    config = _with_rounds(config, games)
-    schedule = make_schedule(config.competition)[:games]
-    result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
-    with ResultsStore(config.output) as store:
-        if keep_records:
-            plan = RunPlan(config, store.directory, games=games)
-            loaded = open_results(store, plan)
-            schedule = plan.schedule
-            for record in loaded.records:
-                result.add_record(record)
-            result.resumed = len(result.records)
-            logs_dir = store.logs_dir
-        running_sprt = RunningSprt(config, schedule, result.records)
-        # A test the stored games decide, as reading them back decides it, plays nothing more.
-        read_back = sprt_of(config, result.records)
-        decided = read_back is not None and read_back.decided
-        result.sprt = read_back if decided else running_sprt.status()
-        result.total = len(schedule)
-        # Games before the last one recorded (a lost line) are played even when the test is decided.
-        pending, gaps = holes(pending_specs(schedule, result.records), result.records, decided)
-        # before any bot starts: a missing Ray is one line
-        executor = make_executor(config, logs_dir, live_dir=store.directory / LIVE_DIR if keep_records else None)
-        start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
-        if on_start is not None:
-            on_start(result)
-        with executor.session() if pending else nullcontext():
-            if pending and (cluster := cluster_of(executor, on_cluster)) is not None and keep_records:
-                write_meta(store.directory, replace(plan.meta, cluster=cluster), known=plan.meta)
-            played = play_and_store(config, pending, executor, running_sprt, store if keep_records else None, gaps=gaps)
-            with closing(played):
-                for record in played:
+    Ray is asked for and cannot be had, or a remote bot cannot be listened
+    for (its events go to ``on_remote``, and with ``keep_records`` to ``logs/remote.log``)."""
+    say = event_log(config.output / "logs" / REMOTE_LOG if keep_records else None, on_remote)
+    with serve_remote_bots(config, say) as config:
+        config = _with_rounds(config, games)
+        schedule = make_schedule(config.competition)[:games]
+        result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
+        with ResultsStore(config.output) as store:
+            if keep_records:
+                plan = RunPlan(config, store.directory, games=games)
+                loaded = open_results(store, plan)
+                schedule = plan.schedule
+                for record in loaded.records:
                     result.add_record(record)
-                    result.sprt = running_sprt.status()
-                    if on_record is not None:
-                        on_record(record, result)
+                result.resumed = len(result.records)
+                logs_dir = store.logs_dir
+            running_sprt = RunningSprt(config, schedule, result.records)
+            # A test the stored games decide, as reading them back decides it, plays nothing more.
+            read_back = sprt_of(config, result.records)
+            decided = read_back is not None and read_back.decided
+            result.sprt = read_back if decided else running_sprt.status()
+            result.total = len(schedule)
+            # Games before the last one recorded (a lost line) are played even when the test is decided.
+            pending, gaps = holes(pending_specs(schedule, result.records), result.records, decided)
+            # before any bot starts: a missing Ray is one line
+            executor = make_executor(config, logs_dir, live_dir=store.directory / LIVE_DIR if keep_records else None)
+            start_bots(replace(config, startup_failures="stop"), pending, logs_dir)
+            if on_start is not None:
+                on_start(result)
+            with executor.session() if pending else nullcontext():
+                if pending and (cluster := cluster_of(executor, on_cluster)) is not None and keep_records:
+                    write_meta(store.directory, replace(plan.meta, cluster=cluster), known=plan.meta)
+                played = play_and_store(config, pending, executor, running_sprt, store if keep_records else None, gaps=gaps)
+                with closing(played):
+                    for record in played:
+                        result.add_record(record)
+                        result.sprt = running_sprt.status()
+                        if on_record is not None:
+                            on_record(record, result)
     result.records.sort(key=lambda r: r.index)
     result.sprt = running_sprt.status(at_limit=result.games >= len(schedule), final=True)
     result.dropped = executor.dropped

@@ -67,7 +67,8 @@ def tournament_meta(
     bots = tuple(
         MetaBot(bot.name, bot.options, fingerprints[bot.name].version if bot.name in fingerprints else None,
                 fingerprints[bot.name].to_json() if bot.name in fingerprints else None,
-                tuple(sorted(earlier_versions.get(bot.name) or ())), config.time_odds.get(bot.name))
+                tuple(sorted(earlier_versions.get(bot.name) or ())), config.time_odds.get(bot.name),
+                remote=bot.remote is not None)
         for bot in config.bots
     )
     suite = config.openings

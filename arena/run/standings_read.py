@@ -193,7 +193,7 @@ class KeptStandings:
         competition = replace(competition, game_ids=meta.game_ids)
         settings = dict(sprt=(config.sprt if config is not None else None) or meta.sprt, reference=competition.reference,
                         versions=meta.versions, ranking=config.ranking if config is not None else meta.ranking,
-                        withdrawn=competition.withdrawn)
+                        withdrawn=competition.withdrawn, remote=tuple(bot.name for bot in meta.bots if bot.remote))
         if not _carried(competition, meta, None):
             return None
         fold = StandingsFold(competition.names, competition.disqualified, history=False)

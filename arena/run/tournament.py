@@ -34,6 +34,7 @@ from arena.run.config import TournamentConfig, check_programs
 from arena.run.environments import with_environments
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
+from arena.run.remote_listener import REMOTE_LOG, event_log, serve_remote_bots
 from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import MetaCluster, write_meta
 from arena.run.results_dir import RunPlan, run_meta
@@ -317,6 +318,9 @@ def start_bots(
     scratch directory."""
     names = set(names) if names is not None else {name for spec in specs for name in spec.players}
     names -= config.competition.out_of_play  # never started: their games are forfeited
+    # A remote bot is checked by its connection (serve_remote_bots); a greeting
+    # here would cost its bridge a restart of the program, for nothing.
+    names -= set(config.remote_bots)
     with _arena_writes(config.output):
         problems = preflight(config, names, logs_dir) if names else []
     if problems and config.startup_failures == "stop":
@@ -361,6 +365,7 @@ def run_tournament(
     on_start: Callable[[RunSummary], None] | None = None,
     on_record: Callable[[GameRecord, RunSummary], None] | None = None,
     on_cluster: Callable[[MetaCluster], None] | None = None,
+    on_remote: Callable[[str], None] | None = None,
     replay_forfeits: Collection[str] = REPLAYED_BY_DEFAULT,
     replay: Collection[str] = (),
     keep: Collection[str] = (),
@@ -396,106 +401,113 @@ def run_tournament(
     after an interruption).  A report that cannot be written is a warning in the
     summary, never a reason to stop playing.
 
+    With remote bots (``remote: true``) a listener takes their connections
+    while the run lasts (:func:`~arena.run.remote_listener.serve_remote_bots`):
+    its events go to ``logs/remote.log`` and to ``on_remote``.
+
     The Python packages of the file and of the teams are installed first,
     unless they already are (:mod:`arena.run.environments`)."""
     config = with_environments(config, build=True).config
     check_programs(config)
-    store = ResultsStore(config.output)
-    plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits,
-                   replay_games=replay_games)
-    own_executor = executor is None
-    if executor is None:  # made now: a missing Ray is one line before any bot starts
-        # The plan's bots: a submission it could not fingerprint cannot start.
-        executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
-    with store:
-        # The run, in order: open the store, decide the plan, start the bots,
-        # archive what is played again, write tournament.json, play.
-        loaded = store.open_for_run(config.game)
-        plan.decide(run_meta(store.directory), loaded.records)
-        store.start_appending(loaded)
-        config = plan.config
-        # A decided SPRT plays nothing more: forfeits stand, no bot is started;
-        # but the games of a bot played again (--replay) no longer count.
-        decided = (sprt := sprt_of(config, plan.kept)) is not None and sprt.decided
-        plan.replay_forfeits_unless(decided)
-        kept = plan.kept
-        running_sprt = RunningSprt(config, plan.schedule, kept)
-        sprt = running_sprt.status()
-        pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
-        pending, gaps = holes(pending, kept, decided)
-        warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
-        if plan.rounds is not None:
-            warnings += [f"bot {name!r} joined after the last round it could enter was paired: it plays no game "
-                         "in this tournament" for name in shut_out(plan.competition, plan.rounds)]
-        # A later round may pair any bot still in play: each is started once before the first.
-        in_play = None
-        if config.paired_by_results and pending and plan.rounds is not None:
-            in_play = bots_in_play(plan.competition, plan.rounds, kept) | {name for spec in pending for name in spec.players}
-        started, more = start_bots(config, pending, store.logs_dir, in_play)
-        warnings += more
-        if started is not config:  # a bot the pre-flight barred from starting again
-            config = started
-            if own_executor:  # (an executor given plays with the config it was given)
-                executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
-        if plan.replaced:
-            placed = store.replace(plan.replaced)
-            for record in (*kept, *plan.records.left_out):  # read before: their lines moved up
-                if isinstance(record.moves, LazyMoves) and record.game_id in placed:
-                    record.moves.moved_to(*placed[record.game_id])
-        assert plan.meta is not None
-        write_meta(store.directory, plan.meta)
-        written = plan.meta
-        summary = RunSummary(
-            total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
-            replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
-            _rounds=plan.rounds,
-        )
-        report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt, left_out=plan.records.left_out) \
-            if config.report else None
-        if on_start is not None:
-            on_start(summary)
-        withdrawals = Withdrawals(config) \
-            if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
-        # One Ray connection for every round (connecting starts a local Ray: seconds).
-        with _final_report(report, summary), executor.session() if pending else nullcontext():
-            # Connected: say where the games are played, and keep it.
-            if pending and (cluster := cluster_of(executor, on_cluster)) is not None:
-                plan.meta = replace(plan.meta, cluster=cluster)
-                write_meta(store.directory, plan.meta, known=written)
-                written = plan.meta
+    say = event_log(config.output / LOGS_DIR / REMOTE_LOG, on_remote)
+    # Listening from the start: the executor's workers are given the remote bots' hub.
+    with serve_remote_bots(config, say) as config:
+        store = ResultsStore(config.output)
+        plan = RunPlan(config, store.directory, replay=replay, keep=keep, replay_forfeits=replay_forfeits,
+                       replay_games=replay_games)
+        own_executor = executor is None
+        if executor is None:  # made now: a missing Ray is one line before any bot starts
+            # The plan's bots: a submission it could not fingerprint cannot start.
+            executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
+        with store:
+            # The run, in order: open the store, decide the plan, start the bots,
+            # archive what is played again, write tournament.json, play.
+            loaded = store.open_for_run(config.game)
+            plan.decide(run_meta(store.directory), loaded.records)
+            store.start_appending(loaded)
+            config = plan.config
+            # A decided SPRT plays nothing more: forfeits stand, no bot is started;
+            # but the games of a bot played again (--replay) no longer count.
+            decided = (sprt := sprt_of(config, plan.kept)) is not None and sprt.decided
+            plan.replay_forfeits_unless(decided)
+            kept = plan.kept
+            running_sprt = RunningSprt(config, plan.schedule, kept)
+            sprt = running_sprt.status()
+            pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
+            pending, gaps = holes(pending, kept, decided)
+            warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
+            if plan.rounds is not None:
+                warnings += [f"bot {name!r} joined after the last round it could enter was paired: it plays no game "
+                             "in this tournament" for name in shut_out(plan.competition, plan.rounds)]
+            # A later round may pair any bot still in play: each is started once before the first.
+            in_play = None
+            if config.paired_by_results and pending and plan.rounds is not None:
+                in_play = bots_in_play(plan.competition, plan.rounds, kept) | {name for spec in pending for name in spec.players}
+            started, more = start_bots(config, pending, store.logs_dir, in_play)
+            warnings += more
+            if started is not config:  # a bot the pre-flight barred from starting again
+                config = started
+                if own_executor:  # (an executor given plays with the config it was given)
+                    executor = make_executor(config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
+            if plan.replaced:
+                placed = store.replace(plan.replaced)
+                for record in (*kept, *plan.records.left_out):  # read before: their lines moved up
+                    if isinstance(record.moves, LazyMoves) and record.game_id in placed:
+                        record.moves.moved_to(*placed[record.game_id])
+            assert plan.meta is not None
+            write_meta(store.directory, plan.meta)
+            written = plan.meta
+            summary = RunSummary(
+                total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
+                replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
+                _rounds=plan.rounds,
+            )
+            report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt, left_out=plan.records.left_out) \
+                if config.report else None
+            if on_start is not None:
+                on_start(summary)
+            withdrawals = Withdrawals(config) \
+                if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
+            # One Ray connection for every round (connecting starts a local Ray: seconds).
+            with _final_report(report, summary), executor.session() if pending else nullcontext():
+                # Connected: say where the games are played, and keep it.
+                if pending and (cluster := cluster_of(executor, on_cluster)) is not None:
+                    plan.meta = replace(plan.meta, cluster=cluster)
+                    write_meta(store.directory, plan.meta, known=written)
+                    written = plan.meta
 
-            def read_progress() -> Rounds:
-                return plan.progress(summary.records)
+                def read_progress() -> Rounds:
+                    return plan.progress(summary.records)
 
-            # A Swiss, knockout or staged tournament plays round by round: the
-            # next round is paired, and written down, once this one is complete.
-            while pending:
-                # closing(): an exception here (Ctrl-C included) must stop the workers
-                # and their bots now, not whenever the generator is collected.
-                with closing(play_and_store(config, pending, executor, running_sprt, store, withdrawals, gaps)) as played:
-                    for record in played:
-                        summary.played += 1
-                        summary.records.append(record)
-                        summary.sprt = running_sprt.status()
-                        if config.paired_by_results:
-                            # The live leader is their first place: with the round's games so far.
-                            summary.rounds_changed(read_progress)
-                        if report is not None:
-                            report.update(summary.records, summary.total)
-                        if on_record is not None:
-                            on_record(record, summary)
-                if not config.paired_by_results:
-                    break
-                pending = plan.advance(summary.records)
-                # The next round's pairing, before its first game; this run wrote the file, so it is not read back.
-                write_meta(store.directory, plan.meta, known=written)
-                written = plan.meta
-                if report is not None:
-                    report.meta = plan.meta
-                summary.rounds = plan.rounds
-                summary.total = _total(plan, len(summary.records))
-    summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total, final=True)
-    return summary
+                # A Swiss, knockout or staged tournament plays round by round: the
+                # next round is paired, and written down, once this one is complete.
+                while pending:
+                    # closing(): an exception here (Ctrl-C included) must stop the workers
+                    # and their bots now, not whenever the generator is collected.
+                    with closing(play_and_store(config, pending, executor, running_sprt, store, withdrawals, gaps)) as played:
+                        for record in played:
+                            summary.played += 1
+                            summary.records.append(record)
+                            summary.sprt = running_sprt.status()
+                            if config.paired_by_results:
+                                # The live leader is their first place: with the round's games so far.
+                                summary.rounds_changed(read_progress)
+                            if report is not None:
+                                report.update(summary.records, summary.total)
+                            if on_record is not None:
+                                on_record(record, summary)
+                    if not config.paired_by_results:
+                        break
+                    pending = plan.advance(summary.records)
+                    # The next round's pairing, before its first game; this run wrote the file, so it is not read back.
+                    write_meta(store.directory, plan.meta, known=written)
+                    written = plan.meta
+                    if report is not None:
+                        report.meta = plan.meta
+                    summary.rounds = plan.rounds
+                    summary.total = _total(plan, len(summary.records))
+        summary.sprt = running_sprt.status(at_limit=len(summary.records) >= summary.total, final=True)
+        return summary
 
 
 def _total(plan: RunPlan, played: int) -> int:

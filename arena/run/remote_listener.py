@@ -1,0 +1,508 @@
+"""The listener for remote bots: a WebSocket server (aiohttp) that the
+bridges of remote bots (``arena connect``) connect to, and the hub the
+workers claim those connections through (:mod:`arena.bot.remote`).
+
+It runs in the arena's process, on a thread of its own with its own event
+loop, from the start of ``arena run`` to its end.  Each connection is one
+bridge's bot: a text frame is one protocol line, either way.  A bridge
+authenticates with its bot's token (``Authorization: Bearer TOKEN``,
+checked against the digests of :mod:`arena.run.remote_tokens`) and names
+the life of its bot program (:data:`BRIDGE_HEADER`), so that a connection
+that drops and comes back is known for the same bot, mid-game.
+
+Everything a client sends is untrusted: a connection without a known token
+is refused with a logged line and the run goes on; the number of
+connections, the size of a message (the protocol's line limit) and the rate
+of messages are bounded (:class:`ListenerLimits`); a close message is
+cleaned before it is logged.  Close codes tell the bridge what to do:
+:data:`RESTART` (start your bot afresh: its game was given up), 1001 (the
+run is over).  The bridge closes with :data:`BOT_EXITED` when its bot's
+program ended, which the game takes for a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import datetime
+import json
+import math
+import os
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Collection, Coroutine, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from arena.bot.protocol import MAX_LINE_BYTES
+from arena.bot.remote import (
+    ACCEPTED, BACK, BOT_LINE, ENDED, HUB_LINE_BYTES, LOST, QUIT_LINE, REFUSED, RELEASE_LINE, TOO_LONG,
+)
+from arena.bot.spec import RemoteLink
+from arena.bot.text import clean_text
+from arena.run.config import TournamentConfig
+from arena.run.remote_settings import check_remote
+from arena.run.remote_tokens import TokenFileError, read_tokens, token_owner
+from arena.run.yaml_reader import ConfigError
+
+__all__ = ["ListenerLimits", "RemoteListener", "ListenerError", "BRIDGE_HEADER", "RESTART", "BOT_EXITED", "PATH",
+           "REMOTE_LOG", "event_log", "serve_remote_bots"]
+
+#: The header in which a bridge names the life of its bot program (any
+#: random text it keeps until it restarts the program).
+BRIDGE_HEADER = "X-Totem-Bridge"
+#: The listener's one path.
+PATH = "/"
+#: Close codes of the arena and the bridge (WebSocket's private range).
+RESTART, BOT_EXITED = 4001, 4000
+#: A dead peer (a network gone, not closed) is noticed within about this long.
+HEARTBEAT_S = 5.0
+_BRIDGE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: Lines a session keeps to send again after a reconnection: those since the
+#: bot's last line (a game's end, the next game's start, a turn at most).
+_UNANSWERED = 16
+#: Bridges whose games were given up, remembered so that they restart if they come back.
+_GIVEN_UP = 1000
+#: The longest a worker's claim waits for a free connection.
+_LONGEST_CLAIM_S = 120.0
+#: How long closing a connection waits for the bridge's answer (a dead one never gives it).
+_CLOSE_TIMEOUT_S = 1.0
+#: Refused connections said in the log each minute; the others are counted.
+_REFUSALS_SAID = 20
+
+
+@dataclass(frozen=True)
+class ListenerLimits:
+    """What one listener takes at most: connections in all and per bot, and
+    messages per second from one connection (``burst`` at once)."""
+
+    connections: int = 64
+    per_bot: int = 8
+    messages_per_s: float = 2000.0
+    burst: int = 200
+
+
+class ListenerError(Exception):
+    """The listener could not start (its port taken, say); one line."""
+
+
+@dataclass(eq=False)
+class _Session:
+    """A worker's claim of one connection for a game: from its ``hello`` to the
+    connection given back (or ``quit``, or the worker giving the bot up)."""
+
+    bot: str
+    bridge: str
+    writer: asyncio.StreamWriter
+    link: _Link | None
+    unanswered: deque[bytes] = field(default_factory=lambda: deque(maxlen=_UNANSWERED))
+    #: Ended by ``quit`` or by the worker giving the connection back: the connection is free again.
+    gentle: bool = False
+
+
+@dataclass(eq=False)
+class _Link:
+    """One bridge's connection."""
+
+    bot: str
+    bridge: str
+    peer: str
+    ws: web.WebSocketResponse
+    session: _Session | None = None
+    allowance: float = 0.0
+    stamp: float = 0.0
+    #: The bridge's words in its close frame (untrusted).
+    close_reason: str = ""
+
+
+def _bearer(header: str) -> str:
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+class RemoteListener:
+    """The listener for the remote bots ``bots`` on ``host:port`` (port 0:
+    any free one), taking the tokens whose digests ``digests`` holds.
+    ``say`` is told each event in one line (a connection refused, a bot
+    connected, lost, back); it is called from the listener's thread.  Use
+    as a context manager, or :meth:`start` and :meth:`close`."""
+
+    def __init__(
+        self, bots: Collection[str], digests: Mapping[str, str], host: str, port: int, say: Callable[[str], None],
+        limits: ListenerLimits = ListenerLimits(),
+    ) -> None:
+        self.bots = frozenset(bots)
+        self.digests = dict(digests)
+        self.host = host
+        self.port = port
+        self.say = say
+        self.limits = limits
+        self._folder = Path(tempfile.mkdtemp(prefix="totem-remote-"))
+        #: The Unix socket workers claim connections through.
+        self.hub = str(self._folder / "hub.sock")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="remote-listener", daemon=True)
+        self._runner: web.AppRunner | None = None
+        self._hub_server: asyncio.AbstractServer | None = None
+        self._links: set[_Link] = set()
+        self._idle: defaultdict[str, list[_Link]] = defaultdict(list)
+        self._lost: dict[tuple[str, str], _Session] = {}
+        self._given_up: deque[tuple[str, str]] = deque(maxlen=_GIVEN_UP)
+        #: When a connection of each bot last ended (its bridge reconnects at once).
+        self._ended: dict[str, float] = {}
+        #: Refusals said and not said in the minute since ``_minute``.
+        self._minute, self._said, self._unsaid = time.monotonic(), 0, 0
+
+    # --- from the arena's thread ---
+
+    def start(self) -> None:
+        """Listen, or raise :class:`ListenerError`."""
+        self._thread.start()
+        try:
+            self._call(self._serve())
+        except OSError as exc:
+            self.close()
+            raise ListenerError(f"cannot listen for remote bots on {self.host}:{self.port}: {exc.strerror or exc}") from None
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.host}:{self.port}{PATH}"
+
+    def connected(self) -> set[str]:
+        """The bots with at least one connection now."""
+        return {link.bot for link in list(self._links)}
+
+    def wait_for(self, names: Collection[str], timeout_s: float) -> set[str]:
+        """Wait up to ``timeout_s`` for each of ``names`` to connect; those that did not."""
+        end = time.monotonic() + timeout_s
+        while (missing := set(names) - self.connected()) and time.monotonic() < end:
+            time.sleep(0.05)
+        return missing
+
+    def close(self) -> None:
+        """Tell every bridge the run is over, stop listening, and remove the hub. Idempotent."""
+        if self._thread.is_alive():
+            try:
+                self._call(self._shut())
+            finally:
+                self._loop.call_soon_threadsafe(self._loop.stop)
+                self._thread.join(5)
+        if not self._loop.is_running() and not self._loop.is_closed():
+            self._loop.close()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def __enter__(self) -> RemoteListener:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _call(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        future: concurrent.futures.Future[None] = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        future.result(30)
+
+    # --- on the listener's thread ---
+
+    async def _serve(self) -> None:
+        app = web.Application()
+        app.router.add_get(PATH, self._connection)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+        self._hub_server = await asyncio.start_unix_server(self._claim, path=self.hub, limit=HUB_LINE_BYTES)
+
+    async def _shut(self) -> None:
+        if self._hub_server is not None:
+            self._hub_server.close()
+        for link in list(self._links):
+            await link.ws.close(code=WSCloseCode.GOING_AWAY, message=b"the tournament is over")
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _connection(self, request: web.Request) -> web.StreamResponse:
+        """One bridge: authenticated, then relayed until it closes."""
+        peer = clean_text(request.remote or "?", 100)
+        if len(self._links) >= self.limits.connections:
+            self._refused(f"refused a connection from {peer}: {len(self._links)} connections already, the most taken")
+            return web.Response(status=503, text="too many connections\n")
+        token = _bearer(request.headers.get("Authorization", ""))
+        bot = token_owner(self.digests, token)
+        if bot is None or bot not in self.bots:
+            why = ("no token" if not token else "a wrong token" if bot is None
+                   else f"the token of {bot!r}, not a remote bot of this tournament")
+            self._refused(f"refused a connection from {peer}: {why}")
+            return web.Response(status=401, text="unknown token\n")
+        if sum(link.bot == bot for link in self._links) >= self.limits.per_bot:
+            self._refused(f"refused a connection of {bot} from {peer}: it has {self.limits.per_bot} already, the most taken")
+            return web.Response(status=503, text="too many connections for this bot\n")
+        bridge = request.headers.get(BRIDGE_HEADER, "")
+        if not _BRIDGE_ID.fullmatch(bridge):
+            bridge = secrets.token_hex(8)
+        ws = web.WebSocketResponse(max_msg_size=MAX_LINE_BYTES, heartbeat=HEARTBEAT_S, timeout=_CLOSE_TIMEOUT_S)
+        await ws.prepare(request)
+        link = _Link(bot, bridge, peer, ws, allowance=self.limits.burst, stamp=time.monotonic())
+        self._links.add(link)
+        try:
+            if await self._attach(link):
+                await self._relay(link)
+        finally:
+            self._links.discard(link)
+            if link in self._idle[bot]:
+                self._idle[bot].remove(link)
+            await self._link_ended(link)
+        return ws
+
+    async def _attach(self, link: _Link) -> bool:
+        """Back into its game, idle for the next claim, or told to restart; False when closed."""
+        key = (link.bot, link.bridge)
+        session = self._lost.pop(key, None)
+        stale = next((old for old in self._links if old is not link and (old.bot, old.bridge) == key), None)
+        if stale is not None:
+            # The bridge is back before this side saw its old connection die
+            # (a half-dead TCP is found only by the heartbeat): the new one takes over.
+            session, stale.session = stale.session, None
+            if stale in self._idle[link.bot]:
+                self._idle[link.bot].remove(stale)
+            await stale.ws.close(code=WSCloseCode.GOING_AWAY, message=b"replaced by a new connection")
+            if session is None:
+                self._idle[link.bot].append(link)
+                return True
+        if session is not None:
+            session.link, link.session = link, session
+            self.say(f"{link.bot} is back from {link.peer}")
+            await self._to_worker(session, BACK + b"\n")
+            for line in list(session.unanswered):
+                await self._to_bot(link, line)
+            return True
+        if key in self._given_up:
+            await link.ws.close(code=RESTART, message=b"the game of this bot was given up: start it afresh")
+            return False
+        self._idle[link.bot].append(link)
+        self.say(f"{link.bot} connected from {link.peer}")
+        return True
+
+    async def _relay(self, link: _Link) -> None:
+        ws = link.ws
+        while True:
+            message = await ws.receive()
+            if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+                link.close_reason = message.extra if isinstance(message.extra, str) else ""
+                return
+            if message.type == WSMsgType.ERROR:
+                if getattr(message.data, "code", None) == WSCloseCode.MESSAGE_TOO_BIG and link.session is not None:
+                    await self._to_worker(link.session, TOO_LONG + b"\n")
+                return
+            if not self._within_rate(link):
+                self.say(f"{link.bot} sent over {self.limits.messages_per_s:g} messages a second: connection closed")
+                await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
+                return
+            data = message.data.encode() if message.type == WSMsgType.TEXT else bytes(message.data)
+            session = link.session
+            if session is None:
+                self.say(f"{link.bot} sent a line while no game was on: connection closed, its bridge restarts it")
+                await ws.close(code=RESTART, message=b"a line while no game was on")
+                return
+            session.unanswered.clear()
+            # A frame is a line; one with newlines in it is several, as on a pipe.
+            for piece in data.removesuffix(b"\n").split(b"\n"):
+                await self._to_worker(session, BOT_LINE + piece + b"\n")
+
+    def _refused(self, line: str) -> None:
+        """Say a refusal; past :data:`_REFUSALS_SAID` in a minute, count them
+        instead, so that a flood of bad connections cannot flood the log."""
+        now = time.monotonic()
+        if now >= self._minute + 60:
+            if self._unsaid:
+                self.say(f"refused {self._unsaid} more connections in the last minute")
+            self._minute, self._said, self._unsaid = now, 0, 0
+        if self._said < _REFUSALS_SAID:
+            self._said += 1
+            self.say(line)
+        else:
+            self._unsaid += 1
+
+    def _within_rate(self, link: _Link) -> bool:
+        now = time.monotonic()
+        link.allowance = min(self.limits.burst, link.allowance + (now - link.stamp) * self.limits.messages_per_s)
+        link.stamp = now
+        link.allowance -= 1
+        return link.allowance >= 0
+
+    async def _link_ended(self, link: _Link) -> None:
+        self._ended[link.bot] = time.monotonic()
+        session = link.session
+        code = link.ws.close_code
+        if session is None:
+            self.say(f"{link.bot} from {link.peer} disconnected")
+            return
+        link.session, session.link = None, None
+        if code == BOT_EXITED:
+            why = clean_text(link.close_reason, 200) or "no reason given"
+            self.say(f"{link.bot}'s program ended in a game: {why}")
+            await self._to_worker(session, ENDED + f"its program ended on its machine: {why}".encode() + b"\n")
+            return
+        self._lost[(link.bot, link.bridge)] = session
+        self.say(f"{link.bot} lost its connection in a game; waiting for it to come back")
+        await self._to_worker(session, LOST + b"\n")
+
+    async def _claim(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A worker claims a connection of a bot, then relays the bot's lines until it gives it back."""
+        try:
+            claim = json.loads(await asyncio.wait_for(reader.readline(), 5))
+            bot = claim["bot"] if isinstance(claim, dict) and isinstance(claim.get("bot"), str) else ""
+            wait_s = float(claim.get("wait_s", 0))
+            wait_s = min(wait_s, _LONGEST_CLAIM_S) if math.isfinite(wait_s) else 0.0
+        except (ValueError, TypeError, asyncio.TimeoutError, ConnectionError, asyncio.LimitOverrunError):
+            writer.close()
+            return
+        idle = self._idle[bot]
+        end = time.monotonic() + wait_s
+        # Busy connections free up as games end, and a bridge whose connection
+        # just ended (a network that dropped, a bot restarted) comes back at
+        # once; a bot not connected for longer is not waited for.
+        while not idle and time.monotonic() < end and (
+                any(link.bot == bot for link in self._links) or time.monotonic() < self._ended.get(bot, 0.0) + wait_s):
+            await asyncio.sleep(0.02)
+        if not idle:
+            held = sum(link.bot == bot for link in self._links)
+            why = (f"remote bot {bot} is not connected (its author runs arena connect)" if not held else
+                   f"every connection of remote bot {bot} was in a game for {wait_s:g} s ({held}; "
+                   "arena connect --connections N opens more)")
+            writer.write(REFUSED + why.encode() + b"\n")
+            writer.close()
+            return
+        link = idle.pop(0)
+        session = _Session(bot, link.bridge, writer, link)
+        link.session = session
+        writer.write(ACCEPTED + b"\n")
+        try:
+            while (line := await reader.readuntil(b"\n")) != RELEASE_LINE:
+                session.unanswered.append(line)
+                session.gentle = line == QUIT_LINE
+                if session.link is not None:
+                    await self._to_bot(session.link, line)
+            session.gentle = True
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+            await self._session_ended(session)
+
+    async def _session_ended(self, session: _Session) -> None:
+        """Given back (or after ``quit``) the connection waits for another
+        claim; given up (a forfeit that leaves the bot's state unknown), its bot is restarted."""
+        key = (session.bot, session.bridge)
+        link = session.link
+        self._lost.pop(key, None)
+        if link is None:
+            self._given_up.append(key)
+            return
+        link.session = None
+        if session.gentle:
+            self._idle[session.bot].append(link)
+            return
+        self._given_up.append(key)
+        await link.ws.close(code=RESTART, message=b"the game of this bot was given up: start it afresh")
+
+    async def _to_bot(self, link: _Link, line: bytes) -> None:
+        try:
+            await link.ws.send_str(line.removesuffix(b"\n").decode())
+        except (ConnectionError, RuntimeError):
+            pass  # the connection is going: its end is handled where it is read
+
+    async def _to_worker(self, session: _Session, data: bytes) -> None:
+        try:
+            session.writer.write(data)
+            await session.writer.drain()
+        except ConnectionError:
+            pass  # the worker gave the bot up: its end is handled where it is read
+
+
+#: The listener's log in a results directory's ``logs/``.
+REMOTE_LOG = "remote.log"
+
+
+def event_log(path: Path | None, echo: Callable[[str], None] | None = None) -> Callable[[str], None]:
+    """A ``say`` for :class:`RemoteListener`: each line appended to ``path``
+    (when there is one) with the UTC time (never through a link: the results
+    directory is untrusted), and handed to ``echo``.  A line that cannot be
+    written is still echoed: the log is no reason to stop a run."""
+    lock = threading.Lock()
+
+    def say(line: str) -> None:
+        if path is not None:
+            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+            with lock:
+                _append(path, f"{stamp} {line}\n")
+        if echo is not None:
+            echo(line)
+
+    return say
+
+
+def _append(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "a") as handle:
+            handle.write(text)
+    except OSError:
+        pass  # the log is no reason to stop a run: the line is still echoed
+
+
+@contextmanager
+def serve_remote_bots(config: TournamentConfig, say: Callable[[str], None]) -> Iterator[TournamentConfig]:
+    """With the remote bots of ``config`` (if any): listen for them, wait up
+    to ``remote_wait_s`` for each to connect, and yield the config whose
+    remote bots are reached through this listener; stop listening at the
+    end.  Raises :class:`ConfigError` (one line) when the tournament cannot
+    have its remote bots: no port, Ray, no token for one of them, a tokens
+    file or a port that cannot be used."""
+    names = config.remote_bots
+    if not names:
+        yield config
+        return
+    settings = config.remote
+    file = str(config.path or "")
+    check_remote(settings, list(names), file)
+    assert settings.port is not None and settings.tokens is not None
+    if config.executor == "ray":
+        raise ConfigError("remote bots play on the local executor, not on Ray", file=file)
+    try:
+        digests = read_tokens(settings.tokens)
+    except TokenFileError as exc:
+        raise ConfigError(str(exc), file="") from None
+    tokenless = [name for name in names if name not in digests]
+    if tokenless:
+        raise ConfigError(f"remote bot {tokenless[0]!r} has no token in {settings.tokens}: make one with "
+                          f"arena remote token {tokenless[0]} --tokens {settings.tokens}", file="")
+    listener = RemoteListener(names, digests, settings.host, settings.port, say)
+    try:
+        listener.start()
+    except ListenerError as exc:
+        raise ConfigError(str(exc), file="") from None
+    try:
+        say(f"listening for remote bots on {listener.url}")
+        if settings.wait_s > 0 and (missing := set(names) - listener.connected()):
+            say(f"waiting up to {settings.wait_s:g} s for {', '.join(sorted(missing))} to connect")
+            missing = listener.wait_for(names, settings.wait_s)
+            if missing:
+                say(f"not connected: {', '.join(sorted(missing))}; a game of theirs that starts before they "
+                    "connect is a startup_failure")
+        link = RemoteLink(listener.hub, settings.reconnect_s)
+        yield replace(config, bots=tuple(replace(bot, remote=link) if bot.remote is not None else bot
+                                         for bot in config.bots))
+    finally:
+        listener.close()

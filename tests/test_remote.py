@@ -1,0 +1,440 @@
+"""Remote bots (issue 38): bots that play from another machine through
+``arena connect``, relayed by the run's listener, all on 127.0.0.1 here.
+
+The bridges are real ``arena connect`` processes, which a test kills (and
+their bots with them) by their ids; the tournaments
+are real runs.  A remote game must be the very game the same bot plays
+locally; a wrong token must not stop the run; a bridge that dies in a game
+forfeits it ``disconnected`` after ``reconnect_s``; the network's time is
+the remote bot's."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from arena.results.standings import compute_standings
+from arena.results.tables import render_standings
+from arena.bot.process import LineTooLong
+from arena.bot.protocol import MAX_LINE_BYTES
+from arena.bot.remote import RemoteBotProcess
+from arena.bot.spec import RemoteLink
+from arena.game.clock import parse_time_control
+from arena.run.bot_option import MatchBot, bot_from_option
+from arena.run.config import parse_config, with_debug
+from arena.run.match import match_config, play_match
+from arena.run.remote_listener import RemoteListener
+from arena.run.remote_settings import RemoteSettings
+from arena.run.remote_tokens import make_token, read_tokens, token_owner
+from arena.run.results_dir import read_results
+from arena.run.tournament import run_tournament
+from arena.run.yaml_reader import ConfigError
+from builders import ROOT
+
+RANDOM_BOT = [sys.executable, str(ROOT / "bots" / "random_bot.py")]
+SLOW_BOT = [sys.executable, str(ROOT / "tests" / "bots" / "slow.py")]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Bridges:
+    """``arena connect`` processes, killed (each with its bot) at the end.
+    In this process's session: the arena runs here too, and takes a child
+    in a session of its own for a bot's leftover (see ``arena.bot.reaper``)."""
+
+    def __init__(self, directory: Path, port: int) -> None:
+        self.directory = directory
+        self.url = f"ws://127.0.0.1:{port}/"
+        self.started: list[subprocess.Popen[bytes]] = []
+
+    def start(self, token: str, bot: list[str], *extra: str, log: str = "bridge.log") -> subprocess.Popen[bytes]:
+        with open(self.directory / log, "wb") as stderr:
+            bridge = subprocess.Popen(
+                [sys.executable, "-m", "arena", "connect", self.url, "--token", token, *extra, "--", *bot],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+        self.started.append(bridge)
+        return bridge
+
+    def kill(self, bridge: subprocess.Popen[bytes]) -> None:
+        """SIGKILL: its bot dies with it (a parent-death signal)."""
+        bridge.kill()
+        bridge.wait()
+
+    def close(self) -> None:
+        for bridge in self.started:
+            self.kill(bridge)
+
+
+@pytest.fixture
+def bridges(tmp_path: Path) -> Iterator[Bridges]:
+    found = Bridges(tmp_path, free_port())
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def tournament(directory: Path, port: int, bots: dict[str, str], extra: str = "", **settings: object) -> Path:
+    """A tournament file of ``bots`` (name -> ``remote`` or a command) on OXONO."""
+    head = {"name": "cup", "game": "oxono", "time_control": "10+0.1", "rounds": 1, "concurrency": 2, "seed": 5,
+            "output": "results", "remote_listen": f"127.0.0.1:{port}", "remote_wait_s": 20, **settings}
+    lines = [f"{key}: {value}" for key, value in head.items()]
+    lines.append(extra)
+    lines.append("bots:")
+    for name, cmd in bots.items():
+        lines.append(f"  - {{name: {name}, remote: true}}" if cmd == "remote" else f"  - {{name: {name}, cmd: {cmd}}}")
+    path = directory / "cup.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+RANDOM_CMD = " ".join(RANDOM_BOT)
+
+
+def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_locally(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    local = parse_config(tournament(tmp_path, port, {name: RANDOM_CMD for name in ("a", "b", "c", "d")}).read_text(),
+                         path=tmp_path / "cup.yaml")
+    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "b": RANDOM_CMD, "c": "remote", "d": "remote"})
+    for name in ("c", "d"):
+        bridges.start(make_token(tmp_path / "cup.tokens", name), RANDOM_BOT, "--connections", "2", log=f"{name}.log")
+    events: list[str] = []
+    remote = parse_config(file.read_text(), path=file)
+    played = run_tournament(remote, on_remote=events.append)
+
+    assert played.played == at_home.played == 24
+    assert [r for r in played.records if r.forfeit_by is not None] == []
+    moves = {r.game_id: ([m.move for m in r.moves], r.winner, r.reason) for r in at_home.records}
+    assert {r.game_id: ([m.move for m in r.moves], r.winner, r.reason) for r in played.records} == moves
+
+    def table(summary, config) -> list[list[str]]:
+        text = render_standings(compute_standings(summary.records, [b.name for b in config.bots],
+                                                  remote=config.remote_bots))
+        # The ranking's rows up to ms/move (times and versions are the machine's), the remote mark aside.
+        rows = text.split("\n\n")[0].splitlines()[3:]
+        return [row.replace(" (remote)", "").split()[:14] for row in rows]
+
+    assert table(played, remote) == table(at_home, local)
+    shown = render_standings(compute_standings(played.records, ["a", "b", "c", "d"], remote=remote.remote_bots))
+    assert "c (remote)" in shown and "d (remote)" in shown and "a (remote)" not in shown
+    # Read back from the results directory (tournament.json keeps which bots were remote), as arena standings does.
+    assert [b.name for b in read_results(tmp_path / "results").standings().bots if b.remote] in (["c", "d"], ["d", "c"])
+    report = arena("report", "results", "-o", "report.html", cwd=tmp_path)  # the live view's ranking is the report's
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert "c (remote)" in page and "(remote): plays from another machine (arena connect)" in page
+    # The lines docs/remote.md quotes.
+    assert ("(remote): plays from another machine (arena connect), outside the sandbox and limits; its move times "
+            "include the network's round trip") in [line.strip() for line in shown.splitlines()]
+    assert events[0] == f"listening for remote bots on ws://127.0.0.1:{port}/"
+    assert "c connected from 127.0.0.1" in events and "d connected from 127.0.0.1" in events
+    bridge = [line.split(" ", 1)[1] for line in (tmp_path / "c.log").read_text().splitlines()]
+    assert f"[1] connected to ws://127.0.0.1:{port}/" in bridge
+    assert any(re.fullmatch(r"\[\d\] started the bot \(pid \d+\)", line) for line in bridge)
+    assert any(re.fullmatch(r"\[\d\] game r1-a~c-g1 started: black against a", line) for line in bridge), bridge
+    assert any(re.fullmatch(r"\[\d\] game r1-a~c-g1 over: (won|lost) \(alignment\)", line) for line in bridge)
+
+
+def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"})
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT)
+    wrong = bridges.start("not-the-token", RANDOM_BOT, log="wrong.log")
+    statuses: list[int] = []
+
+    async def knock(headers: dict[str, str]) -> None:
+        async with aiohttp.ClientSession() as http:
+            try:
+                await http.ws_connect(bridges.url, headers=headers)
+            except aiohttp.WSServerHandshakeError as exc:
+                statuses.append(exc.status)
+
+    def on_remote(line: str) -> None:
+        events.append(line)
+        if line.startswith("listening"):  # from the arena's thread, the listener up
+            asyncio.run(knock({}))
+            asyncio.run(knock({"Authorization": "Bearer " + "x" * 5000}))
+
+    events: list[str] = []
+    summary = run_tournament(parse_config(file.read_text(), path=file), on_remote=on_remote)
+
+    assert summary.played == summary.total == 4
+    assert [r for r in summary.records if r.forfeit_by is not None] == []
+    assert statuses == [401, 401]
+    assert wrong.wait(timeout=20) == 2
+    assert "refused the token" in (tmp_path / "wrong.log").read_text()
+    assert events.count("refused a connection from 127.0.0.1: no token") == 1
+    assert "refused a connection from 127.0.0.1: a wrong token" in events
+    log = (tmp_path / "results" / "logs" / "remote.log").read_text()
+    assert "refused a connection from 127.0.0.1: a wrong token" in log and "r connected from 127.0.0.1" in log
+
+
+def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    # (startup_timeout: how long the next game waits for the bot to come back, before its startup_failure)
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control="60+0", concurrency=1,
+                      reconnect_s=1.5, startup_timeout=2)
+    bridge = bridges.start(make_token(tmp_path / "cup.tokens", "r"), [*SLOW_BOT, "0.2"])
+    killed: list[float] = []
+
+    def kill_in_the_first_game() -> None:
+        end = time.monotonic() + 30
+        while time.monotonic() < end and "started:" not in (tmp_path / "bridge.log").read_text():
+            time.sleep(0.05)
+        time.sleep(0.5)  # a few moves in
+        bridges.kill(bridge)
+        killed.append(time.monotonic())
+
+    killer = threading.Thread(target=kill_in_the_first_game)
+    killer.start()
+    summary = run_tournament(parse_config(file.read_text(), path=file))
+    killer.join()
+
+    first = min(summary.records, key=lambda r: r.index)
+    assert first.reason == "disconnected" and first.players[first.forfeit_by] == "r"
+    assert "reconnect_s: 1.5" in first.detail and first.moves
+    assert time.monotonic() - killed[0] >= 1.5
+    second = max(summary.records, key=lambda r: r.index)
+    assert second.reason == "startup_failure" and "not connected" in second.detail
+
+
+def test_a_remote_bot_whose_program_exits_in_a_game_crashes_and_plays_the_next(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1)
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), [sys.executable, str(ROOT / "tests" / "bots" / "crash_midgame.py")])
+    summary = run_tournament(parse_config(file.read_text(), path=file))
+
+    assert len(summary.records) == 4
+    for record in summary.records:  # each game restarts the program, which exits at its 3rd turn
+        assert record.reason == "crash" and record.players[record.forfeit_by] == "r", record.detail
+        assert "its program ended on its machine: the bot exited with code 3" in record.detail
+        assert len(record.moves) in (4, 5)
+
+
+def test_the_network_s_time_is_the_remote_bot_s(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control='"move 0.1"', concurrency=1)
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT, "--delay-ms", "200")
+    summary = run_tournament(with_debug(parse_config(file.read_text(), path=file), ["r"]))
+
+    assert len(summary.records) == 4
+    for record in summary.records:
+        assert record.reason == "timeout" and record.players[record.forfeit_by] == "r", record.detail
+        assert "over its budget of 150 ms (100 ms per move + 50 ms margin)" in record.detail
+        # debug: the arena's side of the wire, as for a local bot
+        log = (tmp_path / "results" / "logs" / "r" / "games" / f"{record.game_id}.protocol.log").read_text()
+        assert ' > {"type":"turn"' in log and ' < {"type": "ready"' in log
+
+
+class Proxy:
+    """A TCP relay to ``port`` whose connections :meth:`cut` drops, as a network that fails."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self.sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def cut(self) -> None:
+        sockets, self.sockets = self.sockets, []
+        for sock in sockets:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset, not a goodbye
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # a pump thread blocked in recv holds the socket open past close
+            except OSError:
+                pass
+            sock.close()
+        self.cuts += 1
+
+    def close(self) -> None:
+        self.server.close()
+        self.cut()
+
+
+def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    slow = " ".join([*SLOW_BOT, "0.03"])
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1, reconnect_s=5)
+    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {slow}}}"), path=file)
+    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    proxy = Proxy(port)
+    bridges.url = f"ws://127.0.0.1:{proxy.port}/"
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), [*SLOW_BOT, "0.03"])
+    done = threading.Event()
+
+    def cut_now_and_then() -> None:
+        while not done.wait(0.6):
+            if proxy.sockets:
+                proxy.cut()
+
+    cutter = threading.Thread(target=cut_now_and_then)
+    events: list[str] = []
+    cutter.start()
+    try:
+        summary = run_tournament(parse_config(file.read_text(), path=file), on_remote=events.append)
+    finally:
+        done.set()
+        cutter.join()
+        proxy.close()
+
+    assert proxy.cuts >= 3 and events.count("r is back from 127.0.0.1") >= 2, events
+    assert "r lost its connection in a game; waiting for it to come back" in events
+    assert "connection lost (code 1006); reconnecting, the bot keeps running" in (tmp_path / "bridge.log").read_text()
+    assert [r for r in summary.records if r.forfeit_by is not None] == []
+    moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
+
+
+def test_arena_match_plays_a_bridged_bot_as_the_same_bot_played_locally(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    control = parse_time_control("10+0.1")
+    at_home = play_match(match_config([RANDOM_CMD, MatchBot(RANDOM_CMD, name="r")], "oxono", control, seed=4,
+                                      output=tmp_path / "local"), 4)
+    tokens = tmp_path / "match.tokens"
+    bridges.start(make_token(tokens, "r"), RANDOM_BOT)
+    remote = match_config([RANDOM_CMD, bot_from_option("name=r,remote=true")], "oxono", control, seed=4,
+                          output=tmp_path / "remote", remote=RemoteSettings(port=port, tokens=tokens, wait_s=20))
+    events: list[str] = []
+    played = play_match(remote, 4, keep_records=True, on_remote=events.append)
+
+    assert played.games == at_home.games == 4 and not played.forfeits
+    assert [[m.move for m in r.moves] for r in played.records] == [[m.move for m in r.moves] for r in at_home.records]
+    assert "r connected from 127.0.0.1" in (tmp_path / "remote" / "logs" / "remote.log").read_text()
+    assert "r connected from 127.0.0.1" in events
+    with pytest.raises(ConfigError, match="a remote bot has a name and no cmd"):
+        bot_from_option("name=r,remote=true,cmd=./bot")
+
+
+def test_the_listener_bounds_a_line_and_the_log_of_refusals(tmp_path):
+    """Without a tournament: a listener, a client speaking for the bridge, and the handle a worker uses."""
+    token = make_token(tmp_path / "t.tokens", "r")
+    said: list[str] = []
+    with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append) as listener:
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, daemon=True)
+        thread.start()
+
+        async def refused(count: int) -> int:
+            async with aiohttp.ClientSession() as http:
+                for _ in range(count):
+                    with contextlib.suppress(aiohttp.WSServerHandshakeError):
+                        await http.ws_connect(listener.url, headers={"Authorization": "Bearer wrong"})
+            return count
+
+        async def bridge() -> None:  # greets back, then sends a line over the limit
+            async with aiohttp.ClientSession() as http:
+                ws = await http.ws_connect(listener.url, headers={"Authorization": f"Bearer {token}"})
+                assert (await ws.receive()).data.startswith('{"type":"hello"')
+                await ws.send_str('{"type":"ready"}')
+                await ws.receive()  # the turn
+                await ws.send_str("x" * (MAX_LINE_BYTES + 10))
+                await ws.receive()
+
+        assert asyncio.run_coroutine_threadsafe(refused(30), loop).result(30) == 30
+        assert said.count("refused a connection from 127.0.0.1: a wrong token") == 20
+        relay = asyncio.run_coroutine_threadsafe(bridge(), loop)
+        assert not listener.wait_for(["r"], 10)
+        process = RemoteBotProcess("r", RemoteLink(listener.hub, 1.0))
+        process.start(5.0)
+        process.send_line(b'{"type":"hello"}\n', time.monotonic() + 5)
+        assert process.read_line(time.monotonic() + 5) == '{"type":"ready"}'
+        process.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        with pytest.raises(LineTooLong):
+            process.read_line(time.monotonic() + 5)
+        process.kill()
+        relay.result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+
+
+def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):
+    path = tmp_path / "cup.tokens"
+    token = make_token(path, "team-x")
+    other = make_token(path, "team-y")
+    text = path.read_text()
+    assert token not in text and other not in text
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    digests = read_tokens(path)
+    assert token_owner(digests, token) == "team-x" and token_owner(digests, other) == "team-y"
+    assert token_owner(digests, "") is None and token_owner(digests, token + "x") is None
+    renewed = make_token(path, "team-x")
+    assert token_owner(read_tokens(path), token) is None and token_owner(read_tokens(path), renewed) == "team-x"
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {name: value for name, value in os.environ.items() if name != "TOTEM_TOKEN"}
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=60,
+                          env={**env, "PYTHONPATH": str(ROOT)})
+
+
+def test_the_commands_make_a_token_and_refuse_a_bridge_that_cannot_run(tmp_path):
+    (tmp_path / "cup.yaml").write_text(f"game: oxono\ntime_control: 5+0.1\nbots:\n  - {{name: a, cmd: {RANDOM_CMD}}}\n"
+                                       "  - {name: team-x, remote: true}\n")
+    made = arena("remote", "token", "team-x", "--tournament", "cup.yaml", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.strip()
+    assert token_owner(read_tokens(tmp_path / "cup.tokens"), token) == "team-x" and "shown this once" in made.stderr
+    missing = arena("connect", "ws://127.0.0.1:1/", "--token", token, "--", "./nobot", cwd=tmp_path)
+    assert missing.returncode == 2 and "the bot cannot start: ./nobot not found" in missing.stderr
+    tokenless = arena("connect", "ws://127.0.0.1:1/", "--", *RANDOM_BOT, cwd=tmp_path)
+    assert tokenless.returncode == 2 and "no token: pass --token TOKEN or set TOTEM_TOKEN" in tokenless.stderr
+    checked = arena("check", "cup.yaml", "-n", "2", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "all 1 bots passed 2 games each against the random bot (1 remote, not checked here)" in checked.stdout
+    assert "not checked here: a remote bot runs on its author's" in checked.stdout
+
+
+def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
+    with pytest.raises(ConfigError, match="cmd does not apply"):
+        parse_config("name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: x}\n"
+                     "  - {name: r, remote: true, cmd: ./bot}\n", base_dir=tmp_path)
+    config = parse_config(f"name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n  - {{name: a, cmd: {RANDOM_CMD}}}\n"
+                          "  - {name: r, remote: true}\n", path=tmp_path / "t.yaml")
+    assert config.remote_bots == ("r",) and config.remote.tokens == tmp_path / "t.tokens"
+    with pytest.raises(ConfigError, match="need a port"):
+        run_tournament(config)
+    with pytest.raises(ConfigError, match="remote bots play on the local executor, not on Ray"):
+        run_tournament(replace(config, executor="ray", remote=replace(config.remote, port=free_port())))
