@@ -145,8 +145,8 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
     "test_docs": {
         "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/league.md#2]",
-        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md#18]",
-        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md#19]",
+        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md#20]",
+        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md#21]",
     },
     "test_executor": {
         "test_a_killed_worker_stops_the_run_instead_of_hanging",
