@@ -289,6 +289,7 @@ def test_a_large_reports_page_opens_a_game_from_its_file_within_3_s(browser, tmp
 
 
 def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     from arena.results.report import LiveReport, REFRESH_S
@@ -304,7 +305,8 @@ def test_a_live_report_reloads_itself_and_keeps_the_view(browser, tmp_path):
     # The page reloads within REFRESH_S seconds and shows the final report, at the
     # same game and ply, with the same filter.
     # (The status is in the page's HTML, the viewer opened by its script once loaded: wait for both.)
-    WebDriverWait(browser, 6 * REFRESH_S).until(
+    # (An element read while the page reloads may be the old page's: read again.)
+    WebDriverWait(browser, 6 * REFRESH_S, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: d.find_element("id", "status").text.startswith(f"{len(records)} games; written")
         and d.find_element("id", "viewer").is_displayed())
     assert shown_ply(browser) == 2 and browser.find_element("id", "viewer").is_displayed()

@@ -71,8 +71,9 @@ def test_games_added_are_folded_on_as_a_whole_read_folds_them(config, monkeypatc
     write_games(config, 30, start=40)
     assert carried_on(config.output, monkeypatch) == whole(config.output, monkeypatch)
     want = whole(config.output, monkeypatch)
-    # Asked again of the same log: the answer as it was, nothing read.
+    # Asked again of the same log: the answer as it was, nothing read, nothing kept again.
     monkeypatch.setattr(ResultsStore, "load", lambda *_, **__: pytest.fail("the games were read"))
+    monkeypatch.setattr(standings_read, "remember", lambda *_: pytest.fail("kept again"))
     assert carried_on(config.output, monkeypatch) == want
 
 

@@ -83,6 +83,7 @@ def read_standings(target: Path) -> StandingsRead:
         kept = KeptStandings.empty(found)  # read as a stream, every game carried on from none
     if kept is not None and (read := kept.carry_on(found.directory)) is not None:
         if kept.changed and question is not None and question_of(found.directory, asked) == question:
+            kept.changed = False  # (as kept: the next read that reads nothing new keeps nothing again)
             remember(found.directory, question, kept)
         return read
     stat = _log_stat(found.directory)
