@@ -144,9 +144,9 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_a_worker_or_the_pre_flight_that_cannot_write_a_log_stops_the_run_in_one_line",
     },
     "test_docs": {
-        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/league.md#2]",
-        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md#20]",
-        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md#21]",
+        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/league.md:course]",
+        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md:small-cup]",
+        "test_a_yaml_example_loads_and_whole_ones_run_beside_the_demos[docs/tournaments.md:adaptive-demo]",
     },
     "test_executor": {
         "test_a_killed_worker_stops_the_run_instead_of_hanging",

@@ -20,11 +20,21 @@ from builders import ROOT, fenced
 
 #: Where the docs write the path of the reader's clone of the project.
 PLACEHOLDER = "/path/to/totem-arena"
+
+
 def yaml_examples() -> list[tuple[str, Path, int]]:
+    """Each YAML example of the docs: its test's id, its page, its place
+    among the page's blocks.  A whole tournament is named by its ``name:``
+    (the suite's tiers name the slow ones: an id that stays when examples
+    are added before it), any other by its place."""
     found = []
     for page in sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")]):
-        blocks = fenced(page.read_text())
-        found += [(f"{page.relative_to(ROOT)}#{i}", page, i) for i, (lang, _) in enumerate(blocks) if lang == "yaml"]
+        for i, (lang, text) in enumerate(fenced(page.read_text())):
+            if lang == "yaml":
+                fields = yaml.safe_load(text)
+                named = isinstance(fields, dict) and is_whole(text) and isinstance(fields.get("name"), str)
+                found.append((f"{page.relative_to(ROOT)}:{fields['name']}" if named else f"{page.relative_to(ROOT)}#{i}",
+                              page, i))
     return found
 
 
