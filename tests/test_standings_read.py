@@ -115,6 +115,7 @@ def test_lines_of_every_kind_added_say_what_a_whole_read_says(config, monkeypatc
     for expected in ("unreadable record", "skipped a second record", "does not schedule it", "no longer in the tournament",
                      "torn last line"):
         assert expected in warnings
+    assert carried_on(config.output, monkeypatch) == said  # asked again: the torn line is still there, and said
     append(config.output, b'": 1}\n')  # the torn line completed (and still no record)
     assert carried_on(config.output, monkeypatch) == whole(config.output, monkeypatch)
     assert len(records) == 30

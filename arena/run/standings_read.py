@@ -144,6 +144,8 @@ class KeptStandings:
     fold: bytes
     #: The standings as read to :attr:`place`.
     standings: Standings | None = None
+    #: The warning of the torn line after :attr:`place` when it was read (said again while the log is unchanged).
+    torn: str | None = None
     #: Whether :meth:`carry_on` read on since it was kept.
     changed: bool = field(default=False, compare=False)
 
@@ -171,7 +173,7 @@ class KeptStandings:
             left_out=Counter(name for r in results.left_out for name in r.players.values()),
             left_out_games=len(results.left_out),
             unfolded={r.game_id for r in loaded.records} - {r.game_id for r in results.records},
-            forfeits=[(key, r) for r, key in zip(ordered, keys) if r.forfeit_by is not None], fold=b"")
+            forfeits=[(key, r) for r, key in zip(ordered, keys) if r.forfeit_by is not None], fold=b"", torn=loaded.torn)
         kept._settle(fold)
         return kept
 
@@ -214,7 +216,7 @@ class KeptStandings:
         index rebuilt, a torn last line) where a read has them, in the
         places a whole read gives them."""
         rebuilt = [w for w in (loaded.warnings if loaded is not None else ()) if w.startswith(_rebuilt(directory))]
-        torn = [loaded.torn] if loaded is not None and loaded.torn is not None else []
+        torn = [self.torn] if self.torn is not None else []
         left_out = left_out_line(self.left_out_games, self.left_out, frozenset(self.competition.names))
         assert self.standings is not None
         return StandingsRead([*self.head, *rebuilt, *self.lines, *torn, *self.foreign, *([left_out] if left_out else [])],
@@ -239,7 +241,7 @@ class KeptStandings:
             return None
         self.forfeits.sort(key=lambda kept: kept[0])
         self.lines += _lines_of(directory, loaded)
-        self.place, self.stat, self.changed = loaded.place, stat, True
+        self.place, self.stat, self.torn, self.changed = loaded.place, stat, loaded.torn, True
         self._settle(fold)
         return self.answer(directory, loaded)
 
