@@ -30,7 +30,7 @@ from arena.results.store import ResultsConflict, ResultsStore, StoreError
 from arena.results.tables import format_elo_interval, format_nelo
 from arena.run.bot_option import MatchBot
 from arena.run.config import RaySettings, TournamentConfig
-from arena.run.remote_listener import REMOTE_LOG, event_log, serve_remote_bots
+from arena.run.remote_bots import REMOTE_LOG, event_log, serve_remote_bots
 from arena.run.remote_settings import RemoteSettings
 from arena.run.results_dir import RunPlan, open_results, run_meta
 from arena.formats.schedule import make_schedule

@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import datetime
 import json
 import math
-import os
 import re
 import secrets
 import shutil
@@ -35,9 +33,8 @@ import tempfile
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Collection, Coroutine, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Collection, Coroutine, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,15 +44,10 @@ from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.remote import (
     ACCEPTED, BACK, BOT_LINE, ENDED, HUB_LINE_BYTES, LOST, QUIT_LINE, REFUSED, RELEASE_LINE, TOO_LONG,
 )
-from arena.bot.spec import RemoteLink
 from arena.bot.text import clean_text
-from arena.run.config import TournamentConfig
-from arena.run.remote_settings import check_remote
-from arena.run.remote_tokens import TokenFileError, read_tokens, token_owner
-from arena.run.yaml_reader import ConfigError
+from arena.run.remote_tokens import token_owner
 
-__all__ = ["ListenerLimits", "RemoteListener", "ListenerError", "BRIDGE_HEADER", "RESTART", "BOT_EXITED", "PATH",
-           "REMOTE_LOG", "event_log", "serve_remote_bots"]
+__all__ = ["ListenerLimits", "RemoteListener", "ListenerError", "BRIDGE_HEADER", "RESTART", "BOT_EXITED", "PATH"]
 
 #: The header in which a bridge names the life of its bot program (any
 #: random text it keeps until it restarts the program).
@@ -428,81 +420,3 @@ class RemoteListener:
             await session.writer.drain()
         except ConnectionError:
             pass  # the worker gave the bot up: its end is handled where it is read
-
-
-#: The listener's log in a results directory's ``logs/``.
-REMOTE_LOG = "remote.log"
-
-
-def event_log(path: Path | None, echo: Callable[[str], None] | None = None) -> Callable[[str], None]:
-    """A ``say`` for :class:`RemoteListener`: each line appended to ``path``
-    (when there is one) with the UTC time (never through a link: the results
-    directory is untrusted), and handed to ``echo``.  A line that cannot be
-    written is still echoed: the log is no reason to stop a run."""
-    lock = threading.Lock()
-
-    def say(line: str) -> None:
-        if path is not None:
-            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-            with lock:
-                _append(path, f"{stamp} {line}\n")
-        if echo is not None:
-            echo(line)
-
-    return say
-
-
-def _append(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "a") as handle:
-            handle.write(text)
-    except OSError:
-        pass  # the log is no reason to stop a run: the line is still echoed
-
-
-@contextmanager
-def serve_remote_bots(config: TournamentConfig, say: Callable[[str], None]) -> Iterator[TournamentConfig]:
-    """With the remote bots of ``config`` (if any): listen for them, wait up
-    to ``remote_wait_s`` for each to connect, and yield the config whose
-    remote bots are reached through this listener; stop listening at the
-    end.  Raises :class:`ConfigError` (one line) when the tournament cannot
-    have its remote bots: no port, Ray, no token for one of them, a tokens
-    file or a port that cannot be used."""
-    names = config.remote_bots
-    if not names:
-        yield config
-        return
-    settings = config.remote
-    file = str(config.path or "")
-    check_remote(settings, list(names), file)
-    assert settings.port is not None and settings.tokens is not None
-    if config.executor == "ray":
-        raise ConfigError("remote bots play on the local executor, not on Ray", file=file)
-    try:
-        digests = read_tokens(settings.tokens)
-    except TokenFileError as exc:
-        raise ConfigError(str(exc), file="") from None
-    tokenless = [name for name in names if name not in digests]
-    if tokenless:
-        raise ConfigError(f"remote bot {tokenless[0]!r} has no token in {settings.tokens}: make one with "
-                          f"arena remote token {tokenless[0]} --tokens {settings.tokens}", file="")
-    listener = RemoteListener(names, digests, settings.host, settings.port, say)
-    try:
-        listener.start()
-    except ListenerError as exc:
-        raise ConfigError(str(exc), file="") from None
-    try:
-        say(f"listening for remote bots on {listener.url}")
-        if settings.wait_s > 0 and (missing := set(names) - listener.connected()):
-            say(f"waiting up to {settings.wait_s:g} s for {', '.join(sorted(missing))} to connect")
-            missing = listener.wait_for(names, settings.wait_s)
-            if missing:
-                say(f"not connected: {', '.join(sorted(missing))}; a game of theirs that starts before they "
-                    "connect is a startup_failure")
-        link = RemoteLink(listener.hub, settings.reconnect_s)
-        yield replace(config, bots=tuple(replace(bot, remote=link) if bot.remote is not None else bot
-                                         for bot in config.bots))
-    finally:
-        listener.close()

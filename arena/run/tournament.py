@@ -34,7 +34,7 @@ from arena.run.config import TournamentConfig, check_programs
 from arena.run.environments import with_environments
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
-from arena.run.remote_listener import REMOTE_LOG, event_log, serve_remote_bots
+from arena.run.remote_bots import REMOTE_LOG, event_log, serve_remote_bots
 from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import MetaCluster, write_meta
 from arena.run.results_dir import RunPlan, run_meta
@@ -402,7 +402,7 @@ def run_tournament(
     summary, never a reason to stop playing.
 
     With remote bots (``remote: true``) a listener takes their connections
-    while the run lasts (:func:`~arena.run.remote_listener.serve_remote_bots`):
+    while the run lasts (:func:`~arena.run.remote_bots.serve_remote_bots`):
     its events go to ``logs/remote.log`` and to ``on_remote``.
 
     The Python packages of the file and of the teams are installed first,
