@@ -141,6 +141,15 @@ def test_a_teams_line_that_is_not_a_package_is_refused_before_pip_runs(tmp_path,
     assert not (cache / "packages").exists()
 
 
+@pytest.mark.parametrize("line", ['six ; ${SECRET} == "x"', 'six ; python_version == "${SECRET}"', "six @ file:///etc"])
+def test_a_teams_line_that_pip_would_expand_from_the_arenas_environment_is_refused(line):
+    # (pip expands ${VAR} in a requirement: a team would read the organiser's variables in its install's output)
+    from arena.bot.packages import requirement_problem
+
+    assert requirement_problem(line) is not None
+    assert requirement_problem('six ; python_version >= "3.8" and sys_platform == "linux"') is None
+
+
 def test_an_install_is_reused_and_pip_is_not_run_again(tmp_path, cache, monkeypatch):
     wanted = PackageList(("tinypkg==1.0",), "python_packages", wheel(tmp_path / "wheels").parent)
     first = build_environment(wanted)

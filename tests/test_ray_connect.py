@@ -120,7 +120,7 @@ RAY_TALKS = """
 import os, sys
 from pathlib import Path
 from arena.run.ray_executor import ray_output_to
-with ray_output_to(Path(sys.argv[1])):
+with ray_output_to(Path(sys.argv[1])):  # (the results' logs folder)
     os.write(2, b"raylet dump: 43 lines\\n")  # what Ray's core writes, to descriptor 2
     print("cluster: the arena's own line", file=sys.stderr)
 print("after: the terminal again", file=sys.stderr)
@@ -129,8 +129,10 @@ os.write(2, b"after, descriptor 2\\n")
 
 
 def test_what_ray_writes_while_connected_goes_to_its_log_and_the_arenas_lines_to_the_terminal(tmp_path):
-    log = tmp_path / "ray.log"
-    ran = subprocess.run([sys.executable, "-c", RAY_TALKS, str(log)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    log = tmp_path / "logs" / "ray.log"
+    log.parent.mkdir()
+    ran = subprocess.run([sys.executable, "-c", RAY_TALKS, str(log.parent)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60)
     assert ran.returncode == 0, ran.stderr
     assert ran.stderr.splitlines() == ["cluster: the arena's own line", "after: the terminal again", "after, descriptor 2"]
     assert log.read_text() == "raylet dump: 43 lines\n"

@@ -390,6 +390,55 @@ def test_the_listener_bounds_a_line_and_the_log_of_refusals(tmp_path):
         thread.join(5)
 
 
+def test_a_frame_of_many_lines_is_as_many_messages_of_the_rate(tmp_path):
+    # One frame of thousands of newlines would otherwise hold the listener's loop (every bridge's) for seconds.
+    token = make_token(tmp_path / "t.tokens", "r")
+    said: list[str] = []
+    with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append) as listener:
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, daemon=True)
+        thread.start()
+
+        async def bridge() -> int:
+            async with aiohttp.ClientSession() as http:
+                ws = await http.ws_connect(listener.url, headers={"Authorization": f"Bearer {token}"})
+                await ws.receive()  # hello
+                await ws.send_str('{"type":"ready"}')
+                await ws.receive()  # the turn
+                await ws.send_str("\n" * 5000)
+                while (message := await ws.receive()).type != aiohttp.WSMsgType.CLOSE:
+                    pass
+                return message.data
+
+        relay = asyncio.run_coroutine_threadsafe(bridge(), loop)
+        assert not listener.wait_for(["r"], 10)
+        process = RemoteBotProcess("r", RemoteLink(listener.hub, 1.0))
+        process.start(5.0)
+        process.send_line(b'{"type":"hello"}\n', time.monotonic() + 5)
+        assert process.read_line(time.monotonic() + 5) == '{"type":"ready"}'
+        process.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        assert relay.result(20) == aiohttp.WSCloseCode.POLICY_VIOLATION
+        assert any("messages a second: connection closed" in line for line in said), said
+        process.kill()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+
+
+def test_the_listeners_log_is_never_written_through_a_link(tmp_path):
+    from arena.run.remote_bots import event_log
+
+    elsewhere, results = tmp_path / "elsewhere", tmp_path / "results"
+    elsewhere.mkdir()
+    results.mkdir()
+    (results / "logs").symlink_to(elsewhere)  # a results directory handed over, with a link in it
+    echoed: list[str] = []
+    event_log(results, echoed.append)("team-x connected")
+    assert echoed == ["team-x connected"] and list(elsewhere.iterdir()) == []
+    (results / "logs").unlink()
+    event_log(results)("team-x connected")
+    assert (results / "logs" / "remote.log").read_text().endswith(" team-x connected\n")
+
+
 def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):
     path = tmp_path / "cup.tokens"
     token = make_token(path, "team-x")
@@ -400,6 +449,7 @@ def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):
     digests = read_tokens(path)
     assert token_owner(digests, token) == "team-x" and token_owner(digests, other) == "team-y"
     assert token_owner(digests, "") is None and token_owner(digests, token + "x") is None
+    assert token_owner(digests, "\udcff\udcfe") is None and token_owner(digests, "é" * 8) is None  # (no traceback)
     renewed = make_token(path, "team-x")
     assert token_owner(read_tokens(path), token) is None and token_owner(read_tokens(path), renewed) == "team-x"
 

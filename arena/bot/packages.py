@@ -50,7 +50,7 @@ _REQUIREMENT = re.compile(
     r"\s*(?:\[\s*[A-Za-z0-9._-]+(?:\s*,\s*[A-Za-z0-9._-]+)*\s*\])?"  # [extras]
     r"\s*(?:(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"  # versions
     r"(?:\s*,\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+)*)?"
-    r"\s*(?:;[^@\\]*)?"  # ; markers
+    r"\s*(?:;[A-Za-z0-9_\s.'\"<>=!~(),*+-]*)?"  # ; markers (PEP 508's characters: no ${...} for pip to expand)
 )
 #: What pip says of a package it could not install, and the package it names.
 _PIP_ERROR = re.compile(r"^ERROR: (.*)$", re.M)
@@ -172,8 +172,11 @@ def build_environment(packages: PackageList) -> Environment:
     try:
         home.mkdir(parents=True, exist_ok=True)
         for stale in home.glob(f".{key}-*"):  # an interrupted install's (not one still running)
-            if time.time() - stale.stat().st_mtime > INSTALL_TIMEOUT_S:
-                shutil.rmtree(stale, ignore_errors=True)
+            try:
+                if time.time() - stale.stat().st_mtime > INSTALL_TIMEOUT_S:
+                    shutil.rmtree(stale, ignore_errors=True)
+            except FileNotFoundError:  # (another arena cleared it meanwhile)
+                continue
         work = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=home))
     except OSError as exc:
         raise PackagesProblem(f"{packages.source}: cannot write the cache {str(home)!r}: {exc.strerror or exc}") from None

@@ -30,7 +30,7 @@ from arena.results.store import ResultsConflict, ResultsStore, StoreError
 from arena.results.tables import format_elo_interval, format_nelo
 from arena.run.bot_option import MatchBot
 from arena.run.config import RaySettings, TournamentConfig
-from arena.run.remote_bots import REMOTE_LOG, event_log, serve_remote_bots
+from arena.run.remote_bots import event_log, serve_remote_bots
 from arena.run.remote_settings import RemoteSettings
 from arena.run.results_dir import RunPlan, open_results, run_meta
 from arena.formats.schedule import make_schedule
@@ -237,7 +237,7 @@ def play_match(
     Raises ``StartupFailed`` if a bot does not start, ``ConfigError`` when
     Ray is asked for and cannot be had, or a remote bot cannot be listened
     for (its events go to ``on_remote``, and with ``keep_records`` to ``logs/remote.log``)."""
-    say = event_log(config.output / "logs" / REMOTE_LOG if keep_records else None, on_remote)
+    say = event_log(config.output if keep_records else None, on_remote)
     with serve_remote_bots(config, say) as config:
         config = _with_rounds(config, games)
         schedule = make_schedule(config.competition)[:games]

@@ -41,9 +41,10 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
+from arena.bot import safe_files
 from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper, kill_adopted, kill_all
 from arena.bot.spec import BotConfig
@@ -350,10 +351,11 @@ RAY_LOG = "ray.log"
 
 
 @contextmanager
-def ray_output_to(path: Path | None) -> Iterator[None]:
+def ray_output_to(logs: Path | None) -> Iterator[None]:
     """While connected: what Ray's core writes to the process's stderr
     (file descriptor 2: a raylet's dump, reconnection warnings, dozens of
-    lines an event) goes to ``path`` (a temporary file when None), and the
+    lines an event) goes to :data:`RAY_LOG` in the results' ``logs``
+    folder (never through a link; a temporary file when None), and the
     arena's own lines (``sys.stderr``) to the terminal still.  Only where
     ``sys.stderr`` is descriptor 2 (a caller that captures it keeps it)."""
     try:
@@ -364,10 +366,11 @@ def ray_output_to(path: Path | None) -> Iterator[None]:
     try:
         if not ours:
             raise OSError("not this process's stderr")
-        if path is None:
+        if logs is None:
             fd, temporary = tempfile.mkstemp(prefix="arena-ray-", suffix=".log")
         else:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd = safe_files.open_file(logs.parent, PurePath(logs.name, RAY_LOG), os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                                      0o600)
     except OSError:  # (a full disk, a link in its place: Ray's lines go where they went)
         yield
         return
@@ -476,8 +479,7 @@ class RayExecutor:
         knockout's tie-breaks): connect now unless this process is, and
         disconnect at the end if connected here; each run within reuses it."""
         connected_here = self._connect()
-        where = (self.logs_dir / RAY_LOG) if self.logs_dir is not None else None
-        with ray_output_to(where) if connected_here else nullcontext():
+        with ray_output_to(self.logs_dir) if connected_here else nullcontext():
             try:
                 self.cluster = self._cluster()
                 yield

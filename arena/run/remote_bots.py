@@ -12,7 +12,9 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from arena.bot import safe_files
 from arena.bot.spec import RemoteLink
+from arena.results.store import LOGS_DIR
 from arena.run.config import TournamentConfig
 from arena.run.remote_settings import check_remote
 from arena.run.remote_tokens import TokenFileError, read_tokens
@@ -25,28 +27,29 @@ __all__ = ["REMOTE_LOG", "event_log", "serve_remote_bots"]
 REMOTE_LOG = "remote.log"
 
 
-def event_log(path: Path | None, echo: Callable[[str], None] | None = None) -> Callable[[str], None]:
-    """A ``say`` for :class:`RemoteListener`: each line appended to ``path``
-    (when there is one) with the UTC time (never through a link: the results
-    directory is untrusted), and handed to ``echo``.  A line that cannot be
-    written is still echoed: the log is no reason to stop a run."""
+def event_log(results: Path | None, echo: Callable[[str], None] | None = None) -> Callable[[str], None]:
+    """A ``say`` for :class:`~arena.run.remote_listener.RemoteListener`: each
+    line appended to ``logs/remote.log`` in the results directory
+    ``results`` (when there is one) with the UTC time (never through a link:
+    the results directory is untrusted), and handed to ``echo``.  A line
+    that cannot be written is still echoed: the log is no reason to stop a run."""
     lock = threading.Lock()
 
     def say(line: str) -> None:
-        if path is not None:
+        if results is not None:
             stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
             with lock:
-                _append(path, f"{stamp} {line}\n")
+                _append(results, f"{stamp} {line}\n")
         if echo is not None:
             echo(line)
 
     return say
 
 
-def _append(path: Path, text: str) -> None:
+def _append(results: Path, text: str) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        fd = safe_files.open_file(results, f"{LOGS_DIR}/{REMOTE_LOG}", os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                                  create_dirs=True)
         with os.fdopen(fd, "a") as handle:
             handle.write(text)
     except OSError:

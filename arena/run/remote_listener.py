@@ -296,10 +296,6 @@ class RemoteListener:
                 if getattr(message.data, "code", None) == WSCloseCode.MESSAGE_TOO_BIG and link.session is not None:
                     await self._to_worker(link.session, TOO_LONG + b"\n")
                 return
-            if not self._within_rate(link):
-                self.say(f"{link.bot} sent over {self.limits.messages_per_s:g} messages a second: connection closed")
-                await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
-                return
             data = message.data.encode() if message.type == WSMsgType.TEXT else bytes(message.data)
             session = link.session
             if session is None:
@@ -307,8 +303,13 @@ class RemoteListener:
                 await ws.close(code=RESTART, message=b"a line while no game was on")
                 return
             session.unanswered.clear()
-            # A frame is a line; one with newlines in it is several, as on a pipe.
+            # A frame is a line; one with newlines in it is several, as on a pipe, each one
+            # message of the rate (a frame of a million newlines would hold the loop for seconds).
             for piece in data.removesuffix(b"\n").split(b"\n"):
+                if not self._within_rate(link):
+                    self.say(f"{link.bot} sent over {self.limits.messages_per_s:g} messages a second: connection closed")
+                    await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
+                    return
                 await self._to_worker(session, BOT_LINE + piece + b"\n")
 
     def _refused(self, line: str) -> None:
@@ -353,7 +354,9 @@ class RemoteListener:
         """A worker claims a connection of a bot, then relays the bot's lines until it gives it back."""
         try:
             claim = json.loads(await asyncio.wait_for(reader.readline(), 5))
-            bot = claim["bot"] if isinstance(claim, dict) and isinstance(claim.get("bot"), str) else ""
+            if not isinstance(claim, dict):
+                raise ValueError("a claim is an object")
+            bot = claim["bot"] if isinstance(claim.get("bot"), str) else ""
             wait_s = float(claim.get("wait_s", 0))
             wait_s = min(wait_s, _LONGEST_CLAIM_S) if math.isfinite(wait_s) else 0.0
         except (ValueError, TypeError, asyncio.TimeoutError, ConnectionError, asyncio.LimitOverrunError):

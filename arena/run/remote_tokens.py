@@ -82,7 +82,7 @@ def make_token(path: Path, bot: str) -> str:
 def token_owner(digests: Mapping[str, str], token: str) -> str | None:
     """The bot whose token ``token`` is, or None.  Every digest is compared,
     each in constant time, whichever matches."""
-    if not token or len(token) > MAX_TOKEN_CHARS:
+    if not token or len(token) > MAX_TOKEN_CHARS or not token.isascii():  # (a token is ASCII: no other is anyone's)
         return None
     presented = _digest(token).encode()
     owner = None

@@ -34,7 +34,7 @@ from arena.run.config import TournamentConfig, check_programs
 from arena.run.environments import with_environments
 from arena.run.executor import Executor, LocalExecutor
 from arena.run.preflight import StartupFailed, preflight
-from arena.run.remote_bots import REMOTE_LOG, event_log, serve_remote_bots
+from arena.run.remote_bots import event_log, serve_remote_bots
 from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import MetaCluster, write_meta
 from arena.run.results_dir import RunPlan, run_meta
@@ -409,7 +409,7 @@ def run_tournament(
     unless they already are (:mod:`arena.run.environments`)."""
     config = with_environments(config, build=True).config
     check_programs(config)
-    say = event_log(config.output / LOGS_DIR / REMOTE_LOG, on_remote)
+    say = event_log(config.output, on_remote)
     # Listening from the start: the executor's workers are given the remote bots' hub.
     with serve_remote_bots(config, say) as config:
         store = ResultsStore(config.output)
