@@ -348,14 +348,45 @@ def test_arena_match_plays_a_bridged_bot_as_the_same_bot_played_locally(tmp_path
         bot_from_option("name=r,remote=true,cmd=./bot")
 
 
-def test_the_listener_bounds_a_line_and_the_log_of_refusals(tmp_path):
-    """Without a tournament: a listener, a client speaking for the bridge, and the handle a worker uses."""
+@contextlib.contextmanager
+def a_listener(tmp_path: Path) -> Iterator[tuple[RemoteListener, asyncio.AbstractEventLoop, str, list[str]]]:
+    """Without a tournament: a listener of bot ``r``, an event loop for a
+    client speaking for its bridge, the bridge's token and what the listener said."""
     token = make_token(tmp_path / "t.tokens", "r")
     said: list[str] = []
     with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append) as listener:
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, daemon=True)
         thread.start()
+        try:
+            yield listener, loop, token, said
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(5)
+
+
+async def greeted(http: aiohttp.ClientSession, url: str, token: str) -> aiohttp.ClientWebSocketResponse:
+    """A bridge's connection, once it answered ``hello`` and was given its turn."""
+    ws = await http.ws_connect(url, headers={"Authorization": f"Bearer {token}"})
+    assert (await ws.receive()).data.startswith('{"type":"hello"')
+    await ws.send_str('{"type":"ready"}')
+    await ws.receive()  # the turn
+    return ws
+
+
+def in_a_game(listener: RemoteListener) -> RemoteBotProcess:
+    """The handle a worker uses, in a game: ``hello`` answered, the turn sent."""
+    assert not listener.wait_for(["r"], 10)
+    process = RemoteBotProcess("r", RemoteLink(listener.hub, 1.0))
+    process.start(5.0)
+    process.send_line(b'{"type":"hello"}\n', time.monotonic() + 5)
+    assert process.read_line(time.monotonic() + 5) == '{"type":"ready"}'
+    process.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+    return process
+
+
+def test_the_listener_bounds_a_line_and_the_log_of_refusals(tmp_path):
+    with a_listener(tmp_path) as (listener, loop, token, said):
 
         async def refused(count: int) -> int:
             async with aiohttp.ClientSession() as http:
@@ -364,64 +395,39 @@ def test_the_listener_bounds_a_line_and_the_log_of_refusals(tmp_path):
                         await http.ws_connect(listener.url, headers={"Authorization": "Bearer wrong"})
             return count
 
-        async def bridge() -> None:  # greets back, then sends a line over the limit
+        async def bridge() -> None:  # sends a line over the limit
             async with aiohttp.ClientSession() as http:
-                ws = await http.ws_connect(listener.url, headers={"Authorization": f"Bearer {token}"})
-                assert (await ws.receive()).data.startswith('{"type":"hello"')
-                await ws.send_str('{"type":"ready"}')
-                await ws.receive()  # the turn
+                ws = await greeted(http, listener.url, token)
                 await ws.send_str("x" * (MAX_LINE_BYTES + 10))
                 await ws.receive()
 
         assert asyncio.run_coroutine_threadsafe(refused(30), loop).result(30) == 30
         assert said.count("refused a connection from 127.0.0.1: a wrong token") == 20
         relay = asyncio.run_coroutine_threadsafe(bridge(), loop)
-        assert not listener.wait_for(["r"], 10)
-        process = RemoteBotProcess("r", RemoteLink(listener.hub, 1.0))
-        process.start(5.0)
-        process.send_line(b'{"type":"hello"}\n', time.monotonic() + 5)
-        assert process.read_line(time.monotonic() + 5) == '{"type":"ready"}'
-        process.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        process = in_a_game(listener)
         with pytest.raises(LineTooLong):
             process.read_line(time.monotonic() + 5)
         process.kill()
         relay.result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(5)
 
 
 def test_a_frame_of_many_lines_is_as_many_messages_of_the_rate(tmp_path):
     # One frame of thousands of newlines would otherwise hold the listener's loop (every bridge's) for seconds.
-    token = make_token(tmp_path / "t.tokens", "r")
-    said: list[str] = []
-    with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append) as listener:
-        loop = asyncio.new_event_loop()
-        thread = threading.Thread(target=loop.run_forever, daemon=True)
-        thread.start()
+    with a_listener(tmp_path) as (listener, loop, token, said):
 
         async def bridge() -> int:
             async with aiohttp.ClientSession() as http:
-                ws = await http.ws_connect(listener.url, headers={"Authorization": f"Bearer {token}"})
-                await ws.receive()  # hello
-                await ws.send_str('{"type":"ready"}')
-                await ws.receive()  # the turn
+                ws = await greeted(http, listener.url, token)
                 await ws.send_str("\n" * 5000)
                 while (message := await ws.receive()).type != aiohttp.WSMsgType.CLOSE:
                     pass
                 return message.data
 
         relay = asyncio.run_coroutine_threadsafe(bridge(), loop)
-        assert not listener.wait_for(["r"], 10)
-        process = RemoteBotProcess("r", RemoteLink(listener.hub, 1.0))
-        process.start(5.0)
-        process.send_line(b'{"type":"hello"}\n', time.monotonic() + 5)
-        assert process.read_line(time.monotonic() + 5) == '{"type":"ready"}'
-        process.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        process = in_a_game(listener)
         assert relay.result(20) == aiohttp.WSCloseCode.POLICY_VIOLATION
         assert any("messages a second: connection closed" in line for line in said), said
         process.kill()
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(5)
 
 
 def test_the_listeners_log_is_never_written_through_a_link(tmp_path):
