@@ -702,7 +702,7 @@ def test_a_stream_that_goes_away_is_forgotten_and_the_others_go_on(played):
 _SERVER = """
 import json, sys
 from pathlib import Path
-from arena.live.limits import Limits
+from arena.run.connection_limits import Limits
 from arena.live.server import serve
 from arena.live.state import LiveState
 serve(LiveState(Path(sys.argv[1])), sys.argv[3], 0, on_ready=lambda url: print(url, flush=True),
@@ -927,7 +927,7 @@ def test_a_log_too_big_to_show_says_its_size_and_where_it_is(played, tmp_path):
 
 
 def test_the_security_page_states_the_live_servers_bounds_as_the_code_has_them():
-    from arena.live import limits
+    from arena.run import connection_limits as limits
     from arena.results.live_feed import MAX_LIVE_BYTES
 
     page = (ROOT / "docs" / "security.md").read_text().split("### The live server's bounds")[1].split("\n\n", 3)[2]

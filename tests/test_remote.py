@@ -494,3 +494,38 @@ def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
         run_tournament(config)
     with pytest.raises(ConfigError, match="remote bots play on the local executor, not on Ray"):
         run_tournament(replace(config, executor="ray", remote=replace(config.remote, port=free_port())))
+
+
+def test_a_connection_without_a_request_is_let_go_and_their_number_is_bounded(tmp_path):
+    # Connections that never authenticate (silent, or refused and kept open) were held for good.
+    from arena.run.connection_limits import Limits
+    from arena.run.remote_listener import ListenerLimits
+
+    make_token(tmp_path / "t.tokens", "r")
+    digests = read_tokens(tmp_path / "t.tokens")
+    network = Limits(connections=8, per_address=8, header_timeout_s=1.0, idle_timeout_s=1.0)
+    with RemoteListener(["r"], digests, "127.0.0.1", 0, lambda _: None, ListenerLimits(network=network)) as listener:
+        silent = [socket.create_connection(("127.0.0.1", listener.port), timeout=5) for _ in range(8)]
+        extra = socket.create_connection(("127.0.0.1", listener.port), timeout=5)
+        assert extra.recv(100).startswith(b"HTTP/1.1 503")  # beyond the bound: refused without a byte read
+        time.sleep(2.0)
+        for sock in silent:  # past the header timeout: let go
+            assert closed(sock)
+            sock.close()
+        extra.close()
+        refused = socket.create_connection(("127.0.0.1", listener.port), timeout=5)
+        refused.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n\r\n")
+        answer = b""
+        while chunk := refused.recv(4096):  # the refusal, then the connection closed
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 401") and b"Connection: close" in answer
+        refused.close()
+
+
+def closed(sock: socket.socket) -> bool:
+    """Whether the other end closed ``sock`` (or reset it)."""
+    sock.settimeout(5)
+    try:
+        return sock.recv(100) == b""
+    except ConnectionResetError:
+        return True

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from arena.live.limits import listen
+from arena.run.connection_limits import listen
 from arena.live.server import POLL_S, TOKEN_PARAM
 
 __all__ = ["TOKEN_ENV", "LiveServer"]

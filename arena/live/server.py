@@ -24,7 +24,7 @@ token the server prints in its address, except one from the server's own
 user on loopback (:mod:`arena.live.peers`) naming a loopback host: another
 user of a shared machine reads nothing the results directory's permissions
 keep from them.  What a client can make the
-server hold (connections, time, bytes) is bounded by :mod:`arena.live.limits`:
+server hold (connections, time, bytes) is bounded by :mod:`arena.run.connection_limits`:
 every answer is written a piece at a time, a log read from its file as it goes.
 """
 
@@ -50,7 +50,7 @@ from aiohttp import web
 from arena.bot import safe_files
 from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
-from arena.live.limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, write
+from arena.run.connection_limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, write
 from arena.live.peers import peer_uid
 from arena.live.sharing import qr_svg, room_urls
 from arena.live.state import LiveState

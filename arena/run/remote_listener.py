@@ -45,6 +45,7 @@ from arena.bot.remote import (
     ACCEPTED, BACK, BOT_LINE, ENDED, HUB_LINE_BYTES, LOST, QUIT_LINE, REFUSED, RELEASE_LINE, TOO_LONG,
 )
 from arena.bot.text import clean_text
+from arena.run.connection_limits import ConnectionGuard, Limits, listen
 from arena.run.remote_tokens import token_owner
 
 __all__ = ["ListenerLimits", "RemoteListener", "ListenerError", "BRIDGE_HEADER", "RESTART", "BOT_EXITED", "PATH"]
@@ -74,13 +75,15 @@ _REFUSALS_SAID = 20
 
 @dataclass(frozen=True)
 class ListenerLimits:
-    """What one listener takes at most: connections in all and per bot, and
-    messages per second from one connection (``burst`` at once)."""
+    """What one listener takes at most: bridges in all and per bot, and
+    messages per second from one connection (``burst`` at once); and of
+    every connection, a token or not, what :mod:`arena.run.connection_limits` bounds."""
 
     connections: int = 64
     per_bot: int = 8
     messages_per_s: float = 2000.0
     burst: int = 200
+    network: Limits = Limits()
 
 
 class ListenerError(Exception):
@@ -144,6 +147,8 @@ class RemoteListener:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="remote-listener", daemon=True)
         self._runner: web.AppRunner | None = None
+        self._guard = ConnectionGuard(limits.network)
+        self._server: asyncio.AbstractServer | None = None
         self._hub_server: asyncio.AbstractServer | None = None
         self._links: set[_Link] = set()
         self._idle: defaultdict[str, list[_Link]] = defaultdict(list)
@@ -210,21 +215,34 @@ class RemoteListener:
         app.router.add_get(PATH, self._connection)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
+        assert self._runner.server is not None
+        # Every connection counted and clocked from its first byte, a token or not
+        # (one that never sends its request, or is refused, is let go): see connection_limits.
+        sock = listen(self.host, self.port)
+        self._server = await asyncio.get_running_loop().create_server(self._guard.factory(self._runner.server), sock=sock)
+        self.port = sock.getsockname()[1]
         self._hub_server = await asyncio.start_unix_server(self._claim, path=self.hub, limit=HUB_LINE_BYTES)
 
     async def _shut(self) -> None:
         if self._hub_server is not None:
             self._hub_server.close()
+        if self._server is not None:
+            self._server.close()
         for link in list(self._links):
             await link.ws.close(code=WSCloseCode.GOING_AWAY, message=b"the tournament is over")
         if self._runner is not None:
             await self._runner.cleanup()
 
     async def _connection(self, request: web.Request) -> web.StreamResponse:
-        """One bridge: authenticated, then relayed until it closes."""
+        """One bridge: authenticated, then relayed until it closes (its
+        connection's clocks stopped meanwhile); a refusal closes it."""
+        with self._guard.serving(request):
+            response = await self._bridge(request)
+        if response.status in (401, 503):
+            response.force_close()
+        return response
+
+    async def _bridge(self, request: web.Request) -> web.StreamResponse:
         peer = clean_text(request.remote or "?", 100)
         if len(self._links) >= self.limits.connections:
             self._refused(f"refused a connection from {peer}: {len(self._links)} connections already, the most taken")

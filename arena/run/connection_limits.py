@@ -1,8 +1,9 @@
-"""The live server's bounds: connections, timeouts, bytes held for a client.
+"""A server's bounds: connections, timeouts, bytes held for a client (the
+live view's, and the listener of remote bots).
 
-The server runs beside a tournament on the organiser's machine, and any
-local process (a bot among them) can connect to it.  So what one client can
-make it hold is bounded, whatever the client does:
+The servers run beside a tournament on the organiser's machine, and any
+local process (a bot among them), or anyone on the network, can connect.
+So what one client can make a server hold is bounded, whatever it does:
 
 - connections: :data:`MAX_CONNECTIONS` in all, :data:`MAX_PER_ADDRESS` from
   one address; beyond, the oldest event stream is closed to make room (a
