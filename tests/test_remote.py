@@ -11,6 +11,7 @@ the remote bot's."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import re
@@ -443,6 +444,18 @@ def test_the_listeners_log_is_never_written_through_a_link(tmp_path):
     (results / "logs").unlink()
     event_log(results)("team-x connected")
     assert (results / "logs" / "remote.log").read_text().endswith(" team-x connected\n")
+
+
+def test_tokens_made_at_once_are_all_kept(tmp_path):
+    # (a script making every team's token at once: each reads the file the one before wrote)
+    path = tmp_path / "cup.tokens"
+    teams = [f"team-{n}" for n in range(12)]
+    with concurrent.futures.ThreadPoolExecutor(len(teams)) as pool:
+        tokens = dict(zip(teams, pool.map(lambda team: make_token(path, team), teams)))
+    digests = read_tokens(path)
+    assert sorted(digests) == sorted(teams)
+    assert all(token_owner(digests, token) == team for team, token in tokens.items())
+    assert not list(tmp_path.glob(".cup.tokens.*.tmp"))
 
 
 def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):

@@ -99,7 +99,7 @@ class RemoteBotProcess:
             sock.settimeout(wait_s + _CLAIM_TIMEOUT_S)
             sock.connect(self.link.hub)
             sock.sendall(json.dumps({"bot": self.name, "wait_s": wait_s}).encode() + b"\n")
-            answer = sock.makefile("rb").readline(1000)
+            answer, after = _answer(sock)
         except OSError as exc:
             sock.close()
             raise StartError(f"cannot reach the listener for remote bots: {exc.strerror or exc}") from None
@@ -115,6 +115,7 @@ class RemoteBotProcess:
         self._inbox.clear()
         self._ended = None
         self._lost_at = None
+        self._take(after)  # (what the hub sent right after accepting: a line of the game already)
 
     def kill(self) -> None:
         """Give the connection back; without ``quit`` first, the bridge restarts its bot.  Idempotent."""
@@ -241,7 +242,10 @@ class RemoteBotProcess:
         if not chunk:
             self._ended = "the listener for remote bots closed the connection"
             return
-        line = self._lines.add(chunk)
+        self._take(chunk)
+
+    def _take(self, chunk: bytes) -> None:
+        line = self._lines.add(chunk) if chunk else None
         while line is not None or (line := self._lines.take()) is not None:
             self._tagged(line.encode())
             line = None
@@ -257,3 +261,16 @@ class RemoteBotProcess:
             self._lost_at = None
         elif tag == ENDED:
             self._ended = rest.decode(errors="replace") or "the bot's program ended"
+
+
+def _answer(sock: socket.socket) -> tuple[bytes, bytes]:
+    """The hub's answer to a claim (its first line), and the bytes that came
+    after it in the same reads (a buffered reader would have kept them)."""
+    data = b""
+    while b"\n" not in data and len(data) < 1000:
+        chunk = sock.recv(1000)
+        if not chunk:
+            break
+        data += chunk
+    line, newline, after = data.partition(b"\n")
+    return line + newline, after

@@ -12,6 +12,8 @@ nothing of which bot's digest it is close to.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import os
@@ -63,19 +65,29 @@ def make_token(path: Path, bot: str) -> str:
     earlier one (which stops working); the token itself is stored nowhere."""
     if not _LINE.fullmatch(f"{bot} sha256:{'0' * 64}"):
         raise TokenFileError(f"bad bot name {bot!r}: use 1 to 64 letters, digits and _.+- , starting with one of the first two")
-    digests = read_tokens(path)
     token = secrets.token_urlsafe(32)
-    digests[bot] = _digest(token)
-    text = "# remote bots' token digests, written by arena remote token\n" + "".join(
-        f"{name} sha256:{digest}\n" for name, digest in sorted(digests.items()))
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        # One at a time (a script making every team's token at once): each reads the file the last one wrote.
+        lock = os.open(path.with_name(f".{path.name}.lock"), os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise TokenFileError(f"{path}: cannot write beside it: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        digests = read_tokens(path)
+        digests[bot] = _digest(token)
+        text = "# remote bots' token digests, written by arena remote token\n" + "".join(
+            f"{name} sha256:{digest}\n" for name, digest in sorted(digests.items()))
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(text)
         os.replace(temporary, path)
     except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
         raise TokenFileError(f"{path}: cannot write it: {exc.strerror or exc}") from None
+    finally:
+        os.close(lock)
     return token
 
 
