@@ -239,9 +239,7 @@ class ResultsStore:
             if line.offset < start:
                 return
             last = line.number
-            if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
-                record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
-                result.add(shared.record(record), f"{self.games_path}:{line.number}")
+            self._hand_out(line, record, problem, other, game, result, shared)
 
         lines = self._catch_up(index, fd, covered, read)
         self._note_tail(fd, lines, last, result)
@@ -274,11 +272,17 @@ class ResultsStore:
             check()
             number = line.number
             record, problem, other = self._judged(line)
-            if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
-                record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
-                result.add(shared.record(record), f"{self.games_path}:{line.number}")
+            self._hand_out(line, record, problem, other, game, result, shared)
         self._note_tail(fd, lines, number, result)
         return result
+
+    def _hand_out(self, line: LogLine, record: GameRecord | None, problem: str | None, other: str | None,
+                  game: str | None, result: LoadedResults, shared: Shared) -> None:
+        """A line parsed from the log, into ``result`` (for a reader of
+        ``game``): its record, its moves left in the log, or its warning."""
+        if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
+            record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
+            result.add(shared.record(record), f"{self.games_path}:{line.number}")
 
     def _note_tail(self, fd: int, lines: LogLines, last: int, result: LoadedResults) -> None:
         """Note where the complete lines end (the last is line ``last``), and a torn line after them."""

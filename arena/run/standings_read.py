@@ -194,11 +194,12 @@ class KeptStandings:
         if competition is None:
             return None
         competition = replace(competition, game_ids=meta.game_ids)
-        settings = dict(sprt=(config.sprt if config is not None else None) or meta.sprt, reference=competition.reference,
-                        versions=meta.versions, ranking=config.ranking if config is not None else meta.ranking,
-                        withdrawn=competition.withdrawn, remote=tuple(bot.name for bot in meta.bots if bot.remote))
         if not _carried(competition, meta, None):
             return None
+        # The settings a whole read works out (results_of): the tournament file's, else the directory's.
+        settings = ReadResults(found.directory, [], meta, competition, list(competition.names),
+                               config.ranking if config is not None else meta.ranking,
+                               (config.sprt if config is not None else None) or meta.sprt).fold_settings()
         fold = StandingsFold(competition.names, competition.disqualified, history=False)
         return cls(place=LogPlace.start(), stat=None, game=meta.game, competition=competition,
                    known_rounds=min(max(competition.rounds, meta.rounds), MAX_ROUND), rounds=1, settings=settings,
