@@ -7,7 +7,11 @@ remote, through a real ``arena connect`` process and the run's listener.
 Printed for each: moves per second of the whole run (from the first game's
 start to the last game's end) and the mean time charged per move to the
 second bot, whose difference is what the relay adds to each move (worker ->
-hub -> WebSocket -> bridge -> bot, and back).
+hub -> WebSocket -> bridge -> bot, and back).  Then the bridged run again
+under attack (tests/hostile_clients.py: a storm of connections, slowloris,
+wrong tokens and megabyte heads, from 127.0.0.2, each kind up to 200 tries
+a second): its moves per second against the quiet run's, and how much the
+arena's process grew.
 
     python benchmarks/remote.py [--rounds 10] [--quick]
 """
@@ -26,11 +30,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from arena.game.records import GameRecord  # noqa: E402
 from arena.run.config import parse_config  # noqa: E402
 from arena.run.remote_tokens import make_token  # noqa: E402
 from arena.run.tournament import run_tournament  # noqa: E402
+from hostile_clients import resident_mb  # noqa: E402
 
 BOT = [sys.executable, str(ROOT / "bots" / "random_bot.py")]
 
@@ -41,10 +47,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def tournament_text(port: int, rounds: int, remote: bool) -> str:
+def tournament_text(port: int, rounds: int, remote: bool, output: str) -> str:
     second = "{name: q, remote: true}" if remote else f"{{name: q, cmd: {' '.join(BOT)}}}"
     return (f"name: bench\ngame: oxono\ntime_control: 60+1\nrounds: {rounds}\nconcurrency: 1\nseed: 1\n"
-            f"output: {'remote' if remote else 'local'}\nremote_listen: 127.0.0.1:{port}\nremote_wait_s: 30\n"
+            f"output: {output}\nremote_listen: 127.0.0.1:{port}\nremote_wait_s: 30\n"
             f"bots:\n  - {{name: p, cmd: {' '.join(BOT)}}}\n  - {second}\n")
 
 
@@ -60,20 +66,29 @@ def figures(records: list[GameRecord]) -> tuple[float, float]:
     return moves / (end - start).total_seconds(), statistics.fmean(times)
 
 
-def run(directory: Path, rounds: int, remote: bool) -> tuple[float, float]:
+def run(directory: Path, rounds: int, remote: bool, attacked: bool = False) -> tuple[float, float]:
     port = free_port()
-    file = directory / ("remote.yaml" if remote else "local.yaml")
-    file.write_text(tournament_text(port, rounds, remote))
+    file = directory / ("attacked.yaml" if attacked else "remote.yaml" if remote else "local.yaml")
+    file.write_text(tournament_text(port, rounds, remote, file.stem))
     bridge = None
     if remote:
-        token = make_token(directory / "remote.tokens", "q")
+        token = make_token(file.with_suffix(".tokens"), "q")
         bridge = subprocess.Popen(
             [sys.executable, "-m", "arena", "connect", f"ws://127.0.0.1:{port}/", "--token", token, "--", *BOT],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
+    config = parse_config(file.read_text(), path=file)
     try:
-        summary = run_tournament(parse_config(file.read_text(), path=file))
+        # The attacker is a process of its own, as it would be on another machine.
+        attacker = subprocess.Popen([sys.executable, str(ROOT / "tests" / "hostile_clients.py"), str(port)],
+                                    stdout=subprocess.PIPE, text=True) if attacked else None
+        try:
+            summary = run_tournament(config)
+        finally:
+            if attacker is not None:
+                attacker.terminate()
+                print(f"the attacker tried: {attacker.communicate(timeout=30)[0].strip()}")
     finally:
         if bridge is not None:
             bridge.kill()
@@ -93,11 +108,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="remote-bench-") as scratch:
         local = run(Path(scratch), rounds, remote=False)
         bridged = run(Path(scratch), rounds, remote=True)
+        before = resident_mb()
+        attacked = run(Path(scratch), rounds, remote=True, attacked=True)
+        grown = resident_mb() - before
     print(f"{4 * rounds} games of the random bot against itself, one at a time, on 127.0.0.1")
-    print(f"{'second bot':<12} {'moves/s':>9} {'ms/move':>9}")
-    for label, (rate, per_move) in (("local", local), ("bridged", bridged)):
-        print(f"{label:<12} {rate:>9.0f} {per_move:>9.3f}")
+    print(f"{'second bot':<22} {'moves/s':>9} {'ms/move':>9}")
+    for label, (rate, per_move) in (("local", local), ("bridged", bridged), ("bridged, under attack", attacked)):
+        print(f"{label:<22} {rate:>9.0f} {per_move:>9.3f}")
     print(f"added per move by the bridge: {bridged[1] - local[1]:.3f} ms")
+    print(f"under attack: {attacked[0] / bridged[0]:.2f} of the quiet run's moves per second; "
+          f"the arena's process grew {grown:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -527,3 +527,37 @@ def test_a_forged_cluster_in_tournament_json_is_refused_in_one_line(finished, tm
     with pytest.raises(MetaError) as refused:
         read_meta(out)
     assert told in str(refused.value) and "\n" not in str(refused.value) and not CONTROL.search(str(refused.value))
+
+
+@pytest.mark.parametrize("field, value, told", [
+    ("network_margin_ms", {"pink": -1}, "(bad network_margin_ms {'pink': -1})"),
+    ("network_margin_ms", {"green": 5}, "(bad network_margin_ms {'green': 5})"),
+    ("network_margin_ms", 5, "(bad network_margin_ms 5)"),
+    ("latency_ms", float("nan"), "(bad move latency_ms nan)"),
+    ("latency_ms", "12", "(bad move latency_ms '12')"),
+    ("latency_ms", True, "(bad move latency_ms True)"),
+])
+def test_a_forged_network_figure_is_skipped_with_the_lines_warning(finished, tmp_path, field, value, told):
+    _, out = copy_results(finished, tmp_path)
+    games = records(out)
+    first = dict(games[0])
+    if field == "latency_ms":
+        first["moves"] = [{**first["moves"][0], "latency_ms": value}, *first["moves"][1:]]
+    else:
+        first[field] = value
+    write_lines(out, [json.dumps(first)] + [json.dumps(r) for r in games[1:]])
+    result = arena("standings", out)
+    assert result.exit_code == 0, result.err
+    assert f"warning: {out / 'games.jsonl'}:1: skipped an unreadable record {told}" in result.err
+
+
+def test_a_remote_bots_network_figures_are_read_back_as_written(finished, tmp_path):
+    _, out = copy_results(finished, tmp_path)
+    games = records(out)
+    first = {**games[0], "network_margin_ms": {"black": 201.5},
+             "moves": [{**move, "latency_ms": 200.2} if i % 2 else move for i, move in enumerate(games[0]["moves"])]}
+    write_lines(out, [json.dumps(first)] + [json.dumps(r) for r in games[1:]])
+    loaded = {r.game_id: r for r in ResultsStore(out).load().records}[first["game_id"]]
+    assert loaded.network_margin_ms == {"black": 201.5}
+    assert [m.latency_ms for m in loaded.moves] == [200.2 if i % 2 else None for i in range(len(loaded.moves))]
+    assert json.loads(loaded.to_line()) == first

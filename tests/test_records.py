@@ -25,6 +25,7 @@ def old_line(game: GameRecord) -> bytes:
     del data["_line"]  # the cache of the line itself, which did not exist
     del data["time_controls"]  # time odds, which did not exist either
     del data["played_on"]  # nor where a game was played
+    del data["network_margin_ms"]  # nor remote bots
     data["moves"] = [m.to_json() for m in game.moves]
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 

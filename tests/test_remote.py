@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
+import queue
 import re
 import socket
 import stat
@@ -29,6 +30,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from arena.results.show import frames, game_heading
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
 from arena.bot.process import LineTooLong
@@ -46,6 +48,7 @@ from arena.run.results_dir import read_results
 from arena.run.tournament import run_tournament
 from arena.run.yaml_reader import ConfigError
 from builders import ROOT
+from hostile_clients import Attack
 
 RANDOM_BOT = [sys.executable, str(ROOT / "bots" / "random_bot.py")]
 SLOW_BOT = [sys.executable, str(ROOT / "tests" / "bots" / "slow.py")]
@@ -148,7 +151,7 @@ def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_local
     assert "c (remote)" in page and "(remote): plays from another machine (arena connect)" in page
     # The lines docs/remote.md quotes.
     assert ("(remote): plays from another machine (arena connect), outside the sandbox and limits; its move times "
-            "include the network's round trip") in [line.strip() for line in shown.splitlines()]
+            "include the network's round trip, less a margin granted for it") in [line.strip() for line in shown.splitlines()]
     assert events[0] == f"listening for remote bots on ws://127.0.0.1:{port}/"
     assert "c connected from 127.0.0.1" in events and "d connected from 127.0.0.1" in events
     bridge = [line.split(" ", 1)[1] for line in (tmp_path / "c.log").read_text().splitlines()]
@@ -243,17 +246,23 @@ def test_the_network_s_time_is_the_remote_bot_s(tmp_path, bridges):
     assert len(summary.records) == 4
     for record in summary.records:
         assert record.reason == "timeout" and record.players[record.forfeit_by] == "r", record.detail
-        assert "over its budget of 150 ms (100 ms per move + 50 ms margin)" in record.detail
+        # The bot's own delay is not the line's: the margin granted is the round trip pings measure, near nothing.
+        granted = re.search(r"over its budget of \d+ ms \(100 ms per move \+ 50 ms margin(?: \+ (\d+) ms network margin)?\)",
+                            record.detail)
+        assert granted and int(granted[1] or 0) < 100, record.detail
         # debug: the arena's side of the wire, as for a local bot
         log = (tmp_path / "results" / "logs" / "r" / "games" / f"{record.game_id}.protocol.log").read_text()
         assert ' > {"type":"turn"' in log and ' < {"type": "ready"' in log
 
 
 class Proxy:
-    """A TCP relay to ``port`` whose connections :meth:`cut` drops, as a network that fails."""
+    """A TCP relay to ``port`` whose connections :meth:`cut` drops, as a
+    network that fails; ``delay_s`` holds back every chunk each way, as a
+    long line does."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, delay_s: float = 0.0) -> None:
         self.target = port
+        self.delay_s = delay_s
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
         self.sockets: list[socket.socket] = []
@@ -271,10 +280,25 @@ class Proxy:
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
 
-    @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket) -> None:
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        if self.delay_s:  # each chunk is due delay_s after it came, whatever came before it (a line, not a queue)
+            chunks: queue.Queue[tuple[float, bytes]] = queue.Queue()
+            threading.Thread(target=self._deliver, args=(chunks, sink), daemon=True).start()
         try:
             while data := source.recv(65536):
+                if self.delay_s:
+                    chunks.put((time.monotonic() + self.delay_s, data))
+                else:
+                    sink.sendall(data)
+        except OSError:
+            pass
+
+    @staticmethod
+    def _deliver(chunks: queue.Queue[tuple[float, bytes]], sink: socket.socket) -> None:
+        try:
+            while True:
+                due, data = chunks.get()
+                time.sleep(max(0.0, due - time.monotonic()))
                 sink.sendall(data)
         except OSError:
             pass
@@ -327,6 +351,66 @@ def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, brid
     assert [r for r in summary.records if r.forfeit_by is not None] == []
     moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
     assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
+
+
+@pytest.mark.parametrize("margin", ["0", "auto"])
+def test_a_long_line_is_measured_and_granted_as_a_network_margin_unless_the_file_sets_none(tmp_path, bridges, margin):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control='"move 0.15"', concurrency=1,
+                      network_margin_ms=margin)
+    proxy = Proxy(port, delay_s=0.1)  # a round trip of 200 ms: twice the 100 ms a move may take
+    bridges.url = f"ws://127.0.0.1:{proxy.port}/"
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT)
+    try:
+        summary = run_tournament(parse_config(file.read_text(), path=file))
+    finally:
+        proxy.close()
+
+    assert len(summary.records) == 4
+    for record in summary.records:
+        seat = next(color for color, name in record.players.items() if name == "r")
+        if margin == "0":  # the line's time is the bot's: it loses every game on time
+            assert record.reason == "timeout" and record.forfeit_by == seat, (record.reason, [m.ms for m in record.moves])
+            assert "over its budget of 200 ms (150 ms per move + 50 ms margin)" in record.detail
+            continue
+        assert record.forfeit_by is None, (record.detail, [(m.ms, m.latency_ms) for m in record.moves])
+        assert 180 <= record.network_margin_ms[seat] <= 250  # the round trip measured, at most 250 ms
+        remote = [move for move in record.moves if move.latency_ms is not None]  # the local bot's have none
+        assert remote and abs(2 * len(remote) - len(record.moves)) <= 1
+        assert all(move.ms >= 200 for move in remote)  # its clock shows the line
+        assert all(180 <= move.latency_ms <= 400 for move in remote)
+        # arena show says both
+        assert f"r granted {record.network_margin_ms[seat]:g} ms a move for the network" in game_heading(record)
+        assert re.search(r" ms \(round trip [1-4]\d\d ms\)\n", "\n".join(frames(record)))
+
+
+def test_hostile_clients_cost_the_games_nothing_and_the_listener_holds_little(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "b": RANDOM_CMD, "r": "remote"})
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT, "--connections", "2")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with Attack("127.0.0.1", port, rate=200, slow=100) as attack:
+        run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file)], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        peak_kb = 0
+        while run.poll() is None:  # the arena's own peak, listener and all (not its workers')
+            with contextlib.suppress(OSError):
+                if found := re.search(r"VmHWM:\s+(\d+)", Path(f"/proc/{run.pid}/status").read_text()):
+                    peak_kb = int(found[1])
+            time.sleep(0.1)
+        out, err = run.communicate(timeout=60)
+
+    assert run.returncode == 0, err
+    records = read_results(tmp_path / "results").records
+    assert len(records) == 12 and [r for r in records if r.forfeit_by is not None] == []
+    assert min(attack.tried[kind] for kind in ("storm", "slowloris", "wrong token", "huge head")) > 0, attack.tried
+    assert attack.tried["slowloris"] > 64  # let go past the header timeout, or refused past the bound, and tried again
+    refused = [line for line in (tmp_path / "results" / "logs" / "remote.log").read_text().splitlines() if "refused" in line]
+    assert 0 < len(refused) <= 21, refused  # said 20 times a minute at most, then counted
+    assert any(line.endswith("refused a connection from 127.0.0.2: a wrong token") for line in refused)
+    # No traceback of a junk request (aiohttp's), or of a refusal the client had reset already (asyncio's).
+    assert "Traceback" not in out + err and "Error handling request" not in err and "Exception in callback" not in err
+    assert 0 < peak_kb < 250_000, f"{peak_kb // 1024} MB"
 
 
 def test_arena_match_plays_a_bridged_bot_as_the_same_bot_played_locally(tmp_path, bridges):
@@ -505,6 +589,13 @@ def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
     assert config.remote_bots == ("r",) and config.remote.tokens == tmp_path / "t.tokens"
     with pytest.raises(ConfigError, match="need a port"):
         run_tournament(config)
+    assert config.remote.network_margin_ms is None and config.remote.link().network_margin_ms is None  # auto
+    head = "name: t\ngame: oxono\ntime_control: 5+0.1\nbots:\n  - {name: r, remote: true}\n  - {name: s, remote: true}\n"
+    for value, margin in (("auto", None), ("40", 40.0), ("0", 0.0)):
+        assert parse_config(f"network_margin_ms: {value}\n{head}", base_dir=tmp_path).remote.network_margin_ms == margin
+    for value, told in (("-1", "must be not negative"), ("fast", "must be auto or a number of milliseconds")):
+        with pytest.raises(ConfigError, match=f"network_margin_ms: {told}"):
+            parse_config(f"network_margin_ms: {value}\n{head}", base_dir=tmp_path)
     with pytest.raises(ConfigError, match="remote bots play on the local executor, not on Ray"):
         run_tournament(replace(config, executor="ray", remote=replace(config.remote, port=free_port())))
 
@@ -542,3 +633,43 @@ def closed(sock: socket.socket) -> bool:
         return sock.recv(100) == b""
     except ConnectionResetError:
         return True
+
+
+def test_the_listener_runs_in_a_process_of_its_own_that_ends_with_the_run(tmp_path):
+    from arena.run.listener_process import ListenerError, ListenerProcess
+
+    make_token(tmp_path / "t.tokens", "r")
+    digests = read_tokens(tmp_path / "t.tokens")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(ListenerError, match=rf"cannot listen for remote bots on 127.0.0.1:{taken.getsockname()[1]}: "):
+            ListenerProcess(["r"], digests, "127.0.0.1", taken.getsockname()[1], print).start()
+    said: list[str] = []
+    with ListenerProcess(["r"], digests, "127.0.0.1", 0, said.append) as listener:
+        child = listener._child
+        assert child is not None and child.pid != os.getpid() and os.path.exists(listener.hub)
+        assert listener.url == f"ws://127.0.0.1:{listener.port}/"
+        hub = listener.hub
+    assert child.poll() is not None and not os.path.exists(hub)  # closed with the run
+    # A run killed outright takes its listener with it (its standard input ends).
+    script = ("import sys, time\nfrom arena.run.listener_process import ListenerProcess\n"
+              f"listener = ListenerProcess(['r'], {digests!r}, '127.0.0.1', 0, print)\nlistener.start()\n"
+              "print(listener._child.pid, flush=True)\ntime.sleep(60)\n")
+    run = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.stdout is not None
+    pid = int(run.stdout.readline())
+    run.kill()
+    run.wait()
+    end = time.monotonic() + 10
+    while running(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not running(pid)
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

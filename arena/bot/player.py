@@ -113,6 +113,16 @@ class BotPlayer:
     def name(self) -> str:
         return self.command.name
 
+    @property
+    def network_margin_ms(self) -> float | None:
+        """What each move of this game is granted for the network: a remote bot's; None for a local one."""
+        return self.process.network_margin_ms if isinstance(self.process, RemoteBotProcess) else None
+
+    @property
+    def latency_ms(self) -> float | None:
+        """A remote bot's round trip as last measured (ms); None for a local one."""
+        return self.process.round_trip_ms if isinstance(self.process, RemoteBotProcess) else None
+
     # -- life cycle -------------------------------------------------------
 
     def _start(self) -> BotProcess | RemoteBotProcess:

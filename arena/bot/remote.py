@@ -13,7 +13,11 @@ The referee and its clock are unchanged: a move's time runs from the
 round trip is the remote bot's.
 
 The hub speaks tagged lines to the worker (:data:`BOT_LINE` and the others
-below); the worker writes the protocol's lines to the hub as they are.  A
+below); the worker writes the protocol's lines to the hub as they are.  The
+listener measures each connection's round trip with pings: the claim's
+answer carries it, and each new figure follows during the game; a move of
+the bot is granted a network margin from it (or the one the tournament
+file sets), fixed for the game.  A
 connection lost in a game is waited for ``reconnect_s`` (on the bot's clock
 when it is the bot's turn): back in time, the hub sends the lines not yet
 answered again and the game goes on; not back, :class:`Disconnected`.
@@ -33,18 +37,20 @@ from arena.bot.process import (
 )
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.protocol_log import ProtocolLog
-from arena.bot.spec import RemoteLink
+from arena.bot.spec import AUTO_MARGIN_CAP_MS, RemoteLink
 
 __all__ = [
     "RemoteBotProcess", "Disconnected", "BOT_LINE", "LOST", "BACK", "ENDED", "TOO_LONG", "ACCEPTED",
-    "REFUSED", "HUB_LINE_BYTES", "QUIT_LINE", "RELEASE_LINE",
+    "REFUSED", "ROUND_TRIP", "HUB_LINE_BYTES", "QUIT_LINE", "RELEASE_LINE",
 ]
 
 #: Tags of the hub's lines to a worker: a line the bot sent; its connection
 #: was lost; it is back; the bot's side ended (its program exited); it sent
-#: a line over the limit; the claim of a connection accepted or refused
-#: (with why).
-BOT_LINE, LOST, BACK, ENDED, TOO_LONG, ACCEPTED, REFUSED = b"L", b"D", b"C", b"X", b"T", b"O", b"N"
+#: a line over the limit; the claim of a connection accepted (with the
+#: connection's round trip in ms, when measured) or refused (with why); the
+#: round trip measured again (ms).
+BOT_LINE, LOST, BACK, ENDED, TOO_LONG, ACCEPTED, REFUSED, ROUND_TRIP = (
+    b"L", b"D", b"C", b"X", b"T", b"O", b"N", b"P")
 #: The longest line between hub and worker: a protocol line and its tag.
 HUB_LINE_BYTES = MAX_LINE_BYTES + 16
 #: The line that ends a bot's session gently (``quit``): the bridge's bot
@@ -83,6 +89,10 @@ class RemoteBotProcess:
         self._inbox: deque[bytes | None] = deque()  # None: a line that was too long
         self._ended: str | None = None
         self._lost_at: float | None = None
+        #: The connection's round trip as the listener last measured it (ms), None before it did.
+        self.round_trip_ms: float | None = None
+        #: What each move of this game is granted beyond the clock and the arena's margin (ms).
+        self.network_margin_ms = 0.0
 
     # --- life cycle ---
 
@@ -115,6 +125,9 @@ class RemoteBotProcess:
         self._inbox.clear()
         self._ended = None
         self._lost_at = None
+        self.round_trip_ms = _milliseconds(answer[1:])
+        self.network_margin_ms = self.link.network_margin_ms if self.link.network_margin_ms is not None else min(
+            AUTO_MARGIN_CAP_MS, self.round_trip_ms or 0.0)
         self._take(after)  # (what the hub sent right after accepting: a line of the game already)
 
     def kill(self) -> None:
@@ -261,6 +274,17 @@ class RemoteBotProcess:
             self._lost_at = None
         elif tag == ENDED:
             self._ended = rest.decode(errors="replace") or "the bot's program ended"
+        elif tag == ROUND_TRIP:
+            self.round_trip_ms = _milliseconds(rest) or self.round_trip_ms
+
+
+def _milliseconds(text: bytes) -> float | None:
+    """The hub's figure of a round trip, None when it has none."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
 
 
 def _answer(sock: socket.socket) -> tuple[bytes, bytes]:

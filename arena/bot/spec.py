@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.bot.limits import Limits
 
-__all__ = ["BotConfig", "RemoteLink", "command_problem", "missing_program", "split_command"]
+__all__ = ["BotConfig", "RemoteLink", "AUTO_MARGIN_CAP_MS", "command_problem", "missing_program", "split_command"]
 
 #: The longest command accepted: splitting one is quadratic in its longest word.
 MAX_COMMAND_CHARS = 65_536
@@ -32,11 +32,19 @@ _SHELL_PREFIXES = (">", "<", "2>", "&>", "|", "$(", "`")
 @dataclass(frozen=True)
 class RemoteLink:
     """How a remote bot is reached (:mod:`arena.bot.remote`): the hub's Unix
-    socket (None until the run's listener is up) and how long a connection
-    lost in a game is waited for."""
+    socket (None until the run's listener is up), how long a connection
+    lost in a game is waited for, and the network margin each of its moves
+    is granted (None: the connection's measured round trip, see
+    :data:`AUTO_MARGIN_CAP_MS`)."""
 
     hub: str | None = None
     reconnect_s: float = 10.0
+    network_margin_ms: float | None = None
+
+
+#: The most a measured round trip grants a remote bot's move (``network_margin_ms: auto``):
+#: a bridge that holds back its pongs gains no more than this.
+AUTO_MARGIN_CAP_MS = 250.0
 
 
 @dataclass(frozen=True)

@@ -86,16 +86,18 @@ class Clock:
     """Both players' remaining time during one game.  The referee measures each
     move and charges it here; the clock decides whether the flag fell.  Each
     seat has its own time control when given two (time odds), else both have
-    ``controls``."""
+    ``controls``.  A remote bot's seat has a network margin too
+    (:attr:`network_ms`), granted on each move like the arena's margin."""
 
     def __init__(self, controls: TimeControl | Sequence[TimeControl], margin_ms: int = 50) -> None:
         self.controls = (controls, controls) if isinstance(controls, TimeControl) else (controls[0], controls[1])
         self.margin_ms = margin_ms
         self.remaining_ms = [float(_start_ms(control)) for control in self.controls]
+        self.network_ms = [0.0, 0.0]
 
     def budget_ms(self, seat: int) -> float:
-        """How long ``seat`` may think now before losing on time (margin included)."""
-        return max(0.0, self.remaining_ms[seat]) + self.margin_ms
+        """How long ``seat`` may think now before losing on time (margins included)."""
+        return max(0.0, self.remaining_ms[seat]) + self.margin_ms + self.network_ms[seat]
 
     def charge(self, seat: int, elapsed_ms: float) -> bool:
         """Charge a move's time; ``False`` when it came too late (the flag fell)."""

@@ -112,27 +112,33 @@ class MoveRecord:
     ms: float
     #: The bot's free-form ``info`` object, when it sent one.
     info: dict[str, Any] | None = None
+    #: A remote bot's round trip to the arena as last measured when it moved, in milliseconds.
+    latency_ms: float | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MoveRecord:
         """A move read from disk; ``ValueError`` naming what is wrong."""
         # Every move of every record is read here: the checks are inline.
-        move, ms, info = data.get("move"), data.get("ms"), data.get("info")
+        move, ms, info, latency = data.get("move"), data.get("ms"), data.get("info"), data.get("latency_ms")
         if not (type(move) is str and 0 < len(move) <= MAX_MOVE_CHARS and move.isprintable()):
             _check(False, "move", move)
         if not (type(ms) in (int, float) and 0 <= ms < math.inf):  # no NaN, no boolean
             _check(False, "move time", ms)
+        if not (latency is None or (type(latency) in (int, float) and 0 <= latency < math.inf)):
+            _check(False, "move latency_ms", latency)
         if info is not None:
             # The bounds the referee holds a bot's info to (see bound_info).
             bounded = bound_info(info)
             if bounded is not info:
                 _check(False, "move info", info, (bounded or {}).get("dropped", ""))
-        return cls(move, ms, info)
+        return cls(move, ms, info, latency)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"move": self.move, "ms": self.ms}
         if self.info is not None:
             data["info"] = self.info
+        if self.latency_ms is not None:
+            data["latency_ms"] = self.latency_ms
         return data
 
 
@@ -183,6 +189,9 @@ class GameRecord:
     #: known (records written before it was kept, forfeits the driver
     #: records itself).  Not compared: the same game is the same wherever played.
     played_on: dict[str, str | int] | None = field(default=None, compare=False)
+    #: The network margin each remote bot's moves were granted in this game
+    #: (ms, by colour; see ``network_margin_ms``); ``None`` when no remote bot played.
+    network_margin_ms: dict[str, float] | None = None
     #: The record's line as ``to_line`` made it or ``from_line`` read it, so
     #: that it is encoded once (in the worker that played the game) and the
     #: store writes those very bytes.  Not part of the record's JSON.
@@ -274,6 +283,8 @@ class GameRecord:
             data["time_controls"] = self.time_controls
         if self.played_on is not None:
             data["played_on"] = self.played_on
+        if self.network_margin_ms is not None:
+            data["network_margin_ms"] = self.network_margin_ms
         return data
 
     def to_line(self) -> bytes:
@@ -300,7 +311,7 @@ class GameRecord:
         write them): they are not checked again, unlike what the store reads
         from disk (``from_json``), as the driver reads one for every game."""
         data = json.loads(line)
-        data["moves"] = [MoveRecord(m["move"], m["ms"], m.get("info")) for m in data["moves"]]
+        data["moves"] = [MoveRecord(m["move"], m["ms"], m.get("info"), m.get("latency_ms")) for m in data["moves"]]
         record = cls(**data)
         record._line = line if line.endswith(b"\n") else line + b"\n"
         return record
@@ -382,6 +393,10 @@ class GameRecord:
             "scores", self.scores,
         )
         _check(self.played_on is None or _is_place(self.played_on), "played_on", self.played_on)
+        margins = self.network_margin_ms
+        _check(margins is None or (isinstance(margins, dict) and set(margins) <= set(players)
+                                   and all(_is_number(v) and v >= 0 for v in margins.values())),
+               "network_margin_ms", margins)
 
 
 def _moves_of(moves: list[dict[str, Any]]) -> list[MoveRecord]:
@@ -393,10 +408,10 @@ def _moves_of(moves: list[dict[str, Any]]) -> list[MoveRecord]:
     append, inf, longest = out.append, math.inf, MAX_MOVE_CHARS
     for data in moves:
         get = data.get
-        move, ms, info = get("move"), get("ms"), get("info")
+        move, ms, info, latency = get("move"), get("ms"), get("info"), get("latency_ms")
         if (type(move) is str and 0 < len(move) <= longest and move.isprintable()
                 and (type(ms) is float or type(ms) is int) and 0 <= ms < inf
-                and (info is None or bound_info(info) is info)):
+                and (info is None or bound_info(info) is info) and latency is None):
             append(MoveRecord(move, ms, info))
         else:
             append(MoveRecord.from_json(data))

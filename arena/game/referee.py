@@ -26,9 +26,12 @@ _MAX_MOVE_CHARS = 32
 
 
 def _budget_text(clock: Clock, seat: int, budget_ms: float) -> str:
-    """``its budget of 150 ms (100 ms on its clock + 50 ms margin)``."""
+    """``its budget of 150 ms (100 ms on its clock + 50 ms margin)``, and
+    ``+ 20 ms network margin`` for a remote bot granted one."""
     kind = "per move" if clock.controls[seat].per_move_ms is not None else "on its clock"
-    return f"its budget of {budget_ms:.0f} ms ({budget_ms - clock.margin_ms:.0f} ms {kind} + {clock.margin_ms} ms margin)"
+    network = clock.network_ms[seat]
+    return (f"its budget of {budget_ms:.0f} ms ({budget_ms - clock.margin_ms - network:.0f} ms {kind} + "
+            f"{clock.margin_ms} ms margin" + (f" + {network:.0f} ms network margin)" if network else ")"))
 
 
 def over_budget(did: str, ms: float, clock: Clock, seat: int, budget_ms: float) -> str:
@@ -102,8 +105,13 @@ class Referee:
             except Forfeit as exc:
                 if not record.reason:
                     record.end_by_forfeit(seat, exc.reason, exc.detail)
-        # Read once the processes are started: a bot says it in its ``ready``.
+        # Read once the processes are started: a bot says it in its ``ready``; a remote bot's claim, its round trip.
         self._compact = [player is not None and player.compact_turns for player in self.players]
+        margins = [player.network_margin_ms if player is not None else None for player in self.players]
+        self.clock.network_ms = [margin or 0.0 for margin in margins]
+        if any(margin is not None for margin in margins):
+            record.network_margin_ms = {color: round(margin, 1) for color, margin in zip(record.players, margins)
+                                        if margin is not None}
         if not record.reason:
             self._end_if_decided()
 
@@ -141,20 +149,22 @@ class Referee:
                 raise Forfeit("illegal_move", f"played a {len(move)}-character string, not a move: {move[:40]!r}...")
             # The engine accepts exactly the listed moves (its property tests
             # hold it to that) and says what is wrong with any other string.
-            return self.apply(move, elapsed_ms, info)
+            return self.apply(move, elapsed_ms, info, player.latency_ms)
         except engine.IllegalMove as exc:
             self.record.end_by_forfeit(seat, "illegal_move", f"played {move!r}, not a legal move: {exc}")
         except Forfeit as exc:
             self.record.end_by_forfeit(seat, exc.reason, exc.detail)
         return None
 
-    def apply(self, move: str, elapsed_ms: float, info: dict[str, Any] | None) -> MoveRecord:
+    def apply(self, move: str, elapsed_ms: float, info: dict[str, Any] | None,
+              latency_ms: float | None = None) -> MoveRecord:
         """Play ``move`` for the seat to move, its time already charged to the
-        clock, and end the game if the rules end it; the move's record.
+        clock, and end the game if the rules end it; the move's record (with
+        a remote bot's round trip, ``latency_ms``).
         Raises :class:`engine.IllegalMove`, changing nothing, for an illegal move."""
         self.state = self.game.apply(self.state, move)
         self.moves.append(move)
-        played = MoveRecord(move, round(elapsed_ms, 3), info)
+        played = MoveRecord(move, round(elapsed_ms, 3), info, latency_ms)
         self.record.moves.append(played)
         self._end_if_decided()
         return played

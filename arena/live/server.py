@@ -33,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import html
 import json
-import logging
 import os
 import secrets
 import socket
@@ -50,7 +49,7 @@ from aiohttp import web
 from arena.bot import safe_files
 from arena.bot.safe_files import RefusedFile
 from arena.bot.text import safe
-from arena.run.connection_limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, write
+from arena.run.connection_limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, quiet_server_logs, write
 from arena.live.peers import peer_uid
 from arena.live.sharing import qr_svg, room_urls
 from arena.live.state import LiveState
@@ -449,9 +448,7 @@ def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], N
     url = f"http://{shown}:{listening.getsockname()[1]}/?{TOKEN_PARAM}={token}"  # port 0: the one the system chose
     shared = room_urls(url)
     app = make_app(state, token, limits=limits, share=shared[0] if shared else None)
-    # aiohttp logs a malformed request with its traceback: a client's doing, not the organiser's business.
-    logging.getLogger("aiohttp").addHandler(logging.NullHandler())
-    logging.getLogger("aiohttp").propagate = False
+    quiet_server_logs()
 
     async def main() -> None:
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,

@@ -37,7 +37,9 @@ def find_game(records: Sequence[GameRecord], game_id: str) -> GameRecord:
 
 def game_heading(record: GameRecord) -> str:
     players = " vs ".join(f"{safe(name)} ({color})" for color, name in record.players.items())
-    return f"{record.game} game {safe(record.game_id)}: {players}; round {record.round}, opening {record.opening}"
+    margins = "".join(f"; {safe(record.players[color])} granted {ms:g} ms a move for the network"
+                      for color, ms in (record.network_margin_ms or {}).items())
+    return f"{record.game} game {safe(record.game_id)}: {players}; round {record.round}, opening {record.opening}{margins}"
 
 
 def result_line(record: GameRecord) -> str:
@@ -70,6 +72,8 @@ def frames(record: GameRecord) -> list[str]:
     for ply, (move, state) in enumerate(zip(record.moves, states[1:]), start=1):
         color = colors[(first + ply - 1) % 2]
         line = f"move {ply}: {color} ({safe(record.players[color])}) played {safe(move.move)} in {move.ms:.1f} ms"
+        if move.latency_ms is not None:
+            line += f" (round trip {move.latency_ms:.0f} ms)"
         if move.info is not None:
             # A bot's info is untrusted: a control character (an escape
             # sequence among them) must not reach the terminal.

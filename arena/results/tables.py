@@ -282,7 +282,7 @@ def _notes(standings: Standings) -> list[str]:
         notes.append(f"disqualified (every game scored as a loss; ranked last): {', '.join(disqualified)}")
     if any(bot.remote for bot in standings.bots):
         notes.append(f"{REMOTE_MARK.strip()}: plays from another machine (arena connect), outside the sandbox and limits; "
-                     "its move times include the network's round trip")
+                     "its move times include the network's round trip, less a margin granted for it")
     if standings.elo_regularized:
         notes.append(
             "Elo note: a bot or group won or lost every game against the others, so the fit adds "

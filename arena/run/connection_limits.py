@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import logging
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 __all__ = ["CHUNK_BYTES", "HEADER_TIMEOUT_S", "IDLE_TIMEOUT_S", "MAX_CONNECTIONS", "MAX_PER_ADDRESS",
-           "SEND_BUFFER_BYTES", "WRITE_TIMEOUT_S", "ConnectionGuard", "Limits", "listen", "write"]
+           "SEND_BUFFER_BYTES", "WRITE_TIMEOUT_S", "ConnectionGuard", "Limits", "listen", "quiet_server_logs", "write"]
 
 #: Connections open at once: well under the usual 1,024 descriptors of a process.
 MAX_CONNECTIONS = 256
@@ -78,6 +79,16 @@ class Limits:
     idle_timeout_s: float = IDLE_TIMEOUT_S
     write_timeout_s: float = WRITE_TIMEOUT_S
     send_buffer: int = SEND_BUFFER_BYTES
+
+
+def quiet_server_logs() -> None:
+    """Keep aiohttp's log of a request it could not parse (a client's junk:
+    a head over its bounds, a broken upgrade) out of the organiser's terminal,
+    where Python would print each with its traceback."""
+    log = logging.getLogger("aiohttp")
+    if not any(isinstance(handler, logging.NullHandler) for handler in log.handlers):
+        log.addHandler(logging.NullHandler())
+    log.propagate = False
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -262,8 +273,12 @@ class ConnectionGuard:
             transport.abort()
             return
         # Closed with a request unread, the socket would send a reset that can reach the client before the 503.
+        try:
+            transport.write_eof()
+        except OSError:  # the client is gone already (it reset the connection): nothing to linger for
+            transport.abort()
+            return
         self._lingering += 1
-        transport.write_eof()
         loop = asyncio.get_running_loop()
 
         def end() -> None:

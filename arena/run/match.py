@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import engine
-from arena.bot.spec import BotConfig, RemoteLink, split_command
+from arena.bot.spec import BotConfig, split_command
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
@@ -114,7 +114,7 @@ def match_config(
         raise ValueError(f"both bots are named {names[0]!r}: give one another name (--bot name=...,cmd=...)")
     configs = tuple(BotConfig(name=name, cmd=() if bot.remote else split_command(bot.command), options=dict(bot.options),
                               cwd=bot.cwd or Path.cwd(), env={}, debug=bot.debug,
-                              remote=RemoteLink(reconnect_s=remote.reconnect_s) if bot.remote else None)
+                              remote=remote.link() if bot.remote else None)
                     for name, bot in zip(names, bots))
     return TournamentConfig(
         name="match",

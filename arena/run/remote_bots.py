@@ -1,6 +1,6 @@
 """A run's remote bots: the listener started for them while it lasts
-(:mod:`arena.run.remote_listener`, imported only when a tournament has
-some), and the log of its events."""
+(:mod:`arena.run.remote_listener`, in a process of its own:
+:mod:`arena.run.listener_process`), and the log of its events."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from arena.bot import safe_files
-from arena.bot.spec import RemoteLink
 from arena.results.store import LOGS_DIR
 from arena.run.config import TournamentConfig
+from arena.run.listener_process import ListenerError, ListenerProcess
 from arena.run.remote_settings import check_remote
 from arena.run.remote_tokens import TokenFileError, read_tokens
 from arena.run.yaml_reader import ConfigError
@@ -82,10 +82,7 @@ def serve_remote_bots(config: TournamentConfig, say: Callable[[str], None]) -> I
     if tokenless:
         raise ConfigError(f"remote bot {tokenless[0]!r} has no token in {settings.tokens}: make one with "
                           f"arena remote token {tokenless[0]} --tokens {settings.tokens}", file="")
-    # (aiohttp only for a tournament that has remote bots: a tenth of a second of every command's start)
-    from arena.run.remote_listener import ListenerError, RemoteListener
-
-    listener = RemoteListener(names, digests, settings.host, settings.port, say)
+    listener = ListenerProcess(names, digests, settings.host, settings.port, say)
     try:
         listener.start()
     except ListenerError as exc:
@@ -98,7 +95,7 @@ def serve_remote_bots(config: TournamentConfig, say: Callable[[str], None]) -> I
             if missing:
                 say(f"not connected: {', '.join(sorted(missing))}; a game of theirs that starts before they "
                     "connect is a startup_failure")
-        link = RemoteLink(listener.hub, settings.reconnect_s)
+        link = settings.link(listener.hub)
         yield replace(config, bots=tuple(replace(bot, remote=link) if bot.remote is not None else bot
                                          for bot in config.bots))
     finally:

@@ -42,13 +42,14 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.remote import (
-    ACCEPTED, BACK, BOT_LINE, ENDED, HUB_LINE_BYTES, LOST, QUIT_LINE, REFUSED, RELEASE_LINE, TOO_LONG,
+    ACCEPTED, BACK, BOT_LINE, ENDED, HUB_LINE_BYTES, LOST, QUIT_LINE, REFUSED, RELEASE_LINE, ROUND_TRIP, TOO_LONG,
 )
 from arena.bot.text import clean_text
-from arena.run.connection_limits import ConnectionGuard, Limits, listen
+from arena.run.connection_limits import ConnectionGuard, Limits, listen, quiet_server_logs
+from arena.run.listener_process import ListenerError
 from arena.run.remote_tokens import token_owner
 
-__all__ = ["ListenerLimits", "RemoteListener", "ListenerError", "BRIDGE_HEADER", "RESTART", "BOT_EXITED", "PATH"]
+__all__ = ["ListenerLimits", "RemoteListener", "BRIDGE_HEADER", "RESTART", "BOT_EXITED", "PATH"]
 
 #: The header in which a bridge names the life of its bot program (any
 #: random text it keeps until it restarts the program).
@@ -59,6 +60,13 @@ PATH = "/"
 RESTART, BOT_EXITED = 4001, 4000
 #: A dead peer (a network gone, not closed) is noticed within about this long.
 HEARTBEAT_S = 5.0
+#: How often the round trip of each connection is measured (a WebSocket ping,
+#: which every client answers by itself: nothing for a bot's author to do).
+PING_EVERY_S = 2.0
+#: Round trips a connection's figure is the median of.
+_ROUND_TRIPS = 5
+#: How long a claim waits for a new connection's first round trip (beyond, its game grants none).
+_FIRST_PING_S = 2.0
 _BRIDGE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Lines a session keeps to send again after a reconnection: those since the
 #: bot's last line (a game's end, the next game's start, a turn at most).
@@ -84,10 +92,6 @@ class ListenerLimits:
     messages_per_s: float = 2000.0
     burst: int = 200
     network: Limits = Limits()
-
-
-class ListenerError(Exception):
-    """The listener could not start (its port taken, say); one line."""
 
 
 @dataclass(eq=False)
@@ -117,6 +121,22 @@ class _Link:
     stamp: float = 0.0
     #: The bridge's words in its close frame (untrusted).
     close_reason: str = ""
+    #: The last round trips measured (seconds), and the ping not yet answered: its payload and when it went.
+    round_trips: deque[float] = field(default_factory=lambda: deque(maxlen=_ROUND_TRIPS))
+    ping: tuple[bytes, float] | None = None
+
+    @property
+    def round_trip_ms(self) -> float | None:
+        """The median of the last round trips, None before the first."""
+        if not self.round_trips:
+            return None
+        ordered = sorted(self.round_trips)
+        return 1000 * ordered[len(ordered) // 2]
+
+
+def _measured(link: _Link) -> bool:
+    """The connection's round trip is known, or its first ping went unanswered for :data:`_FIRST_PING_S`."""
+    return link.round_trip_ms is not None or link.ping is None or time.monotonic() >= link.ping[1] + _FIRST_PING_S
 
 
 def _bearer(header: str) -> str:
@@ -211,6 +231,7 @@ class RemoteListener:
     # --- on the listener's thread ---
 
     async def _serve(self) -> None:
+        quiet_server_logs()
         app = web.Application()
         app.router.add_get(PATH, self._connection)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -260,14 +281,18 @@ class RemoteListener:
         bridge = request.headers.get(BRIDGE_HEADER, "")
         if not _BRIDGE_ID.fullmatch(bridge):
             bridge = secrets.token_hex(8)
-        ws = web.WebSocketResponse(max_msg_size=MAX_LINE_BYTES, heartbeat=HEARTBEAT_S, timeout=_CLOSE_TIMEOUT_S)
+        # Pings and pongs come to the relay (autoping off): a pong gives the round trip, a ping counts in the rate.
+        ws = web.WebSocketResponse(max_msg_size=MAX_LINE_BYTES, heartbeat=HEARTBEAT_S, timeout=_CLOSE_TIMEOUT_S,
+                                   autoping=False)
         await ws.prepare(request)
         link = _Link(bot, bridge, peer, ws, allowance=self.limits.burst, stamp=time.monotonic())
         self._links.add(link)
+        pinger = asyncio.get_running_loop().create_task(self._ping(link))
         try:
             if await self._attach(link):
                 await self._relay(link)
         finally:
+            pinger.cancel()
             self._links.discard(link)
             if link in self._idle[bot]:
                 self._idle[bot].remove(link)
@@ -314,6 +339,15 @@ class RemoteListener:
                 if getattr(message.data, "code", None) == WSCloseCode.MESSAGE_TOO_BIG and link.session is not None:
                     await self._to_worker(link.session, TOO_LONG + b"\n")
                 return
+            if message.type in (WSMsgType.PING, WSMsgType.PONG):
+                if not self._within_rate(link):
+                    await self._too_many(link)
+                    return
+                if message.type == WSMsgType.PING:
+                    await ws.pong(message.data)
+                else:
+                    await self._ponged(link, message.data)
+                continue
             data = message.data.encode() if message.type == WSMsgType.TEXT else bytes(message.data)
             session = link.session
             if session is None:
@@ -325,10 +359,35 @@ class RemoteListener:
             # message of the rate (a frame of a million newlines would hold the loop for seconds).
             for piece in data.removesuffix(b"\n").split(b"\n"):
                 if not self._within_rate(link):
-                    self.say(f"{link.bot} sent over {self.limits.messages_per_s:g} messages a second: connection closed")
-                    await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
+                    await self._too_many(link)
                     return
                 await self._to_worker(session, BOT_LINE + piece + b"\n")
+
+    async def _too_many(self, link: _Link) -> None:
+        self.say(f"{link.bot} sent over {self.limits.messages_per_s:g} messages a second: connection closed")
+        await link.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
+
+    async def _ping(self, link: _Link) -> None:
+        """Measure the connection's round trip now and every :data:`PING_EVERY_S`.
+        The payload is random and only the pong of the ping last sent counts,
+        so a bridge cannot answer before it is asked; it can answer late, which
+        the cap of an ``auto`` network margin bounds."""
+        while not link.ws.closed:
+            nonce = secrets.token_bytes(8)
+            link.ping = (nonce, time.monotonic())
+            try:
+                await link.ws.ping(nonce)
+            except (ConnectionError, RuntimeError):
+                return
+            await asyncio.sleep(PING_EVERY_S)
+
+    async def _ponged(self, link: _Link, payload: bytes) -> None:
+        if link.ping is None or payload != link.ping[0]:
+            return  # an answer to aiohttp's heartbeat, or to nothing asked
+        link.round_trips.append(time.monotonic() - link.ping[1])
+        link.ping = None
+        if link.session is not None and (ms := link.round_trip_ms) is not None:
+            await self._to_worker(link.session, ROUND_TRIP + f"{ms:.1f}".encode() + b"\n")
 
     def _refused(self, line: str) -> None:
         """Say a refusal; past :data:`_REFUSALS_SAID` in a minute, count them
@@ -384,8 +443,9 @@ class RemoteListener:
         end = time.monotonic() + wait_s
         # Busy connections free up as games end, and a bridge whose connection
         # just ended (a network that dropped, a bot restarted) comes back at
-        # once; a bot not connected for longer is not waited for.
-        while not idle and time.monotonic() < end and (
+        # once; a bot not connected for longer is not waited for.  A connection
+        # just made has its first ping out: its round trip is the game's network margin.
+        while not (idle and _measured(idle[0])) and time.monotonic() < end and (
                 any(link.bot == bot for link in self._links) or time.monotonic() < self._ended.get(bot, 0.0) + wait_s):
             await asyncio.sleep(0.02)
         if not idle:
@@ -399,7 +459,8 @@ class RemoteListener:
         link = idle.pop(0)
         session = _Session(bot, link.bridge, writer, link)
         link.session = session
-        writer.write(ACCEPTED + b"\n")
+        ms = link.round_trip_ms
+        writer.write(ACCEPTED + (b"" if ms is None else f"{ms:.1f}".encode()) + b"\n")
         try:
             while (line := await reader.readuntil(b"\n")) != RELEASE_LINE:
                 session.unanswered.append(line)

@@ -1,6 +1,7 @@
 """The tournament file's keys for remote bots: a bot entry
 ``{name: team-x, remote: true}`` and the listener's settings
-(``remote_listen``, ``remote_tokens``, ``reconnect_s``, ``remote_wait_s``)."""
+(``remote_listen``, ``remote_tokens``, ``reconnect_s``, ``remote_wait_s``,
+``network_margin_ms``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ __all__ = ["RemoteSettings", "REMOTE_KEYS", "REMOTE_BOT_KEYS", "remote_settings"
            "check_remote", "DEFAULT_RECONNECT_S", "DEFAULT_WAIT_S"]
 
 #: The tournament's keys for its listener.
-REMOTE_KEYS = ("remote_listen", "remote_tokens", "reconnect_s", "remote_wait_s")
+REMOTE_KEYS = ("remote_listen", "remote_tokens", "reconnect_s", "remote_wait_s", "network_margin_ms")
 #: What a remote bot's entry may hold: nothing about how to start it, which is its author's business.
 REMOTE_BOT_KEYS = ("name", "remote", "options", "version", "time_control", "debug")
 DEFAULT_RECONNECT_S = 10.0
@@ -26,13 +27,20 @@ class RemoteSettings:
     """Where the listener for remote bots listens (no port: the file names
     none, ``--remote-port`` must), the tokens file it trusts, how long a
     lost connection is waited for in a game, and how long the run waits
-    for every remote bot to connect before its first game."""
+    for every remote bot to connect before its first game; and the
+    network margin granted to each move of a remote bot (None: ``auto``,
+    its connection's measured round trip, at most ``AUTO_MARGIN_CAP_MS``)."""
 
     host: str = "127.0.0.1"
     port: int | None = None
     tokens: Path | None = None
     reconnect_s: float = DEFAULT_RECONNECT_S
     wait_s: float = DEFAULT_WAIT_S
+    network_margin_ms: float | None = None
+
+    def link(self, hub: str | None = None) -> RemoteLink:
+        """How a remote bot is reached under these settings, through ``hub``."""
+        return RemoteLink(hub, self.reconnect_s, self.network_margin_ms)
 
 
 def listen_address(text: str) -> tuple[str, int]:
@@ -62,7 +70,15 @@ def remote_settings(fields: YamlMapping, path: Path | None, base_dir: Path) -> R
         host=host, port=port, tokens=tokens,
         reconnect_s=fields.number("reconnect_s", DEFAULT_RECONNECT_S, unit="a number of seconds", must_be="positive"),
         wait_s=fields.number("remote_wait_s", DEFAULT_WAIT_S, unit="a number of seconds", must_be="not negative"),
+        network_margin_ms=_network_margin(fields),
     )
+
+
+def _network_margin(fields: YamlMapping) -> float | None:
+    """``network_margin_ms``: ``auto`` (the default: None) or milliseconds, not negative."""
+    if "network_margin_ms" not in fields or fields["network_margin_ms"].scalar() == "auto":
+        return None
+    return fields.number("network_margin_ms", unit="auto or a number of milliseconds", must_be="not negative")
 
 
 def remote_link(fields: YamlMapping) -> RemoteLink | None:
