@@ -198,13 +198,6 @@ class RemoteListener:
         """The bots with at least one connection now."""
         return {link.bot for link in list(self._links)}
 
-    def wait_for(self, names: Collection[str], timeout_s: float) -> set[str]:
-        """Wait up to ``timeout_s`` for each of ``names`` to connect; those that did not."""
-        end = time.monotonic() + timeout_s
-        while (missing := set(names) - self.connected()) and time.monotonic() < end:
-            time.sleep(0.05)
-        return missing
-
     def close(self) -> None:
         """Tell every bridge the run is over, stop listening, and remove the hub. Idempotent."""
         if self._thread.is_alive():
