@@ -303,6 +303,10 @@ class ReplayPlayer:
     """Plays a recorded game's moves back without a process: the referee's
     work around it is all that is left."""
 
+    #: A local player's: no network between it and the referee.
+    network_margin_ms = None
+    latency_ms = None
+
     def __init__(self, name: str, compact: bool, moves: Iterator[str]) -> None:
         self.name = name
         self.compact_turns = compact
