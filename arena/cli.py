@@ -29,7 +29,7 @@ from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.bot.text import safe
 from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
 from arena.game.clock import parse_time_control
-from arena.game.records import GameRecord
+from arena.game.records import GameRecord, schedule_key
 from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.games import RESULTS, GameFilter, render_games, select_games
 from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
@@ -340,7 +340,7 @@ def run(
                                            versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
                                            withdrawn=config.withdrawn, disqualified=config.disqualified,
                                            challenger=challenger, remote=config.remote_bots), fmt))
-    show_forfeits(sorted(summary.records, key=lambda r: (r.index, r.game_id)), fmt,
+    show_forfeits(sorted(summary.records, key=schedule_key), fmt,
                   hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)

@@ -18,7 +18,7 @@ from arena.bot.text import clean_text
 
 __all__ = [
     "GameSpec", "MoveRecord", "GameRecord", "timestamp", "RULE_REASONS", "RESIGNATION", "REASONS", "MAX_RECORD_BYTES", "MAX_ROUND",
-    "game_id", "pair_id", "parse_game_id",
+    "game_id", "pair_id", "parse_game_id", "schedule_key",
 ]
 
 #: How a game ends by the rules, as the engines' ``Outcome.reason`` says
@@ -488,3 +488,9 @@ def _encodable(value: Any) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
+
+
+def schedule_key(record: GameRecord) -> tuple[int, str]:
+    """The order games are rated in: the schedule's, a tie (two records of
+    one place, from a hand-edited file) by game id."""
+    return record.index, record.game_id

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from arena.bot.text import safe
-from arena.game.records import GameRecord
+from arena.game.records import GameRecord, schedule_key
 from arena.results.tables import OUTPUT_FORMATS
 
 __all__ = ["RESULTS", "GameFilter", "GameRow", "render_games", "select_games"]
@@ -106,7 +106,7 @@ class GameRow:
 
 def select_games(records: Iterable[GameRecord], wanted: GameFilter) -> list[GameRow]:
     """The rows of the games of ``records`` that ``wanted`` keeps, in schedule order."""
-    kept = sorted((r for r in records if wanted.keeps(r)), key=lambda r: (r.index, r.game_id))
+    kept = sorted((r for r in records if wanted.keeps(r)), key=schedule_key)
     return [_row(record, wanted.bot) for record in kept]
 
 

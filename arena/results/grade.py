@@ -22,7 +22,7 @@ from arena.bot.text import safe
 from arena.formats.rounds import Rounds
 from arena.formats.scoring import Tally, score_of, scored
 from arena.formats.stages import BYE_SCORES
-from arena.game.records import GameRecord, GameSpec
+from arena.game.records import GameRecord, GameSpec, schedule_key
 from arena.results.reading import ReadResults
 from arena.results.standings import BotStanding, Standings, reference_rule
 
@@ -189,7 +189,7 @@ def _sheet(standing: Any, standings: Standings, records: list[GameRecord], sched
         lines.setdefault((spec.round, opponent), RoundLine(spec.round, opponent)).scheduled += 1
     forfeit_wins: dict[str, int] = {}
     opponents: dict[str, tuple[Tally, list[int]]] = {}
-    for record in sorted(records, key=lambda r: (r.index, r.game_id)):
+    for record in sorted(records, key=schedule_key):
         color = next(c for c, n in record.players.items() if n == name)
         opponent = next(n for c, n in record.players.items() if c != color)
         line = lines.setdefault((record.round, opponent), RoundLine(record.round, opponent, scheduled=0))

@@ -19,7 +19,7 @@ from typing import Any
 import trueskill
 
 from arena.game.clock import TimeControl
-from arena.game.records import GameRecord
+from arena.game.records import GameRecord, schedule_key
 from arena.formats.adaptive import settle_rule
 from arena.formats.rounds import Rounds
 from arena.formats.stages import STAGE_NAMES
@@ -292,9 +292,9 @@ def compute_standings(
     fold = StandingsFold(bot_names or (), disqualified)
     # Ties on index (which a well-formed schedule never makes) are broken by
     # game id, so the fold order never depends on the order of the input.
-    ordered = sorted(scored(records, disqualified), key=lambda r: (r.index, r.game_id))
+    ordered = sorted(scored(records, disqualified), key=schedule_key)
     for record in ordered:
-        fold.add(record, (record.index, record.game_id))
+        fold.add(record, schedule_key(record))
     return fold.standings(sprt, at_limit=at_limit, reference=reference, versions=versions, ranking=ranking,
                           rounds=rounds, withdrawn=withdrawn, challenger=challenger, records=ordered, remote=remote)
 

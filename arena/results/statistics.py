@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from arena.formats.bradley_terry import bradley_terry
 from arena.formats.scoring import Tally, score_of
-from arena.game.records import GameRecord
+from arena.game.records import GameRecord, schedule_key
 
 __all__ = [
     "scores_of",
@@ -73,7 +73,7 @@ def scores_of(records: Iterable[GameRecord], bot: str) -> tuple[list[float], lis
     and its two scores in each complete game pair."""
     games: list[float] = []
     by_pair: dict[int, list[float]] = {}
-    for record in sorted(records, key=lambda r: (r.index, r.game_id)):
+    for record in sorted(records, key=schedule_key):
         if bot not in record.players.values():
             continue
         score = score_of(record, bot)

@@ -39,7 +39,7 @@ from typing import Any
 from arena.bot import safe_files
 from arena.formats.competition import Competition
 from arena.formats.schedule import ScheduledGames
-from arena.game.records import MAX_ROUND, GameRecord
+from arena.game.records import GameRecord, MAX_ROUND, schedule_key
 from arena.formats.rounds import Rounds
 from arena.results.game_index import INDEX_FILE, LogPlace
 from arena.results.meta import MetaError, TournamentMeta, read_meta
@@ -100,7 +100,7 @@ def read_standings(target: Path) -> StandingsRead:
 
 
 def _in_schedule_order(records: list[GameRecord]) -> list[GameRecord]:
-    return sorted((r for r in records if r.forfeit_by is not None), key=lambda r: (r.index, r.game_id))
+    return sorted((r for r in records if r.forfeit_by is not None), key=schedule_key)
 
 
 def _log_stat(directory: Path) -> tuple[int, int] | None:
@@ -156,7 +156,7 @@ class KeptStandings:
         competition, meta = results.competition, results.meta
         if competition is None or meta is None or loaded.place is None or not _carried(competition, meta, results.rounds):
             return None
-        ordered = sorted(results.records, key=lambda r: (r.index, r.game_id))
+        ordered = sorted(results.records, key=schedule_key)
         keys = [ScheduledGames.order(r.game_id) for r in ordered]
         if None in keys or any(a >= b for a, b in zip(keys, keys[1:])):  # (type: the ids of a schedule by names)
             return None

@@ -33,7 +33,7 @@ from typing import Any
 
 import engine
 from arena.game.positions import start_state
-from arena.game.records import GameRecord, MoveRecord
+from arena.game.records import GameRecord, MoveRecord, schedule_key
 from arena.results.game_index import LazyMoves, move_times_of
 from arena.results.grade import GradeSheet
 
@@ -146,7 +146,7 @@ def games_data(
     tables = _Tables(game, bot_names)
     games = [{**tables.summary(record, only_bot), **tables.body(record, record.moves, (tails or {}).get(record.game_id),
                                                                only_bot)}
-             for record in sorted(records, key=lambda r: (r.index, r.game_id))]
+             for record in sorted(records, key=schedule_key)]
     return {**tables.to_json(), "games": games}
 
 
@@ -204,7 +204,7 @@ def game_list(
     without its moves, and the files of their bodies.  ``tails``: the stderr
     ends of some records, read when their file is written (None: none)."""
     tables = _Tables(game, bot_names)
-    ordered = sorted(records, key=lambda r: (r.index, r.game_id))
+    ordered = sorted(records, key=schedule_key)
     columns: dict[str, list[Any]] = {key: [] for key in
                                      ("id", "i", "rd", "o", "p0", "p1", "w", "r", "s", "tc", "l", "bt")}
     reasons: dict[str, int] = {}
