@@ -81,6 +81,7 @@ from arena.formats.pairing import (  # noqa: E402
     knockout_bracket,
     knockout_places,
     knockout_next_round,
+    opponents_of,
     swiss_round,
 )
 
@@ -158,7 +159,7 @@ def swiss(field: Field, seeding: list[int], rounds: int) -> list[int]:
     played: set[frozenset[int]] = set()
     for _ in range(rounds):
         scores = full_scores(points, byes, seeding)
-        pairs, bye = swiss_round([(b, scores[b]) for b in seeding], played, byes)
+        pairs, bye = swiss_round([(b, scores[b]) for b in seeding], opponents_of(played), byes)
         for a, b in pairs:
             played.add(frozenset((a, b)))
             meet(field, points, a, b)

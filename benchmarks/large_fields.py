@@ -19,7 +19,8 @@ as ``arena run`` calls it (store, pairing, ``tournament.json``, rounds,
 progress), with an executor that ends each game at once (the records of
 instant bots, 18 moves each, results drawn from the same Elo model) and no
 bot started; the CPU time of this process per game, over the first and the
-last thousand games (a tenth of them at small sizes)::
+last thousand games (a tenth of them at small sizes), and the same without
+the time spent in Python's full garbage collections::
 
     python benchmarks/large_fields.py             # Swiss 100/1,000/10,000 bots, adaptive 100/1,000,
                                                   # the driver in a 10-round Swiss of 200 and 1,000 bots (minutes)
@@ -29,6 +30,7 @@ last thousand games (a tenth of them at small sizes)::
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import sys
@@ -42,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine  # noqa: E402
 from arena.formats.adaptive import adaptive_round, fit, idle_rounds, in_scope, ranking, verdicts  # noqa: E402
-from arena.formats.pairing import swiss_round  # noqa: E402
+from arena.formats.pairing import opponents_of, swiss_round  # noqa: E402
 from arena.game.records import GameRecord, GameSpec, MoveRecord, timestamp  # noqa: E402
 from arena.run import tournament  # noqa: E402
 from arena.run.config import load_config  # noqa: E402
@@ -79,7 +81,7 @@ def swiss_times(n: int, rounds: int, seed: int) -> list[float]:
     times = []
     for _ in range(rounds):
         start = time.perf_counter()
-        pairs, bye = swiss_round([(b, score[b]) for b in names], played, byes)
+        pairs, bye = swiss_round([(b, score[b]) for b in names], opponents_of(played), byes)
         times.append(time.perf_counter() - start)
         for a, b in pairs:
             points = game_pair(elo, number[a], number[b], rng)
@@ -144,10 +146,23 @@ class InstantExecutor:
             yield record
 
 
-def swiss_driver(n: int, rounds: int, seed: int) -> list[float]:
+def swiss_driver(n: int, rounds: int, seed: int) -> tuple[list[float], list[float]]:
     """The driver's CPU seconds at the end of each game of a ``rounds``-round
-    Swiss of ``n`` bots, played through ``run_tournament`` (see the module's doc)."""
+    Swiss of ``n`` bots, played through ``run_tournament`` (see the module's
+    doc), and of those the seconds spent in Python's full garbage
+    collections so far."""
     names, elo, rng = field(n, seed)
+    collecting: list[float] = []
+    collected = [0.0]
+
+    def count_full_collections(phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            collecting.append(time.process_time())
+        elif collecting:
+            collected[0] += time.process_time() - collecting.pop()
+
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "swiss.yaml"
         bots = "".join(f"  - {{name: {name}, cmd: [{sys.executable}], version: '1'}}\n" for name in names)
@@ -155,22 +170,36 @@ def swiss_driver(n: int, rounds: int, seed: int) -> list[float]:
                         f"seed: {seed}\noutput: {Path(tmp) / 'out'}\nbots:\n{bots}")
         config = load_config(path)
         ended: list[float] = []
+        in_collections: list[float] = []
+
+        def on_record(record: GameRecord, summary: object) -> None:
+            ended.append(time.process_time())
+            in_collections.append(collected[0])
+
         preflight = tournament.preflight
         tournament.preflight = lambda *args, **kwargs: []  # no bot is started: none plays
+        gc.callbacks.append(count_full_collections)
         try:
             tournament.run_tournament(config, executor=InstantExecutor({b: elo[int(b[1:])] for b in names}, rng),
-                                      on_record=lambda record, summary: ended.append(time.process_time()))
+                                      on_record=on_record)
         finally:
             tournament.preflight = preflight
-    return ended
+            gc.callbacks.remove(count_full_collections)
+    return ended, in_collections
 
 
-def driver_line(n: int, rounds: int, ended: list[float]) -> str:
+def driver_line(n: int, rounds: int, ended: list[float], in_collections: list[float]) -> str:
     span = min(1000, len(ended) // 10)
     first = (ended[span] - ended[0]) / span
     last = (ended[-1] - ended[-1 - span]) / span
+    # A full collection's cost grows with the heap (every record a run keeps):
+    # one or none falls in a window, so the driver's own cost is shown without them too.
+    own_first = first - (in_collections[span] - in_collections[0]) / span
+    own_last = last - (in_collections[-1] - in_collections[-1 - span]) / span
     return (f"| swiss, driver | {n:,} | {rounds} | {len(ended):,} games: CPU per game over the first {span:,} "
-            f"{first * 1e3:.3f} ms, the last {span:,} {last * 1e3:.3f} ms ({last / first:.2f}x) |")
+            f"{first * 1e3:.3f} ms, the last {span:,} {last * 1e3:.3f} ms ({last / first:.2f}x); "
+            f"without Python's full garbage collections {own_first * 1e3:.3f} → {own_last * 1e3:.3f} ms "
+            f"({own_last / own_first:.2f}x) |")
 
 
 def line(kind: str, n: int, times: list[float]) -> str:
@@ -198,7 +227,7 @@ def main() -> None:
     for n in [int(s) for s in args.adaptive.split(",") if s]:
         print(line("adaptive", n, adaptive_times(n, args.adaptive_rounds, args.seed)), flush=True)
     for n in [int(s) for s in args.driver.split(",") if s]:
-        print(driver_line(n, args.driver_rounds, swiss_driver(n, args.driver_rounds, args.seed)), flush=True)
+        print(driver_line(n, args.driver_rounds, *swiss_driver(n, args.driver_rounds, args.seed)), flush=True)
 
 
 if __name__ == "__main__":

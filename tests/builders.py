@@ -273,7 +273,7 @@ class Run:
                 return pending
             if rounds_paired is not None and len(self.pairings) >= rounds_paired:
                 return []
-            pairing = next_pairing(self.config.competition, rounds, self.records)
+            pairing = next_pairing(self.config.competition, rounds)
             if pairing is None:
                 return []
             # Stored in tournament.json and read back, as the runner does.

@@ -235,6 +235,9 @@ SLOW_TESTS: dict[str, set[str]] = {
     "test_results_dir_links": {
         "test_arena_run_with_links_at_the_workers_logs_stops_in_one_line",
     },
+    "test_rounds_fold": {
+        "test_the_rounds_folded_game_by_game_are_those_read_from_every_record[adaptive]",
+    },
     "test_sandbox": {
         "test_cpu_limit_kills_a_spinning_bot_and_says_so",
         "test_sandboxed_and_plain_bots_play_the_same_moves",

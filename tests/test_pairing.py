@@ -13,6 +13,7 @@ from arena.formats.pairing import (
     knockout_bracket,
     knockout_places,
     knockout_next_round,
+    opponents_of,
     swiss_round,
 )
 
@@ -30,14 +31,14 @@ def check_round(standing, pairs, bye, played=(), withdrawn=()):
 
 def test_first_round_pairs_neighbours_in_seeding_order():
     standing = [(b, 0.0) for b in "abcdef"]
-    pairs, bye = swiss_round(standing, set())
+    pairs, bye = swiss_round(standing, {})
     assert (pairs, bye) == ([("a", "b"), ("c", "d"), ("e", "f")], None)
 
 
 def test_equal_scores_meet_and_no_rematch():
     standing = [("a", 2), ("b", 0), ("c", 2), ("d", 0), ("e", 1), ("f", 1)]
     played = met("ac", "bd")
-    pairs, bye = swiss_round(standing, played)
+    pairs, bye = swiss_round(standing, opponents_of(played))
     check_round(standing, pairs, bye, played)
     # a and c lead on 2 but have met: a takes the nearest score left (e, 1,
     # first of the 1s by seeding), c the other 1; the 0s have met too, so
@@ -51,7 +52,7 @@ def test_equal_scores_meet_and_no_rematch():
 
 def test_nearest_score_when_own_group_is_used_up():
     standing = [("a", 3), ("b", 2), ("c", 2), ("d", 1), ("e", 0), ("f", 0)]
-    pairs, bye = swiss_round(standing, met("ab", "ef"))
+    pairs, bye = swiss_round(standing, opponents_of(met("ab", "ef")))
     # a has met b: c (also 2) is as near; b then takes d (1), which leaves
     # e and f, who have met: the search backtracks to b–e, d–f.
     check_round(standing, pairs, bye, met("ab", "ef"))
@@ -79,25 +80,25 @@ def perfect_matchings(bots):
 
 def test_odd_field_bye_to_lowest_ranked_without_one():
     standing = [("a", 1), ("b", 1), ("c", 0), ("d", 0), ("e", 0)]
-    pairs, bye = swiss_round(standing, set())
+    pairs, bye = swiss_round(standing, {})
     assert bye == "e"
     check_round(standing, pairs, bye)
-    pairs, bye = swiss_round(standing, set(), byes={"e"})
+    pairs, bye = swiss_round(standing, {}, byes={"e"})
     assert bye == "d"
-    pairs, bye = swiss_round(standing, set(), byes={"c", "d", "e"})
+    pairs, bye = swiss_round(standing, {}, byes={"c", "d", "e"})
     assert bye == "b"  # the lowest-ranked left: b ranks below a by seeding
 
 
 def test_bye_moves_up_when_the_rest_cannot_be_paired():
     standing = [("a", 1), ("b", 1), ("c", 0)]
     # c without a bye, but a and b have met: only a or b can sit out
-    pairs, bye = swiss_round(standing, met("ab"))
+    pairs, bye = swiss_round(standing, opponents_of(met("ab")))
     assert bye == "b" and pairs == [("a", "c")]
 
 
 def test_withdrawn_bot_is_not_paired():
     standing = [("a", 1), ("b", 1), ("c", 0), ("d", 0), ("e", 0)]
-    pairs, bye = swiss_round(standing, set(), withdrawn={"b"})
+    pairs, bye = swiss_round(standing, {}, withdrawn={"b"})
     check_round(standing, pairs, bye, withdrawn={"b"})
     assert bye is None and ("a", "c") in pairs
 
@@ -105,13 +106,13 @@ def test_withdrawn_bot_is_not_paired():
 def test_no_legal_round_is_a_clear_error():
     standing = [("a", 0), ("b", 0)]
     with pytest.raises(PairingError, match="rematch"):
-        swiss_round(standing, met("ab"))
+        swiss_round(standing, opponents_of(met("ab")))
 
 
 def test_a_round_that_needs_a_rematch_has_as_few_as_it_can() -> None:
     standing = [("a", 8.0), ("b", 6.0), ("c", 5.0), ("d", 5.0), ("e", 3.0), ("f", 3.0)]
     met = {frozenset(p) for p in ("ab", "ac", "ad", "ae", "af", "cd", "ef")}
-    pairs, bye = swiss_round(standing, met, rematches=True)
+    pairs, bye = swiss_round(standing, opponents_of(met), rematches=True)
     assert sum(frozenset(p) in met for p in pairs) == 1 and bye is None
 
 
@@ -121,7 +122,7 @@ def test_a_whole_swiss_is_deterministic_and_never_rematches():
         score = {b: 0.0 for b in seed_order}
         played, byes, history = set(), set(), []
         for _ in range(6):
-            pairs, bye = swiss_round([(b, score[b]) for b in seed_order], played, byes)
+            pairs, bye = swiss_round([(b, score[b]) for b in seed_order], opponents_of(played), byes)
             history.append((pairs, bye))
             for x, y in pairs:
                 assert frozenset((x, y)) not in played
@@ -148,7 +149,7 @@ def test_128_bots_14_rounds_is_fast():
     played: set = set()
     start = time.perf_counter()
     for _ in range(14):
-        pairs, _ = swiss_round([(b, score[b]) for b in bots], played)
+        pairs, _ = swiss_round([(b, score[b]) for b in bots], opponents_of(played))
         for x, y in pairs:
             played.add(frozenset((x, y)))
             score[x if rng.random() < 0.5 else y] += 1
@@ -179,7 +180,7 @@ def large_swiss(n: int, rounds: int, seed: int) -> tuple[list[str], dict[str, fl
     score = dict.fromkeys(bots, 0.0)
     played: set[frozenset[str]] = set()
     for _ in range(rounds):
-        pairs, _ = swiss_round([(b, score[b]) for b in bots], played)
+        pairs, _ = swiss_round([(b, score[b]) for b in bots], opponents_of(played))
         for x, y in pairs:
             played.add(frozenset((x, y)))
             points = rng.choice([0.0, 0.5, 1.0, 1.5, 2.0])
@@ -191,7 +192,7 @@ def large_swiss(n: int, rounds: int, seed: int) -> tuple[list[str], dict[str, fl
 def test_a_first_round_of_3000_bots_pairs_neighbours_in_seeding_order():
     bots = [f"bot{i:04}" for i in range(3001)]
     random.Random(2).shuffle(bots)
-    pairs, bye = swiss_round([(b, 0.0) for b in bots], set())
+    pairs, bye = swiss_round([(b, 0.0) for b in bots], {})
     assert bye == bots[-1]
     assert pairs == [(bots[i], bots[i + 1]) for i in range(0, 3000, 2)]
 
@@ -201,7 +202,7 @@ def test_a_later_round_of_3000_bots_pairs_by_score_without_rematches():
     ranked = sorted(bots, key=lambda b: -score[b])  # stable: the seeding breaks ties
     expected, complete = greedy_round(ranked, played)
     assert complete  # this field needs no backtracking: the rule alone decides every pair
-    pairs, bye = swiss_round([(b, score[b]) for b in bots], played)
+    pairs, bye = swiss_round([(b, score[b]) for b in bots], opponents_of(played))
     check_round([(b, score[b]) for b in bots], pairs, bye, played)
     assert pairs == expected
 
@@ -214,7 +215,7 @@ def test_a_round_of_3000_bots_backtracks_at_the_bottom_without_recursion():
     played |= {frozenset((x, y)), frozenset((y, z)), frozenset((x, z))}
     greedy, complete = greedy_round(ranked, played)
     assert not complete
-    pairs, bye = swiss_round([(b, score[b]) for b in bots], played)
+    pairs, bye = swiss_round([(b, score[b]) for b in bots], opponents_of(played))
     check_round([(b, score[b]) for b in bots], pairs, bye, played)
     # Backtracking re-paired the bottom only: above it, each bot took the first partner the rule gives.
     assert pairs[:1490] == greedy[:1490]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 
@@ -28,9 +28,20 @@ class PairingError(ValueError):
     of that size can play without a rematch)."""
 
 
+def opponents_of(played: Iterable[Collection[Bot]]) -> dict[Bot, set[Bot]]:
+    """Each bot's opponents in the meetings ``played`` (pairs of bots)."""
+    opponents: dict[Bot, set[Bot]] = {}
+    for pair in played:
+        if len(pair) == 2:
+            a, b = pair
+            opponents.setdefault(a, set()).add(b)
+            opponents.setdefault(b, set()).add(a)
+    return opponents
+
+
 def swiss_round(
     standing: Sequence[tuple[Bot, float]],
-    played: Iterable[frozenset[Bot]],
+    opponents: Mapping[Bot, Collection[Bot]],
     byes: Iterable[Bot] = (),
     withdrawn: Iterable[Bot] = (),
     *,
@@ -40,8 +51,9 @@ def swiss_round(
     for an even field).
 
     ``standing`` is every bot with its score, in seeding order (the order
-    breaks ties of score).  ``played`` holds the pairs that have already met,
-    ``byes`` the bots that have had a bye, ``withdrawn`` the bots not to pair.
+    breaks ties of score).  ``opponents`` holds each bot's opponents so far
+    (see :func:`opponents_of`), ``byes`` the bots that have had a bye,
+    ``withdrawn`` the bots not to pair.
 
     Rules: no rematch; each bot, from the top of the standing down, meets the
     unpaired bot of nearest score (the highest-ranked of equals) that keeps
@@ -54,12 +66,6 @@ def swiss_round(
     partner it has not met whenever it can (fewest rematches, greedily).
     """
     gone = set(withdrawn)
-    opponents: dict[Bot, set[Bot]] = {}
-    for pair in played:
-        if len(pair) == 2:
-            a, b = pair
-            opponents.setdefault(a, set()).add(b)
-            opponents.setdefault(b, set()).add(a)
     had_bye = set(byes)
     # Sorting is stable: equal scores keep the seeding order.
     ranked = sorted((b for b in standing if b[0] not in gone), key=lambda b: -b[1])
@@ -86,7 +92,7 @@ def swiss_round(
 MEMO_LIMIT = 4_000_000
 
 
-def _pair_all(bots: list[Bot], opponents: Mapping[Bot, set[Bot]], rematches: bool = False,
+def _pair_all(bots: list[Bot], opponents: Mapping[Bot, Collection[Bot]], rematches: bool = False,
               ) -> list[tuple[Bot, Bot]] | None:
     """A perfect matching of ``bots`` (in rank order: score descending, then
     seeding) without rematches, each top bot taking the nearest-scored partner

@@ -11,6 +11,7 @@ never paired again.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -19,25 +20,57 @@ from arena.formats.adaptive import adaptive_round, idle_rounds, in_scope
 from arena.formats.competition import Competition
 from arena.formats.game_pairs import add_game_pair, round_opening
 from arena.formats.pairing import PairingError, knockout_bracket, knockout_next_round, swiss_round
-from arena.formats.rounds import Rounds, StageState, pairs_per_pairing, read_rounds
+from arena.formats.rounds import Rounds, RoundsFold, StageState, pairs_per_pairing
 from arena.formats.schedule import make_schedule, pairings
-from arena.formats.scoring import scored
+from arena.formats.scoring import scored_record
 from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, pair_id
 
-__all__ = ["FixedGames", "bots_in_play", "estimated_games", "fixed_games", "next_pairing", "read_progress", "rounds_schedule", "schedule_so_far",
-           "shut_out", "withdrawn_bots"]
+__all__ = ["FixedGames", "ProgressFold", "Withdrawals", "bots_in_play", "estimated_games", "fixed_games", "next_pairing",
+           "read_progress", "rounds_schedule", "schedule_so_far", "shut_out", "withdrawn_bots"]
+
+
+class ProgressFold:
+    """A Swiss, knockout or staged tournament's rounds and the bots its
+    games withdrew, kept up to date record by record (see
+    :class:`arena.formats.rounds.RoundsFold`): a run folds each game once as
+    it is stored, and each round once as it is paired."""
+
+    def __init__(self, competition: Competition, seeding: Sequence[str], pairings: Iterable[Pairing] = ()) -> None:
+        self.competition = competition
+        self._rounds = RoundsFold(competition.stages, seeding, len(competition.suite()), present=competition.names)
+        self._withdrawals = Withdrawals(competition.withdraw_after_crashes)
+        for pairing in pairings:
+            self.pair(pairing)
+
+    def add(self, record: GameRecord) -> None:
+        """Fold one game's record (as recorded: this scores it)."""
+        self._withdrawals.add(record)
+        self._rounds.add(scored_record(record, self.competition.disqualified))
+
+    def pair(self, pairing: Pairing) -> None:
+        """Fold the next round's pairing."""
+        self._rounds.pair(pairing)
+
+    def recorded(self, game_id: str) -> bool:
+        """A record of ``game_id`` is folded."""
+        return game_id in self._rounds.by_id
+
+    def rounds(self) -> Rounds:
+        """The rounds as far as they are paired and played."""
+        return self._rounds.rounds(self._withdrawals.out | self.competition.out_of_play)
+
 
 def read_progress(competition: Competition, seeding: Sequence[str], pairings: Sequence[Pairing],
                   records: Iterable[GameRecord]) -> Rounds:
     """The rounds ``pairings`` made, with the results of ``records``."""
-    records = list(records)
-    out = withdrawn_bots(records, competition.withdraw_after_crashes) | competition.out_of_play
-    return read_rounds(competition.stages, seeding, pairings, scored(records, competition.disqualified),
-                       len(competition.suite()), present=competition.names, out_of_play=out)
+    fold = ProgressFold(competition, seeding, pairings)
+    for record in records:
+        fold.add(record)
+    return fold.rounds()
 
 
-def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[GameRecord]) -> Pairing | None:
+def next_pairing(competition: Competition, rounds: Rounds) -> Pairing | None:
     """The next round's pairing, when the rounds paired so far are all
     played and the tournament is not over; else None."""
     if rounds.finished or not rounds.stages:
@@ -47,7 +80,7 @@ def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[Gam
         return None
     number = len(rounds.pairings) + 1
     here = set(competition.names)
-    gone = withdrawn_bots(records, competition.withdraw_after_crashes) | competition.out_of_play
+    gone = set(rounds.out_of_play)
     entrants = stage.field
     if stage.number > 1 and not stage.pairings:
         # A later stage is played by the best of the stage before still in the tournament.
@@ -69,7 +102,6 @@ def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[Gam
     if stage.stage.format == "round-robin":
         return Pairing(number, stage.number, tuple(pairings([b for b in entrants if b not in out], "round-robin")))
     standing = [(b, stage.points.get(b, 0.0)) for b in entrants]
-    met = [frozenset(p) for p in stage.pair_points]
     byes = [b for p in stage.pairings for b in p.byes]
     if len([b for b in entrants if b not in out]) < 2:  # nobody left to pair: the round passes
         return Pairing(number, stage.number, ())
@@ -78,7 +110,7 @@ def next_pairing(competition: Competition, rounds: Rounds, records: Sequence[Gam
     # rather than the Swiss stop.
     for had_bye, rematches in ((byes, False), (byes, True), ((), True)):
         try:
-            swiss, bye = swiss_round(standing, met, had_bye, out, rematches=rematches)
+            swiss, bye = swiss_round(standing, stage.opponents, had_bye, out, rematches=rematches)
             break
         except PairingError:
             continue
@@ -101,7 +133,7 @@ def _adaptive_pairing(competition: Competition, stage: StageState, number: int, 
     return Pairing(number, stage.number, tuple(pairs), (odd_out,) if odd_out is not None else ())
 
 
-def bots_in_play(competition: Competition, rounds: Rounds, records: Sequence[GameRecord]) -> set[str]:
+def bots_in_play(competition: Competition, rounds: Rounds) -> set[str]:
     """The bots a later round of the stage being played may pair (and so the
     stages after it, which take its best): a knockout's bots still in, a
     Swiss's or round-robin's bots not withdrawn; all of them before the
@@ -112,7 +144,7 @@ def bots_in_play(competition: Competition, rounds: Rounds, records: Sequence[Gam
     stage = rounds.current
     if stage.stage.format == "knockout":
         return {b for b in stage.field if b not in stage.places} & here - competition.out_of_play
-    return set(stage.field) & here - withdrawn_bots(records, competition.withdraw_after_crashes) - competition.out_of_play
+    return set(stage.field) & here - rounds.out_of_play
 
 
 def shut_out(competition: Competition, rounds: Rounds) -> list[str]:
@@ -131,25 +163,45 @@ def shut_out(competition: Competition, rounds: Rounds) -> list[str]:
 
 
 def withdrawn_bots(records: Iterable[GameRecord], crash_limit: int | None) -> set[str]:
-    """The bots out of the tournament by their games: in the latest round
-    they played, they did not start (``startup_failure``) or were withdrawn,
-    or their last ``crash_limit`` games (``withdraw_after_crashes``) all
-    ended in a crash forfeit.  A later Swiss round does not pair them."""
-    games: dict[str, list[tuple[int, str, str | None]]] = {}
+    """The bots out of the tournament by ``records`` (see :class:`Withdrawals`)."""
+    withdrawals = Withdrawals(crash_limit)
     for record in records:
+        withdrawals.add(record)
+    return set(withdrawals.out)
+
+
+class Withdrawals:
+    """The bots out of the tournament by their games, record by record: in
+    the latest round they played, they did not start (``startup_failure``)
+    or were withdrawn, or their last ``crash_limit`` games
+    (``withdraw_after_crashes``) all ended in a crash forfeit.  A later
+    Swiss round does not pair them."""
+
+    def __init__(self, crash_limit: int | None) -> None:
+        self.crash_limit = crash_limit
+        self.out: set[str] = set()
+        # Each bot's games by round and id (records come in any order), with its own forfeit's reason.
+        self._games: dict[str, list[tuple[int, str, str | None]]] = {}
+
+    def add(self, record: GameRecord) -> None:
         for color, name in record.players.items():
             own = record.reason if record.forfeit_by == color else None
-            games.setdefault(name, []).append((record.round, record.game_id, own))
-    out = set()
-    for name, played in games.items():
-        played.sort()
+            played = self._games.setdefault(name, [])
+            insort(played, (record.round, record.game_id, own))
+            if self._out(played):
+                self.out.add(name)
+            else:
+                self.out.discard(name)
+
+    def _out(self, played: list[tuple[int, str, str | None]]) -> bool:
         latest = played[-1][0]
-        if any(round_ == latest and own in UNPLAYED_FORFEITS for round_, _, own in played):
-            out.add(name)
-        elif crash_limit is not None and len(played) >= crash_limit \
-                and all(own == "crash" for _, _, own in played[-crash_limit:]):
-            out.add(name)
-    return out
+        for round_, _, own in reversed(played):
+            if round_ != latest:
+                break
+            if own in UNPLAYED_FORFEITS:
+                return True
+        limit = self.crash_limit
+        return limit is not None and len(played) >= limit and all(own == "crash" for _, _, own in played[-limit:])
 
 
 def rounds_schedule(competition: Competition, rounds: Rounds, versions: Mapping[str, str] | None = None,

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from arena.game.records import GameRecord
 
-__all__ = ["DISQUALIFIED_DETAIL", "Tally", "buchholz", "points_order", "score_of", "scored", "side_score",
-           "sonneborn_berger", "total_scores"]
+__all__ = ["DISQUALIFIED_DETAIL", "Tally", "buchholz", "points_order", "score_of", "scored", "scored_record",
+           "side_score", "sonneborn_berger", "tiebreak_order", "total_scores"]
 
 #: The detail of a game scored as a disqualified bot's loss.
 DISQUALIFIED_DETAIL = "scored as a loss: the bot is disqualified (disqualified: in the tournament file)"
@@ -25,20 +25,22 @@ def score_of(record: GameRecord, bot: str) -> float:
 
 
 def scored(records: Iterable[GameRecord], disqualified: Collection[str]) -> list[GameRecord]:
-    """``records`` as they score: a game of one ``disqualified`` bot is its
+    """``records`` as they score (see :func:`scored_record`)."""
+    return [scored_record(record, disqualified) for record in records]
+
+
+def scored_record(record: GameRecord, disqualified: Collection[str]) -> GameRecord:
+    """``record`` as it scores: a game of one ``disqualified`` bot is its
     loss, a forfeit (reason ``disqualified``) its opponent wins, whatever was
     played; a game between two disqualified bots scores as played.  The
     records on disk are never changed: this is how they count."""
-    out = []
-    for record in records:
-        out_of_it = [color for color, name in record.players.items() if name in disqualified]
-        if len(out_of_it) == 1 and record.reason != "disqualified":
-            loser = out_of_it[0]
-            winner = next(color for color in record.players if color != loser)
-            record = dataclasses.replace(record, winner=winner, forfeit_by=loser, reason="disqualified",
-                                         detail=DISQUALIFIED_DETAIL)
-        out.append(record)
-    return out
+    out_of_it = [color for color, name in record.players.items() if name in disqualified]
+    if len(out_of_it) == 1 and record.reason != "disqualified":
+        loser = out_of_it[0]
+        winner = next(color for color in record.players if color != loser)
+        return dataclasses.replace(record, winner=winner, forfeit_by=loser, reason="disqualified",
+                                   detail=DISQUALIFIED_DETAIL)
+    return record
 
 
 def side_score(winner: str | None, side: str) -> float:
@@ -111,6 +113,11 @@ def points_order(seeding: Sequence[str], points: Mapping[tuple[str, str], float]
     """``seeding``'s bots ordered by score (byes included in ``scores``),
     then Buchholz, then Sonneborn–Berger, then seeding.  ``points[(a, b)]``
     is what ``a`` scored against ``b``."""
-    bh, sb = buchholz(points, scores), sonneborn_berger(points, scores)
+    return tiebreak_order(seeding, scores, buchholz(points, scores), sonneborn_berger(points, scores))
+
+
+def tiebreak_order(seeding: Sequence[str], scores: Mapping[str, float], bh: Mapping[str, float],
+                   sb: Mapping[str, float]) -> list[str]:
+    """:func:`points_order` with the Buchholz ``bh`` and Sonneborn–Berger ``sb`` already summed."""
     position = {b: i for i, b in enumerate(seeding)}
     return sorted(seeding, key=lambda b: (-scores.get(b, 0.0), -bh.get(b, 0.0), -sb.get(b, 0.0), position[b]))

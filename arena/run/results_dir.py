@@ -31,7 +31,8 @@ from arena.bot.text import safe
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.formats.competition import Competition
 from arena.formats.pairing import PairingError
-from arena.formats.progression import FixedGames, fixed_games, next_pairing, read_progress, schedule_so_far
+from arena.formats.progression import (FixedGames, ProgressFold, fixed_games, next_pairing, rounds_schedule,
+                                      schedule_so_far)
 from arena.formats.rounds import Rounds
 from arena.formats.stages import Pairing
 from arena.game.openings import suite_digest
@@ -133,6 +134,10 @@ class RunPlan:
         self.rounds: Rounds | None = None
         # The games of the rounds no result changes, kept from one advance to the next.
         self._fixed: FixedGames | None = None
+        # The rounds of the records the run has given so far (advance, progress):
+        # the list they are in, how many of them are folded, and the last of those.
+        self._fold: ProgressFold | None = None
+        self._folded: tuple[Sequence[GameRecord], int, GameRecord | None] = ((), 0, None)
 
     def decide(self, meta: TournamentMeta | None, records: list[GameRecord]) -> None:
         """Decide the run from the directory's ``meta`` and ``records``."""
@@ -144,6 +149,7 @@ class RunPlan:
         game_ids = (meta.game_ids if meta is not None else None) or ("positions" if meta is not None and records else "names")
         self.config = config = replace(config, game_ids=game_ids)
         self.competition = competition = config.competition
+        self._fold = None
         if competition.paired_by_results:
             self.seeding = seeding_of(config, meta)
             self.pairings = list(meta.pairings) if meta is not None else []
@@ -235,31 +241,43 @@ class RunPlan:
         (:attr:`meta` then holds it, for the run to write before its first
         game).  Empty when the tournament is over."""
         while self.competition.paired_by_results:
-            schedule, self.rounds = schedule_so_far(self.competition, self.seeding, self.pairings, records, self._versions,
-                                                    self._fixed)
-            assert self.rounds is not None
+            fold = self._progress(records)
+            self.rounds = fold.rounds()
+            schedule = rounds_schedule(self.competition, self.rounds, self._versions, self._fixed)
             self.schedule = schedule
             self._fixed = fixed_games(self.rounds, schedule)
-            done = {record.game_id for record in records}
-            pending = [spec for spec in schedule if spec.game_id not in done]
+            pending = [spec for spec in schedule if not fold.recorded(spec.game_id)]
             if pending:
                 return pending
-            assert self.rounds is not None
             try:
-                pairing = next_pairing(self.competition, self.rounds, records)
+                pairing = next_pairing(self.competition, self.rounds)
             except PairingError as exc:  # e.g. a hand-edited knockout round of 3 matches
                 raise ResultsConflict(f"{self.directory}: cannot pair round {len(self.pairings) + 1}: {exc}; "
                                       "every finished game is kept") from None
             if pairing is None:
                 return []
             self.pairings.append(pairing)
+            fold.pair(pairing)
             assert self.meta is not None
             self.meta = self.meta.with_pairing(self.seeding, pairing)
         return []
 
     def progress(self, records: Sequence[GameRecord]) -> Rounds:
         """The rounds paired so far with the results of ``records``."""
-        return read_progress(self.competition, self.seeding, self.pairings, records)
+        return self._progress(records).rounds()
+
+    def _progress(self, records: Sequence[GameRecord]) -> ProgressFold:
+        """The rounds of ``records``: the run gives the list it appends each
+        stored game to, whose records are folded once each, as they come; a
+        list that is not the one folded so far grown is folded anew."""
+        source, count, last = self._folded
+        if self._fold is None or records is not source or len(records) < count \
+                or (count and records[count - 1] is not last):
+            self._fold, count = ProgressFold(self.competition, self.seeding, self.pairings), 0
+        for record in records[count:]:
+            self._fold.add(record)
+        self._folded = (records, len(records), records[-1] if records else None)
+        return self._fold
 
     def _asker(self) -> str:
         # arena match has no tournament file: its command line is what asks.

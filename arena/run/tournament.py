@@ -69,10 +69,11 @@ class RunSummary:
     @property
     def rounds(self) -> Rounds | None:
         """A Swiss, knockout or staged tournament's rounds, with every game
-        recorded so far.  Read from the records when asked, not after each
-        game: reading them takes every record, and a run that did so after
-        each game cost O(games²) (a progress view asks at most a share of
-        its time, see :class:`~arena.run.progress_lines.Periodic`)."""
+        recorded so far.  Read when asked, not after each game: a read folds
+        the games recorded since the last one and then takes time that grows
+        with the bots (the Swiss's tie-breaks, summed when asked, with the
+        games); a progress view asks at most a share of its time, see
+        :class:`~arena.run.progress_lines.Periodic`."""
         if self._read_rounds is not None:
             self._rounds, self._read_rounds = self._read_rounds(), None
         return self._rounds
@@ -442,7 +443,7 @@ def run_tournament(
             # A later round may pair any bot still in play: each is started once before the first.
             in_play = None
             if config.paired_by_results and pending and plan.rounds is not None:
-                in_play = bots_in_play(plan.competition, plan.rounds, kept) | {name for spec in pending for name in spec.players}
+                in_play = bots_in_play(plan.competition, plan.rounds) | {name for spec in pending for name in spec.players}
             started, more = start_bots(config, pending, store.logs_dir, in_play)
             warnings += more
             if started is not config:  # a bot the pre-flight barred from starting again
