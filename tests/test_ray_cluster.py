@@ -1,17 +1,24 @@
 """The Ray executor on a two-node cluster (``ray.cluster_utils.Cluster``, both
 nodes on this machine, started once for this module): actors on both nodes
-play the same games as the local executor, and losing a node mid-run loses
-no game."""
+play the same games as the local executor, losing a node mid-run loses no
+game, and a bot that does not start on a node plays on the other (or, on
+neither, stops the run).  Each node's PATH names it
+(``/nonexistent/arena-node-head``, ``...-worker``): the bot ``picky_node.py``
+refuses to start where it finds a word of its choice there."""
 
 from __future__ import annotations
+
+import logging
+import os
 
 import pytest
 
 from arena.run.config import load_config
+from arena.run.preflight import StartupFailed
 from arena.run.ray_executor import RayExecutor
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
-from builders import BOTS, records
+from builders import BOTS, arena, assert_one_line_error, records
 from raytest import QUIET, RANDOM, marked_tournament, played, ranking, ray_runtime, wait_until_gone
 
 
@@ -22,9 +29,10 @@ def two_nodes():
     def start(ray):
         from ray.cluster_utils import Cluster
 
-        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False,
+                                                                "env_vars": _marked_path("head")})
         nodes["cluster"] = cluster
-        nodes["worker"] = cluster.add_node(num_cpus=1)
+        nodes["worker"] = cluster.add_node(num_cpus=1, env_vars=_marked_path("worker"))
         cluster.wait_for_nodes()
         ray.init(address=cluster.address, **QUIET)
 
@@ -39,6 +47,16 @@ def two_nodes():
         yield nodes
 
 
+def _marked_path(node: str) -> dict[str, str]:
+    """A node's environment: its name on its PATH, which its actors, and so their bots, inherit."""
+    return {"PATH": f"/nonexistent/arena-node-{node}{os.pathsep}{os.environ['PATH']}"}
+
+
+def picky(word: str) -> str:
+    """The command of a bot that does not start on a node whose PATH holds ``word``."""
+    return f"[python, {BOTS / 'picky_node.py'}, {word}]"
+
+
 def test_actors_on_two_nodes_play_the_same_games_as_the_local_executor(tmp_path, two_nodes):
     # One slower bot, so that the games last until the second node's actor is up.
     bots = {**RANDOM, "a": f"[python, {BOTS / 'slow.py'}, '0.04']"}
@@ -50,6 +68,42 @@ def test_actors_on_two_nodes_play_the_same_games_as_the_local_executor(tmp_path,
     assert sorted(r["game_id"] for r in games["ray"]) == sorted(s.game_id for s in make_schedule(configs["ray"].competition))
     assert played(games["ray"]) == played(games["local"])
     assert ranking(summaries["ray"].records, bots) == ranking(summaries["local"].records, bots)
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_a_bot_that_does_not_start_on_one_node_plays_its_games_on_the_other(tmp_path, two_nodes, caplog):
+    slow = f"[python, {BOTS / 'slow.py'}, '0.01']"
+    bots = {"a": picky("arena-node-worker"), "b": slow, "c": slow}
+    config = load_config(marked_tournament(tmp_path, bots, rounds=2))
+    executor = RayExecutor(config, config.output / "logs")
+    with caplog.at_level(logging.WARNING, logger="arena"):
+        summary = run_tournament(config, executor=executor)
+    games = records(config.output)
+    assert sorted(r["game_id"] for r in games) == sorted(s.game_id for s in make_schedule(config.competition))
+    assert not any(record.forfeit_by for record in summary.records)
+    head, worker = two_nodes["cluster"].head_node.node_id, two_nodes["worker"].node_id
+    assert {r["played_on"]["node_id"] for r in games if "a" in r["players"].values()} == {head}
+    on_worker = next(p for p in executor.placements.values() if p.node_id == worker)
+    said = [r.getMessage() for r in caplog.records if "did not start" in r.getMessage()]
+    assert said == [f"bot 'a' did not start on {on_worker.where}: bad answer to 'hello': the bot exited with code 1; "
+                    "stderr ends with: picky_node: not on a node marked arena-node-worker; its games go to the other "
+                    "nodes"], said
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_a_bot_that_starts_on_no_node_stops_the_run_with_one_line(tmp_path, two_nodes):
+    # It starts on this machine (the driver's pre-flight), on neither node.
+    file = marked_tournament(tmp_path, {"a": picky("arena-node-"), "b": RANDOM["b"]}, rounds=2)
+    ran = arena("run", file)
+    assert ran.exit_code == 2 and ran.out == "", ran.err
+    *said, error = ran.err.splitlines()
+    # Each node's failure as it came, then the error naming both nodes, the detail once.
+    assert [line for line in said if line.startswith("warning: bot 'a' did not start on node ")] == said[-2:]
+    nodes = sorted(line.split(" did not start on ")[1].split(":")[0] for line in said[-2:])
+    detail = "bad answer to 'hello': the bot exited with code 1; stderr ends with: picky_node: not on a node marked arena-node-"
+    assert error in [f"error: bot 'a' did not start on any node of the Ray cluster (every finished game is kept): on {first} "
+                     f"and {second}: {detail}" for first, second in (nodes, nodes[::-1])], error
+    assert not (tmp_path / "out-ray" / "games.jsonl").exists() or records(tmp_path / "out-ray") == []
     assert wait_until_gone(str(tmp_path)) == []
 
 

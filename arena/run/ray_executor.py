@@ -38,7 +38,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
@@ -52,15 +52,18 @@ from arena.bot.stop_signals import check
 from arena.game.records import GameRecord, GameSpec
 from arena.results.live_feed import LiveFeed
 from arena.results.meta import MetaCluster, MetaNode
-from arena.run.config import ConfigError, TournamentConfig, check_programs
+from arena.run.config import ConfigError, TournamentConfig
 from arena.run.executor import game_deadline_s
-from arena.run.pool import BotPool, die_killing_bots, here  # (die_killing_bots: a local worker's SIGTERM handler too)
+from arena.run.pool import PREFLIGHT_TAG, BotPool, die_killing_bots, here  # (die_killing_bots: a local worker's SIGTERM handler too)
+from arena.run.preflight import StartupFailed, StartupProblem, preflight
 from arena.run.spec_queue import SpecQueue, WorkerDied, WorkerStalled
 
 __all__ = [
     "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
     "on_this_node",
 ]
+
+_log = logging.getLogger(__name__)
 
 INSTALL_HINT = "pip install 'totem-arena[ray]' (from a clone: pip install -e '.[ray]')"
 #: A game whose actor died this many times is not tried again: the game
@@ -103,14 +106,21 @@ RELAY_EVERY_S = 0.25
 @dataclass(frozen=True)
 class Placement:
     """Where an actor runs, as it reports it: the Ray node's id, its host
-    name, the actor's process id.  ``problem`` is why it cannot play (a bot's
-    program missing on that node), else empty."""
+    name, the actor's process id; and the bots that did not start there in
+    its pre-flight (a program missing on that node, a file left out of the
+    shipped ``working_dir``), whose games it is not given."""
 
     node_id: str
     node: str
     pid: int
     logs_dir: str | None
-    problem: str = ""
+    problems: tuple[StartupProblem, ...] = ()
+
+    @property
+    def where(self) -> str:
+        """The node in a line: its host and the start of its Ray node id
+        (two nodes may share a host name)."""
+        return f"node {self.node} ({self.node_id[:8]})"
 
 
 class GameActor:
@@ -155,17 +165,18 @@ class GameActor:
         self.stopping = False
         self.dropping = False
 
-    def placement(self) -> Placement:
+    def placement(self, names: list[str]) -> Placement:
+        """Where this actor runs, once it has started each of the bots
+        ``names`` on this node and stopped it again (the driver's
+        pre-flight, here: the node may lack a program, a library or a file
+        the driver's machine has)."""
         import ray  # present: this runs on a Ray worker
 
-        try:
-            check_programs(self.config)
-            problem = ""
-        except ConfigError as exc:
-            problem = str(exc)
+        problems = preflight(self.config, names, self.logs_dir, tag=f"{PREFLIGHT_TAG}-{self.pool.tag}")
         logs = str(self.logs_dir) if self.logs_dir is not None else None
         node_id = ray.get_runtime_context().get_node_id()
-        return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs, problem=problem)
+        return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs,
+                         problems=tuple(problems))
 
     def play(self, specs: list[GameSpec]) -> Iterator[list[bytes]]:
         """Play the specs in turn (called as a Ray streaming generator),
@@ -539,7 +550,7 @@ class RayExecutor:
         relay: _LiveRelay | None = None
         finished = False
         try:
-            actors = _Actors(self, queue, ahead=isinstance(specs, Sequence))
+            actors = _Actors(self, queue, ahead=isinstance(specs, Sequence), names=self._bots_to_check(specs))
             if self.live_dir is not None:
                 relay = _LiveRelay(self.ray, self.live_dir, actors.actors)
             yield from actors.records()
@@ -553,6 +564,16 @@ class RayExecutor:
             if connected_here:
                 self.ray.shutdown()
 
+    def _bots_to_check(self, specs: Iterable[GameSpec]) -> list[str]:
+        """The bots each actor starts on its node before it plays: those of
+        ``specs`` when known in full, else every bot of the file; never one
+        that is out of play, remote or barred (their games forfeit at once)."""
+        config = self.config
+        names = {name for spec in specs for name in spec.players} if isinstance(specs, Sequence) \
+            else {bot.name for bot in config.bots}
+        skipped = config.competition.out_of_play | set(config.remote_bots) | {bot.name for bot in config.bots if bot.problem}
+        return sorted(names - skipped)
+
     def _actor_class(self) -> Any:
         # concurrency_groups: stop_now runs on its own thread, beside a game.
         return self.ray.remote(max_restarts=0, concurrency_groups={"control": 1})(GameActor)
@@ -562,7 +583,14 @@ class RayExecutor:
 class _Actor:
     number: int
     handle: Any
+    #: When it was asked for (``time.monotonic()``).
+    launched: float
     placement: Placement | None = None
+
+    @property
+    def cannot_play(self) -> frozenset[str]:
+        """The bots that did not start on its node."""
+        return frozenset(problem.bot for problem in self.placement.problems) if self.placement else frozenset()
 
 
 class _Actors:
@@ -572,8 +600,15 @@ class _Actors:
     then, from a sequence of specs, more are queued on each actor (quick
     games in batches), so that it never waits for the driver."""
 
-    def __init__(self, executor: RayExecutor, queue: SpecQueue[_Actor], ahead: bool) -> None:
+    def __init__(self, executor: RayExecutor, queue: SpecQueue[_Actor], ahead: bool, names: list[str]) -> None:
         self.executor = executor
+        #: The bots each actor starts in its pre-flight.
+        self.names = names
+        #: Each bot's failures to start, by node (see :meth:`_check_bots`).
+        self.failures: dict[str, dict[str, str]] = {}
+        #: Bots that started on no node, whose games are forfeited wherever
+        #: they are played (``startup_failures: forfeit``).
+        self.nowhere: set[str] = set()
         self.ray = executor.ray
         self.queue = queue
         self.ahead = ahead
@@ -615,6 +650,7 @@ class _Actors:
                 yield from self._answer(ready[0])
             else:
                 self._check_started()
+                self._check_bots()
             if self.pairs and not self.dropped and self.queue.stopped():
                 self._drop_queued()
 
@@ -625,9 +661,9 @@ class _Actors:
             return True
         if not self.queue.fill(1):
             return False
-        idle = next((actor for actor in self.actors if actor.placement is not None), None)
-        if idle is not None:
-            self._feed(idle)
+        for actor in self.actors:
+            if actor.placement is not None and self._feed(actor):
+                break
         return True
 
     def _answer(self, call: Any) -> Iterator[GameRecord]:
@@ -664,14 +700,51 @@ class _Actors:
         return lines
 
     def _place(self, actor: _Actor, placement: Placement) -> None:
-        """An actor started: note where, and give it its first games."""
+        """An actor started and checked its bots: note where, say which did
+        not start there (once a node), and give it its first games."""
         actor.placement = placement
-        if placement.problem:
-            raise ConfigError(f"on node {placement.node}: {placement.problem}", file="")
         self.executor.placements[actor.number] = placement
+        for problem in placement.problems:
+            seen = self.failures.setdefault(problem.bot, {})
+            if placement.where not in seen and problem.bot not in self.nowhere:
+                _log.warning(f"bot {problem.bot!r} did not start on {placement.where}: {problem.detail}; "
+                             "its games go to the other nodes")
+            seen[placement.where] = problem.detail
+        self._check_bots()
         self._feed(actor)
         for _ in range(QUEUED_AHEAD if self.ahead or self.pairs else 0):
             self._feed(actor)
+
+    def _check_bots(self) -> None:
+        """Once every actor has started (or has waited for a place
+        ``START_TIMEOUT_S``), a bot that started on none of their nodes is
+        a start-up failure under the tournament's rule, as in the driver's
+        pre-flight: the run stops, or its games are forfeited wherever they
+        are played."""
+        now = time.monotonic()
+        if any(actor.placement is None and now - actor.launched < START_TIMEOUT_S for actor in self.actors):
+            return
+        placed = [actor for actor in self.actors if actor.placement is not None]
+        nowhere = [bot for bot in self.names
+                   if bot not in self.nowhere and placed and all(bot in actor.cannot_play for actor in placed)]
+        if not nowhere:
+            return
+        problems = [StartupProblem(bot, _by_detail(self.failures[bot])) for bot in nowhere]
+        if self.executor.config.startup_failures == "stop":
+            raise StartupFailed(problems, " on any node of the Ray cluster (every finished game is kept)")
+        for problem in problems:
+            _log.warning(f"bot {problem.bot!r} did not start on any node of the Ray cluster ({problem.detail}); "
+                         "its games are forfeited (startup_failures: forfeit)")
+        self.nowhere.update(nowhere)
+        for actor in placed:
+            if not self.queue.in_flight(actor):
+                self._feed(actor)
+
+    def _playable(self, actor: _Actor) -> Callable[[GameSpec], bool] | None:
+        """Which specs ``actor`` can play: those of no bot that did not
+        start on its node (unless it starts on none)."""
+        barred = actor.cannot_play - self.nowhere
+        return (lambda spec: barred.isdisjoint(spec.players)) if barred else None
 
     def _drop_queued(self) -> None:
         """The specs stopped (a test decided): every actor with games queued
@@ -707,11 +780,14 @@ class _Actors:
         if not self.ahead and not self.pairs:
             self._feed(actor)
 
-    def _feed(self, actor: _Actor, count: int = 1) -> None:
-        batch = self.queue.take_pair(actor) if self.pairs else self.queue.take(actor, count)
+    def _feed(self, actor: _Actor, count: int = 1) -> bool:
+        """Send ``actor`` up to ``count`` games it can play; whether there was one."""
+        playable = self._playable(actor)
+        batch = self.queue.take_pair(actor, playable) if self.pairs else self.queue.take(actor, count, playable)
         if batch:
             stream = actor.handle.play.options(num_returns="streaming").remote(batch)
             self.calls[stream], self.unread[stream] = actor, len(batch)
+        return bool(batch)
 
     def _launch(self) -> None:
         self.made += 1
@@ -720,9 +796,9 @@ class _Actors:
             config, _text(self.executor.logs_dir), _text(self.executor.scratch_dir), self.made, sys.executable,
             _text(config.ray.working_dir),
         )
-        actor = _Actor(self.made, handle)
+        actor = _Actor(self.made, handle, time.monotonic())
         self.actors.append(actor)
-        self.calls[handle.placement.remote()] = actor
+        self.calls[handle.placement.remote(self.names)] = actor
 
     def _kill_stalled(self, actor: _Actor) -> None:
         self.queue.stall(actor)
@@ -741,6 +817,8 @@ class _Actors:
         if self.spare > 0 and self.queue.unfinished():
             self.spare -= 1
             self._launch()
+        else:
+            self._check_bots()
         for other in self.actors:  # a game put back may be taken at once by an idle actor
             if other.placement is not None and not self.queue.in_flight(other) and self.queue.waiting():
                 self._feed(other)
@@ -833,6 +911,15 @@ def _slot(number: int) -> str:
 
 def _text(path: Path | None) -> str | None:
     return str(path) if path is not None else None
+
+
+def _by_detail(failures: dict[str, str]) -> str:
+    """Why a bot did not start, by node (``{where: detail}``), each detail
+    once: ``on node A and node B: detail; on node C: other detail``."""
+    nodes: dict[str, list[str]] = {}
+    for where, detail in failures.items():
+        nodes.setdefault(detail, []).append(where)
+    return "; ".join(f"on {' and '.join(wheres)}: {detail}" for detail, wheres in nodes.items())
 
 
 def _first_line(exc: BaseException) -> str:
