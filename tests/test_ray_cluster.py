@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 
 import pytest
 
@@ -97,13 +98,30 @@ def test_a_bot_that_starts_on_no_node_stops_the_run_with_one_line(tmp_path, two_
     ran = arena("run", file)
     assert ran.exit_code == 2 and ran.out == "", ran.err
     *said, error = ran.err.splitlines()
-    # Each node's failure as it came, then the error naming both nodes, the detail once.
-    assert [line for line in said if line.startswith("warning: bot 'a' did not start on node ")] == said[-2:]
-    nodes = sorted(line.split(" did not start on ")[1].split(":")[0] for line in said[-2:])
+    # The first node's failure as it came (the other actor still starting), then one error naming both, the detail once.
+    warned = [line for line in said if line.startswith("warning: bot 'a' did not start on node ")]
+    assert len(warned) <= 1 and warned == said[len(said) - len(warned):], ran.err
+    nodes = [f"node {socket.gethostname()} ({node.node_id[:8]})" for node in (two_nodes["cluster"].head_node, two_nodes["worker"])]
     detail = "bad answer to 'hello': the bot exited with code 1; stderr ends with: picky_node: not on a node marked arena-node-"
     assert error in [f"error: bot 'a' did not start on any node of the Ray cluster (every finished game is kept): on {first} "
                      f"and {second}: {detail}" for first, second in (nodes, nodes[::-1])], error
     assert not (tmp_path / "out-ray" / "games.jsonl").exists() or records(tmp_path / "out-ray") == []
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_a_resumed_run_removes_the_live_files_an_ended_driver_left(tmp_path, two_nodes):
+    """A driver that Ray ended (its head gone) or ``kill -9`` left its
+    actors' live files: the next run removes them before its first game."""
+    config = load_config(marked_tournament(tmp_path, RANDOM))
+    live = config.output / "live"
+    live.mkdir(parents=True)
+    (live / "ray7.json").write_text("{}")  # (an actor's file: ray<N>.json)
+    (live / "notes.txt").write_text("not a live file of Ray's")
+    seen = []
+    summary = run_tournament(config, on_record=lambda record, summary: seen.append(sorted(os.listdir(live))))
+    assert summary.played == len(make_schedule(config.competition))
+    assert seen and all("ray7.json" not in names for names in seen)
+    assert os.listdir(live) == ["notes.txt"]
     assert wait_until_gone(str(tmp_path)) == []
 
 

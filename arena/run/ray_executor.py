@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import platform
+import re
 import signal
 import socket
 import subprocess
@@ -56,7 +57,8 @@ from arena.run.config import ConfigError, TournamentConfig
 from arena.run.executor import game_deadline_s
 from arena.run.pool import PREFLIGHT_TAG, BotPool, die_killing_bots, here  # (die_killing_bots: a local worker's SIGTERM handler too)
 from arena.run.preflight import StartupFailed, StartupProblem, preflight
-from arena.run.spec_queue import SpecQueue, WorkerDied, WorkerStalled
+from arena.run.ray_head import HeadWatch, check_head
+from arena.run.spec_queue import HeadLost, SpecQueue, WorkerDied, WorkerStalled
 
 __all__ = [
     "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
@@ -277,34 +279,6 @@ def ray_address(config: TournamentConfig) -> str:
     return config.ray.address or os.environ.get("RAY_ADDRESS") or "local"
 
 
-#: What a gRPC client says first (HTTP/2's preface and an empty SETTINGS
-#: frame): a Ray head's GCS, a gRPC server, answers with a SETTINGS frame of
-#: its own; a web server or anything else does not.
-_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
-
-
-def _check_head(address: str, timeout: float = 10.0) -> None:
-    """Raise ``OSError`` unless ``host:port`` (or ``ray://host:port``) takes
-    a TCP connection and answers as a gRPC server does: Ray retries an
-    unreachable address for ever, and waits for ever on a server of another
-    kind, printing warnings."""
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not (host and port.isdigit()):
-        return
-    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
-        sock.sendall(_HTTP2_HELLO)
-        answer = b""
-        try:
-            while len(answer) < 9 and (piece := sock.recv(9 - len(answer))):
-                answer += piece
-        except TimeoutError:
-            raise OSError(f"it takes connections but says nothing within {timeout:g} s, as no Ray head does") from None
-    if len(answer) < 9 or answer[3] != 4:  # (the frame's type: SETTINGS)
-        what = "a web server" if answer.startswith((b"HTTP/", b"<")) else "a server of another kind"
-        raise OSError(f"it answers as {what}, not as a Ray head: is the port the head's? "
-                      "(`ray start --head` prints it; 6379 by default)")
-
-
 def _init_within(ray: Any, address: str, options: dict[str, Any], timeout: float) -> None:
     """``ray.init``, given ``timeout`` seconds: Ray's own waits (a wrong
     port, a head that does not answer) last minutes, in C++ where no signal
@@ -444,6 +418,8 @@ class RayExecutor:
         self.dropped = 0
         #: The cluster as the last :meth:`session` found it on connecting.
         self.cluster: MetaCluster | None = None
+        #: The cluster's head stopped answering during the last run.
+        self.head_gone = False
 
     # -- connecting ----------------------------------------------------------
 
@@ -473,7 +449,7 @@ class RayExecutor:
             if address == "local":
                 ray.init(address=address, **options)
             else:
-                _check_head(address)
+                check_head(address)
                 _init_within(ray, address, options, self.config.ray.connect_timeout)
         except Exception as exc:  # ConnectionError, AuthenticationError, ValueError, TimeoutError...
             where = describe_ray_address(address)
@@ -496,7 +472,7 @@ class RayExecutor:
                 yield
             finally:
                 if connected_here:  # (its goodbyes to the log too)
-                    self.ray.shutdown()
+                    self._disconnect()
 
     def _cluster(self) -> MetaCluster:
         """The cluster's live nodes and their CPUs, and this driver's Python
@@ -546,23 +522,32 @@ class RayExecutor:
         connected_here = self._connect()
         self.placements.clear()
         self.lost = self.dropped = 0
+        head = HeadWatch(self.ray.get_runtime_context().gcs_address)
         actors: _Actors | None = None
         relay: _LiveRelay | None = None
         finished = False
         try:
-            actors = _Actors(self, queue, ahead=isinstance(specs, Sequence), names=self._bots_to_check(specs))
+            actors = _Actors(self, queue, ahead=isinstance(specs, Sequence), names=self._bots_to_check(specs), head=head)
             if self.live_dir is not None:
                 relay = _LiveRelay(self.ray, self.live_dir, actors.actors)
             yield from actors.records()
             finished = True
             queue.finish()
         finally:
+            head.stop()
+            self.head_gone = head.gone
             if relay is not None:
                 relay.stop()
             if actors is not None:
-                actors.stop(gently=finished)
+                actors.stop(gently=finished, head_gone=head.gone)
             if connected_here:
-                self.ray.shutdown()
+                self._disconnect()
+
+    def _disconnect(self) -> None:
+        """``ray.shutdown()``, unless the head is gone: then Ray's goodbyes
+        to it would wait a minute for an answer."""
+        if not self.head_gone:
+            self.ray.shutdown()
 
     def _bots_to_check(self, specs: Iterable[GameSpec]) -> list[str]:
         """The bots each actor starts on its node before it plays: those of
@@ -600,8 +585,10 @@ class _Actors:
     then, from a sequence of specs, more are queued on each actor (quick
     games in batches), so that it never waits for the driver."""
 
-    def __init__(self, executor: RayExecutor, queue: SpecQueue[_Actor], ahead: bool, names: list[str]) -> None:
+    def __init__(self, executor: RayExecutor, queue: SpecQueue[_Actor], ahead: bool, names: list[str],
+                 head: HeadWatch) -> None:
         self.executor = executor
+        self.head = head
         #: The bots each actor starts in its pre-flight.
         self.names = names
         #: Each bot's failures to start, by node (see :meth:`_check_bots`).
@@ -644,6 +631,8 @@ class _Actors:
                 raise WorkerDied("every Ray actor died; every finished game is kept")
             ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=1.0)
             check()  # a stop signal, within the second this waits at most
+            if self.head.gone:
+                raise HeadLost("the cluster's head is gone")
             for actor in self.queue.stalled():
                 self._kill_stalled(actor)
             if ready:
@@ -704,13 +693,14 @@ class _Actors:
         not start there (once a node), and give it its first games."""
         actor.placement = placement
         self.executor.placements[actor.number] = placement
+        new = [problem for problem in placement.problems if placement.where not in self.failures.get(problem.bot, {})]
         for problem in placement.problems:
-            seen = self.failures.setdefault(problem.bot, {})
-            if placement.where not in seen and problem.bot not in self.nowhere:
+            self.failures.setdefault(problem.bot, {})[placement.where] = problem.detail
+        self._check_bots()  # (first: a bot that starts on no node is one error, not a warning more)
+        for problem in new:
+            if problem.bot not in self.nowhere:
                 _log.warning(f"bot {problem.bot!r} did not start on {placement.where}: {problem.detail}; "
                              "its games go to the other nodes")
-            seen[placement.where] = problem.detail
-        self._check_bots()
         self._feed(actor)
         for _ in range(QUEUED_AHEAD if self.ahead or self.pairs else 0):
             self._feed(actor)
@@ -833,9 +823,11 @@ class _Actors:
                 f"{self.executor.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
             )
 
-    def stop(self, gently: bool) -> None:
+    def stop(self, gently: bool, head_gone: bool = False) -> None:
         """End the actors: after the work, let them quit their bots; otherwise
-        kill their bots at once.  Then kill the actors themselves."""
+        kill their bots at once.  Then kill the actors themselves, unless
+        the head is gone: Ray kills an actor through the head (the actors
+        end with their nodes, which soon follow their head)."""
         ray = self.ray
         # An actor still waiting for a place on the cluster has no bots, and
         # would not answer: it is only killed.
@@ -851,6 +843,8 @@ class _Actors:
                 ray.wait(calls, num_returns=len(calls), timeout=timeout)
             except Exception:  # noqa: BLE001 - the kill below ends them all the same
                 pass
+        if head_gone:
+            return
         for actor in self.actors:
             try:
                 ray.kill(actor.handle, no_restart=True)
@@ -862,12 +856,20 @@ class _LiveRelay:
     """A thread of the driver that asks each placed actor for its game in
     progress every :data:`RELAY_EVERY_S` and writes it as the actor's live
     file on this machine (removed between games and once the actor is gone).
-    ``actors`` is the run's list, read, never changed, here."""
+    ``actors`` is the run's list, read, never changed, here.  The actors'
+    files an earlier run left (a driver that Ray ended, or ``kill -9``) are
+    removed first: their games are not in progress."""
 
     def __init__(self, ray: Any, directory: Path, actors: list[_Actor]) -> None:
         self.ray = ray
         self.directory = directory
         self.actors = actors
+        try:
+            left = [name for name in os.listdir(directory) if _SLOT_FILE.fullmatch(name)]
+        except OSError:  # no live folder yet
+            left = []
+        for name in left:
+            LiveFeed(directory, name.removesuffix(".json")).close()
         self.feeds: dict[int, LiveFeed] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._relay, name="arena-live-relay", daemon=True)
@@ -907,6 +909,10 @@ class _LiveRelay:
 def _slot(number: int) -> str:
     """Actor ``number``'s slot: the name of its logs and of its live file."""
     return f"ray{number}"
+
+
+#: The name of an actor's live file (see :func:`_slot`).
+_SLOT_FILE = re.compile(r"ray\d+\.json")
 
 
 def _text(path: Path | None) -> str | None:

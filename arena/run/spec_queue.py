@@ -24,7 +24,7 @@ from arena.game.records import GameRecord, GameSpec
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["SpecQueue", "StoppableSpecs", "WorkerDied", "WorkerStalled"]
+__all__ = ["HeadLost", "SpecQueue", "StoppableSpecs", "WorkerDied", "WorkerStalled"]
 
 #: A worker of an executor, as the executor tells one from another.
 W = TypeVar("W", bound=Hashable)
@@ -43,6 +43,11 @@ Playable = Callable[[GameSpec], bool] | None
 class WorkerDied(RuntimeError):
     """A worker of an executor (a local worker process, a Ray actor) died, or
     none could play: the run stops, every finished game kept."""
+
+
+class HeadLost(WorkerDied):
+    """The Ray cluster's head is gone: no actor can be started or stopped,
+    and Ray would end the run a minute later."""
 
 
 class WorkerStalled(WorkerDied):
