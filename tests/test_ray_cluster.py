@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
+from datetime import datetime
 
 import pytest
 
@@ -122,6 +124,37 @@ def test_a_resumed_run_removes_the_live_files_an_ended_driver_left(tmp_path, two
     assert summary.played == len(make_schedule(config.competition))
     assert seen and all("ray7.json" not in names for names in seen)
     assert os.listdir(live) == ["notes.txt"]
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+class _PlayedThere(Exception):
+    """The node that joined played a game: the test has seen what it waits for."""
+
+
+@pytest.mark.parametrize("concurrency", [None, 3])  # (as many actors as the CPUs hold, or one waiting for a place)
+def test_a_node_that_joins_mid_run_gets_an_actor_within_seconds(tmp_path, two_nodes, concurrency):
+    slow = f"[python, {BOTS / 'slow.py'}, '0.15']"  # (games of about a second, more than the test waits for)
+    config = load_config(marked_tournament(tmp_path, {"a": slow, "b": slow}, rounds=20, concurrency=concurrency))
+    executor = RayExecutor(config, config.output / "logs")
+    joined = {}
+
+    def add_a_node_and_wait_for_its_game(record, summary):
+        if not joined:
+            joined["node"] = two_nodes["cluster"].add_node(num_cpus=1, env_vars=_marked_path("late"))
+            joined["at"] = time.time()
+        elif record.played_on and record.played_on["node_id"] == joined["node"].node_id:
+            raise _PlayedThere
+
+    try:
+        with pytest.raises(_PlayedThere):
+            run_tournament(config, executor=executor, on_record=add_a_node_and_wait_for_its_game)
+    finally:
+        if joined:
+            two_nodes["cluster"].remove_node(joined["node"])
+    on_it = [r for r in records(config.output) if r["played_on"]["node_id"] == joined["node"].node_id]
+    began = min(datetime.fromisoformat(r["started_at"]).timestamp() for r in on_it) - joined["at"]
+    print(f"the node that joined began its first game {began:.1f} s after it joined")  # (the figure in docs/cluster.md)
+    assert began < 15
     assert wait_until_gone(str(tmp_path)) == []
 
 

@@ -99,6 +99,10 @@ LOCAL_RAY: dict[str, Any] = {"include_dashboard": False, "_system_config": {"wor
 START_TIMEOUT_S = 120.0
 #: How long actors get to quit their bots at the end of a run.
 CLOSE_TIMEOUT_S = 15.0
+#: How often a run whose number of actors follows the cluster's CPUs asks
+#: for them: a node that joins gets actors within about this long, plus an
+#: actor's start.
+GROW_EVERY_S = 2.0
 #: How often the driver asks the actors for their games in progress: the
 #: live view reads the files every 0.25 s too, so a move is on the page
 #: within about half a second plus a message's way.
@@ -498,6 +502,12 @@ class RayExecutor:
             count = int(self.ray.cluster_resources().get("CPU", 1) // settings.num_cpus)
         return max(1, count)
 
+    @property
+    def follows_the_cluster(self) -> bool:
+        """Whether the number of actors is the cluster's CPUs over ``num_cpus``
+        (no ``concurrency`` or ``ray.actors`` fixes it): it grows as nodes join."""
+        return self.concurrency is None and self.config.ray.actors is None
+
     # -- running ---------------------------------------------------------------
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
@@ -617,6 +627,7 @@ class _Actors:
         self.spare = 2 * self.width + 2
         # Since when actors are being started with none placed (from the start, or after losses).
         self.starting_since = time.monotonic()
+        self.cpus = _CpuWatch(self.ray) if executor.follows_the_cluster else None
 
     def records(self) -> Iterator[GameRecord]:
         """Play every spec of the queue; yield each record as it comes.
@@ -642,6 +653,21 @@ class _Actors:
                 self._check_bots()
             if self.pairs and not self.dropped and self.queue.stopped():
                 self._drop_queued()
+            self._grow()
+
+    def _grow(self) -> None:
+        """A node joined (the cluster has more CPUs than when the actors
+        were counted): start as many more actors as its CPUs hold, one for
+        each game there is; Ray places them on its free CPUs."""
+        if self.cpus is None or self.cpus.total is None:
+            return
+        width = int(self.cpus.total // self.executor.config.ray.num_cpus)
+        if width <= self.width:
+            return
+        more = self.queue.fill(width - self.width)
+        self.width = width
+        for _ in range(min(more, width - len(self.actors))):
+            self._launch()
 
     def _more(self) -> bool:
         """Whether a game waits or is being played; when none is, the next
@@ -829,6 +855,8 @@ class _Actors:
         the head is gone: Ray kills an actor through the head (the actors
         end with their nodes, which soon follow their head)."""
         ray = self.ray
+        if self.cpus is not None:
+            self.cpus.stop()
         # An actor still waiting for a place on the cluster has no bots, and
         # would not answer: it is only killed.
         placed = [actor.handle for actor in self.actors if actor.placement is not None]
@@ -850,6 +878,31 @@ class _Actors:
                 ray.kill(actor.handle, no_restart=True)
             except Exception:  # noqa: BLE001 - already gone
                 pass
+
+
+class _CpuWatch:
+    """A thread that asks Ray for the cluster's CPUs every
+    :data:`GROW_EVERY_S` (:attr:`total`, None until known).  Not on the
+    run's own thread: the answer comes from the head, which may be gone."""
+
+    def __init__(self, ray: Any) -> None:
+        self.ray = ray
+        self.total: float | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="arena-ray-cpus", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(GROW_EVERY_S):
+            try:
+                self.total = float(self.ray.cluster_resources().get("CPU", 0))
+            except Exception:  # noqa: BLE001 - Ray shutting down, or the head gone: the run's end is near
+                return
+
+    def stop(self) -> None:
+        """Stop asking; a question the head never answers is not waited for."""
+        self._stop.set()
+        self._thread.join(timeout=2 * GROW_EVERY_S)
 
 
 class _LiveRelay:
