@@ -111,6 +111,23 @@ def test_a_bot_that_starts_on_no_node_stops_the_run_with_one_line(tmp_path, two_
     assert wait_until_gone(str(tmp_path)) == []
 
 
+def test_under_forfeit_a_bot_that_starts_on_no_node_forfeits_its_games_and_the_run_says_so(tmp_path, two_nodes, caplog):
+    file = marked_tournament(tmp_path, {"a": picky("arena-node-"), "b": RANDOM["b"], "c": RANDOM["c"]},
+                             extra="startup_failures: forfeit\n")
+    config = load_config(file)
+    with caplog.at_level(logging.WARNING, logger="arena"):
+        summary = run_tournament(config)
+    said = [r.getMessage() for r in caplog.records if "did not start on any node" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("bot 'a' did not start on any node of the Ray cluster (on node ")
+    assert said[0].endswith("its games are forfeited (startup_failures: forfeit)")
+    games = {record.game_id: record for record in summary.records}
+    assert sorted(games) == sorted(s.game_id for s in make_schedule(config.competition))
+    assert {(r.players.get(r.forfeit_by), r.reason) for r in games.values() if "a" in r.players.values()} == {
+        ("a", "startup_failure")}  # (forfeit_by: a colour)
+    assert not any(r.forfeit_by for r in games.values() if "a" not in r.players.values())
+    assert wait_until_gone(str(tmp_path)) == []
+
+
 def test_a_resumed_run_removes_the_live_files_an_ended_driver_left(tmp_path, two_nodes):
     """A driver that Ray ended (its head gone) or ``kill -9`` left its
     actors' live files: the next run removes them before its first game."""

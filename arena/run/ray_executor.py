@@ -56,16 +56,15 @@ from arena.results.meta import MetaCluster, MetaNode
 from arena.run.config import ConfigError, TournamentConfig
 from arena.run.executor import game_deadline_s
 from arena.run.pool import PREFLIGHT_TAG, BotPool, die_killing_bots, here  # (die_killing_bots: a local worker's SIGTERM handler too)
-from arena.run.preflight import StartupFailed, StartupProblem, preflight
+from arena.run.preflight import StartupProblem, preflight
 from arena.run.ray_head import HeadWatch, check_head
+from arena.run.ray_nodes import NodeChecks
 from arena.run.spec_queue import HeadLost, SpecQueue, WorkerDied, WorkerStalled
 
 __all__ = [
     "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
     "on_this_node",
 ]
-
-_log = logging.getLogger(__name__)
 
 INSTALL_HINT = "pip install 'totem-arena[ray]' (from a clone: pip install -e '.[ray]')"
 #: A game whose actor died this many times is not tried again: the game
@@ -599,13 +598,8 @@ class _Actors:
                  head: HeadWatch) -> None:
         self.executor = executor
         self.head = head
-        #: The bots each actor starts in its pre-flight.
-        self.names = names
-        #: Each bot's failures to start, by node (see :meth:`_check_bots`).
-        self.failures: dict[str, dict[str, str]] = {}
-        #: Bots that started on no node, whose games are forfeited wherever
-        #: they are played (``startup_failures: forfeit``).
-        self.nowhere: set[str] = set()
+        #: What the actors' pre-flights on their nodes reported.
+        self.checks = NodeChecks(names)
         self.ray = executor.ray
         self.queue = queue
         self.ahead = ahead
@@ -719,14 +713,9 @@ class _Actors:
         not start there (once a node), and give it its first games."""
         actor.placement = placement
         self.executor.placements[actor.number] = placement
-        new = [problem for problem in placement.problems if placement.where not in self.failures.get(problem.bot, {})]
-        for problem in placement.problems:
-            self.failures.setdefault(problem.bot, {})[placement.where] = problem.detail
+        new = self.checks.report(placement.where, placement.problems)
         self._check_bots()  # (first: a bot that starts on no node is one error, not a warning more)
-        for problem in new:
-            if problem.bot not in self.nowhere:
-                _log.warning(f"bot {problem.bot!r} did not start on {placement.where}: {problem.detail}; "
-                             "its games go to the other nodes")
+        self.checks.warn(placement.where, new)
         self._feed(actor)
         for _ in range(QUEUED_AHEAD if self.ahead or self.pairs else 0):
             self._feed(actor)
@@ -734,32 +723,21 @@ class _Actors:
     def _check_bots(self) -> None:
         """Once every actor has started (or has waited for a place
         ``START_TIMEOUT_S``), a bot that started on none of their nodes is
-        a start-up failure under the tournament's rule, as in the driver's
-        pre-flight: the run stops, or its games are forfeited wherever they
-        are played."""
+        a start-up failure under the tournament's rule
+        (:meth:`NodeChecks.settle`); idle actors then take its games."""
         now = time.monotonic()
         if any(actor.placement is None and now - actor.launched < START_TIMEOUT_S for actor in self.actors):
             return
         placed = [actor for actor in self.actors if actor.placement is not None]
-        nowhere = [bot for bot in self.names
-                   if bot not in self.nowhere and placed and all(bot in actor.cannot_play for actor in placed)]
-        if not nowhere:
-            return
-        problems = [StartupProblem(bot, _by_detail(self.failures[bot])) for bot in nowhere]
-        if self.executor.config.startup_failures == "stop":
-            raise StartupFailed(problems, " on any node of the Ray cluster (every finished game is kept)")
-        for problem in problems:
-            _log.warning(f"bot {problem.bot!r} did not start on any node of the Ray cluster ({problem.detail}); "
-                         "its games are forfeited (startup_failures: forfeit)")
-        self.nowhere.update(nowhere)
-        for actor in placed:
-            if not self.queue.in_flight(actor):
-                self._feed(actor)
+        if self.checks.settle([actor.cannot_play for actor in placed], self.executor.config.startup_failures):
+            for actor in placed:
+                if not self.queue.in_flight(actor):
+                    self._feed(actor)
 
     def _playable(self, actor: _Actor) -> Callable[[GameSpec], bool] | None:
         """Which specs ``actor`` can play: those of no bot that did not
         start on its node (unless it starts on none)."""
-        barred = actor.cannot_play - self.nowhere
+        barred = self.checks.barred(actor.cannot_play)
         return (lambda spec: barred.isdisjoint(spec.players)) if barred else None
 
     def _drop_queued(self) -> None:
@@ -814,7 +792,7 @@ class _Actors:
         )
         actor = _Actor(self.made, handle, time.monotonic())
         self.actors.append(actor)
-        self.calls[handle.placement.remote(self.names)] = actor
+        self.calls[handle.placement.remote(self.checks.names)] = actor
 
     def _kill_stalled(self, actor: _Actor) -> None:
         self.queue.stall(actor)
@@ -970,15 +948,6 @@ _SLOT_FILE = re.compile(r"ray\d+\.json")
 
 def _text(path: Path | None) -> str | None:
     return str(path) if path is not None else None
-
-
-def _by_detail(failures: dict[str, str]) -> str:
-    """Why a bot did not start, by node (``{where: detail}``), each detail
-    once: ``on node A and node B: detail; on node C: other detail``."""
-    nodes: dict[str, list[str]] = {}
-    for where, detail in failures.items():
-        nodes.setdefault(detail, []).append(where)
-    return "; ".join(f"on {' and '.join(wheres)}: {detail}" for detail, wheres in nodes.items())
 
 
 def _first_line(exc: BaseException) -> str:
