@@ -54,7 +54,7 @@ from arena.results.meta import MetaError, read_meta
 from arena.results.reading import ReadResults
 from arena.run.results_dir import read_results
 from arena.run.standings_read import StandingsRead, read_standings
-from arena.run.spec_queue import WorkerDied
+from arena.run.spec_queue import HeadLost, WorkerDied
 from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
 
 
@@ -324,6 +324,9 @@ def run(
     except StoreError as exc:
         stop_progress()
         fail_store(exc, kept(), config.output)  # none kept when the directory could not even be made
+    except HeadLost as exc:
+        stop_progress()
+        fail(f"{exc}: {kept()} games stored, run again to resume", 1)
     except WorkerDied as exc:
         stop_progress()
         fail(f"{exc}. Run the same command to resume.", 1)

@@ -85,6 +85,7 @@ MODULE_MARKS: dict[str, tuple[str, ...]] = {
     "test_league_model": ("slow", "soak"),
     "test_ray_executor": ("slow", "ray"),
     "test_ray_cluster": ("slow", "ray"),
+    "test_ray_head": ("slow", "ray"),
     "test_live_browser": ("slow", "browser"),
     "test_live_broadcast": ("slow", "browser"),
     "test_report_browser": ("slow", "browser"),

@@ -37,12 +37,13 @@ RANDOM = {name: "python -m bots.random_bot" for name in ("a", "b", "c")}
 
 
 def marked_tournament(directory: Path, bots: dict[str, str], *, rounds: int = 1, executor: str = "ray",
-                      extra: str = "") -> Path:
+                      extra: str = "", concurrency: int | None = 2) -> Path:
     """A tournament file whose bots (each one's command) carry the test's
-    mark in their environment, results in ``out-<executor>``."""
+    mark in their environment, results in ``out-<executor>``; with no
+    ``concurrency``, as many actors as the cluster's CPUs hold."""
     return tournament_file(directory, list(bots), extra, file=f"{executor}.yaml", cmds=bots,
                            bot_keys=f"env: {{{MARK}: '{directory}'}}", name="t", time_control="30+0.1", rounds=rounds,
-                           seed=11, executor=executor, output=f"out-{executor}")
+                           seed=11, executor=executor, output=f"out-{executor}", concurrency=concurrency)
 
 
 def played(records: list[dict]) -> dict[str, tuple]:

@@ -366,9 +366,9 @@ def test_a_match_without_ray_installed_is_one_line(monkeypatch):
 
 
 def test_a_ray_head_passes_the_arenas_look_at_its_port(local_ray):
-    from arena.run.ray_executor import _check_head
+    from arena.run.ray_head import check_head
 
-    _check_head(local_ray.get_runtime_context().gcs_address)  # a GCS answers as gRPC does: no error
+    check_head(local_ray.get_runtime_context().gcs_address)  # a GCS answers as gRPC does: no error
 
 
 def test_every_record_names_its_node_and_actor_and_the_run_says_its_cluster(tmp_path, local_ray):

@@ -127,3 +127,16 @@ def test_stopped_specs_still_hand_out_the_games_kept():
     assert not specs.stopped
     assert [s.game_id for s in specs] == ["g3"]
     assert specs.stopped
+
+
+def test_a_worker_takes_only_the_games_it_can_play_and_the_others_keep_their_place():
+    players = [("a", "b"), ("a", "c"), ("b", "c"), ("a", "b"), ("b", "c")]
+    queue: SpecQueue[str] = SpecQueue((spec(n, pair) for n, pair in enumerate(players)), 10.0, worker_kind="Ray actor")
+
+    def without_a(game: GameSpec) -> bool:  # (bot a does not start on this worker's node)
+        return "a" not in game.players
+
+    assert ids(queue.take("w1", 2, without_a)) == ["g2", "g4"]
+    assert queue.waiting() == 3 and ids(queue.take("w1", 1, without_a)) == []
+    assert ids(queue.take("w2", 3)) == ["g0", "g1", "g3"]  # in schedule order, for a worker that plays them all
+    assert ids(queue.take_pair("w2", without_a)) == [] and not queue.waiting()

@@ -58,12 +58,14 @@ class StartupProblem:
 
 
 class StartupFailed(Exception):
-    """A bot failed the pre-flight and the tournament stops (``startup_failures: stop``)."""
+    """A bot failed the pre-flight and the tournament stops (``startup_failures: stop``).
+    ``outcome`` follows "did not start" in the message (on a cluster, games
+    of other bots may have been played meanwhile)."""
 
-    def __init__(self, problems: list[StartupProblem]) -> None:
+    def __init__(self, problems: list[StartupProblem], outcome: str = ", so no game was played") -> None:
         self.problems = problems
         first, *others = problems
-        text = f"bot {first.bot!r} did not start, so no game was played: {first.detail}"
+        text = f"bot {first.bot!r} did not start{outcome}: {first.detail}"
         text += "".join(f"; bot {p.bot!r} did not start either: {p.detail}" for p in others)
         super().__init__(text)
 
@@ -74,6 +76,7 @@ def preflight(
     logs_dir: Path | None = None,
     *,
     deadline_s: float | None = None,
+    tag: str = PREFLIGHT_TAG,
 ) -> list[StartupProblem]:
     """Start the bots called ``names`` at once, each within the start-up
     timeout, and stop them again.  Returns the bots that did not answer
@@ -82,10 +85,12 @@ def preflight(
     :func:`preflight_deadline_s`) or died: such a process is killed with
     everything its bot started, and its problem is not ``restartable``.
     Raises :class:`~arena.bot.process.ArenaWriteError` when the arena cannot
-    write a bot's log or scratch directory: that is no bot's failure."""
+    write a bot's log or scratch directory: that is no bot's failure.
+    ``tag`` names the bots' logs (a Ray actor's pre-flight on its node has
+    its own, beside the driver's)."""
     wanted = set(names)
     deadline_s = preflight_deadline_s(config) if deadline_s is None else deadline_s
-    jobs = {bot.name: (config, bot.name, logs_dir) for bot in config.bots if bot.name in wanted}
+    jobs = {bot.name: (config, bot.name, logs_dir, tag) for bot in config.bots if bot.name in wanted}
     answers = supervise(_start_and_stop, jobs, kind="preflight", doing="starting it", at_once=len(jobs),
                         deadline_s=deadline_s, signal_names=True)
     problems = []
@@ -98,10 +103,10 @@ def preflight(
     return problems
 
 
-def _start_and_stop(config: TournamentConfig, name: str, logs_dir: Path | None) -> bytes:
+def _start_and_stop(config: TournamentConfig, name: str, logs_dir: Path | None, tag: str) -> bytes:
     """In a pre-flight process: start bot ``name`` and quit it again; the
     answer is why it did not start, or null, in JSON."""
-    pool = BotPool(config, logs_dir, PREFLIGHT_TAG)
+    pool = BotPool(config, logs_dir, tag)
     try:
         pool.player(name).ensure_started()
     except Forfeit as exc:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import platform
+import re
 import signal
 import socket
 import subprocess
@@ -38,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
@@ -52,10 +53,13 @@ from arena.bot.stop_signals import check
 from arena.game.records import GameRecord, GameSpec
 from arena.results.live_feed import LiveFeed
 from arena.results.meta import MetaCluster, MetaNode
-from arena.run.config import ConfigError, TournamentConfig, check_programs
+from arena.run.config import ConfigError, TournamentConfig
 from arena.run.executor import game_deadline_s
-from arena.run.pool import BotPool, die_killing_bots, here  # (die_killing_bots: a local worker's SIGTERM handler too)
-from arena.run.spec_queue import SpecQueue, WorkerDied, WorkerStalled
+from arena.run.pool import PREFLIGHT_TAG, BotPool, die_killing_bots, here  # (die_killing_bots: a local worker's SIGTERM handler too)
+from arena.run.preflight import StartupProblem, preflight
+from arena.run.ray_head import HeadWatch, check_head
+from arena.run.ray_nodes import NodeChecks
+from arena.run.spec_queue import HeadLost, SpecQueue, WorkerDied, WorkerStalled
 
 __all__ = [
     "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
@@ -94,6 +98,10 @@ LOCAL_RAY: dict[str, Any] = {"include_dashboard": False, "_system_config": {"wor
 START_TIMEOUT_S = 120.0
 #: How long actors get to quit their bots at the end of a run.
 CLOSE_TIMEOUT_S = 15.0
+#: How often a run whose number of actors follows the cluster's CPUs asks
+#: for them: a node that joins gets actors within about this long, plus an
+#: actor's start.
+GROW_EVERY_S = 2.0
 #: How often the driver asks the actors for their games in progress: the
 #: live view reads the files every 0.25 s too, so a move is on the page
 #: within about half a second plus a message's way.
@@ -103,14 +111,21 @@ RELAY_EVERY_S = 0.25
 @dataclass(frozen=True)
 class Placement:
     """Where an actor runs, as it reports it: the Ray node's id, its host
-    name, the actor's process id.  ``problem`` is why it cannot play (a bot's
-    program missing on that node), else empty."""
+    name, the actor's process id; and the bots that did not start there in
+    its pre-flight (a program missing on that node, a file left out of the
+    shipped ``working_dir``), whose games it is not given."""
 
     node_id: str
     node: str
     pid: int
     logs_dir: str | None
-    problem: str = ""
+    problems: tuple[StartupProblem, ...] = ()
+
+    @property
+    def where(self) -> str:
+        """The node in a line: its host and the start of its Ray node id
+        (two nodes may share a host name)."""
+        return f"node {self.node} ({self.node_id[:8]})"
 
 
 class GameActor:
@@ -155,17 +170,18 @@ class GameActor:
         self.stopping = False
         self.dropping = False
 
-    def placement(self) -> Placement:
+    def placement(self, names: list[str]) -> Placement:
+        """Where this actor runs, once it has started each of the bots
+        ``names`` on this node and stopped it again (the driver's
+        pre-flight, here: the node may lack a program, a library or a file
+        the driver's machine has)."""
         import ray  # present: this runs on a Ray worker
 
-        try:
-            check_programs(self.config)
-            problem = ""
-        except ConfigError as exc:
-            problem = str(exc)
+        problems = preflight(self.config, names, self.logs_dir, tag=f"{PREFLIGHT_TAG}-{self.pool.tag}")
         logs = str(self.logs_dir) if self.logs_dir is not None else None
         node_id = ray.get_runtime_context().get_node_id()
-        return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs, problem=problem)
+        return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs,
+                         problems=tuple(problems))
 
     def play(self, specs: list[GameSpec]) -> Iterator[list[bytes]]:
         """Play the specs in turn (called as a Ray streaming generator),
@@ -264,34 +280,6 @@ def ray_address(config: TournamentConfig) -> str:
     RAY_ADDRESS names (inside a Ray job, say), else ``local``: a Ray instance
     of our own on this machine, not some cluster `ray start`ed here."""
     return config.ray.address or os.environ.get("RAY_ADDRESS") or "local"
-
-
-#: What a gRPC client says first (HTTP/2's preface and an empty SETTINGS
-#: frame): a Ray head's GCS, a gRPC server, answers with a SETTINGS frame of
-#: its own; a web server or anything else does not.
-_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
-
-
-def _check_head(address: str, timeout: float = 10.0) -> None:
-    """Raise ``OSError`` unless ``host:port`` (or ``ray://host:port``) takes
-    a TCP connection and answers as a gRPC server does: Ray retries an
-    unreachable address for ever, and waits for ever on a server of another
-    kind, printing warnings."""
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not (host and port.isdigit()):
-        return
-    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
-        sock.sendall(_HTTP2_HELLO)
-        answer = b""
-        try:
-            while len(answer) < 9 and (piece := sock.recv(9 - len(answer))):
-                answer += piece
-        except TimeoutError:
-            raise OSError(f"it takes connections but says nothing within {timeout:g} s, as no Ray head does") from None
-    if len(answer) < 9 or answer[3] != 4:  # (the frame's type: SETTINGS)
-        what = "a web server" if answer.startswith((b"HTTP/", b"<")) else "a server of another kind"
-        raise OSError(f"it answers as {what}, not as a Ray head: is the port the head's? "
-                      "(`ray start --head` prints it; 6379 by default)")
 
 
 def _init_within(ray: Any, address: str, options: dict[str, Any], timeout: float) -> None:
@@ -433,6 +421,8 @@ class RayExecutor:
         self.dropped = 0
         #: The cluster as the last :meth:`session` found it on connecting.
         self.cluster: MetaCluster | None = None
+        #: The cluster's head stopped answering during the last run.
+        self.head_gone = False
 
     # -- connecting ----------------------------------------------------------
 
@@ -462,7 +452,7 @@ class RayExecutor:
             if address == "local":
                 ray.init(address=address, **options)
             else:
-                _check_head(address)
+                check_head(address)
                 _init_within(ray, address, options, self.config.ray.connect_timeout)
         except Exception as exc:  # ConnectionError, AuthenticationError, ValueError, TimeoutError...
             where = describe_ray_address(address)
@@ -485,7 +475,7 @@ class RayExecutor:
                 yield
             finally:
                 if connected_here:  # (its goodbyes to the log too)
-                    self.ray.shutdown()
+                    self._disconnect()
 
     def _cluster(self) -> MetaCluster:
         """The cluster's live nodes and their CPUs, and this driver's Python
@@ -511,6 +501,12 @@ class RayExecutor:
             count = int(self.ray.cluster_resources().get("CPU", 1) // settings.num_cpus)
         return max(1, count)
 
+    @property
+    def follows_the_cluster(self) -> bool:
+        """Whether the number of actors is the cluster's CPUs over ``num_cpus``
+        (no ``concurrency`` or ``ray.actors`` fixes it): it grows as nodes join."""
+        return self.concurrency is None and self.config.ray.actors is None
+
     # -- running ---------------------------------------------------------------
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
@@ -535,23 +531,42 @@ class RayExecutor:
         connected_here = self._connect()
         self.placements.clear()
         self.lost = self.dropped = 0
+        head = HeadWatch(self.ray.get_runtime_context().gcs_address)
         actors: _Actors | None = None
         relay: _LiveRelay | None = None
         finished = False
         try:
-            actors = _Actors(self, queue, ahead=isinstance(specs, Sequence))
+            actors = _Actors(self, queue, ahead=isinstance(specs, Sequence), names=self._bots_to_check(specs), head=head)
             if self.live_dir is not None:
                 relay = _LiveRelay(self.ray, self.live_dir, actors.actors)
             yield from actors.records()
             finished = True
             queue.finish()
         finally:
+            head.stop()
+            self.head_gone = head.gone
             if relay is not None:
                 relay.stop()
             if actors is not None:
-                actors.stop(gently=finished)
+                actors.stop(gently=finished, head_gone=head.gone)
             if connected_here:
-                self.ray.shutdown()
+                self._disconnect()
+
+    def _disconnect(self) -> None:
+        """``ray.shutdown()``, unless the head is gone: then Ray's goodbyes
+        to it would wait a minute for an answer."""
+        if not self.head_gone:
+            self.ray.shutdown()
+
+    def _bots_to_check(self, specs: Iterable[GameSpec]) -> list[str]:
+        """The bots each actor starts on its node before it plays: those of
+        ``specs`` when known in full, else every bot of the file; never one
+        that is out of play, remote or barred (their games forfeit at once)."""
+        config = self.config
+        names = {name for spec in specs for name in spec.players} if isinstance(specs, Sequence) \
+            else {bot.name for bot in config.bots}
+        skipped = config.competition.out_of_play | set(config.remote_bots) | {bot.name for bot in config.bots if bot.problem}
+        return sorted(names - skipped)
 
     def _actor_class(self) -> Any:
         # concurrency_groups: stop_now runs on its own thread, beside a game.
@@ -562,7 +577,14 @@ class RayExecutor:
 class _Actor:
     number: int
     handle: Any
+    #: When it was asked for (``time.monotonic()``).
+    launched: float
     placement: Placement | None = None
+
+    @property
+    def cannot_play(self) -> frozenset[str]:
+        """The bots that did not start on its node."""
+        return frozenset(problem.bot for problem in self.placement.problems) if self.placement else frozenset()
 
 
 class _Actors:
@@ -572,8 +594,12 @@ class _Actors:
     then, from a sequence of specs, more are queued on each actor (quick
     games in batches), so that it never waits for the driver."""
 
-    def __init__(self, executor: RayExecutor, queue: SpecQueue[_Actor], ahead: bool) -> None:
+    def __init__(self, executor: RayExecutor, queue: SpecQueue[_Actor], ahead: bool, names: list[str],
+                 head: HeadWatch) -> None:
         self.executor = executor
+        self.head = head
+        #: What the actors' pre-flights on their nodes reported.
+        self.checks = NodeChecks(names)
         self.ray = executor.ray
         self.queue = queue
         self.ahead = ahead
@@ -595,6 +621,7 @@ class _Actors:
         self.spare = 2 * self.width + 2
         # Since when actors are being started with none placed (from the start, or after losses).
         self.starting_since = time.monotonic()
+        self.cpus = _CpuWatch(self.ray) if executor.follows_the_cluster else None
 
     def records(self) -> Iterator[GameRecord]:
         """Play every spec of the queue; yield each record as it comes.
@@ -609,14 +636,32 @@ class _Actors:
                 raise WorkerDied("every Ray actor died; every finished game is kept")
             ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=1.0)
             check()  # a stop signal, within the second this waits at most
+            if self.head.gone:
+                raise HeadLost("the cluster's head is gone")
             for actor in self.queue.stalled():
                 self._kill_stalled(actor)
             if ready:
                 yield from self._answer(ready[0])
             else:
                 self._check_started()
+                self._check_bots()
             if self.pairs and not self.dropped and self.queue.stopped():
                 self._drop_queued()
+            self._grow()
+
+    def _grow(self) -> None:
+        """A node joined (the cluster has more CPUs than when the actors
+        were counted): start as many more actors as its CPUs hold, one for
+        each game there is; Ray places them on its free CPUs."""
+        if self.cpus is None or self.cpus.total is None:
+            return
+        width = int(self.cpus.total // self.executor.config.ray.num_cpus)
+        if width <= self.width:
+            return
+        more = self.queue.fill(width - self.width)
+        self.width = width
+        for _ in range(min(more, width - len(self.actors))):
+            self._launch()
 
     def _more(self) -> bool:
         """Whether a game waits or is being played; when none is, the next
@@ -625,9 +670,9 @@ class _Actors:
             return True
         if not self.queue.fill(1):
             return False
-        idle = next((actor for actor in self.actors if actor.placement is not None), None)
-        if idle is not None:
-            self._feed(idle)
+        for actor in self.actors:
+            if actor.placement is not None and self._feed(actor):
+                break
         return True
 
     def _answer(self, call: Any) -> Iterator[GameRecord]:
@@ -664,14 +709,36 @@ class _Actors:
         return lines
 
     def _place(self, actor: _Actor, placement: Placement) -> None:
-        """An actor started: note where, and give it its first games."""
+        """An actor started and checked its bots: note where, say which did
+        not start there (once a node), and give it its first games."""
         actor.placement = placement
-        if placement.problem:
-            raise ConfigError(f"on node {placement.node}: {placement.problem}", file="")
         self.executor.placements[actor.number] = placement
+        new = self.checks.report(placement.where, placement.problems)
+        self._check_bots()  # (first: a bot that starts on no node is one error, not a warning more)
+        self.checks.warn(placement.where, new)
         self._feed(actor)
         for _ in range(QUEUED_AHEAD if self.ahead or self.pairs else 0):
             self._feed(actor)
+
+    def _check_bots(self) -> None:
+        """Once every actor has started (or has waited for a place
+        ``START_TIMEOUT_S``), a bot that started on none of their nodes is
+        a start-up failure under the tournament's rule
+        (:meth:`NodeChecks.settle`); idle actors then take its games."""
+        now = time.monotonic()
+        if any(actor.placement is None and now - actor.launched < START_TIMEOUT_S for actor in self.actors):
+            return
+        placed = [actor for actor in self.actors if actor.placement is not None]
+        if self.checks.settle([actor.cannot_play for actor in placed], self.executor.config.startup_failures):
+            for actor in placed:
+                if not self.queue.in_flight(actor):
+                    self._feed(actor)
+
+    def _playable(self, actor: _Actor) -> Callable[[GameSpec], bool] | None:
+        """Which specs ``actor`` can play: those of no bot that did not
+        start on its node (unless it starts on none)."""
+        barred = self.checks.barred(actor.cannot_play)
+        return (lambda spec: barred.isdisjoint(spec.players)) if barred else None
 
     def _drop_queued(self) -> None:
         """The specs stopped (a test decided): every actor with games queued
@@ -707,11 +774,14 @@ class _Actors:
         if not self.ahead and not self.pairs:
             self._feed(actor)
 
-    def _feed(self, actor: _Actor, count: int = 1) -> None:
-        batch = self.queue.take_pair(actor) if self.pairs else self.queue.take(actor, count)
+    def _feed(self, actor: _Actor, count: int = 1) -> bool:
+        """Send ``actor`` up to ``count`` games it can play; whether there was one."""
+        playable = self._playable(actor)
+        batch = self.queue.take_pair(actor, playable) if self.pairs else self.queue.take(actor, count, playable)
         if batch:
             stream = actor.handle.play.options(num_returns="streaming").remote(batch)
             self.calls[stream], self.unread[stream] = actor, len(batch)
+        return bool(batch)
 
     def _launch(self) -> None:
         self.made += 1
@@ -720,9 +790,9 @@ class _Actors:
             config, _text(self.executor.logs_dir), _text(self.executor.scratch_dir), self.made, sys.executable,
             _text(config.ray.working_dir),
         )
-        actor = _Actor(self.made, handle)
+        actor = _Actor(self.made, handle, time.monotonic())
         self.actors.append(actor)
-        self.calls[handle.placement.remote()] = actor
+        self.calls[handle.placement.remote(self.checks.names)] = actor
 
     def _kill_stalled(self, actor: _Actor) -> None:
         self.queue.stall(actor)
@@ -741,6 +811,8 @@ class _Actors:
         if self.spare > 0 and self.queue.unfinished():
             self.spare -= 1
             self._launch()
+        else:
+            self._check_bots()
         for other in self.actors:  # a game put back may be taken at once by an idle actor
             if other.placement is not None and not self.queue.in_flight(other) and self.queue.waiting():
                 self._feed(other)
@@ -755,10 +827,14 @@ class _Actors:
                 f"{self.executor.config.ray.num_cpus:g} CPUs; is the cluster busy?); every finished game is kept"
             )
 
-    def stop(self, gently: bool) -> None:
+    def stop(self, gently: bool, head_gone: bool = False) -> None:
         """End the actors: after the work, let them quit their bots; otherwise
-        kill their bots at once.  Then kill the actors themselves."""
+        kill their bots at once.  Then kill the actors themselves, unless
+        the head is gone: Ray kills an actor through the head (the actors
+        end with their nodes, which soon follow their head)."""
         ray = self.ray
+        if self.cpus is not None:
+            self.cpus.stop()
         # An actor still waiting for a place on the cluster has no bots, and
         # would not answer: it is only killed.
         placed = [actor.handle for actor in self.actors if actor.placement is not None]
@@ -773,6 +849,8 @@ class _Actors:
                 ray.wait(calls, num_returns=len(calls), timeout=timeout)
             except Exception:  # noqa: BLE001 - the kill below ends them all the same
                 pass
+        if head_gone:
+            return
         for actor in self.actors:
             try:
                 ray.kill(actor.handle, no_restart=True)
@@ -780,16 +858,49 @@ class _Actors:
                 pass
 
 
+class _CpuWatch:
+    """A thread that asks Ray for the cluster's CPUs every
+    :data:`GROW_EVERY_S` (:attr:`total`, None until known).  Not on the
+    run's own thread: the answer comes from the head, which may be gone."""
+
+    def __init__(self, ray: Any) -> None:
+        self.ray = ray
+        self.total: float | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="arena-ray-cpus", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(GROW_EVERY_S):
+            try:
+                self.total = float(self.ray.cluster_resources().get("CPU", 0))
+            except Exception:  # noqa: BLE001 - Ray shutting down, or the head gone: the run's end is near
+                return
+
+    def stop(self) -> None:
+        """Stop asking; a question the head never answers is not waited for."""
+        self._stop.set()
+        self._thread.join(timeout=2 * GROW_EVERY_S)
+
+
 class _LiveRelay:
     """A thread of the driver that asks each placed actor for its game in
     progress every :data:`RELAY_EVERY_S` and writes it as the actor's live
     file on this machine (removed between games and once the actor is gone).
-    ``actors`` is the run's list, read, never changed, here."""
+    ``actors`` is the run's list, read, never changed, here.  The actors'
+    files an earlier run left (a driver that Ray ended, or ``kill -9``) are
+    removed first: their games are not in progress."""
 
     def __init__(self, ray: Any, directory: Path, actors: list[_Actor]) -> None:
         self.ray = ray
         self.directory = directory
         self.actors = actors
+        try:
+            left = [name for name in os.listdir(directory) if _SLOT_FILE.fullmatch(name)]
+        except OSError:  # no live folder yet
+            left = []
+        for name in left:
+            LiveFeed(directory, name.removesuffix(".json")).close()
         self.feeds: dict[int, LiveFeed] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._relay, name="arena-live-relay", daemon=True)
@@ -829,6 +940,10 @@ class _LiveRelay:
 def _slot(number: int) -> str:
     """Actor ``number``'s slot: the name of its logs and of its live file."""
     return f"ray{number}"
+
+
+#: The name of an actor's live file (see :func:`_slot`).
+_SLOT_FILE = re.compile(r"ray\d+\.json")
 
 
 def _text(path: Path | None) -> str | None:

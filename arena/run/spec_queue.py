@@ -24,18 +24,30 @@ from arena.game.records import GameRecord, GameSpec
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["SpecQueue", "StoppableSpecs", "WorkerDied", "WorkerStalled"]
+__all__ = ["HeadLost", "SpecQueue", "StoppableSpecs", "WorkerDied", "WorkerStalled"]
 
 #: A worker of an executor, as the executor tells one from another.
 W = TypeVar("W", bound=Hashable)
 
 #: A game whose worker went silent past the deadline this many times is given up.
 MAX_STALLS = 2
+#: Most specs read ahead, and kept in line, while looking for one a worker
+#: can play (a Ray actor on whose node a bot does not start): enough for
+#: the others to wait there, not so many that a lazy schedule is read whole.
+MAX_SKIPPED = 256
+
+#: Whether a worker can play a spec (None: every spec).
+Playable = Callable[[GameSpec], bool] | None
 
 
 class WorkerDied(RuntimeError):
     """A worker of an executor (a local worker process, a Ray actor) died, or
     none could play: the run stops, every finished game kept."""
+
+
+class HeadLost(WorkerDied):
+    """The Ray cluster's head is gone: no actor can be started or stopped,
+    and Ray would end the run a minute later."""
 
 
 class WorkerStalled(WorkerDied):
@@ -126,10 +138,11 @@ class SpecQueue(Generic[W]):
         """The specs were stopped (an SPRT decided): no game is to start any more."""
         return self._stoppable is not None and self._stoppable.stopped
 
-    def take_pair(self, worker: W) -> list[GameSpec]:
-        """The next spec and, when the one after it is of the same game pair,
-        that one too (a Ray actor plays a test's pair as one unit)."""
-        specs = self.take(worker)
+    def take_pair(self, worker: W, playable: Playable = None) -> list[GameSpec]:
+        """The next spec ``worker`` can play and, when the one after it is of
+        the same game pair, that one too (a Ray actor plays a test's pair as
+        one unit; both games have the same players)."""
+        specs = self.take(worker, 1, playable)
         if specs and self.fill(1) and self._again[0].pair == specs[0].pair:
             specs += self.take(worker)
         return specs
@@ -144,11 +157,13 @@ class SpecQueue(Generic[W]):
         if not games:
             del self._sent[worker], self._since[worker]
 
-    def take(self, worker: W, count: int = 1) -> list[GameSpec]:
+    def take(self, worker: W, count: int = 1, playable: Playable = None) -> list[GameSpec]:
         """Up to ``count`` specs for ``worker`` (fewer when they run out), in
-        flight there from now on; its clock starts if it was idle."""
+        flight there from now on; its clock starts if it was idle.  With
+        ``playable``, only specs it says ``worker`` can play: the others
+        keep their place in line for other workers."""
         specs = []
-        while len(specs) < count and (spec := self._next()) is not None:
+        while len(specs) < count and (spec := self._next(playable)) is not None:
             specs.append(spec)
         if specs:
             if worker not in self._sent:
@@ -245,9 +260,19 @@ class SpecQueue(Generic[W]):
                 "(a bot may have stopped it); every other game is kept"
             )
 
-    def _next(self) -> GameSpec | None:
+    def _next(self, playable: Playable = None) -> GameSpec | None:
         self._drop_if_stopped()
-        return self._again.popleft() if self._again else next(self._new, None)
+        if playable is None:
+            return self._again.popleft() if self._again else next(self._new, None)
+        for number, spec in enumerate(self._again):
+            if playable(spec):
+                del self._again[number]
+                return spec
+        while len(self._again) < MAX_SKIPPED and (spec := next(self._new, None)) is not None:
+            if playable(spec):
+                return spec
+            self._again.append(spec)
+        return None
 
     def _drop_if_stopped(self) -> None:
         # Once stopped, what was read ahead or put back is not wanted either:
