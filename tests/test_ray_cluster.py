@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
+import subprocess
+import sys
 import time
 from datetime import datetime
 
@@ -21,7 +24,8 @@ from arena.run.preflight import StartupFailed
 from arena.run.ray_executor import RayExecutor
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
-from builders import BOTS, arena, assert_one_line_error, records
+from arena.run.remote_tokens import make_token
+from builders import BOTS, ROOT, arena, assert_one_line_error, records
 from raytest import QUIET, RANDOM, marked_tournament, played, ranking, ray_runtime, wait_until_gone
 
 
@@ -91,6 +95,39 @@ def test_a_bot_that_does_not_start_on_one_node_plays_its_games_on_the_other(tmp_
     assert said == [f"bot 'a' did not start on {on_worker.where}: bad answer to 'hello': the bot exited with code 1; "
                     "stderr ends with: picky_node: not on a node marked arena-node-worker; its games go to the other "
                     "nodes"], said
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_a_remote_bot_plays_on_the_drivers_node_where_its_listener_is(tmp_path, two_nodes, caplog):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # Slower bots, so that the other node's actor is up while games are left.
+    slow = f"[python, {BOTS / 'slow.py'}, '0.02']"
+    file = marked_tournament(tmp_path, {"a": slow, "b": slow, "c": slow, "r": "unused"}, rounds=1,
+                             extra=f"remote_listen: 127.0.0.1:{port}\nremote_wait_s: 30\n")
+    file.write_text(re.sub(r"  - \{name: r, .*\n", "  - {name: r, remote: true}\n", file.read_text()))
+    token = make_token(tmp_path / "ray.tokens", "r")
+    bridge = subprocess.Popen([sys.executable, "-m", "arena", "connect", f"ws://127.0.0.1:{port}/", "--token", token,
+                               "--connections", "2", "--", sys.executable, "-m", "bots.random_bot"],
+                              cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        config = load_config(file)
+        with caplog.at_level(logging.WARNING, logger="arena"):
+            summary = run_tournament(config)  # (its executor made by the run: given the listener's hub)
+    finally:
+        bridge.kill()
+        bridge.wait()
+    games = records(config.output)
+    assert sorted(r["game_id"] for r in games) == sorted(s.game_id for s in make_schedule(config.competition))
+    assert not any(record.forfeit_by for record in summary.records), [r.detail for r in summary.records if r.forfeit_by]
+    home = two_nodes["ray"].get_runtime_context().get_node_id()
+    assert {r["played_on"]["node_id"] for r in games if "r" in r["players"].values()} == {home}
+    assert {r["played_on"]["node_id"] for r in games} > {home}  # the other node played the others' games
+    said = [m for r in caplog.records if "did not start" in (m := r.getMessage())]
+    assert len(said) == 1 and re.fullmatch(r"bot 'r' did not start on .+: a remote bot plays on the driver's node, "
+                                           r"where the run listens for it; its games go to the other nodes", said[0]), said
     assert wait_until_gone(str(tmp_path)) == []
 
 

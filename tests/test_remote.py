@@ -599,8 +599,6 @@ def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
     for value, told in (("-1", "must be not negative"), ("fast", "must be auto or a number of milliseconds")):
         with pytest.raises(ConfigError, match=f"network_margin_ms: {told}"):
             parse_config(f"network_margin_ms: {value}\n{head}", base_dir=tmp_path)
-    with pytest.raises(ConfigError, match="remote bots play on the local executor, not on Ray"):
-        run_tournament(replace(config, executor="ray", remote=replace(config.remote, port=free_port())))
 
 
 def test_a_connection_without_a_request_is_let_go_and_their_number_is_bounded(tmp_path):

@@ -170,16 +170,22 @@ class GameActor:
         self.stopping = False
         self.dropping = False
 
-    def placement(self, names: list[str]) -> Placement:
+    def placement(self, names: list[str], home: str) -> Placement:
         """Where this actor runs, once it has started each of the bots
         ``names`` on this node and stopped it again (the driver's
         pre-flight, here: the node may lack a program, a library or a file
-        the driver's machine has)."""
+        the driver's machine has).  A remote bot is reached through the
+        listener on the driver's node, ``home``: it plays there only."""
         import ray  # present: this runs on a Ray worker
 
-        problems = preflight(self.config, names, self.logs_dir, tag=f"{PREFLIGHT_TAG}-{self.pool.tag}")
+        remote = set(self.config.remote_bots)
+        problems = preflight(self.config, [name for name in names if name not in remote], self.logs_dir,
+                             tag=f"{PREFLIGHT_TAG}-{self.pool.tag}")
         logs = str(self.logs_dir) if self.logs_dir is not None else None
         node_id = ray.get_runtime_context().get_node_id()
+        if node_id != home:
+            problems += [StartupProblem(name, "a remote bot plays on the driver's node, where the run listens for it")
+                         for name in names if name in remote]
         return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs,
                          problems=tuple(problems))
 
@@ -240,6 +246,8 @@ def on_this_node(config: TournamentConfig, driver_python: str, shipped_from: Pat
         return path
 
     def bot(entry: BotConfig) -> BotConfig:
+        if entry.remote is not None:  # no program here: it runs on its author's machine
+            return entry
         program, *args = entry.cmd
         if program == driver_python:
             program = sys.executable
@@ -561,11 +569,11 @@ class RayExecutor:
     def _bots_to_check(self, specs: Iterable[GameSpec]) -> list[str]:
         """The bots each actor starts on its node before it plays: those of
         ``specs`` when known in full, else every bot of the file; never one
-        that is out of play, remote or barred (their games forfeit at once)."""
+        that is out of play or barred (their games forfeit at once)."""
         config = self.config
         names = {name for spec in specs for name in spec.players} if isinstance(specs, Sequence) \
             else {bot.name for bot in config.bots}
-        skipped = config.competition.out_of_play | set(config.remote_bots) | {bot.name for bot in config.bots if bot.problem}
+        skipped = config.competition.out_of_play | {bot.name for bot in config.bots if bot.problem}
         return sorted(names - skipped)
 
     def _actor_class(self) -> Any:
@@ -601,6 +609,8 @@ class _Actors:
         #: What the actors' pre-flights on their nodes reported.
         self.checks = NodeChecks(names)
         self.ray = executor.ray
+        #: The driver's node: the remote bots' listener is there.
+        self.home: str = self.ray.get_runtime_context().get_node_id()
         self.queue = queue
         self.ahead = ahead
         # A test that may stop: a game pair at a time, one queued ahead.
@@ -792,7 +802,7 @@ class _Actors:
         )
         actor = _Actor(self.made, handle, time.monotonic())
         self.actors.append(actor)
-        self.calls[handle.placement.remote(self.checks.names)] = actor
+        self.calls[handle.placement.remote(self.checks.names, self.home)] = actor
 
     def _kill_stalled(self, actor: _Actor) -> None:
         self.queue.stall(actor)

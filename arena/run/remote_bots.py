@@ -72,8 +72,6 @@ def serve_remote_bots(config: TournamentConfig, say: Callable[[str], None]) -> I
     file = str(config.path or "")
     check_remote(settings, list(names), file)
     assert settings.port is not None and settings.tokens is not None
-    if config.executor == "ray":
-        raise ConfigError("remote bots play on the local executor, not on Ray", file=file)
     try:
         digests = read_tokens(settings.tokens)
     except TokenFileError as exc:
