@@ -38,9 +38,10 @@ import aiohttp
 
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import set_parent_death_signal
-from arena.bot.spec import command_problem, split_command
+from arena.bot.spec import BotConfig, command_problem, split_command
+from arena.bot.version import fingerprint
 from arena.bot.text import clean_text
-from arena.run.remote_listener import BOT_EXITED, BRIDGE_HEADER, HEARTBEAT_S, RESTART
+from arena.run.remote_listener import BOT_EXITED, BRIDGE_HEADER, HEARTBEAT_S, RESTART, VERSION_HEADER
 
 __all__ = ["BridgeOptions", "bridge_options", "run_bridge", "FIRST_PAUSE_S", "LONGEST_PAUSE_S"]
 
@@ -65,6 +66,9 @@ class BridgeOptions:
     cwd: Path | None = None
     connections: int = 1
     delay_ms: float = 0.0
+    #: The bot's version as this bridge reports it to the arena: a digest of
+    #: its command and the files it names, as the arena fingerprints a local bot.
+    version: str = ""
 
 
 class _Refused(Exception):
@@ -107,7 +111,8 @@ class _Slot:
         async with aiohttp.ClientSession() as http:
             while True:
                 try:
-                    ws = await http.ws_connect(self.options.url, headers={**headers, BRIDGE_HEADER: self.bridge},
+                    ws = await http.ws_connect(self.options.url, headers={**headers, BRIDGE_HEADER: self.bridge,
+                                                                          VERSION_HEADER: self.options.version},
                                                heartbeat=HEARTBEAT_S, max_msg_size=MAX_LINE_BYTES)
                 except aiohttp.WSServerHandshakeError as exc:
                     if exc.status == 401:
@@ -355,4 +360,6 @@ def bridge_options(url: str, token: str | None, cmd: Sequence[str], cwd: Path | 
     problem = command_problem(argv, cwd or Path.cwd())
     if problem is not None:
         raise ValueError(f"the bot cannot start: {problem}")
-    return BridgeOptions(url, token, argv, cwd, connections, max(0.0, delay_ms))
+    folder = (cwd or Path.cwd()).resolve()
+    version = fingerprint(BotConfig(name="bridged", cmd=tuple(argv), options={}, cwd=folder, env={})).version
+    return BridgeOptions(url, token, argv, cwd, connections, max(0.0, delay_ms), version)

@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import os
 import queue
 import re
+import shutil
 import socket
 import stat
 import struct
@@ -44,7 +46,7 @@ from arena.run.match import match_config, play_match
 from arena.run.remote_listener import RemoteListener
 from arena.run.remote_settings import RemoteSettings
 from arena.run.remote_tokens import make_token, read_tokens, token_owner
-from arena.run.results_dir import read_results
+from arena.run.results_dir import VersionChanged, read_results
 from arena.run.tournament import run_tournament
 from arena.run.yaml_reader import ConfigError
 from builders import ROOT
@@ -193,6 +195,40 @@ def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_
     assert "refused a connection from 127.0.0.1: a wrong token" in events
     log = (tmp_path / "results" / "logs" / "remote.log").read_text()
     assert "refused a connection from 127.0.0.1: a wrong token" in log and "r connected from 127.0.0.1" in log
+
+
+def test_a_remote_bot_is_the_version_its_bridge_reports_and_a_change_of_its_files_stops_the_next_run(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    folder = tmp_path / "team"
+    folder.mkdir()
+    shutil.copy(ROOT / "bots" / "random_bot.py", folder / "mybot.py")
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1)
+    token = make_token(tmp_path / "cup.tokens", "r")
+
+    def run_with_bridge() -> object:
+        bridge = bridges.start(token, [sys.executable, "mybot.py"], "--cwd", str(folder))
+        try:
+            return run_tournament(parse_config(file.read_text(), path=file))
+        finally:
+            bridges.kill(bridge)
+
+    first = run_with_bridge()
+    meta = json.loads((tmp_path / "results" / "tournament.json").read_text())
+    entry = next(bot for bot in meta["bots"] if bot["name"] == "r")
+    assert entry["fingerprint"]["files"] == {"(as its bridge reports)": bridged_version(folder, "mybot.py")}
+    assert {record.versions[color] for record in first.records
+            for color, name in record.players.items() if name == "r"} == {entry["version"]}
+    (folder / "mybot.py").write_text((folder / "mybot.py").read_text() + "\n# a fix\n")
+    with pytest.raises(VersionChanged, match=r"bot 'r' \(\(as its bridge reports\) changed; 4 games by version "):
+        run_with_bridge()
+
+
+def bridged_version(folder: Path, *cmd: str) -> str:
+    """What arena connect reports of a bot run as ``cmd`` in ``folder``."""
+    from arena.bot.spec import BotConfig
+    from arena.bot.version import fingerprint
+
+    return fingerprint(BotConfig(name="x", cmd=(sys.executable, *cmd), options={}, cwd=folder.resolve(), env={})).version
 
 
 def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tmp_path, bridges):

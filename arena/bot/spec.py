@@ -33,13 +33,15 @@ _SHELL_PREFIXES = (">", "<", "2>", "&>", "|", "$(", "`")
 class RemoteLink:
     """How a remote bot is reached (:mod:`arena.bot.remote`): the hub's Unix
     socket (None until the run's listener is up), how long a connection
-    lost in a game is waited for, and the network margin each of its moves
+    lost in a game is waited for, the network margin each of its moves
     is granted (None: the connection's measured round trip, see
-    :data:`AUTO_MARGIN_CAP_MS`)."""
+    :data:`AUTO_MARGIN_CAP_MS`), and the version its bridge reported when
+    the run started (None: not connected then, or a bridge that says none)."""
 
     hub: str | None = None
     reconnect_s: float = 10.0
     network_margin_ms: float | None = None
+    reported_version: str | None = None
 
 
 #: The most a measured round trip grants a remote bot's move (``network_margin_ms: auto``):

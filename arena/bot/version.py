@@ -78,12 +78,18 @@ class Fingerprint:
             return None
 
 
+#: The name a remote bot's files go by in its fingerprint.
+REPORTED = "(as its bridge reports)"
+
+
 def fingerprint(bot: BotConfig, limits: SubmissionLimits = SubmissionLimits()) -> Fingerprint:
     """The version of ``bot`` and what it is made of.  Raises
     :class:`SubmissionProblem` when a submission's folder cannot be read
     within ``limits`` (a submission that cannot start has no files)."""
     cmd = tuple("python" if word == sys.executable else word for word in bot.cmd)
-    files = _files(bot, limits)
+    # A remote bot's files are on its author's machine: what its bridge reports of them stands for them.
+    files = {REPORTED: bot.remote.reported_version} if bot.remote is not None and bot.remote.reported_version \
+        else _files(bot, limits)
     env = {name: hashlib.sha256(value.encode()).hexdigest()[:16] for name, value in bot.env.items()}
     digest = hashlib.sha256(json.dumps(
         {"cmd": cmd, "options": bot.options, "env": env, "files": files}, sort_keys=True, default=str

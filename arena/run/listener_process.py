@@ -50,7 +50,7 @@ class ListenerProcess:
         self.bots, self.digests, self.host, self.port, self.say = list(bots), dict(digests), host, port, say
         self.hub = ""
         self.url = ""
-        self._connected: set[str] = set()
+        self._connected: dict[str, str] = {}
         self._child: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
         self._ready = threading.Event()
@@ -75,14 +75,15 @@ class ListenerProcess:
             self.close()
             raise ListenerError(problem)
 
-    def connected(self) -> set[str]:
-        """The bots with at least one connection now (as the child last said)."""
-        return set(self._connected)
+    def connected(self) -> dict[str, str]:
+        """The bots with at least one connection now, each with the version its
+        bridge reports (as the child last said)."""
+        return dict(self._connected)
 
     def wait_for(self, names: Collection[str], timeout_s: float) -> set[str]:
         """Wait up to ``timeout_s`` for each of ``names`` to connect; those that did not."""
         end = time.monotonic() + timeout_s
-        while (missing := set(names) - self.connected()) and time.monotonic() < end:
+        while (missing := set(names) - set(self.connected())) and time.monotonic() < end:
             time.sleep(0.05)
         return missing
 
@@ -123,14 +124,14 @@ class ListenerProcess:
                 self._problem = str(event["problem"])
                 self._ready.set()
             elif "connected" in event:
-                self._connected = set(event["connected"])
+                self._connected = dict(event["connected"])
             elif "say" in event:
                 self.say(str(event["say"]))
         if not self._ready.is_set():
             self._problem = "the listener for remote bots ended before it listened"
             self._ready.set()
         elif self._child is not None:  # ended before the run closed it
-            self._connected = set()
+            self._connected = {}
             self.say(f"the listener for remote bots ended (exit code {child.wait()}): remote bots cannot play")
 
 
@@ -157,12 +158,12 @@ def _serve() -> None:
     tell({"listening": [listener.port, listener.hub, listener.url]})
     closed = threading.Event()
     threading.Thread(target=lambda: (sys.stdin.read(), closed.set()), daemon=True).start()
-    shown: set[str] = set()
+    shown: dict[str, str] = {}
     try:
         while not closed.wait(_POLL_S):
             if (now := listener.connected()) != shown:
                 shown = now
-                tell({"connected": sorted(now)})
+                tell({"connected": now})
     finally:
         listener.close()
 

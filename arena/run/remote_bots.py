@@ -87,14 +87,16 @@ def serve_remote_bots(config: TournamentConfig, say: Callable[[str], None]) -> I
         raise ConfigError(str(exc), file="") from None
     try:
         say(f"listening for remote bots on {listener.url}")
-        if settings.wait_s > 0 and (missing := set(names) - listener.connected()):
+        if settings.wait_s > 0 and (missing := set(names) - set(listener.connected())):
             say(f"waiting up to {settings.wait_s:g} s for {', '.join(sorted(missing))} to connect")
             missing = listener.wait_for(names, settings.wait_s)
             if missing:
                 say(f"not connected: {', '.join(sorted(missing))}; a game of theirs that starts before they "
                     "connect is a startup_failure")
         link = settings.link(listener.hub)
-        yield replace(config, bots=tuple(replace(bot, remote=link) if bot.remote is not None else bot
-                                         for bot in config.bots))
+        reported = listener.connected()
+        yield replace(config, bots=tuple(
+            replace(bot, remote=replace(link, reported_version=reported.get(bot.name) or None))
+            if bot.remote is not None else bot for bot in config.bots))
     finally:
         listener.close()

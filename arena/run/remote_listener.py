@@ -54,6 +54,8 @@ __all__ = ["ListenerLimits", "RemoteListener", "BRIDGE_HEADER", "RESTART", "BOT_
 #: The header in which a bridge names the life of its bot program (any
 #: random text it keeps until it restarts the program).
 BRIDGE_HEADER = "X-Totem-Bridge"
+#: The header in which a bridge reports its bot's version (a digest of its files, see arena connect).
+VERSION_HEADER = "X-Totem-Version"
 #: The listener's one path.
 PATH = "/"
 #: Close codes of the arena and the bridge (WebSocket's private range).
@@ -121,6 +123,8 @@ class _Link:
     stamp: float = 0.0
     #: The bridge's words in its close frame (untrusted).
     close_reason: str = ""
+    #: The version the bridge reports (untrusted, checked for its shape), or "".
+    version: str = ""
     #: The last round trips measured (seconds), and the ping not yet answered: its payload and when it went.
     round_trips: deque[float] = field(default_factory=lambda: deque(maxlen=_ROUND_TRIPS))
     ping: tuple[bytes, float] | None = None
@@ -194,9 +198,10 @@ class RemoteListener:
     def url(self) -> str:
         return f"ws://{self.host}:{self.port}{PATH}"
 
-    def connected(self) -> set[str]:
-        """The bots with at least one connection now."""
-        return {link.bot for link in list(self._links)}
+    def connected(self) -> dict[str, str]:
+        """The bots with at least one connection now, each with the version
+        its latest connection reports ("" when it reports none)."""
+        return {link.bot: link.version for link in list(self._links)}
 
     def close(self) -> None:
         """Tell every bridge the run is over, stop listening, and remove the hub. Idempotent."""
@@ -278,7 +283,9 @@ class RemoteListener:
         ws = web.WebSocketResponse(max_msg_size=MAX_LINE_BYTES, heartbeat=HEARTBEAT_S, timeout=_CLOSE_TIMEOUT_S,
                                    autoping=False)
         await ws.prepare(request)
-        link = _Link(bot, bridge, peer, ws, allowance=self.limits.burst, stamp=time.monotonic())
+        version = request.headers.get(VERSION_HEADER, "")
+        link = _Link(bot, bridge, peer, ws, allowance=self.limits.burst, stamp=time.monotonic(),
+                     version=version if _BRIDGE_ID.fullmatch(version) else "")
         self._links.add(link)
         pinger = asyncio.get_running_loop().create_task(self._ping(link))
         try:
