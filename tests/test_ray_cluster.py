@@ -8,9 +8,11 @@ refuses to start where it finds a word of its choice there."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -230,4 +232,40 @@ def test_losing_a_node_mid_run_loses_no_game(tmp_path, two_nodes):
     ids = [r["game_id"] for r in records(config.output)]
     assert sorted(ids) == sorted(s.game_id for s in make_schedule(config.competition))
     assert not any(r.reason == "crash" for r in summary.records)
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_a_frozen_nodes_game_is_played_elsewhere_within_its_deadline(tmp_path, two_nodes):
+    from arena.bot.reaper import descendants
+
+    slow = f"[python, {BOTS / 'slow.py'}, '0.03']"
+    config = load_config(marked_tournament(tmp_path, {"a": slow, "b": slow}, rounds=3, concurrency=3))
+    deadline = 5.0
+    executor = RayExecutor(config, config.output / "logs", game_deadline=deadline)
+    node = two_nodes["cluster"].add_node(num_cpus=1, env_vars=_marked_path("frozen"))
+    two_nodes["cluster"].wait_for_nodes()
+    frozen: dict = {}
+
+    def freeze_it(record, summary):
+        # The node as SIGSTOP leaves it (a machine swapping to death, a VM paused): its raylet, actor and bots.
+        if not frozen and any(p.node_id == node.node_id for p in executor.placements.values()):
+            raylet = node.all_processes["raylet"][0].process.pid
+            frozen.update(at=time.monotonic(), pids=descendants([raylet]))
+            for pid in frozen["pids"]:
+                os.kill(pid, signal.SIGSTOP)
+
+    try:
+        summary = run_tournament(config, executor=executor, on_record=freeze_it)
+        ended = time.monotonic()
+    finally:
+        for pid in frozen.get("pids", []):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
+        two_nodes["cluster"].remove_node(node, allow_graceful=False)
+    assert frozen, "the node never had an actor"
+    ids = [r["game_id"] for r in records(config.output)]
+    assert sorted(ids) == sorted(s.game_id for s in make_schedule(config.competition))
+    assert not any(r.forfeit_by for r in summary.records) and executor.lost >= 1
+    print(f"the run ended {ended - frozen['at']:.1f} s after the node froze")  # (the figure in docs/cluster.md)
+    assert ended - frozen["at"] < deadline + 15
     assert wait_until_gone(str(tmp_path)) == []
