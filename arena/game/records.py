@@ -118,13 +118,6 @@ class MoveRecord(msgspec.Struct):
     #: The bot's free-form ``info`` object, when it sent one.
     info: dict[str, Any] | None = None
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MoveRecord:
-        """A move read from disk; ``ValueError`` naming what is wrong."""
-        move = cls(data.get("move"), data.get("ms"), data.get("info"))  # type: ignore[arg-type]
-        move.check()
-        return move
-
     def check(self) -> None:
         """``ValueError`` naming what is wrong with this move read from disk
         (:func:`_check_moves` checks them all at once)."""
