@@ -253,6 +253,8 @@ class _Game:
             seed=options.seed,
             opening=opening,
             time_control=options.time_control.to_json(),
+            winner=None,
+            reason="",
             started_at=timestamp(),
         )
         self.undos = 0

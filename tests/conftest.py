@@ -219,6 +219,10 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_a_bot_that_keeps_crashing_is_withdrawn",
         "test_arena_standings_shows_the_rule_and_shared_ranks",
     },
+    "test_record_decoding": {
+        "test_from_bytes_reads_every_line_as_from_json_does",
+        "test_from_bytes_reads_any_line_as_from_json_does",
+    },
     "test_referee": {
         "test_a_timed_out_bot_is_replaced_so_its_late_answer_is_not_misread",
         "test_misbehaving_bot_forfeits_and_opponent_keeps_its_process[0-hang.py-args1-timeout-ms margin)]",

@@ -38,6 +38,8 @@ def played_games(
             opening=(index // 2 if len(bots) == 2 else index) % game.openings,
             pair=index // 2 if len(bots) == 2 else None,
             time_control={"initial_ms": 5000, "increment_ms": 100},
+            winner=None,
+            reason="",
             index=index,
             round=index // len(pairs) + 1,
         )

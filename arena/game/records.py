@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
+
+import msgspec
 
 import engine
 from arena.bot.protocol import FORFEIT_REASONS, MAX_DETAIL_CHARS, bound_info, strict_dumps
@@ -105,21 +107,23 @@ class GameSpec:
     versions: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
-class MoveRecord:
+class MoveRecord(msgspec.Struct):
+    """One move of a record.  A msgspec ``Struct``: :meth:`GameRecord.from_bytes`
+    decodes a line's moves straight into these (tens of millions in a
+    league: as dataclasses they cost twice as much to make)."""
+
     move: str
     #: Time charged to the bot for this move, in milliseconds.
-    ms: float
+    ms: int | float
     #: The bot's free-form ``info`` object, when it sent one.
     info: dict[str, Any] | None = None
     #: A remote bot's round trip to the arena as last measured when it moved, in milliseconds.
-    latency_ms: float | None = None
+    latency_ms: int | float | None = None
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MoveRecord:
-        """A move read from disk; ``ValueError`` naming what is wrong."""
-        # Every move of every record is read here: the checks are inline.
-        move, ms, info, latency = data.get("move"), data.get("ms"), data.get("info"), data.get("latency_ms")
+    def check(self) -> None:
+        """``ValueError`` naming what is wrong with this move read from disk
+        (:func:`_check_moves` checks them all at once)."""
+        move, ms, info, latency = self.move, self.ms, self.info, self.latency_ms
         if not (type(move) is str and 0 < len(move) <= MAX_MOVE_CHARS and move.isprintable()):
             _check(False, "move", move)
         if not (type(ms) in (int, float) and 0 <= ms < math.inf):  # no NaN, no boolean
@@ -131,7 +135,6 @@ class MoveRecord:
             bounded = bound_info(info)
             if bounded is not info:
                 _check(False, "move info", info, (bounded or {}).get("dropped", ""))
-        return cls(move, ms, info, latency)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"move": self.move, "ms": self.ms}
@@ -164,8 +167,10 @@ class GameRecord:
     opening: int
     time_control: dict[str, int]
     moves: list[MoveRecord] = field(default_factory=list)
-    winner: str | None = None
-    reason: str = ""
+    # Named at every making (a record read from disk must say both: see
+    # _REQUIRED), yet kept in their place among the fields: the order of a line's keys.
+    winner: str | None = field(kw_only=True)
+    reason: str = field(kw_only=True)
     scores: dict[str, int] | None = None
     forfeit_by: str | None = None
     detail: str | None = None
@@ -229,6 +234,8 @@ class GameRecord:
             seed=spec.seed,
             opening=spec.opening,
             time_control=time_control,
+            winner=None,
+            reason="",
             index=spec.index,
             round=spec.round,
             started_at=timestamp(),
@@ -309,12 +316,27 @@ class GameRecord:
 
         For lines a worker of this arena made with ``to_line`` (bots never
         write them): they are not checked again, unlike what the store reads
-        from disk (``from_json``), as the driver reads one for every game."""
-        data = json.loads(line)
-        data["moves"] = [MoveRecord(m["move"], m["ms"], m.get("info"), m.get("latency_ms")) for m in data["moves"]]
-        record = cls(**data)
+        from disk (:meth:`from_bytes`), as the driver reads one for every game."""
+        record = _decode(line)
         record._line = line if line.endswith(b"\n") else line + b"\n"
         return record
+
+    @classmethod
+    def from_bytes(cls, line: bytes) -> GameRecord:
+        """The record on a line of ``games.jsonl`` read from disk: what
+        :meth:`from_json` makes of the line parsed, with the same checks and
+        the same ``ValueError`` (or none) for every line.  msgspec decodes
+        the line straight into the record, its types checked in C (a first
+        read of a league spent most of its time in ``json.loads`` and in
+        walking its dictionaries); a line it refuses is parsed by Python and
+        read by :meth:`from_json`, which says what is wrong, or accepts what
+        only Python's reader reads (a byte order mark, NaN in a key no record has)."""
+        try:
+            record = _decode(line)
+        except msgspec.MsgspecError:
+            return cls.from_json(json.loads(line))
+        record._line = None  # (msgspec fills it like any field: a line must not choose the bytes it is written as)
+        return record._checked()
 
     @classmethod
     def from_json(cls, data: Any) -> GameRecord:
@@ -333,12 +355,16 @@ class GameRecord:
             _check(name in fields, name, None, "missing")
         moves = fields.get("moves", [])
         _check(isinstance(moves, list) and all(isinstance(m, dict) for m in moves), "moves", moves)
-        fields["moves"] = _moves_of(moves)
-        record = cls(**fields)
-        record._validate()
-        if record.detail is not None:
-            record.detail = clean_text(record.detail, MAX_DETAIL_CHARS)
-        return record
+        fields["moves"] = [MoveRecord(m.get("move"), m.get("ms"), m.get("info"), m.get("latency_ms")) for m in moves]
+        return cls(**fields)._checked()
+
+    def _checked(self) -> GameRecord:
+        """This record, read from disk, once its moves and every field are checked and its ``detail`` cleaned."""
+        _check_moves(self.moves)
+        self._validate()
+        if self.detail is not None:
+            self.detail = clean_text(self.detail, MAX_DETAIL_CHARS)
+        return self
 
     def _validate(self) -> None:
         _check(_is_text(self.game_id, MAX_ID_CHARS, empty=False), "game_id", self.game_id)
@@ -399,23 +425,18 @@ class GameRecord:
                "network_margin_ms", margins)
 
 
-def _moves_of(moves: list[dict[str, Any]]) -> list[MoveRecord]:
-    """:meth:`MoveRecord.from_json` of each move, its checks inline for the
+def _check_moves(moves: list[MoveRecord]) -> None:
+    """:meth:`MoveRecord.check` of each move, its checks inline for the
     moves that pass them (a league's records hold tens of millions of
     moves: a call each cost a tenth of reading them); a move that does not
-    is read by it, to say what is wrong."""
-    out: list[MoveRecord] = []
-    append, inf, longest = out.append, math.inf, MAX_MOVE_CHARS
-    for data in moves:
-        get = data.get
-        move, ms, info, latency = get("move"), get("ms"), get("info"), get("latency_ms")
-        if (type(move) is str and 0 < len(move) <= longest and move.isprintable()
+    is checked by it, to say what is wrong."""
+    inf, longest = math.inf, MAX_MOVE_CHARS
+    for each in moves:
+        move, ms, info = each.move, each.ms, each.info
+        if not (type(move) is str and 0 < len(move) <= longest and move.isprintable()
                 and (type(ms) is float or type(ms) is int) and 0 <= ms < inf
-                and (info is None or bound_info(info) is info) and latency is None):
-            append(MoveRecord(move, ms, info))
-        else:
-            append(MoveRecord.from_json(data))
-    return out
+                and (info is None or bound_info(info) is info) and each.latency_ms is None):
+            each.check()
 
 
 def _is_clock(value: Any) -> bool:
@@ -466,10 +487,12 @@ def _shown(value: Any) -> str:
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
-_INIT_FIELDS = frozenset(name for name, f in GameRecord.__dataclass_fields__.items() if f.init)
-#: The fields without which a record says nothing (the others have defaults
-#: that older records rely on).
-_REQUIRED = ("game_id", "game", "players", "seed", "opening", "time_control", "winner", "reason")
+_INIT_FIELDS = frozenset(f.name for f in fields(GameRecord) if f.init)
+#: The fields without which a record says nothing, those without a default
+#: (the others have defaults that older records rely on).
+_REQUIRED = tuple(f.name for f in fields(GameRecord) if f.default is MISSING and f.default_factory is MISSING)
+#: A line decoded into its record, its fields' types checked (see GameRecord.from_bytes).
+_decode = msgspec.json.Decoder(GameRecord).decode
 _CLOCK_FIELDS = frozenset(("initial_ms", "increment_ms", "per_move_ms"))
 #: What ``played_on`` may say, each with its check.
 _PLACE_CHECKS = {

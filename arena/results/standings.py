@@ -356,11 +356,12 @@ class StandingsFold:
         self.games.add(record.game)
         self.total += 1
         for color in (first, second):
-            standing = bots.setdefault(names[color], BotStanding(names[color]))
+            # (made only when first met: a bot's standing is a dozen fields, and a league folds millions of games)
+            standing = bots.get(names[color]) or bots.setdefault(names[color], BotStanding(names[color]))
             clock = _clock_text(record.clock_of(color))
             standing.clocks[clock] = standing.clocks.get(clock, 0) + 1
             score = side_score(winner, color)
-            self.by_color.setdefault(color, Tally()).add(score)
+            (self.by_color.get(color) or self.by_color.setdefault(color, Tally())).add(score)
             standing.add(score)
             pair = (names[color], names[second if color == first else first])
             self.pair_games[pair] = self.pair_games.get(pair, 0) + 1

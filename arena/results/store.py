@@ -319,16 +319,16 @@ class ResultsStore:
             return None, f"{line.length} bytes, over the {MAX_RECORD_BYTES} a record can hold", None
         if not line.data.strip():
             return None, "", None
-        game = None
         try:
-            fields = json.loads(line.data)
-            game = fields.get("game") if isinstance(fields, dict) else None
-            game = game if isinstance(game, str) and game in engine.GAMES else None
-            return GameRecord.from_json(fields), None, game
+            record = GameRecord.from_bytes(line.data)
+            return record, None, record.game
         except ValueError as exc:  # not JSON, or a field that cannot be right (from_json says which)
-            return None, str(exc), game
+            problem = str(exc)
         except (RecursionError, MemoryError) as exc:  # JSON nested deeper than the parser goes, or too big for it
-            return None, "nested too deeply to read" if isinstance(exc, RecursionError) else "too big to read", game
+            problem = "nested too deeply to read" if isinstance(exc, RecursionError) else "too big to read"
+        # (parsed again: a refused line is rare, and a record names its own game)
+        game = _text_of(line.data, "game")
+        return None, problem, game if game in engine.GAMES else None
 
     # -- writing (one run at a time) ----------------------------------------
 
@@ -614,12 +614,17 @@ def _pieces(fd: int, offset: int, length: int) -> Iterator[bytes]:
 
 
 def _game_id_of(line: bytes) -> str | None:
+    return _text_of(line, "game_id")
+
+
+def _text_of(line: bytes, key: str) -> str | None:
+    """The text ``key`` names in the JSON object on ``line``, if it is one (a line load() skipped, too)."""
     try:
         value = json.loads(line)
-    except (ValueError, RecursionError):  # a line load() skipped: no game of the run's
+    except (ValueError, RecursionError, MemoryError):
         return None
-    game_id = value.get("game_id") if isinstance(value, dict) else None
-    return game_id if isinstance(game_id, str) else None
+    text = value.get(key) if isinstance(value, dict) else None
+    return text if isinstance(text, str) else None
 
 
 def write_atomically(path: Path, data: str | bytes | Iterable[bytes]) -> None:

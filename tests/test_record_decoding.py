@@ -1,0 +1,231 @@
+"""GameRecord.from_bytes, the store's reader of a line of games.jsonl
+(msgspec decodes it into the record): it reads every line as
+``from_json(json.loads(line))`` does, the same record or the same one-line
+reason, for valid records, forged ones, and lines only Python's JSON reads."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import engine
+from arena.bot.protocol import MAX_DETAIL_CHARS, MAX_INFO_BYTES
+from arena.game import records as records_module
+from arena.game.records import GameRecord, MAX_ROUND, REASONS, RULE_REASONS
+
+PROPERTY = settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+
+#: A valid record, to vary one field at a time.
+VALID: dict[str, Any] = {
+    "game_id": "r1-a~b-g1", "game": "oxono", "players": {"pink": "a", "black": "b"}, "seed": 5, "opening": 1,
+    "time_control": {"initial_ms": 5000, "increment_ms": 100},
+    "moves": [{"move": "Xc5 c6", "ms": 1.5, "info": {"depth": 2, "pv": ["Xc5 c6"]}}, {"move": "Od4 d3", "ms": 2}],
+    "winner": "black", "reason": "timeout", "scores": None, "forfeit_by": "pink", "detail": "no move",
+    "started_at": "", "ended_at": "", "index": 0, "round": 1, "opening_moves": [], "pair": 0,
+    "versions": {"pink": "1", "black": "2"}, "time_controls": None,
+    "played_on": {"host": "h", "worker": 1, "nice": 0},
+}
+
+
+def old(line: bytes) -> GameRecord:
+    """How the store read a line before msgspec: Python's parser, then every check in Python."""
+    return GameRecord.from_json(json.loads(line))
+
+
+def outcome(reader, line: bytes) -> tuple[Any, ...]:
+    """What ``reader`` makes of ``line``: the record with what equality leaves out, or the reason it gives."""
+    try:
+        record = reader(line)
+    except ValueError as exc:
+        return ("refused", str(exc))
+    except (RecursionError, MemoryError) as exc:
+        return (type(exc).__name__,)
+    return ("read", record, record.played_on, record._line, [type(m.ms) for m in record.moves])
+
+
+def line_of(data: Any, **dumps: Any) -> bytes:
+    return json.dumps(data, **dumps).encode("utf-8", "surrogatepass")
+
+
+# -- lines of valid records, and of records wrong in one field --------------------------
+
+TEXT = st.text(max_size=12) | st.sampled_from(["a", "bot-1", "é", "\x1b[2J", "x" * 101, ""])
+NUMBERS = (st.integers(-3, 2**64) | st.floats(allow_nan=True, allow_infinity=True)
+           | st.sampled_from([0, -0.0, 0.5, 1e308, 2**63, 2**31 - 1]))
+SCALARS = st.none() | st.booleans() | NUMBERS | TEXT
+JSON_VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+                           max_leaves=12)
+
+
+def sometimes(good: st.SearchStrategy, bad: st.SearchStrategy) -> st.SearchStrategy:
+    """``good`` nine times in ten, else ``bad``."""
+    return st.integers(0, 9).flatmap(lambda k: bad if k == 0 else good)
+
+
+@st.composite
+def records(draw) -> dict[str, Any]:
+    """A record of either game that is mostly valid, some field now and then not."""
+    name = draw(st.sampled_from(sorted(engine.GAMES)))
+    game = engine.get_game(name)
+    colors = list(game.colors)
+    moves = draw(st.lists(st.fixed_dictionaries(
+        {"move": sometimes(st.sampled_from(["Xc5 c6", "d5 3e6", "a1"]), TEXT),
+         "ms": sometimes(st.integers(0, 10**6) | st.floats(0, 1e9), NUMBERS)},
+        optional={"info": sometimes(st.none() | st.dictionaries(st.sampled_from(["score", "pv", "é"]), SCALARS, max_size=3),
+                                    JSON_VALUES)},
+    ), max_size=5))
+    forfeit = draw(st.booleans())
+    winner = draw(st.sampled_from(colors)) if forfeit else draw(st.sampled_from([None, *colors]))
+    names = st.lists(st.sampled_from(["a", "b", "c"]), min_size=2, max_size=2).map(lambda two: dict(zip(colors, two)))
+    record = {
+        "game_id": draw(sometimes(st.sampled_from(["r1-a~b-g1", "g7"]), TEXT)),
+        "game": name,
+        "players": draw(sometimes(names, JSON_VALUES)),
+        "seed": draw(sometimes(st.integers(0, 2**63 - 1), NUMBERS)),
+        "opening": draw(sometimes(st.integers(0, game.openings - 1), NUMBERS)),
+        "time_control": draw(sometimes(st.sampled_from([{"initial_ms": 5000, "increment_ms": 100}, {"per_move_ms": 50}]),
+                                       JSON_VALUES)),
+        "moves": moves,
+        "winner": winner,
+        "reason": draw(sometimes(st.sampled_from(RULE_REASONS if not forfeit else REASONS[len(RULE_REASONS):]), TEXT)),
+        "forfeit_by": (colors[1] if winner == colors[0] else colors[0]) if forfeit else None,
+        "detail": draw(sometimes(st.none() | st.text(max_size=30), JSON_VALUES)),
+    }
+    for key, value in {
+        "scores": st.none() | st.just(dict(zip(colors, (3, 5)))), "started_at": st.just("2026-01-01T00:00:00.000+00:00"),
+        "index": st.integers(0, 2**31 - 1), "round": st.integers(0, MAX_ROUND - 1), "opening_moves": st.just(["a1"]),
+        "pair": st.none() | st.integers(0, 10), "versions": st.just(dict(zip(colors, ("1", "2")))),
+        "time_controls": st.just(dict.fromkeys(colors, {"per_move_ms": 9})),
+        "played_on": st.just({"host": "h", "node_id": "n", "actor": 2, "nice": 15}),
+    }.items():
+        if draw(st.booleans()):
+            record[key] = draw(sometimes(value, JSON_VALUES))
+    if draw(st.integers(0, 9)) == 0:
+        del record[draw(st.sampled_from(sorted(record)))]
+    return record
+
+
+@st.composite
+def lines(draw) -> bytes:
+    """A record's line, written as the arena writes it or as a hand or a forger might."""
+    record = draw(records())
+    if draw(st.integers(0, 4)) == 0:  # a key no record has, holding what strict JSON does not
+        record[draw(st.sampled_from(["note", "_line", "moves_"]))] = draw(JSON_VALUES)
+    text = line_of(record, ensure_ascii=draw(st.booleans()), separators=draw(st.sampled_from([(",", ":"), (", ", ": ")])))
+    shape = draw(st.integers(0, 9))
+    if shape == 0:  # a key given twice: the last one counts
+        key = draw(st.sampled_from(sorted(record)))
+        text = b"{" + line_of(key) + b":" + line_of(draw(JSON_VALUES)) + b"," + text[1:]
+    elif shape == 1:
+        text = draw(st.sampled_from([b"\xef\xbb\xbf", b" ", b"\t"])) + text + draw(st.sampled_from([b"", b" ", b"\r"]))
+    return text
+
+
+@PROPERTY
+@given(lines())
+def test_from_bytes_reads_every_line_as_from_json_does(line):
+    assert outcome(GameRecord.from_bytes, line) == outcome(old, line)
+
+
+@PROPERTY
+@given(st.one_of(JSON_VALUES.map(line_of), st.binary(max_size=40), st.text(max_size=40).map(str.encode)))
+def test_from_bytes_reads_any_line_as_from_json_does(line):
+    assert outcome(GameRecord.from_bytes, line) == outcome(old, line)
+
+
+def test_a_valid_line_is_read_without_pythons_parser(monkeypatch):
+    line = line_of(VALID, separators=(",", ":"))
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("json.loads called on a valid line")
+
+    monkeypatch.setattr(records_module.json, "loads", refused)
+    record = GameRecord.from_bytes(line)
+    assert record.winner == "black" and [m.ms for m in record.moves] == [1.5, 2] and type(record.moves[1].ms) is int
+
+
+# -- each kind of wrong field, refused with its reason ----------------------------------
+
+def changed(field: str, value: Any) -> bytes:
+    record = json.loads(json.dumps(VALID))
+    if field.startswith("moves."):
+        record["moves"][0][field.removeprefix("moves.")] = value
+    elif value is _MISSING:
+        del record[field]
+    else:
+        record[field] = value
+    return line_of(record)
+
+
+_MISSING = object()
+
+
+@pytest.mark.parametrize(("field", "value", "reason"), [
+    ("winner", _MISSING, "bad winner None: missing"),
+    ("reason", _MISSING, "bad reason None: missing"),
+    ("round", MAX_ROUND, f"bad round {MAX_ROUND}: a whole number from 0 to {MAX_ROUND - 1}"),
+    ("seed", True, "bad seed True: a whole number from 0 to"),
+    ("seed", 1.0, "bad seed 1.0: a whole number from 0 to"),
+    ("opening", 10**6, "bad opening 1000000: a whole number from 0 to"),
+    ("index", -1, "bad index -1: a whole number from 0 to"),
+    ("pair", [1], "bad pair [1]"),
+    ("game_id", "", "bad game_id ''"),
+    ("game_id", "\x1b]0;x\x07", "bad game_id '\\x1b]0;x\\x07'"),
+    ("game", "chess", "bad game 'chess': not one of"),
+    ("players", {"black": "a", "pink": "b"}, "bad players {'black': 'a', 'pink': 'b'}: the oxono colours"),
+    ("players", {"pink": "a", "black": "x" * 101}, "bad players (dict of 2)"),
+    ("reason", "checkmate", "bad reason 'checkmate': not a known reason"),
+    ("winner", "white", "bad winner 'white'"),
+    ("winner", ["pink"], "bad winner ['pink']"),
+    ("forfeit_by", "black", "bad forfeit_by 'black': the winner of a forfeit is the other colour"),
+    ("detail", 5, "bad detail 5"),
+    ("opening_moves", 5, "bad opening_moves 5"),
+    ("time_control", {"initial_ms": -1}, "bad time_control {'initial_ms': -1}"),
+    ("time_control", {"hours": 1}, "bad time_control {'hours': 1}"),
+    ("scores", {"pink": float("inf")}, "bad scores (dict of 1)"),
+    ("versions", {"pink": "1"}, "bad versions {'pink': '1'}"),
+    ("played_on", {"host": "h", "rack": 1}, "bad played_on {'host': 'h', 'rack': 1}"),
+    ("moves", [5], "bad moves [5]"),
+    ("moves", [{"move": "a1", "ms": 1}] * 40, "bad moves '40 moves': a game of oxono has at most"),
+    ("moves.move", "", "bad move ''"),
+    ("moves.move", "x" * 33, "bad move 'xxxx"),
+    ("moves.move", "\x9b31m", "bad move '\\x9b31m'"),
+    ("moves.ms", -1, "bad move time -1"),
+    ("moves.ms", "1", "bad move time '1'"),
+    ("moves.ms", False, "bad move time False"),
+    ("moves.ms", float("nan"), "bad move time nan"),
+    ("moves.ms", float("inf"), "bad move time inf"),
+    ("moves.info", [1], "bad move info [1]: 'info' must be a JSON object, not"),
+    ("moves.info", {"x": "y" * MAX_INFO_BYTES}, f"over the limit of {MAX_INFO_BYTES}"),
+])
+def test_each_wrong_field_is_refused_with_its_reason(field, value, reason):
+    line = changed(field, value)
+    with pytest.raises(ValueError) as refused:
+        GameRecord.from_bytes(line)
+    told = str(refused.value)
+    assert reason in told and "\n" not in told
+    assert outcome(old, line) == ("refused", told)
+
+
+def test_a_line_cannot_choose_the_bytes_its_record_is_written_as():
+    forged = base64.b64encode(b'{"game_id":"forged"}\n').decode()
+    record = GameRecord.from_bytes(line_of({**VALID, "_line": forged}))
+    assert record._line is None and b"forged" not in record.to_line()
+
+
+def test_what_only_pythons_parser_reads_is_read_as_before():
+    for line in (b"\xef\xbb\xbf" + line_of(VALID), line_of({**VALID, "note": math.nan}),
+                 line_of({**VALID, "note": "\ud800"}, ensure_ascii=True)):
+        assert outcome(GameRecord.from_bytes, line)[0] == "read"
+        assert outcome(GameRecord.from_bytes, line) == outcome(old, line)
+
+
+def test_the_detail_of_a_forfeit_is_cleaned_as_before():
+    line = line_of({**VALID, "detail": "\x1b]0;PWNED\x07 " + "y" * 2 * MAX_DETAIL_CHARS})
+    record = GameRecord.from_bytes(line)
+    assert record.detail == old(line).detail and record.detail.isprintable() and len(record.detail) <= MAX_DETAIL_CHARS + len("...")
