@@ -14,10 +14,11 @@ from arena.game.positions import positions
 from arena.game.records import GameRecord
 from arena.game.referee import Referee
 from arena.live.endings import MOST_HELD, Endings
+from arena.live.state import LiveState
 from arena.live.titles import card_title
 from arena.results.live_feed import LIVE_DIR, LiveFeed, LiveGame, board_cells, read_live_games, touched
 from arena.results.report.data import INFO_CHARS
-from builders import spec, until
+from builders import played_cup, spec, until
 
 
 def referee_for(game_id: str) -> Referee:
@@ -109,6 +110,20 @@ def test_a_title_says_the_round_the_match_and_the_game_and_an_unknown_id_is_itse
     assert card_title("r3-ann~bob-g1", None) == "Round 3 · ann – bob, game 1"
     assert card_title("r12-team-a~b-c-g4", None) == "Round 12 · team-a – b-c, game 4"
     assert card_title("p7-game-1", None) == "p7-game-1"
+
+
+def test_a_knockout_after_a_swiss_is_named_before_the_results_read_hold_its_first_pairing(tmp_path):
+    """The Swiss over, its knockout's first games under way: the server's last reading may not hold the
+    knockout's pairing yet, and its games are semi-finals all the same (not "Round 3")."""
+    records, meta = played_cup("stages: [{format: swiss, rounds: 2}, {format: knockout, top: 4}]",
+                               ["ann", "bob", "cy", "dan", "eve"], {})
+    (tmp_path / "games.jsonl").write_bytes(b"".join(r.to_line() for r in records if r.round <= 2))
+    (tmp_path / "tournament.json").write_text(json.dumps({**meta, "pairings": [p for p in meta["pairings"]
+                                                                                if p["round"] <= 2]}))
+    rounds = LiveState(tmp_path).results().rounds
+    assert card_title("r3-ann~dan-g1", rounds) == "Semi-final · ann – dan, game 1"
+    assert card_title("r4-ann~bob-g2", rounds) == "Final · ann – bob, game 2"
+    assert card_title("r2-ann~bob-g2", rounds) == "Round 2 · ann – bob, game 2"
 
 
 def test_a_card_marks_the_last_moves_squares_and_holds_each_sides_last_info(tmp_path):
