@@ -66,6 +66,10 @@ TIMED_BOT = textwrap.dedent('''\
 ''')
 
 
+#: Clients of one loopback address (the server's bound is 64).
+PER_ADDRESS = 50
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -119,7 +123,7 @@ async def clients(url: str, count: int, stop: threading.Event, seen: Seen) -> No
     the stream sends after it (as live.js does).  The first reads each state
     into ``seen``; the others only take the bytes, as a browser's cost here
     is not the server's."""
-    from aiohttp import ClientError, ClientSession, ClientTimeout
+    from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector
 
     async def one(session: ClientSession, index: int) -> None:
         fetched, name = False, ""
@@ -144,8 +148,15 @@ async def clients(url: str, count: int, stop: threading.Event, seen: Seen) -> No
             except (ClientError, OSError, asyncio.TimeoutError):
                 await asyncio.sleep(0.1)  # not up yet, or gone at the end
 
-    async with ClientSession(timeout=ClientTimeout(total=None, sock_connect=2)) as session:
-        await asyncio.gather(*(one(session, i) for i in range(count)))
+    # The server takes 64 connections from one address: the clients come from as many loopback addresses as they need.
+    sessions = [ClientSession(timeout=ClientTimeout(total=None, sock_connect=2),
+                              connector=TCPConnector(local_addr=(f"127.0.0.{1 + group}", 0), limit=0))
+                for group in range((count + PER_ADDRESS - 1) // PER_ADDRESS)]
+    try:
+        await asyncio.gather(*(one(sessions[i // PER_ADDRESS], i) for i in range(count)))
+    finally:
+        for session in sessions:
+            await session.close()
 
 
 def with_clients(url: str, count: int, seen: Seen,

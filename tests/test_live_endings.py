@@ -18,7 +18,7 @@ from arena.live.state import LiveState
 from arena.live.titles import card_title
 from arena.results.live_feed import LIVE_DIR, LiveFeed, LiveGame, board_cells, read_live_games, touched
 from arena.results.report.data import INFO_CHARS
-from builders import played_cup, spec, until
+from builders import KNOCKOUT, played_cup, spec, until
 
 
 def referee_for(game_id: str) -> Referee:
@@ -203,3 +203,24 @@ def test_the_champion_is_the_finals_winner_or_the_first_by_the_ranking_and_an_sp
     assert round_robin is not None and round_robin.name == "a" and round_robin.rule.startswith("first by ")
     assert champion_of(results(games, sprt=SprtConfig(elo0=0, elo1=20))) is None
     assert champion_of(results([])) is None
+
+
+def test_a_game_recorded_is_held_with_its_final_position_before_the_results_are_read_again(tmp_path):
+    """The server reads the lines added to the log at each look: a card holds the record's final position
+    as soon as the record is written, not at the next reading of the results (every 2 s or more)."""
+    records, meta = played_cup(*KNOCKOUT)
+    (tmp_path / "tournament.json").write_text(json.dumps(meta))
+    log = tmp_path / "games.jsonl"
+    log.write_bytes(b"".join(r.to_line() for r in records[:3]))
+    state = LiveState(tmp_path)
+    assert state.live_games() == []  # the records of the first look are old news
+    fourth, fifth = records[3].to_line(), records[4].to_line()
+    with open(log, "ab") as handle:
+        handle.write(fourth + b"not a record\n" + fifth[:40])  # a damaged line, and one being written
+    held = state.live_games()
+    assert [(card["id"], card["moves"]) for card in held] == [(records[3].game_id, [m.move for m in records[3].moves])]
+    assert "wins by" in held[0]["result"] or held[0]["result"].startswith("draw")
+    with open(log, "ab") as handle:
+        handle.write(fifth[40:])
+    assert [card["id"] for card in state.live_games()] == [records[3].game_id, records[4].game_id]
+    assert state.generation == 1  # the results were read once, at the first look

@@ -10,6 +10,7 @@ results store's lock: held (by a live process) while ``arena run`` or
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass, replace
@@ -17,7 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from arena.bot import safe_files
 from arena.bot.text import safe
+from arena.game.records import GameRecord
 from arena.live.champion import Champion, champion_of
 from arena.live.delta import Step, pieces, recipe
 from arena.live.endings import HOLD_S, Endings
@@ -29,9 +32,7 @@ from arena.results.meta import META_FILE
 from arena.results.reading import ReadResults, results_of
 from arena.results.report import INLINE_GAMES, build_report_files
 from arena.results.report.data import GameChunks
-from arena.game.records import GameRecord
-from arena.results.game_index import LogPlace
-from arena.results.store import GAMES_FILE, LogRewritten, ResultsStore, StoreError, current_run
+from arena.results.store import GAMES_FILE, StoreError, current_run
 from arena.run.config import ConfigError, load_config
 from arena.run.results_dir import find_results, read_loaded
 
@@ -41,6 +42,8 @@ __all__ = ["LiveState", "Status", "results_directory"]
 LINKED = ("static/report.css", "static/live.css", "static/viewer.js", "static/live.js")
 #: Where a large report's page loads the files of its games from (:meth:`LiveState.games_file`).
 GAMES_HREF = "games/"
+#: The most of the log read on at one look (the rest at the next): a look stays short whatever was written.
+MAX_TAIL_BYTES = 4 << 20
 
 
 def results_directory(target: Path) -> Path:
@@ -93,8 +96,9 @@ class LiveState:
         self._champion: Champion | None = None
         self._live_key: Any = None
         self._live: list[dict[str, Any]] = []
-        #: Where the last reading of the log ended, and the records written after it (read on from there).
-        self._place: LogPlace | None = None
+        #: Where the complete lines of the log ended at the last reading (None: no log read), and the
+        #: records written after them, read on from there.
+        self._offset: int | None = None
         self._appended: list[GameRecord] = []
         self._endings = Endings(hold_s)
         #: CPU seconds the last reading and page took: the server reads no more often than it can afford.
@@ -126,10 +130,10 @@ class LiveState:
         problem = None
         try:
             self._results, _, loaded = read_loaded(find_results(self.target))
-            self._place = loaded.place
+            self._offset = loaded.place.offset if loaded.place is not None else 0
         except (ConfigError, FileNotFoundError, StoreError) as exc:
             self._results = results_of(self.directory, None, [])
-            self._place = None
+            self._offset = None
             problem = str(exc)
         self._appended = []
         self.generation += 1
@@ -209,17 +213,28 @@ class LiveState:
 
     def _records_since(self, recorded: set[str]) -> list[GameRecord]:
         """The records written since the results were last read, read on from where that reading ended (the
-        lines added, not the whole log): a game's card holds its final position once its record is written,
-        not at the next reading of the results, which fast games outrun."""
-        if self._place is None:
+        lines added, not the whole log, and not through its index): a game's card holds its final position
+        once its record is written, not at the next reading of the results, which fast games outrun.  A
+        line that is not a record is skipped, as every reader skips it."""
+        if self._offset is None:
             return self._appended
         try:
-            loaded = ResultsStore(self.directory).load(since=self._place, seen=recorded)
-        except (LogRewritten, StoreError):
-            self._place = None  # the next reading reads it whole
+            fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
+        except OSError:
             return self._appended
-        self._place = loaded.place or self._place
-        self._appended += loaded.records
+        try:
+            data = os.pread(fd, MAX_TAIL_BYTES, self._offset)
+        finally:
+            os.close(fd)
+        complete = data[:data.rfind(b"\n") + 1]  # a line being written waits for its end
+        self._offset += len(complete)
+        for line in complete.splitlines():
+            try:
+                record = GameRecord.from_json(json.loads(line))
+            except (ValueError, RecursionError):
+                continue
+            if record.game_id not in recorded:
+                self._appended.append(record)
         return self._appended
 
     def _infos_shown(self, game: dict[str, Any]) -> list[str | None]:
