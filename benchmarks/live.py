@@ -1,29 +1,38 @@
-"""The live view's two figures: how soon a move reaches a client, and what it
-costs the tournament.
+"""The live view's figures: whether every move reaches a client, how soon,
+and what the clients cost the tournament.
 
-1. Latency: ``arena run --serve`` plays bots that sleep a random 20-300 ms
-   before each move and note the wall time at which they send it; a client
-   of the event stream notes when each game's ply first reaches it.  The
-   difference, per move, gives the median and the 99th percentile (a move
-   the feed's throttle folded into the next one counts from its own time).
-2. Throughput: the games per second of ``arena run`` of instant bots
-   (``bots.random_bot``), without ``--serve`` and with it while 20 clients
-   hold the event stream and fetch the page again whenever the results
-   change (what a browser's live.js does); runs interleaved, medians printed.
-   The rate is the steady one, from the records' end times (the middle 80 %
-   of the games, and with ``--serve`` only once the server answers: start-up
-   and the last games are left out; the CPU figures count everything).  The clients
-   run in this process, on the same machine as the tournament.
+1. Latency: ``arena serve`` of an empty results directory, one client of its
+   event stream, then ``arena run`` of bots that sleep a random 20-300 ms
+   before each move and note the wall time at which they send it; the client
+   notes when each game's ply first reaches it.  The difference, per move,
+   gives the median and the 99th percentile (a move the feed's throttle
+   folded into the next one counts from its own time).
+2. Delivery: the same with bots of fast moves (2-10 ms): of every game's
+   plies, how many reached the client (in the longest list of moves it was
+   sent for the game, as far as that list is the record's), and whether
+   each list it was sent extended the one before (in order).  Must be 100 %.
+3. Throughput: the games per second of ``arena run`` of instant bots
+   (``bots.random_bot``), without ``--serve``, with it and no client, and
+   with it while 100 clients hold the event stream (each fetches the page
+   whole at the first change of the results and reads the changes after
+   it, as live.js does); runs interleaved, medians printed, with the CPU
+   per game and the bytes each client read per game.  The rate is the
+   steady one, from the records' end times (the middle 80 % of the games,
+   and with clients only once the server answers: start-up and the last
+   games are left out; the CPU figures count everything).  The clients run
+   in this process, on the same machine as the tournament (from as many
+   loopback addresses as the server's bound of 64 an address needs); only
+   the first parses what it reads.
 
 With ``--executor ray`` the tournaments run on a Ray instance started on
 this machine: the moves then reach the live files as messages from the
 actors to the run (see docs/live.md).
 
-3. Bytes per event: what the server sends each open page after a game is
+4. Bytes per event: what the server sends each open page after a game is
    stored, in round-robins of 100 and 1,000 bots: the page whole (before:
    live.js fetched it again) against the page's change (now).
 
-    python benchmarks/live.py [--moves 300] [--rounds 60] [--repeat 3] [--clients 20] [--executor local|ray]
+    python benchmarks/live.py [--moves 300] [--rounds 60] [--repeat 3] [--clients 100] [--executor local|ray]
 """
 
 from __future__ import annotations
@@ -128,23 +137,29 @@ async def clients(url: str, count: int, stop: threading.Event, seen: Seen) -> No
     async def one(session: ClientSession, index: int) -> None:
         fetched, name = False, ""
         while not stop.is_set():
+            buffer = b""
             try:
                 async with session.get(url + "events") as response:
-                    async for line in response.content:
+                    # In chunks, split here: an event's line may be longer than aiohttp's longest line.
+                    async for chunk in response.content.iter_any():
                         if stop.is_set():
                             return
-                        seen.bytes += len(line)
-                        if line.startswith(b"event: "):
-                            name = line[7:].decode().strip()
-                        if not line.startswith(b"data: "):
+                        seen.bytes += len(chunk)
+                        if fetched and index != 0:
                             continue
-                        seen.events += 1
-                        if name == "state" and index == 0:
-                            seen.take(json.loads(line[6:]), time.time())
-                        if name == "page" and not fetched:
-                            async with session.get(url + "page") as page:
-                                seen.bytes += len(await page.read())
-                            fetched = True
+                        *lines, buffer = (buffer + chunk).split(b"\n")
+                        for line in lines:
+                            if line.startswith(b"event: "):
+                                name = line[7:].decode().strip()
+                            if not line.startswith(b"data: "):
+                                continue
+                            seen.events += 1
+                            if name == "state" and index == 0:
+                                seen.take(json.loads(line[6:]), time.time())
+                            if name == "page" and not fetched:
+                                async with session.get(url + "page") as page:
+                                    seen.bytes += len(await page.read())
+                                fetched = True
             except (ClientError, OSError, asyncio.TimeoutError):
                 await asyncio.sleep(0.1)  # not up yet, or gone at the end
 
@@ -328,7 +343,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
     if args.quick:
-        args.moves, args.rounds, args.repeat, args.clients = 150, 6, 1, 2
+        args.moves, args.rounds, args.repeat, args.clients = 60, 4, 1, 2
 
     for bots, games in ((6, 60),) if args.quick else ((100, 2_000), (1_000, 4_000)):
         before, after, page, took = event_bytes(bots, games)
