@@ -3,7 +3,9 @@ fixture of conftest.py): every game in progress on one big screen, the
 champion at the end, a dark theme, a phone's width.  The results are made
 in-process (the knockout of :data:`builders.KNOCKOUT`; games in progress
 written as a worker writes their live files, under a lock held as a run
-holds it), so no bot is started.
+holds it), so no bot is started; but for one event played for real, a
+Swiss then a knockout of sixteen bots, watched from its first game to its
+champion by a projector, a smaller screen in a dark room and a phone at once.
 
 Screenshots go to ``$LIVE_SCREENSHOTS`` when set (docs/img/ took them from there)."""
 
@@ -14,6 +16,8 @@ import functools
 import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +31,7 @@ import engine
 from arena.live.sharing import room_urls
 from arena.results.live_feed import LIVE_DIR, LiveFeed
 from arena.results.store import LOCK_FILE
-from builders import KNOCKOUT, played_cup, served
+from builders import BOTS, KNOCKOUT, ROOT, played_cup, served, tournament_file
 from builders import until as _until
 from test_live_browser import console_errors, shot
 from test_report_browser import OVERFLOWING
@@ -326,3 +330,209 @@ def test_a_page_that_hears_nothing_from_its_server_turns_the_status_red(browser,
         finally:
             browser.get("about:blank")
             network.close()
+
+
+# -- one event, three screens ---------------------------------------------------------
+
+#: Sixteen bots of 80 ms a move that think 1.4 s before a game's first move: a clock seen running for a second.
+EVENT_BOTS = tuple(f"b{i:02d}" for i in range(1, 17))
+SLEEPY = f"[python, {BOTS / 'slow_random.py'}, '0.08', '1.4']"
+EVENT = "stages: [{format: swiss, rounds: 2}, {format: knockout, top: 8, tiebreak_pairs: 1}]\n"
+#: The screens watching it: a projector in big-screen mode, a smaller one (in a dark room), a phone.
+SCREENS = {"projector": (1920, 1080, "screen=1&", False), "small": (1280, 720, "screen=1&", True),
+           "phone": (375, 812, "", False)}
+
+#: Put in every page before its own script: what it shows after each state of the stream (right after
+#: live.js drew it), and how its cards come and go.  ``inView``: the whole of an element inside the window.
+RECORDER = """
+const big = location.search.includes("screen=1");
+const seen = window.seen = { cards: {}, course: {}, misplaced: [], playing: 0, ticks: 0, outOfView: [], wide: [] };
+const inView = (e) => { if (!e || e.offsetParent === null) return false; const r = e.getBoundingClientRect();
+  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1; };
+window.inView = inView;
+const overflowing = () => { %s };
+let lastWide = 0;
+function afterState(data) {
+  const now = performance.now();
+  const playing = data.live.filter((g) => g.ended === undefined && !g.ending);
+  // Each game's course through the states (in progress, ending, ended, absent), for a card that moved.
+  const status = new Map(data.live.map((g) => [g.id, g.ended !== undefined ? "ended" : g.ending ? "ending" : "playing"]));
+  new Set([...status.keys(), ...Object.keys(seen.course)]).forEach((id) => {
+    const state = status.get(id) || "absent", course = seen.course[id] = seen.course[id] || [];
+    if (course.length === 0 || course[course.length - 1][1] !== state) course.push([Math.round(now), state]);
+  });
+  seen.playing = Math.max(seen.playing, playing.length);
+  playing.forEach((g) => {
+    const card = document.querySelector(`article.live-game[data-game="${CSS.escape(g.id)}"]`);
+    // On a big screen every card in the window; on a phone one under another, none wider than it.
+    const shown = card && (big ? inView(card) : card.offsetParent !== null && card.getBoundingClientRect().right <= innerWidth + 1);
+    if (!shown) seen.misplaced.push([g.id, card ? JSON.stringify(card.getBoundingClientRect()) : "no card"]);
+  });
+  if (big && document.querySelector(".bracket") && !(inView(document.querySelector(".bracket"))
+      && inView(document.querySelector("#standings table.data tbody tr:nth-child(3)"))))
+    seen.outOfView.push(data.status.line);
+  if (!big && now - lastWide > 1000) {
+    lastWide = now;
+    const wide = overflowing();
+    if (document.documentElement.scrollWidth > innerWidth) wide.push("page " + document.documentElement.scrollWidth);
+    seen.wide.push(...wide);
+  }
+}
+const Stream = window.EventSource;
+window.EventSource = class extends Stream {
+  addEventListener(name, listener, options) {
+    super.addEventListener(name, listener, options);
+    if (name === "state") super.addEventListener("state", (event) => afterState(JSON.parse(event.data)));
+  }
+};
+// Each card as drawn: its slots (and when it took each, left or came back), when it was first seen
+// finished (its ply and result) and when it left.
+new MutationObserver(() => {
+  const now = Math.round(performance.now()), present = new Set();
+  document.querySelectorAll("article.live-game").forEach((card) => {
+    const id = card.dataset.game;
+    present.add(id);
+    const c = seen.cards[id] = seen.cards[id] || { slots: [], log: [], finished: null, gone: false };
+    if (!c.slots.includes(card.dataset.slot)) {
+      c.slots.push(card.dataset.slot);
+      c.log.push([now, card.dataset.slot, card.className, card.dataset.ply]);
+    }
+    if (card.classList.contains("finished") && c.finished === null)
+      c.finished = { ply: Number(card.dataset.ply), result: card.querySelector(".live-result").textContent, from: now, to: null };
+  });
+  Object.entries(seen.cards).forEach(([id, c]) => {
+    if (c.finished && c.finished.to === null && !present.has(id)) c.finished.to = now;
+    if (present.has(id) === c.gone) {
+      c.gone = !c.gone;
+      c.log.push([now, c.gone ? "gone" : "back"]);
+    }
+  });
+}).observe(document, { childList: true, subtree: true });
+// Every second, the clock of the side to move on each card in progress: one that changed while its game
+// stayed at the same move is a clock ticking while a bot thinks.
+let clocks = {};
+setInterval(() => {
+  const now = {};
+  document.querySelectorAll("article.live-game:not(.finished):not(.ending)").forEach((card) => {
+    const clock = card.querySelector(".clock.to-move");
+    if (clock) now[card.dataset.game] = card.dataset.ply + " " + clock.textContent;
+  });
+  Object.entries(now).forEach(([id, read]) => {
+    const before = clocks[id];
+    if (before && before.split(" ")[0] === read.split(" ")[0] && before !== read) seen.ticks += 1;
+  });
+  clocks = now;
+}, 1000);
+""" % OVERFLOWING
+
+
+def test_a_sixteen_bot_event_on_a_projector_a_small_screen_and_a_phone(browser, tmp_path):
+    """A Swiss of two rounds, then a knockout of its top eight, eight games at once, watched from
+    its start to its champion by three screens at once (one tab each)."""
+    file = tournament_file(tmp_path, EVENT_BOTS, EVENT, cmds={b: SLEEPY for b in EVENT_BOTS}, cwd=None,
+                           concurrency=8, rounds=None)
+    out = tmp_path / "out"
+    out.mkdir()
+    tabs: dict[str, str] = {}
+    recorders: list[dict[str, str]] = []
+    with served(out) as url:
+        try:
+            for name, (width, height, screen, dark) in SCREENS.items():
+                if tabs:
+                    browser.switch_to.new_window("window")
+                tabs[name] = browser.current_window_handle
+                browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+                browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+                    {"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]})
+                recorders.append(browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER}))
+                browser.get(url.replace("/?", f"/?{screen}"))
+                until(lambda: browser.execute_script("return window.seen !== undefined && !!document.getElementById('live')"),
+                      20, f"the {name}'s page")
+            console_errors(browser)  # another test's, read and dropped
+            run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+            try:
+                mid = _event_midway(browser, tabs, run)
+                assert run.wait(120) == 0, run.stderr.read().decode()
+            finally:
+                if run.poll() is None:
+                    run.kill()
+                    run.wait()
+            records = {json.loads(line)["game_id"]: json.loads(line) for line in (out / "games.jsonl").open()}
+            for name, handle in tabs.items():
+                browser.switch_to.window(handle)
+                until(lambda: browser.execute_script("return inView(document.getElementById('champion'))"), 30,
+                      f"the champion on the {name}")
+                shot(browser, f"live-event-{name}-end.png")
+                # Every held card has left (or will): a last look at how long each stayed.
+                seen = browser.execute_script("return window.seen")
+                _check_screen(name, seen, records, mid[name])
+        finally:
+            for handle in list(tabs.values())[1:]:
+                browser.switch_to.window(handle)
+                browser.close()
+            if tabs:
+                browser.switch_to.window(tabs["projector"])
+            if recorders:  # the fixture's own window: other tests' pages without it
+                browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", recorders[0])
+            browser.get("about:blank")
+            browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+#: Luminance of an element's colour, 0 (black) to 1 (white).
+LUMINANCE = """
+const luminance = (e, what) => { const [r, g, b] = getComputedStyle(e)[what].match(/\\d+/g).map(Number);
+                                 return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; };"""
+
+
+def _event_midway(browser, tabs: dict[str, str], run: subprocess.Popen[bytes]) -> dict[str, dict[str, object]]:
+    """Once the knockout plays its quarter-finals, eight games at once: each screen as it is then (its
+    screenshot, and the dark one's colours)."""
+    def quarter_finals() -> bool:
+        browser.switch_to.window(tabs["projector"])
+        assert run.poll() is None, "the event ended before its quarter-finals were seen"
+        return browser.execute_script("""
+            const playing = Array.from(document.querySelectorAll("article.live-game:not(.finished):not(.ending)"));
+            return playing.length >= 6 && playing.every((card) => card.querySelector("h3").textContent.startsWith("Quarter-final"))
+                   && playing.reduce((plies, card) => plies + Number(card.dataset.ply), 0) >= 3 * playing.length;""")
+
+    until(quarter_finals, 90, "the quarter-finals in progress")
+    midway: dict[str, dict[str, object]] = {}
+    for name, handle in tabs.items():
+        browser.switch_to.window(handle)
+        shot(browser, f"live-event-{name}.png")
+        midway[name] = browser.execute_script(LUMINANCE + """
+            const card = document.querySelector("article.live-game");
+            return { page: luminance(document.body, "backgroundColor"), text: luminance(document.body, "color"),
+                     card: card ? luminance(card, "backgroundColor") : null,
+                     heading: luminance(document.querySelector("#standings table.data th"), "backgroundColor") };""")
+    return midway
+
+
+def _check_screen(name: str, seen: dict[str, object], records: dict[str, dict[str, object]],
+                  colours: dict[str, float]) -> None:
+    """What screen ``name`` showed of the event (the recorder's ``seen``) against the event's records."""
+    cards = seen["cards"]
+    # Eight games at once, every one of them on a card, in the window on a big screen; no card moved.
+    assert seen["playing"] == 8, (name, seen["playing"])
+    assert seen["misplaced"] == [], (name, seen["misplaced"][:5])
+    moved = {game: (c["log"], seen["course"].get(game)) for game, c in cards.items() if len(c["slots"]) > 1}
+    assert moved == {}, (name, moved)
+    # Each game's final position, with its result, for two seconds or more.
+    for game_id, record in records.items():
+        finished = cards.get(game_id, {}).get("finished")
+        assert finished is not None, (name, game_id, "never seen finished")
+        assert finished["ply"] == len(record["moves"]), (name, game_id, finished)
+        assert f"wins by {record['reason']}" in finished["result"] or finished["result"].startswith("draw by"), finished
+        assert finished["to"] is None or finished["to"] - finished["from"] >= 2000, (name, game_id, finished)
+    # A clock ran down while its bot thought: two readings a second apart, the same move on the board.
+    assert seen["ticks"] > 0, name
+    # The bracket and the top of the ranking in the window all along; nothing wider than a phone.
+    assert seen["outOfView"] == [], (name, seen["outOfView"][:5])
+    assert seen["wide"] == [], (name, seen["wide"][:5])
+    dark = SCREENS[name][3]
+    assert (colours["page"] < 0.15 and colours["text"] > 0.7 and colours["heading"] < 0.25
+            and (colours["card"] is None or colours["card"] < 0.25)) if dark else colours["page"] > 0.9, (name, colours)

@@ -14,10 +14,11 @@ from arena.game.positions import positions
 from arena.game.records import GameRecord
 from arena.game.referee import Referee
 from arena.live.endings import MOST_HELD, Endings
+from arena.live.state import LiveState
 from arena.live.titles import card_title
 from arena.results.live_feed import LIVE_DIR, LiveFeed, LiveGame, board_cells, read_live_games, touched
 from arena.results.report.data import INFO_CHARS
-from builders import spec, until
+from builders import KNOCKOUT, played_cup, spec, until
 
 
 def referee_for(game_id: str) -> Referee:
@@ -111,6 +112,20 @@ def test_a_title_says_the_round_the_match_and_the_game_and_an_unknown_id_is_itse
     assert card_title("p7-game-1", None) == "p7-game-1"
 
 
+def test_a_knockout_after_a_swiss_is_named_before_the_results_read_hold_its_first_pairing(tmp_path):
+    """The Swiss over, its knockout's first games under way: the server's last reading may not hold the
+    knockout's pairing yet, and its games are semi-finals all the same (not "Round 3")."""
+    records, meta = played_cup("stages: [{format: swiss, rounds: 2}, {format: knockout, top: 4}]",
+                               ["ann", "bob", "cy", "dan", "eve"], {})
+    (tmp_path / "games.jsonl").write_bytes(b"".join(r.to_line() for r in records if r.round <= 2))
+    (tmp_path / "tournament.json").write_text(json.dumps({**meta, "pairings": [p for p in meta["pairings"]
+                                                                                if p["round"] <= 2]}))
+    rounds = LiveState(tmp_path).results().rounds
+    assert card_title("r3-ann~dan-g1", rounds) == "Semi-final · ann – dan, game 1"
+    assert card_title("r4-ann~bob-g2", rounds) == "Final · ann – bob, game 2"
+    assert card_title("r2-ann~bob-g2", rounds) == "Round 2 · ann – bob, game 2"
+
+
 def test_a_card_marks_the_last_moves_squares_and_holds_each_sides_last_info(tmp_path):
     """In progress (from the live file) and held (from the record): the cells the last move changed,
     and each bot's last ``info`` as the viewer shows it; a file whose infos are not that is not shown."""
@@ -188,3 +203,24 @@ def test_the_champion_is_the_finals_winner_or_the_first_by_the_ranking_and_an_sp
     assert round_robin is not None and round_robin.name == "a" and round_robin.rule.startswith("first by ")
     assert champion_of(results(games, sprt=SprtConfig(elo0=0, elo1=20))) is None
     assert champion_of(results([])) is None
+
+
+def test_a_game_recorded_is_held_with_its_final_position_before_the_results_are_read_again(tmp_path):
+    """The server reads the lines added to the log at each look: a card holds the record's final position
+    as soon as the record is written, not at the next reading of the results (every 2 s or more)."""
+    records, meta = played_cup(*KNOCKOUT)
+    (tmp_path / "tournament.json").write_text(json.dumps(meta))
+    log = tmp_path / "games.jsonl"
+    log.write_bytes(b"".join(r.to_line() for r in records[:3]))
+    state = LiveState(tmp_path)
+    assert state.live_games() == []  # the records of the first look are old news
+    fourth, fifth = records[3].to_line(), records[4].to_line()
+    with open(log, "ab") as handle:
+        handle.write(fourth + b"not a record\n" + fifth[:40])  # a damaged line, and one being written
+    held = state.live_games()
+    assert [(card["id"], card["moves"]) for card in held] == [(records[3].game_id, [m.move for m in records[3].moves])]
+    assert "wins by" in held[0]["result"] or held[0]["result"].startswith("draw")
+    with open(log, "ab") as handle:
+        handle.write(fifth[40:])
+    assert [card["id"] for card in state.live_games()] == [records[3].game_id, records[4].game_id]
+    assert state.generation == 1  # the results were read once, at the first look

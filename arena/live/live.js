@@ -158,6 +158,8 @@
       if (old && replacement) old.replaceWith(document.adoptNode(replacement));
     });
     $("report-data").textContent = fresh.getElementById("report-data").textContent;
+    colors = null;
+    swaps += 1;
     place();
     window.arenaReport.start();
     showStatus();
@@ -172,10 +174,19 @@
   // a new game takes a free slot, else a new one, and past MOST_SLOTS the slot of the game that ended first.
   const MOST_SLOTS = 16;
   let slots = [];
+  // The finished games whose cards went (a game in progress took it, or the hold was over), and those shown now.
+  let gaveWay = new Set();
+  let endedShown = new Set();
+  // What the grid was last fitted to (the cards, the window, the page around them: swapped in how many times).
+  let fitted = "";
+  let swaps = 0;
   let lastLive = [];
   let holdS = 10;
-  // The server's clock minus ours (ms), as of the last state: clocks run by the server's time, not ours.
+  // The server's clock minus ours (ms): clocks run by the server's time, not ours.  Each state says the
+  // server's time when it was made, which reaches us later by the stream's delay: the largest of the last
+  // few readings is the nearest (a late one would turn the clocks back, and bring a card whose hold was over back).
   let skew = 0;
+  let skews = [];
   const serverNow = () => Date.now() + skew;
 
   // A game ended (its record read) is shown for the hold, by the server's time: the stream may be quiet.
@@ -183,21 +194,36 @@
     return game.ended === undefined || (game.ended + holdS) * 1000 > serverNow();
   }
 
-  // Games without a card wait for one, the most interesting first (the server's
-  // `interest`: knockout games, then close ones); returns how many still wait.
+  // Games without a card wait for one, those in progress first, the most interesting first (the
+  // server's `interest`: knockout games, then close ones); returns how many games in progress still wait.
+  // A game in progress takes a free card, else the card of the finished game that ended first; a finished
+  // game takes a free card alone, and once its card is taken it is not shown again (a card that came
+  // and went would be lost by the room).
   function placeGames(games) {
     const byId = new Map(games.map((game) => [game.id, game]));
-    slots = slots.map((id) => (id !== null && byId.has(id) ? id : null));
-    const waiting = games.filter((game) => !slots.includes(game.id))
-      .sort((a, b) => (b.interest || 0) - (a.interest || 0) || (a.id < b.id ? -1 : 1));
+    const listed = new Set(lastLive.map((game) => game.id));
+    gaveWay = new Set(Array.from(gaveWay).filter((id) => listed.has(id)));
+    slots = slots.map((id) => {
+      if (id === null || byId.has(id)) return id;
+      if (endedShown.has(id)) gaveWay.add(id);  // its hold is over: the card goes for good
+      return null;
+    });
+    const finished = (game) => game.ended !== undefined;
+    const waiting = games.filter((game) => !slots.includes(game.id) && !(finished(game) && gaveWay.has(game.id)))
+      .sort((a, b) => finished(a) - finished(b) || (b.interest || 0) - (a.interest || 0) || (a.id < b.id ? -1 : 1));
     let left = 0;
     waiting.forEach((game) => {
       let at = slots.indexOf(null);
-      if (at < 0 && slots.length >= MOST_SLOTS) at = firstEnded(byId);
-      if (at < 0 && slots.length >= MOST_SLOTS) left += game.ended === undefined ? 1 : 0;
-      else slots[at < 0 ? slots.length : at] = game.id;
+      if (at < 0 && slots.length < MOST_SLOTS) at = slots.length;
+      if (at < 0 && !finished(game)) {
+        at = firstEnded(byId);
+        if (at >= 0) gaveWay.add(slots[at]);
+      }
+      if (at >= 0) slots[at] = game.id;
+      else if (!finished(game)) left += 1;
     });
     while (slots.length && slots[slots.length - 1] === null) slots.pop();
+    endedShown = new Set(slots.filter((id) => id !== null && finished(byId.get(id))));
     return left;
   }
 
@@ -283,14 +309,21 @@
     const shown = games.filter(held);
     const left = placeGames(shown);
     const byId = new Map(shown.map((game) => [game.id, game]));
-    const colors = JSON.parse($("report-data").textContent).colors;
-    grid.textContent = "";
+    // A card is drawn again only when its game changed: four states a second would redraw every board
+    // (an SVG each) and lay the page out again each time, which a busy machine's browser cannot keep up with.
+    const boxes = Array.from(grid.children);
     slots.forEach((id, at) => {
-      const box = id === null ? document.createElement("div") : card(byId.get(id), colors);
+      const key = id === null ? "" : JSON.stringify(byId.get(id));
+      const old = boxes[at];
+      if (old !== undefined && old.dataset.key === key) return;
+      const box = id === null ? document.createElement("div") : card(byId.get(id), pageColors());
       if (id === null) box.className = "live-free";
       box.dataset.slot = String(at);
-      grid.appendChild(box);
+      box.dataset.key = key;
+      if (old !== undefined) old.replaceWith(box);
+      else grid.appendChild(box);
     });
+    boxes.slice(slots.length).forEach((box) => box.remove());
     none.hidden = shown.length > 0;
     more.hidden = left === 0;
     more.textContent = "and " + left + " more game" + (left === 1 ? "" : "s");
@@ -298,11 +331,22 @@
     tick();
   }
 
+  // The sides' colours, from the page's data: read once a page (the data of a large tournament is megabytes).
+  let colors = null;
+  function pageColors() {
+    if (colors === null) colors = JSON.parse($("report-data").textContent).colors;
+    return colors;
+  }
+
   // The big screen shows every card at once: the grid's columns chosen so that the boards are as large
   // as the panel allows, each card's type the smaller the more columns (`--card-scale`), its text (title,
   // players, last move, notes) as tall as a card drawn now shows it, in its own ems.
   function fitBoards() {
     if (!document.body.classList.contains("screen")) return;
+    // Measured again only when what it depends on changed: measuring lays the whole page out.
+    const layout = [slots.length, more.hidden, document.body.dataset.run, innerWidth, innerHeight, swaps].join();
+    if (layout === fitted) return;
+    fitted = layout;
     // Once the run is over the last cards go under the champion and the standings, at their own size.
     grid.style.height = "";
     if (document.body.dataset.run === "finished") return;
@@ -361,7 +405,8 @@
   source.addEventListener("state", (event) => {
     const data = JSON.parse(event.data);
     status = data.status;
-    skew = data.time * 1000 - Date.now();
+    skews = skews.slice(-19).concat([data.time * 1000 - Date.now()]);
+    skew = Math.max(...skews);
     holdS = data.hold_s;
     heartbeatS = data.heartbeat_s;
     showStatus();

@@ -10,6 +10,7 @@ results store's lock: held (by a live process) while ``arena run`` or
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass, replace
@@ -17,7 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from arena.bot import safe_files
 from arena.bot.text import safe
+from arena.game.records import GameRecord
 from arena.live.champion import Champion, champion_of
 from arena.live.delta import Step, pieces, recipe
 from arena.live.endings import HOLD_S, Endings
@@ -31,7 +34,7 @@ from arena.results.report import INLINE_GAMES, build_report_files
 from arena.results.report.data import GameChunks
 from arena.results.store import GAMES_FILE, StoreError, current_run
 from arena.run.config import ConfigError, load_config
-from arena.run.results_dir import find_results, read_results
+from arena.run.results_dir import find_results, read_loaded
 
 __all__ = ["LiveState", "Status", "results_directory"]
 
@@ -39,6 +42,8 @@ __all__ = ["LiveState", "Status", "results_directory"]
 LINKED = ("static/report.css", "static/live.css", "static/viewer.js", "static/live.js")
 #: Where a large report's page loads the files of its games from (:meth:`LiveState.games_file`).
 GAMES_HREF = "games/"
+#: The most of the log read on at one look (the rest at the next): a look stays short whatever was written.
+MAX_TAIL_BYTES = 4 << 20
 
 
 def results_directory(target: Path) -> Path:
@@ -91,8 +96,13 @@ class LiveState:
         self._champion: Champion | None = None
         self._live_key: Any = None
         self._live: list[dict[str, Any]] = []
+        #: Where the complete lines of the log ended at the last reading (None: no log read), and the
+        #: records written after them, read on from there.
+        self._offset: int | None = None
+        self._appended: list[GameRecord] = []
         self._endings = Endings(hold_s)
-        #: Seconds the last reading and page took: the server reads no more often than it can afford.
+        #: CPU seconds the last reading and page took: the server reads no more often than it can afford.
+        #: Its CPU, not the wall clock's: on a machine the games keep busy, waiting for a core costs nobody.
         self.cost = 0.0
 
     # -- cheap checks, every poll ------------------------------------------------
@@ -103,30 +113,35 @@ class LiveState:
                 current_run(self.directory))
 
     def live_key(self) -> Any:
-        """Changes when a game in progress moved (a live file replaced, added or removed)."""
+        """Changes when a game in progress moved (a live file replaced, added or removed) or a game was
+        recorded (its card then holds the record's final position)."""
         try:
             with os.scandir(self.directory / LIVE_DIR) as entries:
-                return tuple(sorted((e.name, e.stat(follow_symlinks=False).st_mtime_ns) for e in entries))
+                files = tuple(sorted((e.name, e.stat(follow_symlinks=False).st_mtime_ns) for e in entries))
         except OSError:
-            return ()
+            files = ()
+        return files, _stat_key(self.directory / GAMES_FILE)
 
     # -- what is shown: as of the last reading ------------------------------------------
 
     def refresh(self) -> None:
         """Read the results again (the costly part: every record, the standings' schedule)."""
-        started = time.monotonic()
+        started = time.thread_time()
         problem = None
         try:
-            self._results = read_results(self.target)
+            self._results, _, loaded = read_loaded(find_results(self.target))
+            self._offset = loaded.place.offset if loaded.place is not None else 0
         except (ConfigError, FileNotFoundError, StoreError) as exc:
             self._results = results_of(self.directory, None, [])
+            self._offset = None
             problem = str(exc)
+        self._appended = []
         self.generation += 1
         self._status = self._read_status(self._results, problem)
         # Named once the run is over: while it plays, the leader may still change.
         self._champion = champion_of(self._results) if self._status.state == "finished" else None
         self._live_key = None
-        self.cost = time.monotonic() - started
+        self.cost = time.thread_time() - started
 
     def results(self) -> ReadResults:
         """The results as ``arena standings`` read them at the last :meth:`refresh` (the first call reads them)."""
@@ -140,7 +155,7 @@ class LiveState:
         the live view's script, in UTF-8: encoded once for every browser."""
         results = self.results()
         if self._page_generation != self.generation:
-            started = time.monotonic()
+            started = time.thread_time()
             page, self._games = build_report_files(results, GAMES_HREF, inline_games=self.inline_games,
                                                    results_dir=self.directory, logs_href="logs/", bot=self.bot,
                                                    status=self.status().line, linked=LINKED)
@@ -148,7 +163,7 @@ class LiveState:
                 self._before = (self._page_generation, self._page)
             self._page = page.encode()
             self._page_generation = self.generation
-            self.cost += time.monotonic() - started
+            self.cost += time.thread_time() - started
         return self._page
 
     def page_change(self) -> dict[str, Any] | None:
@@ -159,11 +174,11 @@ class LiveState:
         page = self.page()
         if self._before is None:
             return None
-        started = time.monotonic()
+        started = time.thread_time()
         generation, before = self._before
         self._before = None  # a change is told once: a page that missed it fetches the page whole
         steps: list[Step] = recipe(pieces(before.decode()), pieces(page.decode()))
-        self.cost += time.monotonic() - started
+        self.cost += time.thread_time() - started
         return {"from": generation, "to": self.generation, "steps": steps}
 
     def games_file(self, name: str) -> bytes | None:
@@ -185,14 +200,42 @@ class LiveState:
             results = self.results()
             self._live_key = key
             recorded = {r.game_id for r in results.records} | {r.game_id for r in results.left_out}
+            records = results.records + self._records_since(recorded)
+            recorded |= {r.game_id for r in self._appended}
             run = current_run(self.directory)
             games = read_live_games(self.directory, recorded, run.since) if run is not None else []
-            cards = [g for g in self._endings.games(games, results.records, recorded, time.time())
+            cards = [g for g in self._endings.games(games, records, recorded, time.time())
                      if self.bot is None or self.bot in g["players"]]
             self._live = [{**g, "infos": infos, "title": card_title(g["id"], results.rounds),
                            "interest": card_interest(g["id"], results.rounds, infos)}
                           for g in cards for infos in [self._infos_shown(g)]]
         return self._live
+
+    def _records_since(self, recorded: set[str]) -> list[GameRecord]:
+        """The records written since the results were last read, read on from where that reading ended (the
+        lines added, not the whole log, and not through its index): a game's card holds its final position
+        once its record is written, not at the next reading of the results, which fast games outrun.  A
+        line that is not a record is skipped, as every reader skips it."""
+        if self._offset is None:
+            return self._appended
+        try:
+            fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
+        except OSError:
+            return self._appended
+        try:
+            data = os.pread(fd, MAX_TAIL_BYTES, self._offset)
+        finally:
+            os.close(fd)
+        complete = data[:data.rfind(b"\n") + 1]  # a line being written waits for its end
+        self._offset += len(complete)
+        for line in complete.splitlines():
+            try:
+                record = GameRecord.from_json(json.loads(line))
+            except (ValueError, RecursionError):
+                continue
+            if record.game_id not in recorded:
+                self._appended.append(record)
+        return self._appended
 
     def _infos_shown(self, game: dict[str, Any]) -> list[str | None]:
         """A card's ``info`` lines: a team's page holds its own bot's alone, as the report's does."""

@@ -34,13 +34,15 @@ def knockout_depth(game_id: str, rounds: Rounds | None) -> int:
 
 def _knockout_round(number: int, rounds: Rounds | None) -> tuple[int, str] | None:
     """Round ``number``'s place in its knockout stage and its name there ("Final", "Semi-final"); None outside one."""
+    first = 1
     for stage in rounds.stages if rounds is not None else ():
-        if stage.stage.format != "knockout" or not stage.pairings:
-            continue
         # By its place in the stage, not its pairing: a round's first games are under way before the
-        # results the server last read hold its pairing.
-        index = number - stage.pairings[0].round
-        if 0 <= index < stage.total_rounds:
+        # results the server last read hold its pairing.  A stage not paired yet (its state is there once
+        # the stage before is complete) starts after the last round paired before it.
+        first = stage.pairings[0].round if stage.pairings else first
+        index = number - first
+        if stage.stage.format == "knockout" and 0 <= index < stage.total_rounds:
             name = stage.round_name(index).removesuffix("s")  # one match of the semi-finals: a semi-final
             return index, name[:1].upper() + name[1:]
+        first = stage.pairings[-1].round + 1 if stage.pairings else first
     return None
