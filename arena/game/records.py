@@ -196,7 +196,7 @@ class GameRecord:
     played_on: dict[str, str | int] | None = field(default=None, compare=False)
     #: The network margin each remote bot's moves were granted in this game
     #: (ms, by colour; see ``network_margin_ms``); ``None`` when no remote bot played.
-    network_margin_ms: dict[str, float] | None = None
+    network_margin_ms: dict[str, int | float] | None = None
     #: The record's line as ``to_line`` made it or ``from_line`` read it, so
     #: that it is encoded once (in the worker that played the game) and the
     #: store writes those very bytes.  Not part of the record's JSON.
