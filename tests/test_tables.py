@@ -316,6 +316,14 @@ def test_the_rounds_table_has_a_line_per_pairing_with_its_score_forfeits_and_bye
     assert len(lines) == 9  # two pairings and a bye in each of three rounds
 
 
+def test_the_ranking_by_points_says_what_its_score_and_points_are():
+    text = render_standings(swiss_with_a_forfeit(), "plain")
+    header = next(line.split() for line in text.splitlines() if line.lstrip().startswith("#"))
+    assert header[5:7] == ["score", "byes"] and "points" in header
+    assert ("  score: the points of the games the bot played, every stage's (a win 1, a draw ½); points: the Swiss's, "
+            "byes counted (of the first stage, in a staged tournament)") in text.splitlines()
+
+
 def test_the_rounds_csv_and_json_carry_the_scores_as_numbers():
     standings = swiss_with_a_forfeit()
     rows = list(csv.DictReader(io.StringIO(render_standings(standings, "csv", table="rounds"))))

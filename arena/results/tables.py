@@ -269,6 +269,9 @@ def _notes(standings: Standings) -> list[str]:
     notes = [f"ranked by {standings.rule}", *LEGEND]
     if standings.ranking == "points":
         notes.append("SB: Sonneborn–Berger, the sum over the bot's games of its points times that opponent's score")
+        if any(bot.points is not None for bot in standings.bots):
+            notes.append("score: the points of the games the bot played, every stage's (a win 1, a draw ½); "
+                         "points: the Swiss's, byes counted (of the first stage, in a staged tournament)")
     if any(bot.buchholz is not None for bot in standings.bots):
         notes.append("Bh: Buchholz, the sum of the points of the opponents the bot met")
     by_organiser = [bot.name for bot in standings.bots if bot.withdrawn_by_organiser]
