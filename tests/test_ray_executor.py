@@ -5,6 +5,7 @@ actor, a crash forfeit, Ctrl-C of the driver, bots shipped with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -352,6 +353,52 @@ def test_an_sprt_on_ray_gives_the_verdict_and_llr_a_local_run_gives_and_drops_th
     # Past the verdict, at most the pair in play and the one queued behind it on each of the 2 actors (the
     # queued one may start before a loaded driver reads the verdict): never the rest of the 50 pairs.
     assert ray_games <= 2 * pairs + 2 * 2 * 2
+
+
+def test_an_sprt_with_one_actor_frozen_stops_within_two_pairs_an_actor_of_the_local_runs_count(tmp_path, local_ray):
+    """An actor frozen (SIGSTOP of it and its bots: a process swapped out,
+    a machine paused) near an SPRT's verdict holds a pair it needs: the
+    other actor plays on, but no further than two pairs an actor past the
+    first pair not yet complete, and the frozen pair is played again at the
+    game deadline.  Same verdict, LLR and pairs as a local run; stored, at
+    most the local run's pairs and 2 x concurrency pairs more."""
+    from arena.bot.reaper import descendants
+    from arena.run.ray_executor import RayExecutor
+
+    bots = {"greedy": "python -m bots.greedy", "slow": f"[python, {BOTS / 'slow.py'}, '0.02']"}
+    extra = "sprt: {elo0: 0, elo1: 100}\nopenings: {plies: 4, count: 50}\n"
+    configs = {e: load_config(marked_tournament(tmp_path, bots, rounds=50, executor=e, extra=extra))
+               for e in ("local", "ray")}
+    local = run_tournament(configs["local"])
+    deadline = 5.0
+    executor = RayExecutor(configs["ray"], configs["ray"].output / "logs", game_deadline=deadline)
+    frozen: dict = {}
+
+    def freeze_its_actor(record, summary):
+        # Near the verdict, where the most games could be played past it.
+        if not frozen and record.pair >= local.sprt.pairs - 3:
+            actor = record.played_on["actor"]  # (busy: its pair's other game, or the pair queued behind)
+            frozen.update(actor=actor, at=time.monotonic(), pids=descendants([executor.placements[actor].pid]))
+            for pid in frozen["pids"]:
+                os.kill(pid, signal.SIGSTOP)
+
+    try:
+        on_ray = run_tournament(configs["ray"], executor=executor, on_record=freeze_its_actor)
+        ended = time.monotonic()
+    finally:
+        for pid in frozen.get("pids", []):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
+    assert executor.lost >= 1
+    assert local.sprt is not None and on_ray.sprt is not None and local.sprt.decided
+    for key in ("verdict", "llr", "pairs"):
+        assert getattr(on_ray.sprt, key) == getattr(local.sprt, key), key
+    stored = {e: len(records(config.output)) for e, config in configs.items()}
+    pairs, concurrency = local.sprt.pairs, 2
+    print(f"verdict after {pairs} pairs; games stored: {stored['local']} locally, {stored['ray']} on Ray with an actor "
+          f"frozen (the run ended {ended - frozen['at']:.1f} s after the freeze)")  # (the figures in docs/cluster.md)
+    assert stored["ray"] <= 2 * (pairs + 2 * concurrency)
+    assert wait_until_gone(str(tmp_path)) == []
 
 
 def test_a_match_without_ray_installed_is_one_line(monkeypatch):

@@ -13,9 +13,13 @@ game was played twice.
 Under an SPRT (specs read lazily, see
 :class:`~arena.run.spec_queue.StoppableSpecs`) game pairs are the unit: an
 actor is given a whole pair, and one more queued behind it so that it never
-waits for the driver; once the test is decided the actors drop the games
-queued there that have not started.  The verdict does not depend on which
-actor finished first (see :mod:`arena.results.sprt`).
+waits for the driver; no pair goes out more than two an actor past the
+first one not yet complete
+(:attr:`~arena.run.spec_queue.SpecQueue.window`), so an actor that stalls on
+a pair the verdict needs holds the others back until its deadline rather
+than letting them play on past the verdict; once the test is decided the
+actors drop the games queued there that have not started.  The verdict does
+not depend on which actor finished first (see :mod:`arena.results.sprt`).
 
 The games in progress reach ``arena serve`` as messages, not files: a node
 need not see the results directory.  Each actor holds its game
@@ -617,6 +621,7 @@ class _Actors:
         self.pairs = queue.stoppable
         self.dropped = False
         self.width = executor._actor_count()
+        self._set_window()
         self.actor_class = executor._actor_class()
         self.options: dict[str, Any] = {"num_cpus": executor.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
         self.actors: list[_Actor] = []
@@ -670,8 +675,18 @@ class _Actors:
             return
         more = self.queue.fill(width - self.width)
         self.width = width
+        self._set_window()
         for _ in range(min(more, width - len(self.actors))):
             self._launch()
+
+    def _set_window(self) -> None:
+        """Under a test that may stop: pairs go out no further past the first
+        one not yet complete than the actors hold when all play on (one
+        pair in play and one queued each), so a stalled actor's pair holds
+        the others back rather than letting them play on past the verdict
+        until its deadline: at most that many pairs are stored past it."""
+        if self.pairs:
+            self.queue.window = (1 + QUEUED_AHEAD) * self.width
 
     def _more(self) -> bool:
         """Whether a game waits or is being played; when none is, the next
@@ -771,9 +786,7 @@ class _Actors:
         self.game_s = took if self.game_s is None else self.game_s + (took - self.game_s) / 4
         fresh = self.queue.done(actor, records)
         if self.pairs:
-            # A pair in play and one queued: another once only the queued one is left.
-            if self.queue.in_flight(actor) <= 2 and not self.queue.stopped():
-                self._feed(actor)
+            self._top_up()  # (the window may have moved: actors it held back take pairs again)
         elif self.ahead:
             # Every spec is known: the actor keeps games queued while the
             # records are stored, quick ones in batches.
@@ -783,6 +796,18 @@ class _Actors:
         yield from fresh
         if not self.ahead and not self.pairs:
             self._feed(actor)
+
+    def _top_up(self) -> None:
+        """Under a test that may stop: each placed actor gets a pair to play
+        and one queued behind it, as far as there are pairs within the
+        window; the idlest first, so that a pair put back goes to a free
+        actor rather than behind a busy one."""
+        for _ in range(1 + QUEUED_AHEAD):
+            placed = [actor for actor in self.actors if actor.placement is not None]
+            for actor in sorted(placed, key=self.queue.in_flight):
+                # A pair in play and one queued: another once only the queued one is left.
+                if self.queue.in_flight(actor) <= 2 and not self.queue.stopped():
+                    self._feed(actor)
 
     def _feed(self, actor: _Actor, count: int = 1) -> bool:
         """Send ``actor`` up to ``count`` games it can play; whether there was one."""
@@ -823,6 +848,9 @@ class _Actors:
             self._launch()
         else:
             self._check_bots()
+        if self.pairs:
+            self._top_up()
+            return
         for other in self.actors:  # a game put back may be taken at once by an idle actor
             if other.placement is not None and not self.queue.in_flight(other) and self.queue.waiting():
                 self._feed(other)

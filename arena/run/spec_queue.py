@@ -114,6 +114,12 @@ class SpecQueue(Generic[W]):
         self._stalls: Counter[str] = Counter()
         self._abandoned: list[str] = []
         self._handed: set[str] = set()
+        #: With stoppable specs (an SPRT), how far past the first game pair
+        #: not yet complete a pair may be to be handed out (None: any): while
+        #: a worker stalls on a pair the verdict needs, the others play only
+        #: this far ahead, not on until its deadline, so that the games
+        #: stored past the verdict stay within it.
+        self.window: int | None = None
 
     # -- handing out ---------------------------------------------------------
 
@@ -262,17 +268,31 @@ class SpecQueue(Generic[W]):
 
     def _next(self, playable: Playable = None) -> GameSpec | None:
         self._drop_if_stopped()
-        if playable is None:
+        reach = self._reach()
+        if playable is None and reach is None:
             return self._again.popleft() if self._again else next(self._new, None)
+        # A spec beyond the window holds back every new one (pairs come in order).
+        beyond = False
         for number, spec in enumerate(self._again):
-            if playable(spec):
+            if reach is not None and spec.pair >= reach:
+                beyond = True
+            elif playable is None or playable(spec):
                 del self._again[number]
                 return spec
-        while len(self._again) < MAX_SKIPPED and (spec := next(self._new, None)) is not None:
-            if playable(spec):
+        while not beyond and len(self._again) < MAX_SKIPPED and (spec := next(self._new, None)) is not None:
+            beyond = reach is not None and spec.pair >= reach
+            if not beyond and (playable is None or playable(spec)):
                 return spec
             self._again.append(spec)
         return None
+
+    def _reach(self) -> int | None:
+        """The first pair past the window (see :attr:`window`), if one is set
+        and a game is in flight or waits."""
+        if self.window is None:
+            return None
+        pairs = [spec.pair for games in self._sent.values() for spec in games] + [spec.pair for spec in self._again]
+        return min(pairs) + self.window if pairs else None
 
     def _drop_if_stopped(self) -> None:
         # Once stopped, what was read ahead or put back is not wanted either:
