@@ -112,6 +112,20 @@ def test_stopped_specs_hand_out_nothing_more_not_even_what_was_read_ahead():
     assert not queue.unfinished()
 
 
+def test_a_window_hands_out_no_pair_that_far_past_the_first_one_not_yet_complete():
+    queue: SpecQueue[str] = SpecQueue(StoppableSpecs([paired(n) for n in range(20)], lambda: False), 10.0,
+                                      worker_kind="Ray actor", max_attempts=3)
+    queue.window = 3
+    assert ids(queue.take_pair("slow")) == ["g0", "g1"]  # pair 0: the slow worker holds it
+    assert [ids(queue.take_pair("fast")) for _ in range(3)] == [["g2", "g3"], ["g4", "g5"], []]  # pairs 1, 2; not 3
+    queue.done("fast", [record(2), record(3), record(4), record(5)])
+    assert queue.take_pair("fast") == []  # pair 0 still holds the window at 0 + 3
+    queue.done("slow", [record(0), record(1)])  # complete: the window moves on
+    assert ids(queue.take_pair("fast")) == ["g6", "g7"]
+    queue.window = None
+    assert [ids(queue.take_pair("fast")) for _ in range(3)] == [["g8", "g9"], ["g10", "g11"], ["g12", "g13"]]
+
+
 def test_a_pair_cut_by_the_schedule_is_taken_alone():
     queue: SpecQueue[str] = SpecQueue(StoppableSpecs([paired(n) for n in range(3)], lambda: False), 10.0, worker_kind="w")
     assert ids(queue.take_pair("w")) == ["g0", "g1"]

@@ -63,7 +63,7 @@ from arena.run.pool import PREFLIGHT_TAG, BotPool, die_killing_bots, here  # (di
 from arena.run.preflight import StartupProblem, preflight
 from arena.run.ray_head import HeadWatch, check_head
 from arena.run.ray_nodes import NodeChecks
-from arena.run.spec_queue import HeadLost, SpecQueue, WorkerDied, WorkerStalled
+from arena.run.spec_queue import HeadLost, SpecQueue, WorkerDied
 
 __all__ = [
     "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
@@ -532,7 +532,7 @@ class RayExecutor:
         and the actors.  A game whose actor dies is played again on another;
         one silent for longer than ``game_deadline`` has its actor killed and
         is played again, and after a second time it is given up
-        (:class:`WorkerStalled` once every other game is done).  Raises
+        (:class:`~arena.run.spec_queue.WorkerStalled` once every other game is done).  Raises
         :class:`WorkerDied` when actors keep dying (a game lost its actor
         ``MAX_ATTEMPTS`` times, or none is left or could start)."""
         queue: SpecQueue[_Actor] = SpecQueue(
