@@ -23,7 +23,7 @@ import engine
 from arena.bot.player import BotPlayer, Forfeit
 from arena.bot.reaper import descendants
 from arena.bot.sandbox import check_sandbox, unclosed_channel
-from arena.bot.spec import BotConfig, command_problem, split_command
+from arena.bot.spec import QUIT_GRACE_S, STARTUP_TIMEOUT_S, BotConfig, command_problem, split_command
 from arena.bot.submission import SubmissionProblem
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.bot.text import safe
@@ -158,8 +158,8 @@ def check_bot(
     *,
     time_control: TimeControl = TimeControl(initial_ms=10_000, increment_ms=100),
     games: int = 2,
-    startup_timeout_s: float = 10.0,
-    quit_grace_s: float = 2.0,
+    startup_timeout_s: float = STARTUP_TIMEOUT_S,
+    quit_grace_s: float = QUIT_GRACE_S,
     logs_dir: Path | None = None,
     sandbox: str = "none",
     cwd: Path | None = None,
@@ -340,7 +340,7 @@ def check_deadline_s(config: TournamentConfig, games: int) -> float:
     both players; plus 30 s.  A bot's process silent for longer is stuck
     (its bot stopped it with ``SIGSTOP``, say) and is killed."""
     return child_deadline_s(
-        starts=MAX_FORFEITS + 1, startup_timeout_s=config.startup_timeout_s, quit_grace_s=2.0,
+        starts=MAX_FORFEITS + 1, startup_timeout_s=config.startup_timeout_s, quit_grace_s=QUIT_GRACE_S,
         games=games, plies=2 * _LONGEST_GAME_MOVES, time_control=config.time_control,
         margin_ms=config.time_margin_ms, notices=0, slack_s=30.0,
     )

@@ -10,22 +10,24 @@ import socket
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 import engine
 from arena import __version__
+from arena.progress import Presenter
 from arena.bot import stop_signals
 from arena.bot.process import ArenaWriteError
 from arena.bot.protocol import FORFEIT_REASONS
 from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
+from arena.bot.spec import STARTUP_TIMEOUT_S
 from arena.bot.text import safe
 from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
 from arena.game.clock import parse_time_control
@@ -46,11 +48,11 @@ from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_pro
 from arena.run.environments import with_environments
 from arena.run.bot_option import bot_from_option
 from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
-from arena.run.progress_lines import Periodic, ProgressLines
+from arena.run.progress_lines import Periodic
 from arena.run.preflight import StartupFailed
 from arena.run.remote_settings import RemoteSettings
 from arena.run.remote_tokens import TokenFileError, make_token
-from arena.results.meta import MetaError, read_meta
+from arena.results.meta import MetaCluster, MetaError, read_meta
 from arena.results.reading import ReadResults
 from arena.run.results_dir import read_results
 from arena.run.standings_read import StandingsRead, read_standings
@@ -230,37 +232,13 @@ def run(
         config = replace(config, remote=replace(config.remote, port=remote_port))
     fmt = check_format(fmt)
     replay = _reasons(replay_forfeits)
-    names = [bot.name for bot in config.bots]
-    progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"),
-        TextColumn("{task.fields[sprt]}"), console=err, transient=False,
-    )
-    task = None
-    running = RunningLeader(config.ranking, config.disqualified)
-    # Without a terminal on stderr (a log file), progress comes as lines there instead of a bar.
-    snapshot = ""
-    lines = ProgressLines(lambda text: say(text, err), lambda: snapshot) if not err.is_terminal else None
-
-    # The leader and where a Swiss or knockout is, read from every record: computed now and then, not after each game.
-    standing: Periodic[tuple[str | None, str]] | None = None
-
-    def standing_of(summary: RunSummary) -> tuple[str | None, str]:
-        rounds = summary.rounds
-        return running.describe(rounds), (f", {rounds.describe()}" if rounds is not None and rounds.pairings else "")
-
-    def run_line(summary: RunSummary) -> str:
-        assert standing is not None
-        best, where = standing.value(final=len(summary.records) >= summary.total)
-        parts = [f"{len(summary.records)} of {summary.total} games",
-                 *([f"leader {best}"] if best is not None else []),
-                 *([summary.sprt.describe(short=True)] if summary.sprt is not None else [])]
-        return f"{config.name}{where}: " + ", ".join(parts)
-
+    view = _RunView(config)
+    # Progress on stderr: a bar on a terminal, lines in a log (stdout keeps the standings).
+    presenter = Presenter(RUN_COLUMNS, bar=err, log=err, write=lambda text: say(text, err), line=view.line, fields=view.fields)
     shown_warnings = 0
 
     def on_start(summary: RunSummary) -> None:
-        nonlocal task, shown_warnings, snapshot, standing
+        nonlocal shown_warnings
         shown_warnings = len(summary.warnings)
         for warning in summary.warnings:
             warn(warning)
@@ -268,42 +246,13 @@ def run(
             which = "" if replay_bots or replay_games else "forfeited "
             replayed = f"; playing {summary.replayed} {which}games again (the old records go to replaced.jsonl)" if summary.replayed else ""
             say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
-        if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
-            say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
-        for record in summary.records:
-            running.add(record)
-        standing = Periodic(lambda: standing_of(summary))
-        if lines is not None:
-            snapshot = run_line(summary)
-            lines.start(len(summary.records), summary.total)
-            return
-        progress.start()
-        best, where = standing.value()
-        task = progress.add_task(_run_title(config.name, where), total=summary.total, completed=summary.resumed,
-                                 leader=_leader(best), sprt=escape(_sprt_field(summary.sprt)))
+        _say_where(config)
+        view.start(summary)
+        presenter.start(len(summary.records), summary.total, summary)
 
     def on_record(record: GameRecord, summary: RunSummary) -> None:
-        nonlocal snapshot
-        running.add(record)
-        if lines is not None:
-            snapshot = run_line(summary)
-            lines.update(len(summary.records), summary.total)
-            return
-        assert standing is not None
-        best, where = standing.value(final=len(summary.records) >= summary.total)
-        progress.update(task, advance=1, leader=_leader(best), sprt=escape(_sprt_field(summary.sprt)),
-                        total=summary.total, description=_run_title(config.name, where))
-
-    def stop_progress() -> None:
-        # Only once, and only if started: on a non-interactive console every
-        # Progress.stop() prints an empty line, even after an error message.
-        if lines is not None:
-            lines.stop()
-        if progress.live.is_started:
-            try:
-                progress.stop()
-            except IndexError:  # a stop signal came while rich was starting it: nothing of it to undo
-                pass
+        view.add(record)
+        presenter.update(len(summary.records), summary.total, summary)
 
     def kept() -> int:
         try:
@@ -311,34 +260,24 @@ def run(
         except StoreError:  # games.jsonl itself is what cannot be read: the error says so
             return 0
 
-    try:
-        with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
-            summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
-                                     on_cluster=lambda cluster: say(cluster.line(), err),
-                                     on_remote=lambda line: say(f"remote: {escape(line)}", err),
-                                     replay_forfeits=replay, replay=_listed(replay_bots), keep=_listed(keep_bots),
-                                     replay_games=_listed(replay_games))
-    except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing
-        stop_progress()
-        fail(str(exc))
-    except StoreError as exc:
-        stop_progress()
-        fail_store(exc, kept(), config.output)  # none kept when the directory could not even be made
-    except HeadLost as exc:
-        stop_progress()
-        fail(f"{exc}: {kept()} games stored, run again to resume", 1)
-    except WorkerDied as exc:
-        stop_progress()
-        fail(f"{exc}. Run the same command to resume.", 1)
-    except KeyboardInterrupt:
-        stop_progress()
-        fail(f"interrupted; {kept()} finished games are kept in {config.output}. Run the same command to resume.", 130)
-    finally:
-        stop_progress()
+    def lost(exc: WorkerDied) -> str:
+        return f"{exc}: {kept()} games stored, run again to resume" if isinstance(exc, HeadLost) else f"{exc}. Run the same command to resume."
+
+    ending = _Ending(kept, lambda: f"interrupted; {kept()} finished games are kept in {config.output}. Run the same command to resume.", lost)
+    with _playing(presenter, ending, config.output, serve_port, serve_host):
+        summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
+                                 on_cluster=_say_cluster, on_remote=_say_remote, replay_forfeits=replay,
+                                 replay=_listed(replay_bots), keep=_listed(keep_bots), replay_games=_listed(replay_games))
     for warning in summary.warnings[shown_warnings:]:
         warn(warning)
+    _say_run(summary, config, fmt, file)
+
+
+def _say_run(summary: RunSummary, config: TournamentConfig, fmt: str, file: Path) -> None:
+    """``arena run``'s end: the standings (in ``fmt``) and forfeits on stdout, what was played and kept on stderr."""
     at_limit = summary.sprt is not None and summary.sprt.at_limit
     challenger = config.bots[0].name if config.format == "gauntlet" else None
+    names = [bot.name for bot in config.bots]
     say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
                                            versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
                                            withdrawn=config.withdrawn, disqualified=config.disqualified,
@@ -350,6 +289,94 @@ def run(
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
     if summary.report is not None:
         say(f"report: {summary.report}", err)
+
+
+
+class _RunView:
+    """What ``arena run``'s progress says of a tournament: games done, the
+    leader and where a Swiss or knockout is, and the SPRT.  The leader and
+    the round are read from every record: computed now and then
+    (:class:`Periodic`), not after each game."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.name, self._running = config.name, RunningLeader(config.ranking, config.disqualified)
+        self._standing: Periodic[tuple[str | None, str]] | None = None
+
+    def start(self, summary: RunSummary) -> None:
+        for record in summary.records:
+            self.add(record)
+        self._standing = Periodic(lambda: self._standing_of(summary))
+
+    def add(self, record: GameRecord) -> None:
+        self._running.add(record)
+
+    def line(self, summary: RunSummary) -> str:
+        best, where = self._now(summary)
+        parts = [f"{len(summary.records)} of {summary.total} games",
+                 *([f"leader {best}"] if best is not None else []),
+                 *([summary.sprt.describe(short=True)] if summary.sprt is not None else [])]
+        return f"{self.name}{where}: " + ", ".join(parts)
+
+    def fields(self, summary: RunSummary) -> dict[str, str]:
+        best, where = self._now(summary)
+        return {"description": _run_title(self.name, where), "leader": _leader(best), "sprt": escape(_sprt_field(summary.sprt))}
+
+    def _now(self, summary: RunSummary) -> tuple[str | None, str]:
+        assert self._standing is not None
+        return self._standing.value(final=len(summary.records) >= summary.total)
+
+    def _standing_of(self, summary: RunSummary) -> tuple[str | None, str]:
+        rounds = summary.rounds
+        return self._running.describe(rounds), (f", {rounds.describe()}" if rounds is not None and rounds.pairings else "")
+
+#: ``arena run``'s bar: the tournament (and its round), games done, times, the leader and the SPRT.
+RUN_COLUMNS = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"), TextColumn("{task.fields[sprt]}"))
+#: ``arena match``'s bar: the two bots, games done, W-D-L and the SPRT.
+MATCH_COLUMNS = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[score]}"))
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """What a run or a match says when it ends early: the games it keeps, its interrupt's line, a lost worker's line."""
+
+    kept: Callable[[], int]
+    interrupted: Callable[[], str]
+    lost: Callable[[WorkerDied], str]
+
+
+@contextmanager
+def _playing(presenter: Presenter[Any], ending: _Ending, output: Path | None, serve_port: int | None,
+             serve_host: str) -> Iterator[None]:
+    """The games of ``arena run`` or ``arena match`` played in the block: stop signals as a flag, the live view
+    beside them (``--serve``), the progress stopped at the end, then an early end said in one line and its exit code."""
+    try:
+        try:
+            with stop_signals.as_flag(), _live_view(output, serve_port, serve_host):
+                yield
+        finally:
+            presenter.stop()  # first: the message comes after the progress's last line
+    except KeyboardInterrupt:
+        fail(ending.interrupted(), 130)
+    except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing, Ray cannot be had
+        fail(str(exc))
+    except StoreError as exc:
+        fail_store(exc, ending.kept(), output)  # none kept when the directory could not even be made
+    except WorkerDied as exc:
+        fail(ending.lost(exc), 1)
+
+
+def _say_where(config: TournamentConfig) -> None:
+    if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
+        say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
+
+
+def _say_cluster(cluster: MetaCluster) -> None:
+    say(cluster.line(), err)
+
+
+def _say_remote(line: str) -> None:
+    say(f"remote: {escape(line)}", err)
 
 
 @contextmanager
@@ -669,7 +696,7 @@ def match(
     seed: int = typer.Option(None, "--seed", help="Seed of the start positions and the bots' randomness (default: drawn at random, and printed)."),
     output: Path = typer.Option(None, "--output", "-o", help="Keep the records in this directory, as 'arena run' does: the same command resumes, 'arena standings' reads it."),
     new: bool = typer.Option(False, "--new", help="When --output holds another test (other bots, settings or SPRT), start this one in DIR-2 (DIR-3, ...) instead of refusing; the same command resumes it there."),
-    startup_timeout: float = typer.Option(10.0, "--startup-timeout", min=0.1, help="Seconds each bot has to answer 'hello'."),
+    startup_timeout: float = typer.Option(STARTUP_TIMEOUT_S, "--startup-timeout", min=0.1, help="Seconds each bot has to answer 'hello'."),
     logs: Path = typer.Option(None, "--logs", help="Directory for the bots' stderr logs (default: discarded; with --output, its logs/)."),
     openings: str = typer.Option(
         None, "--openings", help="An opening suite: 'plies=4,count=50' (drawn from --seed) or a file, one opening a line.",
@@ -733,70 +760,40 @@ def match(
         except OSError as exc:
             fail(f"cannot create {logs}: {exc.strerror or exc}")
     so_far = MatchResult(names=(a, b))
-    # Redirected to a file, stdout gets the progress as lines (what each says
-    # is made after each game, for the thread that may print it); a terminal
-    # on stderr, a live bar.
-    snapshot = ""
-    lines = ProgressLines(lambda text: say(text), lambda: snapshot) if not out.is_terminal else None
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[score]}"), console=err) if err.is_terminal else None
-    task = progress.add_task(escape(safe(f"{a} vs {b}")), total=games, score="") if progress is not None else None
-
-    def score(result: MatchResult) -> str:
-        return escape(f"{result.wins}-{result.draws}-{result.losses}  {_sprt_field(result.sprt)}")
+    # Redirected to a file, stdout gets the progress as lines; a terminal on stderr, a live bar.
+    presenter = Presenter(MATCH_COLUMNS, bar=err, log=out, write=say, line=MatchResult.progress_line,
+                          fields=lambda result: {"description": escape(safe(f"{a} vs {b}")),
+                                                 "score": escape(f"{result.wins}-{result.draws}-{result.losses}  {_sprt_field(result.sprt)}")})
 
     def on_start(result: MatchResult) -> None:
         # After the pre-flight: a bot that cannot start gets its one line, no bar.
-        nonlocal so_far, snapshot
+        nonlocal so_far
         so_far = result
-        snapshot = result.progress_line()
         if config.seed == drawn:
             say(f"seed {config.seed} (drawn at random; --seed {config.seed} plays the same games again)", err)
         say(match_header(config, games, capped=capped))
         if result.resumed:
             say(f"resuming: {result.resumed} of {result.total} games already in {config.output}", err)
-        if config.executor == "ray":  # Ray takes seconds to connect or start: say what is going on
-            say(f"playing on {ray_executor.describe_ray_address(ray_executor.ray_address(config))}", err)
-        if progress is not None:
-            progress.update(task, total=result.total, completed=result.resumed, score=score(result))
-            progress.start()
-        if lines is not None:
-            lines.start(result.games, result.total)
-
-    def on_record(record: GameRecord, result: MatchResult) -> None:
-        nonlocal snapshot
-        if progress is not None:
-            progress.update(task, advance=1, score=score(result))
-        if lines is not None:
-            snapshot = result.progress_line()
-            lines.update(result.games, result.total)
+        _say_where(config)
+        presenter.start(result.games, result.total, result)
 
     if serve_port is not None and output is None:
         fail("--serve shows a results directory: name one with --output")
-    try:
-        try:
-            with stop_signals.as_flag(), _live_view(config.output, serve_port, serve_host):
-                result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
-                                    on_record=on_record, on_cluster=lambda cluster: say(cluster.line(), err),
-                                    on_remote=lambda line: say(f"remote: {escape(line)}", err))
-        finally:
-            if lines is not None:
-                lines.stop()
-            if progress is not None and progress.live.is_started:
-                progress.stop()
-    except KeyboardInterrupt:
-        # Outside the progress display, so the message comes after its last line.
-        kept = f"; records in {config.output}: the same command resumes" if output is not None else ""
-        fail(f"interrupted after {so_far.games} of {so_far.total or games} games; W/D/L for {a}: "
-             f"{so_far.wins}/{so_far.draws}/{so_far.losses}{kept}", 130)
-    except (StartupFailed, ResultsConflict, StoreBusy, ConfigError) as exc:  # ConfigError: Ray cannot be had
-        fail(str(exc))
-    except StoreError as exc:
-        fail_store(exc, len(so_far.records), config.output)
-    except WorkerDied as exc:
-        fail(str(exc), 1)
+    records_kept = f"; records in {config.output}: the same command resumes" if output is not None else ""
+    ending = _Ending(lambda: len(so_far.records), lambda: f"interrupted after {so_far.games} of {so_far.total or games} games; "
+                     f"W/D/L for {a}: {so_far.wins}/{so_far.draws}/{so_far.losses}{records_kept}", str)
+    with _playing(presenter, ending, config.output, serve_port, serve_host):
+        result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
+                            on_record=lambda record, result: presenter.update(result.games, result.total, result),
+                            on_cluster=_say_cluster, on_remote=_say_remote)
+    _say_match(result, config, game, kept=output is not None)
+
+
+def _say_match(result: MatchResult, config: TournamentConfig, game: str, *, kept: bool) -> None:
+    """``arena match``'s verdict: W/D/L, Elo, LOS, game pairs, the SPRT, forfeits; where the records are ``kept``."""
     stats = result.statistics()
     penta = stats.penta
+    a, b = result.names
     say(f"{a} vs {b}: {result.games} game{'s' if result.games != 1 else ''} of {game} {clocks_text(config)}")
     say(f"  W/D/L for {a}: {result.wins}/{result.draws}/{result.losses}  score {result.score_pct or 0.0:.1f}%"
         f"  draw ratio {format_percent(stats.draw_ratio)}")
@@ -820,7 +817,7 @@ def match(
                 say(f"    {record.game_id}: {record.players[record.forfeit_by]} {describe_forfeit(record)}")
     else:
         say("  forfeits: none")
-    if output is not None:
+    if kept:
         say(f"records in {config.output} (seed {config.seed}); arena standings {config.output} ranks them", err)
 
 
@@ -856,7 +853,7 @@ def check(
     game: str = typer.Option(None, "--game", "-g", help=f"One bot: one of: {', '.join(engine.GAMES)} (default: oxono)."),
     tc: str = typer.Option(None, "--tc", help="One bot: time control for the test games (default: 10+0.1)."),
     cwd: Path = typer.Option(None, "--cwd", help="One bot: its working directory (default: the current one)."),
-    startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help="One bot: seconds the bot has to answer 'hello' (default: 10)."),
+    startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help=f"One bot: seconds the bot has to answer 'hello' (default: {STARTUP_TIMEOUT_S:g})."),
     sandbox: str = typer.Option(None, "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)} (default: none)."),
     fmt: str = typer.Option(None, "--format", "-f", help=f"A tournament file: the table as {', '.join(CHECK_FORMATS)} (default: plain)."),
     build: bool = typer.Option(False, "--build", help="A tournament file: install its Python packages first (python_packages, the teams' requirements.txt)."),
@@ -883,7 +880,7 @@ def check(
     if sandbox not in SANDBOXES:
         fail(f"unknown sandbox {sandbox!r}; use one of {', '.join(SANDBOXES)}")
     try:
-        steps = check_bot(target, game, time_control=control, games=games or 2, startup_timeout_s=startup_timeout or 10.0,
+        steps = check_bot(target, game, time_control=control, games=games or 2, startup_timeout_s=startup_timeout or STARTUP_TIMEOUT_S,
                           sandbox=sandbox, cwd=cwd)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:  # ArenaWriteError: the bot's log or scratch on a full disk
         fail(str(exc))

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 import engine
 from arena.bot.player import BotPlayer, Forfeit
-from arena.bot.spec import BotConfig, split_command
+from arena.bot.spec import STARTUP_TIMEOUT_S, BotConfig, split_command
 from arena.bot.text import safe
 from arena.game.clock import Clock, TimeControl
 from arena.game.records import GameRecord, RESIGNATION, timestamp
@@ -54,7 +54,7 @@ class PlayOptions:
     ansi: bool | None = None
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
-    startup_timeout_s: float = 10.0
+    startup_timeout_s: float = STARTUP_TIMEOUT_S
     #: The bot's standard error goes here (default: discarded).
     log: Path | None = None
 

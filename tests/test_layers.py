@@ -75,7 +75,7 @@ def test_the_layers_exist_as_packages():
     for layer in LAYERS[1:-1]:
         assert (ROOT / layer.replace(".", "/") / "__init__.py").is_file(), layer
     flat = sorted(p.name for p in (ROOT / "arena").glob("*.py"))
-    assert flat == ["__init__.py", "__main__.py", "check.py", "cli.py", "connect.py", "play.py"], flat
+    assert flat == ["__init__.py", "__main__.py", "check.py", "cli.py", "connect.py", "play.py", "progress.py"], flat
 
 
 def test_imports_run_one_way():

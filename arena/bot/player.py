@@ -19,7 +19,7 @@ from typing import Any
 from arena.bot import protocol
 from arena.bot.remote import Disconnected, RemoteBotProcess
 from arena.bot.sandbox import Confinement
-from arena.bot.spec import BotConfig
+from arena.bot.spec import QUIT_GRACE_S, STARTUP_TIMEOUT_S, BotConfig
 from arena.bot.protocol_log import ProtocolLog
 from arena.bot.stderr_log import StderrLog
 from arena.bot.text import clean_text
@@ -72,8 +72,8 @@ class BotPlayer:
         *,
         log_path: Path | None = None,
         log_root: Path | None = None,
-        startup_timeout_s: float = 10.0,
-        quit_grace_s: float = 2.0,
+        startup_timeout_s: float = STARTUP_TIMEOUT_S,
+        quit_grace_s: float = QUIT_GRACE_S,
         scratch_dir: Path | None = None,
         hidden: tuple[Path, ...] = (),
         spin: bool = False,

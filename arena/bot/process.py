@@ -39,7 +39,7 @@ from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.protocol_log import ProtocolLog
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
-from arena.bot.spec import missing_program
+from arena.bot.spec import QUIT_GRACE_S, missing_program
 from arena.bot.stderr_log import StderrLog
 from arena.bot.text import clean_tail, clean_text
 
@@ -477,7 +477,7 @@ class BotProcess:
                 return
             time.sleep(0.001)
 
-    def stop(self, grace: float = 2.0) -> None:
+    def stop(self, grace: float = QUIT_GRACE_S) -> None:
         """Close the bot's stdin, give it ``grace`` seconds to exit by itself,
         then kill its whole process group (which also ends anything it left
         running) and reap it.  Idempotent."""

@@ -37,7 +37,7 @@ from arena.bot.process import (
 )
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.protocol_log import ProtocolLog
-from arena.bot.spec import AUTO_MARGIN_CAP_MS, RemoteLink
+from arena.bot.spec import AUTO_MARGIN_CAP_MS, QUIT_GRACE_S, RemoteLink
 
 __all__ = [
     "RemoteBotProcess", "Disconnected", "BOT_LINE", "LOST", "BACK", "ENDED", "TOO_LONG", "ACCEPTED",
@@ -148,7 +148,7 @@ class RemoteBotProcess:
                 pass  # the hub is gone: so is the connection
             sock.close()
 
-    def stop(self, grace: float = 2.0) -> None:
+    def stop(self, grace: float = QUIT_GRACE_S) -> None:
         """After ``quit``: the bridge's bot exits by itself (within its own grace)."""
         self.kill()
 

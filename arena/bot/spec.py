@@ -17,7 +17,12 @@ from typing import Any
 
 from arena.bot.limits import Limits
 
-__all__ = ["BotConfig", "RemoteLink", "AUTO_MARGIN_CAP_MS", "command_problem", "missing_program", "split_command"]
+__all__ = ["BotConfig", "RemoteLink", "AUTO_MARGIN_CAP_MS", "QUIT_GRACE_S", "STARTUP_TIMEOUT_S", "command_problem", "missing_program", "split_command"]
+
+#: The seconds a bot has to answer ``hello`` unless a tournament (``startup_timeout``) or a command says otherwise.
+STARTUP_TIMEOUT_S = 10.0
+#: The seconds a bot has to exit by itself after ``quit`` before its process tree is killed.
+QUIT_GRACE_S = 2.0
 
 #: The longest command accepted: splitting one is quadratic in its longest word.
 MAX_COMMAND_CHARS = 65_536

@@ -36,7 +36,7 @@ import engine
 from arena.bot.limits import LIMIT_KEYS, Limits
 from arena.bot.packages import MAX_REQUIREMENTS_BYTES, list_problem, requirement_problem, requirements_of
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable, check_sandbox
-from arena.bot.spec import BotConfig, command_problem, split_command
+from arena.bot.spec import STARTUP_TIMEOUT_S, BotConfig, command_problem, split_command
 from arena.bot.submission import (
     SUBMISSION_KEYS, SubmissionLimits, SubmissionProblem, deadline_of, folder_entries, outside_word, read_manifest,
 )
@@ -151,7 +151,6 @@ RAY_KEYS = ("address", "working_dir", "num_cpus", "connect_timeout")
 _REQUIRED = ("game", "time_control")
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 _DEFAULT_TIME_MARGIN_S = 0.05
-_DEFAULT_STARTUP_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -457,7 +456,7 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         "time_margin", _DEFAULT_TIME_MARGIN_S, unit="a number of seconds", must_be="not negative"
     )
     startup_s = fields.number(
-        "startup_timeout", _DEFAULT_STARTUP_TIMEOUT_S, unit="a number of seconds", must_be="positive"
+        "startup_timeout", STARTUP_TIMEOUT_S, unit="a number of seconds", must_be="positive"
     )
     game = _game(fields)
     seed = fields.integer("seed", 0)

@@ -27,6 +27,7 @@ from typing import Protocol
 from multiprocess.connection import Connection
 
 import engine
+from arena.bot.spec import QUIT_GRACE_S
 from arena.bot.stop_signals import wakeup_fd, woken
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
@@ -38,7 +39,7 @@ from arena.run.supervised import EXIT_GRACE_S, Child, child_deadline_s, reply, s
 __all__ = ["Executor", "LocalExecutor", "game_deadline_s"]
 
 
-def game_deadline_s(config: TournamentConfig, quit_grace_s: float = 2.0) -> float:
+def game_deadline_s(config: TournamentConfig, quit_grace_s: float = QUIT_GRACE_S) -> float:
     """The longest one game can take, however the bots behave
     (:func:`~arena.run.supervised.child_deadline_s`): both bots start and
     quit, the game runs to its longest with every ply using its whole clock

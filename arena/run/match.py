@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import engine
-from arena.bot.spec import BotConfig, split_command
+from arena.bot.spec import STARTUP_TIMEOUT_S, BotConfig, split_command
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
@@ -96,7 +96,7 @@ def match_config(
     seed: int = 0,
     concurrency: int = 1,
     time_margin_ms: int = 50,
-    startup_timeout_s: float = 10.0,
+    startup_timeout_s: float = STARTUP_TIMEOUT_S,
     output: Path | None = None,
     openings: tuple[Opening, ...] | None = None,
     sprt: SprtConfig | None = None,

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bot.player import Forfeit
+from arena.bot.spec import QUIT_GRACE_S
 from arena.run.config import TournamentConfig
 from arena.run.pool import BotPool, PREFLIGHT_TAG
 from arena.run.supervised import Lost, child_deadline_s, supervise
@@ -33,7 +34,7 @@ from arena.run.supervised import Lost, child_deadline_s, supervise
 __all__ = ["StartupProblem", "StartupFailed", "preflight", "preflight_deadline_s"]
 
 
-def preflight_deadline_s(config: TournamentConfig, quit_grace_s: float = 2.0) -> float:
+def preflight_deadline_s(config: TournamentConfig, quit_grace_s: float = QUIT_GRACE_S) -> float:
     """The longest starting one bot in the pre-flight can take, however the
     bot behaves (:func:`~arena.run.supervised.child_deadline_s`): its
     start-up timeout, then ``quit`` and the quit grace; plus 10 s.  A
