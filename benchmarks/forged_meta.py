@@ -8,7 +8,7 @@ and pairings, not in the n² games a round-robin of them would have.
 
     python benchmarks/forged_meta.py                  # 3,000 bots (an 840 KiB file)
     python benchmarks/forged_meta.py --bots 10000     # the most a tournament.json may name
-    python benchmarks/forged_meta.py --quick          # a tiny size, as CI runs it
+    python benchmarks/forged_meta.py --quick          # 100 bots, the round-robin alone: only checks that it runs
 """
 
 from __future__ import annotations
@@ -40,13 +40,16 @@ def measured(*args: str) -> tuple[float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bots", type=int, default=3000)
-    parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
+    parser.add_argument("--quick", action="store_true",
+                        help="100 bots, the round-robin alone: only checks that it runs (tests/test_benchmarks.py; "
+                             "every shape is read at 3,000 bots by tests/test_forged_records.py)")
     args = parser.parse_args()
+    shapes = FORGED_SHAPES
     if args.quick:
-        args.bots = 100
+        args.bots, shapes = 100, FORGED_SHAPES[:1]
     print(f"{'shape':<12} {'command':<10} {'bots':>6} {'file KiB':>9} {'seconds':>8} {'peak MB':>8}")
     with tempfile.TemporaryDirectory() as tmp:
-        for shape in FORGED_SHAPES:
+        for shape in shapes:
             directory = forged_meta(Path(tmp) / shape, args.bots, shape)
             size = (directory / "tournament.json").stat().st_size / 1024
             for command in ("standings", "report"):

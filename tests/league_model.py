@@ -26,8 +26,9 @@ happen with every run left to finish.  After each step it checks:
 
 The formats: round-robin, gauntlet, reference, swiss, knockout, stages
 (a Swiss, then a knockout of its top 4), an SPRT match (``arena match
--o DIR --sprt``) and adaptive (16 games at most).  Used by ``tests/test_league_model.py`` (bounded, for CI)
-and ``scripts/league_soak.py`` (for as long as you like).
+-o DIR --sprt``) and adaptive (16 games at most).  Used by ``tests/test_league_model.py`` (a short
+sequence a format, for CI: two events chosen, the first run always stopped)
+and ``scripts/league_soak.py`` (random events, for as long as you like).
 """
 
 from __future__ import annotations
@@ -77,6 +78,9 @@ for line in sys.stdin:
 
 NAMES = ("ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "kim", "lu")
 FORMATS = ("round-robin", "gauntlet", "reference", "swiss", "knockout", "stages", "sprt", "adaptive")
+#: Every kind of event (:meth:`Driver.step` says what each does; ``more`` is
+#: the SPRT match's alone, and it has no other than ``run`` and the damage).
+EVENTS = ("run", "late", "change", "break", "shuffle", "tear", "delete", "garble", "remove", "back", "rounds", "more")
 
 #: How a run may be stopped, as a user or the system would: the signal, and
 #: whether it comes twice (an impatient Ctrl-C, a service manager's stop).
@@ -390,7 +394,7 @@ class League:
         if self.fmt == "sprt":
             bot = self.directory.parent / "match-bot.py"
             return ["match", f"python {bot}", "python -m bots.greedy", "-g", "yoxii", "--tc", "10+0.1",
-                    "-n", self.games, "--seed", self.seed, "--sprt", "elo0=-40,elo1=40", "-o", self.out]
+                    "-n", self.games, "--seed", self.seed, "--sprt", "elo0=-100,elo1=100", "-o", self.out]
         return ["run", self.file, *flags]
 
 
@@ -466,8 +470,14 @@ class Driver:
         keep = {league.order[0]} if self.fmt in ("gauntlet", "reference") else set()
         return [n for n in league.present if n not in keep]
 
-    def step(self) -> None:
-        event = self.rng.choice(self.events())
+    def step(self, event: str | None = None) -> None:
+        """One event, ``event`` or else one drawn from those that may happen
+        now, on both leagues; the subject's run killed and resumed at random;
+        then the checks."""
+        if event is None:
+            event = self.rng.choice(self.events())
+        elif event not in self._events():
+            raise ValueError(f"event {event!r} cannot happen now in a {self.fmt} league (it may: {self._events()})")
         flags: tuple[str, ...] = ()
         both = (self.subject, self.reference)
         text = event
@@ -595,12 +605,13 @@ class Driver:
             raise Violation(f"the reference's uninterrupted run ({' '.join(map(str, flags)) or 'no flags'}) "
                             f"exited {result.exit_code}: {_last_line(result.err)}")
 
-    def _run_subject(self, flags: tuple[str, ...]) -> list[str]:
-        """Run the step's command on the subject, killed and resumed at random, to the end."""
+    def _run_subject(self, flags: tuple[str, ...], stop: bool = False) -> list[str]:
+        """Run the step's command on the subject, killed and resumed at random
+        (its first attempt always stopped when ``stop``), to the end."""
         command = self.subject.command(*flags)
         said: list[str] = []
         for attempt in range(8):
-            kill = self.rng.random() < (0.6 if attempt == 0 else 0.3) and attempt < 4
+            kill = (self.rng.random() < (0.6 if attempt == 0 else 0.3) or (stop and attempt == 0)) and attempt < 4
             signum: int | None = None
             written = self._decisions()
             if kill:
@@ -776,20 +787,25 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "(nothing on stderr)"
 
 
-def run_sequence(seed: int, fmt: str, workdir: Path, steps: int, avoid: frozenset[str] = frozenset()) -> Sequence_:
-    """``steps`` random events (drawn from ``seed``; none of ``avoid``) on a
-    league of ``fmt`` in ``workdir`` (removed at the end), checked after
-    each; stops at the first violation, which the log holds."""
+def run_sequence(seed: int, fmt: str, workdir: Path, steps: int | Sequence[str],
+                 avoid: frozenset[str] = frozenset(), stop_first: bool = False) -> Sequence_:
+    """``steps`` random events (drawn from ``seed``; none of ``avoid``), or
+    the events ``steps`` names, in order, on a league of ``fmt`` in
+    ``workdir`` (removed at the end), checked after each (and after the first
+    run); stops at the first violation, which the log holds.  The kills, their
+    moments and the bots an event picks are drawn from ``seed`` either way;
+    ``stop_first``: the subject's first run is stopped whatever the draw
+    (so that a short sequence has a kill)."""
     driver = Driver(seed, fmt, workdir, avoid)
     try:
         driver.log.steps.append("first run")
         driver._run_reference(())
-        kills = driver._run_subject(())
+        kills = driver._run_subject((), stop=stop_first)
         if kills:
             driver.log.steps[-1] += "; " + ", ".join(kills)
         driver.check()
-        for _ in range(steps):
-            driver.step()
+        for event in [None] * steps if isinstance(steps, int) else steps:
+            driver.step(event)
     except Violation as exc:
         driver.log.violations.append(str(exc))
     finally:
