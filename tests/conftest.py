@@ -52,6 +52,17 @@ def _become_subreaper() -> None:
 _become_subreaper()
 
 
+def _keep_bytecode() -> None:
+    # Under PYTHONDONTWRITEBYTECODE (some sandboxes and CI images set it) every
+    # arena process a test starts compiles the arena's modules again: 0.4 s
+    # each, hundreds of times.  Compiled once into a cache outside the checkout instead.
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"totem-arena-pycache-{os.getuid()}"))
+
+
+_keep_bytecode()
+
+
 def _fail_skip_in_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
     if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)

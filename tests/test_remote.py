@@ -311,7 +311,11 @@ class Proxy:
                 client, _ = self.server.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(("127.0.0.1", self.target))
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:  # the run is over: its listener is gone, the bridge knocks on
+                client.close()
+                continue
             self.sockets += [client, upstream]
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
