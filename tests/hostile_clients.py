@@ -82,7 +82,8 @@ class Attack:
                 except OSError:
                     sock.close()  # let go by the server: its header timeout works
             held = kept
-            self._stop.wait(1.0)
+            # Every second a byte; sooner while none is held (the server is not up yet, say).
+            self._stop.wait(1.0 if held else self.pause)
         for sock in held:
             sock.close()
 

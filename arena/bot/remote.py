@@ -274,8 +274,8 @@ class RemoteBotProcess:
             self._lost_at = None
         elif tag == ENDED:
             self._ended = rest.decode(errors="replace") or "the bot's program ended"
-        elif tag == ROUND_TRIP:
-            self.round_trip_ms = _milliseconds(rest) or self.round_trip_ms
+        elif tag == ROUND_TRIP and (measured := _milliseconds(rest)) is not None:
+            self.round_trip_ms = measured
 
 
 def _milliseconds(text: bytes) -> float | None:

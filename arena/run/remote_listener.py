@@ -69,7 +69,8 @@ PING_EVERY_S = 2.0
 _ROUND_TRIPS = 5
 #: How long a claim waits for a new connection's first round trip (beyond, its game grants none).
 _FIRST_PING_S = 2.0
-_BRIDGE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: The shape of what a bridge names in a header (its bot's run, its version): nothing else is kept.
+_HEADER_WORD = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Lines a session keeps to send again after a reconnection: those since the
 #: bot's last line (a game's end, the next game's start, a turn at most).
 _UNANSWERED = 16
@@ -277,7 +278,7 @@ class RemoteListener:
             self._refused(f"refused a connection of {bot} from {peer}: it has {self.limits.per_bot} already, the most taken")
             return web.Response(status=503, text="too many connections for this bot\n")
         bridge = request.headers.get(BRIDGE_HEADER, "")
-        if not _BRIDGE_ID.fullmatch(bridge):
+        if not _HEADER_WORD.fullmatch(bridge):
             bridge = secrets.token_hex(8)
         # Pings and pongs come to the relay (autoping off): a pong gives the round trip, a ping counts in the rate.
         ws = web.WebSocketResponse(max_msg_size=MAX_LINE_BYTES, heartbeat=HEARTBEAT_S, timeout=_CLOSE_TIMEOUT_S,
@@ -285,7 +286,7 @@ class RemoteListener:
         await ws.prepare(request)
         version = request.headers.get(VERSION_HEADER, "")
         link = _Link(bot, bridge, peer, ws, allowance=self.limits.burst, stamp=time.monotonic(),
-                     version=version if _BRIDGE_ID.fullmatch(version) else "")
+                     version=version if _HEADER_WORD.fullmatch(version) else "")
         self._links.add(link)
         pinger = asyncio.get_running_loop().create_task(self._ping(link))
         try:
