@@ -621,7 +621,9 @@ class BotProcess:
         limit = self._limit_hit(rc, signum, tail)
         if limit:
             message += f": {limit}"
-        if note:
+        if note and rc is None:
+            # A bot that exited closed its input by exiting: said only of a
+            # running bot, the message does not depend on which came first.
             message += f" ({note})"
         if lines:
             message += f"; stderr ends with: {clean_tail(' | '.join(lines), 300)}"
