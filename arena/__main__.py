@@ -5,7 +5,7 @@ import os
 import signal
 import sys
 
-from arena.bot import stop_signals
+from arena.base import stop_signals
 
 
 def main() -> None:

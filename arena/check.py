@@ -20,13 +20,14 @@ from pathlib import Path
 from tabulate import tabulate
 
 import engine
-from arena.bot.player import BotPlayer, Forfeit
-from arena.bot.reaper import descendants
+from arena.bot.forfeits import Forfeit
+from arena.bot.player import BotPlayer
+from arena.base.processes import descendants
 from arena.bot.sandbox import check_sandbox, unclosed_channel
 from arena.bot.spec import QUIT_GRACE_S, STARTUP_TIMEOUT_S, BotConfig, command_problem, split_command
 from arena.bot.submission import SubmissionProblem
 from arena.bot.version import Fingerprint, describe_change, fingerprint
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord, GameSpec

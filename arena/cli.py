@@ -22,13 +22,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 import engine
 from arena import __version__
 from arena.progress import Presenter
-from arena.bot import stop_signals
+from arena.base import stop_signals
 from arena.bot.process import ArenaWriteError
-from arena.bot.protocol import FORFEIT_REASONS
+from arena.bot.forfeits import FORFEIT_REASONS
 from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.bot.spec import STARTUP_TIMEOUT_S
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord, schedule_key
@@ -111,7 +111,7 @@ err = Console(stderr=True, emoji=False)
 
 def say(text: str, console: Console = out) -> None:
     """Print text literally: no markup, no highlighting, no wrapping (pipes get whole lines).
-    Every line is cleaned (:func:`~arena.bot.text.safe`) on the way out:
+    Every line is cleaned (:func:`~arena.base.text.safe`) on the way out:
     messages quote bots and results files, and no escape sequence they hold
     may reach the terminal, whichever path brought it here."""
     console.print(safe(text, lines=True), markup=False, highlight=False, soft_wrap=True)
@@ -163,7 +163,7 @@ def interruptible(command: F) -> F:
     e.g. while it reads its input: the one line, not a traceback.
 
     ``arena run`` and ``arena match`` (and ``arena check`` of a file) take a
-    stop signal as a flag (:func:`~arena.bot.stop_signals.as_flag`): their
+    stop signal as a flag (:func:`~arena.base.stop_signals.as_flag`): their
     loops wait on it and stop where that is safe.  Every other command (and
     those before their loops start) has no loop of its own: reading a long
     log, waiting on a bot or on stdin, a web server.  Nothing there would

@@ -40,7 +40,7 @@ from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.reaper import set_parent_death_signal
 from arena.bot.spec import BotConfig, command_problem, split_command
 from arena.bot.version import fingerprint
-from arena.bot.text import clean_text
+from arena.base.text import clean_text
 from arena.run.remote_listener import BOT_EXITED, BRIDGE_HEADER, HEARTBEAT_S, RESTART, VERSION_HEADER
 
 __all__ = ["BridgeOptions", "bridge_options", "run_bridge", "FIRST_PAUSE_S", "LONGEST_PAUSE_S"]

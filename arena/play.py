@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import engine
-from arena.bot.player import BotPlayer, Forfeit
+from arena.bot.forfeits import Forfeit
+from arena.bot.player import BotPlayer
 from arena.bot.spec import STARTUP_TIMEOUT_S, BotConfig, split_command
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.game.clock import Clock, TimeControl
 from arena.game.records import GameRecord, RESIGNATION, timestamp
 from arena.game.referee import Referee

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 import needs
+from arena.base.processes import descendants, proc_stat
 from builders import ROOT
 
 # pytester: test_ci_skips.py runs pytest sessions of its own in this process.
@@ -377,36 +378,14 @@ def _digest_cache_of_the_session(tmp_path_factory: pytest.TempPathFactory) -> It
         os.environ["TOTEM_ARENA_CACHE"] = before
 
 
-def _process_table() -> dict[int, tuple[int, str]]:
-    """pid -> (parent pid, state letter) of every process we may read."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        # Fields after the command name, which may itself hold spaces and ')'.
-        state, ppid = stat.rpartition(")")[2].split()[:2]
-        table[int(entry.name)] = (int(ppid), state)
-    return table
-
-
 def _descendants() -> dict[int, str]:
-    """pid -> state of every descendant of this test process.  Processes of
-    other users of the machine are not descendants and are never counted."""
-    table = _process_table()
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _state) in table.items():
-        children.setdefault(ppid, []).append(pid)
+    """pid -> state of every descendant of this test process (the arena's
+    own walk of the tree).  Processes of other users of the machine are not
+    descendants and are never counted."""
     found: dict[int, str] = {}
-    todo = [os.getpid()]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found[child] = table[child][1]
-                todo.append(child)
+    for pid in descendants([os.getpid()])[1:]:
+        if (stat := proc_stat(pid)) is not None:  # (gone meanwhile otherwise)
+            found[pid] = stat[0]
     return found
 
 
@@ -423,14 +402,6 @@ def _reap(pids: dict[int, str]) -> None:
 def soon() -> float:
     """The deadline :data:`SOON` from now."""
     return time.monotonic() + SOON
-
-
-def proc_stat(pid: int) -> list[str] | None:
-    """Fields of /proc/<pid>/stat after the command name (state, ppid, pgrp, ...)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return None
 
 
 def group_members(pgid: int) -> set[int]:

@@ -25,7 +25,7 @@ from typing import Any
 import needs
 from arena.results.standings import compute_standings
 from builders import tournament_file
-from conftest import _descendants, _describe, left_behind
+from conftest import _descendants, left_behind
 
 _AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16), "RAY_AUTH_TOKEN_PATH": None}
 #: Environment variable set on the test bots, so their processes can be found.

@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 import arena.cli as cli
+from arena.base.processes import children
 from arena.results.sprt import SprtConfig
 import needs
 from arena.check import check_bot
@@ -598,7 +599,6 @@ def test_run_refuses_a_directory_in_use(tmp_path):
     from arena.results.store import ResultsStore
     from arena.run.config import load_config
     from arena.run.results_dir import RunPlan, open_results
-    from arena.formats.schedule import make_schedule
 
     path = tournament_file(tmp_path, bots=("alpha", "beta"))
     config = load_config(path)
@@ -606,17 +606,6 @@ def test_run_refuses_a_directory_in_use(tmp_path):
         open_results(store, RunPlan(config, store.directory))
         assert_one_line_error(arena("run", path), "another 'arena run' is writing to", str(config.output))
     assert (config.output / "games.jsonl").read_bytes() == b""
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and int((entry / "stat").read_text().rpartition(")")[2].split()[1]) == pid:
-                found.append(int(entry.name))
-        except (OSError, ValueError):
-            pass
-    return found
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -630,7 +619,7 @@ def test_a_worker_killed_from_outside_ends_the_run_with_one_line(tmp_path):
         while not (games.exists() and games.read_bytes().count(b"\n") >= 1):
             assert run.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
-        worker = next(pid for pid in children_of(run.pid) if b"arena.cli" in Path(f"/proc/{pid}/cmdline").read_bytes())
+        worker = next(pid for pid in children(run.pid) if b"arena.cli" in Path(f"/proc/{pid}/cmdline").read_bytes())
         os.kill(worker, signal.SIGKILL)
         stdout, stderr = run.communicate(timeout=30)
     finally:

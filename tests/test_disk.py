@@ -21,7 +21,7 @@ import pytest
 
 from arena.bot import quota
 from arena.bot.limits import Limits
-from arena.bot.player import BotPlayer, Forfeit
+from arena.bot.player import BotPlayer
 from arena.bot.process import ArenaWriteError, BotProcess
 from arena.bot.sandbox import Confinement
 from arena.game.clock import TimeControl

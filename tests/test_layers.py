@@ -16,7 +16,7 @@ from builders import ROOT
 #: Lowest first.  The live web view reads results as the commands do (through
 #: arena.run's reading of a directory or tournament file); the front ends
 #: (cli, check, play) sit above every layer.
-LAYERS = ["engine", "arena.bot", "arena.game", "arena.formats", "arena.results", "arena.run", "arena.live", "arena"]
+LAYERS = ["engine", "arena.base", "arena.bot", "arena.game", "arena.formats", "arena.results", "arena.run", "arena.live", "arena"]
 
 
 def layer_of(module: str) -> int | None:

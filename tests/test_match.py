@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import statistics
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from arena.game.clock import TimeControl

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import needs
 from arena.bot import protocol_log
 from arena.bot.protocol_log import ProtocolLog, protocol_log_path
-from arena.bot.safe_files import RefusedFile
+from arena.base.safe_files import RefusedFile
 from arena.cli import app
 from arena.results.logs import game_log, protocol_log as read_protocol_log
 from arena.run.bot_option import bot_from_option

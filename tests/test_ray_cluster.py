@@ -22,12 +22,11 @@ from datetime import datetime
 import pytest
 
 from arena.run.config import load_config
-from arena.run.preflight import StartupFailed
 from arena.run.ray_executor import RayExecutor
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
 from arena.run.remote_tokens import make_token
-from builders import BOTS, ROOT, arena, assert_one_line_error, records
+from builders import BOTS, ROOT, arena, records
 from raytest import QUIET, RANDOM, marked_tournament, played, ranking, ray_runtime, wait_until_gone
 
 
@@ -236,7 +235,7 @@ def test_losing_a_node_mid_run_loses_no_game(tmp_path, two_nodes):
 
 
 def test_a_frozen_nodes_game_is_played_elsewhere_within_its_deadline(tmp_path, two_nodes):
-    from arena.bot.reaper import descendants
+    from arena.base.processes import descendants
 
     slow = f"[python, {BOTS / 'slow.py'}, '0.03']"
     config = load_config(marked_tournament(tmp_path, {"a": slow, "b": slow}, rounds=3, concurrency=3))

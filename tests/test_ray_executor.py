@@ -362,7 +362,7 @@ def test_an_sprt_with_one_actor_frozen_stops_within_two_pairs_an_actor_of_the_lo
     first pair not yet complete, and the frozen pair is played again at the
     game deadline.  Same verdict, LLR and pairs as a local run; stored, at
     most the local run's pairs and 2 x concurrency pairs more."""
-    from arena.bot.reaper import descendants
+    from arena.base.processes import descendants
     from arena.run.ray_executor import RayExecutor
 
     bots = {"greedy": "python -m bots.greedy", "slow": f"[python, {BOTS / 'slow.py'}, '0.02']"}

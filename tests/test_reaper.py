@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from arena.bot.process import BotProcess, ProcessExited
-from arena.bot.reaper import children, kill_all, proc_stat
+from arena.base.processes import children, proc_stat
+from arena.bot.reaper import kill_all
 from builders import bot_cmd
 from conftest import group_members, soon
 

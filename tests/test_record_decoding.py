@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import engine
-from arena.bot.protocol import MAX_DETAIL_CHARS, MAX_INFO_BYTES
+from arena.bot.forfeits import MAX_DETAIL_CHARS
+from arena.bot.protocol import MAX_INFO_BYTES
 from arena.game import records as records_module
 from arena.game.records import GameRecord, MAX_ROUND, REASONS, RULE_REASONS
 

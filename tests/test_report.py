@@ -583,7 +583,7 @@ def test_a_large_reports_games_are_written_through_no_link(results, tmp_path):
     assert_one_line_error(arena("report", results, "-o", tmp_path / "r.html"), "r.games is a link", "never through a link")
     assert list(elsewhere.iterdir()) == [] and not (tmp_path / "r.html").exists()
     # Planted after the check: writing refuses it as well.
-    from arena.bot.safe_files import RefusedFile
+    from arena.base.safe_files import RefusedFile
 
     records = played_games("oxono", ["ann", "bob", "cy"], 6, seed=5)
     (tmp_path / "report.games").symlink_to(elsewhere)

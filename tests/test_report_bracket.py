@@ -11,7 +11,6 @@ from urllib.parse import parse_qs
 
 import pytest
 
-import engine
 from arena.game.records import GameRecord
 from builders import HOSTILE_NAME, KNOCKOUT, STAND_IN, played_cup, results, report_page
 from arena.results.report.bracket import game_href, rounds_html

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.bot.process import ArenaWriteError
-from arena.bot.safe_files import RefusedFile
+from arena.base.safe_files import RefusedFile
 from arena.bot.stderr_log import StderrLog
 from arena.game.positions import start_state
 from arena.results.report import write_report

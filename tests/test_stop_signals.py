@@ -1,4 +1,4 @@
-"""Stop signals as a flag (arena.bot.stop_signals): each case in a Python
+"""Stop signals as a flag (arena.base.stop_signals): each case in a Python
 process of its own, since it installs process-wide signal handlers."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from builders import ROOT
 
 PRELUDE = """
 import os, select, signal
-from arena.bot.stop_signals import Stopped, as_flag, check, install, wakeup_fd, woken
+from arena.base.stop_signals import Stopped, as_flag, check, install, wakeup_fd, woken
 install()
 def stop(signum=signal.SIGTERM):
     os.kill(os.getpid(), signum)

@@ -1,4 +1,4 @@
-"""arena.bot.text: text from a bot or a results file, made safe for a
+"""arena.base.text: text from a bot or a results file, made safe for a
 terminal, Markdown, HTML and CSV."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 import pytest
 from tabulate import tabulate
 
-from arena.bot.text import DESTINATIONS, clean_tail, clean_text, safe
+from arena.base.text import DESTINATIONS, clean_tail, clean_text, safe
 
 #: What a hostile bot writes: window title (OSC 0), clear screen, clipboard
 #: write (OSC 52), bell, C1 controls (CSI, OSC, ST), a carriage return that

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-from arena.bot import safe_files
+from arena.base import safe_files
 
 __all__ = ["BoundedFile", "GamesFolder"]
 
@@ -89,7 +89,7 @@ class GamesFolder:
 
     def create(self, name: str, buffered: bool = False) -> IO[bytes]:
         """The file ``name`` opened to write from empty.  Raises OSError
-        (:class:`~arena.bot.safe_files.RefusedFile` for a link or a special
+        (:class:`~arena.base.safe_files.RefusedFile` for a link or a special
         file in its place), naming the file."""
         path = self.folder / name
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC

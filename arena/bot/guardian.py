@@ -20,7 +20,7 @@ import select
 import signal
 import sys
 
-from arena.bot.reaper import children, proc_stat
+from arena.base.processes import children, proc_stat
 
 #: How often the actor's children are looked at.
 POLL_S = 0.25

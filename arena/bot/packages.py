@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bot.digest_cache import cache_directory
-from arena.bot.text import safe
+from arena.base.text import safe
 
 __all__ = ["PackageList", "PackagesProblem", "Environment", "INSTALL_TIMEOUT_S", "build_environment", "built_environment",
            "environment_key", "list_problem", "requirement_problem", "requirements_of"]

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.bot import protocol
+from arena.bot.forfeits import Forfeit
 from arena.bot.remote import Disconnected, RemoteBotProcess
 from arena.bot.sandbox import Confinement
 from arena.bot.spec import QUIT_GRACE_S, STARTUP_TIMEOUT_S, BotConfig
 from arena.bot.protocol_log import ProtocolLog
 from arena.bot.stderr_log import StderrLog
-from arena.bot.text import clean_text
+from arena.base.text import clean_text
 from arena.bot.process import (
     ArenaWriteError,
     BotProcess,
@@ -33,27 +34,11 @@ from arena.bot.process import (
     WriteTimeout,
 )
 
-__all__ = ["Forfeit", "BotPlayer", "close_all", "NOTICE_TIMEOUT_S"]
+__all__ = ["BotPlayer", "close_all", "NOTICE_TIMEOUT_S"]
 
 #: Deadline for lines the bot need not answer (new_game, game_over, quit):
 #: only a bot that stopped reading its stdin can make a write take this long.
 NOTICE_TIMEOUT_S = 5.0
-
-
-class Forfeit(Exception):
-    """A bot lost the game by misbehaving; ``reason`` is one of ``protocol.FORFEIT_REASONS``."""
-
-    def __init__(self, reason: str, detail: str, *, waited_ms: float | None = None) -> None:
-        assert reason in protocol.FORFEIT_REASONS, reason
-        # The detail quotes what a bot sent or wrote, and is printed to the
-        # organiser (the pre-flight's error, arena check, arena play) as
-        # well as stored: one bounded, printable line from here on.
-        detail = clean_text(detail, protocol.MAX_DETAIL_CHARS)
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
-        #: For a timeout: how long the arena waited for the move.
-        self.waited_ms = waited_ms
 
 
 class BotPlayer:

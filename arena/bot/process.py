@@ -34,14 +34,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from arena.bot import cgroups, limits as _limits, quota, safe_files, sandbox as _sandbox
+from arena.bot import cgroups, limits as _limits, quota, sandbox as _sandbox
+from arena.base import safe_files
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.protocol_log import ProtocolLog
 from arena.bot.reaper import LIVE, become_subreaper, kill_adopted, set_parent_death_signal
 from arena.bot.sandbox import Confinement
 from arena.bot.spec import QUIT_GRACE_S, missing_program
 from arena.bot.stderr_log import StderrLog
-from arena.bot.text import clean_tail, clean_text
+from arena.base.text import clean_tail, clean_text
 
 __all__ = [
     "ArenaWriteError",
@@ -567,7 +568,7 @@ class BotProcess:
     @property
     def stderr_tail(self) -> str:
         """The last few lines the bot wrote on stderr, each cleaned
-        (:func:`~arena.bot.text.clean_text`): what a bot wrote is quoted to
+        (:func:`~arena.base.text.clean_text`): what a bot wrote is quoted to
         the organiser, and its escape sequences must not reach a terminal."""
         return "\n".join(clean_text(line, None) for line in self._tail_lines())
 

@@ -10,13 +10,11 @@ import json
 import math
 from typing import Any
 
-from arena.bot.text import clean_text, json_kind
+from arena.base.text import clean_text, json_kind
 
 __all__ = [
     "PROTOCOL_VERSION",
     "MAX_LINE_BYTES",
-    "FORFEIT_REASONS",
-    "UNPLAYED_FORFEITS",
     "ProtocolError",
     "encode",
     "decode",
@@ -25,7 +23,6 @@ __all__ = [
     "ready_fields",
     "MAX_INFO_BYTES",
     "MAX_INFO_DEPTH",
-    "MAX_DETAIL_CHARS",
     "hello",
     "new_game",
     "turn",
@@ -45,23 +42,6 @@ MAX_INFO_BYTES = 4096
 #: The deepest nesting of ``info`` kept (records must cross process
 #: boundaries and reach other tools, whose parsers recurse).
 MAX_INFO_DEPTH = 16
-#: The longest text a bot can get into a record's ``detail``.
-MAX_DETAIL_CHARS = 1000
-
-#: Why a bot can lose a game other than by the rules, as recorded in game records.
-#: ``withdrawn``: the bot was withdrawn (by the organiser, ``withdrawn:``, or by
-#: the arena after it crashed too many games in a row, ``withdraw_after_crashes``)
-#: and its later games were recorded unplayed; ``disqualified``: a game of a
-#: disqualified bot, scored as its loss (``disqualified:``); ``disconnected``: a
-#: remote bot (:mod:`arena.bot.remote`) lost its connection in a game and did
-#: not come back within ``reconnect_s``.
-FORFEIT_REASONS = ("timeout", "illegal_move", "protocol_error", "crash", "startup_failure", "bot_error", "withdrawn",
-                   "disqualified", "disconnected")
-#: The forfeits of a game the bot never played (it did not start, or was
-#: withdrawn): not a result of its play.
-UNPLAYED_FORFEITS = ("startup_failure", "withdrawn", "disqualified")
-
-
 class ProtocolError(Exception):
     """A bot's line that is not a valid message; the text says what is wrong."""
 

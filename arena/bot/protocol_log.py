@@ -11,7 +11,7 @@ the bot and every line the bot sent back, in one game's file,
 The arena writes it, not the bot, so a sandboxed bot's is the same as any
 other's.  A line from the bot is kept byte for byte (its newline aside), as
 it arrived: it is untrusted text, to pass through
-:func:`arena.bot.text.safe` before it is shown.  A game's file keeps its
+:func:`arena.base.text.safe` before it is shown.  A game's file keeps its
 first :data:`HEAD_BYTES` and last :data:`TAIL_BYTES` (a bot may send a
 megabyte a line), with one line saying how much was dropped between them.
 

@@ -26,20 +26,18 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from arena.base.processes import children, descendants
 from arena.bot import cgroups
 
 __all__ = [
     "LiveBot",
     "LIVE",
     "become_subreaper",
-    "descendants",
     "set_parent_death_signal",
     "die_with_parent",
     "kill_adopted",
     "kill_all",
     "kill_all_now",
-    "children",
-    "proc_stat",
 ]
 
 # --- Linux prctl -----------------------------------------------------------------
@@ -113,55 +111,6 @@ def die_with_parent(signum: int = signal.SIGTERM, parent: int | None = None) -> 
         os._exit(128 + int(signum))
 
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
-
-
-# --- the process tree, from /proc --------------------------------------------------
-
-
-def proc_stat(pid: int | str) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state, ppid,
-    pgrp, session, ...), or None if there is no such process."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rpartition(")")[2].split()
-    except OSError:
-        return None
-
-
-#: /proc/<pid>/task/<tid>/children needs CONFIG_PROC_CHILDREN; without it
-#: the whole process table is read instead.
-_CHILDREN_FILES = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
-
-
-def children(pid: int) -> list[int]:
-    """The children of process ``pid`` (none once it is gone)."""
-    if not _CHILDREN_FILES:
-        return [int(entry) for entry in os.listdir("/proc") if entry.isdigit() and (proc_stat(entry) or ["", ""])[1] == str(pid)]
-    kids: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return kids
-    for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children") as handle:
-                kids += [int(child) for child in handle.read().split()]
-        except OSError:
-            pass
-    return kids
-
-
-def descendants(roots: list[int]) -> list[int]:
-    """``roots`` and their live descendants, each once, parents first (from
-    :func:`children`: the one walk of a process tree)."""
-    found: list[int] = []
-    todo = list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid not in found:
-            found.append(pid)
-            todo += children(pid)
-    return found
 
 
 def _adopted(leaders: set[int]) -> list[int]:

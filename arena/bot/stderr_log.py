@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.bot.game_files import BoundedFile, GamesFolder
 
 __all__ = [
@@ -98,8 +98,8 @@ class StderrLog:
     ``root`` is the folder of every bot's logs (``logs/`` of a results
     directory; by default ``default_path``'s own folder): no link beneath it
     is followed and every file written there must be a regular one
-    (:mod:`arena.bot.safe_files`), else opening it raises
-    :class:`~arena.bot.safe_files.RefusedFile`."""
+    (:mod:`arena.base.safe_files`), else opening it raises
+    :class:`~arena.base.safe_files.RefusedFile`."""
 
     def __init__(self, default_path: Path | None, max_default_bytes: int, root: Path | None = None) -> None:
         self.default_path = default_path

@@ -26,7 +26,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from arena.bot.limits import MB
-from arena.bot.text import safe
+from arena.base.text import safe
 
 __all__ = ["LEFT_OUT", "SUBMISSION_KEYS", "Entry", "SubmissionLimits", "SubmissionProblem", "folder_entries",
            "open_regular", "outside_word", "read_folder_file", "read_manifest"]

@@ -43,7 +43,7 @@ from arena.bot.spec import BotConfig
 from arena.bot.submission import (
     SubmissionLimits, SubmissionProblem, check_time, deadline_of, folder_entries, open_regular,
 )
-from arena.bot.text import safe
+from arena.base.text import safe
 
 __all__ = ["Fingerprint", "fingerprint", "describe_change"]
 

@@ -15,7 +15,7 @@ from bisect import insort
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.bot.protocol import UNPLAYED_FORFEITS
+from arena.bot.forfeits import UNPLAYED_FORFEITS
 from arena.formats.adaptive import adaptive_round, idle_rounds, in_scope
 from arena.formats.competition import Competition
 from arena.formats.game_pairs import add_game_pair, round_opening

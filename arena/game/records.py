@@ -15,8 +15,9 @@ from typing import Any
 import msgspec
 
 import engine
-from arena.bot.protocol import FORFEIT_REASONS, MAX_DETAIL_CHARS, bound_info, strict_dumps
-from arena.bot.text import clean_text
+from arena.bot.forfeits import FORFEIT_REASONS, MAX_DETAIL_CHARS
+from arena.bot.protocol import bound_info, strict_dumps
+from arena.base.text import clean_text
 
 __all__ = [
     "GameSpec", "MoveRecord", "GameRecord", "timestamp", "RULE_REASONS", "RESIGNATION", "REASONS", "MAX_RECORD_BYTES", "MAX_ROUND",

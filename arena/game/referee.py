@@ -14,7 +14,8 @@ from typing import Any
 
 import engine
 from arena.bot import protocol
-from arena.bot.player import BotPlayer, Forfeit
+from arena.bot.forfeits import Forfeit
+from arena.bot.player import BotPlayer
 from arena.game.clock import Clock, TimeControl
 from arena.game.openings import play_opening
 from arena.game.records import GameRecord, GameSpec, MoveRecord, timestamp

@@ -46,9 +46,9 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from arena.bot import safe_files
-from arena.bot.safe_files import RefusedFile
-from arena.bot.text import safe
+from arena.base import safe_files
+from arena.base.safe_files import RefusedFile
+from arena.base.text import safe
 from arena.run.connection_limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, quiet_server_logs, write
 from arena.live.peers import peer_uid
 from arena.live.sharing import qr_svg, room_urls

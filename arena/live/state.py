@@ -18,8 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from arena.bot import safe_files
-from arena.bot.text import safe
+from arena.base import safe_files
+from arena.base.text import safe
 from arena.game.records import GameRecord
 from arena.live.champion import Champion, champion_of
 from arena.live.delta import Step, pieces, recipe

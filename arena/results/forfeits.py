@@ -3,7 +3,7 @@
 Pure functions of game records, for the lines under the standings and the
 match summary: ``chatty  r1-chatty~greedy-g2  protocol_error on its 3rd move (ply 5):
 not JSON: 'thinking...'``.  A detail quotes a bot and a record may be
-forged: what a record says is written through :func:`arena.bot.text.safe`
+forged: what a record says is written through :func:`arena.base.text.safe`
 for the ``destination`` (a terminal, or Markdown under ``-f github``).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.game.records import GameRecord
 
 __all__ = ["when_forfeited", "describe_forfeit", "forfeit_lines"]

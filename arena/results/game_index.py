@@ -35,7 +35,7 @@ from typing import Any
 import msgspec
 
 import engine
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, MoveRecord
 from arena.results.seals import seal, user_key
 

@@ -8,7 +8,7 @@ the index gives of a record: ``len(record.moves)`` of a record read
 through the index counts its moves without reading them.  The tables are
 laid out here rather than by ``tabulate``, which takes seconds over that
 many rows.  Every field of a record is text anyone who can write the
-directory chose: each cell goes through :func:`arena.bot.text.safe` for
+directory chose: each cell goes through :func:`arena.base.text.safe` for
 its format, json is ASCII.  Pure: no I/O.
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.game.records import GameRecord, schedule_key
 from arena.results.tables import OUTPUT_FORMATS
 
@@ -33,7 +33,7 @@ RESULTS = ("won", "lost", "draw", "forfeit")
 
 _HEADERS = ["id", "round", "players", "result", "reason", "plies", "seconds", "ended"]
 _RIGHT = {"round", "plies", "seconds"}
-#: Where each format's cells go, as :func:`arena.bot.text.safe` names it.
+#: Where each format's cells go, as :func:`arena.base.text.safe` names it.
 _DESTINATION = {"plain": "terminal", "github": "markdown", "html": "html", "csv": "csv"}
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.formats.rounds import Rounds
 from arena.formats.scoring import Tally, score_of, scored
 from arena.formats.stages import BYE_SCORES

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.game.openings import play_opening
 from arena.game.records import MoveRecord
 from arena.game.referee import Referee

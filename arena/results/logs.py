@@ -6,9 +6,9 @@ The arena writes them to ``logs/<bot>/games/<game id>.log`` (see
 (:mod:`arena.bot.protocol_log`): this module is how everything else reads it
 (``arena show``, the report).  What it returns is the file's text as the bot
 wrote it, decoded leniently: untrusted, to pass through
-:func:`arena.bot.text.safe` before it is shown anywhere.  A log is read only
+:func:`arena.base.text.safe` before it is shown anywhere.  A log is read only
 when it is a regular file reached through no link
-(:mod:`arena.bot.safe_files`): a link planted at it, or at a folder on the
+(:mod:`arena.base.safe_files`): a link planted at it, or at a folder on the
 way, is never followed into a page or a terminal.
 """
 
@@ -19,8 +19,9 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import BinaryIO
 
-from arena.bot import protocol_log as _protocol, safe_files
-from arena.bot.safe_files import RefusedFile
+from arena.bot import protocol_log as _protocol
+from arena.base import safe_files
+from arena.base.safe_files import RefusedFile
 from arena.bot.stderr_log import GAME_HEAD_BYTES, GAME_TAIL_BYTES, game_log_path
 from arena.results.store import LOGS_DIR
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from arena.bot.safe_files import RefusedFile, read_file
+from arena.base.safe_files import RefusedFile, read_file
 from arena.formats.competition import FORMATS, STAGED, Competition
 from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairing_problem, pairings_from_json
 from arena.game.clock import TimeControl

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engine
-from arena.bot.safe_files import RefusedFile
-from arena.bot.text import clean_text, safe
+from arena.base.safe_files import RefusedFile
+from arena.base.text import clean_text, safe
 from arena.game.positions import positions
 from arena.game.records import GameRecord
 from arena.results.logs import TAIL_LINES, game_log, game_log_file, log_tail, protocol_log, protocol_log_file, refused_note

@@ -10,7 +10,7 @@ Layout::
     DIR/scratch/          each bot's own directory (its HOME and TMPDIR), per worker; emptied when a run starts
     DIR/.lock             held by the one ``arena run`` writing here
 
-Every file here is opened through :mod:`arena.bot.safe_files`: no link
+Every file here is opened through :mod:`arena.base.safe_files`: no link
 below ``DIR`` is followed, only regular files are opened, and anything else
 in a file's place is a one-line :class:`StoreError` naming it.  The logs of
 games are never read whole: streamed a line at a time (:mod:`arena.results.game_log`),
@@ -47,10 +47,10 @@ from contextlib import closing
 from pathlib import Path
 
 import engine
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.bot.quota import empty_directory
-from arena.bot.safe_files import RefusedFile
-from arena.bot.stop_signals import check
+from arena.base.safe_files import RefusedFile
+from arena.base.stop_signals import check
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, LogPlace,
                                       Shared, indexed, move_times_of, record_of)
@@ -158,7 +158,7 @@ class ResultsStore:
         """Every readable record, with a warning naming the line of each one
         skipped: a line that is not a record :meth:`GameRecord.from_json`
         accepts (it checks every field), however it is broken, never raises.
-        A stop signal raises :class:`~arena.bot.stop_signals.Stopped` between two lines
+        A stop signal raises :class:`~arena.base.stop_signals.Stopped` between two lines
         (a long log is read by a run before its first game).
         With ``game``, records of another game are skipped too.
         ``since`` (where an earlier read ended): only the lines added after
@@ -628,5 +628,5 @@ def _text_of(line: bytes, key: str) -> str | None:
 
 
 def write_atomically(path: Path, data: str | bytes | Iterable[bytes]) -> None:
-    """:func:`arena.bot.safe_files.write_atomically`, through :func:`_write`."""
+    """:func:`arena.base.safe_files.write_atomically`, through :func:`_write`."""
     safe_files.write_atomically(path, data, _write)

@@ -33,7 +33,7 @@ These tables are rendered, in this order:
 Formats: ``plain`` (terminal), ``github`` (Markdown), ``html`` (a standalone
 page), ``csv`` and ``json`` (names in any case).  Bot names, versions and
 everything else read from records are text others chose: each cell goes
-through :func:`arena.bot.text.safe` for its format (no escape sequence in
+through :func:`arena.base.text.safe` for its format (no escape sequence in
 plain, no raw HTML or stray ``|`` in github, no markup in html, no formula in
 csv), and json is ASCII with every other character escaped.
 
@@ -81,8 +81,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.bot.protocol import FORFEIT_REASONS
-from arena.bot.text import safe
+from arena.bot.forfeits import FORFEIT_REASONS
+from arena.base.text import safe
 from arena.formats.adaptive import TIED, Verdict, in_scope
 from arena.formats.rounds import Match, PairResult, Rounds, StageState
 from arena.formats.stages import BYE_SCORES, STAGE_NAMES
@@ -121,7 +121,7 @@ HEAD_TO_HEAD_LIMIT = 1_000
 # The cells are escaped before tabulate sees them: html with "unsafehtml",
 # which adds no escaping of its own.
 _TABLEFMT = {"plain": "simple", "github": "github", "html": "unsafehtml"}
-#: Where each text format's cells go, as :func:`arena.bot.text.safe` names it.
+#: Where each text format's cells go, as :func:`arena.base.text.safe` names it.
 _DESTINATION = {"plain": "terminal", "github": "markdown", "html": "html", "csv": "csv"}
 _CSS = (
     "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"

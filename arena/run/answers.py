@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import engine
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.results.game_index import GameIndex, IndexUnusable
 from arena.results.meta import MAX_META_BYTES, META_FILE
 from arena.results.store import GAMES_FILE

@@ -40,7 +40,7 @@ from arena.bot.spec import STARTUP_TIMEOUT_S, BotConfig, command_problem, split_
 from arena.bot.submission import (
     SUBMISSION_KEYS, SubmissionLimits, SubmissionProblem, deadline_of, folder_entries, outside_word, read_manifest,
 )
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
 from arena.formats.competition import FORMATS, STAGED, Competition

@@ -20,7 +20,7 @@ from arena.bot.packages import (
 )
 from arena.bot.spec import BotConfig
 from arena.bot.submission import SubmissionProblem, read_folder_file
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.run.config import ConfigError, TournamentConfig
 
 __all__ = ["REQUIREMENTS", "Installs", "TeamPackages", "with_environments"]

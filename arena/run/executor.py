@@ -28,7 +28,7 @@ from multiprocess.connection import Connection
 
 import engine
 from arena.bot.spec import QUIT_GRACE_S
-from arena.bot.stop_signals import wakeup_fd, woken
+from arena.base.stop_signals import wakeup_fd, woken
 from arena.game.records import GameRecord, GameSpec
 from arena.run.config import TournamentConfig
 from arena.results.live_feed import LiveFeed
@@ -167,7 +167,7 @@ class LocalExecutor:
         ``specs`` in the light of that record (an SPRT that is decided).  A
         sequence is known in full, so a worker gets its next spec before the
         caller sees the record and never waits for this process between
-        games.  A stop signal raises :class:`~arena.bot.stop_signals.Stopped`
+        games.  A stop signal raises :class:`~arena.base.stop_signals.Stopped`
         as soon as it comes.  Closing the generator early (or an exception in the caller,
         a stop included) terminates the workers, and with them every bot
         process.  Raises :class:`~arena.run.spec_queue.WorkerDied` if a worker

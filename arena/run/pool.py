@@ -35,7 +35,7 @@ import multiprocess
 from arena.bot.cgroups import kill_cgroups_of
 from arena.bot.player import BotPlayer, close_all
 from arena.bot.reaper import die_with_parent, kill_adopted, kill_all_now
-from arena.bot.stop_signals import STOP_SIGNALS
+from arena.base.stop_signals import STOP_SIGNALS
 from arena.game.records import GameRecord, GameSpec
 from arena.game.referee import play_game
 from arena.results.live_feed import LiveFeed

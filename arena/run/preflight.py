@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bot.player import Forfeit
+from arena.bot.forfeits import Forfeit
 from arena.bot.spec import QUIT_GRACE_S
 from arena.run.config import TournamentConfig
 from arena.run.pool import BotPool, PREFLIGHT_TAG

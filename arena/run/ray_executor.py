@@ -49,11 +49,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 from typing import Any
 
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper, kill_adopted, kill_all
 from arena.bot.spec import BotConfig
-from arena.bot.stop_signals import check
+from arena.base.stop_signals import check
 from arena.game.records import GameRecord, GameSpec
 from arena.results.live_feed import LiveFeed
 from arena.results.meta import MetaCluster, MetaNode

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.results.store import LOGS_DIR
 from arena.run.config import TournamentConfig
 from arena.run.listener_process import ListenerError, ListenerProcess

@@ -44,7 +44,7 @@ from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.remote import (
     ACCEPTED, BACK, BOT_LINE, ENDED, HUB_LINE_BYTES, LOST, QUIT_LINE, REFUSED, RELEASE_LINE, ROUND_TRIP, TOO_LONG,
 )
-from arena.bot.text import clean_text
+from arena.base.text import clean_text
 from arena.run.connection_limits import ConnectionGuard, Limits, listen, quiet_server_logs
 from arena.run.listener_process import ListenerError
 from arena.run.remote_tokens import token_owner

@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.bot.spec import BotConfig
 from arena.bot.submission import SubmissionProblem
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.formats.competition import Competition
 from arena.formats.pairing import PairingError

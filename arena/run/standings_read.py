@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.bot import safe_files
+from arena.base import safe_files
 from arena.formats.competition import Competition
 from arena.formats.schedule import ScheduledGames
 from arena.game.records import GameRecord, MAX_ROUND, schedule_key

@@ -29,7 +29,7 @@ from arena.bot.cgroups import cgroup_mode
 from arena.bot.player import NOTICE_TIMEOUT_S
 from arena.bot.process import ArenaWriteError
 from arena.bot.reaper import become_subreaper
-from arena.bot.stop_signals import wakeup_fd, woken
+from arena.base.stop_signals import wakeup_fd, woken
 from arena.game.clock import TimeControl
 from arena.run.pool import die_with_the_arena, kill_leftovers
 
@@ -199,7 +199,7 @@ def supervise(
     ``doing``, e.g. ``starting it``).  A child silent for ``deadline_s`` is
     killed with its bots; so is one that died, whose reason names the signal
     that killed it with ``signal_names`` (:meth:`Child.exit_status`).  An exception (a stop
-    signal, :class:`~arena.bot.stop_signals.Stopped` as soon as it comes, a
+    signal, :class:`~arena.base.stop_signals.Stopped` as soon as it comes, a
     bug, the arena's write error from :meth:`Child.receive`) ends the
     children still running, each killing its bots on SIGTERM."""
     pending = list(jobs.items())

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import engine
 from arena.bot.process import ArenaWriteError
-from arena.bot.protocol import UNPLAYED_FORFEITS
+from arena.bot.forfeits import UNPLAYED_FORFEITS
 from arena.bot.quota import measure
-from arena.bot.stop_signals import check
+from arena.base.stop_signals import check
 from arena.game.records import GameRecord, GameSpec
 from arena.formats.progression import bots_in_play, estimated_games, shut_out
 from arena.formats.scoring import DISQUALIFIED_DETAIL
@@ -233,7 +233,7 @@ def play_and_store(
     """Play ``pending`` and yield each record once it is in ``store`` (when
     there is one) and in ``running_sprt``.  With ``sprt:`` no game starts
     once the test is decided, but those of ``gaps`` (see :func:`holes`).  A stop signal raises
-    :class:`~arena.bot.stop_signals.Stopped`, after the record of a game that ended meanwhile is stored.
+    :class:`~arena.base.stop_signals.Stopped`, after the record of a game that ended meanwhile is stored.
     Close the generator (``contextlib.closing``) to stop the executor, and its bots, at once when the caller fails."""
     # Lazy only with an SPRT or withdrawals, so that the executor takes each
     # spec only once the records before it are in (see LocalExecutor.run); a

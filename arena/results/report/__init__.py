@@ -30,9 +30,9 @@ from typing import Any
 from urllib.parse import quote
 
 import engine
-from arena.bot import safe_files
-from arena.bot.safe_files import RefusedFile
-from arena.bot.text import safe
+from arena.base import safe_files
+from arena.base.safe_files import RefusedFile
+from arena.base.text import safe
 from arena.game.records import GameRecord
 from arena.results.grade import grade_sheets
 from arena.results.logs import game_log_tail, protocol_log_file, refused_note

@@ -10,7 +10,7 @@ viewer's script writes (``hashFor`` in ``viewer.js``).
 
 Built on the server, as plain HTML with the report's stylesheet, so that the
 drawing needs no script and every bot name goes through
-:func:`arena.bot.text.safe`: names come from the records and
+:func:`arena.base.text.safe`: names come from the records and
 ``tournament.json``, both untrusted.  Pure: a function of the
 :class:`~arena.formats.rounds.Rounds` only.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.formats.rounds import Match, Pairing, Rounds, StageState
 from arena.formats.stages import STAGE_NAMES
 

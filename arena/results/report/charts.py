@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from arena.bot.text import safe
+from arena.base.text import safe
 from arena.game.records import GameRecord
 from arena.results.game_index import move_times_of
 from arena.results.sprt import SprtConfig, SprtFold
