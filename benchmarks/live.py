@@ -205,17 +205,17 @@ class TimedRun:
     games: int
 
 
-def timed_run(moves: int, executor: str, pause_s: tuple[float, float]) -> TimedRun:
-    """``moves`` moves or so of bots that think a random ``pause_s`` seconds before each, watched by one client."""
+def timed_run(moves: int, executor: str, pause_s: tuple[float, float], bots: int = 3) -> TimedRun:
+    """``moves`` moves or so of ``bots`` bots that think a random ``pause_s`` seconds before each, watched by one client."""
     with tempfile.TemporaryDirectory(prefix="live-latency-") as tmp:
         directory = Path(tmp)
         bot = directory / "timed_bot.py"
         bot.write_text(TIMED_BOT.format(tests_bots=str(ROOT / "tests" / "bots"), pause_s=pause_s))
         sent = directory / "sent.jsonl"
         cmd = f"[python, {bot}, {sent}]"
-        # Enough rounds for ``moves`` moves (about 25 a game, 6 games a round).
-        rounds = max(1, moves // 150 + 1)
-        file = tournament(directory, {"a": cmd, "b": cmd, "c": cmd}, rounds, executor)
+        # Enough rounds for ``moves`` moves (about 25 a game, bots × (bots - 1) games a round).
+        rounds = max(1, moves // (25 * bots * (bots - 1)) + 1)
+        file = tournament(directory, {name: cmd for name in "abc"[:bots]}, rounds, executor)
         port = free_port()
         seen = Seen()
         # The server first (``arena serve`` from another terminal), the client on it, then the run: every game is seen from its start.
@@ -232,9 +232,10 @@ def timed_run(moves: int, executor: str, pause_s: tuple[float, float]) -> TimedR
             time.sleep(1.0)  # the last records read (the server looks every 0.25 s)
         finally:
             stop.set()
-            thread.join(10)
+            # The server first: its end closes the stream the client waits on (the next event may be seconds away).
             server.terminate()
             server.wait(30)
+            thread.join(10)
         connected = seen.arrivals.get(("", 0), float("inf"))
         delays, started = [], {}
         for line in sent.read_text().splitlines():
@@ -343,7 +344,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
     if args.quick:
-        args.moves, args.rounds, args.repeat, args.clients = 60, 4, 1, 2
+        args.moves, args.rounds, args.repeat, args.clients = 60, 1, 1, 2
 
     for bots, games in ((6, 60),) if args.quick else ((100, 2_000), (1_000, 4_000)):
         before, after, page, took = event_bytes(bots, games)
@@ -351,12 +352,14 @@ def main() -> None:
               f"{before / 1e3:,.1f} KB, after (its change) {after / 1e3:,.1f} KB; page {page / 1e6:.2f} MB, "
               f"change made in {took:.2f} s", flush=True)
 
-    timed = timed_run(args.moves, args.executor, (0.01, 0.04) if args.quick else (0.02, 0.3))
+    # --quick: two bots, two games a run (each run's start-up is most of its time).
+    bots = 2 if args.quick else 3
+    timed = timed_run(args.moves, args.executor, (0.01, 0.04) if args.quick else (0.02, 0.3), bots)
     delays = sorted(timed.delays) or [math.nan]  # none: the run was over before the client came (--quick, a busy machine)
     p99 = delays[min(len(delays) - 1, int(0.99 * len(delays)))]
     print(f"latency from a move sent to an event-stream client ({args.executor} executor), {len(delays)} moves: "
           f"median {1000 * statistics.median(delays):.0f} ms, p99 {1000 * p99:.0f} ms, max {1000 * delays[-1]:.0f} ms")
-    fast = timed_run(args.moves, args.executor, (0.002, 0.01))
+    fast = timed_run(args.moves, args.executor, (0.002, 0.01), bots)
     print(f"moves delivered to an event-stream client, games of fast moves (2-10 ms a move), {fast.games} games: "
           f"{fast.delivered} of {fast.plies} plies ({100 * fast.delivered / max(fast.plies, 1):.1f} %), "
           f"{fast.games - fast.disordered} of {fast.games} games in order", flush=True)
