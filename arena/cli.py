@@ -452,9 +452,16 @@ def standings(
     ),
     forfeits: bool = typer.Option(False, "--forfeits", help="List every forfeit with what the bot did (by default: each bot's first)."),
     pending: bool = typer.Option(False, "--pending", help="Who is still to play in the current round, and which games are being played."),
+    by: str = typer.Option(None, "--by", help="node: games, mean move time and forfeits per node of a Ray cluster (--table nodes)."),
 ) -> None:
     """Rank the bots of a results directory with TrueSkill (works during a run too)."""
     fmt = check_format(fmt)
+    if by is not None:
+        if by.lower() != "node":
+            fail(f"--by: unknown {by!r}; use node (games, move times and forfeits per node)")
+        if table is not None and table.lower() != "nodes":
+            fail(f"--by node shows the nodes table; --table {table} asks for another")
+        table = "nodes"
     if table is not None and table.lower() not in (*TABLES, *TABLE_ALIASES):
         fail(f"unknown table {table!r}; use one of {', '.join(TABLES)}")
     if pending:

@@ -489,7 +489,11 @@ def test_records_without_played_on_read_as_before_and_show_as_not_recorded(finis
     assert table.exit_code == 0, table.err
     rows = list(csv.DictReader(io.StringIO(table.out)))
     assert [(r["node"], r["games"]) for r in rows] == [("", "12")]
-    assert "(not recorded)" in arena("standings", out, "--table", "nodes").out
+    shown = arena("standings", out, "--table", "nodes").out
+    assert "(not recorded)" in shown and arena("standings", out, "--by", "node").out == shown
+    for wrong, said in ((("--by", "bot"), "--by: unknown 'bot'; use node"),
+                        (("--by", "node", "--table", "elo"), "--by node shows the nodes table; --table elo asks for another")):
+        assert_one_line_error(arena("standings", out, *wrong), said)
 
 
 @pytest.mark.parametrize("place, told", [
