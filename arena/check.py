@@ -356,6 +356,7 @@ def check_tournament(
     logs_dir: Path | None = None,
     deadline_s: float | None = None,
     build: bool = False,
+    on_checked: Callable[[BotCheck], None] = lambda row: None,
 ) -> list[BotCheck]:
     """Check every bot of ``config`` as its tournament runs it: the same
     :class:`~arena.run.pool.BotPool` (its command, cwd, environment, options,
@@ -368,7 +369,8 @@ def check_tournament(
     bot killed.  Its Python packages (``python_packages``, a team's
     ``requirements.txt``) are installed first with ``build``; without, a
     bot whose packages are not installed yet cannot start (and the file's
-    own refuse the check).  Rows come in file order.  Raises
+    own refuse the check).  Rows come in file order; ``on_checked`` sees
+    each as its check ends (without its packages' summary).  Raises
     :class:`~arena.bot.process.ArenaWriteError` when the arena cannot write
     a log or scratch directory, ``SandboxUnavailable`` when a bot's sandbox
     cannot run here, and ``ValueError`` for an unknown reference."""
@@ -385,11 +387,11 @@ def check_tournament(
     answers = supervise(
         _check_child, {bot.name: (config, bot.name, games, reference, logs_dir) for bot in config.bots if bot.remote is None},
         kind="check", doing="checking it", at_once=jobs, deadline_s=deadline_s,
+        on_answer=lambda name, answer: on_checked(_row(name, answer)),
     )
     rows = [
         BotCheck(bot.name, True, "", 0, 0, None, None, (REMOTE_NOT_CHECKED,)) if bot.remote is not None
-        else _failed(bot.name, answer.reason) if isinstance(answer := answers[bot.name], Lost)
-        else BotCheck(**json.loads(answer))
+        else _row(bot.name, answers[bot.name])
         for bot in config.bots
     ]
     return [_with_packages(row, teams[row.bot]) if row.bot in teams else row for row in rows]
@@ -400,6 +402,10 @@ def _with_packages(row: BotCheck, team: TeamPackages) -> BotCheck:
     if team.warning:
         return replace(row, warnings=(*row.warnings, team.summary))
     return replace(row, packages=team.summary, packages_output=team.output)
+
+
+def _row(name: str, answer: bytes | Lost) -> BotCheck:
+    return _failed(name, answer.reason) if isinstance(answer, Lost) else BotCheck(**json.loads(answer))
 
 
 def _failed(name: str, reason: str) -> BotCheck:

@@ -29,7 +29,7 @@ from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.bot.spec import STARTUP_TIMEOUT_S
 from arena.base.text import safe
-from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, check_bot, check_tournament, render_checks
+from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, BotCheck, check_bot, check_tournament, render_checks
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord, schedule_key
 from arena.results.forfeits import describe_forfeit, forfeit_lines
@@ -332,6 +332,9 @@ class _RunView:
 #: ``arena run``'s bar: the tournament (and its round), games done, times, the leader and the SPRT.
 RUN_COLUMNS = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"), TextColumn("{task.fields[sprt]}"))
+#: ``arena check FILE``'s bar: the bots checked, and how many failed.
+CHECK_COLUMNS = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                 TextColumn("{task.fields[status]}"))
 #: ``arena match``'s bar: the two bots, games done, W-D-L and the SPRT.
 MATCH_COLUMNS = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[score]}"))
 
@@ -901,6 +904,26 @@ def check(
         raise typer.Exit(1)
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """The progress of ``arena check FILE``: a snapshot, replaced after each bot (the log's thread reads it)."""
+
+    total: int
+    checked: int = 0
+    failed: int = 0
+    warned: int = 0
+
+    def add(self, row: BotCheck) -> _Checked:
+        return replace(self, checked=self.checked + 1, failed=self.failed + (not row.passed),
+                       warned=self.warned + bool(row.warnings))
+
+    def status(self) -> str:
+        return f"{self.failed} failed, {self.warned} with warnings"
+
+    def line(self) -> str:
+        return f"checked {self.checked} of {self.total} bots: {self.status()}"
+
+
 def _check_format(fmt: str) -> str:
     fmt = "md" if fmt.lower() == "github" else fmt.lower()
     if fmt not in CHECK_FORMATS:
@@ -917,9 +940,25 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
         config = load_config(path)
     except ConfigError as exc:
         fail(str(exc))
+    total = len(config.bots) - len(config.remote_bots)
+    so_far = _Checked(total)
+    # On stderr (stdout keeps the table): a bar on a terminal, lines in a log; 1,000 bots take minutes.
+    presenter = Presenter(CHECK_COLUMNS, bar=err, log=err, write=lambda text: say(text, err), line=_Checked.line,
+                          fields=lambda checked: {"description": "check", "status": escape(checked.status())})
+
+    def on_checked(row: BotCheck) -> None:
+        nonlocal so_far
+        so_far = so_far.add(row)
+        presenter.update(so_far.checked, total, so_far)
+
     try:
         with stop_signals.as_flag():
-            rows = check_tournament(config, games=games, reference=reference, jobs=jobs, build=build)
+            presenter.start(0, total, so_far)
+            try:
+                rows = check_tournament(config, games=games, reference=reference, jobs=jobs, build=build,
+                                        on_checked=on_checked)
+            finally:
+                presenter.stop()
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:
         fail(str(exc))
     say(render_checks(rows, config.time_control, fmt))

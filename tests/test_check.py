@@ -305,6 +305,23 @@ def test_a_bad_file_or_option_is_one_line(tmp_path):
     assert "--game, --cwd: for one bot's command; a tournament file gives each of its bots these settings" in result.stderr
 
 
+def test_a_file_s_check_shows_its_progress_as_lines_in_a_log(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"game: oxono\ntime_control: 5+0.1\nbots:\n  - {{name: a, cmd: python -m bots.random_bot, cwd: {ROOT}}}\n"
+                    f"  - {{name: gone, cmd: python -c 'raise SystemExit(1)', cwd: {ROOT}}}\n" + OTHER)
+    result = arena_cli("check", path, "--games", "2", "--jobs", "1")
+    assert result.exit_code == 1 and "1 of 3 bots failed: gone" in result.stdout
+    # stderr is no terminal here: a line each time another tenth of the bots is checked, none of them on stdout.
+    lines = result.stderr.splitlines()
+    counts = [re.fullmatch(r"\[0:\d\d:\d\d\] checked (\d) of 3 bots: (\d) failed, 0 with warnings", line).groups()
+              for line in lines]
+    assert counts == [("1", "0"), ("2", "1"), ("3", "1")], lines
+    assert "checked" not in result.stdout
+    # The line docs/league.md quotes is one of these.
+    quoted = re.search(r"`(\[0:\d\d:\d\d\] checked [^`]*)`", (ROOT / "docs" / "league.md").read_text())
+    assert quoted and re.fullmatch(r"\[0:\d\d:\d\d\] checked \d+ of \d+ bots: \d+ failed, \d+ with warnings", quoted[1])
+
+
 def test_every_check_uses_the_tournament_s_settings(tmp_path):
     """Options, environment and time control reach the bot as in the tournament:
     a bot that forfeits unless it gets them passes."""

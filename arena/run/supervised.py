@@ -191,6 +191,7 @@ def supervise(
     at_once: int,
     deadline_s: float,
     signal_names: bool = False,
+    on_answer: Callable[[str, bytes | Lost], None] = lambda key, answer: None,
 ) -> dict[str, bytes | Lost]:
     """Run ``work(*args)`` for each job (a key such as a bot's name, and its
     args) in a child of its own called ``arena-<kind>-<key>``, ``at_once``
@@ -201,7 +202,8 @@ def supervise(
     that killed it with ``signal_names`` (:meth:`Child.exit_status`).  An exception (a stop
     signal, :class:`~arena.base.stop_signals.Stopped` as soon as it comes, a
     bug, the arena's write error from :meth:`Child.receive`) ends the
-    children still running, each killing its bots on SIGTERM."""
+    children still running, each killing its bots on SIGTERM.  ``on_answer``
+    sees each job's key and answer as it comes (a command's progress)."""
     pending = list(jobs.items())
     wake = [fd] if (fd := wakeup_fd()) is not None else []
     running: dict[Child, tuple[str, float]] = {}
@@ -226,6 +228,7 @@ def supervise(
                     )
                 finally:
                     child.end()
+                on_answer(key, answers[key])
             now = time.monotonic()
             for child, (key, end) in list(running.items()):
                 if now >= end:
@@ -235,6 +238,7 @@ def supervise(
                         f"the arena's process {doing} was silent for more than {deadline_s:.0f} s and was killed "
                         "(a bot that stops its parent with SIGSTOP does that)"
                     )
+                    on_answer(key, answers[key])
     finally:
         for child in running:
             child.terminate()
