@@ -5,8 +5,8 @@ bot per file (``bots/<name>.py``: its moves follow from the game's seed and
 the ``SALT`` written in it, so a game played again gives the same game) and
 the results directory ``out/``.  :func:`run_sequence` plays a random
 sequence of events on two leagues side by side: the *subject*, whose runs
-are killed (SIGTERM or SIGKILL, at a random moment) and resumed, and whose
-``games.jsonl`` loses lines; and the *reference*, where the same events
+are killed (SIGTERM or SIGKILL, at a random moment) and resumed, whose
+``games.jsonl`` loses lines and whose ``index.sqlite`` is damaged; and the *reference*, where the same events
 happen with every run left to finish.  After each step it checks:
 
 - the subject's run ended as the docs promise: after SIGTERM, exit 130 and
@@ -16,7 +16,8 @@ happen with every run left to finish.  After each step it checks:
   decided) ends with exit 0, or with the documented refusal of a changed
   bot, answered with the same ``--replay``/``--keep``;
 - ``arena standings -f json`` reads the same from the tournament file, the
-  results directory and its ``games.jsonl``, with no warning of a game the
+  results directory, its ``games.jsonl`` and a copy of the directory where
+  no index can be made (the log alone), with no warning of a game the
   tournament does not schedule, and ranks the bots in the order of the
   report's ranking table;
 - every record ever seen in ``games.jsonl`` is still there or in
@@ -80,7 +81,11 @@ NAMES = ("ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "ki
 FORMATS = ("round-robin", "gauntlet", "reference", "swiss", "knockout", "stages", "sprt", "adaptive")
 #: Every kind of event (:meth:`Driver.step` says what each does; ``more`` is
 #: the SPRT match's alone, and it has no other than ``run`` and the damage).
-EVENTS = ("run", "late", "change", "break", "shuffle", "tear", "delete", "garble", "remove", "back", "rounds", "more")
+EVENTS = ("run", "late", "change", "break", "shuffle", "tear", "delete", "garble", "remove", "back", "rounds", "more",
+          "index")
+#: What the ``index`` event does to the subject's ``index.sqlite`` (derived from
+#: ``games.jsonl``, so that none of it may change an answer).
+INDEX_DAMAGE = ("delete", "older", "truncate", "garble")
 
 #: How a run may be stopped, as a user or the system would: the signal, and
 #: whether it comes twice (an impatient Ctrl-C, a service manager's stop).
@@ -450,9 +455,9 @@ class Driver:
     def _events(self) -> list[str]:
         league = self.subject
         if self.fmt == "sprt":
-            return ["run", "more", "tear", "delete", "garble"]
+            return ["run", "more", "tear", "delete", "garble", "index"]
         present, departed = league.present, [n for n in league.order if n not in league.present]
-        found = ["run", "late", "change", "break", "shuffle", "tear", "delete", "garble"]
+        found = ["run", "late", "change", "break", "shuffle", "tear", "delete", "garble", "index"]
         if self._removable():
             found.append("remove")
         if departed:
@@ -533,6 +538,8 @@ class Driver:
             text = f"-n {self.subject.games}"
         elif event in ("tear", "delete", "garble"):
             text = self._damage(event)
+        elif event == "index":
+            text = self._damage_index(self.rng.choice(INDEX_DAMAGE))
         self.log.steps.append(text)
         if event in ("change", "break") and self.rng.random() < 0.5:
             self._expect_refusal(self.reference, flags[1], self.log.steps[-1])
@@ -570,6 +577,32 @@ class Driver:
             lines[index] = b'{"game_id": "' + str(game).encode() + b'", "garbled": tru'
             path.write_bytes(b"".join(line + b"\n" for line in lines))
         return f"{how} line {index + 1} of games.jsonl ({game})"
+
+    def _damage_index(self, how: str) -> str:
+        """Delete the subject's index, make it look older, cut it, or overwrite a part of it."""
+        from arena.results.game_index import INDEX_FILE
+
+        path = self.subject.out / INDEX_FILE
+        if not path.exists():
+            return f"index {how}: no index yet"
+        if how == "delete":
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                (self.subject.out / (INDEX_FILE + suffix)).unlink(missing_ok=True)
+        elif how == "older":
+            import sqlite3
+
+            with sqlite3.connect(path) as db:
+                db.execute("UPDATE state SET value = 0 WHERE key = 'version'")
+            db.close()
+        else:
+            size = path.stat().st_size
+            with open(path, "r+b") as file:
+                if how == "truncate":
+                    file.truncate(size // 2)
+                else:
+                    file.seek(self.rng.randrange(size))
+                    file.write(bytes(self.rng.randrange(256) for _ in range(min(4096, size))))
+        return f"index {how}"
 
     def _versions(self) -> dict[str, str]:
         """The version of each bot in the tournament, as its last run wrote them down."""
@@ -701,6 +734,7 @@ class Driver:
             if "does not schedule" in warnings:
                 raise Violation(f"arena standings {target.name} warns of a game outside the schedule: "
                                 f"{next(w for w in warnings.splitlines() if 'does not schedule' in w)}")
+        readings.append((subject.out.parent / "log-alone", read_standings(log_alone(subject.out))))
         first = readings[0][1][0]
         for target, (data, _) in readings[1:]:
             if without_times(data) != without_times(first):
@@ -744,6 +778,21 @@ def read_standings(target: Path) -> tuple[dict[str, Any], str]:
     if result.exit_code != 0:
         raise Violation(f"arena standings {target} exited {result.exit_code}: {_last_line(result.err)}")
     return json.loads(result.out), result.err
+
+
+def log_alone(out: Path) -> Path:
+    """A copy of results directory ``out`` where no index can be made
+    (``index.sqlite`` is a FIFO): its readers read ``games.jsonl`` alone."""
+    from arena.results.game_index import INDEX_FILE
+
+    copy = out.parent / "log-alone"
+    shutil.rmtree(copy, ignore_errors=True)
+    copy.mkdir()
+    for name in ("games.jsonl", "replaced.jsonl", "tournament.json"):
+        if (out / name).exists():
+            shutil.copyfile(out / name, copy / name)
+    os.mkfifo(copy / INDEX_FILE)
+    return copy
 
 
 def read_report(directory: Path) -> str:

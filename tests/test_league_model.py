@@ -34,7 +34,7 @@ SEQUENCES: dict[str, tuple[str, ...]] = {
     "knockout": ("remove", "back"),
     "stages": ("change", "tear"),
     "sprt": ("more", "delete"),
-    "adaptive": ("remove", "garble"),
+    "adaptive": ("remove", "index"),
 }
 
 
