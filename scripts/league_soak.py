@@ -10,7 +10,7 @@ the end: how many sequences ran, and each violation with its seed, format
 and events; ``--seed S --formats F --count 1`` replays one (the moments the
 runs are killed vary with the machine).  ``--avoid`` leaves events out, to
 look past a bug already known (events: run, late, change, break, shuffle,
-tear, delete, garble, remove, back, rounds, more).  The exit status is 1
+tear, delete, garble, remove, back, rounds, more, index).  The exit status is 1
 when a violation was found.  CI runs one short sequence a format instead
 (``tests/test_league_model.py``).
 """
