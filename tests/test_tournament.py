@@ -384,3 +384,20 @@ def test_the_records_a_run_holds_are_kept_out_of_full_garbage_collections_until_
     summary = run_tournament(config, executor=ScriptedExecutor(), on_record=on_record)
     assert len(collected) == 12 and collected[0] and not any(collected[1:])
     assert gc.get_freeze_count() == 0 and id(summary.records[0]) in {id(o) for o in gc.get_objects()}
+
+
+def test_a_resumed_run_reads_its_records_without_collecting_and_keeps_them_out_of_full_collections(tmp_path):
+    import gc
+
+    config = load_config(write_tournament(tmp_path))
+    with pytest.raises(RuntimeError, match="cluster lost"):
+        run_tournament(config, executor=ScriptedExecutor(fail_after=5))
+    walked: list[bool] = []
+
+    def on_start(summary):
+        held = {id(o) for o in gc.get_objects()}
+        walked.append(any(id(record) in held for record in summary.records))
+
+    summary = run_tournament(config, executor=ScriptedExecutor(), on_start=on_start)
+    assert summary.resumed == 5 and walked == [False]
+    assert gc.isenabled() and gc.get_freeze_count() == 0

@@ -34,6 +34,7 @@ from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.environments import with_environments
 from arena.run.executor import Executor, LocalExecutor
+from arena.run.gc_held import frozen, read_uncollected
 from arena.run.preflight import StartupFailed, preflight
 from arena.run.remote_bots import event_log, serve_remote_bots
 from arena.run.spec_queue import StoppableSpecs
@@ -46,7 +47,7 @@ __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "m
 #: result (a typo in a command, or a crash withdrawn for, since fixed, must not stand).
 REPLAYED_BY_DEFAULT = UNPLAYED_FORFEITS
 
-#: The records stored between two freezes of what the run holds (see :func:`_frozen_as_stored`).
+#: The records stored between two freezes of what the run holds (see :mod:`arena.run.gc_held`).
 FREEZE_EVERY = 1000
 
 
@@ -262,7 +263,7 @@ def play_and_store(
             gc.freeze()
         return record
 
-    with _frozen_as_stored(), _arena_writes(store.directory if store is not None else None), \
+    with frozen(), _arena_writes(store.directory if store is not None else None), \
             closing(executor.run(specs)) as finished:
         for record in finished:
             yield stored(record)
@@ -272,23 +273,6 @@ def play_and_store(
                 yield from map(stored, withdrawals.forfeits())
         if withdrawals is not None:  # games held while the last ones were played
             yield from map(stored, withdrawals.forfeits())
-
-
-@contextmanager
-def _frozen_as_stored() -> Iterator[None]:
-    """What the process holds now, and every :data:`FREEZE_EVERY` records
-    stored, out of Python's full garbage collections until the games end.
-    The caller keeps the records (and the results it resumed from) for the
-    whole run, and a full collection walks every object held: at 10,000
-    games one took 80 ms, and the driver's cost per game grew with the
-    games played.  A freeze is a splice of lists (no walk); refcounting
-    still frees what is dropped, and a cycle dropped meanwhile is collected
-    after the unfreeze."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 @contextmanager
@@ -448,11 +432,12 @@ def run_tournament(
         if executor is None:  # made now: a missing Ray is one line before any bot starts
             # The plan's bots: a submission it could not fingerprint cannot start.
             executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
-        with store:
+        with store, frozen():
             # The run, in order: open the store, decide the plan, start the bots,
             # archive what is played again, write tournament.json, play.
-            loaded = store.open_for_run(config.game)
-            plan.decide(run_meta(store.directory), loaded.records)
+            with read_uncollected():
+                loaded = store.open_for_run(config.game)
+                plan.decide(run_meta(store.directory), loaded.records)
             store.start_appending(loaded)
             config = plan.config
             # A decided SPRT plays nothing more: forfeits stand, no bot is started;
