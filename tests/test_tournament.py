@@ -401,3 +401,16 @@ def test_a_resumed_run_reads_its_records_without_collecting_and_keeps_them_out_o
     summary = run_tournament(config, executor=ScriptedExecutor(), on_start=on_start)
     assert summary.resumed == 5 and walked == [False]
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_a_record_the_run_stored_keeps_its_moves_in_the_log_not_in_memory(tmp_path):
+    from arena.results.game_index import LazyMoves
+
+    config = load_config(write_tournament(tmp_path))
+    summary = run_tournament(config)
+    lines = {line["game_id"]: line for line in records(config.output)}
+    assert len(summary.records) == len(lines) == 12
+    for record in summary.records:
+        assert isinstance(record.moves, LazyMoves) and record._line is None
+        assert [move.to_json() for move in record.moves] == lines[record.game_id]["moves"]
+        assert json.loads(record.to_line()) == lines[record.game_id]

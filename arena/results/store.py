@@ -489,9 +489,13 @@ class ResultsStore:
     def append(self, record: GameRecord) -> None:
         """Write one record as one line.  When this returns the line is the
         kernel's and survives any death of this process; it reaches the disk
-        within :data:`SYNC_INTERVAL_S` (see the module's doc)."""
+        within :data:`SYNC_INTERVAL_S` (see the module's doc).  The record
+        then keeps its moves as a resumed run's records do, in the log
+        (:class:`LazyMoves`), and not its line: a run holds each record it
+        stored until it ends, and a game's moves and line are most of it."""
         assert self._fd is not None, "open_for_run first"
-        view = memoryview(record.to_line())
+        line = record.to_line()
+        view = memoryview(line)
         start = os.fstat(self._fd).st_size
         try:
             while view:
@@ -504,6 +508,8 @@ class ResultsStore:
                 pass  # the next run drops the torn tail with a warning
             raise store_error(exc, "write", self.games_path) from None
         self._unsynced = True
+        record.moves = LazyMoves(self.directory, start, len(line) - 1, record.game_id, move_times_of(record))
+        record._line = None
 
     def _sync(self) -> None:
         # The flag is cleared first: a line written during the sync sets it
