@@ -39,14 +39,16 @@ from read_results import write_results  # noqa: E402
 from arena.results.game_index import INDEX_FILE  # noqa: E402
 
 
-#: What a resumed run does before its first new game: the results read, the plan decided, tournament.json written.
+#: What a resumed run does before its first new game: the results read (Python's garbage
+#: collector held off them, as the run holds it), the plan decided, tournament.json written.
 RESUME = """import sys
 from pathlib import Path
 from arena.results.store import ResultsStore
 from arena.run.config import load_config
+from arena.run.gc_held import frozen, read_uncollected
 from arena.run.results_dir import RunPlan, open_results
 config = load_config(Path(sys.argv[1]))
-with ResultsStore(config.output) as store:
+with ResultsStore(config.output) as store, frozen(), read_uncollected():
     open_results(store, RunPlan(config, store.directory))
 """
 

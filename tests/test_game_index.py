@@ -257,3 +257,19 @@ def test_the_game_a_record_is_of_is_the_records_not_the_indexs(config):
         db.execute("UPDATE lines SET game = NULL")
     loaded = ResultsStore(config.output).load("oxono")
     assert [r.game_id for r in loaded.records] == [r.game_id for r in want.records] and loaded.warnings == want.warnings
+
+
+def test_an_entry_sealed_with_this_users_key_that_is_no_record_rebuilds_the_index(config):
+    from arena.results.game_index import _SEALED_ENTRY
+    from arena.results.seals import seal
+
+    written = write_games(config, 10)
+    ResultsStore(config.output).load()
+    with sqlite3.connect(config.output / INDEX_FILE) as db:  # sealed anew, as only this user's arena can
+        entry = db.execute("SELECT record FROM lines WHERE number = 3").fetchone()[0].replace('"round":', '"round":"x",'
+                                                                                              '"was":', 1)
+        db.execute("UPDATE lines SET record = ?, seal = ? WHERE number = 3",
+                   (entry, seal(user_key(), entry.encode(), _SEALED_ENTRY)))
+    loaded = ResultsStore(config.output).load()
+    assert "damaged" in rebuilt_line(loaded.warnings)[0]
+    assert [r.to_json() for r in loaded.records] == [r.to_json() for r in written]

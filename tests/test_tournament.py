@@ -365,3 +365,52 @@ def test_a_swiss_run_reads_its_rounds_once_a_round_not_after_each_game(tmp_path,
     assert summary.played == 12 and reads == []
     # Asked for, they hold every game so far.
     assert sum(len(r.games) for stage in summary.rounds.stages for r in stage.results.values()) == 12
+
+
+def test_the_records_a_run_holds_are_kept_out_of_full_garbage_collections_until_it_ends(tmp_path, monkeypatch):
+    import gc
+
+    from arena.run import tournament
+
+    monkeypatch.setattr(tournament, "FREEZE_EVERY", 2)
+    config = load_config(write_tournament(tmp_path))
+    collected: list[bool] = []
+
+    def on_record(record, summary):
+        # The walk of a full collection grew with every record the run held: a frozen one is not walked.
+        walked = {id(o) for o in gc.get_objects()}
+        collected.append(id(summary.records[0]) in walked)
+
+    summary = run_tournament(config, executor=ScriptedExecutor(), on_record=on_record)
+    assert len(collected) == 12 and collected[0] and not any(collected[1:])
+    assert gc.get_freeze_count() == 0 and id(summary.records[0]) in {id(o) for o in gc.get_objects()}
+
+
+def test_a_resumed_run_reads_its_records_without_collecting_and_keeps_them_out_of_full_collections(tmp_path):
+    import gc
+
+    config = load_config(write_tournament(tmp_path))
+    with pytest.raises(RuntimeError, match="cluster lost"):
+        run_tournament(config, executor=ScriptedExecutor(fail_after=5))
+    walked: list[bool] = []
+
+    def on_start(summary):
+        held = {id(o) for o in gc.get_objects()}
+        walked.append(any(id(record) in held for record in summary.records))
+
+    summary = run_tournament(config, executor=ScriptedExecutor(), on_start=on_start)
+    assert summary.resumed == 5 and walked == [False]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_a_record_the_run_stored_keeps_its_moves_in_the_log_not_in_memory(tmp_path):
+    from arena.results.game_index import LazyMoves
+
+    config = load_config(write_tournament(tmp_path))
+    summary = run_tournament(config)
+    lines = {line["game_id"]: line for line in records(config.output)}
+    assert len(summary.records) == len(lines) == 12
+    for record in summary.records:
+        assert isinstance(record.moves, LazyMoves) and record._line is None
+        assert [move.to_json() for move in record.moves] == lines[record.game_id]["moves"]
+        assert json.loads(record.to_line()) == lines[record.game_id]

@@ -113,9 +113,10 @@ def make_schedule(competition: Competition, versions: Mapping[str, str] | None =
         pairs = [(pair_id(a, b), (a, b))
                  for a, b in pairings(names, competition.format, competition.reference, among=among)]
     specs: list[GameSpec] = []
+    suite = competition.suite()  # (made anew on each call: a tenth of a million games' schedule)
     for round_ in range(1, competition.rounds + 1):
         for label, players in pairs:
-            for j, opening in enumerate(competition.suite()):
+            for j, opening in enumerate(suite):
                 add_game_pair(specs, competition, round_, label, players, opening, j, versions)
     return specs
 

@@ -125,10 +125,11 @@ class LoadedResults:
         """Whether a record went :attr:`into` its reader already."""
         return self._handed
 
-    def add(self, record: GameRecord, where: str) -> None:
+    def add(self, record: GameRecord, log: Path, number: int) -> None:
+        """Add ``record``, read from line ``number`` of ``log``."""
         if record.game_id in self._seen or record.game_id in self.seen_before:
             # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
-            self.warnings.append(f"{where}: skipped a second record of game {record.game_id!r}")
+            self.warnings.append(f"{log}:{number}: skipped a second record of game {record.game_id!r}")
             return
         if self.into is not None:
             self._handed = True
@@ -232,7 +233,7 @@ class ResultsStore:
             record = self._indexed_record(entry, index) if entry.record is not None else None
             other = record.game if record is not None else entry.game  # (the record's is checked)
             if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
-                result.add(shared.record(record), f"{self.games_path}:{entry.number}")
+                result.add(shared.record(record), self.games_path, entry.number)
 
         def read(line: LogLine, record: GameRecord | None, problem: str | None, other: str | None) -> None:
             nonlocal last
@@ -282,7 +283,7 @@ class ResultsStore:
         ``game``): its record, its moves left in the log, or its warning."""
         if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
             record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
-            result.add(shared.record(record), f"{self.games_path}:{line.number}")
+            result.add(shared.record(record), self.games_path, line.number)
 
     def _note_tail(self, fd: int, lines: LogLines, last: int, result: LoadedResults) -> None:
         """Note where the complete lines end (the last is line ``last``), and a torn line after them."""
@@ -296,12 +297,13 @@ class ResultsStore:
     def _kept(self, number: int, other: str | None, problem: str | None, game: str | None, warnings: list[str]) -> bool:
         """Whether the line ``number`` holds a record for a reader of
         ``game``; if not, its warning goes to ``warnings`` (none for a blank line)."""
-        where = f"{self.games_path}:{number}"
+        # (the line's name made only for a warning: a Path's str is a resume's microseconds a line)
         if game in engine.GAMES and other in engine.GAMES and other != game:
-            warnings.append(f"{where}: skipped a record of another game ({other!r}); these results are of {game}")
+            warnings.append(f"{self.games_path}:{number}: skipped a record of another game ({other!r}); "
+                            f"these results are of {game}")
             return False
         if problem:
-            warnings.append(f"{where}: skipped an unreadable record ({problem})")
+            warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({problem})")
         return problem is None
 
     def _indexed_record(self, entry: IndexedLine, index: GameIndex) -> GameRecord:
@@ -487,9 +489,13 @@ class ResultsStore:
     def append(self, record: GameRecord) -> None:
         """Write one record as one line.  When this returns the line is the
         kernel's and survives any death of this process; it reaches the disk
-        within :data:`SYNC_INTERVAL_S` (see the module's doc)."""
+        within :data:`SYNC_INTERVAL_S` (see the module's doc).  The record
+        then keeps its moves as a resumed run's records do, in the log
+        (:class:`LazyMoves`), and not its line: a run holds each record it
+        stored until it ends, and a game's moves and line are most of it."""
         assert self._fd is not None, "open_for_run first"
-        view = memoryview(record.to_line())
+        line = record.to_line()
+        view = memoryview(line)
         start = os.fstat(self._fd).st_size
         try:
             while view:
@@ -502,6 +508,8 @@ class ResultsStore:
                 pass  # the next run drops the torn tail with a warning
             raise store_error(exc, "write", self.games_path) from None
         self._unsynced = True
+        record.moves = LazyMoves(self.directory, start, len(line) - 1, record.game_id, move_times_of(record))
+        record._line = None
 
     def _sync(self) -> None:
         # The flag is cleared first: a line written during the sync sets it

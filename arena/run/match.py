@@ -32,6 +32,7 @@ from arena.run.bot_option import MatchBot
 from arena.run.config import RaySettings, TournamentConfig
 from arena.run.remote_bots import event_log, serve_remote_bots
 from arena.run.remote_settings import RemoteSettings
+from arena.run.gc_held import frozen, read_uncollected
 from arena.run.results_dir import RunPlan, open_results, run_meta
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import (RunningSprt, cluster_of, holes, make_executor, pending_specs, play_and_store, sprt_of,
@@ -242,10 +243,11 @@ def play_match(
         config = _with_rounds(config, games)
         schedule = make_schedule(config.competition)[:games]
         result = MatchResult(names=(config.bots[0].name, config.bots[1].name))
-        with ResultsStore(config.output) as store:
+        with ResultsStore(config.output) as store, frozen():
             if keep_records:
                 plan = RunPlan(config, store.directory, games=games)
-                loaded = open_results(store, plan)
+                with read_uncollected():
+                    loaded = open_results(store, plan)
                 schedule = plan.schedule
                 for record in loaded.records:
                     result.add_record(record)

@@ -7,6 +7,7 @@ reported through a callback so this module prints nothing itself.
 from __future__ import annotations
 
 import copy
+import gc
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -33,6 +34,7 @@ from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.environments import with_environments
 from arena.run.executor import Executor, LocalExecutor
+from arena.run.gc_held import frozen, read_uncollected
 from arena.run.preflight import StartupFailed, preflight
 from arena.run.remote_bots import event_log, serve_remote_bots
 from arena.run.spec_queue import StoppableSpecs
@@ -44,6 +46,9 @@ __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "m
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, or a crash withdrawn for, since fixed, must not stand).
 REPLAYED_BY_DEFAULT = UNPLAYED_FORFEITS
+
+#: The records stored between two freezes of what the run holds (see :mod:`arena.run.gc_held`).
+FREEZE_EVERY = 1000
 
 
 @dataclass
@@ -246,13 +251,20 @@ def play_and_store(
     if config.sprt is not None:  # outermost, so that the executor sees when the test stops
         specs = until_decided(specs, running_sprt, gaps)
 
+    stored_so_far = 0
+
     def stored(record: GameRecord) -> GameRecord:
+        nonlocal stored_so_far
         if store is not None:
             store.append(record)
         running_sprt.add(record)
+        stored_so_far += 1
+        if stored_so_far % FREEZE_EVERY == 0:
+            gc.freeze()
         return record
 
-    with _arena_writes(store.directory if store is not None else None), closing(executor.run(specs)) as finished:
+    with frozen(), _arena_writes(store.directory if store is not None else None), \
+            closing(executor.run(specs)) as finished:
         for record in finished:
             yield stored(record)
             check()  # a stop signal that came meanwhile: this record is stored, and the run ends here
@@ -420,11 +432,12 @@ def run_tournament(
         if executor is None:  # made now: a missing Ray is one line before any bot starts
             # The plan's bots: a submission it could not fingerprint cannot start.
             executor = make_executor(plan.config, store.logs_dir, store.scratch_dir, concurrency, store.directory / LIVE_DIR)
-        with store:
+        with store, frozen():
             # The run, in order: open the store, decide the plan, start the bots,
             # archive what is played again, write tournament.json, play.
-            loaded = store.open_for_run(config.game)
-            plan.decide(run_meta(store.directory), loaded.records)
+            with read_uncollected():
+                loaded = store.open_for_run(config.game)
+                plan.decide(run_meta(store.directory), loaded.records)
             store.start_appending(loaded)
             config = plan.config
             # A decided SPRT plays nothing more: forfeits stand, no bot is started;
