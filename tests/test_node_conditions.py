@@ -16,10 +16,10 @@ import pytest
 
 from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
-from arena.results.meta import MetaError, MetaNode
+from arena.results.meta import MetaCluster, MetaError, MetaNode
 from arena.run.config import load_config
 from arena.run.node_conditions import Conditions, benchmark, common_niceness, scaled, time_scale
-from builders import tournament_file
+from builders import ROOT, tournament_file
 from test_records import record
 
 HERE = str(Path(__file__).resolve().parent.parent)
@@ -93,3 +93,10 @@ def test_a_nodes_speed_in_the_meta_round_trips_and_a_bad_one_is_refused():
     assert "speed" not in MetaNode("node-a", "a" * 56, 4.0).to_json()
     with pytest.raises(MetaError, match=r"n.speed: must be a positive number up to 1000, got"):
         MetaNode.from_json({**node.to_json(), "speed": "fast"}, "n")
+
+
+def test_the_runs_first_line_gives_each_nodes_speed_as_the_docs_show_it():
+    nodes = (MetaNode("head", "a" * 56, 4.0, 1.0), MetaNode("worker-1", "b" * 56, 4.0, 0.8))
+    line = MetaCluster("3.12.3", "2.60.0", nodes).line()
+    assert line == "cluster: 2 nodes, 8 CPUs (head 4 at speed 1.00, worker-1 4 at speed 0.80); Python 3.12.3, Ray 2.60.0"
+    assert f"`{line.split('; Python')[0]}; ...`" in " ".join((ROOT / "docs" / "cluster.md").read_text().split())

@@ -15,7 +15,7 @@ import pytest
 
 from arena.game.clock import TimeControl
 from arena.run.config import load_config
-from arena.run.node_conditions import scaled
+from arena.run.node_conditions import Conditions, scaled
 from arena.run.ray_executor import RayExecutor
 from arena.run.tournament import run_tournament
 from builders import BOTS, records
@@ -106,4 +106,23 @@ def test_a_calibrated_run_records_each_nodes_speed_and_each_games_clock_scale(tm
         assert record["time_control"] == scaled(config, scale).time_control.to_json()
         assert record["time_control"] == {"initial_ms": round(clock.initial_ms * scale),
                                           "increment_ms": round(clock.increment_ms * scale)}
+    assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_a_node_that_did_not_report_and_cannot_reach_the_niceness_is_said(tmp_path, unequal_nodes, caplog, monkeypatch):
+    # As if the node had joined after the survey: the run's niceness is the driver's.
+    driver = os.getpriority(os.PRIO_PROCESS, 0)
+    monkeypatch.setattr(RayExecutor, "_survey", lambda self: Conditions(driver))
+    slow = f"[python, {BOTS / 'slow.py'}, '0.02']"
+    config = load_config(marked_tournament(tmp_path, {name: slow for name in RANDOM}, rounds=2))
+    executor = RayExecutor(config, config.output / "logs")
+    with caplog.at_level(logging.WARNING, logger="arena"):
+        run_tournament(config, executor=executor)
+    worker = next(p for p in executor.placements.values() if p.node_id != unequal_nodes["head"])
+    assert {r["played_on"]["nice"] for r in records(config.output) if r["played_on"]["node_id"] == worker.node_id} \
+        == {NODE_NICE}
+    said = [r.getMessage() for r in caplog.records if worker.where in r.getMessage()]
+    assert said == [f"bots run at niceness {NODE_NICE} on {worker.where}, not {driver} as on the others (it did not "
+                    "report before the first game, and its Ray workers cannot go lower): start Ray there with "
+                    f"`RAY_worker_niceness={driver} ray start ...`"], said
     assert wait_until_gone(str(tmp_path)) == []
