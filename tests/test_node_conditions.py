@@ -53,6 +53,7 @@ def test_a_slower_nodes_clocks_are_scaled_by_its_slowness(tmp_path):
     # The driver's machine 50,000 plies/s, the node 40,000: 1.25 times the time.
     assert time_scale(50_000, 40_000) == 1.25
     assert time_scale(30_000, 70_000) == 0.43  # a faster node: 0.428571... to 2 decimals
+    assert (time_scale(1e9, 1.0), time_scale(1.0, 1e9)) == (100.0, 0.01)  # bounded: a record holds it
     config = replace(load_config(tournament_file(tmp_path, ["a", "b"], time_control="10+0.1")),
                      time_odds={"b": TimeControl(per_move_ms=500)})  # bot b's own clock
     longer = scaled(config, 1.25)

@@ -16,6 +16,7 @@ import pytest
 from arena.game.clock import TimeControl
 from arena.run.config import load_config
 from arena.run.node_conditions import Conditions, scaled
+from arena.run import ray_executor
 from arena.run.ray_executor import RayExecutor
 from arena.run.tournament import run_tournament
 from builders import BOTS, records
@@ -126,3 +127,16 @@ def test_a_node_that_did_not_report_and_cannot_reach_the_niceness_is_said(tmp_pa
                     "report before the first game, and its Ray workers cannot go lower): start Ray there with "
                     f"`RAY_worker_niceness={driver} ray start ...`"], said
     assert wait_until_gone(str(tmp_path)) == []
+
+
+def test_a_node_slower_than_four_fifths_of_the_drivers_machine_is_said(tmp_path, unequal_nodes, caplog, monkeypatch):
+    # This machine's figure as if it were far faster than its nodes (a million times theirs).
+    monkeypatch.setattr(ray_executor, "benchmark", lambda game, seconds: 1e12)
+    config = load_config(marked_tournament(tmp_path, RANDOM, extra="ray: {calibrate: true}\n"))
+    with caplog.at_level(logging.WARNING, logger="arena"):
+        conditions = RayExecutor(config)._survey()
+    assert [conditions.measured(node) for node in conditions.speeds] == [0.01, 0.01]  # the least a record holds
+    said = [r.getMessage() for r in caplog.records if "benchmark" in r.getMessage()]
+    assert len(said) == 2 and all(line.endswith(" runs the benchmark at 0.01 the speed of this machine: its bots do "
+                                                "less in the same time (ray.time_scaling: speed gives its games a "
+                                                "longer clock)") for line in said), said

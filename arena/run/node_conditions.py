@@ -30,8 +30,8 @@ from arena.game.clock import TimeControl
 from arena.run.config import TournamentConfig
 
 __all__ = [
-    "BENCHMARK_S", "SLOW", "Conditions", "NodeReport", "report_here", "set_niceness", "common_niceness", "benchmark",
-    "time_scale", "scaled",
+    "BENCHMARK_S", "SLOW", "MAX_SCALE", "Conditions", "NodeReport", "report_here", "set_niceness", "common_niceness", "benchmark",
+    "relative_speed", "time_scale", "scaled",
 ]
 
 #: How long the benchmark plays on each node, and on the driver's machine (in
@@ -43,6 +43,9 @@ BENCHMARK_S = 1.0
 CHUNK_GAMES = 20
 #: A node whose speed is below this share of the driver's is said to be slow.
 SLOW = 0.8
+#: The most a clock is scaled by, and the fastest a node is said to be: a
+#: node 100 times slower than the driver's machine is no place for a game.
+MAX_SCALE = 100.0
 
 
 @dataclass(frozen=True)
@@ -75,12 +78,12 @@ class Conditions:
         if self.reference is None:
             return None, None
         plies = self.speeds.get(node_id) or benchmark(game)
-        return round(plies / self.reference, 2), time_scale(self.reference, plies) if self.scaling else None
+        return relative_speed(plies, self.reference), time_scale(self.reference, plies) if self.scaling else None
 
     def measured(self, node_id: str) -> float | None:
         """Node ``node_id``'s speed over the driver's as measured before the first game; None unmeasured."""
         plies = self.speeds.get(node_id)
-        return None if plies is None or self.reference is None else round(plies / self.reference, 2)
+        return None if plies is None or self.reference is None else relative_speed(plies, self.reference)
 
 
 def report_here(driver_nice: int, game: str | None) -> NodeReport:
@@ -136,10 +139,17 @@ def benchmark(game: str, seconds: float = BENCHMARK_S) -> float:
     return plies / max(fastest, 1e-9)
 
 
+def relative_speed(speed: float, reference: float) -> float:
+    """A node's benchmark ``speed`` over the driver's ``reference``, to 2
+    decimals: at least 0.01, at most :data:`MAX_SCALE` (a record holds it)."""
+    return min(max(round(speed / reference, 2), 0.01), MAX_SCALE)
+
+
 def time_scale(reference: float, speed: float) -> float:
     """What a node of benchmark ``speed`` multiplies the clock by, the
-    driver's machine measuring ``reference``: its slowness, to 2 decimals."""
-    return round(reference / speed, 2)
+    driver's machine measuring ``reference``: its slowness, to 2 decimals,
+    within the same bounds."""
+    return relative_speed(reference, speed)
 
 
 def scaled(config: TournamentConfig, scale: float) -> TournamentConfig:
