@@ -15,6 +15,7 @@ import pytest
 
 from arena.game.clock import TimeControl
 from arena.run.config import load_config
+from arena.run.executor import game_deadline_s
 from arena.run.node_conditions import Conditions, scaled
 from arena.run import ray_executor
 from arena.run.ray_executor import RayExecutor
@@ -140,3 +141,17 @@ def test_a_node_slower_than_four_fifths_of_the_drivers_machine_is_said(tmp_path,
     assert len(said) == 2 and all(line.endswith(" runs the benchmark at 0.01 the speed of this machine: its bots do "
                                                 "less in the same time (ray.time_scaling: speed gives its games a "
                                                 "longer clock)") for line in said), said
+
+
+def test_a_node_the_survey_did_not_measure_measures_itself_and_its_games_deadline_follows(tmp_path, unequal_nodes,
+                                                                                           monkeypatch):
+    # As if both nodes had joined after the survey, which found this machine a million times faster.
+    monkeypatch.setattr(RayExecutor, "_survey", lambda self: Conditions(15, reference=1e12, scaling=True))
+    config = load_config(marked_tournament(tmp_path, RANDOM, extra="ray: {calibrate: true, time_scaling: speed}\n"))
+    executor = RayExecutor(config, config.output / "logs")
+    run_tournament(config, executor=executor)
+    games = records(config.output)
+    assert {(r["played_on"]["speed"], r["time_scale"]) for r in games} == {(0.01, 100.0)}
+    assert {r["time_control"]["initial_ms"] for r in games} == {3_000_000}  # 30 s, 100 times
+    assert executor.game_deadline >= game_deadline_s(scaled(config, 100.0)) > game_deadline_s(config)
+    assert wait_until_gone(str(tmp_path)) == []

@@ -134,6 +134,8 @@ class Placement:
     problems: tuple[StartupProblem, ...] = ()
     #: The niceness its bots start at.
     nice: int = 0
+    #: What its games' clocks are multiplied by (``ray.time_scaling: speed``), or None.
+    time_scale: float | None = None
 
     @property
     def where(self) -> str:
@@ -207,7 +209,7 @@ class GameActor:
             problems += [StartupProblem(name, "a remote bot plays on the driver's node, where the run listens for it")
                          for name in names if name in remote]
         return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs,
-                         problems=tuple(problems), nice=self.nice)
+                         problems=tuple(problems), nice=self.nice, time_scale=self.pool.time_scale)
 
     def play(self, specs: list[GameSpec]) -> Iterator[list[bytes]]:
         """Play the specs in turn (called as a Ray streaming generator),
@@ -820,6 +822,10 @@ class _Actors:
             _log.warning(f"bots run at niceness {placement.nice} on {placement.where}, not {self.conditions.nice} as "
                          "on the others (it did not report before the first game, and its Ray workers cannot go "
                          f"lower): start Ray there with `RAY_worker_niceness={self.conditions.nice} ray start ...`")
+        if placement.time_scale is not None and not self.executor._deadline_given:
+            # A node that measured itself may be slower than any the survey found.
+            longest = game_deadline_s(scaled(self.executor.config, placement.time_scale))
+            self.executor.game_deadline = self.queue.game_deadline = max(self.queue.game_deadline, longest)
         new = self.checks.report(placement.where, placement.problems)
         self._check_bots()  # (first: a bot that starts on no node is one error, not a warning more)
         self.checks.warn(placement.where, new)
