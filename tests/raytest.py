@@ -110,6 +110,21 @@ def marked(mark: str) -> list[int]:
     return found
 
 
+def niceness_watch(mark: str) -> tuple[set[int], Callable[..., None]]:
+    """The niceness of every marked process seen, and an ``on_record`` hook
+    of a run that looks at them after each game (while the bots live)."""
+    seen: set[int] = set()
+
+    def look(*_: Any) -> None:
+        for pid in marked(mark):
+            try:
+                seen.add(os.getpriority(os.PRIO_PROCESS, pid))
+            except OSError:  # it ended meanwhile
+                pass
+
+    return seen, look
+
+
 def wait_until_gone(mark: str, timeout: float = 10.0) -> list[str]:
     """The marked processes still alive after ``timeout`` seconds, each as
     ``pid (parent ppid): command line``, so that a failure shows what leaked."""

@@ -24,7 +24,7 @@ from arena.run.config import (
     with_executor,
 )
 from arena.bot.spec import split_command
-from builders import ROOT
+from builders import ROOT, arena, assert_one_line_error
 
 
 MINIMAL = """\
@@ -395,6 +395,10 @@ def test_missing_bot_key(tmp_path: Path, key: str) -> None:
         ("ray: {num_cpus: 0}", "ray.num_cpus: must be positive, got 0"),
         ("ray: {num_cpus: many}", "ray.num_cpus: must be a number of CPUs, got string 'many'"),
         ("ray: {working_dir: nowhere}", "ray.working_dir: no such directory:"),
+        ("ray: {calibrate: 1}", "ray.calibrate: must be true or false, got integer '1'"),
+        ("ray: {time_scaling: fast}", "ray.time_scaling: unknown value 'fast'; use one of: off, speed"),
+        ("ray: {time_scaling: speed}",
+         "ray.time_scaling: speed scales the clock by each node's measured speed: add calibrate: true"),
     ],
 )
 def test_bad_top_level_value(tmp_path: Path, line: str, problem: str) -> None:
@@ -415,6 +419,17 @@ def test_ray_settings(tmp_path: Path) -> None:
     assert config.ray == RaySettings(address="head:6379", working_dir=(tmp_path / "bots").resolve(), num_cpus=2.0, actors=3)
     default = load_config(write(tmp_path, MINIMAL))
     assert (default.executor, default.ray) == ("local", RaySettings())  # no actors given: Ray fills the cluster
+    assert (default.ray.calibrate, default.ray.time_scaling) == (False, "off")  # nothing measured unless asked
+    calibrated = load_config(write(tmp_path, "ray: {calibrate: true, time_scaling: Speed}\n" + MINIMAL)).ray
+    assert (calibrated.calibrate, calibrated.time_scaling) == (True, "speed")
+    for off in ("", ", time_scaling: off", ", time_scaling: 'off'", ", time_scaling: false"):  # YAML's off is false
+        assert load_config(write(tmp_path, f"ray: {{calibrate: true{off}}}\n" + MINIMAL)).ray.time_scaling == "off"
+
+
+def test_time_scaling_without_calibration_is_one_line_from_the_command(tmp_path: Path) -> None:
+    file = write(tmp_path, "executor: ray\nray: {time_scaling: speed}\n" + MINIMAL)
+    assert_one_line_error(arena("run", file), "ray.time_scaling: speed scales the clock by each node's measured "
+                                              "speed: add calibrate: true")
 
 
 def test_the_command_line_chooses_the_executor(tmp_path: Path) -> None:

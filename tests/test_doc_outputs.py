@@ -42,6 +42,9 @@ NOT_OUTPUT = {
         "a three-node cluster's start line: tests/test_ray_executor.py checks the line on a one-node Ray",
     "warning: a Ray actor was lost (its process or node died) in the middle of game r2-ann~bob-g3: it is played again":
         "a node lost mid-game: tests/test_spec_queue.py checks the line's words",
+    "warning: bots run at niceness 15 on every node, not 0 as this one's: the Ray workers of node worker-2 (9be2d773) "
+    "at 15 cannot go lower; for 0, start Ray there with `RAY_worker_niceness=0 ray start ...`":
+        "a node that cannot lower its niceness: tests/test_ray_conditions.py checks the line on a two-node cluster",
     "Games by node (2 nodes)": "a two-node cluster's games: tests/test_tables.py checks the table's cells in every "
                                "format, tests/test_ray_executor.py the table of a run on a one-node Ray",
     "error: cluster.yaml: ray.address: cannot connect to the Ray cluster at '10.0.0.5:8265': it answers as a web "

@@ -25,7 +25,7 @@ from arena.run.ray_executor import LOCAL_RAY
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
 from builders import BOTS, RANDOM_SCRIPT, ROOT, arena, assert_one_line_error, records
-from raytest import MARK, QUIET, RANDOM, marked, marked_tournament, played, ranking, ray_runtime, wait_until_gone
+from raytest import MARK, QUIET, RANDOM, marked, marked_tournament, niceness_watch, played, ranking, ray_runtime, wait_until_gone
 
 
 @pytest.fixture(scope="module")
@@ -40,15 +40,7 @@ def local_ray():
 
 def test_same_games_moves_and_standings_as_the_local_executor(tmp_path, local_ray):
     configs = {e: load_config(marked_tournament(tmp_path, RANDOM, rounds=2, executor=e)) for e in ("local", "ray")}
-    niceness: set[int] = set()
-
-    def look_at_bots(record, summary):
-        for pid in marked(str(tmp_path)):
-            try:
-                niceness.add(os.getpriority(os.PRIO_PROCESS, pid))
-            except OSError:  # it ended meanwhile
-                pass
-
+    niceness, look_at_bots = niceness_watch(str(tmp_path))
     summaries = {e: run_tournament(config, on_record=look_at_bots) for e, config in configs.items()}
     games = {e: records(config.output) for e, config in configs.items()}
     ids = [spec.game_id for spec in make_schedule(configs["ray"].competition)]

@@ -26,6 +26,7 @@ def old_line(game: GameRecord) -> bytes:
     del data["time_controls"]  # time odds, which did not exist either
     del data["played_on"]  # nor where a game was played
     del data["network_margin_ms"]  # nor remote bots
+    del data["time_scale"]  # nor clocks scaled to a node's speed
     data["moves"] = [m.to_json() for m in game.moves]
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 

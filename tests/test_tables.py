@@ -416,3 +416,18 @@ def test_the_games_by_node_in_csv_and_json():
     assert [(n["host"], n["node_id"], n["workers"], n["nice"], n["games"], n["mean_move_ms"], n["forfeits"]) for n in nodes] \
         == [("node-a", "a" * 56, [1], [0], 1, 10.0, {}), ("node-b", "b" * 56, [2], [15], 1, 100.0, {"timeout": 1})]
     assert "Games by node" not in render_standings(standings, "plain")  # shown only when asked for
+
+
+def test_a_calibrated_clusters_games_by_node_show_each_nodes_speed_and_clock_scale():
+    fast, slow = _placed(0, {**NODE_A, "speed": 1.0}, 10.0), _placed(1, {**NODE_B, "speed": 0.8}, 20.0)
+    fast.time_scale, slow.time_scale = 1.0, 1.25
+    standings = compute_standings([fast, slow])
+    text = render_standings(standings, "plain", "nodes")
+    for cells in (["node-a", "a" * 12, "1", "0", "1.00", "1.00", "1"], ["node-b", "b" * 12, "1", "15", "0.80", "1.25", "1"]):
+        assert re.search(r"\s+".join(map(re.escape, cells)), text), (cells, text)
+    rows = list(csv.DictReader(io.StringIO(render_standings(standings, "csv", "nodes"))))
+    assert [(r["node"], r["speed"], r["time scale"]) for r in rows] == [("node-a", "1.0", "1.0"), ("node-b", "0.8", "1.25")]
+    nodes = json.loads(render_standings(standings, "json"))["nodes"]
+    assert [(n["speeds"], n["time_scales"]) for n in nodes] == [([1.0], [1.0]), ([0.8], [1.25])]
+    # Uncalibrated, the columns are not there.
+    assert "speed" not in render_standings(compute_standings([_placed(0, NODE_A, 10.0)]), "plain", "nodes")

@@ -53,6 +53,8 @@ MAX_STAMP_CHARS = 64
 #: The longest host name (a DNS name is at most 253 characters) and Ray node id (56 hex digits in Ray 2.60).
 MAX_HOST_CHARS = 253
 MAX_NODE_ID_CHARS = 128
+#: The largest speed ratio or clock scale a record may hold (a node 1000 times slower is no place to play).
+MAX_RATIO = 1000.0
 
 
 def pair_id(a: str, b: str) -> str:
@@ -191,13 +193,18 @@ class GameRecord:
     time_controls: dict[str, dict[str, int]] | None = None
     #: Where the game was played: ``host``, and a Ray node's ``node_id`` and
     #: ``actor`` number or a local ``worker``'s, and ``nice``, the niceness
-    #: its bots started at (Ray's plain ``ray start`` makes it 15); ``None`` when not
+    #: its bots started at (Ray's plain ``ray start`` makes it 15), and on
+    #: a calibrated cluster ``speed``, the node's over the driver's machine; ``None`` when not
     #: known (records written before it was kept, forfeits the driver
     #: records itself).  Not compared: the same game is the same wherever played.
-    played_on: dict[str, str | int] | None = field(default=None, compare=False)
+    played_on: dict[str, str | int | float] | None = field(default=None, compare=False)
     #: The network margin each remote bot's moves were granted in this game
     #: (ms, by colour; see ``network_margin_ms``); ``None`` when no remote bot played.
     network_margin_ms: dict[str, int | float] | None = None
+    #: What the file's clocks were multiplied by for this game, the node being
+    #: that much slower than the driver's machine (``ray.time_scaling:
+    #: speed``): ``time_control`` is the clock it was played at.  ``None``: not scaled.
+    time_scale: float | None = None
     #: The record's line as ``to_line`` made it or ``from_line`` read it, so
     #: that it is encoded once (in the worker that played the game) and the
     #: store writes those very bytes.  Not part of the record's JSON.
@@ -293,6 +300,8 @@ class GameRecord:
             data["played_on"] = self.played_on
         if self.network_margin_ms is not None:
             data["network_margin_ms"] = self.network_margin_ms
+        if self.time_scale is not None:
+            data["time_scale"] = self.time_scale
         return data
 
     def to_line(self) -> bytes:
@@ -424,6 +433,7 @@ class GameRecord:
         _check(margins is None or (isinstance(margins, dict) and set(margins) <= set(players)
                                    and all(_is_number(v) and v >= 0 for v in margins.values())),
                "network_margin_ms", margins)
+        _check(self.time_scale is None or _is_ratio(self.time_scale), "time_scale", self.time_scale)
 
 
 def _check_moves(moves: list[MoveRecord]) -> None:
@@ -450,6 +460,11 @@ def _is_place(value: Any) -> bool:
     """A ``played_on`` as the executors write it: a host name, and only known keys, each in bounds."""
     return (isinstance(value, dict) and _is_text(value.get("host"), MAX_HOST_CHARS, empty=False)
             and all(key in _PLACE_CHECKS and _PLACE_CHECKS[key](v) for key, v in value.items()))
+
+
+def _is_ratio(value: Any) -> bool:
+    """A node's speed or a clock's scale: a positive number, at most :data:`MAX_RATIO`."""
+    return _is_number(value) and 0 < value <= MAX_RATIO
 
 
 def _is_number(value: Any) -> bool:
@@ -503,6 +518,7 @@ _PLACE_CHECKS = {
     "worker": lambda v: _is_int(v, MAX_INDEX),
     # Niceness runs from -20 to 19.
     "nice": lambda v: isinstance(v, int) and not isinstance(v, bool) and -20 <= v <= 19,
+    "speed": _is_ratio,
 }
 
 

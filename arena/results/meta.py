@@ -36,7 +36,7 @@ from arena.formats.competition import FORMATS, STAGED, Competition
 from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairing_problem, pairings_from_json
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
-from arena.game.records import GameRecord
+from arena.game.records import MAX_RATIO, GameRecord
 from arena.results.sprt import SprtConfig
 from arena.results.store import store_error, write_atomically
 
@@ -123,14 +123,19 @@ class MetaBot:
 
 @dataclass(frozen=True)
 class MetaNode:
-    """A node of the Ray cluster a run played on, as Ray listed it at the start."""
+    """A node of the Ray cluster a run played on, as Ray listed it at the
+    start; on a calibrated cluster, its ``speed`` over the driver's machine's."""
 
     host: str
     node_id: str
     cpus: float
+    speed: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"host": self.host, "node_id": self.node_id, "cpus": self.cpus}
+        entry: dict[str, Any] = {"host": self.host, "node_id": self.node_id, "cpus": self.cpus}
+        if self.speed is not None:
+            entry["speed"] = self.speed
+        return entry
 
     @classmethod
     def from_json(cls, entry: Any, where: str) -> MetaNode:
@@ -138,8 +143,12 @@ class MetaNode:
         cpus = entry.get("cpus")
         if not (isinstance(cpus, (int, float)) and not isinstance(cpus, bool) and 0 <= cpus <= MAX_CPUS):
             raise MetaError(f"{where}.cpus: must be a number from 0 to {MAX_CPUS}, got {_short(cpus)}")
+        speed = entry.get("speed")
+        if not (speed is None or isinstance(speed, (int, float)) and not isinstance(speed, bool)
+                and 0 < speed <= MAX_RATIO):
+            raise MetaError(f"{where}.speed: must be a positive number up to {MAX_RATIO:g}, got {_short(speed)}")
         return cls(_line(entry.get("host"), f"{where}.host", limit=253),
-                   _line(entry.get("node_id"), f"{where}.node_id", limit=128), cpus)
+                   _line(entry.get("node_id"), f"{where}.node_id", limit=128), cpus, speed)
 
 
 @dataclass(frozen=True)
@@ -155,7 +164,8 @@ class MetaCluster:
         """The run's line at the start, e.g. ``cluster: 2 nodes, 6 CPUs (head 4, w1 2); Python 3.12.3, Ray 2.60.0``."""
         count = len(self.nodes)
         cpus = sum(node.cpus for node in self.nodes)
-        each = ", ".join(f"{node.host} {node.cpus:g}" for node in self.nodes)
+        each = ", ".join(f"{node.host} {node.cpus:g}" + (f" at speed {node.speed:.2f}" if node.speed else "")
+                         for node in self.nodes)
         return (f"cluster: {count} node{'' if count == 1 else 's'}, {cpus:g} CPUs ({each}); "
                 f"Python {self.python}, Ray {self.ray}")
 

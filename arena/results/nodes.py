@@ -34,6 +34,10 @@ class NodeTally:
     workers: set[int] = field(default_factory=set)
     #: Every niceness the bots started at here.
     nice: set[int] = field(default_factory=set)
+    #: The node's speeds over the driver's machine, on a calibrated cluster.
+    speeds: set[float] = field(default_factory=set)
+    #: What the clocks of its games were scaled by (``ray.time_scaling: speed``).
+    scales: set[float] = field(default_factory=set)
 
     @property
     def move_ms(self) -> float:
@@ -66,6 +70,10 @@ class NodeTallies:
         for name, into in (("actor", tally.workers), ("worker", tally.workers), ("nice", tally.nice)):
             if isinstance(value := place.get(name), int):
                 into.add(value)
+        if isinstance(speed := place.get("speed"), (int, float)):
+            tally.speeds.add(float(speed))
+        if record.time_scale is not None:
+            tally.scales.add(record.time_scale)
 
     def tallies(self) -> list[NodeTally]:
         """Every node by host name and id, the games whose node is not recorded last."""

@@ -723,18 +723,23 @@ def _reason_columns(table: _Table, forfeits: list[Mapping[str, int]]) -> None:
 
 def _nodes_table(nodes: list[NodeTally]) -> _Table:
     """Each node's games, mean move time, forfeits, and the workers (Ray
-    actors or local worker processes) that played there and their niceness."""
-    def nice(tally: NodeTally) -> str:
-        return ", ".join(map(str, sorted(tally.nice)))
+    actors or local worker processes) that played there and their niceness;
+    on a calibrated cluster, its speed and its games' clock scales."""
+    def listed(values: set[int] | set[float], form: str = "{}") -> str:
+        return ", ".join(form.format(value) for value in sorted(values))
 
+    calibrated = any(t.speeds or t.scales for t in nodes)
+    extra = ["speed", "time scale"] if calibrated else []
     table = _Table(
         f"Games by node ({len(nodes)} node{'' if len(nodes) == 1 else 's'})",
-        ["node", "node id", "workers", "nice", "games", "ms/move", "forfeits"],
-        [[t.host or NOT_RECORDED, (t.node_id or "-")[:NODE_ID_SHOWN], str(len(t.workers)), nice(t) or "-",
+        ["node", "node id", "workers", "nice", *extra, "games", "ms/move", "forfeits"],
+        [[t.host or NOT_RECORDED, (t.node_id or "-")[:NODE_ID_SHOWN], str(len(t.workers)), listed(t.nice) or "-",
+          *([listed(t.speeds, "{:.2f}") or "-", listed(t.scales, "{:.2f}") or "-"] if calibrated else []),
           str(t.games), _number(t.mean_move_ms), _forfeits(t.forfeits)] for t in nodes],
-        ["left", "left", "right", "right", "right", "right", "left"],
+        ["left", "left", "right", "right", *(["right"] * len(extra)), "right", "right", "left"],
         "nodes",
-        [[t.host, t.node_id, len(t.workers), nice(t), t.games, t.mean_move_ms, _forfeits(t.forfeits, "")]
+        [[t.host, t.node_id, len(t.workers), listed(t.nice), *([listed(t.speeds), listed(t.scales)] if calibrated else []),
+          t.games, t.mean_move_ms, _forfeits(t.forfeits, "")]
          for t in nodes],
     )
     _reason_columns(table, [t.forfeits for t in nodes])
@@ -871,7 +876,7 @@ def _json_object(standings: Standings) -> dict[str, Any]:
         "opponents": [{"opponent": o.name, **_match_json(o.match, (standings.challenger or "", o.name))}
                       for o in standings.opponents],
         "nodes": [{"host": t.host, "node_id": t.node_id, "workers": sorted(t.workers), "nice": sorted(t.nice),
-                   "games": t.games, "moves": t.moves, "move_ms": t.move_ms, "mean_move_ms": t.mean_move_ms,
+                   "speeds": sorted(t.speeds), "time_scales": sorted(t.scales), "games": t.games, "moves": t.moves, "move_ms": t.move_ms, "mean_move_ms": t.mean_move_ms,
                    "forfeits": dict(t.forfeits)} for t in standings.nodes],
     }
 

@@ -146,7 +146,9 @@ EXECUTORS = ("local", "ray")
 #: Whether a submission's own ``requirements.txt`` is installed for it (``team_packages``).
 TEAM_PACKAGES = ("deny", "allow")
 #: Every key the ``ray:`` mapping may hold.
-RAY_KEYS = ("address", "working_dir", "num_cpus", "connect_timeout")
+RAY_KEYS = ("address", "working_dir", "num_cpus", "connect_timeout", "calibrate", "time_scaling")
+#: What ``ray.time_scaling`` may say: the clock as the file gives it, or scaled by each node's speed.
+TIME_SCALINGS = ("off", "speed")
 
 _REQUIRED = ("game", "time_control")
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
@@ -159,7 +161,10 @@ class RaySettings:
 
     ``address`` is None to start a Ray instance on this machine; ``working_dir``
     (absolute) is shipped to every node; each actor reserves ``num_cpus``;
-    connecting may take ``connect_timeout`` seconds.
+    connecting may take ``connect_timeout`` seconds.  ``calibrate``: each
+    node's speed is measured before the first game, and under
+    ``time_scaling`` ``speed`` a slower node's games get a longer clock (see
+    :mod:`arena.run.node_conditions`).
     ``actors`` is the file's ``concurrency`` when it gives one, else None: as
     many actors as the cluster's CPUs hold."""
 
@@ -169,6 +174,9 @@ class RaySettings:
     actors: int | None = None
     #: Seconds the run waits for the cluster to take its connection.
     connect_timeout: float = 30.0
+    calibrate: bool = False
+    #: One of :data:`TIME_SCALINGS`.
+    time_scaling: str = "off"
 
 
 @dataclass(frozen=True)
@@ -778,8 +786,14 @@ def _ray(fields: YamlMapping, base_dir: Path, actors: int | None) -> RaySettings
             raise ray.error(f"no such directory: {working_dir}", "working_dir")
     num_cpus = ray.number("num_cpus", 1.0, unit="a number of CPUs", must_be="positive")
     connect_timeout = ray.number("connect_timeout", 30.0, unit="seconds", must_be="positive")
+    calibrate = ray.boolean("calibrate", False)
+    # YAML reads a bare `off` as false.
+    off = "time_scaling" in ray and ray["time_scaling"].scalar() is False
+    time_scaling = "off" if off else ray.choice("time_scaling", TIME_SCALINGS)
+    if time_scaling == "speed" and not calibrate:
+        raise ray.error("speed scales the clock by each node's measured speed: add calibrate: true", "time_scaling")
     return RaySettings(address=address, working_dir=working_dir, num_cpus=num_cpus, actors=actors,
-                       connect_timeout=connect_timeout)
+                       connect_timeout=connect_timeout, calibrate=calibrate, time_scaling=time_scaling)
 
 
 # -- bots -------------------------------------------------------------------------

@@ -59,7 +59,8 @@ class BotPool:
     Each bot's log is :func:`log_path`, its scratch directory
     ``scratch_dir/<name>.<tag>`` (a temporary one when ``scratch_dir`` is
     None); a sandboxed bot sees neither the results directory nor the logs
-    nor the tournament file.  Each record it plays names ``played_on`` (see :func:`here`)."""
+    nor the tournament file.  Each record it plays names ``played_on`` (see
+    :func:`here`) and ``time_scale``, what ``config``'s clocks were scaled by."""
 
     def __init__(
         self,
@@ -69,10 +70,13 @@ class BotPool:
         scratch_dir: Path | None = None,
         spin: bool = False,
         feed: LiveFeed | None = None,
-        played_on: dict[str, str | int] | None = None,
+        played_on: dict[str, str | int | float] | None = None,
+        time_scale: float | None = None,
     ) -> None:
         self.config = config
         self.played_on = played_on
+        #: What ``config``'s clocks were scaled by (recorded in each game), or None.
+        self.time_scale = time_scale
         #: Where the game in progress is published for ``arena serve``; None for nowhere.
         self.feed = feed
         self.logs_dir = logs_dir
@@ -117,6 +121,7 @@ class BotPool:
             record = play_game(spec, seats, self.config.time_control, self.config.time_margin_ms,
                                self.config.seat_controls(spec.players), self.feed.move if self.feed is not None else None)
             record.played_on = self.played_on
+            record.time_scale = self.time_scale
             return record
         finally:
             if self.feed is not None:
@@ -129,7 +134,7 @@ class BotPool:
         self.players.clear()
 
 
-def here(**ids: str | int) -> dict[str, str | int]:
+def here(**ids: str | int | float) -> dict[str, str | int | float]:
     """A record's ``played_on`` for games played in this process: this host,
     ``ids`` (a worker's or an actor's number, a Ray node's id), and the
     niceness its bots start at, so that unequal conditions are on record."""

@@ -62,6 +62,9 @@ from arena.run.executor import game_deadline_s
 from arena.run.pool import PREFLIGHT_TAG, BotPool, die_killing_bots, here  # (die_killing_bots: a local worker's SIGTERM handler too)
 from arena.run.preflight import StartupProblem, preflight
 from arena.run.ray_head import HeadWatch, check_head
+from arena.run.node_conditions import (
+    BENCHMARK_S, SLOW, Conditions, benchmark, common_niceness, report_here, scaled, set_niceness, time_scale,
+)
 from arena.run.ray_nodes import NodeChecks
 from arena.run.spec_queue import HeadLost, SpecQueue, WorkerDied
 
@@ -69,6 +72,8 @@ __all__ = [
     "RayExecutor", "GameActor", "Placement", "INSTALL_HINT", "LOCAL_RAY", "ray_address", "describe_ray_address",
     "on_this_node",
 ]
+
+_log = logging.getLogger(__name__)
 
 INSTALL_HINT = "pip install 'totem-arena[ray]' (from a clone: pip install -e '.[ray]')"
 #: A game whose actor died this many times is not tried again: the game
@@ -98,6 +103,9 @@ DROPPED = b"-"
 #: (which lose on time), unlike local workers, which run at the user's
 #: priority.  Nobody looks at a dashboard: seconds saved at start.
 LOCAL_RAY: dict[str, Any] = {"include_dashboard": False, "_system_config": {"worker_niceness": 0}}
+#: How long the nodes get to report their niceness and speed before the first
+#: game; a node silent so long is left out (its actors measure it themselves).
+SURVEY_TIMEOUT_S = 30.0
 #: How long the run waits for a first actor to start before it gives up.
 START_TIMEOUT_S = 120.0
 #: How long actors get to quit their bots at the end of a run.
@@ -124,6 +132,10 @@ class Placement:
     pid: int
     logs_dir: str | None
     problems: tuple[StartupProblem, ...] = ()
+    #: The niceness its bots start at.
+    nice: int = 0
+    #: What its games' clocks are multiplied by (``ray.time_scaling: speed``), or None.
+    time_scale: float | None = None
 
     @property
     def where(self) -> str:
@@ -149,6 +161,7 @@ class GameActor:
         number: int,
         driver_python: str,
         shipped_from: str | None,
+        conditions: Conditions,
     ) -> None:
         # As in a local worker: orphans of the bots come back to this process
         # to be killed, and a SIGTERM (Ray stopping the worker, or a person)
@@ -169,8 +182,13 @@ class GameActor:
         scratch = _writable(Path(scratch_dir), self.config.name, "scratch") if scratch_dir else None
         import ray  # present: this runs on a Ray worker
 
-        self.pool = BotPool(self.config, self.logs_dir, tag=tag, scratch_dir=scratch, feed=LiveFeed(None, tag),
-                            played_on=here(node_id=ray.get_runtime_context().get_node_id(), actor=number))
+        node_id = ray.get_runtime_context().get_node_id()
+        # Before any bot starts: they inherit it.
+        self.nice = set_niceness(conditions.nice)
+        speed, scale = conditions.speed(node_id, self.config.game)
+        self.pool = BotPool(scaled(self.config, scale) if scale is not None else self.config, self.logs_dir, tag=tag,
+                            scratch_dir=scratch, feed=LiveFeed(None, tag), time_scale=scale,
+                            played_on=here(node_id=node_id, actor=number, **({} if speed is None else {"speed": speed})))
         self.stopping = False
         self.dropping = False
 
@@ -191,7 +209,7 @@ class GameActor:
             problems += [StartupProblem(name, "a remote bot plays on the driver's node, where the run listens for it")
                          for name in names if name in remote]
         return Placement(node_id=node_id, node=socket.gethostname(), pid=os.getpid(), logs_dir=logs,
-                         problems=tuple(problems))
+                         problems=tuple(problems), nice=self.nice, time_scale=self.pool.time_scale)
 
     def play(self, specs: list[GameSpec]) -> Iterator[list[bytes]]:
         """Play the specs in turn (called as a Ray streaming generator),
@@ -435,6 +453,10 @@ class RayExecutor:
         self.cluster: MetaCluster | None = None
         #: The cluster's head stopped answering during the last run.
         self.head_gone = False
+        #: The bots' niceness, and calibrated the nodes' speeds, as found on
+        #: connecting (:meth:`_survey`); None while not connected.
+        self.conditions: Conditions | None = None
+        self._deadline_given = game_deadline is not None
 
     # -- connecting ----------------------------------------------------------
 
@@ -483,6 +505,7 @@ class RayExecutor:
         connected_here = self._connect()
         with ray_output_to(self.logs_dir) if connected_here else nullcontext():
             try:
+                self.conditions = self._survey()
                 self.cluster = self._cluster()
                 yield
             finally:
@@ -492,12 +515,60 @@ class RayExecutor:
     def _cluster(self) -> MetaCluster:
         """The cluster's live nodes and their CPUs, and this driver's Python
         and Ray (Ray refuses a node or driver with other versions)."""
+        conditions = self.conditions or Conditions(0)
         nodes = tuple(
             MetaNode(str(node.get("NodeManagerHostname", "")), str(node.get("NodeID", "")),
-                     float(node.get("Resources", {}).get("CPU", 0)))
+                     float(node.get("Resources", {}).get("CPU", 0)), conditions.measured(str(node.get("NodeID", ""))))
             for node in self.ray.nodes() if node.get("Alive")
         )
         return MetaCluster(platform.python_version(), str(self.ray.__version__), nodes)
+
+    def _survey(self) -> Conditions:
+        """Before the first game, a task on each live node reports its Ray
+        workers' niceness and, calibrating, plays the benchmark (the driver
+        plays it before and after, here: on one machine they would share its cores).
+        Says, in a line, what differs: a node that keeps the bots above the
+        driver's niceness, a node slower than :data:`SLOW` of the driver's
+        machine (when the clock is not scaled for it)."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        ray = self.ray
+        settings = self.config.ray
+        driver_nice = os.getpriority(os.PRIO_PROCESS, 0)
+        game = self.config.game if settings.calibrate else None
+        reference = benchmark(game, BENCHMARK_S / 2) if game is not None else None
+        hosts = {str(node["NodeID"]): str(node.get("NodeManagerHostname", "")) for node in ray.nodes()
+                 if node.get("Alive")}
+        task = ray.remote(num_cpus=0, max_retries=0)(report_here)
+        calls = {task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
+            driver_nice, game): node for node in hosts}
+        ready, _ = ray.wait(list(calls), num_returns=len(calls), timeout=SURVEY_TIMEOUT_S)
+        if game is not None and reference is not None:
+            reference = max(reference, benchmark(game, BENCHMARK_S / 2))
+        reports = {}
+        for call in ready:
+            try:
+                reports[calls[call]] = ray.get(call)
+            except ray.exceptions.RayError:  # the node died meanwhile: its actors measure it themselves
+                pass
+        nice = common_niceness(driver_nice, [report.floor for report in reports.values()])
+        where = {node: f"node {hosts[node]} ({node[:8]})" for node in reports}
+        if nice != driver_nice:
+            above = [f"{where[node]} at {report.nice}" for node, report in reports.items() if report.floor > driver_nice]
+            _log.warning(f"bots run at niceness {nice} on every node, not {driver_nice} as this one's: the Ray workers "
+                         f"of {' and '.join(above)} cannot go lower; for {driver_nice}, start Ray there with "
+                         f"`RAY_worker_niceness={driver_nice} ray start ...`")
+        speeds = {node: report.speed for node, report in reports.items() if report.speed is not None}
+        conditions = Conditions(nice, reference, speeds, settings.time_scaling == "speed")
+        for node in speeds:
+            speed = conditions.measured(node)
+            if speed is not None and speed < SLOW and not conditions.scaling:
+                _log.warning(f"{where[node]} runs the benchmark at {speed:.2f} the speed of this machine: its bots "
+                             "do less in the same time (ray.time_scaling: speed gives its games a longer clock)")
+        if conditions.scaling and not self._deadline_given and speeds:
+            longest = max(1.0, *(time_scale(reference, plies) for plies in speeds.values()))
+            self.game_deadline = game_deadline_s(scaled(self.config, longest))
+        return conditions
 
     def _actor_count(self) -> int:
         settings = self.config.ray
@@ -541,6 +612,9 @@ class RayExecutor:
         if not queue.fill(1):
             return
         connected_here = self._connect()
+        if self.conditions is None:
+            self.conditions = self._survey()
+        queue.game_deadline = self.game_deadline  # (longer where the clock is scaled)
         self.placements.clear()
         self.lost = self.dropped = 0
         head = HeadWatch(self.ray.get_runtime_context().gcs_address)
@@ -567,6 +641,7 @@ class RayExecutor:
     def _disconnect(self) -> None:
         """``ray.shutdown()``, unless the head is gone: then Ray's goodbyes
         to it would wait a minute for an answer."""
+        self.conditions = None
         if not self.head_gone:
             self.ray.shutdown()
 
@@ -623,6 +698,10 @@ class _Actors:
         self.width = executor._actor_count()
         self._set_window()
         self.actor_class = executor._actor_class()
+        assert executor.conditions is not None
+        self.conditions: Conditions = executor.conditions
+        #: The nodes whose bots were found at another niceness (said once a node).
+        self.off_nice: set[str] = set()
         self.options: dict[str, Any] = {"num_cpus": executor.config.ray.num_cpus, "scheduling_strategy": "SPREAD"}
         self.actors: list[_Actor] = []
         self.made = 0
@@ -738,6 +817,15 @@ class _Actors:
         not start there (once a node), and give it its first games."""
         actor.placement = placement
         self.executor.placements[actor.number] = placement
+        if placement.nice != self.conditions.nice and placement.node_id not in self.off_nice:
+            self.off_nice.add(placement.node_id)
+            _log.warning(f"bots run at niceness {placement.nice} on {placement.where}, not {self.conditions.nice} as "
+                         "on the others (it did not report before the first game, and its Ray workers cannot go "
+                         f"lower): start Ray there with `RAY_worker_niceness={self.conditions.nice} ray start ...`")
+        if placement.time_scale is not None and not self.executor._deadline_given:
+            # A node that measured itself may be slower than any the survey found.
+            longest = game_deadline_s(scaled(self.executor.config, placement.time_scale))
+            self.executor.game_deadline = self.queue.game_deadline = max(self.queue.game_deadline, longest)
         new = self.checks.report(placement.where, placement.problems)
         self._check_bots()  # (first: a bot that starts on no node is one error, not a warning more)
         self.checks.warn(placement.where, new)
@@ -823,7 +911,7 @@ class _Actors:
         config = self.executor.config
         handle = self.actor_class.options(**self.options).remote(
             config, _text(self.executor.logs_dir), _text(self.executor.scratch_dir), self.made, sys.executable,
-            _text(config.ray.working_dir),
+            _text(config.ray.working_dir), self.conditions,
         )
         actor = _Actor(self.made, handle, time.monotonic())
         self.actors.append(actor)
