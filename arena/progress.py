@@ -1,6 +1,7 @@
-"""How ``arena run`` and ``arena match`` show their progress: a live bar where
-a terminal shows it, lines (:class:`~arena.run.progress_lines.ProgressLines`)
-where the output goes to a log.
+"""How ``arena run``, ``arena match`` and ``arena check FILE`` show their
+progress: a live bar where a terminal shows it, lines
+(:class:`~arena.run.progress_lines.ProgressLines`) where the output goes to
+a log.
 
 The command says what its bar's columns are and how a state of its run
 reads, as the bar's fields and as a log's line; each is made only when it is
@@ -24,7 +25,7 @@ S = TypeVar("S")
 class Presenter(Generic[S]):
     """The progress of a run whose state after each game is an ``S``: a bar
     of ``columns`` on ``bar`` when that is a terminal, and ``line(state)``
-    written with ``write`` every tenth of the games (and every 30 s) when
+    written with ``write`` every tenth of the games (or bots checked) (and every 30 s) when
     ``log`` is not one.  ``fields(state)`` are the bar's: its
     ``description`` and the fields its columns name."""
 
