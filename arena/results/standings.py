@@ -357,10 +357,11 @@ class StandingsFold:
         self.total += 1
         # (Each name, clock and score looked up once a game: a league folds millions of games.)
         seats = ((first, players[first], players[second]), (second, players[second], players[first]))
+        shared_clock = _clock_text(record.time_control) if record.time_controls is None else None
         for color, name, opponent in seats:
             # (made only when first met: a bot's standing is a dozen fields)
             standing = bots.get(name) or bots.setdefault(name, BotStanding(name))
-            clock = _clock_text(record.clock_of(color))
+            clock = shared_clock or _clock_text(record.clock_of(color))
             standing.clocks[clock] = standing.clocks.get(clock, 0) + 1
             score = side_score(winner, color)
             (by_color.get(color) or by_color.setdefault(color, Tally())).add(score)

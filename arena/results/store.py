@@ -125,10 +125,11 @@ class LoadedResults:
         """Whether a record went :attr:`into` its reader already."""
         return self._handed
 
-    def add(self, record: GameRecord, where: str) -> None:
+    def add(self, record: GameRecord, log: Path, number: int) -> None:
+        """Take ``record``, read from line ``number`` of ``log`` (a second record of a game is skipped, and said)."""
         if record.game_id in self._seen or record.game_id in self.seen_before:
             # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
-            self.warnings.append(f"{where}: skipped a second record of game {record.game_id!r}")
+            self.warnings.append(f"{log}:{number}: skipped a second record of game {record.game_id!r}")
             return
         if self.into is not None:
             self._handed = True
@@ -232,7 +233,7 @@ class ResultsStore:
             record = self._indexed_record(entry, index) if entry.record is not None else None
             other = record.game if record is not None else entry.game  # (the record's is checked)
             if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
-                result.add(shared.record(record), f"{self.games_path}:{entry.number}")
+                result.add(shared.record(record), self.games_path, entry.number)
 
         def read(line: LogLine, record: GameRecord | None, problem: str | None, other: str | None) -> None:
             nonlocal last
@@ -282,7 +283,8 @@ class ResultsStore:
         ``game``): its record, its moves left in the log, or its warning."""
         if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
             record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
-            result.add(shared.record(record), f"{self.games_path}:{line.number}")
+            # (A reader that takes each record as it comes holds none: sharing their values would save nothing.)
+            result.add(shared.record(record) if result.into is None else record, self.games_path, line.number)
 
     def _note_tail(self, fd: int, lines: LogLines, last: int, result: LoadedResults) -> None:
         """Note where the complete lines end (the last is line ``last``), and a torn line after them."""
@@ -296,12 +298,12 @@ class ResultsStore:
     def _kept(self, number: int, other: str | None, problem: str | None, game: str | None, warnings: list[str]) -> bool:
         """Whether the line ``number`` holds a record for a reader of
         ``game``; if not, its warning goes to ``warnings`` (none for a blank line)."""
-        where = f"{self.games_path}:{number}"
-        if game in engine.GAMES and other in engine.GAMES and other != game:
-            warnings.append(f"{where}: skipped a record of another game ({other!r}); these results are of {game}")
+        if other != game and game in engine.GAMES and other in engine.GAMES:
+            warnings.append(f"{self.games_path}:{number}: skipped a record of another game ({other!r}); "
+                            f"these results are of {game}")
             return False
         if problem:
-            warnings.append(f"{where}: skipped an unreadable record ({problem})")
+            warnings.append(f"{self.games_path}:{number}: skipped an unreadable record ({problem})")
         return problem is None
 
     def _indexed_record(self, entry: IndexedLine, index: GameIndex) -> GameRecord:
