@@ -448,6 +448,15 @@ def test_the_status_line_says_finished_stopped_or_running(played, tmp_path):
     assert current_run(cut) is None
 
 
+def test_the_status_of_results_without_an_sprt_folds_no_game(played, monkeypatch):
+    from arena.results.reading import ReadResults
+
+    folded = []
+    monkeypatch.setattr(ReadResults, "standings", lambda self, **asked: folded.append(asked))
+    monkeypatch.setattr("arena.live.state.champion_of", lambda results: None)  # (it ranks the finished run's bots)
+    assert LiveState(played).status().line == "finished: 4 games played" and folded == []
+
+
 def test_a_running_matchs_count_is_the_one_the_match_said(tmp_path):
     """An SPRT match plays round after round of its openings, at most the cap
     it announced: the page counts against that cap, not the rounds played so far."""

@@ -134,6 +134,15 @@ def test_from_bytes_reads_every_line_as_from_json_does(line):
 
 
 @PROPERTY
+@given(lines())
+def test_the_plain_check_passes_no_record_every_check_refuses(line):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(GameRecord, "_plainly_valid", lambda self: False)
+        checked = outcome(GameRecord.from_bytes, line)
+    assert outcome(GameRecord.from_bytes, line) == checked
+
+
+@PROPERTY
 @given(st.one_of(JSON_VALUES.map(line_of), st.binary(max_size=40), st.text(max_size=40).map(str.encode)))
 def test_from_bytes_reads_any_line_as_from_json_does(line):
     assert outcome(GameRecord.from_bytes, line) == outcome(old, line)

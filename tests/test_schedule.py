@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 import engine
-from arena.game.records import GameSpec
+from arena.game.records import GameRecord, GameSpec, parse_game_id
 from arena.run.config import TournamentConfig, load_config, parse_config
 from arena.formats.game_pairs import game_seed
 from arena.formats.schedule import make_schedule, pairings
@@ -212,9 +212,29 @@ def test_every_game_is_found_from_its_id_alone_and_ordered_as_the_schedule(forma
         assert replaced(found, index=spec.index, pair=spec.pair) == spec
         assert order == ScheduledGames.order(spec.game_id)
     assert sorted(schedule, key=lambda s: ScheduledGames.order(s.game_id)) == schedule
+    colors = engine.get_game(config.competition.game).colors
+    for spec in schedule[::7]:  # match tells what find and same_game tell, of the game and of a forged one
+        record = GameRecord.for_spec(spec, colors, {"per_move_ms": 50})
+        assert games.match(record, 3) == (True, ScheduledGames.order(spec.game_id))
+        for forged in (replaced(record, seed=record.seed + 1), replaced(record, opening_moves=["a1"]),
+                       replaced(record, players=dict(zip(colors, reversed(spec.players))))):
+            assert games.match(forged, 3) == (False, ScheduledGames.order(spec.game_id))
+        assert games.match(record, spec.round - 1) is None
     last = schedule[-1].game_id
     assert games.find(last, 2) is None  # (round 3 is past the rounds asked)
     for unknown in ("r1-a-1~z-g1", "r1-a-1~b-g99", "r0-a-1~b-g1", "r1-b~a-1-g1", "r1-p1-g1", "junk"):
         assert games.find(unknown, 3) is None, unknown
     if format == "reference":  # two reference bots never meet
         assert games.find("r1-b~d-g1", 3) is None
+
+
+@pytest.mark.parametrize("text, parsed", [
+    ("r1-a~b-g1", (1, "a", "b", 1)), ("r12-bot-1~bot-2-g34", (12, "bot-1", "bot-2", 34)),
+    ("r1-a-g~b-g3", (1, "a-g", "b", 3)), ("r1-a~b-g2-g3", (1, "a", "b-g2", 3)), ("r0-a~b-g0", (0, "a", "b", 0)),
+    ("r1-a\n~b-g1", (1, "a\n", "b", 1)),
+    ("r01-a~b-g1", None), ("r1-a~b-g01", None), ("r1-b~a-g1", None), ("r1-a~a-g1", None), ("r1-a~b~c-g1", None),
+    ("r1-~b-g1", None), ("r1-a~-g1", None), ("r1-a~b-g", None), ("r1-a~b-g1-gx", None), ("r\u0663-a~b-g1", None),
+    ("r1-a~b-g1\n", None), ("p1-a~b-g1", None), ("r1-p1-g1", None),
+])
+def test_a_game_id_by_names_is_read_back_and_no_other_text(text: str, parsed: tuple[int, str, str, int] | None) -> None:
+    assert parse_game_id(text) == parsed

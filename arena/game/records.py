@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
@@ -73,14 +74,15 @@ def game_id(round_: int, pair: str, k: int) -> str:
 def parse_game_id(text: str) -> tuple[int, str, str, int] | None:
     """The round, the two bots (in name order) and ``k`` of a game id
     :func:`game_id` made of a pair by names, or None for any other text."""
-    head, _, rest = text.partition("-")
-    pair, _, k = rest.rpartition("-g")
-    a, tilde, b = pair.partition("~")
-    if not (head[:1] == "r" and head[1:].isdecimal() and k.isdecimal() and tilde and a and b and a < b and "~" not in b):
+    parsed = _GAME_ID.fullmatch(text)
+    if parsed is None or not parsed[2] < parsed[3]:
         return None
-    if game_id(int(head[1:]), pair, int(k)) != text:  # (no leading zeros, no other digits than ASCII)
-        return None
-    return int(head[1:]), a, b, int(k)
+    return int(parsed[1]), parsed[2], parsed[3], int(parsed[4])
+
+
+#: What :func:`game_id` makes of a pair by names: numbers in ASCII digits without leading zeros, one ``~``
+#: (a first read of a league parses every record's id: one match, not partitions and the id made again).
+_GAME_ID = re.compile(r"r(0|[1-9][0-9]*)-([^~]+)~([^~]+)-g(0|[1-9][0-9]*)", re.DOTALL)
 
 
 def timestamp() -> str:
@@ -371,10 +373,44 @@ class GameRecord:
     def _checked(self) -> GameRecord:
         """This record, read from disk, once its moves and every field are checked and its ``detail`` cleaned."""
         _check_moves(self.moves)
-        self._validate()
+        if not self._plainly_valid():
+            self._validate()
         if self.detail is not None:
             self.detail = clean_text(self.detail, MAX_DETAIL_CHARS)
         return self
+
+    def _plainly_valid(self) -> bool:
+        """Whether this record passes :meth:`_validate` as the arena writes
+        records: its checks inline, exact types, the rarer fields set aside
+        (a first read of a league checks every record: a call a field cost
+        a tenth of reading it).  False sends the record to :meth:`_validate`,
+        which says what is wrong, if anything."""
+        if not (type(self.game) is str and self.game in engine.GAMES):
+            return False
+        game = engine.get_game(self.game)
+        players, winner, versions, opening_moves = self.players, self.winner, self.versions, self.opening_moves
+        if type(players) is not dict or list(players) != list(game.colors) or type(opening_moves) is not list:
+            return False
+        game_id, started, ended, seed, opening, index, round_, pair = (
+            self.game_id, self.started_at, self.ended_at, self.seed, self.opening, self.index, self.round, self.pair)
+        return (type(game_id) is str and 0 < len(game_id) <= MAX_ID_CHARS and game_id.isprintable()
+                and type(started) is str and len(started) <= MAX_STAMP_CHARS and started.isprintable()
+                and type(ended) is str and len(ended) <= MAX_STAMP_CHARS and ended.isprintable()
+                and type(seed) is int and 0 <= seed < MAX_SEED and type(opening) is int and 0 <= opening < game.openings
+                and type(index) is int and 0 <= index < MAX_INDEX and type(round_) is int and 0 <= round_ < MAX_ROUND
+                and (pair is None or type(pair) is int and 0 <= pair < MAX_INDEX)
+                and all(type(v) is str and 0 < len(v) <= MAX_NAME_CHARS and v.isprintable() for v in players.values())
+                and len(opening_moves) <= game.max_game_length and len(self.moves) <= game.max_game_length
+                and (not opening_moves
+                     or all(type(m) is str and 0 < len(m) <= MAX_MOVE_CHARS and m.isprintable() for m in opening_moves))
+                and self.forfeit_by is None and type(self.reason) is str and self.reason in RULE_REASONS
+                and (winner is None or type(winner) is str and winner in players)
+                and self.detail is None and self.time_controls is None and self.scores is None
+                and self.network_margin_ms is None
+                and (versions is None or type(versions) is dict and versions.keys() == players.keys()
+                     and all(type(v) is str and len(v) <= MAX_NAME_CHARS and v.isprintable() for v in versions.values()))
+                and (self.played_on is None or _is_place(self.played_on))
+                and _is_clock(self.time_control))
 
     def _validate(self) -> None:
         _check(_is_text(self.game_id, MAX_ID_CHARS, empty=False), "game_id", self.game_id)

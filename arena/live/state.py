@@ -260,9 +260,10 @@ class LiveState:
             return Status("running", f"running: {of} games played; updated {stamp}")
         if not os.path.lexists(self.directory / GAMES_FILE):
             return Status("waiting", f"waiting for the run: no results in {self.directory} yet")
-        standings = results.standings()
-        if standings.sprt is not None and standings.sprt.decided:
-            return Status("finished", f"finished: the SPRT is decided ({standings.sprt.verdict}) after {played} games")
+        # (Only an SPRT's verdict is read of the standings: without one, the page alone folds the games.)
+        sprt = results.standings().sprt if results.sprt is not None else None
+        if sprt is not None and sprt.decided:
+            return Status("finished", f"finished: the SPRT is decided ({sprt.verdict}) after {played} games")
         if (results.rounds is not None and results.rounds.finished) or (total is not None and played >= total):
             return Status("finished", f"finished: {played} games played")
         return Status("stopped", f"stopped: {of} games played (run it again to resume)")

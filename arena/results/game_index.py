@@ -193,20 +193,18 @@ def indexed(number: int, offset: int, length: int, game: str | None, record: Gam
     return IndexedLine(number, offset, length, game, text, problem)
 
 
-#: What an entry holds of its record: every field but the moves (in the log), with ``t``, their times.
-_ENTRY_FIELDS = tuple(f.name for f in fields(GameRecord) if f.init and f.name != "moves")
-_encode = msgspec.json.Encoder().encode
-
-
-class _Times(msgspec.Struct):
-    """The move times of an entry (its other fields are the record's)."""
+class _EntryTimes(msgspec.Struct):
+    """What an entry holds besides its record's fields: each move's time."""
 
     t: list[float]
 
 
-#: An entry sealed by this arena decoded into its record (``t`` left out) and into its times.
+#: An entry's record (its ``t`` left out) and its times, decoded from a sealed entry.
 _decode_entry = msgspec.json.Decoder(GameRecord).decode
-_decode_times = msgspec.json.Decoder(_Times).decode
+_decode_times = msgspec.json.Decoder(_EntryTimes).decode
+#: What an entry holds of its record: every field but the moves (in the log), with ``t``, their times.
+_ENTRY_FIELDS = tuple(f.name for f in fields(GameRecord) if f.init and f.name != "moves")
+_encode = msgspec.json.Encoder().encode
 
 
 class Shared:
@@ -235,15 +233,19 @@ def record_of(line: IndexedLine, directory: Path, key: bytes | None = None) -> G
     """The record an entry holds: as it is when its seal is this user's
     (``key``: this arena checked it when it wrote it), else checked as a
     line of the log is; ``ValueError`` when it cannot be right."""
-    if (key is not None and line.seal is not None
-            and hmac.compare_digest(line.seal, seal(key, (line.record or "").encode(), _SEALED_ENTRY))):
-        # Decoded by msgspec in C, straight into the record and its times (json.loads and
-        # GameRecord(**data) took most of a resume's reading: 6 times as long).
-        try:
+    sealed = (key is not None and line.seal is not None
+              and hmac.compare_digest(line.seal, seal(key, (line.record or "").encode(), _SEALED_ENTRY)))
+    if sealed:
+        try:  # (msgspec, in C: json.loads and GameRecord(**data) took most of a read through the index)
             record, times = _decode_entry(line.record or ""), _decode_times(line.record or "").t
-        except msgspec.MsgspecError as exc:
-            raise ValueError(str(exc)) from None
-        record._line = None
+        except msgspec.MsgspecError:  # a field msgspec types otherwise (a score of 1.5): read as Python reads it
+            data = json.loads(line.record or "null")
+            try:
+                times = data.pop("t")
+                record = GameRecord(**data)
+            except (AttributeError, KeyError, TypeError) as exc:  # no record at all: the index is rebuilt
+                raise ValueError(f"no record ({exc})") from None
+        record._line = None  # (msgspec fills a private field from the entry as any other)
     else:
         data = json.loads(line.record or "null")
         times = data.pop("t", None) if isinstance(data, dict) else None

@@ -23,7 +23,7 @@ from arena.game.records import GameRecord, schedule_key
 from arena.formats.adaptive import settle_rule
 from arena.formats.rounds import Rounds
 from arena.formats.stages import STAGE_NAMES
-from arena.formats.scoring import Tally, scored, side_score, sonneborn_berger
+from arena.formats.scoring import Tally, scored, scored_record, side_score, sonneborn_berger
 from arena.results.game_index import move_times_of
 from arena.results.nodes import NodeTallies, NodeTally
 from arena.results.meta import RANKINGS
@@ -348,42 +348,47 @@ class StandingsFold:
         if self._last_key is not None and key <= self._last_key:
             raise OutOfOrder(f"game {record.game_id} comes before the last game rated")
         if self.disqualified:
-            record = scored([record], self.disqualified)[0]
+            record = scored_record(record, self.disqualified)
         first, second = _seats(record)
         winner = _winner(record)
-        names = {color: record.players[color] for color in (first, second)}
-        bots = self.bots
+        players = record.players
+        bots, by_color, pair_games, pair_scores = self.bots, self.by_color, self.pair_games, self.pair_scores
         self.games.add(record.game)
         self.total += 1
-        for color in (first, second):
-            # (made only when first met: a bot's standing is a dozen fields, and a league folds millions of games)
-            standing = bots.get(names[color]) or bots.setdefault(names[color], BotStanding(names[color]))
-            clock = _clock_text(record.clock_of(color))
+        # (Each name, clock and score looked up once a game: a league folds millions of games.)
+        seats = ((first, players[first], players[second]), (second, players[second], players[first]))
+        shared_clock = _clock_text(record.time_control) if record.time_controls is None else None
+        for color, name, opponent in seats:
+            # (made only when first met: a bot's standing is a dozen fields)
+            standing = bots.get(name) or bots.setdefault(name, BotStanding(name))
+            clock = shared_clock or _clock_text(record.clock_of(color))
             standing.clocks[clock] = standing.clocks.get(clock, 0) + 1
             score = side_score(winner, color)
-            (self.by_color.get(color) or self.by_color.setdefault(color, Tally())).add(score)
+            (by_color.get(color) or by_color.setdefault(color, Tally())).add(score)
             standing.add(score)
-            pair = (names[color], names[second if color == first else first])
-            self.pair_games[pair] = self.pair_games.get(pair, 0) + 1
-            self.pair_scores[pair] = self.pair_scores.get(pair, 0.0) + score
-        for color, version in (record.versions or {}).items():
-            played_by = bots[names[color]].versions
-            played_by[version] = played_by.get(version, 0) + 1
-            played = (names[color], version)
-            self._last_played[played] = max(self._last_played.get(played, ""), record.ended_at)
+            pair = (name, opponent)
+            pair_games[pair] = pair_games.get(pair, 0) + 1
+            pair_scores[pair] = pair_scores.get(pair, 0.0) + score
+        if record.versions is not None:
+            for color, version in record.versions.items():
+                played_by = bots[players[color]].versions
+                played_by[version] = played_by.get(version, 0) + 1
+                played = (players[color], version)
+                self._last_played[played] = max(self._last_played.get(played, ""), record.ended_at)
         if record.forfeit_by is not None:
-            forfeits = bots[names[record.forfeit_by]].forfeits
+            forfeits = bots[players[record.forfeit_by]].forfeits
             forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
         # Seat 0 moves first and the players alternate (neither game has a
         # pass); the opening's moves were not the bots'.  (Each seat's moves
         # as a slice: a million games hold tens of millions of moves.)
         times, opening = move_times_of(record), len(record.opening_moves) % 2
         self.nodes.add(record, times)
-        for seat, color in ((opening, first), (1 - opening, second)):
+        move_us = self._move_us
+        for seat, (_, name, _) in ((opening, seats[0]), (1 - opening, seats[1])):
             played_times = times[seat::2]
-            bots[names[color]].moves += len(played_times)
-            self._move_us[names[color]] = self._move_us.get(names[color], 0) + round(sum(played_times) * 1000)
-        self._pending.append((key, record.game_id, names[first], names[second], winner == second, winner is None))
+            bots[name].moves += len(played_times)
+            move_us[name] = move_us.get(name, 0) + round(sum(played_times) * 1000)
+        self._pending.append((key, record.game_id, players[first], players[second], winner == second, winner is None))
         self._unrated.add(record.game_id)
 
     def unrated(self) -> set[str]:

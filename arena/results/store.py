@@ -126,7 +126,7 @@ class LoadedResults:
         return self._handed
 
     def add(self, record: GameRecord, log: Path, number: int) -> None:
-        """Add ``record``, read from line ``number`` of ``log``."""
+        """Take ``record``, read from line ``number`` of ``log`` (a second record of a game is skipped, and said)."""
         if record.game_id in self._seen or record.game_id in self.seen_before:
             # Only a hand-merged file can hold a game twice; rating it twice would skew the table.
             self.warnings.append(f"{log}:{number}: skipped a second record of game {record.game_id!r}")
@@ -283,7 +283,8 @@ class ResultsStore:
         ``game``): its record, its moves left in the log, or its warning."""
         if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
             record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
-            result.add(shared.record(record), self.games_path, line.number)
+            # (A reader that takes each record as it comes holds none: sharing their values would save nothing.)
+            result.add(shared.record(record) if result.into is None else record, self.games_path, line.number)
 
     def _note_tail(self, fd: int, lines: LogLines, last: int, result: LoadedResults) -> None:
         """Note where the complete lines end (the last is line ``last``), and a torn line after them."""
@@ -298,7 +299,7 @@ class ResultsStore:
         """Whether the line ``number`` holds a record for a reader of
         ``game``; if not, its warning goes to ``warnings`` (none for a blank line)."""
         # (the line's name made only for a warning: a Path's str is a resume's microseconds a line)
-        if game in engine.GAMES and other in engine.GAMES and other != game:
+        if other != game and game in engine.GAMES and other in engine.GAMES:
             warnings.append(f"{self.games_path}:{number}: skipped a record of another game ({other!r}); "
                             f"these results are of {game}")
             return False

@@ -43,7 +43,7 @@ from arena.game.records import GameRecord, MAX_ROUND, schedule_key
 from arena.formats.rounds import Rounds
 from arena.results.game_index import INDEX_FILE, LogPlace
 from arena.results.meta import MetaError, TournamentMeta, read_meta
-from arena.results.reading import ReadResults, left_out_line, same_game
+from arena.results.reading import ReadResults, left_out_line
 from arena.results.standings import Standings, StandingsFold
 from arena.results.store import GAMES_FILE, LoadedResults, LogRewritten, ResultsStore, StoreError
 from arena.run.answers import question_of, recall, remember
@@ -253,8 +253,8 @@ class KeptStandings:
             if self.unfolded:  # (a game not held before may be one of the rounds the schedule now holds)
                 raise ValueError("the schedule grew past a game it did not hold")
             self.rounds = record.round
-        found = games.find(record.game_id, self.rounds)
-        if found is not None and same_game(record, found[0]):
+        found = games.match(record, self.rounds)
+        if found is not None and found[0]:
             key = found[1]
             fold.add(record, key)
             if record.forfeit_by is not None:
