@@ -5,6 +5,8 @@ reason, for valid records, forged ones, and lines only Python's JSON reads."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import base64
 import json
 import math
@@ -68,6 +70,25 @@ def sometimes(good: st.SearchStrategy, bad: st.SearchStrategy) -> st.SearchStrat
     return st.integers(0, 9).flatmap(lambda k: bad if k == 0 else good)
 
 
+#: The fields every drawn record holds (the others: :func:`optional_fields`).
+ALWAYS_DRAWN = ("game_id", "game", "players", "seed", "opening", "time_control", "moves", "winner", "reason",
+                "forfeit_by", "detail")
+
+
+def optional_fields(colors: list[str]) -> dict[str, Any]:
+    """The fields a drawn record holds now and then, each with what it draws."""
+    return {
+        "scores": st.none() | st.just(dict(zip(colors, (3, 5)))), "started_at": st.just("2026-01-01T00:00:00.000+00:00"),
+        "index": st.integers(0, 2**31 - 1), "round": st.integers(0, MAX_ROUND - 1), "opening_moves": st.just(["a1"]),
+        "pair": st.none() | st.integers(0, 10), "versions": st.just(dict(zip(colors, ("1", "2")))),
+        "time_controls": st.just(dict.fromkeys(colors, {"per_move_ms": 9})),
+        "played_on": st.sampled_from([{"host": "h", "node_id": "n", "actor": 2, "nice": 15},
+                                      {"host": "h", "actor": 1, "nice": 0, "speed": 0.8}]),
+        "time_scale": st.floats(0.01, 100), "network_margin_ms": st.just({colors[0]: 200}),
+        "ended_at": st.just("2026-01-01T00:00:01.000+00:00"),
+    }
+
+
 @st.composite
 def records(draw) -> dict[str, Any]:
     """A record of either game that is mostly valid, some field now and then not."""
@@ -97,13 +118,8 @@ def records(draw) -> dict[str, Any]:
         "forfeit_by": (colors[1] if winner == colors[0] else colors[0]) if forfeit else None,
         "detail": draw(sometimes(st.none() | st.text(max_size=30), JSON_VALUES)),
     }
-    for key, value in {
-        "scores": st.none() | st.just(dict(zip(colors, (3, 5)))), "started_at": st.just("2026-01-01T00:00:00.000+00:00"),
-        "index": st.integers(0, 2**31 - 1), "round": st.integers(0, MAX_ROUND - 1), "opening_moves": st.just(["a1"]),
-        "pair": st.none() | st.integers(0, 10), "versions": st.just(dict(zip(colors, ("1", "2")))),
-        "time_controls": st.just(dict.fromkeys(colors, {"per_move_ms": 9})),
-        "played_on": st.just({"host": "h", "node_id": "n", "actor": 2, "nice": 15}),
-    }.items():
+    assert tuple(record) == ALWAYS_DRAWN
+    for key, value in optional_fields(colors).items():
         if draw(st.booleans()):
             record[key] = draw(sometimes(value, JSON_VALUES))
     if draw(st.integers(0, 9)) == 0:
@@ -131,6 +147,12 @@ def lines(draw) -> bytes:
 @given(lines())
 def test_from_bytes_reads_every_line_as_from_json_does(line):
     assert outcome(GameRecord.from_bytes, line) == outcome(old, line)
+
+
+def test_the_lines_drawn_can_hold_every_field_of_a_record():
+    # A field the drawn lines never hold is one the plain check is never tried on (time_scale was).
+    drawn = set(ALWAYS_DRAWN) | set(optional_fields(["pink", "black"]))
+    assert drawn == {f.name for f in dataclasses.fields(GameRecord) if f.init and not f.name.startswith("_")}
 
 
 @PROPERTY
@@ -200,6 +222,12 @@ _MISSING = object()
     ("scores", {"pink": float("inf")}, "bad scores (dict of 1)"),
     ("versions", {"pink": "1"}, "bad versions {'pink': '1'}"),
     ("played_on", {"host": "h", "rack": 1}, "bad played_on {'host': 'h', 'rack': 1}"),
+    ("played_on", {"host": "h", "speed": -1}, "bad played_on {'host': 'h', 'speed': -1}"),
+    ("time_scale", -5.0, "bad time_scale -5.0"),
+    ("time_scale", [1], "bad time_scale [1]"),
+    ("time_scale", 1e300, "bad time_scale 1e+300"),
+    ("network_margin_ms", {"pink": -1}, "bad network_margin_ms {'pink': -1}"),
+    ("ended_at", 5, "bad ended_at 5"),
     ("moves", [5], "bad moves [5]"),
     ("moves", [{"move": "a1", "ms": 1}] * 40, "bad moves '40 moves': a game of oxono has at most"),
     ("moves.move", "", "bad move ''"),
@@ -220,6 +248,23 @@ def test_each_wrong_field_is_refused_with_its_reason(field, value, reason):
     told = str(refused.value)
     assert reason in told and "\n" not in told
     assert outcome(old, line) == ("refused", told)
+
+
+#: A record as the arena writes most: its checks are the plain check's (:meth:`GameRecord._plainly_valid`).
+PLAIN = {**VALID, "reason": RULE_REASONS[0], "forfeit_by": None, "detail": None}
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("time_scale", -5.0), ("time_scale", [1]), ("time_scale", True), ("network_margin_ms", {"pink": -1}),
+    ("played_on", {"host": "h", "speed": 0}), ("scores", {"pink": "x"}), ("time_controls", {"pink": 5}),
+    ("versions", {"pink": "1"}), ("pair", -1), ("ended_at", 5),
+])
+def test_a_wrong_field_of_a_plain_record_is_refused_too(field, value):
+    assert GameRecord.from_bytes(line_of(PLAIN))._plainly_valid()
+    line = line_of({**PLAIN, field: value})
+    with pytest.raises(ValueError, match=f"bad {field}"):
+        GameRecord.from_bytes(line)
+    assert outcome(old, line)[0] == "refused"
 
 
 def test_a_line_cannot_choose_the_bytes_its_record_is_written_as():

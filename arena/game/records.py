@@ -82,7 +82,7 @@ def parse_game_id(text: str) -> tuple[int, str, str, int] | None:
 
 #: What :func:`game_id` makes of a pair by names: numbers in ASCII digits without leading zeros, one ``~``
 #: (a first read of a league parses every record's id: one match, not partitions and the id made again).
-_GAME_ID = re.compile(r"r(0|[1-9][0-9]*)-([^~]+)~([^~]+)-g(0|[1-9][0-9]*)", re.DOTALL)
+_GAME_ID = re.compile(r"r(0|[1-9][0-9]*)-([^~]+)~([^~]+)-g(0|[1-9][0-9]*)")
 
 
 def timestamp() -> str:
@@ -406,7 +406,7 @@ class GameRecord:
                 and self.forfeit_by is None and type(self.reason) is str and self.reason in RULE_REASONS
                 and (winner is None or type(winner) is str and winner in players)
                 and self.detail is None and self.time_controls is None and self.scores is None
-                and self.network_margin_ms is None
+                and self.network_margin_ms is None and self.time_scale is None
                 and (versions is None or type(versions) is dict and versions.keys() == players.keys()
                      and all(type(v) is str and len(v) <= MAX_NAME_CHARS and v.isprintable() for v in versions.values()))
                 and (self.played_on is None or _is_place(self.played_on))
