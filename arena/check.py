@@ -384,14 +384,19 @@ def check_tournament(
     config, teams = installs.config, installs.teams
     jobs = max(1, jobs or config.concurrency)
     deadline_s = check_deadline_s(config, games) if deadline_s is None else deadline_s
-    answers = supervise(
+    checked: dict[str, BotCheck] = {}
+
+    def take(name: str, answer: bytes | Lost) -> None:
+        checked[name] = row = _row(name, answer)
+        on_checked(row)
+
+    supervise(
         _check_child, {bot.name: (config, bot.name, games, reference, logs_dir) for bot in config.bots if bot.remote is None},
-        kind="check", doing="checking it", at_once=jobs, deadline_s=deadline_s,
-        on_answer=lambda name, answer: on_checked(_row(name, answer)),
+        kind="check", doing="checking it", at_once=jobs, deadline_s=deadline_s, on_answer=take,
     )
     rows = [
         BotCheck(bot.name, True, "", 0, 0, None, None, (REMOTE_NOT_CHECKED,)) if bot.remote is not None
-        else _row(bot.name, answers[bot.name])
+        else checked[bot.name]
         for bot in config.bots
     ]
     return [_with_packages(row, teams[row.bot]) if row.bot in teams else row for row in rows]

@@ -60,6 +60,12 @@ def test_a_slower_nodes_clocks_are_scaled_by_its_slowness(tmp_path):
     assert longer.time_control == TimeControl(12_500, 125)
     assert longer.time_odds == {"b": TimeControl(per_move_ms=625)}
     assert scaled(config, 0.43).time_control == TimeControl(4_300, 43)
+    # Every scaled clock is one a clock may hold: a millisecond at least, some 24 days at most.
+    tiny = replace(config, time_control=TimeControl(per_move_ms=30), time_odds={"b": TimeControl(40, 0)})
+    assert (scaled(tiny, 0.01).time_control, scaled(tiny, 0.01).time_odds) == (
+        TimeControl(per_move_ms=1), {"b": TimeControl(1, 0)})  # 0.3 and 0.4 ms, kept at 1
+    huge = replace(config, time_control=TimeControl(2**31 - 1000, 0))
+    assert scaled(huge, 100.0).time_control == TimeControl(2**31 - 1, 0)
 
 
 def test_each_actor_takes_its_nodes_speed_and_scale_from_the_survey():
@@ -92,7 +98,7 @@ def test_a_nodes_speed_in_the_meta_round_trips_and_a_bad_one_is_refused():
     node = MetaNode("node-a", "a" * 56, 4.0, 0.8)
     assert MetaNode.from_json(node.to_json(), "n") == node
     assert "speed" not in MetaNode("node-a", "a" * 56, 4.0).to_json()
-    with pytest.raises(MetaError, match=r"n.speed: must be a positive number up to 1000, got"):
+    with pytest.raises(MetaError, match=r"n.speed: must be a positive number up to 100, got"):
         MetaNode.from_json({**node.to_json(), "speed": "fast"}, "n")
 
 

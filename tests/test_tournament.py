@@ -370,9 +370,9 @@ def test_a_swiss_run_reads_its_rounds_once_a_round_not_after_each_game(tmp_path,
 def test_the_records_a_run_holds_are_kept_out_of_full_garbage_collections_until_it_ends(tmp_path, monkeypatch):
     import gc
 
-    from arena.run import tournament
+    from arena.run import gc_held
 
-    monkeypatch.setattr(tournament, "FREEZE_EVERY", 2)
+    monkeypatch.setattr(gc_held, "FREEZE_EVERY", 2)
     config = load_config(write_tournament(tmp_path))
     collected: list[bool] = []
 

@@ -54,8 +54,9 @@ MAX_STAMP_CHARS = 64
 #: The longest host name (a DNS name is at most 253 characters) and Ray node id (56 hex digits in Ray 2.60).
 MAX_HOST_CHARS = 253
 MAX_NODE_ID_CHARS = 128
-#: The largest speed ratio or clock scale a record may hold (a node 1000 times slower is no place to play).
-MAX_RATIO = 1000.0
+#: The largest speed ratio or clock scale a record may hold, and the most a
+#: clock is scaled by (a node 100 times slower than the driver's machine is no place for a game).
+MAX_RATIO = 100.0
 
 
 def pair_id(a: str, b: str) -> str:

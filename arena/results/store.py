@@ -233,7 +233,7 @@ class ResultsStore:
             record = self._indexed_record(entry, index) if entry.record is not None else None
             other = record.game if record is not None else entry.game  # (the record's is checked)
             if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
-                result.add(shared.record(record), self.games_path, entry.number)
+                result.add(shared.record(record) if result.into is None else record, self.games_path, entry.number)
 
         def read(line: LogLine, record: GameRecord | None, problem: str | None, other: str | None) -> None:
             nonlocal last

@@ -15,7 +15,10 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["frozen", "read_uncollected"]
+__all__ = ["FREEZE_EVERY", "frozen", "read_uncollected", "stored"]
+
+#: The records a run stores between two freezes of what it holds.
+FREEZE_EVERY = 1000
 
 # The frozen() scopes open: the outermost unfreezes (a Swiss plays its rounds within the run's).
 _depth = 0
@@ -49,3 +52,10 @@ def read_uncollected() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def stored(count: int) -> None:
+    """A run stored its ``count``-th record: every :data:`FREEZE_EVERY`, what
+    it holds now is frozen too (within :func:`frozen`)."""
+    if count % FREEZE_EVERY == 0:
+        gc.freeze()

@@ -26,11 +26,12 @@ import time
 from dataclasses import dataclass, field, replace
 
 import engine
-from arena.game.clock import TimeControl
+from arena.game.clock import MAX_CLOCK_MS, TimeControl
+from arena.game.records import MAX_RATIO
 from arena.run.config import TournamentConfig
 
 __all__ = [
-    "BENCHMARK_S", "SLOW", "MAX_SCALE", "Conditions", "NodeReport", "report_here", "set_niceness", "common_niceness", "benchmark",
+    "BENCHMARK_S", "SLOW", "Conditions", "NodeReport", "report_here", "set_niceness", "common_niceness", "benchmark",
     "relative_speed", "time_scale", "scaled",
 ]
 
@@ -43,9 +44,6 @@ BENCHMARK_S = 1.0
 CHUNK_GAMES = 20
 #: A node whose speed is below this share of the driver's is said to be slow.
 SLOW = 0.8
-#: The most a clock is scaled by, and the fastest a node is said to be: a
-#: node 100 times slower than the driver's machine is no place for a game.
-MAX_SCALE = 100.0
 
 
 @dataclass(frozen=True)
@@ -141,8 +139,8 @@ def benchmark(game: str, seconds: float = BENCHMARK_S) -> float:
 
 def relative_speed(speed: float, reference: float) -> float:
     """A node's benchmark ``speed`` over the driver's ``reference``, to 2
-    decimals: at least 0.01, at most :data:`MAX_SCALE` (a record holds it)."""
-    return min(max(round(speed / reference, 2), 0.01), MAX_SCALE)
+    decimals: at least 0.01, at most :data:`~arena.game.records.MAX_RATIO` (a record holds it)."""
+    return min(max(round(speed / reference, 2), 0.01), MAX_RATIO)
 
 
 def time_scale(reference: float, speed: float) -> float:
@@ -153,11 +151,16 @@ def time_scale(reference: float, speed: float) -> float:
 
 
 def scaled(config: TournamentConfig, scale: float) -> TournamentConfig:
-    """``config`` with every clock (the file's and each bot's own) ``scale`` times as long."""
+    """``config`` with every clock (the file's and each bot's own) ``scale``
+    times as long, each time kept one a clock may hold (a millisecond at
+    least, :data:`~arena.game.clock.MAX_CLOCK_MS` at most; an increment may stay 0)."""
+    def times(ms: int, least: int = 1) -> int:
+        return min(max(round(ms * scale), least), MAX_CLOCK_MS)
+
     def longer(control: TimeControl) -> TimeControl:
         if control.per_move_ms is not None:
-            return TimeControl(per_move_ms=round(control.per_move_ms * scale))
-        return TimeControl(round(control.initial_ms * scale), round(control.increment_ms * scale))
+            return TimeControl(per_move_ms=times(control.per_move_ms))
+        return TimeControl(times(control.initial_ms), times(control.increment_ms, 0))
 
     return replace(config, time_control=longer(config.time_control),
                    time_odds={name: longer(control) for name, control in config.time_odds.items()})

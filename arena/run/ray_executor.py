@@ -32,6 +32,7 @@ the live files on the driver's machine (:class:`_LiveRelay`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import platform
@@ -542,7 +543,10 @@ class RayExecutor:
         task = ray.remote(num_cpus=0, max_retries=0)(report_here)
         calls = {task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
             driver_nice, game): node for node in hosts}
-        ready, _ = ray.wait(list(calls), num_returns=len(calls), timeout=SURVEY_TIMEOUT_S)
+        ready, late = ray.wait(list(calls), num_returns=len(calls), timeout=SURVEY_TIMEOUT_S)
+        for call in late:  # (its node's actors measure it themselves: the task would take a core from a game)
+            with contextlib.suppress(Exception):
+                ray.cancel(call, force=True)
         if game is not None and reference is not None:
             reference = max(reference, benchmark(game, BENCHMARK_S / 2))
         reports = {}
@@ -565,10 +569,15 @@ class RayExecutor:
             if speed is not None and speed < SLOW and not conditions.scaling:
                 _log.warning(f"{where[node]} runs the benchmark at {speed:.2f} the speed of this machine: its bots "
                              "do less in the same time (ray.time_scaling: speed gives its games a longer clock)")
-        if conditions.scaling and not self._deadline_given and speeds:
-            longest = max(1.0, *(time_scale(reference, plies) for plies in speeds.values()))
-            self.game_deadline = game_deadline_s(scaled(self.config, longest))
+        if conditions.scaling and speeds:
+            self.allow_for(max(time_scale(reference, plies) for plies in speeds.values()))
         return conditions
+
+    def allow_for(self, scale: float) -> None:
+        """A game's deadline long enough for a clock ``scale`` times the
+        file's (never shorter than it was; a deadline given is kept)."""
+        if not self._deadline_given:
+            self.game_deadline = max(self.game_deadline, game_deadline_s(scaled(self.config, max(1.0, scale))))
 
     def _actor_count(self) -> int:
         settings = self.config.ray
@@ -612,16 +621,17 @@ class RayExecutor:
         if not queue.fill(1):
             return
         connected_here = self._connect()
-        if self.conditions is None:
-            self.conditions = self._survey()
-        queue.game_deadline = self.game_deadline  # (longer where the clock is scaled)
-        self.placements.clear()
-        self.lost = self.dropped = 0
-        head = HeadWatch(self.ray.get_runtime_context().gcs_address)
+        head: HeadWatch | None = None
         actors: _Actors | None = None
         relay: _LiveRelay | None = None
         finished = False
-        try:
+        try:  # (from here, whatever fails disconnects: the survey too)
+            if self.conditions is None:
+                self.conditions = self._survey()
+            queue.game_deadline = self.game_deadline  # (longer where the clock is scaled)
+            self.placements.clear()
+            self.lost = self.dropped = 0
+            head = HeadWatch(self.ray.get_runtime_context().gcs_address)
             actors = _Actors(self, queue, ahead=isinstance(specs, Sequence), names=self._bots_to_check(specs), head=head)
             if self.live_dir is not None:
                 relay = _LiveRelay(self.ray, self.live_dir, actors.actors)
@@ -629,12 +639,13 @@ class RayExecutor:
             finished = True
             queue.finish()
         finally:
-            head.stop()
-            self.head_gone = head.gone
+            if head is not None:
+                head.stop()
+                self.head_gone = head.gone
             if relay is not None:
                 relay.stop()
             if actors is not None:
-                actors.stop(gently=finished, head_gone=head.gone)
+                actors.stop(gently=finished, head_gone=self.head_gone)
             if connected_here:
                 self._disconnect()
 
@@ -822,10 +833,10 @@ class _Actors:
             _log.warning(f"bots run at niceness {placement.nice} on {placement.where}, not {self.conditions.nice} as "
                          "on the others (it did not report before the first game, and its Ray workers cannot go "
                          f"lower): start Ray there with `RAY_worker_niceness={self.conditions.nice} ray start ...`")
-        if placement.time_scale is not None and not self.executor._deadline_given:
+        if placement.time_scale is not None:
             # A node that measured itself may be slower than any the survey found.
-            longest = game_deadline_s(scaled(self.executor.config, placement.time_scale))
-            self.executor.game_deadline = self.queue.game_deadline = max(self.queue.game_deadline, longest)
+            self.executor.allow_for(placement.time_scale)
+            self.queue.game_deadline = self.executor.game_deadline
         new = self.checks.report(placement.where, placement.problems)
         self._check_bots()  # (first: a bot that starts on no node is one error, not a warning more)
         self.checks.warn(placement.where, new)

@@ -7,7 +7,6 @@ reported through a callback so this module prints nothing itself.
 from __future__ import annotations
 
 import copy
-import gc
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -34,6 +33,7 @@ from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.environments import with_environments
 from arena.run.executor import Executor, LocalExecutor
+from arena.run import gc_held
 from arena.run.gc_held import frozen, read_uncollected
 from arena.run.preflight import StartupFailed, preflight
 from arena.run.remote_bots import event_log, serve_remote_bots
@@ -46,9 +46,6 @@ __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "m
 #: Forfeits played again on resume: the bot never played, so they are not a
 #: result (a typo in a command, or a crash withdrawn for, since fixed, must not stand).
 REPLAYED_BY_DEFAULT = UNPLAYED_FORFEITS
-
-#: The records stored between two freezes of what the run holds (see :mod:`arena.run.gc_held`).
-FREEZE_EVERY = 1000
 
 
 @dataclass
@@ -259,8 +256,7 @@ def play_and_store(
             store.append(record)
         running_sprt.add(record)
         stored_so_far += 1
-        if stored_so_far % FREEZE_EVERY == 0:
-            gc.freeze()
+        gc_held.stored(stored_so_far)
         return record
 
     with frozen(), _arena_writes(store.directory if store is not None else None), \
