@@ -633,8 +633,11 @@ def serve(
             _say_address(f"live view of {state.directory}", url, "  (Ctrl-C stops it)")
 
     try:
-        serve_forever(state, host, port, on_ready=ready, token=token, stop=until_stdin_closes() if beside_run else None,
-                      sock=socket.socket(fileno=listen_fd) if listen_fd is not None else None)
+        # The signal as a flag the server's loop checks: raised wherever it landed (printing the QR code, say),
+        # it was now and then lost, and the server ran on, deaf to every later Ctrl-C and kill.
+        with stop_signals.as_flag():
+            serve_forever(state, host, port, on_ready=ready, token=token, stop=until_stdin_closes() if beside_run else None,
+                          sock=socket.socket(fileno=listen_fd) if listen_fd is not None else None)
     except OSError as exc:
         fail(f"live view: cannot listen on {host}:{port}: {exc.strerror or exc}")
     except KeyboardInterrupt:

@@ -200,6 +200,9 @@ SLOW_TESTS: dict[str, set[str]] = {
     "test_layers": {
         "test_imports_run_one_way",
     },
+    "test_live_sharing": {
+        "test_ctrl_c_while_the_server_prints_its_addresses_stops_it_every_time",
+    },
     "test_live": {
         "test_a_client_that_stops_reading_is_let_go_after_the_write_timeout",
         "test_a_new_client_takes_the_place_of_the_oldest_event_stream",

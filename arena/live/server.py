@@ -47,6 +47,7 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from arena.base import safe_files
+from arena.base.stop_signals import check
 from arena.base.safe_files import RefusedFile
 from arena.base.text import safe
 from arena.run.connection_limits import CHUNK_BYTES, ConnectionGuard, Limits, listen, quiet_server_logs, write
@@ -460,6 +461,7 @@ def serve(state: LiveState, host: str, port: int, *, on_ready: Callable[[str], N
         try:
             on_ready(url)
             while stop is None or not stop.is_set():
+                check()  # a stop signal (under its flag: raised here, not wherever it landed)
                 await asyncio.sleep(0.2)
         finally:
             server.close()
