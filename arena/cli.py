@@ -943,13 +943,6 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
         config = load_config(path)
     except ConfigError as exc:
         fail(str(exc))
-    if build:  # before the bar: a long install says what it was
-        try:
-            installed = with_environments(config, build=True).installed_now()
-        except ConfigError as exc:
-            fail(str(exc))
-        for line in installed:
-            say(line, err)
     total = len(config.bots) - len(config.remote_bots)
     so_far = _Checked(total)
     # On stderr (stdout keeps the table): a bar on a terminal, lines in a log; 1,000 bots take minutes.
