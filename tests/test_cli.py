@@ -284,8 +284,9 @@ def test_match_under_sprt_stops_once_decided():
                       result.out, re.M)
     assert found, result.out
     assert float(found[1]) >= 2.94
-    # Stopped at the first pair past the bound, give or take the games in flight.
-    assert 2 * int(found[2]) <= played <= 2 * int(found[2]) + 2 < 40
+    # Stopped soon after the bound: the games in flight finish, and while the last game of the deciding pair
+    # is played the other worker may have played a pair or two after it (CI saw 18 games after 7 pairs).
+    assert 2 * int(found[2]) <= played <= 2 * (int(found[2]) + 2 * 2) < 40
 
 
 @pytest.mark.parametrize(("args", "needles"), [
