@@ -207,25 +207,22 @@ def test_every_game_is_found_from_its_id_alone_and_ordered_as_the_schedule(forma
     config = tournament(ROOT, ["a-1", "b", "c", "d", "e"], extra, format=format, rounds=3)
     schedule = make_schedule(config.competition)
     games = ScheduledGames(config.competition)
-    for spec in schedule:
-        found, order = games.find(spec.game_id, 3)
-        assert replaced(found, index=spec.index, pair=spec.pair) == spec
-        assert order == ScheduledGames.order(spec.game_id)
-    assert sorted(schedule, key=lambda s: ScheduledGames.order(s.game_id)) == schedule
     colors = engine.get_game(config.competition.game).colors
-    for spec in schedule[::7]:  # match tells what find and same_game tell, of the game and of a forged one
-        record = GameRecord.for_spec(spec, colors, {"per_move_ms": 50})
+    records = [GameRecord.for_spec(spec, colors, {"per_move_ms": 50}) for spec in schedule]
+    for spec, record in zip(schedule, records):  # each the game the schedule names, from its id alone
         assert games.match(record, 3) == (True, ScheduledGames.order(spec.game_id))
+    assert sorted(schedule, key=lambda s: ScheduledGames.order(s.game_id)) == schedule
+    for spec, record in list(zip(schedule, records))[::7]:  # a record of another seed, opening or seats is not
         for forged in (replaced(record, seed=record.seed + 1), replaced(record, opening_moves=["a1"]),
+                       replaced(record, opening=record.opening + 1),
                        replaced(record, players=dict(zip(colors, reversed(spec.players))))):
             assert games.match(forged, 3) == (False, ScheduledGames.order(spec.game_id))
         assert games.match(record, spec.round - 1) is None
-    last = schedule[-1].game_id
-    assert games.find(last, 2) is None  # (round 3 is past the rounds asked)
+    assert games.match(records[-1], 2) is None  # (round 3 is past the rounds asked)
     for unknown in ("r1-a-1~z-g1", "r1-a-1~b-g99", "r0-a-1~b-g1", "r1-b~a-1-g1", "r1-p1-g1", "junk"):
-        assert games.find(unknown, 3) is None, unknown
+        assert games.match(replaced(records[0], game_id=unknown), 3) is None, unknown
     if format == "reference":  # two reference bots never meet
-        assert games.find("r1-b~d-g1", 3) is None
+        assert games.match(replaced(records[0], game_id="r1-b~d-g1"), 3) is None
 
 
 @pytest.mark.parametrize("text, parsed", [

@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Collection, Mapping, Sequence
 
 from arena.formats.competition import Competition
-from arena.formats.game_pairs import add_game_pair, game_seed, pair_game
+from arena.formats.game_pairs import add_game_pair, game_seed
 from arena.game.records import GameRecord, GameSpec, pair_id, parse_game_id
 
 __all__ = ["ScheduledGames", "make_schedule", "pairings", "schedule_size"]
@@ -147,39 +147,13 @@ class ScheduledGames:
         round_, a, b, k = parsed
         return round_, _pair_order((a, b)), k
 
-    def find(self, game_id: str, rounds: int) -> tuple[GameSpec, tuple[int, bytes, int]] | None:
-        """The game ``game_id`` names in the schedule over ``rounds``
-        rounds (what :func:`make_schedule` makes of it but its ``index`` and
-        ``pair``, which only the whole schedule knows) and its :meth:`order`;
-        None when that schedule holds no such game."""
-        placed = self._placed(game_id, rounds)
-        if placed is None:
-            return None
-        pair, j, seat, key = placed
-        return pair_game(self.competition, key[0], pair_id(*pair), pair, self._suite[j], j, seat), key
-
     def match(self, record: GameRecord, rounds: int) -> tuple[bool, tuple[int, bytes, int]] | None:
         """Whether ``record`` is the game its id names in the schedule over
-        ``rounds`` rounds (the same seed, opening and seats, as
-        :func:`~arena.results.reading.same_game` tells of :meth:`find`'s
-        game), and that game's :meth:`order`; None when the schedule holds
-        no such game.  What :meth:`find` tells, without making the game's
-        spec (a first read of a league asks it of every record)."""
-        placed = self._placed(record.game_id, rounds)
-        if placed is None:
-            return None
-        (a, b), j, seat, key = placed
-        opening = self._suite[j]
-        same = (record.opening == opening.start and tuple(record.opening_moves) == opening.moves
-                and tuple(record.players.values()) == ((a, b) if seat == 0 else (b, a))
-                and record.seed == game_seed(self.competition.seed, record.game_id))
-        return same, key
-
-    def _placed(self, game_id: str, rounds: int) -> tuple[tuple[str, str], int, int, tuple[int, bytes, int]] | None:
-        """The pair ``game_id`` names, its game pair ``j``, the seat of its
-        pair's first bot, and its :meth:`order`; None when the schedule over
-        ``rounds`` rounds holds no such game."""
-        parsed = parse_game_id(game_id)
+        ``rounds`` rounds (what :func:`make_schedule` makes of it: the same
+        seed, opening and seats, :meth:`GameRecord.is_game`), and that game's
+        :meth:`order`; None when that schedule holds no such game.  Without
+        making the game's spec: a first read of a league asks it of every record."""
+        parsed = parse_game_id(record.game_id)
         competition = self.competition
         if parsed is None or competition.game_ids == "positions":
             return None
@@ -198,4 +172,7 @@ class ScheduledGames:
             self._pairs[pair] = order
         if order is None:
             return None
-        return pair, j, seat, (round_, order, k)
+        opening = self._suite[j]
+        same = record.is_game(game_seed(competition.seed, record.game_id), opening.start, opening.moves,
+                              pair if seat == 0 else (b, a))
+        return same, (round_, order, k)

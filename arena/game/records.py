@@ -223,6 +223,13 @@ class GameRecord:
             return None
         return next(c for c in self.players if c != self.winner)
 
+    def is_game(self, seed: int, opening: int, opening_moves: Sequence[str], players: Sequence[str]) -> bool:
+        """Whether this record is of the game with this seed, opening (its
+        number and moves) and players in seat order: the one comparison of a
+        record with the game the schedule names by its id."""
+        return (self.seed == seed and self.opening == opening and tuple(self.opening_moves) == tuple(opening_moves)
+                and tuple(self.players.values()) == tuple(players))
+
     def name_of(self, color: str | None) -> str | None:
         return None if color is None else self.players[color]
 

@@ -89,10 +89,7 @@ def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], na
 
 def same_game(record: GameRecord, spec: GameSpec) -> bool:
     """Whether ``record`` is of the game ``spec`` (its id named it): the same seed, opening and seats."""
-    return (
-        spec.seed == record.seed and spec.opening == record.opening
-        and tuple(record.opening_moves) == spec.opening_moves and tuple(record.players.values()) == spec.players
-    )
+    return record.is_game(spec.seed, spec.opening, spec.opening_moves, spec.players)
 
 
 @dataclass
