@@ -41,6 +41,7 @@ import random
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -49,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.results.game_index import INDEX_FILE
 from builders import ROOT, tournament_file
 
 #: A deterministic bot: its moves follow from SALT and the game's seed; a
@@ -580,8 +582,6 @@ class Driver:
 
     def _damage_index(self, how: str) -> str:
         """Delete the subject's index, make it look older, cut it, or overwrite a part of it."""
-        from arena.results.game_index import INDEX_FILE
-
         path = self.subject.out / INDEX_FILE
         if not path.exists():
             return f"index {how}: no index yet"
@@ -589,8 +589,6 @@ class Driver:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 (self.subject.out / (INDEX_FILE + suffix)).unlink(missing_ok=True)
         elif how == "older":
-            import sqlite3
-
             with sqlite3.connect(path) as db:
                 db.execute("UPDATE state SET value = 0 WHERE key = 'version'")
             db.close()
@@ -783,8 +781,6 @@ def read_standings(target: Path) -> tuple[dict[str, Any], str]:
 def log_alone(out: Path) -> Path:
     """A copy of results directory ``out`` where no index can be made
     (``index.sqlite`` is a FIFO): its readers read ``games.jsonl`` alone."""
-    from arena.results.game_index import INDEX_FILE
-
     copy = out.parent / "log-alone"
     shutil.rmtree(copy, ignore_errors=True)
     copy.mkdir()
