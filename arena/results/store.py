@@ -115,6 +115,8 @@ class LoadedResults:
     into: Callable[[GameRecord], None] | None = field(default=None, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)
     _handed: bool = field(default=False, repr=False)
+    #: The values the records held repeat, held once (a reader taking each record as it comes holds none).
+    _shared: Shared = field(default_factory=Shared, repr=False)
 
     def anew(self) -> LoadedResults:
         """An empty read asked as this one (a read started again)."""
@@ -136,7 +138,7 @@ class LoadedResults:
             self.into(record)
             return
         self._seen.add(record.game_id)
-        self.records.append(record)
+        self.records.append(self._shared.record(record))
 
 
 class ResultsStore:
@@ -225,7 +227,6 @@ class ResultsStore:
                        result: LoadedResults) -> LoadedResults:
         if index.rebuilt is not None:
             result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, as {index.rebuilt}")
-        shared = Shared()
         last = number
         for entry in index.lines(fd, covered, start):
             check()
@@ -233,14 +234,14 @@ class ResultsStore:
             record = self._indexed_record(entry, index) if entry.record is not None else None
             other = record.game if record is not None else entry.game  # (the record's is checked)
             if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
-                result.add(shared.record(record) if result.into is None else record, self.games_path, entry.number)
+                result.add(record, self.games_path, entry.number)
 
         def read(line: LogLine, record: GameRecord | None, problem: str | None, other: str | None) -> None:
             nonlocal last
             if line.offset < start:
                 return
             last = line.number
-            self._hand_out(line, record, problem, other, game, result, shared)
+            self._hand_out(line, record, problem, other, game, result)
 
         lines = self._catch_up(index, fd, covered, read)
         self._note_tail(fd, lines, last, result)
@@ -268,23 +269,21 @@ class ResultsStore:
     def _from_log(self, fd: int, game: str | None, start: int, number: int, empty: LoadedResults) -> LoadedResults:
         result = empty.anew()
         lines = LogLines(fd, MAX_RECORD_BYTES, start, number + 1)
-        shared = Shared()
         for line in lines:
             check()
             number = line.number
             record, problem, other = self._judged(line)
-            self._hand_out(line, record, problem, other, game, result, shared)
+            self._hand_out(line, record, problem, other, game, result)
         self._note_tail(fd, lines, number, result)
         return result
 
     def _hand_out(self, line: LogLine, record: GameRecord | None, problem: str | None, other: str | None,
-                  game: str | None, result: LoadedResults, shared: Shared) -> None:
+                  game: str | None, result: LoadedResults) -> None:
         """A line parsed from the log, into ``result`` (for a reader of
         ``game``): its record, its moves left in the log, or its warning."""
         if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
             record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
-            # (A reader that takes each record as it comes holds none: sharing their values would save nothing.)
-            result.add(shared.record(record) if result.into is None else record, self.games_path, line.number)
+            result.add(record, self.games_path, line.number)
 
     def _note_tail(self, fd: int, lines: LogLines, last: int, result: LoadedResults) -> None:
         """Note where the complete lines end (the last is line ``last``), and a torn line after them."""
