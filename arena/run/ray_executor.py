@@ -458,6 +458,7 @@ class RayExecutor:
         #: connecting (:meth:`_survey`); None while not connected.
         self.conditions: Conditions | None = None
         self._deadline_given = game_deadline is not None
+        self._actors: _Actors | None = None
 
     # -- connecting ----------------------------------------------------------
 
@@ -601,6 +602,15 @@ class RayExecutor:
 
     # -- running ---------------------------------------------------------------
 
+    def busy_nodes(self) -> set[str]:
+        """The nodes whose actors hold a game now (in play or queued): those
+        whose loss puts a game back in line."""
+        actors = self._actors
+        if actors is None:
+            return set()
+        return {actor.placement.node_id for actor in actors.actors
+                if actor.placement is not None and actors.queue.in_flight(actor)}
+
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
         """Yield each game's record as soon as it is finished (not in schedule order).
 
@@ -632,7 +642,8 @@ class RayExecutor:
             self.placements.clear()
             self.lost = self.dropped = 0
             head = HeadWatch(self.ray.get_runtime_context().gcs_address)
-            actors = _Actors(self, queue, ahead=isinstance(specs, Sequence), names=self._bots_to_check(specs), head=head)
+            actors = self._actors = _Actors(self, queue, ahead=isinstance(specs, Sequence),
+                                            names=self._bots_to_check(specs), head=head)
             if self.live_dir is not None:
                 relay = _LiveRelay(self.ray, self.live_dir, actors.actors)
             yield from actors.records()
@@ -645,6 +656,7 @@ class RayExecutor:
             if relay is not None:
                 relay.stop()
             if actors is not None:
+                self._actors = None
                 actors.stop(gently=finished, head_gone=self.head_gone)
             if connected_here:
                 self._disconnect()
