@@ -260,6 +260,46 @@ def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tm
     assert second.reason == "startup_failure" and "not connected" in second.detail
 
 
+def test_a_bridge_killed_in_a_game_and_started_again_within_reconnect_s_finishes_it(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    slow = [*SLOW_BOT, "0.05"]  # plays the first legal move: a new program plays on as the old one would have
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1, reconnect_s=5)
+    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {' '.join(slow)}}}"),
+                         path=file)
+    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    token = make_token(tmp_path / "cup.tokens", "r")
+    bridge = bridges.start(token, slow)
+    away_s = 0.5
+
+    def kill_and_start_again() -> None:
+        end = time.monotonic() + 30
+        while time.monotonic() < end and "started:" not in (tmp_path / "bridge.log").read_text():
+            time.sleep(0.02)
+        time.sleep(0.3)  # a few moves in
+        bridges.kill(bridge)
+        time.sleep(away_s)
+        bridges.start(token, slow, log="again.log")
+
+    restarter = threading.Thread(target=kill_and_start_again)
+    events: list[str] = []
+    restarter.start()
+    summary = run_tournament(parse_config(file.read_text(), path=file), on_remote=events.append)
+    restarter.join()
+
+    assert [r for r in summary.records if r.forfeit_by is not None] == []
+    moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves  # before the kill and after
+    first = min(summary.records, key=lambda r: r.index)
+    assert "r came back as a new program from 127.0.0.1" in events
+    assert "r came back as a new program from 127.0.0.1" in (tmp_path / "results" / "logs" / "remote.log").read_text()
+    # The new program was handed the game from the position reached, which it played from.
+    assert re.search(rf"started the bot \(pid \d+\)\n.* game {first.game_id} started: \w+ against a\n",
+                     (tmp_path / "again.log").read_text())
+    # The time it was away is on its clock: the move it was asked for when killed took it.
+    seat = [name for name in first.players.values()].index("r")  # (moves alternate from seat 0: no opening)
+    assert max(move.ms for move in first.moves[seat::2]) >= away_s * 1000
+
+
 def test_a_remote_bot_whose_program_exits_in_a_game_crashes_and_plays_the_next(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1)
