@@ -37,13 +37,13 @@ from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
 from arena.bot.process import LineTooLong
 from arena.bot.protocol import MAX_LINE_BYTES
-from arena.bot.remote import RemoteBotProcess
+from arena.bot.remote import Disconnected, RemoteBotProcess
 from arena.bot.spec import RemoteLink
 from arena.game.clock import parse_time_control
 from arena.run.bot_option import MatchBot, bot_from_option
 from arena.run.config import parse_config, with_debug
 from arena.run.match import match_config, play_match
-from arena.run.remote_listener import RemoteListener
+from arena.run.remote_listener import BRIDGE_HEADER, ListenerLimits, RemoteListener
 from arena.run.remote_settings import RemoteSettings
 from arena.run.remote_tokens import make_token, read_tokens, token_owner
 from arena.run.results_dir import VersionChanged, read_results
@@ -163,11 +163,13 @@ def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_local
     assert any(re.fullmatch(r"\[\d\] game r1-a~c-g1 over: (won|lost) \(alignment\)", line) for line in bridge)
 
 
-def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_path, bridges):
+def test_a_wrong_missing_or_replaced_token_is_refused_and_logged_and_the_run_goes_on(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"})
+    replaced = make_token(tmp_path / "cup.tokens", "r")  # (arena remote token r, run again below: a leaked token's end)
     bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT)
     wrong = bridges.start("not-the-token", RANDOM_BOT, log="wrong.log")
+    old = bridges.start(replaced, RANDOM_BOT, log="replaced.log")
     statuses: list[int] = []
 
     async def knock(headers: dict[str, str]) -> None:
@@ -189,10 +191,11 @@ def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_
     assert summary.played == summary.total == 4
     assert [r for r in summary.records if r.forfeit_by is not None] == []
     assert statuses == [401, 401]
-    assert wrong.wait(timeout=20) == 2
+    assert wrong.wait(timeout=20) == old.wait(timeout=20) == 2
     assert "refused the token" in (tmp_path / "wrong.log").read_text()
+    assert "refused the token" in (tmp_path / "replaced.log").read_text()
     assert events.count("refused a connection from 127.0.0.1: no token") == 1
-    assert "refused a connection from 127.0.0.1: a wrong token" in events
+    assert events.count("refused a connection from 127.0.0.1: a wrong token") == 3  # not the token, replaced, too long
     log = (tmp_path / "results" / "logs" / "remote.log").read_text()
     assert "refused a connection from 127.0.0.1: a wrong token" in log and "r connected from 127.0.0.1" in log
 
@@ -514,12 +517,13 @@ def test_arena_match_plays_a_bridged_bot_as_the_same_bot_played_locally(tmp_path
 
 
 @contextlib.contextmanager
-def a_listener(tmp_path: Path) -> Iterator[tuple[RemoteListener, asyncio.AbstractEventLoop, str, list[str]]]:
+def a_listener(tmp_path: Path, limits: ListenerLimits = ListenerLimits(),
+               ) -> Iterator[tuple[RemoteListener, asyncio.AbstractEventLoop, str, list[str]]]:
     """Without a tournament: a listener of bot ``r``, an event loop for a
     client speaking for its bridge, the bridge's token and what the listener said."""
     token = make_token(tmp_path / "t.tokens", "r")
     said: list[str] = []
-    with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append) as listener:
+    with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append, limits) as listener:
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, daemon=True)
         thread.start()
@@ -537,6 +541,64 @@ async def greeted(http: aiohttp.ClientSession, url: str, token: str) -> aiohttp.
     await ws.send_str('{"type":"ready"}')
     await ws.receive()  # the turn
     return ws
+
+
+class Answering:
+    """A bridge speaking for bot ``r`` on a connection of its own (its id
+    ``bridge``): ``ready`` to ``hello``, and its id for a move; what it is
+    sent in ``got``."""
+
+    def __init__(self, url: str, token: str, bridge: str) -> None:
+        self.url, self.token, self.bridge = url, token, bridge
+        self.got: list[str] = []
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+
+    async def connect(self, http: aiohttp.ClientSession) -> None:
+        self.ws = await http.ws_connect(self.url, headers={"Authorization": f"Bearer {self.token}",
+                                                           BRIDGE_HEADER: self.bridge})
+        asyncio.get_running_loop().create_task(self._answer(self.ws))
+
+    async def _answer(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        async for message in ws:
+            self.got.append(message.data)
+            if message.data.startswith('{"type":"hello"'):
+                await ws.send_str('{"type":"ready"}')
+            elif message.data.startswith('{"type":"turn"'):
+                await ws.send_str(json.dumps({"type": "move", "move": self.bridge}))
+
+
+def test_a_second_bridge_with_the_same_token_is_one_more_connection_of_the_bot_and_takes_no_game(tmp_path):
+    with a_listener(tmp_path, ListenerLimits(per_bot=2)) as (listener, loop, token, said):
+        http = asyncio.run_coroutine_threadsafe(session(), loop).result(5)
+        first, second = Answering(listener.url, token, "first"), Answering(listener.url, token, "second")
+        asyncio.run_coroutine_threadsafe(first.connect(http), loop).result(5)
+        game = in_a_game(listener)
+        assert game.read_line(time.monotonic() + 5) == '{"type": "move", "move": "first"}'
+        asyncio.run_coroutine_threadsafe(second.connect(http), loop).result(5)
+        assert said.count("r connected from 127.0.0.1") == 2
+        with pytest.raises(aiohttp.WSServerHandshakeError, match="503"):  # the bot's bound, logged
+            asyncio.run_coroutine_threadsafe(Answering(listener.url, token, "third").connect(http), loop).result(5)
+        assert "refused a connection of r from 127.0.0.1: it has 2 already, the most taken" in said
+        game.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        assert game.read_line(time.monotonic() + 5) == '{"type": "move", "move": "first"}'
+        assert second.got == []  # the first bridge's game is its own
+        assert first.ws is not None
+        asyncio.run_coroutine_threadsafe(first.ws.close(), loop).result(5)
+        game.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        with pytest.raises(Disconnected):  # its connection lost, the game waits for it: not for the second
+            game.read_line(time.monotonic() + 0.5)
+        assert second.got == []
+        game.kill()
+        again = RemoteBotProcess("r", RemoteLink(listener.hub, 1.0))
+        again.start(5.0)  # the bot's next game: the second bridge's
+        again.send_line(b'{"type":"hello"}\n', time.monotonic() + 5)
+        assert again.read_line(time.monotonic() + 5) == '{"type":"ready"}' and second.got == ['{"type":"hello"}']
+        again.kill()
+        asyncio.run_coroutine_threadsafe(http.close(), loop).result(5)
+
+
+async def session() -> aiohttp.ClientSession:
+    return aiohttp.ClientSession()
 
 
 def in_a_game(listener: RemoteListener) -> RemoteBotProcess:
