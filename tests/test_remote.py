@@ -15,12 +15,10 @@ import concurrent.futures
 import contextlib
 import json
 import os
-import queue
 import re
 import shutil
 import socket
 import stat
-import struct
 import subprocess
 import sys
 import threading
@@ -51,6 +49,7 @@ from arena.run.tournament import run_tournament
 from arena.run.yaml_reader import ConfigError
 from builders import ROOT
 from hostile_clients import Attack
+from relay import Proxy
 
 RANDOM_BOT = [sys.executable, str(ROOT / "bots" / "random_bot.py")]
 SLOW_BOT = [sys.executable, str(ROOT / "tests" / "bots" / "slow.py")]
@@ -72,10 +71,12 @@ class Bridges:
         self.url = f"ws://127.0.0.1:{port}/"
         self.started: list[subprocess.Popen[bytes]] = []
 
-    def start(self, token: str, bot: list[str], *extra: str, log: str = "bridge.log") -> subprocess.Popen[bytes]:
+    def start(self, token: str, bot: list[str], *extra: str, log: str = "bridge.log",
+              inside: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+        """A bridge of ``bot``, its command run by ``inside`` when given (a network namespace)."""
         with open(self.directory / log, "wb") as stderr:
             bridge = subprocess.Popen(
-                [sys.executable, "-m", "arena", "connect", self.url, "--token", token, *extra, "--", *bot],
+                [*inside, sys.executable, "-m", "arena", "connect", self.url, "--token", token, *extra, "--", *bot],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                 env={**os.environ, "PYTHONPATH": str(ROOT)},
             )
@@ -334,74 +335,6 @@ def test_the_network_s_time_is_the_remote_bot_s(tmp_path, bridges):
         assert ' > {"type":"turn"' in log and ' < {"type": "ready"' in log
 
 
-class Proxy:
-    """A TCP relay to ``port`` whose connections :meth:`cut` drops, as a
-    network that fails; ``delay_s`` holds back every chunk each way, as a
-    long line does."""
-
-    def __init__(self, port: int, delay_s: float = 0.0) -> None:
-        self.target = port
-        self.delay_s = delay_s
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.sockets: list[socket.socket] = []
-        self.cuts = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            try:
-                upstream = socket.create_connection(("127.0.0.1", self.target))
-            except OSError:  # the run is over: its listener is gone, the bridge knocks on
-                client.close()
-                continue
-            self.sockets += [client, upstream]
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
-        if self.delay_s:  # each chunk is due delay_s after it came, whatever came before it (a line, not a queue)
-            chunks: queue.Queue[tuple[float, bytes]] = queue.Queue()
-            threading.Thread(target=self._deliver, args=(chunks, sink), daemon=True).start()
-        try:
-            while data := source.recv(65536):
-                if self.delay_s:
-                    chunks.put((time.monotonic() + self.delay_s, data))
-                else:
-                    sink.sendall(data)
-        except OSError:
-            pass
-
-    @staticmethod
-    def _deliver(chunks: queue.Queue[tuple[float, bytes]], sink: socket.socket) -> None:
-        try:
-            while True:
-                due, data = chunks.get()
-                time.sleep(max(0.0, due - time.monotonic()))
-                sink.sendall(data)
-        except OSError:
-            pass
-
-    def cut(self) -> None:
-        sockets, self.sockets = self.sockets, []
-        for sock in sockets:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset, not a goodbye
-            try:
-                sock.shutdown(socket.SHUT_RDWR)  # a pump thread blocked in recv holds the socket open past close
-            except OSError:
-                pass
-            sock.close()
-        self.cuts += 1
-
-    def close(self) -> None:
-        self.server.close()
-        self.cut()
-
-
 def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     slow = " ".join([*SLOW_BOT, "0.03"])
@@ -434,6 +367,39 @@ def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, brid
     assert [r for r in summary.records if r.forfeit_by is not None] == []
     moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
     assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
+
+
+def network_namespaces() -> bool:
+    """Whether this machine lets a user make a network namespace of their own (unshare -rn)."""
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return False
+    return subprocess.run(["unshare", "-rn", "ip", "link", "set", "lo", "up"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not network_namespaces(), reason="no network namespace of one's own here (unshare -rn)")
+def test_a_bridge_in_a_network_namespace_plays_through_its_one_way_out(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"})
+    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {RANDOM_CMD}}}"), path=file)
+    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    way_out = tmp_path / "out.sock"
+    proxy = Proxy(port, listen=str(way_out))
+    knock = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2)"
+    alone = subprocess.run(["unshare", "-rn", sys.executable, "-c", knock], capture_output=True, text=True)
+    assert alone.returncode != 0 and "OSError" in alone.stderr  # no other way to the arena from in there
+    bridges.url = "ws://127.0.0.1:{port}/"  # (the namespace's own loopback, its port chosen by the relay)
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT,
+                  inside=("unshare", "-rn", sys.executable, str(ROOT / "tests" / "relay.py"), str(way_out), "--"))
+    try:
+        summary = run_tournament(parse_config(file.read_text(), path=file))
+        relayed = len(proxy.sockets)
+    finally:
+        proxy.close()
+
+    assert [r for r in summary.records if r.forfeit_by is not None] == []
+    moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
+    assert relayed == 2  # the bridge's one connection, through the way out
 
 
 @pytest.mark.parametrize("margin", ["0", "auto"])
