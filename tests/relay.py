@@ -5,9 +5,9 @@ and the one way out of a network namespace that a bridge runs in, through
 a Unix socket (a file: every namespace sees it, while the namespace has
 no network but its own loopback).
 
-``python tests/relay.py SOCKET -- CMD ...``, inside the namespace: brings
-its loopback up, relays a free port of it to ``SOCKET`` and runs ``CMD``,
-``{port}`` in it replaced by that port, until it ends (killed with it)."""
+``python tests/relay.py SOCKET -- CMD ...``, inside the namespace: relays
+a free port of its loopback to ``SOCKET`` and runs ``CMD``, ``{port}`` in
+it replaced by that port, until it ends (killed with it)."""
 
 from __future__ import annotations
 
@@ -122,7 +122,6 @@ def main(argv: list[str]) -> int:
     if dashes != "--" or not cmd:
         print("usage: relay.py SOCKET -- CMD ...", file=sys.stderr)
         return 2
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     proxy = Proxy(path)
     child = subprocess.Popen([part.replace("{port}", str(proxy.port)) for part in cmd],
                              preexec_fn=lambda: set_parent_death_signal(signal.SIGKILL))

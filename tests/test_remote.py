@@ -30,6 +30,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+import needs
+
 from arena.results.show import frames, game_heading
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
@@ -369,15 +371,9 @@ def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, brid
     assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
 
 
-def network_namespaces() -> bool:
-    """Whether this machine lets a user make a network namespace of their own (unshare -rn)."""
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        return False
-    return subprocess.run(["unshare", "-rn", "ip", "link", "set", "lo", "up"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not network_namespaces(), reason="no network namespace of one's own here (unshare -rn)")
 def test_a_bridge_in_a_network_namespace_plays_through_its_one_way_out(tmp_path, bridges):
+    # The sandbox's own namespaces (bubblewrap), with a loopback of their own and no other network.
+    alone = (needs.bwrap(), "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent")
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"})
     local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {RANDOM_CMD}}}"), path=file)
@@ -385,11 +381,11 @@ def test_a_bridge_in_a_network_namespace_plays_through_its_one_way_out(tmp_path,
     way_out = tmp_path / "out.sock"
     proxy = Proxy(port, listen=str(way_out))
     knock = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2)"
-    alone = subprocess.run(["unshare", "-rn", sys.executable, "-c", knock], capture_output=True, text=True)
-    assert alone.returncode != 0 and "OSError" in alone.stderr  # no other way to the arena from in there
+    knocked = subprocess.run([*alone, sys.executable, "-c", knock], capture_output=True, text=True)
+    assert knocked.returncode != 0 and "ConnectionRefusedError" in knocked.stderr  # no other way to the arena from in there
     bridges.url = "ws://127.0.0.1:{port}/"  # (the namespace's own loopback, its port chosen by the relay)
     bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT,
-                  inside=("unshare", "-rn", sys.executable, str(ROOT / "tests" / "relay.py"), str(way_out), "--"))
+                  inside=(*alone, sys.executable, str(ROOT / "tests" / "relay.py"), str(way_out), "--"))
     try:
         summary = run_tournament(parse_config(file.read_text(), path=file))
         relayed = len(proxy.sockets)
