@@ -31,7 +31,6 @@ import aiohttp
 import pytest
 
 import needs
-
 from arena.results.show import frames, game_heading
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
