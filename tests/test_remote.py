@@ -5,8 +5,8 @@ The bridges are real ``arena connect`` processes, which a test kills (and
 their bots with them) by their ids; the tournaments
 are real runs.  A remote game must be the very game the same bot plays
 locally; a wrong token must not stop the run; a bridge that dies in a game
-forfeits it ``disconnected`` after ``reconnect_s``; the network's time is
-the remote bot's."""
+forfeits it ``disconnected`` after ``reconnect_s``, or finishes it when
+started again in time; the network's time is the remote bot's."""
 
 from __future__ import annotations
 
