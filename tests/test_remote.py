@@ -89,6 +89,15 @@ class Bridges:
         bridge.kill()
         bridge.wait()
 
+    def kill_in_its_first_game(self, bridge: subprocess.Popen[bytes], after_s: float) -> float:
+        """Kill ``bridge`` ``after_s`` into its first game (a few moves in); when it was killed."""
+        end = time.monotonic() + 30
+        while time.monotonic() < end and "started:" not in (self.directory / "bridge.log").read_text():
+            time.sleep(0.02)
+        time.sleep(after_s)
+        self.kill(bridge)
+        return time.monotonic()
+
     def close(self) -> None:
         for bridge in self.started:
             self.kill(bridge)
@@ -118,6 +127,13 @@ def tournament(directory: Path, port: int, bots: dict[str, str], extra: str = ""
 
 
 RANDOM_CMD = " ".join(RANDOM_BOT)
+
+
+def moves_at_home(file: Path, cmd: str) -> dict[str, list[str]]:
+    """Each game's moves in the tournament of ``file`` with its remote bot ``r`` run locally as ``cmd``."""
+    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {cmd}}}"), path=file)
+    summary = run_tournament(replace(local, output=file.parent / "local"))
+    return {r.game_id: [m.move for m in r.moves] for r in summary.records}
 
 
 def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_locally(tmp_path, bridges):
@@ -245,12 +261,7 @@ def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tm
     killed: list[float] = []
 
     def kill_in_the_first_game() -> None:
-        end = time.monotonic() + 30
-        while time.monotonic() < end and "started:" not in (tmp_path / "bridge.log").read_text():
-            time.sleep(0.05)
-        time.sleep(0.5)  # a few moves in
-        bridges.kill(bridge)
-        killed.append(time.monotonic())
+        killed.append(bridges.kill_in_its_first_game(bridge, 0.5))
 
     killer = threading.Thread(target=kill_in_the_first_game)
     killer.start()
@@ -268,20 +279,16 @@ def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tm
 def test_a_bridge_killed_in_a_game_and_started_again_within_reconnect_s_finishes_it(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     slow = [*SLOW_BOT, "0.05"]  # plays the first legal move: a new program plays on as the old one would have
-    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1, reconnect_s=5)
-    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {' '.join(slow)}}}"),
-                         path=file)
-    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    # (reconnect_s and the clock long enough for a bridge to start on a loaded machine: seconds, seen 7 s)
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control="60+0", concurrency=1,
+                      reconnect_s=30)
+    at_home = moves_at_home(file, " ".join(slow))
     token = make_token(tmp_path / "cup.tokens", "r")
     bridge = bridges.start(token, slow)
     away_s = 0.5
 
     def kill_and_start_again() -> None:
-        end = time.monotonic() + 30
-        while time.monotonic() < end and "started:" not in (tmp_path / "bridge.log").read_text():
-            time.sleep(0.02)
-        time.sleep(0.3)  # a few moves in
-        bridges.kill(bridge)
+        bridges.kill_in_its_first_game(bridge, 0.3)
         time.sleep(away_s)
         bridges.start(token, slow, log="again.log")
 
@@ -291,9 +298,8 @@ def test_a_bridge_killed_in_a_game_and_started_again_within_reconnect_s_finishes
     summary = run_tournament(parse_config(file.read_text(), path=file), on_remote=events.append)
     restarter.join()
 
-    assert [r for r in summary.records if r.forfeit_by is not None] == []
-    moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
-    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves  # before the kill and after
+    assert [(r.game_id, r.reason, r.detail) for r in summary.records if r.forfeit_by is not None] == []
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == at_home  # before the kill and after
     first = min(summary.records, key=lambda r: r.index)
     assert "r came back as a new program from 127.0.0.1" in events
     assert "r came back as a new program from 127.0.0.1" in (tmp_path / "results" / "logs" / "remote.log").read_text()
@@ -340,8 +346,7 @@ def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, brid
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     slow = " ".join([*SLOW_BOT, "0.03"])
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1, reconnect_s=5)
-    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {slow}}}"), path=file)
-    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    at_home = moves_at_home(file, slow)
     proxy = Proxy(port)
     bridges.url = f"ws://127.0.0.1:{proxy.port}/"
     bridges.start(make_token(tmp_path / "cup.tokens", "r"), [*SLOW_BOT, "0.03"])
@@ -366,8 +371,7 @@ def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, brid
     assert "r lost its connection in a game; waiting for it to come back" in events
     assert "connection lost (code 1006); reconnecting, the bot keeps running" in (tmp_path / "bridge.log").read_text()
     assert [r for r in summary.records if r.forfeit_by is not None] == []
-    moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
-    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == at_home
 
 
 def test_a_bridge_in_a_network_namespace_plays_through_its_one_way_out(tmp_path, bridges):
@@ -375,8 +379,7 @@ def test_a_bridge_in_a_network_namespace_plays_through_its_one_way_out(tmp_path,
     alone = (needs.bwrap(), "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent")
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"})
-    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {RANDOM_CMD}}}"), path=file)
-    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    at_home = moves_at_home(file, RANDOM_CMD)
     way_out = tmp_path / "out.sock"
     proxy = Proxy(port, listen=str(way_out))
     knock = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2)"
@@ -392,8 +395,7 @@ def test_a_bridge_in_a_network_namespace_plays_through_its_one_way_out(tmp_path,
         proxy.close()
 
     assert [r for r in summary.records if r.forfeit_by is not None] == []
-    moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
-    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == at_home
     assert relayed == 2  # the bridge's one connection, through the way out
 
 
@@ -536,6 +538,9 @@ def test_a_second_bridge_with_the_same_token_is_one_more_connection_of_the_bot_a
         game = in_a_game(listener)
         assert game.read_line(time.monotonic() + 5) == '{"type": "move", "move": "first"}'
         asyncio.run_coroutine_threadsafe(second.connect(http), loop).result(5)
+        end = time.monotonic() + 5  # (said once the handshake's answer is on its way)
+        while said.count("r connected from 127.0.0.1") < 2 and time.monotonic() < end:
+            time.sleep(0.02)
         assert said.count("r connected from 127.0.0.1") == 2
         with pytest.raises(aiohttp.WSServerHandshakeError, match="503"):  # the bot's bound, logged
             asyncio.run_coroutine_threadsafe(Answering(listener.url, token, "third").connect(http), loop).result(5)
