@@ -286,11 +286,14 @@ def test_a_bridge_killed_in_a_game_and_started_again_within_reconnect_s_finishes
     token = make_token(tmp_path / "cup.tokens", "r")
     bridge = bridges.start(token, slow)
     away_s = 0.5
+    # The new program keeps its own board from the position it is given, asks for
+    # compact turns (the old one did not) and plays the first legal move, as the old one.
+    keeping = [sys.executable, str(ROOT / "tests" / "bots" / "compact_bot.py"), "compact", "first"]
 
     def kill_and_start_again() -> None:
         bridges.kill_in_its_first_game(bridge, 0.3)
         time.sleep(away_s)
-        bridges.start(token, slow, log="again.log")
+        bridges.start(token, keeping, log="again.log")
 
     restarter = threading.Thread(target=kill_and_start_again)
     events: list[str] = []
@@ -303,9 +306,10 @@ def test_a_bridge_killed_in_a_game_and_started_again_within_reconnect_s_finishes
     first = min(summary.records, key=lambda r: r.index)
     assert "r came back as a new program from 127.0.0.1" in events
     assert "r came back as a new program from 127.0.0.1" in (tmp_path / "results" / "logs" / "remote.log").read_text()
-    # The new program was handed the game from the position reached, which it played from.
-    assert re.search(rf"started the bot \(pid \d+\)\n.* game {first.game_id} started: \w+ against a\n",
-                     (tmp_path / "again.log").read_text())
+    # The new program was handed the game from the position reached, which it played from, and compact turns.
+    again = (tmp_path / "again.log").read_text()
+    assert re.search(rf"started the bot \(pid \d+\)\n.* game {first.game_id} started: \w+ against a\n", again)
+    assert "turn keys: ['clock', 'game_id', 'last_move', 'ply', 'type']" in again and "Traceback" not in again
     # The time it was away is on its clock: the move it was asked for when killed took it.
     seat = [name for name in first.players.values()].index("r")  # (moves alternate from seat 0: no opening)
     assert max(move.ms for move in first.moves[seat::2]) >= away_s * 1000

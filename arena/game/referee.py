@@ -122,7 +122,7 @@ class Referee:
         seat = game.to_move(state)
         player = self.players[seat]
         assert player is not None, "a seat without a bot moves through apply"
-        line = self._turn_line(seat)
+        line = self._turn_line(seat, self.moves[-1] if self.moves else None)
         budget_ms = clock.budget_ms(seat)
         try:
             try:
@@ -145,10 +145,10 @@ class Referee:
             self.record.end_by_forfeit(seat, exc.reason, exc.detail)
         return None
 
-    def _turn_line(self, seat: int) -> bytes:
-        """The ``turn`` line of the position for ``seat``, in the form its bot asked for."""
+    def _turn_line(self, seat: int, last_move: str | None) -> bytes:
+        """The ``turn`` line of the position for ``seat``, in the form its bot
+        asked for, ``last_move`` the move since the position it was told."""
         game, state, clock = self.game, self.state, self.clock
-        last_move = self.moves[-1] if self.moves else None
         if self._compact[seat]:
             # The move is checked by game.apply all the same: the engine
             # accepts exactly the moves legal_moves would have listed.
@@ -161,12 +161,13 @@ class Referee:
         """For the bot to move, a new program of it (a remote bot whose bridge
         started again, greeted anew): the game from the position reached, as
         a game that starts from a position (the moves so far its opening),
-        and the turn again, in the form the new program asked for."""
+        and the turn again, in the form the new program asked for (no last
+        move: the position it was just told is the one to move from)."""
         seat = self.game.to_move(self.state)
         player = self.players[seat]
         assert player is not None
         self._compact[seat] = player.compact_turns
-        return self._new_game_lines([*self.opening_moves, *self.moves])[seat], self._turn_line(seat)
+        return self._new_game_lines([*self.opening_moves, *self.moves])[seat], self._turn_line(seat, None)
 
     def _new_game_lines(self, opening_moves: list[str]) -> list[bytes]:
         """Each seat's ``new_game`` line of the position now, reached by ``opening_moves``."""
