@@ -9,9 +9,11 @@ with a growing pause (:data:`FIRST_PAUSE_S` doubling up to
 connection back into the game and sends again what was not answered.  A
 line sent again that the bot already had is not given to it twice: the
 answer it gave is sent again instead (the arena's lines never repeat
-within one program's life).  What happens is said on stderr, a line each
-(connected, a game started, its result); the bot's own stderr is the
-terminal's.
+within one program's life).  A bridge started again (a new id) while
+its bot's game waits for it is a new program to the arena, which greets
+it and hands it that game from the position reached.  What happens is
+said on stderr, a line each (connected, a game started, its result); the
+bot's own stderr is the terminal's.
 
 Close codes from the arena (:mod:`arena.run.remote_listener`): ``RESTART``
 (the bot's game was given up: the program is killed, and started afresh

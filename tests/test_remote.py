@@ -5,8 +5,8 @@ The bridges are real ``arena connect`` processes, which a test kills (and
 their bots with them) by their ids; the tournaments
 are real runs.  A remote game must be the very game the same bot plays
 locally; a wrong token must not stop the run; a bridge that dies in a game
-forfeits it ``disconnected`` after ``reconnect_s``; the network's time is
-the remote bot's."""
+forfeits it ``disconnected`` after ``reconnect_s``, or finishes it when
+started again in time; the network's time is the remote bot's."""
 
 from __future__ import annotations
 
@@ -15,12 +15,10 @@ import concurrent.futures
 import contextlib
 import json
 import os
-import queue
 import re
 import shutil
 import socket
 import stat
-import struct
 import subprocess
 import sys
 import threading
@@ -32,18 +30,19 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+import needs
 from arena.results.show import frames, game_heading
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
 from arena.bot.process import LineTooLong
 from arena.bot.protocol import MAX_LINE_BYTES
-from arena.bot.remote import RemoteBotProcess
+from arena.bot.remote import Disconnected, RemoteBotProcess
 from arena.bot.spec import RemoteLink
 from arena.game.clock import parse_time_control
 from arena.run.bot_option import MatchBot, bot_from_option
 from arena.run.config import parse_config, with_debug
 from arena.run.match import match_config, play_match
-from arena.run.remote_listener import RemoteListener
+from arena.run.remote_listener import BRIDGE_HEADER, ListenerLimits, RemoteListener
 from arena.run.remote_settings import RemoteSettings
 from arena.run.remote_tokens import make_token, read_tokens, token_owner
 from arena.run.results_dir import VersionChanged, read_results
@@ -51,6 +50,7 @@ from arena.run.tournament import run_tournament
 from arena.run.yaml_reader import ConfigError
 from builders import ROOT
 from hostile_clients import Attack
+from relay import Proxy
 
 RANDOM_BOT = [sys.executable, str(ROOT / "bots" / "random_bot.py")]
 SLOW_BOT = [sys.executable, str(ROOT / "tests" / "bots" / "slow.py")]
@@ -72,10 +72,12 @@ class Bridges:
         self.url = f"ws://127.0.0.1:{port}/"
         self.started: list[subprocess.Popen[bytes]] = []
 
-    def start(self, token: str, bot: list[str], *extra: str, log: str = "bridge.log") -> subprocess.Popen[bytes]:
+    def start(self, token: str, bot: list[str], *extra: str, log: str = "bridge.log",
+              inside: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+        """A bridge of ``bot``, its command run by ``inside`` when given (a network namespace)."""
         with open(self.directory / log, "wb") as stderr:
             bridge = subprocess.Popen(
-                [sys.executable, "-m", "arena", "connect", self.url, "--token", token, *extra, "--", *bot],
+                [*inside, sys.executable, "-m", "arena", "connect", self.url, "--token", token, *extra, "--", *bot],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                 env={**os.environ, "PYTHONPATH": str(ROOT)},
             )
@@ -86,6 +88,15 @@ class Bridges:
         """SIGKILL: its bot dies with it (a parent-death signal)."""
         bridge.kill()
         bridge.wait()
+
+    def kill_in_its_first_game(self, bridge: subprocess.Popen[bytes], after_s: float) -> float:
+        """Kill ``bridge`` ``after_s`` into its first game (a few moves in); when it was killed."""
+        end = time.monotonic() + 30
+        while time.monotonic() < end and "started:" not in (self.directory / "bridge.log").read_text():
+            time.sleep(0.02)
+        time.sleep(after_s)
+        self.kill(bridge)
+        return time.monotonic()
 
     def close(self) -> None:
         for bridge in self.started:
@@ -116,6 +127,13 @@ def tournament(directory: Path, port: int, bots: dict[str, str], extra: str = ""
 
 
 RANDOM_CMD = " ".join(RANDOM_BOT)
+
+
+def moves_at_home(file: Path, cmd: str) -> dict[str, list[str]]:
+    """Each game's moves in the tournament of ``file`` with its remote bot ``r`` run locally as ``cmd``."""
+    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {cmd}}}"), path=file)
+    summary = run_tournament(replace(local, output=file.parent / "local"))
+    return {r.game_id: [m.move for m in r.moves] for r in summary.records}
 
 
 def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_locally(tmp_path, bridges):
@@ -163,11 +181,13 @@ def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_local
     assert any(re.fullmatch(r"\[\d\] game r1-a~c-g1 over: (won|lost) \(alignment\)", line) for line in bridge)
 
 
-def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_path, bridges):
+def test_a_wrong_missing_or_replaced_token_is_refused_and_logged_and_the_run_goes_on(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"})
+    replaced = make_token(tmp_path / "cup.tokens", "r")  # (arena remote token r, run again below: a leaked token's end)
     bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT)
     wrong = bridges.start("not-the-token", RANDOM_BOT, log="wrong.log")
+    old = bridges.start(replaced, RANDOM_BOT, log="replaced.log")
     statuses: list[int] = []
 
     async def knock(headers: dict[str, str]) -> None:
@@ -189,10 +209,11 @@ def test_a_wrong_or_missing_token_is_refused_and_logged_and_the_run_goes_on(tmp_
     assert summary.played == summary.total == 4
     assert [r for r in summary.records if r.forfeit_by is not None] == []
     assert statuses == [401, 401]
-    assert wrong.wait(timeout=20) == 2
+    assert wrong.wait(timeout=20) == old.wait(timeout=20) == 2
     assert "refused the token" in (tmp_path / "wrong.log").read_text()
+    assert "refused the token" in (tmp_path / "replaced.log").read_text()
     assert events.count("refused a connection from 127.0.0.1: no token") == 1
-    assert "refused a connection from 127.0.0.1: a wrong token" in events
+    assert events.count("refused a connection from 127.0.0.1: a wrong token") == 3  # not the token, replaced, too long
     log = (tmp_path / "results" / "logs" / "remote.log").read_text()
     assert "refused a connection from 127.0.0.1: a wrong token" in log and "r connected from 127.0.0.1" in log
 
@@ -240,12 +261,7 @@ def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tm
     killed: list[float] = []
 
     def kill_in_the_first_game() -> None:
-        end = time.monotonic() + 30
-        while time.monotonic() < end and "started:" not in (tmp_path / "bridge.log").read_text():
-            time.sleep(0.05)
-        time.sleep(0.5)  # a few moves in
-        bridges.kill(bridge)
-        killed.append(time.monotonic())
+        killed.append(bridges.kill_in_its_first_game(bridge, 0.5))
 
     killer = threading.Thread(target=kill_in_the_first_game)
     killer.start()
@@ -258,6 +274,45 @@ def test_a_bridge_killed_in_a_game_forfeits_it_disconnected_after_reconnect_s(tm
     assert time.monotonic() - killed[0] >= 1.5
     second = max(summary.records, key=lambda r: r.index)
     assert second.reason == "startup_failure" and "not connected" in second.detail
+
+
+def test_a_bridge_killed_in_a_game_and_started_again_within_reconnect_s_finishes_it(tmp_path, bridges):
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    slow = [*SLOW_BOT, "0.05"]  # plays the first legal move: a new program plays on as the old one would have
+    # (reconnect_s and the clock long enough for a bridge to start on a loaded machine: seconds, seen 7 s)
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, time_control="60+0", concurrency=1,
+                      reconnect_s=30)
+    at_home = moves_at_home(file, " ".join(slow))
+    token = make_token(tmp_path / "cup.tokens", "r")
+    bridge = bridges.start(token, slow)
+    away_s = 0.5
+    # The new program keeps its own board from the position it is given, asks for
+    # compact turns (the old one did not) and plays the first legal move, as the old one.
+    keeping = [sys.executable, str(ROOT / "tests" / "bots" / "compact_bot.py"), "compact", "first"]
+
+    def kill_and_start_again() -> None:
+        bridges.kill_in_its_first_game(bridge, 0.3)
+        time.sleep(away_s)
+        bridges.start(token, keeping, log="again.log")
+
+    restarter = threading.Thread(target=kill_and_start_again)
+    events: list[str] = []
+    restarter.start()
+    summary = run_tournament(parse_config(file.read_text(), path=file), on_remote=events.append)
+    restarter.join()
+
+    assert [(r.game_id, r.reason, r.detail) for r in summary.records if r.forfeit_by is not None] == []
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == at_home  # before the kill and after
+    first = min(summary.records, key=lambda r: r.index)
+    assert "r came back as a new program from 127.0.0.1" in events
+    assert "r came back as a new program from 127.0.0.1" in (tmp_path / "results" / "logs" / "remote.log").read_text()
+    # The new program was handed the game from the position reached, which it played from, and compact turns.
+    again = (tmp_path / "again.log").read_text()
+    assert re.search(rf"started the bot \(pid \d+\)\n.* game {first.game_id} started: \w+ against a\n", again)
+    assert "turn keys: ['clock', 'game_id', 'last_move', 'ply', 'type']" in again and "Traceback" not in again
+    # The time it was away is on its clock: the move it was asked for when killed took it.
+    seat = [name for name in first.players.values()].index("r")  # (moves alternate from seat 0: no opening)
+    assert max(move.ms for move in first.moves[seat::2]) >= away_s * 1000
 
 
 def test_a_remote_bot_whose_program_exits_in_a_game_crashes_and_plays_the_next(tmp_path, bridges):
@@ -291,80 +346,11 @@ def test_the_network_s_time_is_the_remote_bot_s(tmp_path, bridges):
         assert ' > {"type":"turn"' in log and ' < {"type": "ready"' in log
 
 
-class Proxy:
-    """A TCP relay to ``port`` whose connections :meth:`cut` drops, as a
-    network that fails; ``delay_s`` holds back every chunk each way, as a
-    long line does."""
-
-    def __init__(self, port: int, delay_s: float = 0.0) -> None:
-        self.target = port
-        self.delay_s = delay_s
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.sockets: list[socket.socket] = []
-        self.cuts = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            try:
-                upstream = socket.create_connection(("127.0.0.1", self.target))
-            except OSError:  # the run is over: its listener is gone, the bridge knocks on
-                client.close()
-                continue
-            self.sockets += [client, upstream]
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
-        if self.delay_s:  # each chunk is due delay_s after it came, whatever came before it (a line, not a queue)
-            chunks: queue.Queue[tuple[float, bytes]] = queue.Queue()
-            threading.Thread(target=self._deliver, args=(chunks, sink), daemon=True).start()
-        try:
-            while data := source.recv(65536):
-                if self.delay_s:
-                    chunks.put((time.monotonic() + self.delay_s, data))
-                else:
-                    sink.sendall(data)
-        except OSError:
-            pass
-
-    @staticmethod
-    def _deliver(chunks: queue.Queue[tuple[float, bytes]], sink: socket.socket) -> None:
-        try:
-            while True:
-                due, data = chunks.get()
-                time.sleep(max(0.0, due - time.monotonic()))
-                sink.sendall(data)
-        except OSError:
-            pass
-
-    def cut(self) -> None:
-        sockets, self.sockets = self.sockets, []
-        for sock in sockets:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset, not a goodbye
-            try:
-                sock.shutdown(socket.SHUT_RDWR)  # a pump thread blocked in recv holds the socket open past close
-            except OSError:
-                pass
-            sock.close()
-        self.cuts += 1
-
-    def close(self) -> None:
-        self.server.close()
-        self.cut()
-
-
 def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, bridges):
     port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
     slow = " ".join([*SLOW_BOT, "0.03"])
     file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"}, concurrency=1, reconnect_s=5)
-    local = parse_config(file.read_text().replace("{name: r, remote: true}", f"{{name: r, cmd: {slow}}}"), path=file)
-    at_home = run_tournament(replace(local, output=tmp_path / "local"))
+    at_home = moves_at_home(file, slow)
     proxy = Proxy(port)
     bridges.url = f"ws://127.0.0.1:{proxy.port}/"
     bridges.start(make_token(tmp_path / "cup.tokens", "r"), [*SLOW_BOT, "0.03"])
@@ -389,8 +375,32 @@ def test_a_game_goes_on_through_dropped_connections_move_for_move(tmp_path, brid
     assert "r lost its connection in a game; waiting for it to come back" in events
     assert "connection lost (code 1006); reconnecting, the bot keeps running" in (tmp_path / "bridge.log").read_text()
     assert [r for r in summary.records if r.forfeit_by is not None] == []
-    moves = {r.game_id: [m.move for m in r.moves] for r in at_home.records}
-    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == moves
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == at_home
+
+
+def test_a_bridge_in_a_network_namespace_plays_through_its_one_way_out(tmp_path, bridges):
+    # The sandbox's own namespaces (bubblewrap), with a loopback of their own and no other network.
+    alone = (needs.bwrap(), "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent")
+    port = int(bridges.url.rsplit(":", 1)[1].strip("/"))
+    file = tournament(tmp_path, port, {"a": RANDOM_CMD, "r": "remote"})
+    at_home = moves_at_home(file, RANDOM_CMD)
+    way_out = tmp_path / "out.sock"
+    proxy = Proxy(port, listen=str(way_out))
+    knock = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2)"
+    knocked = subprocess.run([*alone, sys.executable, "-c", knock], capture_output=True, text=True)
+    assert knocked.returncode != 0 and "ConnectionRefusedError" in knocked.stderr  # no other way to the arena from in there
+    bridges.url = "ws://127.0.0.1:{port}/"  # (the namespace's own loopback, its port chosen by the relay)
+    bridges.start(make_token(tmp_path / "cup.tokens", "r"), RANDOM_BOT,
+                  inside=(*alone, sys.executable, str(ROOT / "tests" / "relay.py"), str(way_out), "--"))
+    try:
+        summary = run_tournament(parse_config(file.read_text(), path=file))
+        relayed = len(proxy.sockets)
+    finally:
+        proxy.close()
+
+    assert [r for r in summary.records if r.forfeit_by is not None] == []
+    assert {r.game_id: [m.move for m in r.moves] for r in summary.records} == at_home
+    assert relayed == 2  # the bridge's one connection, through the way out
 
 
 @pytest.mark.parametrize("margin", ["0", "auto"])
@@ -474,12 +484,13 @@ def test_arena_match_plays_a_bridged_bot_as_the_same_bot_played_locally(tmp_path
 
 
 @contextlib.contextmanager
-def a_listener(tmp_path: Path) -> Iterator[tuple[RemoteListener, asyncio.AbstractEventLoop, str, list[str]]]:
+def a_listener(tmp_path: Path, limits: ListenerLimits = ListenerLimits(),
+               ) -> Iterator[tuple[RemoteListener, asyncio.AbstractEventLoop, str, list[str]]]:
     """Without a tournament: a listener of bot ``r``, an event loop for a
     client speaking for its bridge, the bridge's token and what the listener said."""
     token = make_token(tmp_path / "t.tokens", "r")
     said: list[str] = []
-    with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append) as listener:
+    with RemoteListener(["r"], read_tokens(tmp_path / "t.tokens"), "127.0.0.1", 0, said.append, limits) as listener:
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, daemon=True)
         thread.start()
@@ -497,6 +508,67 @@ async def greeted(http: aiohttp.ClientSession, url: str, token: str) -> aiohttp.
     await ws.send_str('{"type":"ready"}')
     await ws.receive()  # the turn
     return ws
+
+
+class Answering:
+    """A bridge speaking for bot ``r`` on a connection of its own (its id
+    ``bridge``): ``ready`` to ``hello``, and its id for a move; what it is
+    sent in ``got``."""
+
+    def __init__(self, url: str, token: str, bridge: str) -> None:
+        self.url, self.token, self.bridge = url, token, bridge
+        self.got: list[str] = []
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+
+    async def connect(self, http: aiohttp.ClientSession) -> None:
+        self.ws = await http.ws_connect(self.url, headers={"Authorization": f"Bearer {self.token}",
+                                                           BRIDGE_HEADER: self.bridge})
+        asyncio.get_running_loop().create_task(self._answer(self.ws))
+
+    async def _answer(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        async for message in ws:
+            self.got.append(message.data)
+            if message.data.startswith('{"type":"hello"'):
+                await ws.send_str('{"type":"ready"}')
+            elif message.data.startswith('{"type":"turn"'):
+                await ws.send_str(json.dumps({"type": "move", "move": self.bridge}))
+
+
+def test_a_second_bridge_with_the_same_token_is_one_more_connection_of_the_bot_and_takes_no_game(tmp_path):
+    with a_listener(tmp_path, ListenerLimits(per_bot=2)) as (listener, loop, token, said):
+        http = asyncio.run_coroutine_threadsafe(session(), loop).result(5)
+        first, second = Answering(listener.url, token, "first"), Answering(listener.url, token, "second")
+        asyncio.run_coroutine_threadsafe(first.connect(http), loop).result(5)
+        game = in_a_game(listener)
+        assert game.read_line(time.monotonic() + 5) == '{"type": "move", "move": "first"}'
+        asyncio.run_coroutine_threadsafe(second.connect(http), loop).result(5)
+        end = time.monotonic() + 5  # (said once the handshake's answer is on its way)
+        while said.count("r connected from 127.0.0.1") < 2 and time.monotonic() < end:
+            time.sleep(0.02)
+        assert said.count("r connected from 127.0.0.1") == 2
+        with pytest.raises(aiohttp.WSServerHandshakeError, match="503"):  # the bot's bound, logged
+            asyncio.run_coroutine_threadsafe(Answering(listener.url, token, "third").connect(http), loop).result(5)
+        assert "refused a connection of r from 127.0.0.1: it has 2 already, the most taken" in said
+        game.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        assert game.read_line(time.monotonic() + 5) == '{"type": "move", "move": "first"}'
+        assert second.got == []  # the first bridge's game is its own
+        assert first.ws is not None
+        asyncio.run_coroutine_threadsafe(first.ws.close(), loop).result(5)
+        game.send_line(b'{"type":"turn"}\n', time.monotonic() + 5)
+        with pytest.raises(Disconnected):  # its connection lost, the game waits for it: not for the second
+            game.read_line(time.monotonic() + 0.5)
+        assert second.got == []
+        game.kill()
+        again = RemoteBotProcess("r", RemoteLink(listener.hub, 1.0))
+        again.start(5.0)  # the bot's next game: the second bridge's
+        again.send_line(b'{"type":"hello"}\n', time.monotonic() + 5)
+        assert again.read_line(time.monotonic() + 5) == '{"type":"ready"}' and second.got == ['{"type":"hello"}']
+        again.kill()
+        asyncio.run_coroutine_threadsafe(http.close(), loop).result(5)
+
+
+async def session() -> aiohttp.ClientSession:
+    return aiohttp.ClientSession()
 
 
 def in_a_game(listener: RemoteListener) -> RemoteBotProcess:

@@ -12,13 +12,13 @@ which passes through: no bot is charged with it.  The OS process itself is
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from arena.bot import protocol
 from arena.bot.forfeits import Forfeit
-from arena.bot.remote import Disconnected, RemoteBotProcess
+from arena.bot.remote import Disconnected, Rejoined, RemoteBotProcess
 from arena.bot.sandbox import Confinement
 from arena.bot.spec import QUIT_GRACE_S, STARTUP_TIMEOUT_S, BotConfig
 from arena.bot.protocol_log import ProtocolLog
@@ -132,9 +132,7 @@ class BotPlayer:
             raise Forfeit("startup_failure", str(exc)) from None
         deadline = time.monotonic() + self.startup_timeout_s
         try:
-            process.send_line(protocol.encode(protocol.hello(self.game, self.name, dict(self.command.options))), deadline)
-            line = process.read_line(deadline)
-            message = protocol.decode(line, "ready")
+            message = self._greet(process, deadline)
         except LineTimeout:
             process.kill()
             raise Forfeit(
@@ -149,10 +147,25 @@ class BotPlayer:
         if message.get("type") == "error":
             process.kill()
             raise Forfeit("startup_failure", f"refused to start: {clean_text(message.get('message', ''))}")
-        self.ready = protocol.ready_fields(message)
-        self.compact_turns = message.get("compact_turns") is True
+        self._take_ready(message)
         self.process = process
         return process
+
+    def _greet(self, process: BotProcess | RemoteBotProcess, deadline: float) -> dict[str, Any]:
+        """Send ``hello`` and read the answer (``ready``, or ``error``).  A
+        remote bot whose program is new by the time it answers (its bridge
+        started again) is greeted again."""
+        hello = protocol.encode(protocol.hello(self.game, self.name, dict(self.command.options)))
+        while True:
+            process.send_line(hello, deadline)
+            try:
+                return protocol.decode(process.read_line(deadline), "ready")
+            except Rejoined:
+                continue
+
+    def _take_ready(self, message: dict[str, Any]) -> None:
+        self.ready = protocol.ready_fields(message)
+        self.compact_turns = message.get("compact_turns") is True
 
     def ensure_started(self) -> BotProcess | RemoteBotProcess:
         """The live process, started (and greeted) first if there is none."""
@@ -222,12 +235,16 @@ class BotPlayer:
             self.discard_process()
             raise Forfeit("crash", f"could not receive 'new_game': {_describe(exc)}") from None
 
-    def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, dict[str, Any] | None, float]:
+    def ask_move(self, turn_line: bytes, budget_ms: float,
+                 rejoin: Callable[[], tuple[bytes, bytes]]) -> tuple[str, dict[str, Any] | None, float]:
         """Send an encoded ``turn`` line and wait for the ``move``.  Returns the
         move string, the bot's ``info`` (None, or bounded by
         :func:`protocol.bound_info`) and the thinking time in
         milliseconds, measured from the end of writing ``turn`` to the end of
-        reading ``move``."""
+        reading ``move``.  ``rejoin`` gives the ``new_game`` line of the
+        position reached and the ``turn`` line again, as the bot asked for
+        turns in its ``ready``: for a remote bot that comes back as a new
+        program (:meth:`_answer`)."""
         process = self.process
         if process is None:
             raise Forfeit("crash", "the process is gone")
@@ -245,8 +262,8 @@ class BotPlayer:
             raise Forfeit("crash", _describe(exc)) from None
         started = time.monotonic()
         try:
-            line = process.read_line(started + budget_ms / 1000, self.spin)
-        except LineTimeout:
+            line = self._answer(process, started + budget_ms / 1000, rejoin)
+        except (LineTimeout, WriteTimeout):
             waited_ms = (time.monotonic() - started) * 1000
             self.discard_process()
             raise Forfeit("timeout", f"no move after {waited_ms:.0f} ms", waited_ms=waited_ms) from None
@@ -256,7 +273,7 @@ class BotPlayer:
         except Disconnected as exc:
             self.discard_process()
             raise Forfeit("disconnected", _describe(exc)) from None
-        except LineTooLong as exc:
+        except (LineTooLong, protocol.ProtocolError) as exc:
             self.discard_process()
             raise Forfeit("protocol_error", _describe(exc)) from None
         elapsed_ms = (time.monotonic() - started) * 1000
@@ -275,6 +292,25 @@ class BotPlayer:
             self.discard_process()
             raise Forfeit("protocol_error", f"'move' is not a string: {line[:120]!r}")
         return move, protocol.bound_info(answer.get("info")), elapsed_ms
+
+    def _answer(self, process: BotProcess | RemoteBotProcess, deadline: float,
+                rejoin: Callable[[], tuple[bytes, bytes]]) -> str:
+        """The bot's answer to the turn sent, by ``deadline``.  A remote bot
+        whose bridge was killed and started again meanwhile is a new program
+        that knows nothing of the game: it is greeted, then given the game
+        from the position reached and the turn again, all on its clock (the
+        time it was away stays spent).  Raises what reading, writing and
+        decoding ``ready`` raise."""
+        while True:
+            try:
+                return process.read_line(deadline, self.spin)
+            except Rejoined:
+                message = self._greet(process, deadline)
+            if message.get("type") == "error":
+                raise Forfeit("bot_error", f"refused to start again: {clean_text(message.get('message', ''))}")
+            self._take_ready(message)
+            for line in rejoin():
+                process.send_line(line, deadline)
 
     def _out_of_turn(self, process: BotProcess | RemoteBotProcess) -> None:
         """A line that arrived while no answer was due (a second move, a late

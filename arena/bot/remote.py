@@ -20,7 +20,10 @@ the bot is granted a network margin from it (or the one the tournament
 file sets), fixed for the game.  A
 connection lost in a game is waited for ``reconnect_s`` (on the bot's clock
 when it is the bot's turn): back in time, the hub sends the lines not yet
-answered again and the game goes on; not back, :class:`Disconnected`.
+answered again and the game goes on; not back, :class:`Disconnected`.  A
+bridge killed and started again in that time is a new program on the same
+connection, which knows nothing of the game: :class:`Rejoined` tells the
+player to greet it and hand it the game from the position reached.
 """
 
 from __future__ import annotations
@@ -40,17 +43,18 @@ from arena.bot.protocol_log import ProtocolLog
 from arena.bot.spec import AUTO_MARGIN_CAP_MS, QUIT_GRACE_S, RemoteLink
 
 __all__ = [
-    "RemoteBotProcess", "Disconnected", "BOT_LINE", "LOST", "BACK", "ENDED", "TOO_LONG", "ACCEPTED",
-    "REFUSED", "ROUND_TRIP", "HUB_LINE_BYTES", "QUIT_LINE", "RELEASE_LINE",
+    "RemoteBotProcess", "Disconnected", "Rejoined", "BOT_LINE", "LOST", "BACK", "NEW_PROGRAM", "ENDED", "TOO_LONG",
+    "ACCEPTED", "REFUSED", "ROUND_TRIP", "HUB_LINE_BYTES", "QUIT_LINE", "RELEASE_LINE",
 ]
 
 #: Tags of the hub's lines to a worker: a line the bot sent; its connection
-#: was lost; it is back; the bot's side ended (its program exited); it sent
-#: a line over the limit; the claim of a connection accepted (with the
-#: connection's round trip in ms, when measured) or refused (with why); the
-#: round trip measured again (ms).
-BOT_LINE, LOST, BACK, ENDED, TOO_LONG, ACCEPTED, REFUSED, ROUND_TRIP = (
-    b"L", b"D", b"C", b"X", b"T", b"O", b"N", b"P")
+#: was lost; it is back; it is back as a new program (its bridge restarted:
+#: the lines before are not sent again); the bot's side ended (its program
+#: exited); it sent a line over the limit; the claim of a connection accepted
+#: (with the connection's round trip in ms, when measured) or refused (with
+#: why); the round trip measured again (ms).
+BOT_LINE, LOST, BACK, NEW_PROGRAM, ENDED, TOO_LONG, ACCEPTED, REFUSED, ROUND_TRIP = (
+    b"L", b"D", b"C", b"S", b"X", b"T", b"O", b"N", b"P")
 #: The longest line between hub and worker: a protocol line and its tag.
 HUB_LINE_BYTES = MAX_LINE_BYTES + 16
 #: The line that ends a bot's session gently (``quit``): the bridge's bot
@@ -72,6 +76,14 @@ class Disconnected(BotProcessError):
     """The remote bot's connection was lost and did not come back in time."""
 
 
+class Rejoined(BotProcessError):
+    """The remote bot's connection came back as a new program (its bridge
+    was started again), which knows nothing of the game: it is to be greeted
+    (``hello``) and given the game from the position reached.  Raised by
+    :meth:`RemoteBotProcess.read_line` once for each new program, when no
+    line is unread (the old program's lines are dropped)."""
+
+
 class RemoteBotProcess:
     """One claimed connection of remote bot ``name``, with the methods of
     :class:`~arena.bot.process.BotProcess` a player uses.  ``transcript``
@@ -89,6 +101,8 @@ class RemoteBotProcess:
         self._inbox: deque[bytes | None] = deque()  # None: a line that was too long
         self._ended: str | None = None
         self._lost_at: float | None = None
+        #: A new program took the connection, not greeted yet.
+        self._renewed = False
         #: The connection's round trip as the listener last measured it (ms), None before it did.
         self.round_trip_ms: float | None = None
         #: What each move of this game is granted beyond the clock and the arena's margin (ms).
@@ -125,6 +139,7 @@ class RemoteBotProcess:
         self._inbox.clear()
         self._ended = None
         self._lost_at = None
+        self._renewed = False
         self.round_trip_ms = _milliseconds(answer[1:])
         self.network_margin_ms = self.link.network_margin_ms if self.link.network_margin_ms is not None else min(
             AUTO_MARGIN_CAP_MS, self.round_trip_ms or 0.0)
@@ -199,7 +214,8 @@ class RemoteBotProcess:
         """The bot's next line, as :meth:`BotProcess.read_line
         <arena.bot.process.BotProcess.read_line>` gives it.  While the
         connection is lost the wait goes on, until ``deadline`` or the end
-        of ``reconnect_s``, whichever comes first: then :class:`Disconnected`.
+        of ``reconnect_s``, whichever comes first: then :class:`Disconnected`;
+        when it comes back as a new program, :class:`Rejoined`.
         ``spin`` is taken and ignored: an answer over the network never comes
         within the microseconds a spin looks for."""
         self._claimed()
@@ -214,6 +230,9 @@ class RemoteBotProcess:
                 return line.decode("utf-8", errors="replace")
             if self._ended is not None:
                 raise self._exit_error(self._ended)
+            if self._renewed:
+                self._renewed = False
+                raise Rejoined("its bridge was started again: a new program, which knows nothing of the game")
             now = time.monotonic()
             if self._given_up(now):
                 raise self._disconnected(now)
@@ -266,12 +285,17 @@ class RemoteBotProcess:
     def _tagged(self, line: bytes) -> None:
         tag, rest = line[:1], line[1:]
         if tag == BOT_LINE or tag == TOO_LONG:
-            if len(self._inbox) < _INBOX_LINES:
+            # (a new program's lines before its hello answer nothing: dropped, as the old program's are)
+            if len(self._inbox) < _INBOX_LINES and not self._renewed:
                 self._inbox.append(rest if tag == BOT_LINE else None)
         elif tag == LOST:
             self._lost_at = time.monotonic()
         elif tag == BACK:
             self._lost_at = None
+        elif tag == NEW_PROGRAM:
+            self._lost_at = None
+            self._renewed = True
+            self._inbox.clear()  # the old program's: nothing a new one is asked can be answered by them
         elif tag == ENDED:
             self._ended = rest.decode(errors="replace") or "the bot's program ended"
         elif tag == ROUND_TRIP and (measured := _milliseconds(rest)) is not None:

@@ -93,10 +93,7 @@ class Referee:
         # Both bots are started even if the first fails, so the opponent of a
         # bot that cannot start still sees the game begin and end.  Should
         # both fail, seat 0's failure is the one recorded.
-        starts = protocol.new_game_lines(
-            self.game_id, record.game, record.players, [record.clock_of(color) for color in record.players],
-            self.game.to_json_text(self.state), record.seed, self.opening_moves,
-        )
+        starts = self._new_game_lines(self.opening_moves)
         for seat, player in enumerate(self.players):
             if player is None:
                 continue
@@ -125,20 +122,11 @@ class Referee:
         seat = game.to_move(state)
         player = self.players[seat]
         assert player is not None, "a seat without a bot moves through apply"
-        moves = self.moves
-        last_move = moves[-1] if moves else None
-        if self._compact[seat]:
-            # The move is checked by game.apply all the same: the engine
-            # accepts exactly the moves legal_moves would have listed.
-            line = self._turns.compact(game.ply(state), last_move, clock.to_json_text(seat))
-        else:
-            line = self._turns.full(
-                game.ply(state), game.to_json_text(state), game.legal_moves(state), last_move, clock.to_json_text(seat)
-            )
+        line = self._turn_line(seat, self.moves[-1] if self.moves else None)
         budget_ms = clock.budget_ms(seat)
         try:
             try:
-                move, info, elapsed_ms = player.ask_move(line, budget_ms)
+                move, info, elapsed_ms = player.ask_move(line, budget_ms, self._rejoin)
             except Forfeit as exc:
                 if exc.waited_ms is None:
                     raise
@@ -156,6 +144,38 @@ class Referee:
         except Forfeit as exc:
             self.record.end_by_forfeit(seat, exc.reason, exc.detail)
         return None
+
+    def _turn_line(self, seat: int, last_move: str | None) -> bytes:
+        """The ``turn`` line of the position for ``seat``, in the form its bot
+        asked for, ``last_move`` the move since the position it was told."""
+        game, state, clock = self.game, self.state, self.clock
+        if self._compact[seat]:
+            # The move is checked by game.apply all the same: the engine
+            # accepts exactly the moves legal_moves would have listed.
+            return self._turns.compact(game.ply(state), last_move, clock.to_json_text(seat))
+        return self._turns.full(
+            game.ply(state), game.to_json_text(state), game.legal_moves(state), last_move, clock.to_json_text(seat)
+        )
+
+    def _rejoin(self) -> tuple[bytes, bytes]:
+        """For the bot to move, a new program of it (a remote bot whose bridge
+        started again, greeted anew): the game from the position reached, as
+        a game that starts from a position (the moves so far its opening),
+        and the turn again, in the form the new program asked for (no last
+        move: the position it was just told is the one to move from)."""
+        seat = self.game.to_move(self.state)
+        player = self.players[seat]
+        assert player is not None
+        self._compact[seat] = player.compact_turns
+        return self._new_game_lines([*self.opening_moves, *self.moves])[seat], self._turn_line(seat, None)
+
+    def _new_game_lines(self, opening_moves: list[str]) -> list[bytes]:
+        """Each seat's ``new_game`` line of the position now, reached by ``opening_moves``."""
+        record = self.record
+        return protocol.new_game_lines(
+            self.game_id, record.game, record.players, [record.clock_of(color) for color in record.players],
+            self.game.to_json_text(self.state), record.seed, opening_moves,
+        )
 
     def apply(self, move: str, elapsed_ms: float, info: dict[str, Any] | None,
               latency_ms: float | None = None) -> MoveRecord:

@@ -8,7 +8,12 @@ bridge's bot: a text frame is one protocol line, either way.  A bridge
 authenticates with its bot's token (``Authorization: Bearer TOKEN``,
 checked against the digests of :mod:`arena.run.remote_tokens`) and names
 the life of its bot program (:data:`BRIDGE_HEADER`), so that a connection
-that drops and comes back is known for the same bot, mid-game.
+that drops and comes back is known for the same bot, mid-game.  A bridge
+this listener never saw is a new program of its bot (a bridge killed and
+started again): it takes over a game of its bot that lost its connection,
+if there is one, and the worker greets it and hands it the game from the
+position reached.  No other connection takes a game: a second bridge with
+the same token is one more connection of the same bot, for its next game.
 
 Everything a client sends is untrusted: a connection without a known token
 is refused with a logged line and the run goes on; the number of
@@ -42,7 +47,8 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from arena.bot.protocol import MAX_LINE_BYTES
 from arena.bot.remote import (
-    ACCEPTED, BACK, BOT_LINE, ENDED, HUB_LINE_BYTES, LOST, QUIT_LINE, REFUSED, RELEASE_LINE, ROUND_TRIP, TOO_LONG,
+    ACCEPTED, BACK, BOT_LINE, ENDED, HUB_LINE_BYTES, LOST, NEW_PROGRAM, QUIT_LINE, REFUSED, RELEASE_LINE, ROUND_TRIP,
+    TOO_LONG,
 )
 from arena.base.text import clean_text
 from arena.run.connection_limits import ConnectionGuard, Limits, listen, quiet_server_logs
@@ -74,8 +80,9 @@ _HEADER_WORD = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Lines a session keeps to send again after a reconnection: those since the
 #: bot's last line (a game's end, the next game's start, a turn at most).
 _UNANSWERED = 16
-#: Bridges whose games were given up, remembered so that they restart if they come back.
-_GIVEN_UP = 1000
+#: Bridges whose games were given up, remembered so that they restart if they come back;
+#: and bridges seen, so that one not seen is known for a new program.
+_REMEMBERED = 1000
 #: The longest a worker's claim waits for a free connection.
 _LONGEST_CLAIM_S = 120.0
 #: How long closing a connection waits for the bridge's answer (a dead one never gives it).
@@ -178,7 +185,8 @@ class RemoteListener:
         self._links: set[_Link] = set()
         self._idle: defaultdict[str, list[_Link]] = defaultdict(list)
         self._lost: dict[tuple[str, str], _Session] = {}
-        self._given_up: deque[tuple[str, str]] = deque(maxlen=_GIVEN_UP)
+        self._given_up: deque[tuple[str, str]] = deque(maxlen=_REMEMBERED)
+        self._seen: deque[tuple[str, str]] = deque(maxlen=_REMEMBERED)
         #: When a connection of each bot last ended (its bridge reconnects at once).
         self._ended: dict[str, float] = {}
         #: Refusals said and not said in the minute since ``_minute``.
@@ -325,8 +333,28 @@ class RemoteListener:
         if key in self._given_up:
             await link.ws.close(code=RESTART, message=b"the game of this bot was given up: start it afresh")
             return False
+        if key not in self._seen:
+            self._seen.append(key)
+            if await self._renew(link):
+                return True
         self._idle[link.bot].append(link)
         self.say(f"{link.bot} connected from {link.peer}")
+        return True
+
+    async def _renew(self, link: _Link) -> bool:
+        """A new program of its bot takes over the game of the bot's connection
+        lost longest ago, if there is one: its lines so far are not sent again
+        (the worker greets the new program), and the old program, should it
+        come back, starts afresh."""
+        old = next((key for key in self._lost if key[0] == link.bot), None)
+        if old is None:
+            return False
+        session = self._lost.pop(old)
+        self._given_up.append(old)
+        session.unanswered.clear()
+        session.bridge, session.link, link.session = link.bridge, link, session
+        self.say(f"{link.bot} came back as a new program from {link.peer}")
+        await self._to_worker(session, NEW_PROGRAM + b"\n")
         return True
 
     async def _relay(self, link: _Link) -> None:
