@@ -101,6 +101,17 @@ def test_a_team_page_of_a_large_directory_lists_its_latest_games(large, monkeypa
     assert data_of(state.page())["sheets"]["ann"]["summary"] == data_of(whole.page())["sheets"]["ann"]["summary"]
 
 
+def test_games_added_to_a_large_directory_are_carried_on_into_its_page(large, monkeypatch, tmp_path):
+    state = LiveState(large, inline_games=0)
+    state.page()
+    config = tournament(tmp_path, ("ann", "bob", "cy", "dee"), "rounds: 30\n", name="large", seed=3, output="out")
+    write_games(config, 25, start=GAMES)
+    state.refresh()
+    whole = whole_state(large, monkeypatch)
+    assert standings_of(state.page()) == standings_of(whole.page()) and state.status() == whole.status()
+    assert listed(data_of(state.page())) == listed(data_of(whole.page()))[-LATEST:]
+
+
 def records_held() -> int:
     gc.collect()
     return sum(isinstance(thing, GameRecord) for thing in gc.get_objects())

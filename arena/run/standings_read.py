@@ -25,6 +25,12 @@ on from), a format whose games are paired by results or numbered by
 position, a match of two bots or a gauntlet (their game pairs come from the
 records), a limit on the games.  Either way the answer is the same, to the
 last bit.
+
+``arena serve`` reads a large directory's standings the same way
+(:func:`carried_standings`), with its latest games only
+(:meth:`KeptStandings.latest`): the kept standings hold what its page
+shows beyond the tables, a thinned rating history and, for each pair, the
+rounds it played (a team's pairings not played yet).
 """
 
 from __future__ import annotations
