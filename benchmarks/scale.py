@@ -9,6 +9,9 @@ games were added since (the standings kept are carried on over them), when
 the index is current but keeps no standings (another tournament file asks,
 say: the games stream into the fold), and with no index at all (a directory
 it cannot write in);
+``arena serve``'s first page, the standings kept (what its server does
+before it answers: the results read, the page built, the status and the
+games in progress);
 and a resumed ``arena run`` to its first new game (the results read, its
 plan decided, ``tournament.json`` written).
 
@@ -52,6 +55,16 @@ with ResultsStore(config.output) as store, frozen(), read_uncollected():
     open_results(store, RunPlan(config, store.directory))
 """
 
+#: What ``arena serve`` does before its first answer: the results read, the page built, the status and the games
+#: in progress (the server's own start aside: an HTTP server listening).
+SERVE = """import sys
+from pathlib import Path
+from arena.live.state import LiveState
+state = LiveState(Path(sys.argv[1]))
+state.page()
+state.snapshot()
+"""
+
 
 def standings(directory: Path) -> tuple[float, float, float]:
     """Wall time (s), CPU time (s) and peak resident memory (MB) of one
@@ -62,6 +75,11 @@ def standings(directory: Path) -> tuple[float, float, float]:
 def resume(tournament: Path) -> tuple[float, float, float]:
     """The same of a resumed run, to its first new game (its plan decided)."""
     return measured([sys.executable, "-c", RESUME, str(tournament)])
+
+
+def serve(directory: Path) -> tuple[float, float, float]:
+    """The same of ``arena serve``'s first page."""
+    return measured([sys.executable, "-c", SERVE, str(directory)])
 
 
 def measured(command: list[str]) -> tuple[float, float, float]:
@@ -88,6 +106,7 @@ def measure(games: int, bots: int) -> list[str]:
         later = held_back(log, max(1, games // 100))  # (the last 1 %, added after the first reads)
         built = standings(out)
         kept = standings(out)  # asked again of the same games: the answer the index kept
+        served = serve(out)  # the live page of the same, from the standings kept
         with open(log, "ab") as appended:
             appended.write(later)
         grown = standings(out)  # the standings kept, carried on over the games added
@@ -102,7 +121,7 @@ def measure(games: int, bots: int) -> list[str]:
         log_only = standings(out)
         shutil.rmtree(out)
     return [f"{games:,}", f"{size:.1f}", *(f"{wall:.2f} / {cpu:.2f} / {mb:.0f}" for wall, cpu, mb in
-                                           (built, kept, grown, streamed, log_only, resumed))]
+                                           (built, kept, grown, streamed, log_only, served, resumed))]
 
 
 def held_back(log: Path, lines: int) -> bytes:
@@ -133,7 +152,7 @@ def main() -> None:
     rows = [measure(games, 6 if args.quick else args.bots) for games in sizes]
     print(tabulate(rows, headers=["games", "games.jsonl MB", "index built: s / CPU s / MB",
                                   "asked again", "1 % more games", "index current, nothing kept",
-                                  "no index (log alone)", "resume to its first game"],
+                                  "no index (log alone)", "serve: first page", "resume to its first game"],
                    disable_numparse=True))
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from arena.formats.schedule import make_schedule
+from arena.live import state as live_state
+from arena.live.state import LiveState
 from arena.results import store as store_module
 from arena.results.game_index import INDEX_FILE, INDEX_VERSION, LazyMoves
 from arena.results.seals import user_key
@@ -55,6 +57,12 @@ def answers(directory) -> dict[str, str]:
     report = directory.parent / "report.html"
     arena("report", directory, "-o", report)
     said["report"] = re.sub(r"written [0-9T:.+\- ]+", "", report.read_text())
+    said["serve"] = LiveState(directory).page().decode()
+    latest, live_state.LATEST_GAMES = live_state.LATEST_GAMES, 20  # (the page of a large directory: its latest games)
+    try:
+        said["serve, the latest games"] = LiveState(directory).page().decode()
+    finally:
+        live_state.LATEST_GAMES = latest
     return said
 
 

@@ -32,9 +32,10 @@ from arena.results.meta import META_FILE
 from arena.results.reading import ReadResults, results_of
 from arena.results.report import INLINE_GAMES, build_report_files
 from arena.results.report.data import GameChunks
-from arena.results.store import GAMES_FILE, StoreError, current_run
+from arena.results.store import GAMES_FILE, LogRewritten, StoreError, current_run
 from arena.run.config import ConfigError, load_config
-from arena.run.results_dir import find_results, read_loaded
+from arena.run.results_dir import FoundResults, find_results, read_loaded
+from arena.run.standings_read import carried_standings
 
 __all__ = ["LiveState", "Status", "results_directory"]
 
@@ -44,6 +45,8 @@ LINKED = ("static/report.css", "static/live.css", "static/viewer.js", "static/li
 GAMES_HREF = "games/"
 #: The most of the log read on at one look (the rest at the next): a look stays short whatever was written.
 MAX_TAIL_BYTES = 4 << 20
+#: The most games the page of a large directory lists, the latest (its standings count them all).
+LATEST_GAMES = 4000
 
 
 def results_directory(target: Path) -> Path:
@@ -125,12 +128,11 @@ class LiveState:
     # -- what is shown: as of the last reading ------------------------------------------
 
     def refresh(self) -> None:
-        """Read the results again (the costly part: every record, the standings' schedule)."""
+        """Read the results again (the costly part: the standings, and every record or the latest)."""
         started = time.thread_time()
         problem = None
         try:
-            self._results, _, loaded = read_loaded(find_results(self.target))
-            self._offset = loaded.place.offset if loaded.place is not None else 0
+            self._results, self._offset = _read(find_results(self.target))
         except (ConfigError, FileNotFoundError, StoreError) as exc:
             self._results = results_of(self.directory, None, [])
             self._offset = None
@@ -253,7 +255,7 @@ class LiveState:
             # Results there, but not readable (a link in place of games.jsonl, a broken file): say why.
             return Status("problem", f"cannot read the results: {safe(problem)}")
         stamp = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
-        played = len(results.records)
+        played = results.played()
         total = _scheduled(results)
         of = f"{played} of {total}" if total is not None else str(played)
         if current_run(self.directory) is not None:
@@ -273,6 +275,24 @@ class LiveState:
         status = self.status()
         return {"status": status.to_json(), "live": self.live_games(), "hold_s": self._endings.hold_s,
                 "champion": self._champion.to_json() if self._champion is not None else None, "time": time.time()}
+
+
+def _read(found: FoundResults) -> tuple[ReadResults, int]:
+    """The results of ``found`` as the page shows them, and where in the log
+    their reading ended.  Past :data:`LATEST_GAMES` games, the standings
+    ``arena standings`` keeps in the index, carried on over the games added
+    since, and the latest games only (the page lists no more): what the
+    server holds grows with the bots, not the games.  Else (or where the
+    standings cannot be carried on: a Swiss, a match) every record."""
+    carried = carried_standings(found)
+    if carried is not None and carried[0].games > LATEST_GAMES:
+        kept = carried[0]
+        try:
+            return kept.latest(found.directory, LATEST_GAMES), kept.place.offset
+        except LogRewritten:  # (a --replay since it was read: read whole)
+            pass
+    results, _, loaded = read_loaded(found)
+    return results, loaded.place.offset if loaded.place is not None else 0
 
 
 def _scheduled(results: ReadResults) -> int | None:

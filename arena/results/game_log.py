@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["LogLine", "LogLines", "CHUNK_BYTES"]
+__all__ = ["LogLine", "LogLines", "CHUNK_BYTES", "last_lines"]
 
 #: How much of the file one read takes.
 CHUNK_BYTES = 1 << 20
@@ -89,6 +89,30 @@ class LogLines:
         line = LogLine(self._number, offset, data, length)
         self._number += 1
         return line
+
+
+def last_lines(fd: int, end: int, count: int, most_bytes: int) -> list[LogLine]:
+    """The last ``count`` complete lines of the file open on ``fd`` before
+    ``end`` (where a line ends), in the file's order, read backward a chunk
+    at a time: what a reader of the latest games reads of a log of a
+    million.  At most ``most_bytes`` are read (fewer lines then); the lines
+    are not numbered (0).  Blank lines count as lines."""
+    chunks: list[bytes] = []
+    start, newlines = end, 0
+    while start > 0 and newlines <= count and end - start < most_bytes:
+        size = min(CHUNK_BYTES, start, most_bytes - (end - start))
+        start -= size
+        chunks.append(os.pread(fd, size, start))
+        newlines += chunks[-1].count(b"\n")
+    parts = b"".join(reversed(chunks)).split(b"\n")[:-1]  # (after the last newline: nothing, ``end`` ends a line)
+    if start > 0:
+        parts = parts[1:]  # the first part may be a line's end only
+    lines: list[LogLine] = []
+    offset = end
+    for data in reversed(parts[-count:] if count else []):
+        offset -= len(data) + 1
+        lines.append(LogLine(0, offset, data, len(data)))
+    return lines[::-1]
 
 
 def _next_data(fd: int, offset: int) -> int:

@@ -146,7 +146,9 @@ def grade_sheets(results: ReadResults, standings: Standings, bots: Sequence[str]
             planned[name].append(spec)
     by_name = {b.name: b for b in standings.bots}
     events = _round_events(results.rounds, wanted)
-    return {bot: _sheet(by_name[bot], standings, mine[bot], planned[bot], results.rounds, events.get(bot, []))
+    unplayed = results.unplayed()
+    return {bot: _sheet(by_name[bot], standings, mine[bot], planned[bot], results.rounds, events.get(bot, []),
+                        None if unplayed is None else unplayed.get(bot, 0))
             for bot in bots if bot in by_name}
 
 
@@ -181,13 +183,12 @@ def _round_events(rounds: Rounds | None, wanted: set[str]) -> dict[str, list[_Ev
 
 
 def _sheet(standing: Any, standings: Standings, records: list[GameRecord], schedule: list[GameSpec],
-           rounds: Rounds | None, events: Sequence[_Event]) -> GradeSheet:
+           rounds: Rounds | None, events: Sequence[_Event], unplayed: int | None) -> GradeSheet:
     name = standing.name
     lines: dict[tuple[int, str | None], RoundLine] = {}
     for spec in schedule:
         opponent = next(p for p in spec.players if p != name)
         lines.setdefault((spec.round, opponent), RoundLine(spec.round, opponent)).scheduled += 1
-    forfeit_wins: dict[str, int] = {}
     opponents: dict[str, tuple[Tally, list[int]]] = {}
     for record in sorted(records, key=schedule_key):
         color = next(c for c, n in record.players.items() if n == name)
@@ -199,9 +200,7 @@ def _sheet(standing: Any, standings: Standings, records: list[GameRecord], sched
         line.score = (line.score[0] + mine, (line.score[1] or 0.0) + theirs)
         tally, lost = opponents.setdefault(opponent, (Tally(), [0]))
         tally.add(mine)
-        if by == opponent:
-            forfeit_wins[record.reason] = forfeit_wins.get(record.reason, 0) + 1
-        elif by == name:
+        if by == name:
             lost[0] += 1
     byes = 0
     for what, round_, other, detail in events:
@@ -229,8 +228,10 @@ def _sheet(standing: Any, standings: Standings, records: list[GameRecord], sched
     return GradeSheet(
         name=name, place=place, of=of, rule=rule, games=standing.games, wins=standing.wins,
         draws=standing.draws, losses=standing.losses, score=standing.score, bye_points=standing.bye_points,
-        byes=byes, points=standing.points, forfeits=dict(standing.forfeits), forfeit_wins=forfeit_wins,
-        unplayed=sum(1 for l in ordered if l.status == "not played"), withdrawn=standing.withdrawn,
+        byes=byes, points=standing.points, forfeits=dict(standing.forfeits),
+        forfeit_wins=dict(sorted(standing.forfeit_wins.items())),
+        unplayed=sum(1 for l in ordered if l.status == "not played") if unplayed is None else unplayed,
+        withdrawn=standing.withdrawn,
         disqualified=standing.disqualified, staged=rounds is not None and rounds.stage_count > 1, rounds=ordered,
         opponents=[OpponentLine(o, t.games, t.wins, t.draws, t.losses, t.score, lost[0])
                    for o, (t, lost) in sorted(opponents.items())],

@@ -152,6 +152,16 @@ class ReadResults:
         return compute_standings(self.records, self.names, at_limit=at_limit, rounds=self.rounds,
                                  disqualified=self.disqualified, challenger=self.challenger, **self.fold_settings())
 
+    def played(self) -> int:
+        """How many games of the schedule the results hold."""
+        return len(self.records)
+
+    def unplayed(self) -> dict[str, int] | None:
+        """Each bot's pairings scheduled so far with no game recorded, where
+        these results hold fewer games than were played (a grade sheet's
+        count); None: the sheets count them from :attr:`schedule` and :attr:`records`."""
+        return None
+
     def fold_settings(self) -> dict[str, Any]:
         """What the standings of these results are asked with besides
         their games' order (:meth:`StandingsFold.standings` takes them)."""

@@ -89,8 +89,9 @@ class BotStanding(Tally):
     name: str
     mu: float = INITIAL_MU
     sigma: float = INITIAL_SIGMA
-    #: Forfeit reason -> how many games this bot lost that way.
+    #: Forfeit reason -> how many games this bot lost that way, and won that way (its opponent forfeited).
     forfeits: dict[str, int] = field(default_factory=dict)
+    forfeit_wins: dict[str, int] = field(default_factory=dict)
     #: Moves this bot played, and the time charged for them in total.
     moves: int = 0
     move_ms: float = 0.0
@@ -304,6 +305,11 @@ class OutOfOrder(ValueError):
     fold cannot take it, the games are folded again from the start."""
 
 
+#: The points of rating history a fold without the whole history keeps, over all bots, and the most and least
+#: a bot keeps (the chart draws at most 240 a bot).
+THINNED_POINTS, MAX_THINNED, MIN_THINNED = 100_000, 512, 16
+
+
 class StandingsFold:
     """The fold of :func:`compute_standings`, a game at a time, in a state
     that can be kept (pickled) and carried on over games added later:
@@ -320,8 +326,13 @@ class StandingsFold:
         self._names = list(bot_names)
         self.bots: dict[str, BotStanding] = {name: BotStanding(name) for name in bot_names}
         self.disqualified = frozenset(disqualified)
-        #: Each bot's rating after each of its games (what the report's charts draw), kept or not.
+        #: Each bot's rating after each of its games (what the report's charts draw), kept or not.  Without
+        #: it, a thinned history is kept (:meth:`_thin_history`): a point every so many games, a few hundred a
+        #: bot at most, and fewer the more bots there are, so that a kept fold's size grows with the bots only.
         self.history = history
+        self._thinned: dict[str, list[tuple[int, float, float]]] = {}
+        self._every: dict[str, int] = {}
+        self._most_points = max(MIN_THINNED, min(MAX_THINNED, THINNED_POINTS // max(1, len(self._names))))
         self.games: set[str] = set()
         self.total = 0
         self.pair_scores: dict[tuple[str, str], float] = {}
@@ -378,6 +389,8 @@ class StandingsFold:
         if record.forfeit_by is not None:
             forfeits = bots[players[record.forfeit_by]].forfeits
             forfeits[record.reason] = forfeits.get(record.reason, 0) + 1
+            won = bots[players[second if record.forfeit_by == first else first]].forfeit_wins
+            won[record.reason] = won.get(record.reason, 0) + 1
         # Seat 0 moves first and the players alternate (neither game has a
         # pass); the opening's moves were not the bots'.  (Each seat's moves
         # as a slice: a million games hold tens of millions of moves.)
@@ -404,16 +417,30 @@ class StandingsFold:
         if rated <= 0:
             return
         env = rating_env()
+        ratings, counts, every = self._ratings, self._rated, self._every
         for _, _, first, second, second_won, drawn in pending[:rated]:
-            _rate(env, self._ratings, first, second, second_won, drawn)
-            if self.history:
-                for name in (first, second):
-                    rating = self._ratings[name]
-                    self._rated[name] = count = self._rated.get(name, 0) + 1
+            _rate(env, ratings, first, second, second_won, drawn)
+            for name in (first, second):
+                counts[name] = count = counts.get(name, 0) + 1
+                if self.history:
+                    rating = ratings[name]
                     self.bots[name].history.append((count, rating.mu, rating.sigma))
+                elif count % every.get(name, 1) == 0:
+                    self._thin_history(name, count)
         self._last_key = pending[rated - 1][0]
         self._unrated.difference_update(game[1] for game in pending[:rated])
         del pending[:rated]
+
+    def _thin_history(self, name: str, count: int) -> None:
+        """Keep ``name``'s rating after its ``count``-th game, a point of its
+        thinned history; past :attr:`_most_points`, every other point goes
+        and the points come half as often."""
+        rating = self._ratings[name]
+        points = self._thinned.setdefault(name, [])
+        points.append((count, rating.mu, rating.sigma))
+        if len(points) > self._most_points:
+            del points[::2]  # (the points at odd multiples of the old step: those left are the new step's)
+            self._every[name] = self._every.get(name, 1) * 2
 
     def standings(
         self, sprt: SprtConfig | None = None, *, at_limit: bool = False, reference: Sequence[str] = (),
@@ -433,6 +460,10 @@ class StandingsFold:
         bots = self.bots
         for name, rating in self._ratings.items():
             bots[name].mu, bots[name].sigma = rating.mu, rating.sigma
+            if not self.history:  # the thinned history, to the rating now
+                now = (self._rated[name], rating.mu, rating.sigma)
+                thinned = self._thinned.get(name, [])
+                bots[name].history = [*thinned] if thinned and thinned[-1] == now else [*thinned, now]
         for bot in bots.values():
             bot.move_ms = self._move_us.get(bot.name, 0) / 1000
             bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (self._last_played[bot.name, v[0]], v[0]),

@@ -54,7 +54,7 @@ from arena.base.stop_signals import check
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, LogPlace,
                                       Shared, indexed, move_times_of, record_of)
-from arena.results.game_log import CHUNK_BYTES, LogLine, LogLines
+from arena.results.game_log import CHUNK_BYTES, LogLine, LogLines, last_lines
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "LogRewritten", "StoreError", "LoadedResults", "CurrentRun", "current_run", "write_atomically"]
 
@@ -141,6 +141,10 @@ class LoadedResults:
         self.records.append(self._shared.record(record))
 
 
+#: The most of the log's end :meth:`ResultsStore.last_records` reads (thousands of records of a few KB).
+LAST_BYTES = 64 << 20
+
+
 class ResultsStore:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
@@ -185,6 +189,33 @@ class ResultsStore:
             if since is not None and not since.still_in(fd):
                 raise LogRewritten()
             return self._load(fd, game, since, LoadedResults(seen_before=seen, into=into))
+        except OSError as exc:
+            raise store_error(exc, "read", self.games_path) from None
+        finally:
+            os.close(fd)
+
+    def last_records(self, place: LogPlace, count: int, game: str | None = None) -> list[GameRecord]:
+        """The records of the last ``count`` lines of the log as a read that
+        ended at ``place`` found it, read from there backward (at most
+        :data:`LAST_BYTES`), not from the start: the latest games, for a
+        page that shows no more.  A line that is not a record for a reader
+        of ``game`` is skipped as :meth:`load` skips it (without a
+        warning: the read that ended at ``place`` gave them);
+        :class:`LogRewritten` when the log no longer starts as it was read."""
+        try:
+            fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
+        except OSError as exc:
+            raise LogRewritten() from exc
+        try:
+            if not place.still_in(fd):
+                raise LogRewritten()
+            records = []
+            for line in last_lines(fd, place.offset, count, LAST_BYTES):
+                record, problem, other = self._judged(line if line.length <= MAX_RECORD_BYTES else
+                                                      LogLine(line.number, line.offset, None, line.length))
+                if record is not None and self._kept(line.number, other, problem, game, []):
+                    records.append(record)
+            return records
         except OSError as exc:
             raise store_error(exc, "read", self.games_path) from None
         finally:

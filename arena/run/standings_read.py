@@ -25,6 +25,12 @@ on from), a format whose games are paired by results or numbered by
 position, a match of two bots or a gauntlet (their game pairs come from the
 records), a limit on the games.  Either way the answer is the same, to the
 last bit.
+
+``arena serve`` reads a large directory's standings the same way
+(:func:`carried_standings`), with its latest games only
+(:meth:`KeptStandings.latest`): the kept standings hold what its page
+shows beyond the tables, a thinned rating history and, for each pair, the
+rounds it played (a team's pairings not played yet).
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from typing import Any
 
 from arena.base import safe_files
 from arena.formats.competition import Competition
-from arena.formats.schedule import ScheduledGames
+from arena.formats.schedule import ScheduledGames, pairings
 from arena.game.records import GameRecord, MAX_ROUND, schedule_key
 from arena.formats.rounds import Rounds
 from arena.results.game_index import INDEX_FILE, LogPlace
@@ -49,7 +55,7 @@ from arena.results.store import GAMES_FILE, LoadedResults, LogRewritten, Results
 from arena.run.answers import question_of, recall, remember
 from arena.run.results_dir import FoundResults, find_results, read_loaded
 
-__all__ = ["StandingsRead", "read_standings", "UNRATED_TAIL"]
+__all__ = ["KeptStandings", "LatestResults", "StandingsRead", "carried_standings", "read_standings", "UNRATED_TAIL"]
 
 #: The games a kept fold leaves unrated, the last in schedule order: a game
 #: that finishes after a later one (another worker's) still folds in its place.
@@ -61,7 +67,7 @@ class StandingsRead:
     """What ``arena standings`` shows of a results directory."""
 
     warnings: list[str]
-    #: The standings, without each bot's rating history (the report's charts draw it, not the tables).
+    #: The standings, each bot's rating history thinned (carried on: the live page's chart draws it) or none.
     standings: Standings
     #: The games lost by forfeit, in schedule order, whose details follow the tables.
     forfeits: list[GameRecord]
@@ -73,19 +79,11 @@ def read_standings(target: Path) -> StandingsRead:
     from those the index keeps over the games added since (see the module's
     doc); the same errors."""
     found = find_results(target)
-    config = found.config
-    asked = ("standings", None if config is None else
-             (config.competition, config.ranking, config.sprt, config.seeding, config.seed))
-    # (A seeding from another results directory depends on that one too: read every time.)
-    question = question_of(found.directory, asked) if config is None or config.seed_from is None else None
-    kept = recall(found.directory, question) if question is not None else None
-    if not isinstance(kept, KeptStandings):
-        kept = KeptStandings.empty(found)  # read as a stream, every game carried on from none
-    if kept is not None and (read := kept.carry_on(found.directory)) is not None:
-        if kept.changed and question is not None and question_of(found.directory, asked) == question:
-            kept.changed = False  # (as kept: the next read that reads nothing new keeps nothing again)
-            remember(found.directory, question, kept)
-        return read
+    carried = carried_standings(found)
+    if carried is not None:
+        return carried[1]
+    asked = _asked(found)
+    question = _question(found, asked)
     stat = _log_stat(found.directory)
     results, head, loaded = read_loaded(found)
     kept = KeptStandings.first(found, results, head, loaded, stat)
@@ -97,6 +95,37 @@ def read_standings(target: Path) -> StandingsRead:
     if question is not None and question_of(found.directory, asked) == question:  # nothing changed while it was read
         remember(found.directory, question, kept)
     return kept.answer(found.directory, loaded)
+
+
+def carried_standings(found: FoundResults) -> tuple[KeptStandings, StandingsRead] | None:
+    """The standings of ``found`` carried on from those its index keeps (or
+    from none, as a stream) over the games added since, and kept again for
+    the next reader; None when they cannot be carried on (see the module's
+    doc): the games must be read whole."""
+    asked = _asked(found)
+    question = _question(found, asked)
+    kept = recall(found.directory, question) if question is not None else None
+    if not isinstance(kept, KeptStandings):
+        kept = KeptStandings.empty(found)  # read as a stream, every game carried on from none
+    if kept is None or (read := kept.carry_on(found.directory)) is None:
+        return None
+    if kept.changed and question is not None and question_of(found.directory, asked) == question:
+        kept.changed = False  # (as kept: the next read that reads nothing new keeps nothing again)
+        remember(found.directory, question, kept)
+    return kept, read
+
+
+def _asked(found: FoundResults) -> tuple[Any, ...]:
+    """What ``arena standings`` asks of ``found`` besides its games (see :func:`question_of`)."""
+    config = found.config
+    return ("standings", None if config is None else
+            (config.competition, config.ranking, config.sprt, config.seeding, config.seed))
+
+
+def _question(found: FoundResults, asked: tuple[Any, ...]) -> str | None:
+    # (A seeding from another results directory depends on that one too: read every time.)
+    config = found.config
+    return question_of(found.directory, asked) if config is None or config.seed_from is None else None
 
 
 def _in_schedule_order(records: list[GameRecord]) -> list[GameRecord]:
@@ -144,6 +173,9 @@ class KeptStandings:
     fold: bytes
     #: The standings as read to :attr:`place`.
     standings: Standings | None = None
+    #: By pair (its names in order), the rounds it has a game folded in, as the bits of a number (round r: 1 << r):
+    #: what a grade sheet's "pairings not played yet" counts, without the games.
+    played_rounds: dict[tuple[str, str], int] = field(default_factory=dict)
     #: The warning of the torn line after :attr:`place` when it was read (said again while the log is unchanged).
     torn: str | None = None
     #: Whether :meth:`carry_on` read on since it was kept.
@@ -174,6 +206,8 @@ class KeptStandings:
             left_out_games=len(results.left_out),
             unfolded={r.game_id for r in loaded.records} - {r.game_id for r in results.records},
             forfeits=[(key, r) for r, key in zip(ordered, keys) if r.forfeit_by is not None], fold=b"", torn=loaded.torn)
+        for record, key in zip(ordered, keys):
+            kept._played(record, key)
         kept._settle(fold)
         return kept
 
@@ -246,6 +280,50 @@ class KeptStandings:
         self._settle(fold)
         return self.answer(directory, loaded)
 
+    def _played(self, record: GameRecord, key: tuple[int, bytes, int]) -> None:
+        pair = _pair_of(*record.players.values())
+        self.played_rounds[pair] = self.played_rounds.get(pair, 0) | 1 << key[0]
+
+    def unplayed(self) -> dict[str, int]:
+        """Each bot's pairings of the rounds scheduled so far with no game folded."""
+        competition, rounds = self.competition, self.rounds
+        every = (1 << (rounds + 1)) - 2  # (rounds 1 to rounds)
+        out: dict[str, int] = {}
+        for a, b in pairings(competition.names, competition.format, competition.reference):
+            missing = rounds - (self.played_rounds.get(_pair_of(a, b), 0) & every).bit_count()
+            out[a], out[b] = out.get(a, 0) + missing, out.get(b, 0) + missing
+        return out
+
+    @property
+    def games(self) -> int:
+        """The games of the log read: those folded and those of bots no longer in the tournament."""
+        assert self.standings is not None
+        return self.standings.total_games + self.left_out_games
+
+    def latest(self, directory: Path, count: int) -> LatestResults:
+        """These standings, with the games of the last ``count`` lines read
+        (from the log's end by offset, not every record) as a whole read
+        sorts them: those the schedule holds (the first record of each),
+        and those of bots no longer in the tournament; :class:`LogRewritten`
+        when the log no longer starts as it was read."""
+        assert self.standings is not None
+        names = frozenset(self.competition.names)
+        games, records, left_out, seen = ScheduledGames(self.competition), [], [], set()
+        for record in ResultsStore(directory).last_records(self.place, count, self.game):
+            if record.game_id in seen:
+                continue
+            seen.add(record.game_id)
+            found = games.match(record, self.rounds)
+            if found is not None and found[0]:
+                records.append(record)
+            elif found is None and not set(record.players.values()) <= names:
+                left_out.append(record)
+        meta = read_meta(directory)
+        settings = self.settings
+        return LatestResults(directory, records, meta, self.competition, list(self.competition.names),
+                             settings["ranking"], settings["sprt"], left_out=left_out, kept=self.standings,
+                             kept_unplayed=self.unplayed())
+
     def _fold_in(self, record: GameRecord, fold: StandingsFold, games: ScheduledGames) -> None:
         """Fold ``record`` in if the schedule holds its game, else count it
         as a whole read would; ``ValueError`` when that cannot be told here."""
@@ -257,6 +335,7 @@ class KeptStandings:
         if found is not None and found[0]:
             key = found[1]
             fold.add(record, key)
+            self._played(record, key)
             if record.forfeit_by is not None:
                 self.forfeits.append((key, record))
             if len(fold.unrated()) >= 2 * UNRATED_TAIL:
@@ -283,6 +362,29 @@ class KeptStandings:
             os.close(fd)
 
 
+@dataclass
+class LatestResults(ReadResults):
+    """Results of which only the latest games are held (:attr:`records`,
+    :attr:`left_out`), ranked by the standings of them all (``kept``,
+    carried on: :class:`KeptStandings`): what the live view reads of a
+    league of a million games, whose page lists the latest."""
+
+    kept: Standings | None = None
+    kept_unplayed: dict[str, int] = field(default_factory=dict)
+
+    def unplayed(self) -> dict[str, int]:
+        return self.kept_unplayed
+
+    def standings(self, *, at_limit: bool = False) -> Standings:
+        # (at_limit only tells a match's SPRT, and no kept standings are a match's)
+        assert self.kept is not None
+        return self.kept
+
+    def played(self) -> int:
+        assert self.kept is not None
+        return self.kept.total_games
+
+
 def _carried(competition: Competition, meta: TournamentMeta, rounds: Rounds | None) -> bool:
     """Whether standings of these results can be carried on: a schedule of
     a round-robin or reference tournament, whole and by names, that finds
@@ -290,6 +392,10 @@ def _carried(competition: Competition, meta: TournamentMeta, rounds: Rounds | No
     gauntlet's figures are made of game pairs, from the records)."""
     return (not competition.paired_by_results and competition.format in ("round-robin", "reference")
             and competition.game_ids == "names" and meta.games is None and rounds is None and len(competition.names) > 2)
+
+
+def _pair_of(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
 
 
 class _Seen:
