@@ -58,6 +58,17 @@ def knockout_played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module")
+def final_paired(knockout_played: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same knockout with its final paired and none of its games recorded (round 3: its first about to start)."""
+    directory = tmp_path_factory.mktemp("final") / "out"
+    directory.mkdir()
+    lines = (knockout_played / "games.jsonl").read_bytes().splitlines(keepends=True)
+    (directory / "games.jsonl").write_bytes(b"".join(l for l in lines if not json.loads(l)["game_id"].startswith("r3-")))
+    (directory / "tournament.json").write_bytes((knockout_played / "tournament.json").read_bytes())
+    return directory
+
+
 @contextmanager
 def window(browser, width: int, height: int) -> Iterator[None]:
     """A viewport of ``width`` × ``height`` CSS pixels exactly (a window's size would include its frame)."""
@@ -84,8 +95,9 @@ def running(directory: Path) -> Iterator[None]:
                 (directory / LIVE_DIR / f"w{slot}.json").unlink(missing_ok=True)
 
 
-def publish(directory: Path, slot: int, plies: int) -> str:
-    """Game ``slot`` in progress, ``plies`` moves in, written as a worker writes its live file; its id."""
+def publish(directory: Path, slot: int, plies: int, game_id: str | None = None, players: list[str] | None = None) -> str:
+    """Game ``slot`` in progress, ``plies`` moves in, written as a worker writes its live file; its id.
+    ``game_id`` and ``players``: another game than the slot's own (of the schedule's round its id names)."""
     game = engine.get_game("oxono")
     state = game.new_state(opening=0)
     moves = []
@@ -96,9 +108,10 @@ def publish(directory: Path, slot: int, plies: int) -> str:
         state = game.apply(state, moves[-1])
     dull = slot >= PLAYING - DULL
     # Knockout games by the schedule's ids (round 3 is the final); the dull ones by ids of no schedule.
-    game_id = f"friendly-{slot}" if dull else f"r{1 + slot % 3}-ann~bob-g{10 + slot}"
+    game_id = game_id or (f"friendly-{slot}" if dull else f"r{1 + slot % 3}-ann~bob-g{10 + slot}")
     score = 40 if dull else round(0.1 * slot, 1)
-    data = {"id": game_id, "game": "oxono", "round": 1 + slot % 3, "players": [f"p{slot}a", f"p{slot}b"],
+    round_ = int(game_id[1:game_id.index("-")]) if game_id.startswith("r") else 1 + slot % 3
+    data = {"id": game_id, "game": "oxono", "round": round_, "players": players or [f"p{slot}a", f"p{slot}b"],
             "opening": 0, "opening_moves": [], "moves": moves, "clock_ms": [60_000 - 500 * plies, 61_000 - 400 * plies],
             "per_move_ms": [None, None], "thinking_ms": 0,
             "infos": {str(plies - 2): json.dumps({"score": score, "depth": 4}),
@@ -219,6 +232,27 @@ def test_a_phone_shows_the_place_and_points_first_and_nothing_wider_than_its_scr
         until(lambda: browser.execute_script("return window.innerWidth") == 360, 5, "the narrower window")
         assert browser.execute_script("return document.documentElement.scrollWidth") <= 360
         assert browser.execute_script(OVERFLOWING) == []
+
+
+def test_a_match_and_a_teams_round_whose_game_is_on_a_card_say_being_played(browser, final_paired):
+    """The page knows the games recorded: the final's first game on a card is what says it is played."""
+    with running(final_paired), window(browser, 1280, 900):
+        publish(final_paired, 0, 3, "r3-ann~bob-g1", ["ann", "bob"])
+        with served(final_paired) as url:
+            browser.get(url)
+            until(lambda: browser.find_elements("css selector", "article.live-game"), 20, "the final's card")
+            final = browser.find_element("css selector", ".ko-round[data-round='3'] .match")
+            assert final.find_element("css selector", ".how").text == "being played"
+            assert "playing" in final.get_attribute("class").split()
+            # The semi-finals, over, say how they were won.
+            assert "being played" not in browser.find_element("css selector", ".ko-round[data-round='2']").text
+        with served(final_paired, bot="bob") as url:
+            browser.get(url)
+            until(lambda: browser.find_elements("css selector", "article.live-game"), 20, "the final's card")
+            lines = browser.execute_script("""return Array.from(document.querySelectorAll("#b-rounds tbody tr"),
+                (tr) => Array.from(tr.children, (td) => td.textContent))""")
+            assert [line[4] for line in lines if line[:2] == ["3", "ann"]] == ["being played"], lines
+        assert console_errors(browser) == []
 
 
 def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):

@@ -329,6 +329,31 @@
     more.textContent = "and " + left + " more game" + (left === 1 ? "" : "s");
     fitBoards();
     tick();
+    markPlaying(games.filter((game) => game.ended === undefined));
+  }
+
+  // The page is built from the games recorded: a match whose first game is on a card would say "to be
+  // played", and a team's round "not played", beside that very game.  The cards' games say otherwise.
+  function markPlaying(playing) {
+    const plays = (round, a, b) => playing.some((game) => game.round === round && game.players.includes(a)
+                                                       && game.players.includes(b));
+    document.querySelectorAll(".ko-round[data-round] .match.open").forEach((box) => {
+      const names = Array.from(box.querySelectorAll(".bot .name"), (name) => name.title);
+      const round = Number(box.closest(".ko-round").dataset.round);
+      const on = names.length === 2 && plays(round, names[0], names[1]);
+      box.classList.toggle("playing", on);
+      const how = box.querySelector(".how");
+      if (on && how) how.textContent = "being played";
+    });
+    const page = $("bot-page");
+    if (!page || page.hidden) return;
+    const bot = $("b-name").textContent;
+    $("b-rounds").querySelectorAll("tbody tr.status-not-played").forEach((line) => {
+      const [round, opponent, , , status] = line.children;
+      if (!plays(Number(round.textContent), bot, opponent.textContent)) return;
+      status.textContent = "being played";
+      line.className = "status-being-played";
+    });
   }
 
   // The sides' colours, from the page's data: read once a page (the data of a large tournament is megabytes).
@@ -387,6 +412,8 @@
               + parseFloat(getComputedStyle(part).marginBottom), frame);
   }
   window.addEventListener("resize", fitBoards);
+  // A team's page opened draws its rounds from the page's data again: after the viewer's own listener.
+  window.addEventListener("hashchange", () => setTimeout(() => markPlaying(lastLive.filter((game) => game.ended === undefined))));
 
   // The side to move's clock runs down between states; a card whose hold is over leaves.
   function tick() {
