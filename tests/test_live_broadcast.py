@@ -69,6 +69,18 @@ def final_paired(knockout_played: Path, tmp_path_factory: pytest.TempPathFactory
     return directory
 
 
+@pytest.fixture(scope="module")
+def staged_played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Swiss of two rounds, then a knockout of its top four, finished: its ranking has a score and points."""
+    directory = tmp_path_factory.mktemp("staged") / "out"
+    directory.mkdir()
+    records, meta = played_cup("stages: [{format: swiss, rounds: 2}, {format: knockout, top: 4}]",
+                               ["ann", "bob", "cy", "dan", "eve"], {})
+    (directory / "games.jsonl").write_bytes(b"".join(record.to_line() for record in records))
+    (directory / "tournament.json").write_text(json.dumps(meta))
+    return directory
+
+
 @contextmanager
 def window(browser, width: int, height: int) -> Iterator[None]:
     """A viewport of ``width`` × ``height`` CSS pixels exactly (a window's size would include its frame)."""
@@ -253,6 +265,16 @@ def test_a_match_and_a_teams_round_whose_game_is_on_a_card_say_being_played(brow
                 (tr) => Array.from(tr.children, (td) => td.textContent))""")
             assert [line[4] for line in lines if line[:2] == ["3", "ann"]] == ["being played"], lines
         assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (375, 812)], ids=["big-screen", "phone"])
+def test_a_screen_shows_the_points_or_the_score_never_both_without_their_legend(browser, staged_played, width, height):
+    with served(staged_played) as url, window(browser, width, height):
+        browser.get(url.replace("/?", "/?screen=1&"))
+        until(lambda: _in_view(browser, "#champion"), 20, "the champion")
+        shown = browser.execute_script("""return Array.from(document.querySelector("#standings table.data").tHead.rows[0].cells)
+            .filter((th) => th.offsetParent !== null).map((th) => th.textContent.trim())""")
+        assert "points" in shown and "score" not in shown, shown
 
 
 def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):

@@ -67,21 +67,24 @@
   }
 
   // On the big screen the ranking keeps the columns read from afar (the
-  // place, the bot, its score and points where points rank, its rating), and
-  // on a phone the place and the points alone: chosen by their headings,
-  // which differ from one ranking rule to another.  The stylesheet hides the
-  // others there.
-  const SCREEN_COLUMNS = new Set(["#", "bot", "score", "points", "rating", "Elo"]);
-  const PHONE_COLUMNS = new Set(["#", "bot", "score", "points"]);
+  // place, the bot, its points or score, its rating), and on a phone the
+  // place and the points or score alone: chosen by their headings, which
+  // differ from one ranking rule to another.  The stylesheet hides the others
+  // there.  A Swiss's points where there are some, else the score: both, side
+  // by side and different, need the legend a screen leaves out.
+  const SCREEN_COLUMNS = ["#", "bot", "rating", "Elo"];
+  const PHONE_COLUMNS = ["#", "bot"];
   function screenColumns() {
     const table = document.querySelector("#standings table.data");
     if (!table) return;
     const headings = Array.from(table.querySelectorAll("thead th"), (th) => th.textContent.trim());
+    const points = headings.includes("points") ? "points" : "score";
+    const screen = new Set(SCREEN_COLUMNS.concat([points])), phone = new Set(PHONE_COLUMNS.concat([points]));
     table.querySelectorAll("tr").forEach((row) => {
       Array.from(row.children).forEach((cell, i) => {
         if (i >= headings.length) return;
-        cell.classList.toggle("screen-off", !SCREEN_COLUMNS.has(headings[i]));
-        cell.classList.toggle("phone-off", !PHONE_COLUMNS.has(headings[i]));
+        cell.classList.toggle("screen-off", !screen.has(headings[i]));
+        cell.classList.toggle("phone-off", !phone.has(headings[i]));
       });
     });
   }
