@@ -18,7 +18,7 @@ from arena.live.state import LiveState
 from arena.live.titles import card_title
 from arena.results.live_feed import LIVE_DIR, LiveFeed, LiveGame, board_cells, read_live_games, touched
 from arena.results.report.data import INFO_CHARS
-from builders import KNOCKOUT, played_cup, spec, until
+from builders import HOSTILE_NAME, KNOCKOUT, played_cup, spec, until
 
 
 def referee_for(game_id: str) -> Referee:
@@ -106,10 +106,25 @@ def test_a_clock_counts_from_when_its_game_moved_not_when_its_file_was_read(tmp_
     assert read_live_games(tmp_path) == []
 
 
-def test_a_title_says_the_round_the_match_and_the_game_and_an_unknown_id_is_itself():
-    assert card_title("r3-ann~bob-g1", None) == "Round 3 · ann – bob, game 1"
-    assert card_title("r12-team-a~b-c-g4", None) == "Round 12 · team-a – b-c, game 4"
+def test_a_title_says_the_round_the_game_and_the_bots_and_an_unknown_id_is_itself():
+    assert card_title("r3-ann~bob-g1", None) == "Round 3, game 1 · ann – bob"
+    assert card_title("r12-team-a~b-c-g4", None) == "Round 12, game 4 · team-a – b-c"
     assert card_title("p7-game-1", None) == "p7-game-1"
+
+
+def test_a_knockout_games_title_says_which_match_its_score_and_its_tie_break_pair(tmp_path):
+    """The knockout of five, its second semi-final in its last tie-break pair (bob 3–2 up), the final not begun."""
+    records, meta = played_cup(*KNOCKOUT)
+    kept = [r for r in records if r.round < 3][:-1]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(r.to_line() for r in kept))
+    (tmp_path / "tournament.json").write_text(json.dumps(meta))
+    rounds = LiveState(tmp_path).results().rounds
+    semi = f"r2-{HOSTILE_NAME}~bob-g"
+    assert card_title(semi + "2", rounds) == f"Semi-final 2, game 2 · bob 3–2 {HOSTILE_NAME}"
+    assert card_title(semi + "6", rounds) == f"Semi-final 2, game 6, tie-break pair 2 · bob 3–2 {HOSTILE_NAME}"
+    assert card_title("r2-ann~eve-g1", rounds) == "Semi-final 1, game 1 · ann 2–0 eve"
+    # One match: no number; none of its games recorded: no score.
+    assert card_title("r3-ann~bob-g1", rounds) == "Final, game 1 · ann – bob"
 
 
 def test_a_knockout_after_a_swiss_is_named_before_the_results_read_hold_its_first_pairing(tmp_path):
@@ -121,9 +136,11 @@ def test_a_knockout_after_a_swiss_is_named_before_the_results_read_hold_its_firs
     (tmp_path / "tournament.json").write_text(json.dumps({**meta, "pairings": [p for p in meta["pairings"]
                                                                                 if p["round"] <= 2]}))
     rounds = LiveState(tmp_path).results().rounds
-    assert card_title("r3-ann~dan-g1", rounds) == "Semi-final · ann – dan, game 1"
-    assert card_title("r4-ann~bob-g2", rounds) == "Final · ann – bob, game 2"
-    assert card_title("r2-ann~bob-g2", rounds) == "Round 2 · ann – bob, game 2"
+    assert card_title("r3-ann~dan-g1", rounds) == "Semi-final, game 1 · ann – dan"
+    assert card_title("r4-ann~bob-g2", rounds) == "Final, game 2 · ann – bob"
+    # A Swiss's game by its board in the round's pairing (ann – bob is no pairing of round 2: no board).
+    assert card_title("r2-ann~cy-g1", rounds) == "Round 2, board 1, game 1 · ann – cy"
+    assert card_title("r2-ann~bob-g2", rounds) == "Round 2, game 2 · ann – bob"
 
 
 def test_a_card_marks_the_last_moves_squares_and_holds_each_sides_last_info(tmp_path):
