@@ -126,8 +126,8 @@ def publish(directory: Path, slot: int, plies: int, game_id: str | None = None, 
     data = {"id": game_id, "game": "oxono", "round": round_, "players": players or [f"p{slot}a", f"p{slot}b"],
             "opening": 0, "opening_moves": [], "moves": moves, "clock_ms": [60_000 - 500 * plies, 61_000 - 400 * plies],
             "per_move_ms": [None, None], "thinking_ms": 0,
-            "infos": {str(plies - 2): json.dumps({"score": score, "depth": 4}),
-                      str(plies - 1): json.dumps({"score": -score, "depth": 5})}}
+            "infos": {str(ply): json.dumps({"score": score * (-1) ** k, "depth": 4 + k})
+                      for k, ply in enumerate((plies - 2, plies - 1)) if ply >= 0}}
     LiveFeed(directory / LIVE_DIR, f"w{slot}").publish(json.dumps(data).encode())
     return game_id
 
@@ -275,6 +275,21 @@ def test_a_screen_shows_the_points_or_the_score_never_both_without_their_legend(
         shown = browser.execute_script("""return Array.from(document.querySelector("#standings table.data").tHead.rows[0].cells)
             .filter((th) => th.offsetParent !== null).map((th) => th.textContent.trim())""")
         assert "points" in shown and "score" not in shown, shown
+
+
+def test_a_game_played_again_after_its_run_stopped_says_so_on_its_card(browser, final_paired):
+    with running(final_paired), served(final_paired) as url, window(browser, 1280, 900):
+        publish(final_paired, 0, 6, "r3-ann~bob-g1", ["ann", "bob"])
+        browser.get(url)
+        until(lambda: browser.find_elements("css selector", "article.live-game[data-ply='6']"), 20, "the card")
+        assert browser.find_elements("css selector", ".live-again") == []
+        (final_paired / LIVE_DIR / "w0.json").unlink()  # its run killed
+        until(lambda: browser.find_elements("css selector", "article.live-game.ending"), 20, "the card ending")
+        publish(final_paired, 0, 0, "r3-ann~bob-g1", ["ann", "bob"])  # the next run plays it from its start
+        card = until(lambda: browser.find_elements("css selector", "article.live-game[data-ply='0']"), 20, "again")[0]
+        assert card.find_element("css selector", ".live-again").text == \
+            "played again from its start: the run stopped during it"
+        assert len(browser.find_elements("css selector", "article.live-game")) == 1
 
 
 def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):

@@ -63,6 +63,28 @@ def test_a_game_that_ended_is_held_with_the_records_final_position_and_result(tm
     assert endings.games([], [record], {record.game_id}, 112.1) == []
 
 
+def test_a_game_cut_off_by_a_stopped_run_and_played_again_from_its_start_says_so(tmp_path):
+    endings = Endings(hold_s=10)
+    first = referee_for("r1-ann~bob-g1")
+    play(first, 6)
+    endings.games([seen(first, tmp_path)], [], set(), 100.0)
+    # The run killed: its file gone (or left by a run that no longer holds the directory), no record.
+    assert [card["ending"] for card in endings.games([], [], set(), 101.0)] == [True]
+    assert endings.games([], [], set(), 112.0) == []
+    again = seen(referee_for("r1-ann~bob-g1"), tmp_path)
+    (card,) = endings.games([again], [], set(), 130.0)
+    assert card["again"] is True and card["moves"] == []
+    # Back while still shown as ending: one card, the new one.
+    endings.games([], [], set(), 131.0)
+    assert [(card["moves"], card["again"]) for card in endings.games([again], [], set(), 132.0)] == [([], True)]
+    # Recorded, it is a game like any other; one never cut off is not marked.
+    play(first)
+    endings.games([], [first.finish()], {"r1-ann~bob-g1"}, 140.0)
+    other = seen(referee_for("r1-ann~bob-g2"), tmp_path)
+    assert [card.get("again") for card in endings.games([other], [], {"r1-ann~bob-g1"}, 141.0)
+            if card["id"] == "r1-ann~bob-g2"] == [None]
+
+
 def test_games_recorded_before_the_first_look_are_not_held_and_those_never_seen_are():
     endings = Endings(hold_s=10)
     old, new = referee_for("r1-ann~bob-g1"), referee_for("r1-ann~bob-g2")

@@ -303,7 +303,14 @@
     const moves = game.moves.length;
     if (ended) last.textContent = game.result;
     else last.textContent = moves ? "move " + moves + ": " + game.moves[moves - 1] : "starting";
-    box.append(title, players, boardOf(game), last, notesOf(game, colors));
+    box.append(title);
+    if (game.again) {  // back to move 0 before the room's eyes: say why
+      const again = document.createElement("p");
+      again.className = "live-again";
+      again.textContent = "played again from its start: the run stopped during it";
+      box.append(again);
+    }
+    box.append(players, boardOf(game), last, notesOf(game, colors));
     return box;
   }
 
