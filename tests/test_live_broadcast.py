@@ -81,6 +81,28 @@ def staged_played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+#: The names of a real class's bots: a bracket of eight of them at 16 bots must cut none.
+SCIENTISTS = ["Lovelace", "Turing", "Hopper", "Dijkstra", "Knuth", "Liskov", "Hamilton", "Babbage", "Shannon",
+              "Church", "Backus", "Ritchie", "Thompson", "Wirth", "Kernighan", "Torvalds"]
+
+
+@pytest.fixture(scope="module")
+def sixteen_named(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A Swiss of 16 named bots, then a knockout of eight: its results directory midway through the
+    quarter-finals (``mid``) and at the end (``end``)."""
+    records, meta = played_cup("stages: [{format: swiss, rounds: 2}, {format: knockout, top: 8, tiebreak_pairs: 1}]",
+                               SCIENTISTS, {})
+    directories = {}
+    for name, kept in (("mid", records[:36]), ("end", records)):
+        directory = directories[name] = tmp_path_factory.mktemp(name) / "out"
+        directory.mkdir()
+        (directory / "games.jsonl").write_bytes(b"".join(record.to_line() for record in kept))
+        last = max(record.round for record in kept)
+        (directory / "tournament.json").write_text(json.dumps({**meta, "pairings": [
+            pairing for pairing in meta["pairings"] if pairing["round"] <= last]}))
+    return directories
+
+
 @contextmanager
 def window(browser, width: int, height: int) -> Iterator[None]:
     """A viewport of ``width`` × ``height`` CSS pixels exactly (a window's size would include its frame)."""
@@ -290,6 +312,21 @@ def test_a_game_played_again_after_its_run_stopped_says_so_on_its_card(browser, 
         assert card.find_element("css selector", ".live-again").text == \
             "played again from its start: the run stopped during it"
         assert len(browser.find_elements("css selector", "article.live-game")) == 1
+
+
+@pytest.mark.parametrize("moment", ["mid", "end"])
+def test_the_big_screens_bracket_cuts_no_name_of_sixteen_bots(browser, sixteen_named, moment):
+    directory = sixteen_named[moment]
+    with served(directory) as url:
+        for width, height in ((1920, 1080), (1280, 720)):
+            with window(browser, width, height):
+                browser.get(url.replace("/?", "/?screen=1&"))
+                until(lambda: browser.find_elements("css selector", ".bracket .name"), 20, "the bracket")
+                cut, scrolls = browser.execute_script("""const bracket = document.querySelector(".bracket");
+                    return [Array.from(bracket.querySelectorAll(".name")).filter((name) => name.scrollWidth > name.clientWidth)
+                              .map((name) => name.textContent), bracket.scrollWidth > bracket.clientWidth]""")
+                assert cut == [] and not scrolls, (width, cut, scrolls)
+                assert _in_view(browser, ".bracket"), (width, height)
 
 
 def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):
