@@ -340,6 +340,21 @@ def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):
         assert browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor", line) == "rgb(198, 40, 40)"
 
 
+def test_a_server_gone_leaves_its_boards_dimmed_and_their_clocks_stopped(browser, final_paired):
+    with running(final_paired), window(browser, 1200, 900):
+        publish(final_paired, 0, 4, "r3-ann~bob-g1", ["ann", "bob"])
+        with served(final_paired) as url:
+            browser.get(url)
+            until(lambda: browser.find_elements("css selector", ".clock.to-move[data-at]"), 20, "a running clock")
+        until(lambda: "gone" in browser.find_element("id", "status").get_attribute("class"), 5, "the red status")
+        clock = browser.find_element("css selector", ".clock.to-move")
+        before = clock.text
+        time.sleep(1)
+        assert clock.text == before  # the last clock heard, not one running down to 0:00 with nobody thinking
+        assert float(browser.execute_script(
+            "return getComputedStyle(document.getElementById('live-games')).opacity")) < 1
+
+
 def test_a_server_for_the_room_shows_its_address_as_a_qr_code(browser, knockout_played):
     """Listening on every address, the page shows the QR code of the machine's own address (with the token)."""
     with served(knockout_played, "0.0.0.0") as url, window(browser, 1920, 1080):

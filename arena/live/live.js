@@ -105,6 +105,7 @@
     line.textContent = status.line;
     line.className = "status " + status.state;
     document.body.dataset.run = status.state;
+    document.body.classList.remove("server-gone");
   }
 
   function showChampion(champion) {
@@ -427,6 +428,7 @@
 
   // The side to move's clock runs down between states; a card whose hold is over leaves.
   function tick() {
+    if (document.body.classList.contains("server-gone")) return;
     grid.querySelectorAll(".clock[data-at]").forEach((clock) => {
       clock.textContent = clockText(Number(clock.dataset.ms) - (serverNow() - Number(clock.dataset.at) * 1000));
     });
@@ -468,6 +470,8 @@
     if (!line) return;
     line.textContent = (status !== null ? status.line + " · " : "") + "the live view's server does not answer (reconnecting…)";
     line.className = "status gone";
+    // The boards are as last heard, no longer live: dimmed, their clocks stopped (they would run down to 0:00).
+    document.body.classList.add("server-gone");
   }
   source.addEventListener("error", gone);
   // A network that drops without closing the connection never tells the stream: the server speaks at least every
