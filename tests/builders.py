@@ -447,14 +447,15 @@ def finishes_within(seconds: float, function: Callable[..., Any], *args: Any) ->
 
 
 @contextmanager
-def served(directory: Path, host: str = "127.0.0.1") -> Iterator[str]:
-    """``arena serve directory`` in a thread (on any free port), for the ``with`` block: its address, with the token."""
+def served(directory: Path, host: str = "127.0.0.1", bot: str | None = None) -> Iterator[str]:
+    """``arena serve directory`` in a thread (on any free port), for the ``with`` block: its address, with the token;
+    ``bot``: that team's page (``--bot``)."""
     from arena.live.server import serve
     from arena.live.state import LiveState
 
     ready: list[str] = []
     stop = threading.Event()
-    server = threading.Thread(target=serve, args=(LiveState(directory), host, 0),
+    server = threading.Thread(target=serve, args=(LiveState(directory, bot), host, 0),
                               kwargs={"on_ready": ready.append, "stop": stop})
     server.start()
     try:

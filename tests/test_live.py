@@ -448,6 +448,25 @@ def test_the_status_line_says_finished_stopped_or_running(played, tmp_path):
     assert current_run(cut) is None
 
 
+def test_the_status_line_of_a_run_says_the_time_where_it_runs_not_utc(played, monkeypatch, tmp_path):
+    for name in ("games.jsonl", "tournament.json"):
+        (tmp_path / name).write_bytes((played / name).read_bytes())
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # UTC+5:30 all year: no minute of UTC reads the same
+    time.tzset()
+    try:
+        with open(tmp_path / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lock.write(f"{os.getpid()}\n")
+            lock.flush()
+            before = time.strftime("%H:%M")
+            line = LiveState(tmp_path).status().line
+            after = time.strftime("%H:%M")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert any(f"updated {local}:" in line for local in (before, after)) and line.endswith(" IST"), line
+
+
 def test_the_status_of_results_without_an_sprt_folds_no_game(played, monkeypatch):
     from arena.results.reading import ReadResults
 

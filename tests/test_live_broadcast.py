@@ -58,6 +58,51 @@ def knockout_played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module")
+def final_paired(knockout_played: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same knockout with its final paired and none of its games recorded (round 3: its first about to start)."""
+    directory = tmp_path_factory.mktemp("final") / "out"
+    directory.mkdir()
+    lines = (knockout_played / "games.jsonl").read_bytes().splitlines(keepends=True)
+    (directory / "games.jsonl").write_bytes(b"".join(l for l in lines if not json.loads(l)["game_id"].startswith("r3-")))
+    (directory / "tournament.json").write_bytes((knockout_played / "tournament.json").read_bytes())
+    return directory
+
+
+@pytest.fixture(scope="module")
+def staged_played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Swiss of two rounds, then a knockout of its top four, finished: its ranking has a score and points."""
+    directory = tmp_path_factory.mktemp("staged") / "out"
+    directory.mkdir()
+    records, meta = played_cup("stages: [{format: swiss, rounds: 2}, {format: knockout, top: 4}]",
+                               ["ann", "bob", "cy", "dan", "eve"], {})
+    (directory / "games.jsonl").write_bytes(b"".join(record.to_line() for record in records))
+    (directory / "tournament.json").write_text(json.dumps(meta))
+    return directory
+
+
+#: The names of a real class's bots: a bracket of eight of them at 16 bots must cut none.
+SCIENTISTS = ["Lovelace", "Turing", "Hopper", "Dijkstra", "Knuth", "Liskov", "Hamilton", "Babbage", "Shannon",
+              "Church", "Backus", "Ritchie", "Thompson", "Wirth", "Kernighan", "Torvalds"]
+
+
+@pytest.fixture(scope="module")
+def sixteen_named(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A Swiss of 16 named bots, then a knockout of eight: its results directory midway through the
+    quarter-finals (``mid``) and at the end (``end``)."""
+    records, meta = played_cup("stages: [{format: swiss, rounds: 2}, {format: knockout, top: 8, tiebreak_pairs: 1}]",
+                               SCIENTISTS, {})
+    directories = {}
+    for name, kept in (("mid", records[:36]), ("end", records)):
+        directory = directories[name] = tmp_path_factory.mktemp(name) / "out"
+        directory.mkdir()
+        (directory / "games.jsonl").write_bytes(b"".join(record.to_line() for record in kept))
+        last = max(record.round for record in kept)
+        (directory / "tournament.json").write_text(json.dumps({**meta, "pairings": [
+            pairing for pairing in meta["pairings"] if pairing["round"] <= last]}))
+    return directories
+
+
 @contextmanager
 def window(browser, width: int, height: int) -> Iterator[None]:
     """A viewport of ``width`` × ``height`` CSS pixels exactly (a window's size would include its frame)."""
@@ -84,8 +129,9 @@ def running(directory: Path) -> Iterator[None]:
                 (directory / LIVE_DIR / f"w{slot}.json").unlink(missing_ok=True)
 
 
-def publish(directory: Path, slot: int, plies: int) -> str:
-    """Game ``slot`` in progress, ``plies`` moves in, written as a worker writes its live file; its id."""
+def publish(directory: Path, slot: int, plies: int, game_id: str | None = None, players: list[str] | None = None) -> str:
+    """Game ``slot`` in progress, ``plies`` moves in, written as a worker writes its live file; its id.
+    ``game_id`` and ``players``: another game than the slot's own (of the schedule's round its id names)."""
     game = engine.get_game("oxono")
     state = game.new_state(opening=0)
     moves = []
@@ -96,13 +142,14 @@ def publish(directory: Path, slot: int, plies: int) -> str:
         state = game.apply(state, moves[-1])
     dull = slot >= PLAYING - DULL
     # Knockout games by the schedule's ids (round 3 is the final); the dull ones by ids of no schedule.
-    game_id = f"friendly-{slot}" if dull else f"r{1 + slot % 3}-ann~bob-g{10 + slot}"
+    game_id = game_id or (f"friendly-{slot}" if dull else f"r{1 + slot % 3}-ann~bob-g{10 + slot}")
     score = 40 if dull else round(0.1 * slot, 1)
-    data = {"id": game_id, "game": "oxono", "round": 1 + slot % 3, "players": [f"p{slot}a", f"p{slot}b"],
+    round_ = int(game_id[1:game_id.index("-")]) if game_id.startswith("r") else 1 + slot % 3
+    data = {"id": game_id, "game": "oxono", "round": round_, "players": players or [f"p{slot}a", f"p{slot}b"],
             "opening": 0, "opening_moves": [], "moves": moves, "clock_ms": [60_000 - 500 * plies, 61_000 - 400 * plies],
             "per_move_ms": [None, None], "thinking_ms": 0,
-            "infos": {str(plies - 2): json.dumps({"score": score, "depth": 4}),
-                      str(plies - 1): json.dumps({"score": -score, "depth": 5})}}
+            "infos": {str(ply): json.dumps({"score": score * (-1) ** k, "depth": 4 + k})
+                      for k, ply in enumerate((plies - 2, plies - 1)) if ply >= 0}}
     LiveFeed(directory / LIVE_DIR, f"w{slot}").publish(json.dumps(data).encode())
     return game_id
 
@@ -221,6 +268,67 @@ def test_a_phone_shows_the_place_and_points_first_and_nothing_wider_than_its_scr
         assert browser.execute_script(OVERFLOWING) == []
 
 
+def test_a_match_and_a_teams_round_whose_game_is_on_a_card_say_being_played(browser, final_paired):
+    """The page knows the games recorded: the final's first game on a card is what says it is played."""
+    with running(final_paired), window(browser, 1280, 900):
+        publish(final_paired, 0, 3, "r3-ann~bob-g1", ["ann", "bob"])
+        with served(final_paired) as url:
+            browser.get(url)
+            until(lambda: browser.find_elements("css selector", "article.live-game"), 20, "the final's card")
+            final = browser.find_element("css selector", ".ko-round[data-round='3'] .match")
+            assert final.find_element("css selector", ".how").text == "being played"
+            assert "playing" in final.get_attribute("class").split()
+            # The semi-finals, over, say how they were won.
+            assert "being played" not in browser.find_element("css selector", ".ko-round[data-round='2']").text
+        with served(final_paired, bot="bob") as url:
+            browser.get(url)
+            until(lambda: browser.find_elements("css selector", "article.live-game"), 20, "the final's card")
+            lines = browser.execute_script("""return Array.from(document.querySelectorAll("#b-rounds tbody tr"),
+                (tr) => Array.from(tr.children, (td) => td.textContent))""")
+            assert [line[4] for line in lines if line[:2] == ["3", "ann"]] == ["being played"], lines
+        assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (375, 812)], ids=["big-screen", "phone"])
+def test_a_screen_shows_the_points_or_the_score_never_both_without_their_legend(browser, staged_played, width, height):
+    with served(staged_played) as url, window(browser, width, height):
+        browser.get(url.replace("/?", "/?screen=1&"))
+        until(lambda: _in_view(browser, "#champion"), 20, "the champion")
+        shown = browser.execute_script("""return Array.from(document.querySelector("#standings table.data").tHead.rows[0].cells)
+            .filter((th) => th.offsetParent !== null).map((th) => th.textContent.trim())""")
+        assert "points" in shown and "score" not in shown, shown
+
+
+def test_a_game_played_again_after_its_run_stopped_says_so_on_its_card(browser, final_paired):
+    with running(final_paired), served(final_paired) as url, window(browser, 1280, 900):
+        publish(final_paired, 0, 6, "r3-ann~bob-g1", ["ann", "bob"])
+        browser.get(url)
+        until(lambda: browser.find_elements("css selector", "article.live-game[data-ply='6']"), 20, "the card")
+        assert browser.find_elements("css selector", ".live-again") == []
+        (final_paired / LIVE_DIR / "w0.json").unlink()  # its run killed
+        until(lambda: browser.find_elements("css selector", "article.live-game.ending"), 20, "the card ending")
+        publish(final_paired, 0, 0, "r3-ann~bob-g1", ["ann", "bob"])  # the next run plays it from its start
+        card = until(lambda: browser.find_elements("css selector", "article.live-game[data-ply='0']"), 20, "again")[0]
+        assert card.find_element("css selector", ".live-again").text == \
+            "played again from its start: the run stopped during it"
+        assert len(browser.find_elements("css selector", "article.live-game")) == 1
+
+
+@pytest.mark.parametrize("moment", ["mid", "end"])
+def test_the_big_screens_bracket_cuts_no_name_of_sixteen_bots(browser, sixteen_named, moment):
+    directory = sixteen_named[moment]
+    with served(directory) as url:
+        for width, height in ((1920, 1080), (1280, 720)):
+            with window(browser, width, height):
+                browser.get(url.replace("/?", "/?screen=1&"))
+                until(lambda: browser.find_elements("css selector", ".bracket .name"), 20, "the bracket")
+                cut, scrolls = browser.execute_script("""const bracket = document.querySelector(".bracket");
+                    return [Array.from(bracket.querySelectorAll(".name")).filter((name) => name.scrollWidth > name.clientWidth)
+                              .map((name) => name.textContent), bracket.scrollWidth > bracket.clientWidth]""")
+                assert cut == [] and not scrolls, (width, cut, scrolls)
+                assert _in_view(browser, ".bracket"), (width, height)
+
+
 def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):
     with window(browser, 1200, 900):
         with served(knockout_played) as url:
@@ -230,6 +338,20 @@ def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):
                      and browser.find_element("id", "status"), 5, "the red status")
         assert "does not answer" in line.text
         assert browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor", line) == "rgb(198, 40, 40)"
+
+
+def test_a_server_gone_leaves_its_boards_dimmed_and_their_clocks_stopped(browser, final_paired):
+    with running(final_paired), window(browser, 1200, 900):
+        publish(final_paired, 0, 4, "r3-ann~bob-g1", ["ann", "bob"])
+        with served(final_paired) as url:
+            browser.get(url)
+            until(lambda: browser.find_elements("css selector", ".clock.to-move[data-at]"), 20, "a running clock")
+        until(lambda: "gone" in browser.find_element("id", "status").get_attribute("class"), 5, "the red status")
+        clock = browser.find_element("css selector", ".clock.to-move")
+        before = clock.text
+        time.sleep(1)
+        assert clock.text == before  # the last clock heard, not one running down to 0:00 with nobody thinking
+        assert float(browser.execute_script("return getComputedStyle(arguments[0].closest('article')).opacity", clock)) < 1
 
 
 def test_a_server_for_the_room_shows_its_address_as_a_qr_code(browser, knockout_played):

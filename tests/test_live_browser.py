@@ -126,8 +126,9 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
             assert seen["to"] is None or seen["to"] - seen["from"] >= 9000, (game_id, seen)
         # Cards say what their game is: a knockout of 4 has semi-finals and a final.
         titles = browser.execute_script("return Array.from(window.titles)")
-        assert all(re.fullmatch(r"(Semi-final|Final) · \w+ – \w+, game \d+( · finished)?", t) for t in titles), titles
-        assert any(t.startswith("Final · ") for t in titles) and any(t.startswith("Semi-final · ") for t in titles), titles
+        assert all(re.fullmatch(r"(Semi-final [12]|Final), game \d+(, tie-break pair \d+)? · \w+ ([\d½]+–[\d½]+|–) \w+( · finished)?",
+                                t) for t in titles), titles
+        assert any(t.startswith("Final, ") for t in titles) and any(t.startswith("Semi-final 1, ") for t in titles), titles
         # A card keeps its slot while its game lasts, and while it is held.
         slots = browser.execute_script("return window.slots")
         assert slots and all(len(taken) == 1 for taken in slots.values()), slots

@@ -18,7 +18,7 @@ from arena.live.state import LiveState
 from arena.live.titles import card_title
 from arena.results.live_feed import LIVE_DIR, LiveFeed, LiveGame, board_cells, read_live_games, touched
 from arena.results.report.data import INFO_CHARS
-from builders import KNOCKOUT, played_cup, spec, until
+from builders import HOSTILE_NAME, KNOCKOUT, played_cup, spec, until
 
 
 def referee_for(game_id: str) -> Referee:
@@ -61,6 +61,28 @@ def test_a_game_that_ended_is_held_with_the_records_final_position_and_result(tm
     assert card["clock_ms"] == list(playing.clock_ms)  # as last seen: the record keeps no clock
     assert endings.games([], [record], {record.game_id}, 111.9) == [card]
     assert endings.games([], [record], {record.game_id}, 112.1) == []
+
+
+def test_a_game_cut_off_by_a_stopped_run_and_played_again_from_its_start_says_so(tmp_path):
+    endings = Endings(hold_s=10)
+    first = referee_for("r1-ann~bob-g1")
+    play(first, 6)
+    endings.games([seen(first, tmp_path)], [], set(), 100.0)
+    # The run killed: its file gone (or left by a run that no longer holds the directory), no record.
+    assert [card["ending"] for card in endings.games([], [], set(), 101.0)] == [True]
+    assert endings.games([], [], set(), 112.0) == []
+    again = seen(referee_for("r1-ann~bob-g1"), tmp_path)
+    (card,) = endings.games([again], [], set(), 130.0)
+    assert card["again"] is True and card["moves"] == []
+    # Back while still shown as ending: one card, the new one.
+    endings.games([], [], set(), 131.0)
+    assert [(card["moves"], card["again"]) for card in endings.games([again], [], set(), 132.0)] == [([], True)]
+    # Recorded, it is a game like any other; one never cut off is not marked.
+    play(first)
+    endings.games([], [first.finish()], {"r1-ann~bob-g1"}, 140.0)
+    other = seen(referee_for("r1-ann~bob-g2"), tmp_path)
+    assert [card.get("again") for card in endings.games([other], [], {"r1-ann~bob-g1"}, 141.0)
+            if card["id"] == "r1-ann~bob-g2"] == [None]
 
 
 def test_games_recorded_before_the_first_look_are_not_held_and_those_never_seen_are():
@@ -106,10 +128,25 @@ def test_a_clock_counts_from_when_its_game_moved_not_when_its_file_was_read(tmp_
     assert read_live_games(tmp_path) == []
 
 
-def test_a_title_says_the_round_the_match_and_the_game_and_an_unknown_id_is_itself():
-    assert card_title("r3-ann~bob-g1", None) == "Round 3 · ann – bob, game 1"
-    assert card_title("r12-team-a~b-c-g4", None) == "Round 12 · team-a – b-c, game 4"
+def test_a_title_says_the_round_the_game_and_the_bots_and_an_unknown_id_is_itself():
+    assert card_title("r3-ann~bob-g1", None) == "Round 3, game 1 · ann – bob"
+    assert card_title("r12-team-a~b-c-g4", None) == "Round 12, game 4 · team-a – b-c"
     assert card_title("p7-game-1", None) == "p7-game-1"
+
+
+def test_a_knockout_games_title_says_which_match_its_score_and_its_tie_break_pair(tmp_path):
+    """The knockout of five, its second semi-final in its last tie-break pair (bob 3–2 up), the final not begun."""
+    records, meta = played_cup(*KNOCKOUT)
+    kept = [r for r in records if r.round < 3][:-1]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(r.to_line() for r in kept))
+    (tmp_path / "tournament.json").write_text(json.dumps(meta))
+    rounds = LiveState(tmp_path).results().rounds
+    semi = f"r2-{HOSTILE_NAME}~bob-g"
+    assert card_title(semi + "2", rounds) == f"Semi-final 2, game 2 · bob 3–2 {HOSTILE_NAME}"
+    assert card_title(semi + "6", rounds) == f"Semi-final 2, game 6, tie-break pair 2 · bob 3–2 {HOSTILE_NAME}"
+    assert card_title("r2-ann~eve-g1", rounds) == "Semi-final 1, game 1 · ann 2–0 eve"
+    # One match: no number; none of its games recorded: no score.
+    assert card_title("r3-ann~bob-g1", rounds) == "Final, game 1 · ann – bob"
 
 
 def test_a_knockout_after_a_swiss_is_named_before_the_results_read_hold_its_first_pairing(tmp_path):
@@ -121,9 +158,11 @@ def test_a_knockout_after_a_swiss_is_named_before_the_results_read_hold_its_firs
     (tmp_path / "tournament.json").write_text(json.dumps({**meta, "pairings": [p for p in meta["pairings"]
                                                                                 if p["round"] <= 2]}))
     rounds = LiveState(tmp_path).results().rounds
-    assert card_title("r3-ann~dan-g1", rounds) == "Semi-final · ann – dan, game 1"
-    assert card_title("r4-ann~bob-g2", rounds) == "Final · ann – bob, game 2"
-    assert card_title("r2-ann~bob-g2", rounds) == "Round 2 · ann – bob, game 2"
+    assert card_title("r3-ann~dan-g1", rounds) == "Semi-final, game 1 · ann – dan"
+    assert card_title("r4-ann~bob-g2", rounds) == "Final, game 2 · ann – bob"
+    # A Swiss's game by its board in the round's pairing (ann – bob is no pairing of round 2: no board).
+    assert card_title("r2-ann~cy-g1", rounds) == "Round 2, board 1, game 1 · ann – cy"
+    assert card_title("r2-ann~bob-g2", rounds) == "Round 2, game 2 · ann – bob"
 
 
 def test_a_card_marks_the_last_moves_squares_and_holds_each_sides_last_info(tmp_path):

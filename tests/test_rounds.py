@@ -183,6 +183,17 @@ def test_a_knockout_in_progress_places_the_bots_still_in_above_those_knocked_out
     assert run.rounds.places() == [*((f"s{i}", (1, 4)) for i in range(1, 5)), *((f"s{i}", (5, 8)) for i in range(5, 9))]
 
 
+def test_the_places_of_a_knockout_round_in_progress_say_how_far_each_bot_can_fall(tmp_path: Path) -> None:
+    # One semi-final decided, the other not begun: its bots may still go out at 3–4, never further down.
+    run = start(tournament(tmp_path, 8, "format: knockout\n"))
+    run.play(better_seed, until_round=1)
+    run.records += [better_seed(spec) for spec in run.advance() if "s1" in spec.players]
+    assert dict(run.rounds.places()) == {"s1": (1, 2), "s2": (1, 4), "s3": (1, 4), "s4": (3, 4),
+                                         **{f"s{i}": (5, 8) for i in range(5, 9)}}
+    # The furthest on first.
+    assert [bot for bot, _ in run.rounds.places()][:4] == ["s1", "s2", "s3", "s4"]
+
+
 # -- knockout matches: game pairs and tie-breaks -------------------------------------
 
 

@@ -153,8 +153,8 @@ class StageState:
         points, Buchholz, Sonneborn–Berger and seed otherwise."""
         seed = {b: i for i, b in enumerate(self.field)}
         if self.stage.format == "knockout":
-            # The bots still in (no place yet) above every bot knocked out.
-            return sorted(self.field, key=lambda b: (self.places.get(b, (0, 0))[0], seed[b]))
+            # The bots still in (no place yet) above every bot knocked out, the furthest on first.
+            return sorted(self.field, key=lambda b: (self.places.get(b) or (0, self.lowest_place(b)), seed[b]))
         if self.stage.format == "adaptive" and self.model is not None:
             # A bot taken out of the tournament has no rating: after the others (places() drops it).
             rated = [b for b in self.field if b in self.model.elo]
@@ -166,6 +166,17 @@ class StageState:
         ``final``, ``semi-finals``, ``quarter-finals``, ``round of 16``, ..."""
         left = 2 ** (self.total_rounds - index)
         return {2: "final", 4: "semi-finals", 8: "quarter-finals"}.get(left, f"round of {left}")
+
+    def lowest_place(self, bot: str) -> int:
+        """Knockout: the lowest place ``bot``, still in, can end in: that of the
+        losers of the round it plays now, or of the next once it won its match
+        (a semi-finalist 4th at worst, a bot still in the quarter-finals 8th)."""
+        reached = 0
+        for index, matches in enumerate(self.matches):
+            for match in matches:
+                if bot in match.bots:
+                    reached = index + (match.winner == bot)
+        return min(2 ** (self.total_rounds - reached), len(self.field))
 
     def winners(self, round_index: int) -> list[str]:
         return [m.winner for m in self.matches[round_index] if m.winner is not None]
@@ -229,14 +240,14 @@ class Rounds:
         for stage in reversed(self.stages):
             start = len(seen)
             order = [b for b in stage.order if b not in seen]
-            # A knockout's bots still in share the places above those knocked out.
-            alive = sum(1 for b in order if b not in stage.places)
             for i, bot in enumerate(order):
                 if stage.stage.format == "knockout" and bot in stage.places:
                     first, last = stage.places[bot]
                     placed.append((bot, (start + first, start + last)))
                 elif stage.stage.format == "knockout":
-                    placed.append((bot, (start + 1, start + alive)))
+                    # From the first down to the place of those its round knocks out: a
+                    # bot still in the quarter-finals may still go out there, to 5–8.
+                    placed.append((bot, (start + 1, start + stage.lowest_place(bot))))
                 else:
                     placed.append((bot, (start + i + 1, start + i + 1)))
             seen.update(order)

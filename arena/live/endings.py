@@ -7,7 +7,10 @@ game is shown as it was last seen, ``ending``.  Once recorded, its card
 shows the record's final position (the moves no live file held included:
 fast bots play several between two writes) and its result, ``ended`` at the
 time the server saw the record, for :data:`HOLD_S` seconds.  A game recorded
-that was never seen in progress is held all the same.
+that was never seen in progress is held all the same.  A game that left
+the live files unrecorded and comes back (its run stopped during it, the
+next plays it again from its start) is marked ``again``: a room sees a game
+go back to move 0 and is told why.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ class Endings:
         #: Out of the live files, not yet recorded: since when, and as last seen.
         self._ending: dict[str, tuple[float, LiveGame]] = {}
         self._held: dict[str, dict[str, Any]] = {}
+        #: Games that left the live files and were never recorded: cut off by a run that stopped.
+        self._cut: set[str] = set()
 
     def games(self, live: Iterable[LiveGame], records: Iterable[GameRecord], recorded: Set[str],
               now: float) -> list[dict[str, Any]]:
@@ -50,17 +55,22 @@ class Endings:
         for game_id, game in self._playing.items():
             if game_id not in playing:
                 self._ending.setdefault(game_id, (now, game))
+        # Back in the live files, unrecorded: played again (one card, not the old one ending beside it).
+        self._cut |= playing.keys() & self._ending.keys()
+        self._ending = {key: value for key, value in self._ending.items() if key not in playing}
         self._playing = playing
         if self._recorded is not None and len(recorded) != len(self._recorded):
             new = [record for record in records if record.game_id not in self._recorded]
             for record in sorted(new, key=lambda r: r.ended_at)[-MOST_HELD:]:
                 self._hold(record, now)
         self._recorded = recorded
+        self._cut |= {key for key, (since, _) in self._ending.items() if key not in recorded and since + self.hold_s <= now}
+        self._cut -= recorded
         self._ending = {key: (since, game) for key, (since, game) in self._ending.items()
                         if key not in recorded and since + self.hold_s > now}
         kept = sorted((card["ended"], key) for key, card in self._held.items() if card["ended"] + self.hold_s > now)
         self._held = {key: self._held[key] for _, key in kept[-MOST_HELD:]}
-        return ([game.to_json() for game in playing.values()]
+        return ([{**game.to_json(), **({"again": True} if key in self._cut else {})} for key, game in playing.items()]
                 + [{**game.to_json(), "ending": True} for _, game in self._ending.values()]
                 + list(self._held.values()))
 

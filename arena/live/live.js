@@ -67,21 +67,24 @@
   }
 
   // On the big screen the ranking keeps the columns read from afar (the
-  // place, the bot, its score and points where points rank, its rating), and
-  // on a phone the place and the points alone: chosen by their headings,
-  // which differ from one ranking rule to another.  The stylesheet hides the
-  // others there.
-  const SCREEN_COLUMNS = new Set(["#", "bot", "score", "points", "rating", "Elo"]);
-  const PHONE_COLUMNS = new Set(["#", "bot", "score", "points"]);
+  // place, the bot, its points or score, its rating), and on a phone the
+  // place and the points or score alone: chosen by their headings, which
+  // differ from one ranking rule to another.  The stylesheet hides the others
+  // there.  A Swiss's points where there are some, else the score: both, side
+  // by side and different, need the legend a screen leaves out.
+  const SCREEN_COLUMNS = ["#", "bot", "rating", "Elo"];
+  const PHONE_COLUMNS = ["#", "bot"];
   function screenColumns() {
     const table = document.querySelector("#standings table.data");
     if (!table) return;
     const headings = Array.from(table.querySelectorAll("thead th"), (th) => th.textContent.trim());
+    const points = headings.includes("points") ? "points" : "score";
+    const screen = new Set(SCREEN_COLUMNS.concat([points])), phone = new Set(PHONE_COLUMNS.concat([points]));
     table.querySelectorAll("tr").forEach((row) => {
       Array.from(row.children).forEach((cell, i) => {
         if (i >= headings.length) return;
-        cell.classList.toggle("screen-off", !SCREEN_COLUMNS.has(headings[i]));
-        cell.classList.toggle("phone-off", !PHONE_COLUMNS.has(headings[i]));
+        cell.classList.toggle("screen-off", !screen.has(headings[i]));
+        cell.classList.toggle("phone-off", !phone.has(headings[i]));
       });
     });
   }
@@ -102,6 +105,7 @@
     line.textContent = status.line;
     line.className = "status " + status.state;
     document.body.dataset.run = status.state;
+    document.body.classList.remove("server-gone");
   }
 
   function showChampion(champion) {
@@ -300,7 +304,14 @@
     const moves = game.moves.length;
     if (ended) last.textContent = game.result;
     else last.textContent = moves ? "move " + moves + ": " + game.moves[moves - 1] : "starting";
-    box.append(title, players, boardOf(game), last, notesOf(game, colors));
+    box.append(title);
+    if (game.again) {  // back to move 0 before the room's eyes: say why
+      const again = document.createElement("p");
+      again.className = "live-again";
+      again.textContent = "played again from its start: the run stopped during it";
+      box.append(again);
+    }
+    box.append(players, boardOf(game), last, notesOf(game, colors));
     return box;
   }
 
@@ -329,6 +340,31 @@
     more.textContent = "and " + left + " more game" + (left === 1 ? "" : "s");
     fitBoards();
     tick();
+    markPlaying(games.filter((game) => game.ended === undefined));
+  }
+
+  // The page is built from the games recorded: a match whose first game is on a card would say "to be
+  // played", and a team's round "not played", beside that very game.  The cards' games say otherwise.
+  function markPlaying(playing) {
+    const plays = (round, a, b) => playing.some((game) => game.round === round && game.players.includes(a)
+                                                       && game.players.includes(b));
+    document.querySelectorAll(".ko-round[data-round] .match.open").forEach((box) => {
+      const names = Array.from(box.querySelectorAll(".bot .name"), (name) => name.title);
+      const round = Number(box.closest(".ko-round").dataset.round);
+      const on = names.length === 2 && plays(round, names[0], names[1]);
+      box.classList.toggle("playing", on);
+      const how = box.querySelector(".how");
+      if (on && how) how.textContent = "being played";
+    });
+    const page = $("bot-page");
+    if (!page || page.hidden) return;
+    const bot = $("b-name").textContent;
+    $("b-rounds").querySelectorAll("tbody tr.status-not-played").forEach((line) => {
+      const [round, opponent, , , status] = line.children;
+      if (!plays(Number(round.textContent), bot, opponent.textContent)) return;
+      status.textContent = "being played";
+      line.className = "status-being-played";
+    });
   }
 
   // The sides' colours, from the page's data: read once a page (the data of a large tournament is megabytes).
@@ -387,9 +423,12 @@
               + parseFloat(getComputedStyle(part).marginBottom), frame);
   }
   window.addEventListener("resize", fitBoards);
+  // A team's page opened draws its rounds from the page's data again: after the viewer's own listener.
+  window.addEventListener("hashchange", () => setTimeout(() => markPlaying(lastLive.filter((game) => game.ended === undefined))));
 
   // The side to move's clock runs down between states; a card whose hold is over leaves.
   function tick() {
+    if (document.body.classList.contains("server-gone")) return;
     grid.querySelectorAll(".clock[data-at]").forEach((clock) => {
       clock.textContent = clockText(Number(clock.dataset.ms) - (serverNow() - Number(clock.dataset.at) * 1000));
     });
@@ -431,6 +470,8 @@
     if (!line) return;
     line.textContent = (status !== null ? status.line + " · " : "") + "the live view's server does not answer (reconnecting…)";
     line.className = "status gone";
+    // The boards are as last heard, no longer live: dimmed, their clocks stopped (they would run down to 0:00).
+    document.body.classList.add("server-gone");
   }
   source.addEventListener("error", gone);
   // A network that drops without closing the connection never tells the stream: the server speaks at least every

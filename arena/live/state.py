@@ -14,7 +14,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -254,7 +254,8 @@ class LiveState:
         if problem is not None and os.path.lexists(self.directory / GAMES_FILE):
             # Results there, but not readable (a link in place of games.jsonl, a broken file): say why.
             return Status("problem", f"cannot read the results: {safe(problem)}")
-        stamp = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
+        # The room's time, not UTC: the server runs in the room it is shown in (the zone named all the same).
+        stamp = datetime.now().astimezone().strftime("%H:%M:%S %Z")
         played = results.played()
         total = _scheduled(results)
         of = f"{played} of {total}" if total is not None else str(played)
