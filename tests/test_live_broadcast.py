@@ -29,7 +29,7 @@ import pytest
 
 import engine
 from arena.live.sharing import room_urls
-from arena.results.live_feed import LIVE_DIR, LiveFeed
+from arena.results.live_feed import LIVE_DIR, LiveFeed, board_cells
 from arena.results.store import LOCK_FILE
 from builders import BOTS, KNOCKOUT, ROOT, played_cup, served, tournament_file
 from builders import until as _until
@@ -129,17 +129,24 @@ def running(directory: Path) -> Iterator[None]:
                 (directory / LIVE_DIR / f"w{slot}.json").unlink(missing_ok=True)
 
 
-def publish(directory: Path, slot: int, plies: int, game_id: str | None = None, players: list[str] | None = None) -> str:
-    """Game ``slot`` in progress, ``plies`` moves in, written as a worker writes its live file; its id.
-    ``game_id`` and ``players``: another game than the slot's own (of the schedule's round its id names)."""
+def slot_moves(slot: int, plies: int) -> list[tuple[str, list[str]]]:
+    """The first ``plies`` moves of game ``slot`` (each game its own, none ending yet), each with the board after it."""
     game = engine.get_game("oxono")
     state = game.new_state(opening=0)
     moves = []
     for ply in range(plies):
         legal = game.legal_moves(state)
-        legal = legal[(slot * 7 + ply * 3) % len(legal):] + legal  # each game its own, none ending yet
-        moves.append(next(move for move in legal if game.outcome(game.apply(state, move)) is None))
-        state = game.apply(state, moves[-1])
+        legal = legal[(slot * 7 + ply * 3) % len(legal):] + legal
+        move = next(move for move in legal if game.outcome(game.apply(state, move)) is None)
+        state = game.apply(state, move)
+        moves.append((move, list(board_cells(game, state))))
+    return moves
+
+
+def publish(directory: Path, slot: int, plies: int, game_id: str | None = None, players: list[str] | None = None) -> str:
+    """Game ``slot`` in progress, ``plies`` moves in, written as a worker writes its live file; its id.
+    ``game_id`` and ``players``: another game than the slot's own (of the schedule's round its id names)."""
+    moves = [move for move, _ in slot_moves(slot, plies)]
     dull = slot >= PLAYING - DULL
     # Knockout games by the schedule's ids (round 3 is the final); the dull ones by ids of no schedule.
     game_id = game_id or (f"friendly-{slot}" if dull else f"r{1 + slot % 3}-ann~bob-g{10 + slot}")
@@ -327,6 +334,26 @@ def test_the_big_screens_bracket_cuts_no_name_of_sixteen_bots(browser, sixteen_n
                               .map((name) => name.textContent), bracket.scrollWidth > bracket.clientWidth]""")
                 assert cut == [] and not scrolls, (width, cut, scrolls)
                 assert _in_view(browser, ".bracket"), (width, height)
+
+
+def test_a_card_steps_through_the_moves_played_between_two_states_in_order(browser, final_paired):
+    with running(final_paired), served(final_paired) as url, window(browser, 1280, 900):
+        game_id = publish(final_paired, 0, 4, "r3-ann~bob-g1", ["ann", "bob"])
+        browser.get(url)
+        until(lambda: browser.find_elements("css selector", "article.live-game[data-ply='4']"), 20, "the card")
+        browser.execute_script("""
+            window.steps = [];
+            new MutationObserver(() => document.querySelectorAll("article.live-game").forEach((card) => {
+              const last = window.steps[window.steps.length - 1];
+              if (!last || last.ply !== Number(card.dataset.ply))
+                window.steps.push({ ply: Number(card.dataset.ply), cells: JSON.parse(card.dataset.key).cells });
+            })).observe(document.getElementById("live-games"), { childList: true, subtree: true });""")
+        publish(final_paired, 0, 12, game_id, ["ann", "bob"])  # eight plies in one state
+        until(lambda: browser.find_elements("css selector", "article.live-game[data-ply='12']"), 20, "the last ply")
+        steps = browser.execute_script("return window.steps")
+    # Every position in turn, each as the engine has it.
+    expected = [(ply, cells) for ply, (_, cells) in enumerate(slot_moves(0, 12), start=1)][4:]
+    assert [(step["ply"], step["cells"]) for step in steps if step["ply"] > 4] == expected, [step["ply"] for step in steps]
 
 
 def test_a_server_gone_turns_the_status_red_at_once(browser, knockout_played):

@@ -315,9 +315,47 @@
     return box;
   }
 
+  // Between two states a game of fast moves plays several plies: its card steps through them, one position
+  // at a time, from the one it shows (a room follows the moves rather than seeing the board jump), fast
+  // enough to catch up within CATCH_UP_MS.  A game that ended shows its final position and result at once:
+  // the hold (and the card's place, which the next round's games may need) counts from its end.
+  const STEP_MS = 350, CATCH_UP_MS = 2000;
+  // The game as its card shows it now, by id; the pending step.
+  let drawn = new Map();
+  let stepTimer = null;
+
+  function isPrefix(moves, of) {
+    return moves.length <= of.length && moves.every((move, k) => move === of[k]);
+  }
+
+  // The position one ply on from the drawn one, while the card is behind its game; else the game itself.
+  function nextStep(game) {
+    const was = drawn.get(game.id);
+    // A hidden page's timers are slowed to one a second: nobody would see the steps, and they would put its results late.
+    if (document.hidden || game.ended !== undefined || was === undefined || was.moves.length >= game.moves.length - 1
+        || !isPrefix(was.moves, game.moves)) return game;
+    const ply = was.moves.length;
+    const seat = (game.to_move + game.moves.length - ply) % 2;  // the sides alternate: who moved at that ply
+    const cells = was.cells.slice();
+    const last = window.arenaReport.applyMove(cells, game.moves[ply], seat);
+    // The clocks stay the game's (the side to move's runs): only the board and its last move step.
+    return Object.assign({}, game, { moves: game.moves.slice(0, ply + 1), cells: cells, last: last, catching: true });
+  }
+
+  function stepLater(shown) {
+    const waits = shown.filter((game) => game.catching).map((game) => {
+      const behind = lastLive.find((other) => other.id === game.id).moves.length - game.moves.length;
+      return Math.min(STEP_MS, CATCH_UP_MS / behind);
+    });
+    if (waits.length === 0 || stepTimer !== null) return;
+    stepTimer = setTimeout(() => { stepTimer = null; renderLive(lastLive); }, Math.max(60, Math.min(...waits)));
+  }
+
   function renderLive(games) {
     lastLive = games;
-    const shown = games.filter(held);
+    const shown = games.filter(held).map(nextStep);
+    drawn = new Map(shown.map((game) => [game.id, game]));
+    stepLater(shown);
     const left = placeGames(shown);
     const byId = new Map(shown.map((game) => [game.id, game]));
     // A card is drawn again only when its game changed: four states a second would redraw every board

@@ -834,6 +834,8 @@
 
   if ($("chart-find")) $("chart-find").addEventListener("input", findInChart);
 
+  // The live view steps a card through the moves it missed by the page's own rules.
+  window.arenaReport.applyMove = applyMove;
   addBotLinks();
   restoreState();
   renderList();
