@@ -272,7 +272,7 @@ def io_path_vs_raw(binary: Path, rounds: int = 15, exchanges: int = 2000) -> tup
     def arena() -> float:
         started = time.perf_counter()
         for _ in range(exchanges):
-            player.ask_move(line, 600_000.0)
+            player.ask_move(line, 600_000.0, lambda: (b"", line))  # a local bot never rejoins
         return (time.perf_counter() - started) / exchanges * 1e6
 
     pairs = [(arena(), raw()) for _ in range(rounds)]
@@ -318,7 +318,7 @@ class ReplayPlayer:
     def end_game(self, line: bytes) -> None:
         pass
 
-    def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, None, float]:
+    def ask_move(self, turn_line: bytes, budget_ms: float, rejoin: object = None) -> tuple[str, None, float]:
         return next(self.moves), None, 0.01
 
 
@@ -354,7 +354,7 @@ class InProcessPlayer(ReplayPlayer):
         super().__init__(name, False, iter(()))
         self.rng = random.Random(name)
 
-    def ask_move(self, turn_line: bytes, budget_ms: float) -> tuple[str, None, float]:
+    def ask_move(self, turn_line: bytes, budget_ms: float, rejoin: object = None) -> tuple[str, None, float]:
         start = turn_line.index(b'"legal_moves":["') + 16
         moves = turn_line[start : turn_line.index(b'"]', start)].split(b'","')
         return self.rng.choice(moves).decode(), None, 0.0

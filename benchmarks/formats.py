@@ -446,7 +446,7 @@ def main() -> None:
         print(f"| {n} | {name} | {sep:,} | {share(right, sep)} | {tied:,} | {tied_text} |")
     if not args.real:
         # The even field above is too close for a tie within 20 Elo to be shown: tiers of equal bots are.
-        runs = args.adaptive_repeat * 10
+        runs = 2 if args.quick else args.adaptive_repeat * 10  # --quick: a run of each, only to show it runs
         print()
         print(f"Tiers of two equal bots, 300 Elo between tiers, tied meaning within 100 Elo, {runs} runs each, "
               f"stopped when settled or at 600 games:")

@@ -344,7 +344,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a tiny size: only checks that it runs (tests/test_benchmarks.py)")
     args = parser.parse_args()
     if args.quick:
-        args.moves, args.rounds, args.repeat, args.clients = 60, 1, 1, 2
+        args.moves, args.rounds, args.repeat, args.clients = 40, 1, 1, 2  # 40 moves: one round of two games a timed run
 
     for bots, games in ((6, 60),) if args.quick else ((100, 2_000), (1_000, 4_000)):
         before, after, page, took = event_bytes(bots, games)
