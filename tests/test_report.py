@@ -142,6 +142,16 @@ def test_embedded_games_replay_to_the_engine_positions():
         assert entry["w"] == (None if record.winner is None else ["white", "red"].index(record.winner))
         assert entry.get("f") == (None if record.forfeit_by is None else ["white", "red"].index(record.forfeit_by))
         assert entry.get("sc") == (None if record.scores is None else [record.scores["white"], record.scores["red"]])
+        # The result in words, as arena show says it; a forfeit's detail apart (the summary's "d").
+        scores = f" (white {record.scores['white']}, red {record.scores['red']})" if record.scores else ""
+        if record.winner is None:
+            words = f"draw by {record.reason}{scores}"
+        elif record.forfeit_by is not None:
+            words = (f"{record.winner} ({record.players[record.winner]}) wins; {record.forfeit_by} "
+                     f"({record.players[record.forfeit_by]}) forfeited by {record.reason}")
+        else:
+            words = f"{record.winner} ({record.players[record.winner]}) wins by {record.reason}{scores}"
+        assert entry["rt"] == words
 
 
 def hostile_record() -> GameRecord:
@@ -482,7 +492,7 @@ def test_a_large_report_holds_the_list_and_its_games_moves_are_in_files_beside_i
     bodies = [body for f in files for body in f["games"]]
     inline = games_data(engine.get_game("oxono"), records, ["ann", "bob", "cy"])["games"]
     # Each game's body is what a small report holds of it beside its summary.
-    assert [{k: g[k] for k in ("m", "t", "n", "e") if k in g} for g in inline] == bodies
+    assert [{k: g[k] for k in ("m", "t", "n", "e", "rt") if k in g} for g in inline] == bodies
     assert data["list"]["l"] == [len(r.moves) for r in records]
     assert sorted(int(row) for row in data["list"]["extra"]) == [n for n, r in enumerate(records) if r.forfeit_by]
     # Written again, a file of the same games is kept as it is; one whose games changed is named anew.

@@ -46,8 +46,11 @@ def result_line(record: GameRecord) -> str:
     return f"result: {result_text(record)}"
 
 
-def result_text(record: GameRecord) -> str:
-    """How the game ended, in words ("red (ann) wins by alignment")."""
+def result_text(record: GameRecord, detail: bool = True) -> str:
+    """How the game ended, in words ("red (ann) wins by alignment"); the
+    one wording of a result, which the report's viewer and the live view
+    show as they get it.  ``detail``: with a forfeit's detail (a team's
+    page leaves out another bot's)."""
     # What a record says is shown through safe(): a detail quotes a bot, and
     # a record may have been forged.
     scores = f" ({', '.join(f'{c} {s}' for c, s in record.scores.items())})" if record.scores else ""
@@ -56,8 +59,8 @@ def result_text(record: GameRecord) -> str:
         return f"draw by {reason}{scores}"
     winner = f"{record.winner} ({safe(record.players[record.winner])}) wins"
     if record.forfeit_by is not None:
-        detail = f": {safe(record.detail)}" if record.detail else ""
-        return f"{winner}; {record.forfeit_by} ({safe(record.players[record.forfeit_by])}) forfeited by {reason}{detail}"
+        said = f": {safe(record.detail)}" if record.detail and detail else ""
+        return f"{winner}; {record.forfeit_by} ({safe(record.players[record.forfeit_by])}) forfeited by {reason}{said}"
     return f"{winner} by {reason}{scores}"
 
 

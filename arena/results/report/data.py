@@ -36,6 +36,7 @@ from arena.game.positions import start_state
 from arena.game.records import GameRecord, MoveRecord, schedule_key
 from arena.results.game_index import LazyMoves, move_times_of
 from arena.results.grade import GradeSheet
+from arena.results.show import result_text
 
 __all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data", "info_text",
            "script_json", "sheet_json"]
@@ -48,7 +49,7 @@ INFO_CHARS = 400
 CHUNK_GAMES = 500
 CHUNK_PLIES = 20_000
 #: Changes with what a file of games holds of each game: the files of another version are not taken for this one's.
-BODY_VERSION = 1
+BODY_VERSION = 2
 
 #: By game id, the end of each seat's stderr in that game (None for a seat whose log is not shown).
 Tails = Mapping[str, Sequence[str | None]]
@@ -116,9 +117,11 @@ class _Tables:
 
     def body(self, record: GameRecord, moves: Sequence[MoveRecord], tail: Sequence[str | None] | None,
              only_bot: str | None) -> dict[str, Any]:
-        """The rest of the game: its moves, their times and ``info``, the stderr ends shown."""
+        """The rest of the game: its moves, their times and ``info``, the stderr ends shown, and its
+        result in words (the forfeit's detail is the summary's ``d``, which a team's page keeps for its own)."""
         colors = self.game.colors
-        entry: dict[str, Any] = {"m": ",".join(m.move for m in moves), "t": [round(m.ms, 1) for m in moves]}
+        entry: dict[str, Any] = {"m": ",".join(m.move for m in moves), "t": [round(m.ms, 1) for m in moves],
+                                 "rt": result_text(record, detail=False)}
         if tail and any(t is not None for t in tail):
             entry["e"] = list(tail)
         first = self.first[self.start(record)]

@@ -136,6 +136,7 @@
   function takeBody(g, body) {
     g.moves = body.m ? body.m.split(",") : [];
     g.t = body.t;
+    g.rt = body.rt;
     if (body.n) g.n = body.n;
     if (body.e) g.e = body.e;
   }
@@ -256,16 +257,6 @@
 
   function winnerName(g) {
     return g.w === null ? null : BOTS[g.p[g.w]];
-  }
-
-  function describeResult(g) {
-    const scores = g.sc ? " (" + COLORS.map((c, i) => c + " " + g.sc[i]).join(", ") + ")" : "";
-    if (g.w === null) return "Draw by " + g.r + scores;
-    const winner = COLORS[g.w] + " (" + winnerName(g) + ") wins";
-    if (g.f !== undefined && g.f !== null) {
-      return winner + ": " + COLORS[g.f] + " (" + BOTS[g.p[g.f]] + ") forfeited by " + g.r;
-    }
-    return winner + " by " + g.r + scores;
   }
 
   // ---- game list -------------------------------------------------------------------
@@ -575,7 +566,7 @@
         list.appendChild(li);
       });
       const result = $("v-result");
-      result.textContent = describeResult(g);
+      result.textContent = g.rt;
       if (g.d) {
         const detail = document.createElement("span");
         detail.className = "detail";
