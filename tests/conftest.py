@@ -53,6 +53,19 @@ def _become_subreaper() -> None:
 _become_subreaper()
 
 
+def _hear_ctrl_c() -> None:
+    # A suite started in the background of a shell (`pytest &`) inherits SIGINT ignored, and so does every
+    # arena process it starts, which rightly leaves an ignored SIGINT alone: the tests that send one would
+    # wait on a process that never hears it.  The tests' processes hear Ctrl-C as from a terminal.
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_hear_ctrl_c()
+
+
 def _keep_bytecode() -> None:
     # Under PYTHONDONTWRITEBYTECODE (some sandboxes and CI images set it) every
     # arena process a test starts compiles the arena's modules again: 0.4 s

@@ -98,7 +98,11 @@ def test_arena_serve_for_a_room_prints_the_machines_addresses_and_a_qr_code(tmp_
         lines = [first] + [serving.stderr.readline() for _ in range(len(addresses))]
     finally:
         serving.send_signal(signal.SIGINT)
-        serving.wait(10)
+        try:
+            serving.wait(10)
+        finally:
+            serving.kill()  # (a server deaf to it is no process left to the next test)
+            serving.wait()
     printed = [line.split(": ", 1)[1].split()[0] for line in lines[:len(addresses)]]
     assert [urlsplit(url).hostname for url in printed] == addresses and "0.0.0.0" not in "".join(lines)
     assert all(lines[i].startswith(f"live view of {tmp_path}: http://") for i in range(len(addresses)))
