@@ -23,6 +23,11 @@ def test_the_folder_holds_benchmarks():
     assert len(BENCHMARKS) >= 10
 
 
+def test_the_readme_says_how_to_run_each_benchmark():
+    listed = set(re.findall(r"^python benchmarks/(\w+\.py) ", (ROOT / "README.md").read_text(), re.M))
+    assert {path.name for path in BENCHMARKS} == listed
+
+
 @pytest.mark.parametrize("script", BENCHMARKS, ids=lambda path: path.stem)
 def test_a_benchmark_runs_at_its_quick_size(script, tmp_path):
     done = subprocess.run([sys.executable, str(script), "--quick"], cwd=tmp_path, capture_output=True, text=True,
