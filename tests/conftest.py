@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -57,8 +58,6 @@ def _hear_ctrl_c() -> None:
     # A suite started in the background of a shell (`pytest &`) inherits SIGINT ignored, and so does every
     # arena process it starts, which rightly leaves an ignored SIGINT alone: the tests that send one would
     # wait on a process that never hears it.  The tests' processes hear Ctrl-C as from a terminal.
-    import signal
-
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
