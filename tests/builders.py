@@ -446,6 +446,14 @@ def finishes_within(seconds: float, function: Callable[..., Any], *args: Any) ->
     return outcome[0]
 
 
+def copy_results(source: Path, target: Path) -> Path:
+    """A copy of the results directory ``source`` at ``target``, without its index
+    (derived from the log, made again on the first read): a reader of ``source`` that
+    closes the index meanwhile takes its ``-wal`` file away in the middle of the copy."""
+    shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns("index.sqlite*"))
+    return target
+
+
 @contextmanager
 def served(directory: Path, host: str = "127.0.0.1", bot: str | None = None) -> Iterator[str]:
     """``arena serve directory`` in a thread (on any free port), for the ``with`` block: its address, with the token;

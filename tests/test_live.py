@@ -37,7 +37,7 @@ from arena.live.server import CSP, RESULTS_EVERY_S, RESULTS_SHARE, Hub, make_app
 from arena.live.state import LiveState
 from arena.results.store import current_run
 from arena.results.live_feed import LIVE_DIR, LiveFeed, read_live_games
-from builders import BOTS, ROOT, arena, assert_one_line_error, spec, tournament_file, until
+from builders import BOTS, ROOT, arena, assert_one_line_error, copy_results, spec, tournament_file, until
 
 SLOW_RANDOM = f"[python, {BOTS / 'slow_random.py'}, '{{delay}}']"
 
@@ -539,10 +539,8 @@ def test_the_page_loaded_says_which_results_it_shows(played):
 
 
 def test_a_stored_game_changes_the_page_by_a_few_pieces(played, tmp_path):
-    import shutil
-
     directory = tmp_path / "growing"
-    shutil.copytree(played, directory, symlinks=True)
+    copy_results(played, directory)
     lines = (directory / "games.jsonl").read_bytes().splitlines(keepends=True)
     (directory / "games.jsonl").write_bytes(b"".join(lines[:-1]))
     state = LiveState(directory)
@@ -795,10 +793,8 @@ def _read_all(sock: socket.socket) -> bytes:
 @pytest.fixture
 def big_log(played, tmp_path) -> tuple[Path, str]:
     """A copy of ``played`` whose first log holds 4 MiB (the most a bot's stderr fills), and that log's path."""
-    import shutil
-
     directory = tmp_path / "big"
-    shutil.copytree(played, directory, symlinks=True)
+    copy_results(played, directory)
     log = _a_game_log(directory)
     log.write_bytes(b"x" * (live_server.MAX_LOG_BYTES - 1) + b"\n")
     return directory, f"/logs/ann/games/{log.name}"
@@ -943,10 +939,8 @@ def test_a_live_file_nested_deep_is_skipped_and_the_state_still_served(played, t
 
 
 def test_a_log_too_big_to_show_says_its_size_and_where_it_is(played, tmp_path):
-    import shutil
-
     directory = tmp_path / "big"
-    shutil.copytree(played, directory, symlinks=True)
+    copy_results(played, directory)
     log = _a_game_log(directory)
     with open(log, "xb") as handle:
         handle.truncate(5 << 20)  # sparse: 5 MiB claimed

