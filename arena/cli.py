@@ -32,6 +32,7 @@ from arena.base.text import safe
 from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, BotCheck, check_bot, check_tournament, render_checks
 from arena.game.clock import parse_time_control
 from arena.game.records import GameRecord, schedule_key
+from arena.live.endings import HOLD_S
 from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.games import RESULTS, GameFilter, render_games, select_games
 from arena.results.grade import SHEET_FORMATS, grade_sheet, render_sheet
@@ -607,7 +608,7 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on (0.0.0.0: every one, printed as this machine's own addresses with a QR code, for a room); the address printed holds the access token, which any other user (any other machine) needs."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="The port to listen on (0: any free one)."),
     bot: str = typer.Option(None, "--bot", help="Show just this bot's page (its games and stderr), to hand to its team."),
-    hold: float = typer.Option(10.0, "--hold", min=0, max=600, help="Seconds a finished game stays on its card, with its final position and result."),
+    hold: float = typer.Option(HOLD_S, "--hold", min=0, max=600, help="Seconds a finished game stays on its card, with its final position and result."),
     beside_run: bool = typer.Option(False, "--beside-run", hidden=True, help="For arena run --serve: print nothing once listening (the run prints the address), stop when stdin closes."),
     listen_fd: int = typer.Option(None, "--listen-fd", hidden=True, help="For arena run --serve: the socket the run bound, listening already."),
 ) -> None:

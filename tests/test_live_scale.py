@@ -70,6 +70,20 @@ def listed(data: dict[str, Any]) -> list[tuple[Any, ...]]:
     return rows
 
 
+def test_a_directory_too_small_to_be_large_is_read_whole_without_asking_the_kept_standings(large, monkeypatch):
+    """A log shorter than the latest games' least size holds no more games than
+    the page lists: its page is every record's, without the kept standings'
+    work (carried on, then kept back in the index) done for nothing first."""
+    asked: list[Path] = []
+    monkeypatch.setattr(live_state, "carried_standings", lambda found: asked.append(found.directory))
+    size = (large / "games.jsonl").stat().st_size
+    monkeypatch.setattr(live_state, "LATEST_GAMES", size // live_state._SMALLEST_RECORD_BYTES + 1)
+    whole = LiveState(large, inline_games=0).page()
+    assert asked == [] and whole == whole_state(large, monkeypatch).page()
+    monkeypatch.setattr(live_state, "LATEST_GAMES", size // live_state._SMALLEST_RECORD_BYTES)
+    LiveState(large).page()
+    assert asked == [large]  # (a log one record longer: asked; it answered None, so read whole)
+
 def test_a_normal_directorys_page_is_the_page_of_every_record(large, monkeypatch):
     monkeypatch.setattr(live_state, "LATEST_GAMES", 10 ** 9)
     state = LiveState(large)

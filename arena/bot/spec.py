@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.bot.limits import Limits
 
-__all__ = ["BotConfig", "RemoteLink", "AUTO_MARGIN_CAP_MS", "QUIT_GRACE_S", "STARTUP_TIMEOUT_S", "command_problem", "missing_program", "split_command"]
+__all__ = ["BotConfig", "RemoteLink", "AUTO_MARGIN_CAP_MS", "DEFAULT_RECONNECT_S", "QUIT_GRACE_S", "STARTUP_TIMEOUT_S", "command_problem", "missing_program", "split_command"]
 
 #: The seconds a bot has to answer ``hello`` unless a tournament (``startup_timeout``) or a command says otherwise.
 STARTUP_TIMEOUT_S = 10.0
@@ -33,6 +33,9 @@ _PYTHONS = ("python", "python3")
 _SHELL_WORDS = {"|", "||", "&", "&&", ";", ">", ">>", "<", "<<", "2>", "2>>", "&>", "2>&1", "|&"}
 _SHELL_PREFIXES = (">", "<", "2>", "&>", "|", "$(", "`")
 
+#: Seconds a remote bot's connection lost in a game is waited for, on its clock (``reconnect_s``).
+DEFAULT_RECONNECT_S = 10.0
+
 
 @dataclass(frozen=True)
 class RemoteLink:
@@ -44,7 +47,7 @@ class RemoteLink:
     the run started (None: not connected then, or a bridge that says none)."""
 
     hub: str | None = None
-    reconnect_s: float = 10.0
+    reconnect_s: float = DEFAULT_RECONNECT_S
     network_margin_ms: float | None = None
     reported_version: str | None = None
 

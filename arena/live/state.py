@@ -47,6 +47,9 @@ GAMES_HREF = "games/"
 MAX_TAIL_BYTES = 4 << 20
 #: The most games the page of a large directory lists, the latest (its standings count them all).
 LATEST_GAMES = 4000
+#: Fewer bytes than any record the arena writes (one that ends at the start, no move, is over 300):
+#: a log shorter than ``LATEST_GAMES`` of these holds no more games than the page lists.
+_SMALLEST_RECORD_BYTES = 250
 
 
 def results_directory(target: Path) -> Path:
@@ -285,7 +288,9 @@ def _read(found: FoundResults) -> tuple[ReadResults, int]:
     since, and the latest games only (the page lists no more): what the
     server holds grows with the bots, not the games.  Else (or where the
     standings cannot be carried on: a Swiss, a match) every record."""
-    carried = carried_standings(found)
+    log = _stat_key(found.directory / GAMES_FILE)
+    small = log is not None and log[0] < LATEST_GAMES * _SMALLEST_RECORD_BYTES
+    carried = None if small else carried_standings(found)
     if carried is not None and carried[0].games > LATEST_GAMES:
         kept = carried[0]
         try:

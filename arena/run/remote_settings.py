@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bot.spec import RemoteLink
+from arena.bot.spec import DEFAULT_RECONNECT_S, RemoteLink
 from arena.run.yaml_reader import ConfigError, YamlMapping
 
 __all__ = ["RemoteSettings", "REMOTE_KEYS", "REMOTE_BOT_KEYS", "remote_settings", "remote_link", "listen_address",
@@ -18,7 +18,6 @@ __all__ = ["RemoteSettings", "REMOTE_KEYS", "REMOTE_BOT_KEYS", "remote_settings"
 REMOTE_KEYS = ("remote_listen", "remote_tokens", "reconnect_s", "remote_wait_s", "network_margin_ms")
 #: What a remote bot's entry may hold: nothing about how to start it, which is its author's business.
 REMOTE_BOT_KEYS = ("name", "remote", "options", "version", "time_control", "debug")
-DEFAULT_RECONNECT_S = 10.0
 DEFAULT_WAIT_S = 30.0
 
 
