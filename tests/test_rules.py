@@ -13,7 +13,7 @@ import pytest
 
 from arena.formats.competition import Rules
 from arena.formats.schedule import make_schedule
-from arena.results.meta import TournamentMeta
+from arena.results.meta import MetaError, TournamentMeta
 from arena.results.reading import results_of
 from arena.results.sprt import SprtConfig
 from arena.results.standings import compute_standings
@@ -76,3 +76,17 @@ def test_the_standings_of_a_directory_are_those_of_its_rules_taken_whole(tmp_pat
     # Without a schedule (a tournament.json written by hand without its seed), the rule and the SPRT still hold.
     bare = replace(tournament_meta(config), seed=None)
     assert results_of(tmp_path, bare, games).rules == Rules(ranking="elo")
+
+
+@pytest.mark.parametrize("key, value, problem", [
+    ("withdraw_after_crashes", 0, "withdraw_after_crashes: must be a whole number from 1 to 1000000, got 0"),
+    ("reference", ["nobody"], "reference: names a bot that is not among the bots"),
+    ("withdrawn", "b", "withdrawn: must be a list, got 'b'"),
+    ("disqualified", [7], "disqualified: must be a string of at most 100 characters, got 7"),
+    ("sprt", {"elo0": 0, "elo1": 5, "model": "x"}, "sprt: unknown model 'x'"),
+])
+def test_a_forged_rule_in_tournament_json_is_one_line_naming_its_key(key, value, problem):
+    data = tournament_meta(config_of(FILES[0])).to_json()
+    with pytest.raises(MetaError) as refused:
+        TournamentMeta.from_json({**data, key: value})
+    assert str(refused.value).startswith(problem) and "\n" not in str(refused.value)

@@ -17,10 +17,12 @@ with no made-up config in between.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import engine
+from arena.base.json_checks import listed, mapping, text, whole
 from arena.formats.sprt_config import SprtConfig
 from arena.formats.stages import Stage
 from arena.game.openings import Opening
@@ -65,6 +67,28 @@ class Rules:
         """The rules that still hold where no schedule could be rebuilt (every
         readable game is then ranked): the ranking rule and the SPRT."""
         return Rules(ranking=self.ranking, sprt=self.sprt)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], names: Collection[str]) -> Rules:
+        """The rules a ``tournament.json`` holds (its keys of :meth:`to_json`;
+        a key missing, from a file written before it existed, takes its
+        default), checked: the file is untrusted.  ``ValueError``, one line
+        naming the key, for a value out of bounds or a bot not among ``names``."""
+        bots = {key: tuple(text(name, key, limit=100) for name in listed(data.get(key) or [], key))
+                for key in ("reference", "withdrawn", "disqualified")}
+        if not set(bots["reference"]) <= set(names):
+            raise ValueError("reference: names a bot that is not among the bots")
+        ranking = data.get("ranking")
+        try:
+            sprt = None if not data.get("sprt") else SprtConfig(**mapping(data["sprt"], "sprt"))
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
+            raise ValueError(f"sprt: {exc}") from None
+        crashes = data.get("withdraw_after_crashes")
+        return cls(
+            ranking=ranking if ranking in RANKINGS else RANKINGS[0], sprt=sprt, reference=bots["reference"],
+            withdraw_after_crashes=None if crashes is None else whole(crashes, "withdraw_after_crashes", 1, 10**6),
+            withdrawn=bots["withdrawn"], disqualified=bots["disqualified"],
+        )
 
     def to_json(self) -> dict[str, Any]:
         """As ``tournament.json`` holds it: a key each, at its top level."""

@@ -24,23 +24,23 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import engine
+from arena.base.json_checks import listed, mapping, short, text, whole
 from arena.base.safe_files import RefusedFile, read_file
-from arena.formats.competition import FORMATS, RANKINGS, STAGED, Competition, Rules
+from arena.formats.competition import FORMATS, STAGED, Competition, Rules
 from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairing_problem, pairings_from_json
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import MAX_RATIO, GameRecord
-from arena.results.sprt import SprtConfig
 from arena.results.store import store_error, write_atomically
 
-__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "ForgedPairing", "MetaBot", "MetaCluster",
+__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "ForgedPairing", "MetaBot", "MetaCluster",
            "MetaError", "MetaNode",
            "TournamentMeta", "read_meta", "write_meta"]
 
@@ -139,11 +139,11 @@ class MetaNode:
         entry = _mapping(entry, where)
         cpus = entry.get("cpus")
         if not (isinstance(cpus, (int, float)) and not isinstance(cpus, bool) and 0 <= cpus <= MAX_CPUS):
-            raise MetaError(f"{where}.cpus: must be a number from 0 to {MAX_CPUS}, got {_short(cpus)}")
+            raise MetaError(f"{where}.cpus: must be a number from 0 to {MAX_CPUS}, got {short(cpus)}")
         speed = entry.get("speed")
         if not (speed is None or isinstance(speed, (int, float)) and not isinstance(speed, bool)
                 and 0 < speed <= MAX_RATIO):
-            raise MetaError(f"{where}.speed: must be a positive number up to {MAX_RATIO:g}, got {_short(speed)}")
+            raise MetaError(f"{where}.speed: must be a positive number up to {MAX_RATIO:g}, got {short(speed)}")
         return cls(_line(entry.get("host"), f"{where}.host", limit=253),
                    _line(entry.get("node_id"), f"{where}.node_id", limit=128), cpus, speed)
 
@@ -278,7 +278,7 @@ class TournamentMeta:
         data = _mapping(data, "the file")
         game = data.get("game")
         if game not in engine.GAMES:
-            raise MetaError(f"game: must be one of {', '.join(engine.GAMES)}, got {_short(game)}")
+            raise MetaError(f"game: must be one of {', '.join(engine.GAMES)}, got {short(game)}")
         bots = _bots(data, "bots")
         departed = _bots(data, "departed")
         names = [bot.name for bot in bots]
@@ -286,8 +286,11 @@ class TournamentMeta:
             raise MetaError("bots: a bot is named twice")
         format_ = data.get("format")
         if format_ is not None and format_ not in (*FORMATS, STAGED):
-            raise MetaError(f"format: unknown format {_short(format_)}")
-        rules = _rules(data, names)
+            raise MetaError(f"format: unknown format {short(format_)}")
+        try:
+            rules = Rules.from_json(data, names)
+        except ValueError as exc:
+            raise MetaError(str(exc)) from None
         try:
             stages = tuple(Stage.from_json(_mapping(entry, "stages")) for entry in _list(data.get("stages") or [], "stages"))
             pairings = tuple(pairings_from_json(data.get("pairings") or []))
@@ -385,63 +388,17 @@ def _layout(data: dict[str, Any]) -> str:
 # -- checks of each kind of field -------------------------------------------------------
 
 
-def _short(value: Any) -> str:
-    return repr(value)[:60]
-
-
-def _mapping(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise MetaError(f"{where}: must be a mapping, got {_short(value)}")
-    return value
-
-
-def _list(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise MetaError(f"{where}: must be a list, got {_short(value)}")
-    return value
-
-
-def _text(value: Any, where: str, *, limit: int) -> str:
-    if not isinstance(value, str) or len(value) > limit:
-        raise MetaError(f"{where}: must be a string of at most {limit} characters, got {_short(value)}")
-    return value
+#: The checks of :mod:`arena.base.json_checks`, each refusal a :class:`MetaError`.
+_mapping, _list = partial(mapping, error=MetaError), partial(listed, error=MetaError)
+_text, _whole = partial(text, error=MetaError), partial(whole, error=MetaError)
 
 
 def _line(value: Any, where: str, *, limit: int) -> str:
     """Text printed as it is (a host name at the start of a run): printable, one line."""
     text = _text(value, where, limit=limit)
     if not text.isprintable():
-        raise MetaError(f"{where}: must be printable text, got {_short(value)}")
+        raise MetaError(f"{where}: must be printable text, got {short(value)}")
     return text
-
-
-def _whole(value: Any, where: str, low: int, high: int) -> int:
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise MetaError(f"{where}: must be a whole number from {low} to {high}, got {_short(value)}")
-    return value
-
-
-def _rules(data: Mapping[str, Any], names: Sequence[str]) -> Rules:
-    """The file's :class:`Rules` (the keys :meth:`Rules.to_json` writes),
-    checked: the bots they name are among ``names``, the tournament's."""
-    reference = tuple(_text(n, "reference", limit=100) for n in _list(data.get("reference") or [], "reference"))
-    if not set(reference) <= set(names):
-        raise MetaError("reference: names a bot that is not among the bots")
-    departures = {key: tuple(_text(n, key, limit=100) for n in _list(data.get(key) or [], key))
-                  for key in ("withdrawn", "disqualified")}
-    ranking = data.get("ranking")
-    try:
-        sprt = None if not data.get("sprt") else SprtConfig(**_mapping(data["sprt"], "sprt"))
-    except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
-        raise MetaError(f"sprt or time_control: {exc}") from None
-    return Rules(
-        ranking=ranking if ranking in RANKINGS else RANKINGS[0], sprt=sprt, reference=reference,
-        withdraw_after_crashes=None if data.get("withdraw_after_crashes") is None
-        else _whole(data["withdraw_after_crashes"], "withdraw_after_crashes", 1, 10**6),
-        withdrawn=departures["withdrawn"], disqualified=departures["disqualified"],
-    )
 
 
 def _bots(data: Mapping[str, Any], key: str) -> tuple[MetaBot, ...]:
@@ -466,7 +423,7 @@ def _openings(value: Any, game: str) -> tuple[int | None, str | None, tuple[Open
     suite = []
     for entry in entries:
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
-            raise MetaError(f"openings.suite: an opening must be [start, [moves]], got {_short(entry)}")
+            raise MetaError(f"openings.suite: an opening must be [start, [moves]], got {short(entry)}")
         moves = tuple(_text(m, "openings.suite", limit=20) for m in entry[1][:1000])
         suite.append(Opening(_whole(entry[0], "openings.suite", 0, starts - 1), moves))
     if suite_digest(suite) != digest:
