@@ -118,6 +118,7 @@ class Competition:
     game_ids: str = "names"
     #: Swiss, knockout and staged tournaments: their stages (a single format is one stage).
     stages: tuple[Stage, ...] = ()
+    #: What else decides the games and the ranking (the reference bots, the bots out of play, ...).
     rules: Rules = Rules()
 
     @property
