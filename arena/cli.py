@@ -277,12 +277,10 @@ def run(
 def _say_run(summary: RunSummary, config: TournamentConfig, fmt: str, file: Path) -> None:
     """``arena run``'s end: the standings (in ``fmt``) and forfeits on stdout, what was played and kept on stderr."""
     at_limit = summary.sprt is not None and summary.sprt.at_limit
-    challenger = config.bots[0].name if config.format == "gauntlet" else None
     names = [bot.name for bot in config.bots]
-    say(render_standings(compute_standings(summary.records, names, config.sprt, at_limit=at_limit, reference=config.reference,
-                                           versions=summary.versions, ranking=config.ranking, rounds=summary.rounds,
-                                           withdrawn=config.withdrawn, disqualified=config.disqualified,
-                                           challenger=challenger, remote=config.remote_bots), fmt))
+    say(render_standings(compute_standings(summary.records, names, config.rules, at_limit=at_limit,
+                                           versions=summary.versions, rounds=summary.rounds,
+                                           challenger=config.competition.challenger, remote=config.remote_bots), fmt))
     show_forfeits(sorted(summary.records, key=schedule_key), fmt,
                   hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
@@ -300,7 +298,7 @@ class _RunView:
     (:class:`Periodic`), not after each game."""
 
     def __init__(self, config: TournamentConfig) -> None:
-        self.name, self._running = config.name, RunningLeader(config.ranking, config.disqualified)
+        self.name, self._running = config.name, RunningLeader(config.rules)
         self._standing: Periodic[tuple[str | None, str]] | None = None
 
     def start(self, summary: RunSummary) -> None:

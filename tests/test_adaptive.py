@@ -14,6 +14,7 @@ import pytest
 from arena.formats import adaptive
 from arena.formats.adaptive import ELO_PER_NAT, MAX_IDLE, MIN_PRIOR_ELO, PRIOR_ELO, SEPARATED, TIED, UNSETTLED, adaptive_round, fit, \
     idle_rounds, in_scope, ranking, verdicts
+from arena.formats.competition import Rules
 from arena.formats.progression import estimated_games, rounds_schedule
 from arena.formats.stages import Stage
 from arena.results.standings import compute_standings
@@ -242,7 +243,7 @@ def test_two_equal_bots_end_tied_within_n(tmp_path: Path) -> None:
     assert _anytime_p(150, math.sqrt(var)) <= 0.1
     _, before = _two_bots(stage.spent / 2 - 1, stage.spent - 2)
     assert _anytime_p(150, math.sqrt(before)) > 0.1
-    standings = compute_standings(run.records, names(2), ranking="points", rounds=run.rounds)
+    standings = compute_standings(run.records, names(2), Rules(ranking="points"), rounds=run.rounds)
     text = render_standings(standings, table="settling")
     assert "tied within 150 Elo" in text and f"{stage.spent} of at most 1,000 games" in text
 
@@ -253,7 +254,7 @@ def test_two_equal_bots_without_a_tie_margin_play_to_max_games(tmp_path: Path) -
     assert run.rounds.finished and not stage.settled
     assert stage.spent == len(run.records) == 30  # never past max_games: a game pair more would be 32
     assert all(v.status == UNSETTLED for v in stage.verdicts)
-    standings = compute_standings(run.records, names(3), ranking="points", rounds=run.rounds)
+    standings = compute_standings(run.records, names(3), Rules(ranking="points"), rounds=run.rounds)
     text = render_standings(standings)
     first_note = next(line.strip() for line in text.splitlines() if line.startswith("  ranked by"))
     assert first_note.startswith("ranked by the adaptive stage's Bradley–Terry ratings")
@@ -415,7 +416,7 @@ def test_a_bot_taken_out_of_the_file_is_ranked_by_nobody_and_not_paired(tmp_path
     assert all("s3" not in r.players.values() for r in run.records[played:])
     stage = run.rounds.stages[0]
     assert stage.order[-1] == "s3" and [b for b, _ in run.rounds.places()] == ["s1", "s2", "s4", "s5", "s6"]
-    standings = compute_standings(run.records, [b for b in names(6) if b != "s3"], ranking="points", rounds=run.rounds)
+    standings = compute_standings(run.records, [b for b in names(6) if b != "s3"], Rules(ranking="points"), rounds=run.rounds)
     assert [b.name for b in standings.bots][:5] == ["s1", "s2", "s4", "s5", "s6"]
 
 
@@ -432,5 +433,5 @@ def test_a_swiss_then_an_adaptive_stage_of_its_top_four(tmp_path: Path) -> None:
 
 def test_the_rounds_table_of_an_adaptive_stage_counts_no_rounds_ahead(tmp_path: Path) -> None:
     run = start(adaptive_file(tmp_path, 4, "{confidence: 0.95}", 100)).play(better_seed, until_round=2)
-    standings = compute_standings(run.records, names(4), ranking="points", rounds=run.rounds)
+    standings = compute_standings(run.records, names(4), Rules(ranking="points"), rounds=run.rounds)
     assert "Rounds (adaptive, 2 paired)" in render_standings(standings, table="rounds")

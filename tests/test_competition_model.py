@@ -50,7 +50,7 @@ def test_a_champion_removed_after_the_event_is_not_ranked(tmp_path):
     run, meta = finished_cup(tmp_path)
     without = replace(meta, bots=tuple(b for b in meta.bots if b.name != "s1"))
     read = results_of(tmp_path, without, run.records)
-    standings = compute_standings(read.records, read.names, ranking=read.ranking, rounds=read.rounds)
+    standings = compute_standings(read.records, read.names, read.rules, rounds=read.rounds)
     assert "s1" not in [b.name for b in standings.bots]  # before: rank 1, 4 games, 0 points
     assert [(b.name, b.rank_text) for b in standings.bots[:2]] == [("s2", "1"), ("s3", "2–3")]
     assert {r.game_id for r in read.left_out} == {r.game_id for r in run.records if "s1" in r.players.values()}
@@ -78,7 +78,7 @@ def test_a_test_run_again_with_other_bounds_is_refused_naming_both(tmp_path):
     schedule.decide(None, [])
     records = [better_seed(spec) for spec in schedule.schedule[:4]]
     meta = tournament_meta(config)
-    other = replace(config, sprt=SprtConfig(elo0=-10, elo1=0))
+    other = replace(config, rules=replace(config.rules, sprt=SprtConfig(elo0=-10, elo1=0)))
     with pytest.raises(ResultsConflict, match=r"SPRT elo0=0,elo1=5,alpha=0.05,beta=0.05,model=normalized, this command "
                                               r"now says elo0=-10,elo1=0,alpha=0.05,beta=0.05,model=normalized"):
         RunPlan(other, tmp_path).decide(meta, records)

@@ -268,7 +268,7 @@ def test_the_example_cup_reads():
 
     config = load_config(ROOT / "tournaments" / "cup-oxono.yaml")
     assert [(s.format, s.rounds if s.format == "swiss" else s.top) for s in config.stages] == [("swiss", 3), ("knockout", 4)]
-    assert config.ranking == "points" and len(config.bots) == 8
+    assert config.rules.ranking == "points" and len(config.bots) == 8
 
 
 def test_seed_from_a_reference_tournament_takes_its_entrants_order(tmp_path):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.formats.competition import Rules
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
 from builders import BOTS, arena, record, records, result, seed, start, tournament, tournament_file, winner_by
@@ -74,7 +75,7 @@ RANKS = [1, 2, 3, 4, 5, 6, 7, 7]
 
 
 def test_points_breaks_each_tie_in_the_documented_order():
-    standings = compute_standings(RECORDS, NAMES, ranking="points")
+    standings = compute_standings(RECORDS, NAMES, Rules(ranking="points"))
     score, sb, wins = expected_tables()
     assert standings.ranking == "points"
     assert [b.name for b in standings.bots] == ORDER
@@ -91,7 +92,7 @@ def test_points_breaks_each_tie_in_the_documented_order():
 
 
 def test_the_text_formats_show_the_rule_and_the_shared_rank():
-    standings = compute_standings(RECORDS, NAMES, ranking="points")
+    standings = compute_standings(RECORDS, NAMES, Rules(ranking="points"))
     text = render_standings(standings)
     assert "Ranking by points" in text and "ranked by points (win 1, draw ½)" in text
     rows = [line.split() for line in text.splitlines() if line[:4].strip() in ("7=", "6")]
@@ -104,11 +105,11 @@ def test_trueskill_stays_the_default_and_elo_orders_by_elo():
     assert default.ranking == "trueskill"
     ratings = [b.rating for b in default.bots]
     assert ratings == sorted(ratings, reverse=True) and [b.rank for b in default.bots] == list(range(1, 9))
-    by_elo = compute_standings(RECORDS, NAMES, ranking="elo")
+    by_elo = compute_standings(RECORDS, NAMES, Rules(ranking="elo"))
     elos = [b.elo for b in by_elo.bots]
     assert elos == sorted(elos, reverse=True) and "Ranking by Elo" in render_standings(by_elo)
     with pytest.raises(ValueError, match="unknown ranking 'best'"):
-        compute_standings(RECORDS, NAMES, ranking="best")
+        compute_standings(RECORDS, NAMES, Rules(ranking="best"))
 
 
 def check_csv_against_json(csv_text: str, json_text: str) -> list[dict[str, str]]:
@@ -131,7 +132,7 @@ def check_csv_against_json(csv_text: str, json_text: str) -> list[dict[str, str]
 
 
 def test_csv_holds_plain_numbers_that_match_the_json():
-    standings = compute_standings(RECORDS, NAMES, ranking="points")
+    standings = compute_standings(RECORDS, NAMES, Rules(ranking="points"))
     rows = check_csv_against_json(render_standings(standings, "csv"), render_standings(standings, "json"))
     assert {row["ranked by"] for row in rows} == {"points"}
     assert rows[-1]["LOS"] == ""  # the last bot has no LOS: empty, not "-"
@@ -143,7 +144,7 @@ def test_csv_holds_plain_numbers_that_match_the_json():
 def test_places_are_the_rank_only_under_points(tmp_path: Path) -> None:
     run = start(tournament(tmp_path, 8, "format: knockout\nranking: trueskill\n"))
     run.play(winner_by(lambda spec: None if spec.round == 1 else min(spec.players, key=seed)))
-    standings = compute_standings(run.records, [b.name for b in run.config.bots], ranking="trueskill", rounds=run.rounds)
+    standings = compute_standings(run.records, [b.name for b in run.config.bots], Rules(ranking="trueskill"), rounds=run.rounds)
     table = render_standings(standings, "plain", "ranking")
     assert "5–8" not in table and "3–4" not in table
 
@@ -228,8 +229,8 @@ def test_withdraw_after_crashes_is_off_by_default_and_checked():
 
     base = "game: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: python -m bots.random_bot}\n" \
            "  - {name: b, cmd: python -m bots.random_bot}\n"
-    assert parse_config("name: t\n" + base).withdraw_after_crashes is None
-    assert parse_config("name: t\nwithdraw_after_crashes: 3\n" + base).withdraw_after_crashes == 3
+    assert parse_config("name: t\n" + base).rules.withdraw_after_crashes is None
+    assert parse_config("name: t\nwithdraw_after_crashes: 3\n" + base).rules.withdraw_after_crashes == 3
     with pytest.raises(ConfigError, match="withdraw_after_crashes.*positive integer"):
         parse_config("name: t\nwithdraw_after_crashes: 0\n" + base)
     with pytest.raises(ConfigError, match="ranking.*trueskill, elo, points"):

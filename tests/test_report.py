@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 import pytest
 
 import engine
+from arena.formats.competition import Rules
 from arena.game.positions import positions
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.report import LiveReport, Progress, REFRESH_S, write_report
@@ -270,7 +271,7 @@ def test_report_shows_the_sprt_and_the_legend_like_arena_standings():
     records = played_games("oxono", ["ann", "bob"], 40, seed=12)
     meta = {**META, "bots": META["bots"][:2]}
     page = report_page(records, meta, sprt=sprt)
-    standings = compute_standings(records, ["ann", "bob"], sprt)
+    standings = compute_standings(records, ["ann", "bob"], Rules(sprt=sprt))
     tables = tables_of(page)
     for table in standings_tables(standings):
         assert tables[table.key, table.title] == [table.headers, *table.rows]
@@ -285,7 +286,7 @@ def test_report_of_a_run_stopped_by_the_sprt_says_so():
         record.winner = next(color for color, name in record.players.items() if name == "ann")
     meta = {**META, "bots": META["bots"][:2]}
     sprt = SprtConfig(elo0=0, elo1=200)
-    assert compute_standings(records, ["ann", "bob"], sprt).sprt.verdict == "H1"
+    assert compute_standings(records, ["ann", "bob"], Rules(sprt=sprt)).sprt.verdict == "H1"
     page = report_page(records, meta, sprt=sprt, progress=Progress(40, 400))
     assert "40 of 400 games played: the SPRT is decided" in page
     assert "H1 accepted" in page
@@ -299,7 +300,7 @@ def test_an_sprt_report_draws_the_llr_pair_by_pair_up_to_its_verdict():
         record.winner = next(color for color, name in record.players.items() if name == "ann")
     meta = {**META, "bots": META["bots"][:2]}
     sprt = SprtConfig(elo0=0, elo1=200)
-    pairs = compute_standings(records, ["ann", "bob"], sprt).sprt.pairs
+    pairs = compute_standings(records, ["ann", "bob"], Rules(sprt=sprt)).sprt.pairs
     page = report_page(records, meta, sprt=sprt)
     chart = re.search(r'<polyline class="llr" data-pairs="(\d+)" points="([^"]*)"', page)
     assert chart is not None and int(chart[1]) == pairs < 20  # up to the deciding pair, not the 20 played

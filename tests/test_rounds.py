@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.formats.competition import Rules
 from arena.game.records import GameRecord, GameSpec
 from arena.formats.game_pairs import game_ids
 from arena.formats.pairing import knockout_places
@@ -442,7 +443,7 @@ def test_a_bot_that_left_after_a_bye_is_not_ranked_for_it(tmp_path: Path) -> Non
     left = tournament(tmp_path, rest, "format: swiss\nrounds: 2\n")
     rounds = read_progress(left.competition, run.seeding, run.pairings, run.records)
     standings = compute_standings([r for r in run.records if had_bye not in r.players.values()], rest,
-                                  ranking="points", rounds=rounds)
+                                  Rules(ranking="points"), rounds=rounds)
     assert had_bye not in [b.name for b in standings.bots]
 
 
@@ -619,7 +620,7 @@ def test_a_bot_that_comes_after_the_last_round_is_paired_is_shut_out(tmp_path: P
     run.play(better_seed)
     rounds = read_progress(late, [*run.seeding, "s5"], run.pairings, run.records)
     assert shut_out(late, rounds) == ["s5"]
-    assert shut_out(replace(late, withdrawn=("s5",)), rounds) == []
+    assert shut_out(replace(late, rules=replace(late.rules, withdrawn=("s5",))), rounds) == []
 
 
 def test_more_swiss_rounds_are_refused_once_the_next_stage_is_paired(tmp_path: Path) -> None:
@@ -755,7 +756,7 @@ def line_of(text: str, pattern: str, nth: int = 0) -> int:
 def test_the_stages_of_a_valid_file(tmp_path: Path) -> None:
     config = parse_config(file_of("format: swiss\nrounds: 3\nbye: draw\n"), base_dir=tmp_path)
     assert config.stages == (Stage("swiss", rounds=3, bye="draw"),) and config.rounds == 3
-    assert config.ranking == "points" and config.paired_by_results
+    assert config.rules.ranking == "points" and config.paired_by_results
     config = parse_config(file_of("format: knockout\ngames_per_match: 2\ntiebreak_pairs: 0\n"), base_dir=tmp_path)
     assert config.stages == (Stage("knockout", games_per_match=2, tiebreak_pairs=0),)
     text = file_of("stages:\n  - {format: swiss, rounds: 4}\n  - {format: round-robin, top: 4, rounds: 2}\n"

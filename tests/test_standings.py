@@ -11,6 +11,7 @@ import trueskill
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.formats.competition import Rules
 from arena.game.records import GameRecord, MoveRecord
 from arena.formats.scoring import Tally
 from arena.results.standings import DRAW_PROBABILITY, INITIAL_MU, INITIAL_SIGMA, RunningLeader, compute_standings
@@ -299,10 +300,10 @@ def test_the_running_leader_is_the_standings_leader_under_every_ranking(ranking,
         winner = rng.choice(["pink", "black", None])
         forfeit = {"forfeit_by": "black", "reason": "timeout"} if winner == "pink" and rng.random() < 0.2 else {}
         records.append(game(index, pink, black, winner, **forfeit))
-    running = RunningLeader(ranking, disqualified, refit_every_s=0.0)
+    running = RunningLeader(Rules(ranking=ranking, disqualified=disqualified), refit_every_s=0.0)
     for count, added in enumerate(records, start=1):
         running.add(added)
-        standings = compute_standings(records[:count], ranking=ranking, disqualified=disqualified)
+        standings = compute_standings(records[:count], rules=Rules(ranking=ranking, disqualified=disqualified))
         best = standings.bots[0]
         if best.disqualified:
             continue  # only disqualified bots have played: none leads
@@ -313,12 +314,12 @@ def test_the_running_leader_is_the_standings_leader_under_every_ranking(ranking,
 def test_the_points_leader_breaks_a_tie_on_the_head_to_head_score():
     # alpha and beta on 1 point each; beta beat alpha, so beta leads though alpha's name comes first.
     records = [game(0, "alpha", "gamma", "pink"), game(1, "beta", "alpha", "pink")]
-    running = RunningLeader("points")
+    running = RunningLeader(Rules(ranking="points"))
     for added in records:
         running.add(added)
     assert running.leader() == ("beta", 1.0)
     assert running.describe() == "beta (1 point)"
-    assert RunningLeader("trueskill").leader() is None
+    assert RunningLeader(Rules(ranking="trueskill")).leader() is None
 
 
 def test_no_first_place_leads_before_a_game_is_in(tmp_path):
@@ -326,7 +327,7 @@ def test_no_first_place_leads_before_a_game_is_in(tmp_path):
     # (in a course's run it was a team whose bot did not even start).
     run = start(tournament(tmp_path, 4, "format: swiss\nrounds: 2\n"))
     run.advance()
-    running = RunningLeader("points")
+    running = RunningLeader(Rules(ranking="points"))
     assert running.leader(run.rounds) is None
     run.records.append(better_seed(next(s for s in run.advance() if "s3" in s.players)))
     running.add(run.records[0])
@@ -335,7 +336,7 @@ def test_no_first_place_leads_before_a_game_is_in(tmp_path):
 
 def test_the_elo_leader_is_refitted_at_most_every_few_seconds():
     now = [0.0]
-    running = RunningLeader("elo", refit_every_s=5.0, clock=lambda: now[0])
+    running = RunningLeader(Rules(ranking="elo"), refit_every_s=5.0, clock=lambda: now[0])
     running.add(game(0, "alpha", "beta", "pink"))
     assert running.leader()[0] == "alpha"
     for index in range(1, 5):

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from arena.formats.competition import Rules
 from arena.game.records import GameRecord, MoveRecord
 from arena.results.standings import BotStanding, Standings, compute_standings
 from arena.results.sprt import SprtConfig, sprt_llr
@@ -204,7 +205,7 @@ def test_two_bots_get_a_match_table_and_the_sprt(tmp_path):
                game(3, "b", "a", "white"), game(4, "a", "b", None), game(5, "b", "a", None)]
     for record in records:
         record.pair = record.index // 2
-    table = compute_standings(records, ["a", "b"], SprtConfig(0, 5))
+    table = compute_standings(records, ["a", "b"], Rules(sprt=SprtConfig(0, 5)))
     assert table.match_bots == ("a", "b")
     assert table.match.penta.counts() == (0, 0, 2, 0, 1)
     assert table.sprt.pairs == 3 and table.sprt.llr == pytest.approx(sprt_llr(table.match.penta, 0, 5))
@@ -305,7 +306,7 @@ def swiss_with_a_forfeit() -> Standings:
         return forfeit(spec, "s5", "timeout") if "s5" in spec.players and spec.round == 2 else better_seed(spec)
 
     run = start(config).play(decide)
-    return compute_standings(run.records, run.seeding, ranking="points", rounds=run.rounds)
+    return compute_standings(run.records, run.seeding, Rules(ranking="points"), rounds=run.rounds)
 
 
 def test_the_rounds_table_has_a_line_per_pairing_with_its_score_forfeits_and_byes():
@@ -341,12 +342,12 @@ def test_the_rounds_csv_and_json_carry_the_scores_as_numbers():
 
 def test_the_ranking_csv_has_a_number_per_forfeit_reason_and_the_places_a_rank_shares():
     draws = [game(0, "ace", "cat", None), game(1, "cat", "ace", None), game(2, "ace", "dog", "white", forfeit="crash")]
-    standings = compute_standings(draws, ranking="points")
+    standings = compute_standings(draws, rules=Rules(ranking="points"))
     rows = {r["bot"]: r for r in csv.DictReader(io.StringIO(render_standings(standings, "csv")))}
     assert (rows["ace"]["place_from"], rows["ace"]["place_to"]) == ("1", "1")
     assert [(rows[b]["place_from"], rows[b]["place_to"]) for b in ("cat", "dog")] == [("2", "2"), ("3", "3")]
     assert rows["dog"]["forfeits_crash"] == "1" and rows["dog"]["forfeits_timeout"] == "0"
-    tied = compute_standings([game(0, "ace", "cat", None), game(1, "cat", "ace", None)], ranking="points")
+    tied = compute_standings([game(0, "ace", "cat", None), game(1, "cat", "ace", None)], rules=Rules(ranking="points"))
     shared = list(csv.DictReader(io.StringIO(render_standings(tied, "csv"))))
     assert [(r["#"], r["place_from"], r["place_to"]) for r in shared] == [("1", "1", "2"), ("1", "1", "2")]
 
@@ -357,7 +358,7 @@ def test_the_bracket_csv_has_each_sides_score_as_a_number():
     from builders import better_seed, start, tournament
 
     run = start(tournament(Path("."), 4, "format: knockout\n")).play(better_seed)
-    standings = compute_standings(run.records, run.seeding, ranking="points", rounds=run.rounds)
+    standings = compute_standings(run.records, run.seeding, Rules(ranking="points"), rounds=run.rounds)
     rows = list(csv.DictReader(io.StringIO(render_standings(standings, "csv", table="bracket"))))
     final = rows[-1]
     assert (final["round"], final["round_name"], final["bot_1"], final["bot_2"]) == ("2", "final", "s1", "s2")

@@ -39,14 +39,14 @@ class ProgressFold:
     def __init__(self, competition: Competition, seeding: Sequence[str], pairings: Iterable[Pairing] = ()) -> None:
         self.competition = competition
         self._rounds = RoundsFold(competition.stages, seeding, len(competition.suite()), present=competition.names)
-        self._withdrawals = Withdrawals(competition.withdraw_after_crashes)
+        self._withdrawals = Withdrawals(competition.rules.withdraw_after_crashes)
         for pairing in pairings:
             self.pair(pairing)
 
     def add(self, record: GameRecord) -> None:
         """Fold one game's record (as recorded: this scores it)."""
         self._withdrawals.add(record)
-        self._rounds.add(scored_record(record, self.competition.disqualified))
+        self._rounds.add(scored_record(record, self.competition.rules.disqualified))
 
     def pair(self, pairing: Pairing) -> None:
         """Fold the next round's pairing."""

@@ -81,7 +81,8 @@ def schedule_size(competition: Competition) -> int:
     elif competition.format == "gauntlet":
         pairs = max(n - 1, 0)
     else:
-        pairs = len(competition.reference) * sum(1 for name in competition.names if name not in competition.reference)
+        reference = competition.rules.reference
+        pairs = len(reference) * sum(1 for name in competition.names if name not in reference)
     return competition.rounds * pairs * 2 * len(competition.suite())
 
 
@@ -111,7 +112,7 @@ def make_schedule(competition: Competition, versions: Mapping[str, str] | None =
                  for n, (i, j) in enumerate(_pairings_by_position(len(names), competition.format), start=1)]
     else:
         pairs = [(pair_id(a, b), (a, b))
-                 for a, b in pairings(names, competition.format, competition.reference, among=among)]
+                 for a, b in pairings(names, competition.format, competition.rules.reference, among=among)]
     specs: list[GameSpec] = []
     suite = competition.suite()  # (made anew on each call: a tenth of a million games' schedule)
     for round_ in range(1, competition.rounds + 1):
@@ -165,7 +166,7 @@ class ScheduledGames:
         if pair in self._pairs:
             order = self._pairs[pair]
         else:
-            paired = pairings(competition.names, competition.format, competition.reference, among=[pair])
+            paired = pairings(competition.names, competition.format, competition.rules.reference, among=[pair])
             order = _pair_order(pair) if paired else None
             if len(self._pairs) >= self.MAX_PAIRS:
                 self._pairs.clear()

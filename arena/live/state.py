@@ -267,7 +267,7 @@ class LiveState:
         if not os.path.lexists(self.directory / GAMES_FILE):
             return Status("waiting", f"waiting for the run: no results in {self.directory} yet")
         # (Only an SPRT's verdict is read of the standings: without one, the page alone folds the games.)
-        sprt = results.standings().sprt if results.sprt is not None else None
+        sprt = results.standings().sprt if results.rules.sprt is not None else None
         if sprt is not None and sprt.decided:
             return Status("finished", f"finished: the SPRT is decided ({sprt.verdict}) after {played} games")
         if (results.rounds is not None and results.rounds.finished) or (total is not None and played >= total):

@@ -134,7 +134,7 @@ def grade_sheet(results: ReadResults, standings: Standings, bot: str) -> GradeSh
 
 def grade_sheets(results: ReadResults, standings: Standings, bots: Sequence[str]) -> dict[str, GradeSheet]:
     """The sheets of ``bots`` (see :func:`grade_sheet`)."""
-    records = scored(results.records, results.disqualified)
+    records = scored(results.records, results.rules.disqualified)
     wanted = set(bots)
     mine: dict[str, list[GameRecord]] = {b: [] for b in bots}
     for record in records:

@@ -24,30 +24,27 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import engine
+from arena.base.json_checks import listed, mapping, short, text, whole
 from arena.base.safe_files import RefusedFile, read_file
-from arena.formats.competition import FORMATS, STAGED, Competition
+from arena.formats.competition import FORMATS, STAGED, Competition, Rules
 from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairing_problem, pairings_from_json
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening, suite_digest
 from arena.game.records import MAX_RATIO, GameRecord
-from arena.results.sprt import SprtConfig
 from arena.results.store import store_error, write_atomically
 
-__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "RANKINGS", "ForgedPairing", "MetaBot", "MetaCluster",
+__all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "ForgedPairing", "MetaBot", "MetaCluster",
            "MetaError", "MetaNode",
            "TournamentMeta", "read_meta", "write_meta"]
 
 META_FILE = "tournament.json"
-#: The rules that may order the ranking (``ranking:`` in a tournament file);
-#: the first is that of a directory written before the key existed.
-RANKINGS = ("trueskill", "elo", "points")
 #: Bounds of what a ``tournament.json`` may hold.
 MAX_META_BYTES = 64 * 2**20
 MAX_BOTS = 10_000
@@ -142,11 +139,11 @@ class MetaNode:
         entry = _mapping(entry, where)
         cpus = entry.get("cpus")
         if not (isinstance(cpus, (int, float)) and not isinstance(cpus, bool) and 0 <= cpus <= MAX_CPUS):
-            raise MetaError(f"{where}.cpus: must be a number from 0 to {MAX_CPUS}, got {_short(cpus)}")
+            raise MetaError(f"{where}.cpus: must be a number from 0 to {MAX_CPUS}, got {short(cpus)}")
         speed = entry.get("speed")
         if not (speed is None or isinstance(speed, (int, float)) and not isinstance(speed, bool)
                 and 0 < speed <= MAX_RATIO):
-            raise MetaError(f"{where}.speed: must be a positive number up to {MAX_RATIO:g}, got {_short(speed)}")
+            raise MetaError(f"{where}.speed: must be a positive number up to {MAX_RATIO:g}, got {short(speed)}")
         return cls(_line(entry.get("host"), f"{where}.host", limit=253),
                    _line(entry.get("node_id"), f"{where}.node_id", limit=128), cpus, speed)
 
@@ -197,12 +194,8 @@ class TournamentMeta:
     description: str = ""
     #: The rounds of a format fixed in advance.
     rounds: int = 1
-    reference: tuple[str, ...] = ()
-    ranking: str = RANKINGS[0]
-    withdraw_after_crashes: int | None = None
-    #: Bots withdrawn by the organiser, and bots disqualified (``withdrawn:``, ``disqualified:``).
-    withdrawn: tuple[str, ...] = ()
-    disqualified: tuple[str, ...] = ()
+    #: What decides the games and the ranking beyond the schedule (its keys at the file's top level).
+    rules: Rules = Rules()
     #: How game ids name a pair; None in a file written before the key existed.
     game_ids: str | None = None
     #: ``arena match --games``: the games the schedule is cut to.
@@ -214,7 +207,6 @@ class TournamentMeta:
     openings_count: int | None = None
     openings_digest: str | None = None
     openings: tuple[Opening, ...] | None = None
-    sprt: SprtConfig | None = None
     stages: tuple[Stage, ...] = ()
     #: The first stage's seeding, best first, once its first round is paired.
     seeding: tuple[str, ...] = ()
@@ -249,8 +241,7 @@ class TournamentMeta:
         game_ids = self.game_ids or ("positions" if records else "names")
         return Competition(
             game=self.game, seed=self.seed, format=self.format, names=tuple(self.names), rounds=self.rounds,
-            reference=self.reference, openings=suite, game_ids=game_ids, stages=self.stages,
-            withdraw_after_crashes=self.withdraw_after_crashes, withdrawn=self.withdrawn, disqualified=self.disqualified,
+            openings=suite, game_ids=game_ids, stages=self.stages, rules=self.rules,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -262,11 +253,9 @@ class TournamentMeta:
             "seed": self.seed,
             "format": self.format,
             "rounds": self.rounds,
-            "reference": list(self.reference),
-            "ranking": self.ranking,
-            "withdraw_after_crashes": self.withdraw_after_crashes,
-            "withdrawn": list(self.withdrawn),
-            "disqualified": list(self.disqualified),
+            # (The SPRT is not part of what identifies the games, but a resumed
+            # test must be the same test: a run refuses other bounds; see the plan.)
+            **self.rules.to_json(),
             "game_ids": self.game_ids,
             "games": self.games,
             "bots": [bot.to_json() for bot in self.bots],
@@ -276,9 +265,6 @@ class TournamentMeta:
                 **({} if self.openings is None else
                    {"suite": [[opening.start, list(opening.moves)] for opening in self.openings]}),
             },
-            # Not part of what identifies the games, but a resumed test must
-            # be the same test: a run refuses other bounds (see the plan).
-            "sprt": None if self.sprt is None else self.sprt.to_json(),
             "stages": [stage.to_json() for stage in self.stages],
             "seeding": list(self.seeding),
             "pairings": [pairing.to_json() for pairing in self.pairings],
@@ -292,7 +278,7 @@ class TournamentMeta:
         data = _mapping(data, "the file")
         game = data.get("game")
         if game not in engine.GAMES:
-            raise MetaError(f"game: must be one of {', '.join(engine.GAMES)}, got {_short(game)}")
+            raise MetaError(f"game: must be one of {', '.join(engine.GAMES)}, got {short(game)}")
         bots = _bots(data, "bots")
         departed = _bots(data, "departed")
         names = [bot.name for bot in bots]
@@ -300,10 +286,11 @@ class TournamentMeta:
             raise MetaError("bots: a bot is named twice")
         format_ = data.get("format")
         if format_ is not None and format_ not in (*FORMATS, STAGED):
-            raise MetaError(f"format: unknown format {_short(format_)}")
-        reference = tuple(_text(n, "reference", limit=100) for n in _list(data.get("reference") or [], "reference"))
-        if not set(reference) <= set(names):
-            raise MetaError("reference: names a bot that is not among the bots")
+            raise MetaError(f"format: unknown format {short(format_)}")
+        try:
+            rules = Rules.from_json(data, names)
+        except ValueError as exc:
+            raise MetaError(str(exc)) from None
         try:
             stages = tuple(Stage.from_json(_mapping(entry, "stages")) for entry in _list(data.get("stages") or [], "stages"))
             pairings = tuple(pairings_from_json(data.get("pairings") or []))
@@ -317,11 +304,7 @@ class TournamentMeta:
         if bool(stages) != (format_ in ("swiss", "knockout", "adaptive", STAGED)) and format_ is not None:
             raise MetaError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
         seeding = tuple(_text(n, "seeding", limit=100) for n in _list(data.get("seeding") or [], "seeding"))
-        departures = {key: tuple(_text(n, key, limit=100) for n in _list(data.get(key) or [], key))
-                      for key in ("withdrawn", "disqualified")}
-        ranking = data.get("ranking")
         try:
-            sprt = None if not data.get("sprt") else SprtConfig(**_mapping(data["sprt"], "sprt"))
             time_control = None if data.get("time_control") is None else TimeControl.from_json(data["time_control"])
         except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
             raise MetaError(f"sprt or time_control: {exc}") from None
@@ -333,15 +316,11 @@ class TournamentMeta:
             seed=_whole(data.get("seed"), "seed", 0, 2**63) if data.get("seed") is not None else None,
             format=format_, time_control=time_control,
             rounds=_whole(data.get("rounds", 1), "rounds", 1, MAX_FIELD),
-            reference=reference,
-            ranking=ranking if ranking in RANKINGS else RANKINGS[0],
-            withdraw_after_crashes=None if data.get("withdraw_after_crashes") is None
-            else _whole(data["withdraw_after_crashes"], "withdraw_after_crashes", 1, 10**6),
+            rules=rules,
             game_ids=data.get("game_ids") if data.get("game_ids") in GAME_IDS else None,
             games=None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9),
-            withdrawn=departures["withdrawn"], disqualified=departures["disqualified"],
             openings_count=count, openings_digest=digest, openings=suite,
-            sprt=sprt, stages=stages, seeding=seeding, pairings=pairings,
+            stages=stages, seeding=seeding, pairings=pairings,
             cluster=None if data.get("cluster") is None else MetaCluster.from_json(data["cluster"]),
         )
 
@@ -409,42 +388,17 @@ def _layout(data: dict[str, Any]) -> str:
 # -- checks of each kind of field -------------------------------------------------------
 
 
-def _short(value: Any) -> str:
-    return repr(value)[:60]
-
-
-def _mapping(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise MetaError(f"{where}: must be a mapping, got {_short(value)}")
-    return value
-
-
-def _list(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise MetaError(f"{where}: must be a list, got {_short(value)}")
-    return value
-
-
-def _text(value: Any, where: str, *, limit: int) -> str:
-    if not isinstance(value, str) or len(value) > limit:
-        raise MetaError(f"{where}: must be a string of at most {limit} characters, got {_short(value)}")
-    return value
+#: The checks of :mod:`arena.base.json_checks`, each refusal a :class:`MetaError`.
+_mapping, _list = partial(mapping, error=MetaError), partial(listed, error=MetaError)
+_text, _whole = partial(text, error=MetaError), partial(whole, error=MetaError)
 
 
 def _line(value: Any, where: str, *, limit: int) -> str:
     """Text printed as it is (a host name at the start of a run): printable, one line."""
     text = _text(value, where, limit=limit)
     if not text.isprintable():
-        raise MetaError(f"{where}: must be printable text, got {_short(value)}")
+        raise MetaError(f"{where}: must be printable text, got {short(value)}")
     return text
-
-
-def _whole(value: Any, where: str, low: int, high: int) -> int:
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise MetaError(f"{where}: must be a whole number from {low} to {high}, got {_short(value)}")
-    return value
 
 
 def _bots(data: Mapping[str, Any], key: str) -> tuple[MetaBot, ...]:
@@ -469,7 +423,7 @@ def _openings(value: Any, game: str) -> tuple[int | None, str | None, tuple[Open
     suite = []
     for entry in entries:
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
-            raise MetaError(f"openings.suite: an opening must be [start, [moves]], got {_short(entry)}")
+            raise MetaError(f"openings.suite: an opening must be [start, [moves]], got {short(entry)}")
         moves = tuple(_text(m, "openings.suite", limit=20) for m in entry[1][:1000])
         suite.append(Opening(_whole(entry[0], "openings.suite", 0, starts - 1), moves))
     if suite_digest(suite) != digest:

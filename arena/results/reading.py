@@ -18,18 +18,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.formats.competition import Competition
+from arena.formats.competition import Competition, Rules
 from arena.formats.progression import schedule_so_far
 from arena.formats.schedule import make_schedule, pairings, schedule_size
 from arena.formats.rounds import Rounds, read_rounds
 from arena.formats.stages import Pairing, Stage
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
-from arena.results.meta import RANKINGS, TournamentMeta
+from arena.results.meta import TournamentMeta
 from arena.results.sprt import SprtConfig
 from arena.results.standings import Standings, compute_standings
 from arena.results.store import GAMES_FILE
 
-__all__ = ["WHOLE_SCHEDULE", "ReadResults", "SortedRecords", "left_out_line", "results_of", "same_game", "sort_records"]
+__all__ = ["WHOLE_SCHEDULE", "ReadResults", "SortedRecords", "left_out_line", "results_of", "rules_of", "same_game",
+           "sort_records"]
 
 #: The most games of a schedule fixed in advance that a reader makes whole
 #: when the records do not hold as many.  A round-robin of n bots has n²
@@ -105,9 +106,9 @@ class ReadResults:
     competition: Competition | None
     #: The tournament's bots, in the file's order.
     names: list[str]
-    #: The rule that orders the ranking.
-    ranking: str = RANKINGS[0]
-    sprt: SprtConfig | None = None
+    #: What ranks them: the competition's rules; without a schedule, only
+    #: the ranking rule and the SPRT (:meth:`Rules.without_schedule`).
+    rules: Rules = Rules()
     warnings: list[str] = field(default_factory=list)
     #: Games of bots no longer in the tournament: out of the ranking, still shown.
     left_out: list[GameRecord] = field(default_factory=list)
@@ -130,27 +131,14 @@ class ReadResults:
                          f"the {WHOLE_SCHEDULE:,} a reader makes beyond the games played")
 
     @property
-    def reference(self) -> tuple[str, ...]:
-        return self.competition.reference if self.competition is not None else ()
-
-    @property
     def challenger(self) -> str | None:
         """A gauntlet's first bot, which meets each other bot."""
-        competition = self.competition
-        return competition.names[0] if competition is not None and competition.format == "gauntlet" else None
-
-    @property
-    def withdrawn(self) -> tuple[str, ...]:
-        return self.competition.withdrawn if self.competition is not None else ()
-
-    @property
-    def disqualified(self) -> tuple[str, ...]:
-        return self.competition.disqualified if self.competition is not None else ()
+        return self.competition.challenger if self.competition is not None else None
 
     def standings(self, *, at_limit: bool = False) -> Standings:
         """The standings of these results, as every command shows them."""
-        return compute_standings(self.records, self.names, at_limit=at_limit, rounds=self.rounds,
-                                 disqualified=self.disqualified, challenger=self.challenger, **self.fold_settings())
+        return compute_standings(self.records, self.names, self.rules, at_limit=at_limit, rounds=self.rounds,
+                                 challenger=self.challenger, **self.fold_settings())
 
     def played(self) -> int:
         """How many games of the schedule the results hold."""
@@ -164,9 +152,8 @@ class ReadResults:
 
     def fold_settings(self) -> dict[str, Any]:
         """What the standings of these results are asked with besides
-        their games' order (:meth:`StandingsFold.standings` takes them)."""
-        return dict(sprt=self.sprt, reference=self.reference, versions=self.versions, ranking=self.ranking,
-                    withdrawn=self.withdrawn, remote=self.remote)
+        their games' order and :attr:`rules` (:meth:`StandingsFold.standings` takes them)."""
+        return dict(versions=self.versions, remote=self.remote)
 
     def round_robin_rounds(self) -> Rounds | None:
         """A round-robin tournament's rounds read as a round-robin stage's,
@@ -194,23 +181,32 @@ class ReadResults:
         return self.meta.versions if self.meta is not None else {}
 
 
+def rules_of(competition: Competition | None, meta: TournamentMeta | None, sprt: SprtConfig | None = None) -> Rules:
+    """The rules results are ranked by: ``competition``'s, else the
+    directory's; and the SPRT of a run in progress (``sprt``), else theirs,
+    else the directory's (a tournament file without one reads its test)."""
+    rules = competition.rules if competition is not None else meta.rules if meta is not None else Rules()
+    return replace(rules, sprt=sprt or rules.sprt or (meta.rules.sprt if meta is not None else None))
+
+
 def results_of(
     directory: Path, meta: TournamentMeta | None, records: Sequence[GameRecord], warnings: Sequence[str] = (), *,
-    competition: Competition | None = None, ranking: str | None = None, sprt: SprtConfig | None = None,
+    competition: Competition | None = None, sprt: SprtConfig | None = None,
     seeding: Sequence[str] | None = None, pairings: Sequence[Pairing] | None = None,
 ) -> ReadResults:
     """The results of ``records`` under ``meta`` (see the module's doc).
-    ``competition``, ``ranking`` and ``sprt`` are the tournament file's when
-    the user named it (else the directory's); ``seeding`` and ``pairings``
-    those of a run in progress (else the directory's)."""
+    ``competition`` (with its rules) is the tournament file's when the user
+    named it (else the directory's); ``sprt``, that of a run in progress;
+    the directory's SPRT where neither gives one.  ``seeding`` and
+    ``pairings`` are those of a run in progress (else the directory's)."""
     warnings = list(warnings)
-    sprt = sprt or (meta.sprt if meta is not None else None)
-    ranking = ranking or (meta.ranking if meta is not None else RANKINGS[0])
     if competition is None and meta is not None:
         competition = meta.competition(records)
+    rules = rules_of(competition, meta, sprt)
     if competition is None:  # no tournament.json, or one that does not say enough: every readable game counts
         names = meta.names if meta is not None else list(dict.fromkeys(n for r in records for n in r.players.values()))
-        return ReadResults(directory, list(records), meta, None, names, ranking, sprt, warnings)
+        return ReadResults(directory, list(records), meta, None, names, rules.without_schedule(), warnings)
+    competition = replace(competition, rules=rules)
     if meta is not None:  # the games are named as they were when played
         competition = replace(competition, game_ids=meta.game_ids or ("positions" if records else "names"))
     if not competition.paired_by_results:
@@ -242,7 +238,8 @@ def results_of(
     except (ValueError, KeyError) as exc:
         # e.g. a 0.1 directory (ids by position) read with a file of a later format
         warnings.append(f"cannot rebuild the schedule of {directory} ({exc}); every readable game is ranked")
-        return ReadResults(directory, list(records), meta, None, list(competition.names), ranking, sprt, warnings)
+        return ReadResults(directory, list(records), meta, None, list(competition.names), rules.without_schedule(),
+                           warnings)
     if meta is not None and meta.games is not None and whole is None:
         schedule = schedule[: meta.games]
     sorted_ = sort_records(records, schedule, competition.names)
@@ -250,5 +247,5 @@ def results_of(
                  for r in sorted_.foreign]
     if (line := sorted_.left_out_line()) is not None:
         warnings.append(line)
-    return ReadResults(directory, sorted_.kept, meta, competition, list(competition.names), ranking, sprt, warnings,
+    return ReadResults(directory, sorted_.kept, meta, competition, list(competition.names), rules, warnings,
                        sorted_.left_out, rounds, list(schedule), whole)

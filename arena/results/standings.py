@@ -21,13 +21,13 @@ import trueskill
 from arena.game.clock import TimeControl
 from arena.game.records import GameRecord, schedule_key
 from arena.formats.adaptive import settle_rule
+from arena.formats.competition import RANKINGS, Rules
 from arena.formats.rounds import Rounds
 from arena.formats.stages import STAGE_NAMES
 from arena.formats.scoring import Tally, scored, scored_record, side_score, sonneborn_berger
 from arena.results.game_index import move_times_of
 from arena.results.nodes import NodeTallies, NodeTally
-from arena.results.meta import RANKINGS
-from arena.results.sprt import SprtConfig, SprtStatus, sprt_status
+from arena.results.sprt import SprtStatus, sprt_status
 from arena.results.statistics import MatchStatistics, fit_elo, fit_elo_tally, match_statistics, scores_of
 
 __all__ = [
@@ -257,30 +257,27 @@ def rounds_rule(rounds: Rounds) -> str:
 def compute_standings(
     records: Iterable[GameRecord],
     bot_names: Sequence[str] | None = None,
-    sprt: SprtConfig | None = None,
+    rules: Rules = Rules(),
     *,
     at_limit: bool = False,
-    reference: Sequence[str] = (),
     versions: Mapping[str, str] | None = None,
-    ranking: str = "trueskill",
     rounds: Rounds | None = None,
-    withdrawn: Collection[str] = (),
-    disqualified: Collection[str] = (),
     challenger: str | None = None,
     remote: Collection[str] = (),
 ) -> Standings:
     """Fold ``records`` in ``index`` order into TrueSkill ratings and tallies,
-    with the Elo fit, LOS, and for two bots the match figures and ``sprt``
-    (``at_limit``: no more games are scheduled).  With ``reference`` (the
-    bots of a ``format: reference`` tournament), the other bots are also
-    ranked by their score against those.  ``versions`` names the version of
-    each bot that plays now; games by other versions are counted apart.
-    ``ranking`` is the rule that orders the bots, one of :data:`RANKINGS`;
-    with the ``rounds`` of a Swiss, knockout or staged tournament, ``points``
-    orders them by those rounds' places (:meth:`Rounds.places`), byes counted.
-    ``withdrawn`` and ``remote`` bots are marked; ``disqualified`` ones have every game
+    with the Elo fit, LOS, and for two bots the match figures and the
+    ``rules``' SPRT (``at_limit``: no more games are scheduled).  The
+    ``rules`` (:class:`~arena.formats.competition.Rules`) decide the rest:
+    with ``reference`` bots (a ``format: reference`` tournament), the other
+    bots are also ranked by their score against those; ``ranking`` is the
+    rule that orders the bots, one of :data:`RANKINGS`, and with the
+    ``rounds`` of a Swiss, knockout or staged tournament, ``points`` orders
+    them by those rounds' places (:meth:`Rounds.places`), byes counted;
+    ``withdrawn`` bots are marked; ``disqualified`` ones have every game
     scored as a loss (:func:`~arena.formats.scoring.scored`) and rank after
-    every other bot.
+    every other bot.  ``versions`` names the version of each bot that plays
+    now; games by other versions are counted apart.  ``remote`` bots are marked.
     With the ``challenger`` of a gauntlet, its match against each opponent
     (Elo difference, LOS, game pairs), and the LOS over the next bot only
     between bots that met (two opponents never do).
@@ -290,14 +287,14 @@ def compute_standings(
     :class:`ValueError` for records that mix games, a bot playing itself, or a
     winner or forfeit that names no colour of the game or contradicts the other.
     """
-    fold = StandingsFold(bot_names or (), disqualified)
+    fold = StandingsFold(bot_names or (), rules)
     # Ties on index (which a well-formed schedule never makes) are broken by
     # game id, so the fold order never depends on the order of the input.
-    ordered = sorted(scored(records, disqualified), key=schedule_key)
+    ordered = sorted(scored(records, rules.disqualified), key=schedule_key)
     for record in ordered:
         fold.add(record, schedule_key(record))
-    return fold.standings(sprt, at_limit=at_limit, reference=reference, versions=versions, ranking=ranking,
-                          rounds=rounds, withdrawn=withdrawn, challenger=challenger, records=ordered, remote=remote)
+    return fold.standings(at_limit=at_limit, versions=versions, rounds=rounds, challenger=challenger, records=ordered,
+                          remote=remote)
 
 
 class OutOfOrder(ValueError):
@@ -321,11 +318,12 @@ class StandingsFold:
     microseconds (records hold them to the microsecond): sums that do not
     depend on the order either, to the last bit."""
 
-    def __init__(self, bot_names: Sequence[str] = (), disqualified: Collection[str] = (), *,
-                 history: bool = True) -> None:
+    def __init__(self, bot_names: Sequence[str] = (), rules: Rules = Rules(), *, history: bool = True) -> None:
         self._names = list(bot_names)
         self.bots: dict[str, BotStanding] = {name: BotStanding(name) for name in bot_names}
-        self.disqualified = frozenset(disqualified)
+        #: What ranks the games folded (see :func:`compute_standings`).
+        self.rules = rules
+        self.disqualified = frozenset(rules.disqualified)
         #: Each bot's rating after each of its games (what the report's charts draw), kept or not.  Without
         #: it, a thinned history is kept (:meth:`_thin_history`): a point every so many games, a few hundred a
         #: bot at most, and fewer the more bots there are, so that a kept fold's size grows with the bots only.
@@ -443,10 +441,8 @@ class StandingsFold:
             self._every[name] = self._every.get(name, 1) * 2
 
     def standings(
-        self, sprt: SprtConfig | None = None, *, at_limit: bool = False, reference: Sequence[str] = (),
-        versions: Mapping[str, str] | None = None, ranking: str = "trueskill", rounds: Rounds | None = None,
-        withdrawn: Collection[str] = (), challenger: str | None = None, records: Sequence[GameRecord] | None = None,
-        remote: Collection[str] = (),
+        self, *, at_limit: bool = False, versions: Mapping[str, str] | None = None, rounds: Rounds | None = None,
+        challenger: str | None = None, records: Sequence[GameRecord] | None = None, remote: Collection[str] = (),
     ) -> Standings:
         """The standings of the games folded (see :func:`compute_standings`
         for the arguments); every game is rated first.  ``records``, the
@@ -454,6 +450,7 @@ class StandingsFold:
         gauntlet's challenger (their game pairs)."""
         if len(self.games) > 1:
             raise ValueError(f"records mix several games ({', '.join(sorted(self.games))}); rate each game apart")
+        sprt, reference, ranking = self.rules.sprt, self.rules.reference, self.rules.ranking
         if ranking not in RANKINGS:
             raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
         self.settle()
@@ -469,7 +466,7 @@ class StandingsFold:
             bot.versions = dict(sorted(bot.versions.items(), key=lambda v: (self._last_played[bot.name, v[0]], v[0]),
                                        reverse=True))
             bot.version = (versions or {}).get(bot.name) or next(iter(bot.versions), None)
-        for name in withdrawn:
+        for name in self.rules.withdrawn:
             bots.setdefault(name, BotStanding(name)).withdrawn_by_organiser = True
         for name in self.disqualified:
             bots.setdefault(name, BotStanding(name)).disqualified = True
@@ -762,14 +759,15 @@ class RunningLeader:
       seconds (a fit of 48 bots takes some 80 ms: refitted after each game it
       would cost more than a game of instant bots).
 
-    A ``disqualified`` bot's games count as its losses, and it never leads."""
+    The ``rules``' ``ranking`` is the rule; a ``disqualified`` bot's games
+    count as its losses, and it never leads."""
 
-    def __init__(self, ranking: str = "trueskill", disqualified: Collection[str] = (), *,
-                 refit_every_s: float = 5.0, clock: Callable[[], float] = time.monotonic) -> None:
-        if ranking not in RANKINGS:
-            raise ValueError(f"unknown ranking {ranking!r}; choose one of: {', '.join(RANKINGS)}")
-        self.ranking = ranking
-        self._disqualified = frozenset(disqualified)
+    def __init__(self, rules: Rules = Rules(), *, refit_every_s: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if rules.ranking not in RANKINGS:
+            raise ValueError(f"unknown ranking {rules.ranking!r}; choose one of: {', '.join(RANKINGS)}")
+        self.ranking = rules.ranking
+        self._disqualified = frozenset(rules.disqualified)
         self._fold = RatingFold()
         self._waiting: dict[int, GameRecord] = {}
         self._next = 0

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from arena.formats.bradley_terry import bradley_terry
 from arena.formats.scoring import Tally, score_of
+from arena.formats.sprt_config import NELO_UNIT
 from arena.game.records import GameRecord, schedule_key
 
 __all__ = [
@@ -313,10 +314,6 @@ def counted_statistics(wins: int, draws: int, losses: int, penta: Pentanomial) -
     nelo, nelo_margin = _nelo(score, variance, n, 2 if model == "pentanomial" else 1)
     return MatchStatistics(wins, draws, losses, penta, model, score, elo, lower, upper, margin, los(score - 0.5, sd),
                            nelo, nelo_margin)
-
-
-#: Normalized Elo per unit of t = (score - 1/2) / sigma, for single games.
-NELO_UNIT = 800 / math.log(10)
 
 
 def _nelo(score: float, variance: float, n: int, per: int) -> tuple[float, float]:

@@ -43,9 +43,8 @@ from arena.bot.submission import (
 from arena.base.text import safe
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
-from arena.formats.competition import FORMATS, STAGED, Competition
+from arena.formats.competition import FORMATS, RANKINGS, STAGED, Competition, Rules
 from arena.formats.stages import BYE_SCORES, STAGE_FORMATS, Stage, stage_problem
-from arena.results.standings import RANKINGS
 from arena.results.sprt import SPRT_MODELS, SprtConfig
 from arena.run.option_reader import OptionMapping
 from arena.run.remote_settings import REMOTE_KEYS, RemoteSettings, remote_link, remote_settings
@@ -198,30 +197,19 @@ class TournamentConfig:
     description: str
     #: The opening suite (see :mod:`arena.game.openings`); ``None``: the game's start positions.
     openings: tuple[Opening, ...] | None = None
-    #: A sequential test between the two bots; ``None``: play every game.
-    sprt: SprtConfig | None = None
     #: ``stop``: a bot that fails the pre-flight stops the run; ``forfeit``: it forfeits its games.
     startup_failures: str = "stop"
     #: Write ``report.html`` in the output directory, refreshed during the run.
     report: bool = False
     executor: str = "local"
     ray: RaySettings = RaySettings()
-    #: ``format: reference``: the bots every other bot plays (and only those).
-    reference: tuple[str, ...] = ()
     #: How game ids name a pair: ``names`` (the bots' names), or ``positions``
     #: (their places in the file), as results directories written before
     #: version 0.2 did; see :func:`arena.formats.schedule.make_schedule`.
     game_ids: str = "names"
-    #: The rule that orders the ranking, one of :data:`arena.results.standings.RANKINGS`.
-    ranking: str = "trueskill"
-    #: A bot whose games end in ``crash`` forfeits this many times in a row is
-    #: withdrawn: its later games are forfeited without starting it.  None: never.
-    withdraw_after_crashes: int | None = None
-    #: Bots withdrawn by the organiser: their results stand, their games not
-    #: played yet are forfeited without starting them, they are not paired again.
-    withdrawn: tuple[str, ...] = ()
-    #: Bots disqualified: every game of theirs is scored as a loss, they rank last.
-    disqualified: tuple[str, ...] = ()
+    #: What decides the games and the ranking beyond the schedule: the ranking
+    #: rule, the SPRT, the reference bots, the bots withdrawn or disqualified.
+    rules: Rules = Rules()
     #: Swiss, knockout and staged tournaments: their stages, in order (a single
     #: format is one stage); empty for the formats fixed in advance.
     stages: tuple[Stage, ...] = ()
@@ -263,9 +251,7 @@ class TournamentConfig:
         """What decides the tournament's games and pairings."""
         return Competition(
             game=self.game, seed=self.seed, format=self.format, names=tuple(bot.name for bot in self.bots),
-            rounds=self.rounds, reference=self.reference, openings=self.openings, game_ids=self.game_ids,
-            stages=self.stages, withdraw_after_crashes=self.withdraw_after_crashes,
-            withdrawn=self.withdrawn, disqualified=self.disqualified,
+            rounds=self.rounds, openings=self.openings, game_ids=self.game_ids, stages=self.stages, rules=self.rules,
         )
 
     def clock_of(self, name: str) -> TimeControl:
@@ -489,17 +475,11 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
         path=path,
         description=fields.string("description", ""),
         openings=_openings(fields, game, seed, base_dir),
-        sprt=_sprt(fields, len(bots), format),
         startup_failures=fields.choice("startup_failures", STARTUP_FAILURES),
         report=fields.boolean("report", False),
         executor=fields.choice("executor", EXECUTORS),
         ray=_ray(fields, base_dir, concurrency),
-        reference=_reference(fields, format, bots),
-        # A Swiss or knockout ranks by its own rule (points or places) unless told otherwise.
-        ranking=fields.choice("ranking", RANKINGS) if "ranking" in fields or not stages else "points",
-        withdraw_after_crashes=fields.positive_int("withdraw_after_crashes") if "withdraw_after_crashes" in fields else None,
-        withdrawn=_departures(fields, "withdrawn", bots),
-        disqualified=_departures(fields, "disqualified", bots),
+        rules=_rules(fields, format, bots, stages),
         stages=stages,
         seed_from=_seed_from(fields, base_dir, stages),
         seeding=_seeding(fields, stages),
@@ -667,6 +647,19 @@ def _seeding(fields: YamlMapping, stages: Sequence[Stage]) -> str:
     if seeding != "seed_from" and given:
         raise fields.error(f"seeding: {seeding} leaves seed_from: unused; remove one of them", "seeding")
     return seeding
+
+
+def _rules(fields: YamlMapping, format: str, bots: Sequence[BotConfig], stages: Sequence[Stage]) -> Rules:
+    """What decides the games and the ranking beyond the schedule (:class:`Rules`)."""
+    return Rules(
+        sprt=_sprt(fields, len(bots), format),
+        reference=_reference(fields, format, bots),
+        # A Swiss or knockout ranks by its own rule (points or places) unless told otherwise.
+        ranking=fields.choice("ranking", RANKINGS) if "ranking" in fields or not stages else "points",
+        withdraw_after_crashes=fields.positive_int("withdraw_after_crashes") if "withdraw_after_crashes" in fields else None,
+        withdrawn=_departures(fields, "withdrawn", bots),
+        disqualified=_departures(fields, "disqualified", bots),
+    )
 
 
 def _reference(fields: YamlMapping, format: str, bots: Sequence[BotConfig]) -> tuple[str, ...]:

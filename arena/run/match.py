@@ -34,6 +34,7 @@ from arena.run.remote_bots import event_log, serve_remote_bots
 from arena.run.remote_settings import RemoteSettings
 from arena.run.gc_held import frozen, read_uncollected
 from arena.run.results_dir import RunPlan, open_results, run_meta
+from arena.formats.competition import Rules
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import (RunningSprt, cluster_of, holes, make_executor, pending_specs, play_and_store, sprt_of,
                                   start_bots)
@@ -132,7 +133,7 @@ def match_config(
         path=None,
         description="",
         openings=openings,
-        sprt=sprt,
+        rules=Rules(sprt=sprt),
         ray=RaySettings(actors=actors),
         time_odds={name: bot.time_control for name, bot in zip(names, bots) if bot.time_control is not None},
         remote=remote,
@@ -178,7 +179,7 @@ def match_header(config: TournamentConfig, games: int, *, capped: bool) -> str:
     the number of games, or the SPRT and its cap (given with ``--games`` when
     ``capped``, else computed from the bounds: say how)."""
     a, b = (bot.name for bot in config.bots)
-    sprt = config.sprt
+    sprt = config.rules.sprt
     if sprt is None:
         return f"{a} vs {b}: playing {games} game{'s' if games != 1 else ''} of {config.game} {clocks_text(config)}"
     why = "--games" if capped else (f"{CAP_FACTOR} × the {sprt.expected_pairs():.0f} pairs expected under "
@@ -229,7 +230,7 @@ def play_match(
 ) -> MatchResult:
     """Play ``games`` games between the two bots of ``config`` in game pairs
     (each opening twice, colours swapped), on the executor it names (this
-    machine's cores, or a Ray cluster); with ``config.sprt``, ``games`` is
+    machine's cores, or a Ray cluster); with ``config.rules.sprt``, ``games`` is
     the cap and the match stops once the test is decided.  With
     ``keep_records``, records go to ``config.output`` (its ``logs/`` holds
     the bots' stderr) and the games already there are not played again.

@@ -75,12 +75,11 @@ def tournament_meta(
     suite = config.openings
     return TournamentMeta(
         name=config.name, description=config.description, game=config.game, bots=bots, seed=config.seed,
-        format=config.format, time_control=config.time_control, rounds=config.rounds, reference=config.reference,
-        ranking=config.ranking, withdraw_after_crashes=config.withdraw_after_crashes, withdrawn=config.withdrawn,
-        disqualified=config.disqualified, game_ids=config.game_ids,
+        format=config.format, time_control=config.time_control, rounds=config.rounds, rules=config.rules,
+        game_ids=config.game_ids,
         games=games, departed=tuple(departed),
         openings_count=None if suite is None else len(suite), openings_digest=None if suite is None else suite_digest(suite),
-        openings=suite, sprt=config.sprt, stages=config.stages, seeding=tuple(seeding), pairings=tuple(pairings),
+        openings=suite, stages=config.stages, seeding=tuple(seeding), pairings=tuple(pairings),
     )
 
 
@@ -348,8 +347,8 @@ def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool,
             return (f"were played with bot {bot.name!r} on the clock {before.time_control or old.time_control}, "
                     f"{asker} now says {bot.time_control or new.time_control}")
     # The test decides from the games played: other bounds would be another test.
-    if played and old.sprt != new.sprt:
-        return f"were played as the SPRT {_sprt_text(old.sprt)}, {asker} now says {_sprt_text(new.sprt)}"
+    if played and old.rules.sprt != new.rules.sprt:
+        return f"were played as the SPRT {_sprt_text(old.rules.sprt)}, {asker} now says {_sprt_text(new.rules.sprt)}"
     # A Swiss may be given more rounds (or fewer) between runs, an adaptive stage more games; anything
     # else of a stage is what was paired.
     if [replace(s, rounds=1, max_games=2) for s in old.stages] != [replace(s, rounds=1, max_games=2) for s in new.stages]:
@@ -514,8 +513,7 @@ def read_loaded(found: FoundResults) -> tuple[ReadResults, list[str], LoadedResu
         except ResultsConflict as exc:
             warnings.append(str(exc))
     results = results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings],
-                         competition=config.competition, ranking=config.ranking,
-                         sprt=config.sprt if config.sprt is not None else None, seeding=seeding)
+                         competition=config.competition, seeding=seeding)
     return results, warnings, loaded
 
 

@@ -49,7 +49,7 @@ from arena.game.records import GameRecord, MAX_ROUND, schedule_key
 from arena.formats.rounds import Rounds
 from arena.results.game_index import INDEX_FILE, LogPlace
 from arena.results.meta import MetaError, TournamentMeta, read_meta
-from arena.results.reading import ReadResults, left_out_line
+from arena.results.reading import ReadResults, left_out_line, rules_of
 from arena.results.standings import Standings, StandingsFold
 from arena.results.store import GAMES_FILE, LoadedResults, LogRewritten, ResultsStore, StoreError
 from arena.run.answers import question_of, recall, remember
@@ -119,7 +119,7 @@ def _asked(found: FoundResults) -> tuple[Any, ...]:
     """What ``arena standings`` asks of ``found`` besides its games (see :func:`question_of`)."""
     config = found.config
     return ("standings", None if config is None else
-            (config.competition, config.ranking, config.sprt, config.seeding, config.seed))
+            (config.competition, config.seeding, config.seed))
 
 
 def _question(found: FoundResults, asked: tuple[Any, ...]) -> str | None:
@@ -192,7 +192,7 @@ class KeptStandings:
         keys = [ScheduledGames.order(r.game_id) for r in ordered]
         if None in keys or any(a >= b for a, b in zip(keys, keys[1:])):  # (type: the ids of a schedule by names)
             return None
-        fold = StandingsFold(results.names, results.disqualified, history=False)
+        fold = StandingsFold(results.names, results.rules, history=False)
         for record, key in zip(ordered, keys):
             fold.add(record, key)
         known = min(max(competition.rounds, meta.rounds), MAX_ROUND)
@@ -227,14 +227,13 @@ class KeptStandings:
         competition = meta.competition() if config is None else config.competition
         if competition is None:
             return None
-        competition = replace(competition, game_ids=meta.game_ids)
+        # The rules a whole read works out (results_of): the tournament file's, else the directory's.
+        competition = replace(competition, game_ids=meta.game_ids, rules=rules_of(competition, meta))
         if not _carried(competition, meta, None):
             return None
-        # The settings a whole read works out (results_of): the tournament file's, else the directory's.
         settings = ReadResults(found.directory, [], meta, competition, list(competition.names),
-                               config.ranking if config is not None else meta.ranking,
-                               (config.sprt if config is not None else None) or meta.sprt).fold_settings()
-        fold = StandingsFold(competition.names, competition.disqualified, history=False)
+                               competition.rules).fold_settings()
+        fold = StandingsFold(competition.names, competition.rules, history=False)
         return cls(place=LogPlace.start(), stat=None, game=meta.game, competition=competition,
                    known_rounds=min(max(competition.rounds, meta.rounds), MAX_ROUND), rounds=1, settings=settings,
                    head=[], lines=[], foreign=[], left_out=Counter(), left_out_games=0, unfolded=set(), forfeits=[],
@@ -289,7 +288,7 @@ class KeptStandings:
         competition, rounds = self.competition, self.rounds
         every = (1 << (rounds + 1)) - 2  # (rounds 1 to rounds)
         out: dict[str, int] = {}
-        for a, b in pairings(competition.names, competition.format, competition.reference):
+        for a, b in pairings(competition.names, competition.format, competition.rules.reference):
             missing = rounds - (self.played_rounds.get(_pair_of(a, b), 0) & every).bit_count()
             out[a], out[b] = out.get(a, 0) + missing, out.get(b, 0) + missing
         return out
@@ -319,9 +318,8 @@ class KeptStandings:
             elif found is None and not set(record.players.values()) <= names:
                 left_out.append(record)
         meta = read_meta(directory)
-        settings = self.settings
         return LatestResults(directory, records, meta, self.competition, list(self.competition.names),
-                             settings["ranking"], settings["sprt"], left_out=left_out, kept=self.standings,
+                             self.competition.rules, left_out=left_out, kept=self.standings,
                              kept_unplayed=self.unplayed())
 
     def _fold_in(self, record: GameRecord, fold: StandingsFold, games: ScheduledGames) -> None:

@@ -98,9 +98,9 @@ class RunningSprt:
     gives.  Its status is ``None`` without ``sprt:``."""
 
     def __init__(self, config: TournamentConfig, schedule: Iterable[GameSpec], records: Iterable[GameRecord] = ()) -> None:
-        self.sprt = config.sprt
+        self.sprt = config.rules.sprt
         self.bot = config.bots[0].name
-        self._fold = SprtFold(config.sprt) if config.sprt is not None else None
+        self._fold = SprtFold(config.rules.sprt) if config.rules.sprt is not None else None
         # The schedule's pairs, in order, still to be folded in.
         self._order = deque(sorted({spec.pair for spec in schedule}))
         self._first: dict[int, tuple[int, float]] = {}
@@ -142,9 +142,9 @@ class RunningSprt:
 def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
     """The tournament's SPRT over the complete game pairs of ``records``,
     from the first bot's side, in schedule order; ``None`` without ``sprt:``."""
-    if config.sprt is None:
+    if config.rules.sprt is None:
         return None
-    return sprt_status(config.sprt, scores_of(records, config.bots[0].name)[1], at_limit=at_limit)
+    return sprt_status(config.rules.sprt, scores_of(records, config.bots[0].name)[1], at_limit=at_limit)
 
 
 def until_decided(specs: Iterable[GameSpec], running: RunningSprt, holes: Collection[str] = ()) -> StoppableSpecs:
@@ -177,15 +177,15 @@ class Withdrawals:
     starting anyone."""
 
     def __init__(self, config: TournamentConfig) -> None:
-        self.limit = config.withdraw_after_crashes
+        self.limit = config.rules.withdraw_after_crashes
         self.colors = engine.get_game(config.game).colors
         self.config = config
         self.crashes: Counter[str] = Counter()
         #: The bots withdrawn so far, with the reason and detail of their forfeits.
         self.withdrawn: dict[str, tuple[str, str]] = {
             **{name: ("withdrawn", "not played: withdrawn by the organiser (withdrawn: in the tournament file)")
-               for name in config.withdrawn},
-            **{name: ("disqualified", DISQUALIFIED_DETAIL) for name in config.disqualified},
+               for name in config.rules.withdrawn},
+            **{name: ("disqualified", DISQUALIFIED_DETAIL) for name in config.rules.disqualified},
         }
         self._held: deque[GameSpec] = deque()
 
@@ -241,11 +241,11 @@ def play_and_store(
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
     specs: Iterable[GameSpec] = pending
-    if withdrawals is None and (config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified):
+    if withdrawals is None and config.rules.withdraws:
         withdrawals = Withdrawals(config)
     if withdrawals is not None:
         specs = withdrawals.playable(specs)
-    if config.sprt is not None:  # outermost, so that the executor sees when the test stops
+    if config.rules.sprt is not None:  # outermost, so that the executor sees when the test stops
         specs = until_decided(specs, running_sprt, gaps)
 
     stored_so_far = 0
@@ -472,12 +472,11 @@ def run_tournament(
                 replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
                 _rounds=plan.rounds,
             )
-            report = LiveReport(config.output / REPORT_FILE, plan.meta, config.sprt, left_out=plan.records.left_out) \
+            report = LiveReport(config.output / REPORT_FILE, plan.meta, config.rules.sprt, left_out=plan.records.left_out) \
                 if config.report else None
             if on_start is not None:
                 on_start(summary)
-            withdrawals = Withdrawals(config) \
-                if config.withdraw_after_crashes is not None or config.withdrawn or config.disqualified else None
+            withdrawals = Withdrawals(config) if config.rules.withdraws else None
             # One Ray connection for every round (connecting starts a local Ray: seconds).
             with _final_report(report, summary), executor.session() if pending else nullcontext():
                 # Connected: say where the games are played, and keep it.

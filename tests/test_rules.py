@@ -1,0 +1,92 @@
+"""``Rules``, the one record of what decides a tournament's games and its
+ranking beyond the schedule: the tournament file's reader makes it,
+``tournament.json`` holds it under the keys it always had, and the readers
+take it whole (issue 36)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields, replace
+from pathlib import Path
+
+import pytest
+
+from arena.formats.competition import Rules
+from arena.formats.schedule import make_schedule
+from arena.results.meta import MetaError, TournamentMeta
+from arena.results.reading import results_of
+from arena.results.sprt import SprtConfig
+from arena.results.standings import compute_standings
+from arena.run.config import parse_config
+from arena.run.results_dir import tournament_meta
+from builders import result
+
+BOTS = "bots:\n" + "".join(f"  - {{name: {name}, cmd: python -m bots.random_bot}}\n" for name in ("a", "b", "c", "d"))
+#: Between them, every field of Rules away from its default (an SPRT is a
+#: match of two bots, a reference tournament needs a reference).
+FILES = (
+    "format: reference\nreference: [a]\nranking: elo\n"
+    "withdraw_after_crashes: 2\nwithdrawn: [b]\ndisqualified: [c]\n" + BOTS,
+    "ranking: points\nsprt: {elo0: 0, elo1: 5, model: logistic}\n"
+    "bots:\n  - {name: a, cmd: python -m bots.random_bot}\n  - {name: b, cmd: python -m bots.random_bot}\n",
+)
+
+
+def config_of(text: str):
+    return parse_config("name: t\ngame: oxono\ntime_control: 5+0.1\n" + text, base_dir=Path("/tmp"))
+
+
+@pytest.mark.parametrize("text", FILES)
+def test_the_rules_go_from_the_file_to_tournament_json_and_back_whole(text):
+    config = config_of(text)
+    meta = tournament_meta(config)
+    read = TournamentMeta.from_json(json.loads(json.dumps(meta.to_json())))
+    assert read.rules == meta.rules == config.rules
+    assert read.competition().rules == config.competition.rules == config.rules
+
+
+def test_the_files_set_every_field_of_the_rules_so_a_new_one_is_checked_too():
+    # A field added to Rules without its reader (YAML or JSON) fails the test above once a file sets it here.
+    defaults = Rules()
+    changed = {f.name for text in FILES for f in fields(Rules)
+               if getattr(config_of(text).rules, f.name) != getattr(defaults, f.name)}
+    assert changed == {f.name for f in fields(Rules)}
+
+
+def test_tournament_json_holds_the_rules_under_the_keys_it_always_had():
+    data = tournament_meta(config_of(FILES[0])).to_json()
+    assert {key: data[key] for key in Rules().to_json()} == {
+        "reference": ["a"], "ranking": "elo", "withdraw_after_crashes": 2, "withdrawn": ["b"], "disqualified": ["c"],
+        "sprt": None}
+    # A file written before the record (the SPRT after the openings) reads the same.
+    match = tournament_meta(config_of(FILES[1])).to_json()
+    sprt = match.pop("sprt")
+    assert TournamentMeta.from_json({**match, "sprt": sprt}).rules.sprt == SprtConfig(0, 5, model="logistic")
+
+
+def test_the_standings_of_a_directory_are_those_of_its_rules_taken_whole(tmp_path):
+    config = config_of(FILES[0].replace("format: reference\nreference: [a]\n", ""))
+    games = [result(spec, spec.players[0] if spec.index % 3 else None) for spec in make_schedule(config.competition)]
+    read = results_of(tmp_path, tournament_meta(config), games)
+    assert read.rules == config.rules
+    standings = read.standings()
+    assert standings == compute_standings(read.records, read.names, config.rules, rounds=read.rounds)
+    assert standings.ranking == "elo" and standings.bots[-1].name == "c" and standings.bots[-1].disqualified
+    assert [bot.name for bot in standings.bots if bot.withdrawn_by_organiser] == ["b"]
+    # Without a schedule (a tournament.json written by hand without its seed), the rule and the SPRT still hold.
+    bare = replace(tournament_meta(config), seed=None)
+    assert results_of(tmp_path, bare, games).rules == Rules(ranking="elo")
+
+
+@pytest.mark.parametrize("key, value, problem", [
+    ("withdraw_after_crashes", 0, "withdraw_after_crashes: must be a whole number from 1 to 1000000, got 0"),
+    ("reference", ["nobody"], "reference: names a bot that is not among the bots"),
+    ("withdrawn", "b", "withdrawn: must be a list, got 'b'"),
+    ("disqualified", [7], "disqualified: must be a string of at most 100 characters, got 7"),
+    ("sprt", {"elo0": 0, "elo1": 5, "model": "x"}, "sprt: unknown model 'x'"),
+])
+def test_a_forged_rule_in_tournament_json_is_one_line_naming_its_key(key, value, problem):
+    data = tournament_meta(config_of(FILES[0])).to_json()
+    with pytest.raises(MetaError) as refused:
+        TournamentMeta.from_json({**data, key: value})
+    assert str(refused.value).startswith(problem) and "\n" not in str(refused.value)
