@@ -16,13 +16,15 @@ reordered without disturbing the games already played.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import overload
 
 from arena.formats.competition import Competition
-from arena.formats.game_pairs import add_game_pair, game_seed
+from arena.formats.game_pairs import add_game_pair, game_seed, pair_game
 from arena.game.records import GameRecord, GameSpec, pair_id, parse_game_id
 
-__all__ = ["ScheduledGames", "make_schedule", "pairings", "schedule_size"]
+__all__ = ["FixedSchedule", "ScheduledGames", "make_schedule", "pairings", "schedule_size"]
 
 
 def pairings(names: Sequence[str], format: str, reference: Sequence[str] = (), *,
@@ -177,3 +179,85 @@ class ScheduledGames:
         same = record.is_game(game_seed(competition.seed, record.game_id), opening.start, opening.moves,
                               pair if seat == 0 else (b, a))
         return same, (round_, order, k)
+
+
+class FixedSchedule(Sequence[GameSpec]):
+    """What :func:`make_schedule` gives of ``competition`` (a format fixed in
+    advance, its games named by the bots), the same specs in the same order,
+    made only when asked for: a resumed league of a million games needs its
+    length, where each recorded game goes (:meth:`place`, from its id) and
+    the games of the rounds not complete yet (:meth:`pending`), not the
+    million specs."""
+
+    def __init__(self, competition: Competition, versions: Mapping[str, str] | None = None) -> None:
+        if competition.game_ids != "names" or competition.paired_by_results:
+            raise ValueError("only a schedule fixed in advance, by names, is known from its ids")
+        self.competition, self.versions = competition, versions
+        self._pairs = pairings(competition.names, competition.format, competition.rules.reference)
+        self._position = {pair: p for p, pair in enumerate(self._pairs)}
+        self._suite = competition.suite()
+        #: The games of one round: every pair's game pairs, one on each opening.
+        self.per_round = len(self._pairs) * 2 * len(self._suite)
+
+    def __len__(self) -> int:
+        return self.competition.rounds * self.per_round
+
+    @overload
+    def __getitem__(self, item: int) -> GameSpec: ...
+    @overload
+    def __getitem__(self, item: slice) -> list[GameSpec]: ...
+    def __getitem__(self, item: int | slice) -> GameSpec | list[GameSpec]:
+        if isinstance(item, slice):
+            return [self._spec(i) for i in range(*item.indices(len(self)))]
+        if item < 0:
+            item += len(self)
+        if not 0 <= item < len(self):
+            raise IndexError(item)
+        return self._spec(item)
+
+    def __iter__(self) -> Iterator[GameSpec]:
+        for round_ in range(1, self.competition.rounds + 1):
+            yield from self.round(round_)
+
+    def round(self, round_: int) -> list[GameSpec]:
+        """The games of round ``round_`` (from 1), in playing order."""
+        first = (round_ - 1) * self.per_round
+        return [self._spec(index) for index in range(first, first + self.per_round)]
+
+    def _spec(self, index: int) -> GameSpec:
+        round_, within = divmod(index, self.per_round)
+        position, k = divmod(within, 2 * len(self._suite))
+        j, seat = divmod(k, 2)
+        a, b = self._pairs[position]
+        return pair_game(self.competition, round_ + 1, pair_id(a, b), (a, b), self._suite[j], j, seat, index,
+                         self.versions)
+
+    def place(self, record: GameRecord) -> tuple[bool, int, int, int] | None:
+        """Whether ``record`` is of the game its id names here (the same
+        seed, opening and seats: :func:`~arena.results.reading.same_game`),
+        and that game's index, pair and round; None when this schedule holds
+        no such id.  Without making the game's spec."""
+        parsed = parse_game_id(record.game_id)
+        if parsed is None:
+            return None
+        round_, a, b, k = parsed
+        position = self._position.get((a, b))
+        games = 2 * len(self._suite)
+        if position is None or not (1 <= round_ <= self.competition.rounds and 1 <= k <= games):
+            return None
+        j, seat = divmod(k - 1, 2)
+        opening = self._suite[j]
+        same = record.is_game(game_seed(self.competition.seed, record.game_id), opening.start, opening.moves,
+                              (a, b) if seat == 0 else (b, a))
+        index = ((round_ - 1) * len(self._pairs) + position) * games + k - 1
+        return same, index, index // 2, round_
+
+    def pending(self, records: Collection[GameRecord]) -> list[GameSpec]:
+        """The games not in ``records`` (games of this schedule, each once,
+        their rounds the schedule's: see :func:`~arena.results.reading.sort_records`),
+        in playing order: a round that holds all its games is passed over by
+        its count, its specs never made."""
+        done = Counter(record.round for record in records)
+        ids = {record.game_id for record in records if done[record.round] < self.per_round}
+        return [spec for round_ in range(1, self.competition.rounds + 1) if done[round_] < self.per_round
+                for spec in self.round(round_) if spec.game_id not in ids]

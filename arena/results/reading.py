@@ -13,14 +13,14 @@ way, so every command gives one answer whichever the user points at.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from arena.formats.competition import Competition, Rules
 from arena.formats.progression import schedule_so_far
-from arena.formats.schedule import make_schedule, pairings, schedule_size
+from arena.formats.schedule import FixedSchedule, make_schedule, pairings, schedule_size
 from arena.formats.rounds import Rounds, read_rounds
 from arena.formats.stages import Pairing, Stage
 from arena.game.records import GameRecord, GameSpec, MAX_ROUND
@@ -72,20 +72,33 @@ def sort_records(records: Iterable[GameRecord], schedule: Sequence[GameSpec], na
     kept record takes the schedule's ``index``, ``pair`` and ``round``:
     ratings fold in the order of the schedule as it is now, whatever it was
     when the game was played, so the same results always give the same
-    table (and a round edited into a record is not believed)."""
-    by_id = {spec.game_id: spec for spec in schedule}
+    table (and a round edited into a record is not believed).  A
+    :class:`FixedSchedule` places each record from its id, its specs never made."""
+    place = schedule.place if isinstance(schedule, FixedSchedule) else _placed_by_id(schedule)
     out = SortedRecords(frozenset(names))
     for record in records:
-        spec = by_id.get(record.game_id)
-        if spec is not None and same_game(record, spec):
-            if record.index != spec.index or record.pair != spec.pair or record.round != spec.round:
-                record = replace(record, index=spec.index, pair=spec.pair, round=spec.round)
+        found = place(record)
+        if found is not None and found[0]:
+            _, index, pair, round_ = found
+            if record.index != index or record.pair != pair or record.round != round_:
+                record = replace(record, index=index, pair=pair, round=round_)
             out.kept.append(record)
-        elif spec is None and not set(record.players.values()) <= out.current:
+        elif found is None and not set(record.players.values()) <= out.current:
             out.left_out.append(record)
         else:  # an id the schedule gives to another game counts as neither: it would be played twice
             out.foreign.append(record)
     return out
+
+
+def _placed_by_id(schedule: Sequence[GameSpec]) -> Callable[[GameRecord], tuple[bool, int, int, int] | None]:
+    """:meth:`FixedSchedule.place` of any schedule, through its specs by id."""
+    by_id = {spec.game_id: spec for spec in schedule}
+
+    def place(record: GameRecord) -> tuple[bool, int, int, int] | None:
+        spec = by_id.get(record.game_id)
+        return None if spec is None else (same_game(record, spec), spec.index, spec.pair, spec.round)
+
+    return place
 
 
 def same_game(record: GameRecord, spec: GameSpec) -> bool:

@@ -34,6 +34,7 @@ from arena.formats.pairing import PairingError
 from arena.formats.progression import (FixedGames, ProgressFold, fixed_games, next_pairing, rounds_schedule,
                                       schedule_so_far)
 from arena.formats.rounds import Rounds
+from arena.formats.schedule import FixedSchedule
 from arena.formats.stages import Pairing
 from arena.game.openings import suite_digest
 from arena.game.records import GameRecord, GameSpec
@@ -118,7 +119,7 @@ class RunPlan:
             bots.append(bot)
         self.config = config = replace(config, bots=tuple(bots))
         self.competition: Competition = config.competition
-        self.schedule: list[GameSpec] = []
+        self.schedule: Sequence[GameSpec] = []
         self.records = SortedRecords(frozenset())
         #: Records played again, and why: kept ones of the bots ``--replay``
         #: names (theirs against bots that left included, played again when
@@ -153,7 +154,11 @@ class RunPlan:
             self.seeding = seeding_of(config, meta)
             self.pairings = list(meta.pairings) if meta is not None else []
         try:
-            schedule, self.rounds = schedule_so_far(competition, self.seeding, self.pairings, records, self._versions)
+            schedule: Sequence[GameSpec]
+            if competition.paired_by_results or competition.game_ids != "names":
+                schedule, self.rounds = schedule_so_far(competition, self.seeding, self.pairings, records, self._versions)
+            else:  # (a league's schedule, made only as far as its rounds not complete: see pending)
+                schedule, self.rounds = FixedSchedule(competition, self._versions), None
         except (KeyError, ValueError) as exc:  # a hand-edited pairing naming a bot the seeding does not hold
             raise ResultsConflict(f"{self.directory / META_FILE}: its pairings do not fit the tournament ({exc}); "
                                   f"{_ADVICE}") from None
@@ -166,7 +171,7 @@ class RunPlan:
             self.games = max([self.games, *(r.index + 1 for r in self.records.kept)])
         self.schedule = schedule if self.games is None else schedule[: self.games]
         earlier = self._check_versions(meta)
-        for record in (*self.records.kept, *self.records.left_out):
+        for record in (*self.records.kept, *self.records.left_out) if self.replay else ():
             replayed = sorted(self.replay & set(record.players.values()))
             if replayed:
                 self.replaced[record.game_id] = f"--replay {replayed[0]}"

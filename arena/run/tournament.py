@@ -23,6 +23,7 @@ from arena.game.records import GameRecord, GameSpec
 from arena.formats.progression import bots_in_play, estimated_games, shut_out
 from arena.formats.scoring import DISQUALIFIED_DETAIL
 from arena.formats.rounds import Rounds
+from arena.formats.schedule import FixedSchedule
 from arena.results.game_index import LazyMoves
 from arena.results.live_feed import LIVE_DIR
 from arena.results.report import LiveReport, REPORT_FILE
@@ -101,8 +102,8 @@ class RunningSprt:
         self.sprt = config.rules.sprt
         self.bot = config.bots[0].name
         self._fold = SprtFold(config.rules.sprt) if config.rules.sprt is not None else None
-        # The schedule's pairs, in order, still to be folded in.
-        self._order = deque(sorted({spec.pair for spec in schedule}))
+        # The schedule's pairs, in order, still to be folded in (a league without a test makes none of its specs).
+        self._order = deque(sorted({spec.pair for spec in schedule}) if self._fold is not None else ())
         self._first: dict[int, tuple[int, float]] = {}
         self._complete: dict[int, tuple[float, float]] = {}
         for record in records:
@@ -309,7 +310,12 @@ def _space_users(directory: Path | None, shown: int = 3) -> str:
     return f"; the disk of {directory} is full; the most {'files' if no_inodes else 'space'}: {listed}"
 
 
-def pending_specs(schedule: list[GameSpec], records: list[GameRecord]) -> list[GameSpec]:
+def pending_specs(schedule: Sequence[GameSpec], records: Sequence[GameRecord]) -> list[GameSpec]:
+    """The games of ``schedule`` not in ``records``; those of a
+    :class:`FixedSchedule` (a plan's, ``records`` the games it keeps) made
+    only for the rounds not complete."""
+    if isinstance(schedule, FixedSchedule):
+        return schedule.pending(records)
     done = {record.game_id for record in records}
     return [spec for spec in schedule if spec.game_id not in done]
 
