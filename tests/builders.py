@@ -540,10 +540,15 @@ def readings(target: Path, game_id: str) -> tuple[str, str, str]:
 
 def bisect(f: Callable[[float], float], low: float, high: float, steps: int = 300) -> float:
     """A root of ``f`` between ``low`` and ``high`` by bisection: slow and sure,
-    independent of the arena's own solvers."""
+    independent of the arena's own solvers.  It stops once no float lies
+    between the two ends: the steps left would change neither (f is called
+    once a step, not twice: some tests bisect thousands of times)."""
+    low_positive = f(low) > 0
     for _ in range(steps):
         mid = (low + high) / 2
-        if (f(mid) > 0) == (f(low) > 0):
+        if mid in (low, high):
+            break
+        if (f(mid) > 0) == low_positive:
             low = mid
         else:
             high = mid

@@ -110,6 +110,8 @@ MODULE_MARKS: dict[str, tuple[str, ...]] = {
     "test_ray_executor": ("slow", "ray"),
     "test_ray_cluster": ("slow", "ray"),
     "test_ray_head": ("slow", "ray"),
+    "test_ray_conditions": ("slow", "ray"),
+    "test_ray_connect": ("slow", "ray"),
     "test_live_browser": ("slow", "browser"),
     "test_live_broadcast": ("slow", "browser"),
     "test_report_browser": ("slow", "browser"),
@@ -242,6 +244,9 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_slow_and_half_time_bots_take_their_time",
         "test_spinning_for_an_answer_reads_the_same_lines_and_keeps_the_deadline[0.1]",
     },
+    "test_protocol": {
+        "test_info_taken_without_being_written_out_is_what_the_exact_measure_keeps",
+    },
     "test_ranking": {
         "test_a_bot_that_keeps_crashing_is_withdrawn",
         "test_arena_standings_shows_the_rule_and_shared_ranks",
@@ -249,6 +254,7 @@ SLOW_TESTS: dict[str, set[str]] = {
     "test_record_decoding": {
         "test_from_bytes_reads_every_line_as_from_json_does",
         "test_from_bytes_reads_any_line_as_from_json_does",
+        "test_the_plain_check_passes_no_record_every_check_refuses",
     },
     "test_referee": {
         "test_a_timed_out_bot_is_replaced_so_its_late_answer_is_not_misread",

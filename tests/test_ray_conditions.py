@@ -23,7 +23,6 @@ from arena.run.tournament import run_tournament
 from builders import BOTS, records
 from raytest import QUIET, RANDOM, marked_tournament, niceness_watch, ray_runtime, wait_until_gone
 
-pytestmark = pytest.mark.ray
 
 #: The niceness of the head's Ray workers (which may lower it where the tests
 #: run with CAP_SYS_NICE), and of the node joined with a plain `ray start`
