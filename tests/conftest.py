@@ -69,8 +69,11 @@ def _keep_bytecode() -> None:
     # Under PYTHONDONTWRITEBYTECODE (some sandboxes and CI images set it) every
     # arena process a test starts compiles the arena's modules again: 0.4 s
     # each, hundreds of times.  Compiled once into a cache outside the checkout instead.
+    # This process too (``-n 0`` imports the arena here), for what it imports from now on.
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
         os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"totem-arena-pycache-{os.getuid()}"))
+        sys.dont_write_bytecode = False
+        sys.pycache_prefix = sys.pycache_prefix or os.environ["PYTHONPYCACHEPREFIX"]
 
 
 _keep_bytecode()
