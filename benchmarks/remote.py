@@ -96,13 +96,11 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def machine_busy() -> tuple[float, float]:
-    """Seconds every core of this machine has been busy, and seconds it has been up times its cores (/proc/stat)."""
+def machine_busy() -> float:
+    """Seconds the cores of this machine have been busy, all added up (/proc/stat)."""
     with open("/proc/stat") as stat:
-        user, nice, system, idle, iowait, irq, softirq, steal = map(int, stat.readline().split()[1:9])
-    tick = os.sysconf("SC_CLK_TCK")
-    busy = user + nice + system + irq + softirq + steal
-    return busy / tick, (busy + idle + iowait) / tick
+        user, nice, system, _, _, irq, softirq, steal = map(int, stat.readline().split()[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 #: Put on the PYTHONPATH of the run's children: in the listener's process
@@ -239,7 +237,7 @@ def run(directory: Path, rounds: int, remote: bool, three: bool = False, kind: s
     out.mkdir()
     os.environ["REMOTE_BENCH_OUT"] = str(out)
     # (the machine's busy time counted from before the bridge starts to after it is waited for)
-    outer_cpu, (outer_busy, _), outer_start = cpu_seconds(), machine_busy(), time.monotonic()
+    outer_cpu, outer_busy, outer_start = cpu_seconds(), machine_busy(), time.monotonic()
     bridge = None
     if remote:
         token = make_token(file.with_suffix(".tokens"), "q")
@@ -289,7 +287,7 @@ def run(directory: Path, rounds: int, remote: bool, three: bool = False, kind: s
             bridge.kill()
             bridge.wait()
     bridge_cpu = cpu_seconds() - before - cpu - attacker_cpu
-    elsewhere = (machine_busy()[0] - outer_busy - (cpu_seconds() - outer_cpu)) / (time.monotonic() - outer_start)
+    elsewhere = (machine_busy() - outer_busy - (cpu_seconds() - outer_cpu)) / (time.monotonic() - outer_start)
     forfeits = [record for record in summary.records if record.forfeit_by is not None]
     if forfeits:
         raise SystemExit(f"a game was forfeited: {forfeits[0].reason}: {forfeits[0].detail}")
