@@ -15,7 +15,16 @@ So what one client can make a server hold is bounded, whatever it does:
   :data:`WRITE_TIMEOUT_S`, else the connection is closed;
 - bytes: an answer is written in pieces of :data:`CHUNK_BYTES`, the next
   only once the client has taken all but :data:`SEND_BUFFER_BYTES` of what
-  was written before; the socket's own send buffer is that size too.
+  was written before; the socket's own send buffer is that size too;
+- junk (a server that asks for it, :attr:`Limits.shed_after`): an address
+  none of whose clients the server vouched for (a token it knows), whose
+  connections were refused or ended without a request that many times in
+  :attr:`Limits.shed_window_s`, has its next connections closed as they are
+  accepted (:meth:`ConnectionGuard.listening`), before a byte is read or a
+  transport or protocol made for them, until it stops that long: a flood from
+  one machine costs the server an accept and a close each.  An address once
+  vouched for is never shed; a client behind the address of a flood that
+  began before the client first came is kept out with it while it lasts.
 
 :class:`ConnectionGuard` keeps the count and the clocks; it stands between
 the listening socket and aiohttp, one small protocol object per connection.
@@ -27,13 +36,16 @@ import asyncio
 import ctypes
 import ctypes.util
 import logging
+import os
 import socket
+import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from aiohttp import web
 
-__all__ = ["CHUNK_BYTES", "HEADER_TIMEOUT_S", "IDLE_TIMEOUT_S", "MAX_CONNECTIONS", "MAX_PER_ADDRESS",
+__all__ = ["CHUNK_BYTES", "HEADER_TIMEOUT_S", "IDLE_TIMEOUT_S", "MAX_CONNECTIONS", "MAX_PER_ADDRESS", "SHED_WINDOW_S",
            "SEND_BUFFER_BYTES", "WRITE_TIMEOUT_S", "ConnectionGuard", "Limits", "listen", "quiet_server_logs", "write"]
 
 #: Connections open at once: well under the usual 1,024 descriptors of a process.
@@ -54,6 +66,13 @@ CHUNK_BYTES = 64 << 10
 _REFUSED_LINGER_S = 1.0
 #: Seconds after a connection closes before the freed memory is handed back (once for a crowd leaving).
 _TRIM_AFTER_S = 1.0
+#: Seconds over which an address's junk connections are counted (:attr:`Limits.shed_after`).
+SHED_WINDOW_S = 10.0
+#: Addresses whose junk is counted, and addresses vouched for, at once: past it, the oldest are dropped
+#: (their clients come back as new ones).
+_MOST_COUNTED = 4096
+#: Connections of shed addresses closed in one accept: the loop's other work comes between batches.
+_SHED_AT_ONCE = 128
 
 
 def _malloc_trim() -> Callable[[], None]:
@@ -79,6 +98,11 @@ class Limits:
     idle_timeout_s: float = IDLE_TIMEOUT_S
     write_timeout_s: float = WRITE_TIMEOUT_S
     send_buffer: int = SEND_BUFFER_BYTES
+    #: Junk connections from an address (refused, or ended without a request) in ``shed_window_s`` after
+    #: which its next ones are closed as they come; None: never (the live view: a browser opens connections
+    #: it does not use).
+    shed_after: int | None = None
+    shed_window_s: float = SHED_WINDOW_S
 
 
 def quiet_server_logs() -> None:
@@ -132,9 +156,12 @@ _REFUSAL = _refusal()
 class _Connection(asyncio.Protocol):
     """One accepted connection: aiohttp's protocol behind the guard's accounting and clocks."""
 
-    def __init__(self, guard: ConnectionGuard, inner: asyncio.Protocol) -> None:
+    def __init__(self, guard: ConnectionGuard, make_inner: Callable[[], asyncio.Protocol]) -> None:
         self.guard = guard
-        self.inner: asyncio.Protocol | None = inner
+        # (made once admitted: a connection closed as it comes costs no protocol of aiohttp's)
+        self._make_inner = make_inner
+        self.inner: asyncio.Protocol | None = None
+        self.requests = 0
         self.transport: asyncio.Transport | None = None
         self.address = ""
         self.busy = 0
@@ -151,9 +178,10 @@ class _Connection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         self.address = str(peer[0]) if isinstance(peer, tuple) else ""
         if not self.guard.admit(self):
-            self.inner = None
+            self.guard.junk(self.address)
             self.guard.refuse(transport)
             return
+        self.inner = self._make_inner()
         limits = self.guard.limits
         transport.set_write_buffer_limits(high=limits.send_buffer)
         sock = transport.get_extra_info("socket")
@@ -183,6 +211,8 @@ class _Connection(asyncio.Protocol):
             self._timer.cancel()
         if self.inner is not None:
             self.guard.forget(self)
+            if not self.requests:  # connected and went (or was let go) without asking anything
+                self.guard.junk(self.address)
             self.inner.connection_lost(exc)
             self.inner = None
         if self.on_lost is not None:
@@ -204,6 +234,7 @@ class _Connection(asyncio.Protocol):
 
     def started(self) -> None:
         self.busy += 1
+        self.requests += 1
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -212,6 +243,22 @@ class _Connection(asyncio.Protocol):
         self.busy -= 1
         if not self.busy and self.transport is not None and not self.transport.is_closing():
             self._arm(self.guard.limits.idle_timeout_s)
+
+
+class _Shedding(socket.socket):
+    """A listening socket whose ``accept`` closes at once what its guard sheds (see :meth:`ConnectionGuard.listening`)."""
+
+    guard: ConnectionGuard
+
+    def accept(self) -> tuple[socket.socket, object]:
+        # As socket.socket.accept (this socket is non-blocking: so is the one accepted), with the shed ones
+        # closed by their descriptor, no object made for them.
+        for _ in range(_SHED_AT_ONCE):
+            fd, address = self._accept()  # type: ignore[attr-defined]
+            if not self.guard.sheds(str(address[0]) if isinstance(address, tuple) else ""):
+                return socket.socket(self.family, self.type, self.proto, fileno=fd), address
+            os.close(fd)
+        raise BlockingIOError  # (asyncio takes it for "no more now"; the rest at the loop's next turn)
 
 
 class ConnectionGuard:
@@ -223,10 +270,60 @@ class ConnectionGuard:
         self.per_address: dict[str, int] = {}
         self._lingering = 0
         self._trimming: asyncio.TimerHandle | None = None
+        #: By address not vouched for, when its junk connections came (the last ``shed_after``).
+        self._junk: dict[str, deque[float]] = {}
+        self._vouched: dict[str, None] = {}
+        self._told: dict[str, float] = {}
+        #: Told an address whose connections are now closed as they come (once each time it starts).
+        self.on_shed: Callable[[str], None] = lambda address: None
+        #: Connections closed as they came.
+        self.shed = 0
 
     def factory(self, inner: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
         """The protocol factory for ``loop.create_server``: ``inner``'s protocols (aiohttp's), guarded."""
-        return lambda: _Connection(self, inner())
+        return lambda: _Connection(self, inner)
+
+    def listening(self, sock: socket.socket) -> socket.socket:
+        """``sock`` (listening: ``create_server``'s) as a socket whose ``accept`` closes the connections of a shed
+        address as it takes them from the kernel, and hands the others on.  ``sock`` is detached."""
+        shedding = _Shedding(sock.family, sock.type, sock.proto, fileno=sock.detach())
+        shedding.guard = self
+        return shedding
+
+    def vouch(self, address: str) -> None:
+        """A client at ``address`` showed the server who it is: its address is never shed."""
+        if address not in self._vouched and len(self._vouched) >= _MOST_COUNTED:
+            del self._vouched[next(iter(self._vouched))]
+        self._vouched[address] = None
+        self._junk.pop(address, None)
+
+    def junk(self, address: str) -> None:
+        """A connection from ``address`` was refused, or ended without a request."""
+        most = self.limits.shed_after
+        if most is None or address in self._vouched:
+            return
+        times = self._junk.get(address)
+        if times is None:
+            if len(self._junk) >= _MOST_COUNTED:
+                del self._junk[next(iter(self._junk))]
+            times = self._junk[address] = deque(maxlen=most)
+        now = time.monotonic()
+        times.append(now)
+        window = self.limits.shed_window_s
+        if len(times) == most and now - times[0] <= window and now - self._told.get(address, -window) > window:
+            if len(self._told) >= _MOST_COUNTED:
+                del self._told[next(iter(self._told))]
+            self._told[address] = now  # (said once a spell, not once a junk connection past the bound)
+            self.on_shed(address)
+
+    def sheds(self, address: str) -> bool:
+        """Whether a connection from ``address`` is closed as it comes (see :attr:`Limits.shed_after`)."""
+        times = self._junk.get(address)
+        most = self.limits.shed_after
+        if times is None or most is None or len(times) < most or time.monotonic() - times[0] > self.limits.shed_window_s:
+            return False
+        self.shed += 1
+        return True
 
     def admit(self, connection: _Connection) -> bool:
         """Whether ``connection`` may be served, once the oldest stream in its way is closed."""

@@ -101,7 +101,8 @@ class ListenerLimits:
     per_bot: int = 8
     messages_per_s: float = 2000.0
     burst: int = 200
-    network: Limits = Limits()
+    #: An address that only ever sends junk (no token the listener knows) is shed after 32 tries in 10 s.
+    network: Limits = Limits(shed_after=32)
 
 
 @dataclass(eq=False)
@@ -180,6 +181,9 @@ class RemoteListener:
         self._thread = threading.Thread(target=self._loop.run_forever, name="remote-listener", daemon=True)
         self._runner: web.AppRunner | None = None
         self._guard = ConnectionGuard(limits.network)
+        self._guard.on_shed = lambda address: self.say(
+            f"closing the connections of {clean_text(address, 100)} as they come: {limits.network.shed_after} "
+            f"connections without a known token in {limits.network.shed_window_s:g} s")
         self._server: asyncio.AbstractServer | None = None
         self._hub_server: asyncio.AbstractServer | None = None
         self._links: set[_Link] = set()
@@ -246,7 +250,7 @@ class RemoteListener:
         assert self._runner.server is not None
         # Every connection counted and clocked from its first byte, a token or not
         # (one that never sends its request, or is refused, is let go): see connection_limits.
-        sock = listen(self.host, self.port)
+        sock = self._guard.listening(listen(self.host, self.port))
         self._server = await asyncio.get_running_loop().create_server(self._guard.factory(self._runner.server), sock=sock)
         self.port = sock.getsockname()[1]
         self._hub_server = await asyncio.start_unix_server(self._claim, path=self.hub, limit=HUB_LINE_BYTES)
@@ -281,7 +285,9 @@ class RemoteListener:
             why = ("no token" if not token else "a wrong token" if bot is None
                    else f"the token of {bot!r}, not a remote bot of this tournament")
             self._refused(f"refused a connection from {peer}: {why}")
+            self._guard.junk(request.remote or "")
             return web.Response(status=401, text="unknown token\n")
+        self._guard.vouch(request.remote or "")
         if sum(link.bot == bot for link in self._links) >= self.limits.per_bot:
             self._refused(f"refused a connection of {bot} from {peer}: it has {self.limits.per_bot} already, the most taken")
             return web.Response(status=503, text="too many connections for this bot\n")
