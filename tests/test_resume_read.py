@@ -14,7 +14,7 @@ from arena.formats.schedule import make_schedule
 from arena.game.records import GameRecord
 from arena.results.game_index import INDEX_FILE
 from arena.results.standings import compute_standings
-from arena.results.store import ResultsStore
+from arena.results.store import ResultsStore, StoreError
 from arena.run.config import load_config
 from arena.run.results_dir import RunPlan, VersionChanged
 from arena.run.resume_read import KeptRecords
@@ -140,3 +140,14 @@ def test_a_bot_of_another_version_stops_a_carried_resume_as_a_whole_read(tmp_pat
             _open(config)
         said[way] = str(raised.value)
     assert said["carried"] == said["whole"] and "old-version" in said["carried"]
+
+
+def test_a_log_edited_under_a_run_is_one_line_when_its_records_are_read(tmp_path):
+    config, _ = _league(tmp_path / "league", 2, 10)
+    _run(config, limit=2)
+    plan, _ = _open(config)
+    kept = plan.kept
+    log = config.output / "games.jsonl"
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[1:]))  # a game cut out by hand
+    with pytest.raises(StoreError, match=r"games.jsonl changed while the run used it: \d+ games kept where \d+ were read"):
+        list(kept)

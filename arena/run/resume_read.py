@@ -36,7 +36,7 @@ from arena.formats.schedule import FixedSchedule
 from arena.game.records import GameRecord, GameSpec
 from arena.results.game_index import LazyMoves, LogPlace
 from arena.results.reading import SortedRecords, sort_records
-from arena.results.store import LoadedResults, ResultsStore
+from arena.results.store import GAMES_FILE, LoadedResults, ResultsStore, StoreError
 
 __all__ = ["KeptRecords", "KeptResume"]
 
@@ -153,7 +153,8 @@ class KeptResume:
             before = [r for r in loaded.records if isinstance(r.moves, LazyMoves) and r.moves.offset < place.offset]
             return sort_records(before, FixedSchedule(competition), competition.names).kept
 
-        return KeptRecords(self.count, read, self.per_round, {i for ids in self.open_ids.values() for i in ids})
+        return KeptRecords(self.count, read, self.per_round, {i for ids in self.open_ids.values() for i in ids},
+                           directory / GAMES_FILE)
 
 
 class KeptRecords(Sequence[GameRecord]):
@@ -162,8 +163,8 @@ class KeptRecords(Sequence[GameRecord]):
     :attr:`per_round` and :attr:`open_ids` say which games they are."""
 
     def __init__(self, count: int, read: Callable[[], list[GameRecord]], per_round: Counter[int],
-                 open_ids: set[str]) -> None:
-        self._count, self._read = count, read
+                 open_ids: set[str], where: Path) -> None:
+        self._count, self._read, self._where = count, read, where
         self.per_round, self.open_ids = per_round, open_ids
         self._records: list[GameRecord] | None = None
         self._added: list[GameRecord] = []
@@ -176,8 +177,9 @@ class KeptRecords(Sequence[GameRecord]):
     def _all(self) -> list[GameRecord]:
         if self._records is None:
             records = self._read()
-            if len(records) != self._count:  # (the same lines as the read kept: only a changed log differs)
-                raise RuntimeError(f"{len(records)} records kept where {self._count} were read")
+            if len(records) != self._count:  # (the same lines as the read kept: only a log edited meanwhile differs)
+                raise StoreError(f"{self._where} changed while the run used it: {len(records)} games kept where "
+                                 f"{self._count} were read; run again to resume")
             self._records = records + self._added
             self._added = []
         return self._records
