@@ -232,12 +232,9 @@ class FixedSchedule(Sequence[GameSpec]):
         return pair_game(self.competition, round_ + 1, pair_id(a, b), (a, b), self._suite[j], j, seat, index,
                          self.versions)
 
-    def place(self, record: GameRecord) -> tuple[bool, int, int, int] | None:
-        """Whether ``record`` is of the game its id names here (the same
-        seed, opening and seats: :func:`~arena.results.reading.same_game`),
-        and that game's index, pair and round; None when this schedule holds
-        no such id.  Without making the game's spec."""
-        parsed = parse_game_id(record.game_id)
+    def index_of(self, game_id: str) -> int | None:
+        """The place in this schedule of the game ``game_id`` names; None when it holds no such id."""
+        parsed = parse_game_id(game_id)
         if parsed is None:
             return None
         round_, a, b, k = parsed
@@ -245,12 +242,24 @@ class FixedSchedule(Sequence[GameSpec]):
         games = 2 * len(self._suite)
         if position is None or not (1 <= round_ <= self.competition.rounds and 1 <= k <= games):
             return None
-        j, seat = divmod(k - 1, 2)
+        return ((round_ - 1) * len(self._pairs) + position) * games + k - 1
+
+    def place(self, record: GameRecord) -> tuple[bool, int, int, int] | None:
+        """Whether ``record`` is of the game its id names here (the same
+        seed, opening and seats: :func:`~arena.results.reading.same_game`),
+        and that game's index, pair and round; None when this schedule holds
+        no such id.  Without making the game's spec."""
+        index = self.index_of(record.game_id)
+        if index is None:
+            return None
+        round_, within = divmod(index, self.per_round)
+        position, k = divmod(within, 2 * len(self._suite))
+        j, seat = divmod(k, 2)
+        a, b = self._pairs[position]
         opening = self._suite[j]
         same = record.is_game(game_seed(self.competition.seed, record.game_id), opening.start, opening.moves,
                               (a, b) if seat == 0 else (b, a))
-        index = ((round_ - 1) * len(self._pairs) + position) * games + k - 1
-        return same, index, index // 2, round_
+        return same, index, index // 2, round_ + 1
 
     def pending(self, records: Collection[GameRecord]) -> list[GameSpec]:
         """The games not in ``records`` (games of this schedule, each once,
@@ -258,6 +267,10 @@ class FixedSchedule(Sequence[GameSpec]):
         in playing order: a round that holds all its games is passed over by
         its count, its specs never made."""
         done = Counter(record.round for record in records)
-        ids = {record.game_id for record in records if done[record.round] < self.per_round}
-        return [spec for round_ in range(1, self.competition.rounds + 1) if done[round_] < self.per_round
+        return self.pending_of(done, {record.game_id for record in records if done[record.round] < self.per_round})
+
+    def pending_of(self, done: Mapping[int, int], ids: Collection[str]) -> list[GameSpec]:
+        """:meth:`pending`, from the games each round holds (``done``, a
+        count) and the ids of those in the rounds not complete (``ids``)."""
+        return [spec for round_ in range(1, self.competition.rounds + 1) if done.get(round_, 0) < self.per_round
                 for spec in self.round(round_) if spec.game_id not in ids]

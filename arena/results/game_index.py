@@ -135,6 +135,11 @@ class LazyMoves(Sequence[MoveRecord]):
     def __repr__(self) -> str:
         return f"LazyMoves({len(self)} moves of {self._game_id!r})"
 
+    @property
+    def offset(self) -> int:
+        """Where the record's line is in the log."""
+        return self._offset
+
     def moved_to(self, offset: int, length: int) -> None:
         """The record's line is now at ``offset`` (the log was rewritten around it)."""
         self._offset, self._length = offset, length

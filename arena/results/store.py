@@ -118,6 +118,16 @@ class LoadedResults:
     #: The values the records held repeat, held once (a reader taking each record as it comes holds none).
     _shared: Shared = field(default_factory=Shared, repr=False)
 
+    def line_warnings(self, directory: Path) -> list[str]:
+        """The warnings of the lines read from the log in ``directory``: not
+        those of the read itself (the index rebuilt, said once; a torn last
+        line, which may be whole later)."""
+        return [w for w in self.warnings if not w.startswith(rebuilt_note(directory)) and w != self.torn]
+
+    def rebuilt(self, directory: Path) -> list[str]:
+        """The warning of the index of ``directory`` rebuilt by this read, if it was."""
+        return [w for w in self.warnings if w.startswith(rebuilt_note(directory))]
+
     def anew(self) -> LoadedResults:
         """An empty read asked as this one (a read started again)."""
         return LoadedResults(seen_before=self.seen_before, into=self.into)
@@ -139,6 +149,11 @@ class LoadedResults:
             return
         self._seen.add(record.game_id)
         self.records.append(self._shared.record(record))
+
+
+def rebuilt_note(directory: Path) -> str:
+    """How the warning of the index of ``directory`` rebuilt begins."""
+    return f"{directory / INDEX_FILE}: rebuilt"
 
 
 #: The most of the log's end :meth:`ResultsStore.last_records` reads (thousands of records of a few KB).
@@ -257,7 +272,7 @@ class ResultsStore:
     def _through_index(self, index: GameIndex, fd: int, covered: int, game: str | None, start: int, number: int,
                        result: LoadedResults) -> LoadedResults:
         if index.rebuilt is not None:
-            result.warnings.append(f"{self.directory / INDEX_FILE}: rebuilt from {GAMES_FILE}, as {index.rebuilt}")
+            result.warnings.append(f"{rebuilt_note(self.directory)} from {GAMES_FILE}, as {index.rebuilt}")
         last = number
         for entry in index.lines(fd, covered, start):
             check()
@@ -365,10 +380,12 @@ class ResultsStore:
 
     # -- writing (one run at a time) ----------------------------------------
 
-    def open_for_run(self, game: str) -> LoadedResults:
+    def open_for_run(self, game: str, *, since: LogPlace | None = None, seen: Container[str] = frozenset(),
+                     into: Callable[[GameRecord], None] | None = None) -> LoadedResults:
         """Lock the directory, empty the bots' scratch directories of the
         last run (so that a disk a bot filled does not stay full), and
-        return the records of ``game`` there.  Nothing else is written
+        return the records of ``game`` there (or those after ``since``,
+        as :meth:`load` reads them).  Nothing else is written
         until :meth:`start_appending`: the run decides its plan from what
         this returns first (and may refuse the directory)."""
         try:
@@ -383,7 +400,7 @@ class ResultsStore:
         # place is removed, so the bots' directories are made in a real one.
         empty_directory(self.scratch_dir)
         self._finish_replace()
-        return self.load(game)
+        return self.load(game, since=since, seen=seen, into=into)
 
     def start_appending(self, loaded: LoadedResults) -> None:
         """Cut the torn tail :meth:`open_for_run` found and get ready to append."""

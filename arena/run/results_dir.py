@@ -20,7 +20,7 @@ import json
 import os
 import random
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -41,8 +41,10 @@ from arena.game.records import GameRecord, GameSpec
 from arena.results.meta import META_FILE, ForgedPairing, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
 from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
 from arena.results.sprt import SprtConfig
-from arena.results.store import GAMES_FILE, LoadedResults, ResultsConflict, ResultsStore, StoreError
+from arena.results.store import GAMES_FILE, LoadedResults, LogRewritten, ResultsConflict, ResultsStore, StoreError
+from arena.run.answers import question_of, recall, remember
 from arena.run.config import ConfigError, TournamentConfig, load_config
+from arena.run.resume_read import KeptResume
 
 __all__ = ["FoundResults", "RunPlan", "VersionChanged", "find_results", "open_results", "read_loaded", "read_results",
            "ranking_order", "run_meta", "schedule_conflict", "seeding_of", "settings_conflict", "tournament_meta"]
@@ -138,15 +140,77 @@ class RunPlan:
         # the list they are in, how many of them are folded, and the last of those.
         self._fold: ProgressFold | None = None
         self._folded: tuple[Sequence[GameRecord], int, GameRecord | None] = ((), 0, None)
+        # What a resume needs of the games read (to keep in the index), and whether the plan was carried on from it.
+        self._resume: KeptResume | None = None
+        self._carried = False
+
+    def open(self, store: ResultsStore) -> LoadedResults:
+        """Open ``store`` for the run (:meth:`ResultsStore.open_for_run`) and
+        :meth:`decide` it: carried on from what the index keeps of a resume
+        over the games added since, where it can be (its records, not read,
+        are then empty: :attr:`kept` reads them when looked at), else from
+        every record, keeping that for the next resume (:meth:`remember`).
+        See :mod:`arena.run.resume_read`."""
+        try:  # (before the lock: an unreadable file is said after it, as a read of every record says it)
+            meta = read_meta(store.directory)
+        except (MetaError, StoreError):
+            meta = None
+        game, question = self.config.game, self._question(meta.game_ids if meta is not None else None)
+        kept = recall(store.directory, question) if question is not None else None
+        if isinstance(kept, KeptResume):
+            try:
+                loaded = store.open_for_run(game, since=kept.place, seen=kept, into=kept.add)
+            except LogRewritten:
+                kept, loaded = None, store.load(game)
+        else:
+            kept, loaded = None, store.open_for_run(game)
+        meta = run_meta(store.directory)
+        if kept is not None and question_of(store.directory, self._asked()) == question:
+            loaded = kept.read_on(loaded, store.directory)
+            self._decide(meta, kept.count + len(kept.left_out) + len(kept.foreign), kept=kept)
+            return loaded
+        if kept is not None:  # (tournament.json changed while it was read: read whole)
+            loaded = store.load(game)
+        self.decide(meta, loaded.records)
+        if self._question(self.config.game_ids) is not None and loaded.place is not None:
+            self._resume = KeptResume.of(store.directory, self.competition, self.records, loaded)
+        return loaded
+
+    def remember(self) -> None:
+        """Keep in the index what the next resume needs of the games read
+        (once ``tournament.json`` is written: it is part of the question),
+        unless the run plays some of them again (it rewrites the log)."""
+        question = self._question(self.config.game_ids) if self._resume is not None and not self.replaced else None
+        if question is not None:
+            remember(self.directory, question, self._resume)
+
+    def _asked(self) -> tuple[Any, ...]:
+        return ("resume", replace(self.config, game_ids="names").competition)
+
+    def _question(self, game_ids: str | None) -> str | None:
+        """The question a resume's kept games answer (see :func:`question_of`),
+        its games named by ``game_ids``; None for a run that needs every
+        record before its first game."""
+        config = self.config
+        needs_records = (game_ids != "names" or config.competition.paired_by_results
+                         or self.games is not None or self.replay or self.replay_games
+                         or config.rules.sprt is not None or config.report)
+        return None if needs_records else question_of(self.directory, self._asked())
 
     def decide(self, meta: TournamentMeta | None, records: list[GameRecord]) -> None:
         """Decide the run from the directory's ``meta`` and ``records``."""
+        self._decide(meta, len(records), records=records)
+
+    def _decide(self, meta: TournamentMeta | None, read: int, *, records: Sequence[GameRecord] = (),
+                kept: KeptResume | None = None) -> None:
+        """:meth:`decide`, from the ``records`` read, or from what a resume
+        ``kept`` of them (``read``: how many games were read either way)."""
         config = self.config
         if meta is not None:
-            problem = settings_conflict(meta, tournament_meta(config), played=bool(records), asker=self._asker())
+            problem = settings_conflict(meta, tournament_meta(config), played=bool(read), asker=self._asker())
             if problem is not None:
                 raise ResultsConflict(f"the results in {self.directory} {problem}; {_ADVICE}")
-        game_ids = (meta.game_ids if meta is not None else None) or ("positions" if meta is not None and records else "names")
+        game_ids = (meta.game_ids if meta is not None else None) or ("positions" if meta is not None and read else "names")
         self.config = config = replace(config, game_ids=game_ids)
         self.competition = competition = config.competition
         self._fold = None
@@ -162,7 +226,12 @@ class RunPlan:
         except (KeyError, ValueError) as exc:  # a hand-edited pairing naming a bot the seeding does not hold
             raise ResultsConflict(f"{self.directory / META_FILE}: its pairings do not fit the tournament ({exc}); "
                                   f"{_ADVICE}") from None
-        self.records = sort_records(records, schedule, competition.names)
+        if kept is not None:
+            self.records = SortedRecords(frozenset(competition.names), kept.records(self.directory),  # type: ignore[arg-type]
+                                         list(kept.left_out), list(kept.foreign))
+            self._resume, self._carried = kept, True
+        else:
+            self.records = sort_records(records, schedule, competition.names)
         if self.records.foreign:
             problem = schedule_conflict(self.records.foreign[0], schedule, self._asker())
             raise ResultsConflict(f"the results in {self.directory} {problem}; {_ADVICE}")
@@ -215,7 +284,7 @@ class RunPlan:
         if decided:
             return
         out_of_play = self.competition.out_of_play
-        for record in self.records.kept:
+        for record in self._resume.forfeits if self._carried and self._resume is not None else self.records.kept:
             if record.forfeit_by is not None and record.players[record.forfeit_by] in out_of_play:
                 continue  # a withdrawn or disqualified bot's forfeits stand
             if record.reason == "startup_failure" and self._same_versions(record):
@@ -230,7 +299,12 @@ class RunPlan:
 
     @property
     def kept(self) -> list[GameRecord]:
-        """The records the run starts from: those kept, less those played again."""
+        """The records the run starts from: those kept, less those played
+        again; a plan carried on from a resume's kept games reads them only
+        when they are looked at (:class:`~arena.run.resume_read.KeptRecords`:
+        more games can be appended to it)."""
+        if self._carried and self._resume is not None and not self.replaced:
+            return self._resume.records(self.directory)  # type: ignore[return-value]
         return [r for r in self.records.kept if r.game_id not in self.replaced]
 
     @property
@@ -295,8 +369,10 @@ class RunPlan:
         they count when those come back."""
         entries = {entry.name: entry for entry in (*(meta.departed if meta else ()), *(meta.bots if meta else ()))}
         earlier = {name: set(entry.earlier_versions) for name, entry in entries.items()}
-        stale = self._stale_versions(self.records.kept, earlier)
-        for name, versions in self._stale_versions(self.records.left_out, earlier).items():
+        played = (((*key, games) for key, games in self._resume.versions.items()) if self._carried and self._resume
+                  else _played_by(self.records.kept))
+        stale = self._stale_versions(played, earlier)
+        for name, versions in self._stale_versions(_played_by(self.records.left_out), earlier).items():
             if name in self.keep:
                 earlier.setdefault(name, set()).update(versions)
         changed = []
@@ -321,19 +397,26 @@ class RunPlan:
             )
         return {name: sorted(versions) for name, versions in earlier.items() if versions}
 
-    def _stale_versions(self, records: Iterable[GameRecord], earlier: dict[str, set[str]]) -> dict[str, Counter[str]]:
+    def _stale_versions(self, played: Iterable[tuple[str, str, str | None, int]],
+                        earlier: dict[str, set[str]]) -> dict[str, Counter[str]]:
         """Per bot, the versions other than its current one (and than those
-        kept before) that played ``records``, with how many games each."""
+        kept before) that ``played`` games (see :func:`_played_by`), with how many games each."""
         stale: dict[str, Counter[str]] = {}
-        for record in records:
-            if record.forfeit_by is not None and record.reason in self.replay_forfeits:
+        for name, version, reason, games in played:
+            if reason is not None and reason in self.replay_forfeits:
                 continue  # played again anyway
-            for color, version in (record.versions or {}).items():
-                name = record.players[color]
-                current = self.fingerprints.get(name)
-                if current is not None and version != current.version and version not in earlier.get(name, ()):
-                    stale.setdefault(name, Counter())[version] += 1
+            current = self.fingerprints.get(name)
+            if current is not None and version != current.version and version not in earlier.get(name, ()):
+                stale.setdefault(name, Counter())[version] += games
         return stale
+
+
+def _played_by(records: Iterable[GameRecord]) -> Iterator[tuple[str, str, str | None, int]]:
+    """Each bot, version and (for a forfeit) reason of ``records``' games, one game each."""
+    for record in records:
+        reason = record.reason if record.forfeit_by is not None else None
+        for color, version in (record.versions or {}).items():
+            yield record.players[color], version, reason, 1
 
 
 def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool, asker: str) -> str | None:
@@ -394,11 +477,11 @@ def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
     ``tournament.json`` and return the games already there that its
     tournament schedules.  For a run that archives nothing (``arena match``);
     :func:`~arena.run.tournament.run_tournament` archives first."""
-    loaded = store.open_for_run(plan.config.game)
-    plan.decide(run_meta(store.directory), loaded.records)
+    loaded = plan.open(store)
     store.start_appending(loaded)
     assert plan.meta is not None
     write_meta(store.directory, plan.meta)
+    plan.remember()
     return LoadedResults(plan.records.kept, loaded.warnings, loaded.good_bytes)
 
 

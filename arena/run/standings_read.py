@@ -47,7 +47,7 @@ from arena.formats.competition import Competition
 from arena.formats.schedule import ScheduledGames, pairings
 from arena.game.records import GameRecord, MAX_ROUND, schedule_key
 from arena.formats.rounds import Rounds
-from arena.results.game_index import INDEX_FILE, LogPlace
+from arena.results.game_index import LogPlace
 from arena.results.meta import MetaError, TournamentMeta, read_meta
 from arena.results.reading import ReadResults, left_out_line, rules_of
 from arena.results.standings import Standings, StandingsFold
@@ -201,7 +201,7 @@ class KeptStandings:
         kept = cls(
             place=loaded.place, stat=stat, game=meta.game, competition=competition, known_rounds=known,
             rounds=max((r.round for r in loaded.records if r.round <= known), default=1),
-            settings=results.fold_settings(), head=head, lines=_lines_of(found.directory, loaded), foreign=foreign,
+            settings=results.fold_settings(), head=head, lines=loaded.line_warnings(found.directory), foreign=foreign,
             left_out=Counter(name for r in results.left_out for name in r.players.values()),
             left_out_games=len(results.left_out),
             unfolded={r.game_id for r in loaded.records} - {r.game_id for r in results.records},
@@ -249,7 +249,7 @@ class KeptStandings:
         """The standings read, with the warnings of the read ``loaded`` (the
         index rebuilt, a torn last line) where a read has them, in the
         places a whole read gives them."""
-        rebuilt = [w for w in (loaded.warnings if loaded is not None else ()) if w.startswith(_rebuilt(directory))]
+        rebuilt = loaded.rebuilt(directory) if loaded is not None else []
         torn = [self.torn] if self.torn is not None else []
         left_out = left_out_line(self.left_out_games, self.left_out, frozenset(self.competition.names))
         assert self.standings is not None
@@ -274,7 +274,7 @@ class KeptStandings:
         if loaded.place is None:
             return None
         self.forfeits.sort(key=lambda kept: kept[0])
-        self.lines += _lines_of(directory, loaded)
+        self.lines += loaded.line_warnings(directory)
         self.place, self.stat, self.torn, self.changed = loaded.place, stat, loaded.torn, True
         self._settle(fold)
         return self.answer(directory, loaded)
@@ -406,14 +406,3 @@ class _Seen:
 
     def __contains__(self, game_id: object) -> bool:
         return game_id in self._unfolded or game_id in self._unrated
-
-
-def _lines_of(directory: Path, loaded: LoadedResults) -> list[str]:
-    """The warnings of the lines of ``loaded``: not those of its read (the
-    index rebuilt, said once; a torn last line, which may be whole later)."""
-    return [w for w in loaded.warnings if not w.startswith(_rebuilt(directory)) and w != loaded.torn]
-
-
-def _rebuilt(directory: Path) -> str:
-    """How the warning of an index rebuilt begins."""
-    return f"{directory / INDEX_FILE}: rebuilt"

@@ -40,7 +40,8 @@ from arena.run.preflight import StartupFailed, preflight
 from arena.run.remote_bots import event_log, serve_remote_bots
 from arena.run.spec_queue import StoppableSpecs
 from arena.results.meta import MetaCluster, write_meta
-from arena.run.results_dir import RunPlan, run_meta
+from arena.run.results_dir import RunPlan
+from arena.run.resume_read import KeptRecords
 
 __all__ = ["RunSummary", "run_tournament", "play_and_store", "pending_specs", "make_executor", "sprt_of", "RunningSprt", "until_decided", "holes", "start_bots", "REPLAYED_BY_DEFAULT", "Withdrawals"]
 
@@ -106,7 +107,7 @@ class RunningSprt:
         self._order = deque(sorted({spec.pair for spec in schedule}) if self._fold is not None else ())
         self._first: dict[int, tuple[int, float]] = {}
         self._complete: dict[int, tuple[float, float]] = {}
-        for record in records:
+        for record in records if self._fold is not None else ():  # (a resume's records, not read without a test)
             self.add(record)
 
     def add(self, record: GameRecord) -> None:
@@ -315,7 +316,7 @@ def pending_specs(schedule: Sequence[GameSpec], records: Sequence[GameRecord]) -
     :class:`FixedSchedule` (a plan's, ``records`` the games it keeps) made
     only for the rounds not complete."""
     if isinstance(schedule, FixedSchedule):
-        return schedule.pending(records)
+        return records.pending(schedule) if isinstance(records, KeptRecords) else schedule.pending(records)
     done = {record.game_id for record in records}
     return [spec for spec in schedule if spec.game_id not in done]
 
@@ -438,8 +439,7 @@ def run_tournament(
             # The run, in order: open the store, decide the plan, start the bots,
             # archive what is played again, write tournament.json, play.
             with read_uncollected():
-                loaded = store.open_for_run(config.game)
-                plan.decide(run_meta(store.directory), loaded.records)
+                loaded = plan.open(store)
             store.start_appending(loaded)
             config = plan.config
             # A decided SPRT plays nothing more: forfeits stand, no bot is started;
@@ -450,7 +450,8 @@ def run_tournament(
             running_sprt = RunningSprt(config, plan.schedule, kept)
             sprt = running_sprt.status()
             pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
-            pending, gaps = holes(pending, kept, decided)
+            # (the holes only an SPRT plays: a resume's records are not read for them)
+            pending, gaps = holes(pending, kept, decided) if config.rules.sprt is not None else (pending, set())
             warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
             if plan.rounds is not None:
                 warnings += [f"bot {name!r} joined after the last round it could enter was paired: it plays no game "
@@ -472,6 +473,7 @@ def run_tournament(
                         record.moves.moved_to(*placed[record.game_id])
             assert plan.meta is not None
             write_meta(store.directory, plan.meta)
+            plan.remember()
             written = plan.meta
             summary = RunSummary(
                 total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,

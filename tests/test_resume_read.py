@@ -1,0 +1,153 @@
+"""A resumed league carries its plan on from what the index keeps of the
+games read before (:mod:`arena.run.resume_read`): the same games left, the
+same records, warnings and standings as a read of every record, and no
+record read but those added since."""
+
+import shutil
+import sqlite3
+from dataclasses import replace
+
+import pytest
+
+import arena.results.store as store_module
+from arena.formats.schedule import make_schedule
+from arena.game.records import GameRecord
+from arena.results.game_index import INDEX_FILE
+from arena.results.standings import compute_standings
+from arena.results.store import ResultsStore, StoreError
+from arena.run.config import load_config
+from arena.run.results_dir import RunPlan, VersionChanged
+from arena.run.resume_read import KeptRecords
+from arena.run.tournament import pending_specs, run_tournament
+from builders import record_for, tournament_file
+
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
+
+class _Winners:
+    """An executor whose seat 0 wins each of the first ``limit`` games it is given, at once (the run then ends)."""
+
+    def __init__(self, limit=None):
+        self.given, self.limit = [], limit
+
+    def session(self):
+        from contextlib import nullcontext
+
+        return nullcontext()
+
+    def run(self, specs):
+        for spec in specs:
+            if self.limit is not None and len(self.given) == self.limit:
+                return
+            self.given.append(spec.game_id)
+            yield GameRecord(game_id=spec.game_id, game=spec.game, players=dict(zip(("pink", "black"), spec.players)),
+                             seed=spec.seed, opening=spec.opening, time_control={"per_move_ms": 1},
+                             winner="pink", reason="alignment", index=spec.index, round=spec.round,
+                             versions=dict(zip(("pink", "black"), spec.versions)) or None)
+
+
+def _league(directory, rounds, left, *, names=("a", "b", "c", "d")):
+    """A league of 4 bots over ``rounds`` rounds whose directory holds its
+    games, by the bots ``names`` and their versions now, but the last ``left``."""
+    directory.mkdir()
+    config = load_config(tournament_file(directory, ("a", "b", "c", "d"), rounds=rounds, seed=5))
+    config.output.mkdir()
+    versions = {"gone": "v1", **{name: fp.version for name, fp in RunPlan(config, config.output).fingerprints.items()}}
+    played = make_schedule(replace(config.competition, names=names), versions)
+    lines = [record_for(spec).to_line() for spec in played[:len(played) - left]]
+    (config.output / "games.jsonl").write_bytes(b"".join(lines[1::3] + lines[::3]))  # holes, out of order
+    return config, played
+
+
+def _forget(config):
+    """Drop the answers the index keeps: the next resume reads every record."""
+    with sqlite3.connect(config.output / INDEX_FILE) as index:
+        index.execute("DELETE FROM answers")
+
+
+def _run(config, limit=None):
+    executor = _Winners(limit)
+    summary = run_tournament(config, executor=executor)
+    table = compute_standings(summary.records, [bot.name for bot in config.bots]).bots
+    return (executor.given, [(r.game_id, r.index, r.pair, r.round, r.winner, r.forfeit_by) for r in summary.records],
+            [(b.name, b.mu, b.sigma, b.wins, b.draws, b.losses) for b in table], summary.total, summary.resumed,
+            summary.warnings)
+
+
+def _open(config):
+    with ResultsStore(config.output) as store:
+        plan = RunPlan(config, store.directory)
+        loaded = plan.open(store)
+        return plan, loaded
+
+
+def test_a_resume_carried_on_is_a_read_of_every_record(tmp_path):
+    ran = {}
+    for way in ("carried", "whole"):  # (in the same directory: the warnings name it)
+        shutil.rmtree(tmp_path / "league", ignore_errors=True)
+        config, played = _league(tmp_path / "league", 3, 40, names=("a", "b", "c", "gone"))
+        first = _run(config, limit=7)  # read whole, kept in the index; 7 games played and appended
+        log = config.output / "games.jsonl"
+        lines = log.read_bytes().splitlines(keepends=True)
+        forfeit = record_for(played[-1])
+        forfeit.end_by_forfeit(1, "crash", "it crashed")
+        # added since: a second record of a game kept, a forfeit, a game of the bot that left, a torn line
+        log.write_bytes(b"".join(lines) + lines[0] + forfeit.to_line() + b'{"game_id": "torn')
+        plan, loaded = _open(config)
+        if way == "whole":
+            _forget(config)
+            plan, loaded = _open(config)
+        assert isinstance(plan.kept, KeptRecords) == (way == "carried")
+        ran[way] = (first, loaded.warnings, loaded.good_bytes, [(r.game_id, r.index) for r in plan.kept],
+                    [r.game_id for r in plan.records.left_out], pending_specs(plan.schedule, plan.kept),
+                    plan.replaced, plan.meta, _run(config))
+    assert ran["carried"] == ran["whole"]
+    assert ran["carried"][-1][0] and any("second record" in w for w in ran["carried"][1])
+
+
+def test_a_resume_reads_no_record_but_those_added_since(tmp_path, monkeypatch):
+    decoded = []
+    real_index, real_log = store_module.record_of, GameRecord.from_bytes
+    monkeypatch.setattr(store_module, "record_of", lambda *a: decoded.append(1) or real_index(*a))
+    monkeypatch.setattr(GameRecord, "from_bytes", staticmethod(lambda data: decoded.append(1) or real_log(data)))
+    read = {}
+    for rounds in (3, 12):
+        config, _ = _league(tmp_path / f"r{rounds}", rounds, 20)
+        _run(config, limit=5)  # every record read once (the index built), 5 games added
+        decoded.clear()
+        plan, _ = _open(config)
+        read[rounds] = len(decoded)
+        assert isinstance(plan.kept, KeptRecords)
+        assert len(plan.kept) + len(pending_specs(plan.schedule, plan.kept)) == len(plan.schedule)
+        assert len(decoded) == read[rounds]  # (none read for the plan's games left)
+    assert read[3] == read[12] == 5  # the games the last run added, whatever the games before
+
+
+def test_a_bot_of_another_version_stops_a_carried_resume_as_a_whole_read(tmp_path):
+    said = {}
+    for way in ("carried", "whole"):
+        shutil.rmtree(tmp_path / "league", ignore_errors=True)
+        config, played = _league(tmp_path / "league", 2, 10)
+        _run(config, limit=2)
+        log = config.output / "games.jsonl"
+        old = record_for(played[-1])
+        old.versions = {"pink": "old-version", "black": old.versions["black"]}
+        with open(log, "ab") as out:
+            out.write(old.to_line())
+        if way == "whole":
+            _forget(config)
+        with pytest.raises(VersionChanged) as raised:
+            _open(config)
+        said[way] = str(raised.value)
+    assert said["carried"] == said["whole"] and "old-version" in said["carried"]
+
+
+def test_a_log_edited_under_a_run_is_one_line_when_its_records_are_read(tmp_path):
+    config, _ = _league(tmp_path / "league", 2, 10)
+    _run(config, limit=2)
+    plan, _ = _open(config)
+    kept = plan.kept
+    log = config.output / "games.jsonl"
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[1:]))  # a game cut out by hand
+    with pytest.raises(StoreError, match=r"games.jsonl changed while the run used it: \d+ games kept where \d+ were read"):
+        list(kept)
