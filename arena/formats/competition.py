@@ -7,25 +7,29 @@ tournament file's reader makes it (:func:`arena.run.config.parse_config`),
 ``tournament.json`` holds it (:class:`arena.results.meta.TournamentMeta`),
 and the standings take it whole (:func:`arena.results.standings.compute_standings`).
 
-A tournament file (:class:`arena.run.config.TournamentConfig`) and a
-results directory's ``tournament.json`` (:class:`arena.results.meta.TournamentMeta`)
-both describe a competition; each gives a :class:`Competition` (the schedule's
-settings and those :class:`Rules`), and every function of this package takes
-that, so a schedule rebuilt from the directory is the one the file makes,
-with no made-up config in between.
+:class:`Competition` is the one record of everything that decides the games
+and the ranking: the game, the seed, the format, its rounds, stages and
+openings, the bots' names, and those :class:`Rules`.  The tournament file's
+reader makes it once (:class:`arena.run.config.TournamentConfig` holds it as
+``competition``), ``tournament.json`` is it written out
+(:class:`arena.results.meta.TournamentMeta` holds it whole, and what an older
+file leaves out beside it), and every function of this package takes it, so
+a schedule rebuilt from the directory is the one the file makes, with no
+field copied from one record to another on the way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import engine
 from arena.base.json_checks import listed, mapping, text, whole
 from arena.formats.sprt_config import SprtConfig
 from arena.formats.stages import Stage
-from arena.game.openings import Opening
+from arena.game.openings import Opening, suite_digest
 
 __all__ = ["FIXED_FORMATS", "FORMATS", "RANKINGS", "STAGED", "Competition", "Rules"]
 
@@ -104,6 +108,9 @@ class Rules:
 
 @dataclass(frozen=True)
 class Competition:
+    """What decides a tournament's games and its ranking (see the module's
+    doc); a new setting of the schedule is a field here."""
+
     game: str
     seed: int
     #: One of :data:`FORMATS`, or :data:`STAGED`.
@@ -135,6 +142,12 @@ class Competition:
     def challenger(self) -> str | None:
         """A gauntlet's first bot, which meets each other bot."""
         return self.names[0] if self.format == "gauntlet" else None
+
+    @cached_property
+    def suite_id(self) -> tuple[int, str] | None:
+        """What identifies the opening suite: its size and digest (worked out
+        once: ``tournament.json`` is written each round); None: the game's start positions."""
+        return None if self.openings is None else (len(self.openings), suite_digest(self.openings))
 
     def suite(self) -> tuple[Opening, ...]:
         """The openings every pairing plays: the suite, else the game's start positions."""

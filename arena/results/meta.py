@@ -2,11 +2,12 @@
 
 :class:`TournamentMeta` is the one typed record of that file and this module
 its only reader and writer.  It holds everything needed to rebuild the
-schedule and the ranking without the tournament file: the game, the clock,
-the seed, the format and its stages, the bots with their versions and
-fingerprints, the bots that left, the opening suite's moves, the ranking
-rule, the SPRT, and for a Swiss, knockout or staged tournament the seeding
-and every round paired so far.
+schedule and the ranking without the tournament file: the tournament's
+:class:`~arena.formats.competition.Competition` whole (the game, the seed,
+the format and its stages, the opening suite's moves, the rules), the
+clock, the bots with their versions and fingerprints, the bots that left,
+and for a Swiss, knockout or staged tournament the seeding and every round
+paired so far.
 
 The file is input like the records (anyone may edit or forge it), so
 :meth:`TournamentMeta.from_json` checks every field and bounds every size: a
@@ -17,7 +18,8 @@ is checked (:func:`arena.formats.stages.pairing_problem`):
 one no format makes is :class:`ForgedPairing`, which every command refuses.  A key written
 by a later version only is kept out; a key missing from an older file takes
 its old default (a directory written before ``ranking`` existed ranks by
-TrueSkill, as it always did).
+TrueSkill, as it always did), and where no default stands in for it (the
+seed, the game ids' scheme, the suite's moves) :class:`Unsaid` says so.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from arena.results.store import store_error, write_atomically
 
 __all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "ForgedPairing", "MetaBot", "MetaCluster",
            "MetaError", "MetaNode",
-           "TournamentMeta", "read_meta", "write_meta"]
+           "TournamentMeta", "Unsaid", "read_meta", "write_meta"]
 
 META_FILE = "tournament.json"
 #: Bounds of what a ``tournament.json`` may hold.
@@ -180,92 +182,116 @@ class MetaCluster:
 
 
 @dataclass(frozen=True)
+class Unsaid:
+    """What a ``tournament.json`` leaves out of its competition: an older
+    file, written before a key existed, or one written by hand.  Its
+    :class:`~arena.formats.competition.Competition` holds the default in
+    each such place; :meth:`TournamentMeta.rebuilt` fills what it can."""
+
+    #: No seed, or no format (a file written by hand): no schedule can be
+    #: rebuilt, and the games are ranked as they are.
+    seed: bool = False
+    format: bool = False
+    #: No ``game_ids`` (before 0.2): the games played named pairs by position.
+    game_ids: bool = False
+    #: The suite's size and digest without its moves (a file written before
+    #: they were kept): the moves are read from the records.
+    suite: tuple[int, str] | None = None
+
+
+@dataclass(frozen=True)
 class TournamentMeta:
-    """What ``tournament.json`` says (see the module's doc).  ``seed``,
-    ``format`` and ``time_control`` are None only in a file written by hand
-    without them: its games are then ranked as they are, with no schedule."""
+    """What ``tournament.json`` says (see the module's doc).  What decides
+    the games and the ranking is its :attr:`competition`, whole; what an
+    older file or one written by hand left out is :attr:`unsaid`."""
 
     name: str
-    game: str
     bots: tuple[MetaBot, ...]
-    seed: int | None = None
-    format: str | None = None
+    #: The game, the seed, the format, its rounds, stages and openings, and the
+    #: rules, as the tournament file gave them (:func:`arena.run.results_dir.tournament_meta`);
+    #: its names are the bots'.
+    competition: Competition
+    #: None only in a file written by hand without it.
     time_control: TimeControl | None = None
     description: str = ""
-    #: The rounds of a format fixed in advance.
-    rounds: int = 1
-    #: What decides the games and the ranking beyond the schedule (its keys at the file's top level).
-    rules: Rules = Rules()
-    #: How game ids name a pair; None in a file written before the key existed.
-    game_ids: str | None = None
     #: ``arena match --games``: the games the schedule is cut to.
     games: int | None = None
     #: Bots that left, as they were: remembered for their return.
     departed: tuple[MetaBot, ...] = ()
-    #: The opening suite: its size and digest (what identifies it), and its
-    #: moves (None in a file written before they were kept; see :meth:`competition`).
-    openings_count: int | None = None
-    openings_digest: str | None = None
-    openings: tuple[Opening, ...] | None = None
-    stages: tuple[Stage, ...] = ()
     #: The first stage's seeding, best first, once its first round is paired.
     seeding: tuple[str, ...] = ()
     pairings: tuple[Pairing, ...] = ()
     #: The Ray cluster the last run played on; None for a run on this machine.
     cluster: MetaCluster | None = None
+    unsaid: Unsaid = Unsaid()
+
+    def __post_init__(self) -> None:
+        if self.competition.names != tuple(bot.name for bot in self.bots):
+            # A programming error: the schedule rebuilt would pair other bots than the file lists.
+            raise ValueError("TournamentMeta: the competition's names are not the bots'")
 
     @property
     def names(self) -> list[str]:
         """The tournament's bots, in the file's order."""
-        return [bot.name for bot in self.bots]
+        return list(self.competition.names)
 
     @property
     def versions(self) -> dict[str, str]:
         """Each bot's version, as the run that wrote the file last found it."""
         return {bot.name: bot.version for bot in self.bots if bot.version is not None}
 
+    @property
+    def suite_id(self) -> tuple[int, str] | None:
+        """What identifies the opening suite: its size and digest; None: the game's start positions."""
+        return self.unsaid.suite if self.unsaid.suite is not None else self.competition.suite_id
+
     def entry(self, name: str) -> MetaBot | None:
         """The bot ``name`` among the bots, else among those that left."""
         return next((bot for bot in (*self.bots, *self.departed) if bot.name == name), None)
 
-    def competition(self, records: Sequence[GameRecord] = ()) -> Competition | None:
+    def game_ids(self, played: bool) -> str:
+        """How the games are named: as the file says, else (a file written
+        before the key) by positions when games were ``played``."""
+        if self.unsaid.game_ids:
+            return "positions" if played else "names"
+        return self.competition.game_ids
+
+    def rebuilt(self, records: Sequence[GameRecord] = ()) -> Competition | None:
         """The competition that rebuilds the schedule; None when the file
         does not say enough.  A file written before it held the opening
         suite's moves gets them from ``records`` (each game id's ``g<k>``
         names its place in the suite)."""
-        if self.seed is None or self.format is None:
+        if self.unsaid.seed or self.unsaid.format:
             return None
-        suite = self.openings
-        if suite is None and self.openings_count:
-            suite = _suite_from_records(records, self.openings_count)
-        game_ids = self.game_ids or ("positions" if records else "names")
-        return Competition(
-            game=self.game, seed=self.seed, format=self.format, names=tuple(self.names), rounds=self.rounds,
-            openings=suite, game_ids=game_ids, stages=self.stages, rules=self.rules,
-        )
+        suite = self.competition.openings
+        if self.unsaid.suite is not None:
+            suite = _suite_from_records(records, self.unsaid.suite[0])
+        return replace(self.competition, openings=suite, game_ids=self.game_ids(bool(records)))
 
     def to_json(self) -> dict[str, Any]:
+        competition, unsaid = self.competition, self.unsaid
+        suite_id = self.suite_id
         return {
             "name": self.name,
             "description": self.description,
-            "game": self.game,
+            "game": competition.game,
             "time_control": None if self.time_control is None else self.time_control.to_json(),
-            "seed": self.seed,
-            "format": self.format,
-            "rounds": self.rounds,
+            "seed": None if unsaid.seed else competition.seed,
+            "format": None if unsaid.format else competition.format,
+            "rounds": competition.rounds,
             # (The SPRT is not part of what identifies the games, but a resumed
             # test must be the same test: a run refuses other bounds; see the plan.)
-            **self.rules.to_json(),
-            "game_ids": self.game_ids,
+            **competition.rules.to_json(),
+            "game_ids": None if unsaid.game_ids else competition.game_ids,
             "games": self.games,
             "bots": [bot.to_json() for bot in self.bots],
             "departed": [bot.to_json() for bot in self.departed],
-            "openings": None if self.openings_count is None else {
-                "count": self.openings_count, "digest": self.openings_digest,
-                **({} if self.openings is None else
-                   {"suite": [[opening.start, list(opening.moves)] for opening in self.openings]}),
+            "openings": None if suite_id is None else {
+                "count": suite_id[0], "digest": suite_id[1],
+                **({} if unsaid.suite is not None or competition.openings is None else
+                   {"suite": [[opening.start, list(opening.moves)] for opening in competition.openings]}),
             },
-            "stages": [stage.to_json() for stage in self.stages],
+            "stages": [stage.to_json() for stage in competition.stages],
             "seeding": list(self.seeding),
             "pairings": [pairing.to_json() for pairing in self.pairings],
             **({} if self.cluster is None else {"cluster": self.cluster.to_json()}),
@@ -309,19 +335,22 @@ class TournamentMeta:
         except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
             raise MetaError(f"sprt or time_control: {exc}") from None
         count, digest, suite = _openings(data.get("openings"), game)
+        name = _text(data.get("name", ""), "name", limit=MAX_TEXT)
+        description = _text(data.get("description") or "", "description", limit=MAX_TEXT)
+        seed = _whole(data.get("seed"), "seed", 0, 2**63) if data.get("seed") is not None else None
+        rounds = _whole(data.get("rounds", 1), "rounds", 1, MAX_FIELD)
+        game_ids = data.get("game_ids") if data.get("game_ids") in GAME_IDS else None
+        games = None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9)
+        competition = Competition(
+            game=game, seed=seed or 0, format=format_ or FORMATS[0], names=tuple(names), rounds=rounds,
+            openings=suite, game_ids=game_ids or "names", stages=stages, rules=rules,
+        )
         return cls(
-            name=_text(data.get("name", ""), "name", limit=MAX_TEXT),
-            description=_text(data.get("description") or "", "description", limit=MAX_TEXT),
-            game=game, bots=bots, departed=departed,
-            seed=_whole(data.get("seed"), "seed", 0, 2**63) if data.get("seed") is not None else None,
-            format=format_, time_control=time_control,
-            rounds=_whole(data.get("rounds", 1), "rounds", 1, MAX_FIELD),
-            rules=rules,
-            game_ids=data.get("game_ids") if data.get("game_ids") in GAME_IDS else None,
-            games=None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9),
-            openings_count=count, openings_digest=digest, openings=suite,
-            stages=stages, seeding=seeding, pairings=pairings,
+            name=name, description=description, bots=bots, departed=departed, competition=competition,
+            time_control=time_control, games=games, seeding=seeding, pairings=pairings,
             cluster=None if data.get("cluster") is None else MetaCluster.from_json(data["cluster"]),
+            unsaid=Unsaid(seed=seed is None, format=format_ is None, game_ids=game_ids is None,
+                          suite=(count, digest) if count is not None and suite is None else None),
         )
 
     def with_pairing(self, seeding: Sequence[str], pairing: Pairing) -> TournamentMeta:

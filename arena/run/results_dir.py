@@ -36,7 +36,6 @@ from arena.formats.progression import (FixedGames, ProgressFold, fixed_games, ne
 from arena.formats.rounds import Rounds
 from arena.formats.schedule import FixedSchedule
 from arena.formats.stages import Pairing
-from arena.game.openings import suite_digest
 from arena.game.records import GameRecord, GameSpec
 from arena.results.meta import META_FILE, ForgedPairing, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
 from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
@@ -73,14 +72,10 @@ def tournament_meta(
                 remote=bot.remote is not None)
         for bot in config.bots
     )
-    suite = config.openings
     return TournamentMeta(
-        name=config.name, description=config.description, game=config.game, bots=bots, seed=config.seed,
-        format=config.format, time_control=config.time_control, rounds=config.rounds, rules=config.rules,
-        game_ids=config.game_ids,
-        games=games, departed=tuple(departed),
-        openings_count=None if suite is None else len(suite), openings_digest=None if suite is None else suite_digest(suite),
-        openings=suite, stages=config.stages, seeding=tuple(seeding), pairings=tuple(pairings),
+        name=config.name, description=config.description, bots=bots, competition=config.competition,
+        time_control=config.time_control, games=games, departed=tuple(departed), seeding=tuple(seeding),
+        pairings=tuple(pairings),
     )
 
 
@@ -146,8 +141,8 @@ class RunPlan:
             problem = settings_conflict(meta, tournament_meta(config), played=bool(records), asker=self._asker())
             if problem is not None:
                 raise ResultsConflict(f"the results in {self.directory} {problem}; {_ADVICE}")
-        game_ids = (meta.game_ids if meta is not None else None) or ("positions" if meta is not None and records else "names")
-        self.config = config = replace(config, game_ids=game_ids)
+        game_ids = meta.game_ids(bool(records)) if meta is not None else "names"
+        self.config = config = replace(config, competition=replace(config.competition, game_ids=game_ids))
         self.competition = competition = config.competition
         self._fold = None
         if competition.paired_by_results:
@@ -352,21 +347,21 @@ def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool,
             return (f"were played with bot {bot.name!r} on the clock {before.time_control or old.time_control}, "
                     f"{asker} now says {bot.time_control or new.time_control}")
     # The test decides from the games played: other bounds would be another test.
-    if played and old.rules.sprt != new.rules.sprt:
-        return f"were played as the SPRT {_sprt_text(old.rules.sprt)}, {asker} now says {_sprt_text(new.rules.sprt)}"
+    if played and old.competition.rules.sprt != new.competition.rules.sprt:
+        return f"were played as the SPRT {_sprt_text(old.competition.rules.sprt)}, {asker} now says {_sprt_text(new.competition.rules.sprt)}"
     # A Swiss may be given more rounds (or fewer) between runs, an adaptive stage more games; anything
     # else of a stage is what was paired.
-    if [replace(s, rounds=1, max_games=2) for s in old.stages] != [replace(s, rounds=1, max_games=2) for s in new.stages]:
+    if [replace(s, rounds=1, max_games=2) for s in old.competition.stages] != [replace(s, rounds=1, max_games=2) for s in new.competition.stages]:
         return f"were played with stages {_show(old_json['stages'])}, {asker} now says {_show(new_json['stages'])}"
     # ... but only while no later stage is paired: its field is the stage's order as it ended.
     paired = {p.stage for p in old.pairings}
-    for number, (old_stage, new_stage) in enumerate(zip(old.stages, new.stages), start=1):
+    for number, (old_stage, new_stage) in enumerate(zip(old.competition.stages, new.competition.stages), start=1):
         for key in ("rounds", "max_games"):
             was, now = getattr(old_stage, key), getattr(new_stage, key)
             if was != now and any(later > number for later in paired):
                 return (f"played stage {number} with {key} {was} and paired the stage after it from that; "
                         f"{asker} now says {key} {now}")
-    if (old.openings_count, old.openings_digest) != (new.openings_count, new.openings_digest):
+    if old.suite_id != new.suite_id:
         return f"were played with another opening suite than {asker} gives"
     return None
 
@@ -394,7 +389,7 @@ def open_results(store: ResultsStore, plan: RunPlan) -> LoadedResults:
     ``tournament.json`` and return the games already there that its
     tournament schedules.  For a run that archives nothing (``arena match``);
     :func:`~arena.run.tournament.run_tournament` archives first."""
-    loaded = store.open_for_run(plan.config.game)
+    loaded = store.open_for_run(plan.config.competition.game)
     plan.decide(run_meta(store.directory), loaded.records)
     store.start_appending(loaded)
     assert plan.meta is not None
@@ -429,7 +424,7 @@ def seeding_of(config: TournamentConfig, meta: TournamentMeta | None) -> list[st
     if meta is not None and meta.seeding:
         seeding = list(dict.fromkeys(meta.seeding))
     elif config.seeding == "random":
-        seeding = random.Random(f"seeding {config.seed}").sample(names, len(names))
+        seeding = random.Random(f"seeding {config.competition.seed}").sample(names, len(names))
     elif config.seed_from is not None:
         try:
             seeding = [name for name in ranking_order(read_results(config.seed_from)) if name in names]
@@ -507,12 +502,12 @@ def read_loaded(found: FoundResults) -> tuple[ReadResults, list[str], LoadedResu
     except MetaError as exc:
         warnings.append(f"{exc}; it is ignored, every readable game is ranked")
         meta = None
-    loaded = store.load(meta.game if meta is not None else None)
+    loaded = store.load(meta.competition.game if meta is not None else None)
     config = found.config
     if config is None:
         return results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings]), warnings, loaded
     seeding = None
-    if config.paired_by_results:
+    if config.competition.paired_by_results:
         try:
             seeding = seeding_of(config, meta)
         except ResultsConflict as exc:
