@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.formats.competition import Rules
+from arena.formats.competition import Rules, Unsaid
 from arena.formats.schedule import make_schedule
-from arena.results.meta import MetaError, TournamentMeta, Unsaid
+from arena.results.meta import MetaError, TournamentMeta
 from arena.results.reading import results_of
 from arena.results.sprt import SprtConfig
 from arena.results.standings import compute_standings

@@ -32,31 +32,31 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import engine
 from arena.base.json_checks import listed, mapping, short, text, whole
 from arena.base.safe_files import RefusedFile, read_file
-from arena.formats.competition import FORMATS, STAGED, Competition, Rules
+from arena.formats.competition import MAX_SUITE, Competition, Unsaid
 from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairing_problem, pairings_from_json
 from arena.game.clock import TimeControl
-from arena.game.openings import Opening, suite_digest
+from arena.game.openings import Opening
 from arena.game.records import MAX_RATIO, GameRecord
 from arena.results.store import store_error, write_atomically
 
 __all__ = ["MAX_BOTS", "MAX_META_BYTES", "MAX_SUITE", "META_FILE", "ForgedPairing", "MetaBot", "MetaCluster",
            "MetaError", "MetaNode",
-           "TournamentMeta", "Unsaid", "read_meta", "write_meta"]
+           "TournamentMeta", "read_meta", "write_meta"]
 
 META_FILE = "tournament.json"
 #: Bounds of what a ``tournament.json`` may hold.
 MAX_META_BYTES = 64 * 2**20
 MAX_BOTS = 10_000
-MAX_SUITE = 100_000
 MAX_TEXT = 10_000
 #: The most nodes of a cluster a file may list, and the most CPUs of one.
 MAX_NODES = 10_000
 MAX_CPUS = 1_000_000
-#: How game ids name a pair (see :func:`arena.formats.schedule.make_schedule`).
-GAME_IDS = ("names", "positions")
+#: The keys of ``tournament.json``, in their order in the file.
+_ORDER = ("name", "description", "game", "time_control", "seed", "format", "rounds", "reference", "ranking",
+          "withdraw_after_crashes", "withdrawn", "disqualified", "sprt", "game_ids", "games", "bots", "departed",
+          "openings", "stages", "seeding", "pairings", "cluster")
 
 
 class MetaError(ValueError):
@@ -182,24 +182,6 @@ class MetaCluster:
 
 
 @dataclass(frozen=True)
-class Unsaid:
-    """What a ``tournament.json`` leaves out of its competition: an older
-    file, written before a key existed, or one written by hand.  Its
-    :class:`~arena.formats.competition.Competition` holds the default in
-    each such place; :meth:`TournamentMeta.rebuilt` fills what it can."""
-
-    #: No seed, or no format (a file written by hand): no schedule can be
-    #: rebuilt, and the games are ranked as they are.
-    seed: bool = False
-    format: bool = False
-    #: No ``game_ids`` (before 0.2): the games played named pairs by position.
-    game_ids: bool = False
-    #: The suite's size and digest without its moves (a file written before
-    #: they were kept): the moves are read from the records.
-    suite: tuple[int, str] | None = None
-
-
-@dataclass(frozen=True)
 class TournamentMeta:
     """What ``tournament.json`` says (see the module's doc).  What decides
     the games and the ranking is its :attr:`competition`, whole; what an
@@ -269,54 +251,31 @@ class TournamentMeta:
         return replace(self.competition, openings=suite, game_ids=self.game_ids(bool(records)))
 
     def to_json(self) -> dict[str, Any]:
-        competition, unsaid = self.competition, self.unsaid
-        suite_id = self.suite_id
-        return {
+        data = {
             "name": self.name,
             "description": self.description,
-            "game": competition.game,
             "time_control": None if self.time_control is None else self.time_control.to_json(),
-            "seed": None if unsaid.seed else competition.seed,
-            "format": None if unsaid.format else competition.format,
-            "rounds": competition.rounds,
-            # (The SPRT is not part of what identifies the games, but a resumed
-            # test must be the same test: a run refuses other bounds; see the plan.)
-            **competition.rules.to_json(),
-            "game_ids": None if unsaid.game_ids else competition.game_ids,
             "games": self.games,
             "bots": [bot.to_json() for bot in self.bots],
             "departed": [bot.to_json() for bot in self.departed],
-            "openings": None if suite_id is None else {
-                "count": suite_id[0], "digest": suite_id[1],
-                **({} if unsaid.suite is not None or competition.openings is None else
-                   {"suite": [[opening.start, list(opening.moves)] for opening in competition.openings]}),
-            },
-            "stages": [stage.to_json() for stage in competition.stages],
             "seeding": list(self.seeding),
             "pairings": [pairing.to_json() for pairing in self.pairings],
             **({} if self.cluster is None else {"cluster": self.cluster.to_json()}),
+            **self.competition.to_json(self.unsaid),
         }
+        # The keys in the order the file always had them; a key added since, after them.
+        return {**{key: data.pop(key) for key in _ORDER if key in data}, **data}
 
     @classmethod
     def from_json(cls, data: Any) -> TournamentMeta:
         """The record a ``tournament.json`` holds; :class:`MetaError` (one
         line naming the key) when it is not one the arena writes."""
         data = _mapping(data, "the file")
-        game = data.get("game")
-        if game not in engine.GAMES:
-            raise MetaError(f"game: must be one of {', '.join(engine.GAMES)}, got {short(game)}")
         bots = _bots(data, "bots")
         departed = _bots(data, "departed")
         names = [bot.name for bot in bots]
         if len(set(names)) != len(names):
             raise MetaError("bots: a bot is named twice")
-        format_ = data.get("format")
-        if format_ is not None and format_ not in (*FORMATS, STAGED):
-            raise MetaError(f"format: unknown format {short(format_)}")
-        try:
-            rules = Rules.from_json(data, names)
-        except ValueError as exc:
-            raise MetaError(str(exc)) from None
         try:
             stages = tuple(Stage.from_json(_mapping(entry, "stages")) for entry in _list(data.get("stages") or [], "stages"))
             pairings = tuple(pairings_from_json(data.get("pairings") or []))
@@ -327,30 +286,23 @@ class TournamentMeta:
         for pairing in pairings:
             if (problem := pairing_problem(pairing, len(stages))) is not None:
                 raise ForgedPairing(f"pairings: {problem}")
-        if bool(stages) != (format_ in ("swiss", "knockout", "adaptive", STAGED)) and format_ is not None:
-            raise MetaError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
+        try:
+            competition, unsaid = Competition.from_json(data, names, stages)
+        except ValueError as exc:
+            raise MetaError(str(exc)) from None
         seeding = tuple(_text(n, "seeding", limit=100) for n in _list(data.get("seeding") or [], "seeding"))
         try:
             time_control = None if data.get("time_control") is None else TimeControl.from_json(data["time_control"])
         except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
             raise MetaError(f"sprt or time_control: {exc}") from None
-        count, digest, suite = _openings(data.get("openings"), game)
-        name = _text(data.get("name", ""), "name", limit=MAX_TEXT)
-        description = _text(data.get("description") or "", "description", limit=MAX_TEXT)
-        seed = _whole(data.get("seed"), "seed", 0, 2**63) if data.get("seed") is not None else None
-        rounds = _whole(data.get("rounds", 1), "rounds", 1, MAX_FIELD)
-        game_ids = data.get("game_ids") if data.get("game_ids") in GAME_IDS else None
-        games = None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9)
-        competition = Competition(
-            game=game, seed=seed or 0, format=format_ or FORMATS[0], names=tuple(names), rounds=rounds,
-            openings=suite, game_ids=game_ids or "names", stages=stages, rules=rules,
-        )
         return cls(
-            name=name, description=description, bots=bots, departed=departed, competition=competition,
-            time_control=time_control, games=games, seeding=seeding, pairings=pairings,
+            name=_text(data.get("name", ""), "name", limit=MAX_TEXT),
+            description=_text(data.get("description") or "", "description", limit=MAX_TEXT),
+            bots=bots, departed=departed, competition=competition, time_control=time_control,
+            games=None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9),
+            seeding=seeding, pairings=pairings,
             cluster=None if data.get("cluster") is None else MetaCluster.from_json(data["cluster"]),
-            unsaid=Unsaid(seed=seed is None, format=format_ is None, game_ids=game_ids is None,
-                          suite=(count, digest) if count is not None and suite is None else None),
+            unsaid=unsaid,
         )
 
     def with_pairing(self, seeding: Sequence[str], pairing: Pairing) -> TournamentMeta:
@@ -435,29 +387,6 @@ def _bots(data: Mapping[str, Any], key: str) -> tuple[MetaBot, ...]:
     if len(entries) > MAX_BOTS:
         raise MetaError(f"{key}: {len(entries)} bots, over the {MAX_BOTS} a tournament may have")
     return tuple(MetaBot.from_json(entry, f"{key}[{i}]") for i, entry in enumerate(entries))
-
-
-def _openings(value: Any, game: str) -> tuple[int | None, str | None, tuple[Opening, ...] | None]:
-    if value is None:
-        return None, None, None
-    value = _mapping(value, "openings")
-    count = _whole(value.get("count"), "openings.count", 1, MAX_SUITE)
-    digest = _text(value.get("digest"), "openings.digest", limit=100)
-    if "suite" not in value:
-        return count, digest, None
-    entries = _list(value["suite"], "openings.suite")
-    if len(entries) != count:
-        raise MetaError(f"openings.suite: {len(entries)} openings, the count says {count}")
-    starts = engine.get_game(game).openings
-    suite = []
-    for entry in entries:
-        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
-            raise MetaError(f"openings.suite: an opening must be [start, [moves]], got {short(entry)}")
-        moves = tuple(_text(m, "openings.suite", limit=20) for m in entry[1][:1000])
-        suite.append(Opening(_whole(entry[0], "openings.suite", 0, starts - 1), moves))
-    if suite_digest(suite) != digest:
-        raise MetaError("openings: the suite's moves do not match its digest")
-    return count, digest, tuple(suite)
 
 
 def _suite_from_records(records: Sequence[GameRecord], count: int) -> tuple[Opening, ...]:
