@@ -429,16 +429,16 @@ def check_one(
 ) -> BotCheck:
     """Check bot ``name`` of ``config`` in this process (see :func:`check_tournament`)."""
     opponent = _reference_name(config, reference)
-    config = replace(config, bots=config.bots + (BotConfig(
+    config = config.with_bots(config.bots + (BotConfig(
         name=opponent, cmd=(sys.executable, "-m", REFERENCES[reference]), options={}, cwd=_ARENA_ROOT, env={},
     ),))
     pool = BotPool(config, logs_dir, CHECK_TAG)
     candidate = pool.player(name)
-    seeds = [game_seed(config.seed, f"{name}:check-{number + 1}") for number in range(games)]
+    seeds = [game_seed(config.competition.seed, f"{name}:check-{number + 1}") for number in range(games)]
     bot = next(b for b in config.bots if b.name == name)
     files = _files_of(bot, config)
     try:
-        walk = _walk(candidate, _check_games(name, opponent, config.game, config.competition.suite(), seeds),
+        walk = _walk(candidate, _check_games(name, opponent, config.competition.game, config.competition.suite(), seeds),
                      pool.play, max_forfeits=MAX_FORFEITS)
     finally:
         pool.close()

@@ -278,7 +278,7 @@ def _say_run(summary: RunSummary, config: TournamentConfig, fmt: str, file: Path
     """``arena run``'s end: the standings (in ``fmt``) and forfeits on stdout, what was played and kept on stderr."""
     at_limit = summary.sprt is not None and summary.sprt.at_limit
     names = [bot.name for bot in config.bots]
-    say(render_standings(compute_standings(summary.records, names, config.rules, at_limit=at_limit,
+    say(render_standings(compute_standings(summary.records, names, config.competition.rules, at_limit=at_limit,
                                            versions=summary.versions, rounds=summary.rounds,
                                            challenger=config.competition.challenger, remote=config.remote_bots), fmt))
     show_forfeits(sorted(summary.records, key=schedule_key), fmt,
@@ -298,7 +298,7 @@ class _RunView:
     (:class:`Periodic`), not after each game."""
 
     def __init__(self, config: TournamentConfig) -> None:
-        self.name, self._running = config.name, RunningLeader(config.rules)
+        self.name, self._running = config.name, RunningLeader(config.competition.rules)
         self._standing: Periodic[tuple[str | None, str]] | None = None
 
     def start(self, summary: RunSummary) -> None:
@@ -516,7 +516,7 @@ def _stored_seed(output: Path) -> int | None:
         return None  # the run says why in one line
     except StoreError as exc:  # a link or a special file in its place
         fail(str(exc))
-    return meta.seed if meta is not None else None
+    return meta.competition.seed if meta is not None and not meta.unsaid.seed else None
 
 
 R = TypeVar("R", ReadResults, StandingsRead)
@@ -781,8 +781,8 @@ def match(
         # After the pre-flight: a bot that cannot start gets its one line, no bar.
         nonlocal so_far
         so_far = result
-        if config.seed == drawn:
-            say(f"seed {config.seed} (drawn at random; --seed {config.seed} plays the same games again)", err)
+        if config.competition.seed == drawn:
+            say(f"seed {config.competition.seed} (drawn at random; --seed {config.competition.seed} plays the same games again)", err)
         say(match_header(config, games, capped=capped))
         if result.resumed:
             say(f"resuming: {result.resumed} of {result.total} games already in {config.output}", err)
@@ -830,7 +830,7 @@ def _say_match(result: MatchResult, config: TournamentConfig, game: str, *, kept
     else:
         say("  forfeits: none")
     if kept:
-        say(f"records in {config.output} (seed {config.seed}); arena standings {config.output} ranks them", err)
+        say(f"records in {config.output} (seed {config.competition.seed}); arena standings {config.output} ranks them", err)
 
 
 def _new_test(

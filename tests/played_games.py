@@ -84,7 +84,7 @@ def played_tournament(
     from builders import start
 
     config = parse_config(yaml_text, base_dir=Path.cwd())
-    game = engine.get_game(config.game)
+    game = engine.get_game(config.competition.game)
     order = [bot.name for bot in config.bots]
     pool = played_games(game.name, ["x", "y"], 40, seed=seed)
     by_winner: dict[str | None, list[GameRecord]] = {}

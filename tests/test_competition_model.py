@@ -46,9 +46,14 @@ def test_a_staged_tournament_whose_swiss_games_are_played_again_keeps_its_knocko
     assert read.rounds.places()[0] == ("s1", (1, 1))
 
 
+def dropped(meta: TournamentMeta, name: str) -> TournamentMeta:
+    """``meta`` with the bot ``name`` taken out of tournament.json by hand."""
+    return TournamentMeta.from_json({**meta.to_json(), "bots": [b.to_json() for b in meta.bots if b.name != name]})
+
+
 def test_a_champion_removed_after_the_event_is_not_ranked(tmp_path):
     run, meta = finished_cup(tmp_path)
-    without = replace(meta, bots=tuple(b for b in meta.bots if b.name != "s1"))
+    without = dropped(meta, "s1")
     read = results_of(tmp_path, without, run.records)
     standings = compute_standings(read.records, read.names, read.rules, rounds=read.rounds)
     assert "s1" not in [b.name for b in standings.bots]  # before: rank 1, 4 games, 0 points
@@ -58,7 +63,7 @@ def test_a_champion_removed_after_the_event_is_not_ranked(tmp_path):
 
 def test_a_removed_teams_played_swiss_games_stay_on_show_in_the_report(tmp_path):
     run, meta = finished_cup(tmp_path)
-    without = replace(meta, bots=tuple(b for b in meta.bots if b.name != "s6"))
+    without = dropped(meta, "s6")
     read = results_of(tmp_path, without, run.records)
     swiss = read.rounds.stages[0]
     played = [(key, result) for key, result in swiss.results.items() if "s6" in key[1:]]
@@ -78,7 +83,7 @@ def test_a_test_run_again_with_other_bounds_is_refused_naming_both(tmp_path):
     schedule.decide(None, [])
     records = [better_seed(spec) for spec in schedule.schedule[:4]]
     meta = tournament_meta(config)
-    other = replace(config, rules=replace(config.rules, sprt=SprtConfig(elo0=-10, elo1=0)))
+    other = replace(config, competition=replace(config.competition, rules=replace(config.competition.rules, sprt=SprtConfig(elo0=-10, elo1=0))))
     with pytest.raises(ResultsConflict, match=r"SPRT elo0=0,elo1=5,alpha=0.05,beta=0.05,model=normalized, this command "
                                               r"now says elo0=-10,elo1=0,alpha=0.05,beta=0.05,model=normalized"):
         RunPlan(other, tmp_path).decide(meta, records)
@@ -94,7 +99,7 @@ def test_replay_archives_the_bots_games_against_a_departed_bot(tmp_path):
     plan.decide(None, [])
     records = [replace(better_seed(spec), versions={"pink": "old", "black": "old"}) for spec in plan.schedule]
     meta = tournament_meta(config)
-    without_s3 = replace(config, bots=config.bots[:2])
+    without_s3 = config.with_bots(config.bots[:2])
     replay = RunPlan(without_s3, tmp_path, replay=["s1"], keep=["s2"])
     replay.decide(meta, records)
     against_s3 = {r.game_id for r in records if {"s1", "s3"} == set(r.players.values())}
@@ -106,7 +111,7 @@ def test_the_meta_record_is_written_and_read_back_the_same(tmp_path):
     assert write_meta(tmp_path, meta) and not write_meta(tmp_path, meta)  # the same: not written again
     assert read_meta(tmp_path) == meta
     assert TournamentMeta.from_json(json.loads(json.dumps(meta.to_json()))) == meta
-    assert meta.stages == (Stage("swiss", rounds=3), Stage("knockout", top=4))
+    assert meta.competition.stages == (Stage("swiss", rounds=3), Stage("knockout", top=4))
 
 
 @pytest.mark.parametrize("edit, problem", [

@@ -60,12 +60,12 @@ def test_minimal_file_gets_every_default(tmp_path: Path) -> None:
     path = write(tmp_path, MINIMAL, "my-cup.yaml")
     config = load_config(path)
     assert config.name == "my-cup"
-    assert config.game == "oxono"
+    assert config.competition.game == "oxono"
     assert config.time_control == TimeControl(initial_ms=5000, increment_ms=100)
-    assert config.rounds == 1
-    assert config.format == "round-robin"
+    assert config.competition.rounds == 1
+    assert config.competition.format == "round-robin"
     assert config.concurrency == (os.cpu_count() or 1)
-    assert config.seed == 0
+    assert config.competition.seed == 0
     assert config.output == tmp_path.resolve() / "results" / "my-cup"
     assert config.time_margin_ms == 50
     assert config.startup_timeout_s == 10.0
@@ -110,9 +110,9 @@ def test_every_key_is_read(tmp_path: Path) -> None:
     base = tmp_path.resolve()
     assert config.name == "final"
     assert config.description == "two lines\nof text\n"
-    assert config.game == "yoxii"
+    assert config.competition.game == "yoxii"
     assert config.time_control == TimeControl(per_move_ms=500)
-    assert (config.rounds, config.format, config.concurrency, config.seed) == (3, "gauntlet", 4, -12)
+    assert (config.competition.rounds, config.competition.format, config.concurrency, config.competition.seed) == (3, "gauntlet", 4, -12)
     assert config.output == base / "out" / "final"
     assert config.time_margin_ms == 200
     assert config.startup_timeout_s == 2.5
@@ -251,7 +251,7 @@ def test_merge_keys_keep_duplicate_and_type_checks(tmp_path: Path) -> None:
 def test_configs_are_frozen(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, MINIMAL))
     with pytest.raises(AttributeError):
-        config.rounds = 2  # type: ignore[misc]
+        config.competition.rounds = 2  # type: ignore[misc]
     with pytest.raises(AttributeError):
         config.bots[0].name = "z"  # type: ignore[misc]
     assert isinstance(config.bots, tuple) and isinstance(config.bots[0].cmd, tuple)
@@ -260,13 +260,13 @@ def test_configs_are_frozen(tmp_path: Path) -> None:
 @pytest.mark.parametrize("game", ["oxono", "yoxii"])
 def test_demo_files_load(game: str) -> None:
     config = load_config(ROOT / "tournaments" / f"{game}-demo.yaml")
-    assert config.game == game
+    assert config.competition.game == game
     assert config.name == f"{game}-demo"
     assert [b.name for b in config.bots] == ["random", "greedy", "greedy-2"]
     assert config.bot("random").cmd == (sys.executable, "-m", "bots.random_bot")
     assert config.bot("greedy-2").cmd == (sys.executable, "-m", "bots.greedy")
     assert config.bot("greedy-2").options == {"seed": 7}
-    assert config.rounds == {"oxono": 8, "yoxii": 6}[game] and config.seed == 1
+    assert config.competition.rounds == {"oxono": 8, "yoxii": 6}[game] and config.competition.seed == 1
     assert config.time_control == TimeControl(initial_ms=5000, increment_ms=100)
     assert config.output == ROOT / "results" / f"{game}-demo"
     # The bots run from the repository root, so `-m bots.x` finds the package.

@@ -267,8 +267,8 @@ def test_the_example_cup_reads():
     from arena.run.config import load_config
 
     config = load_config(ROOT / "tournaments" / "cup-oxono.yaml")
-    assert [(s.format, s.rounds if s.format == "swiss" else s.top) for s in config.stages] == [("swiss", 3), ("knockout", 4)]
-    assert config.rules.ranking == "points" and len(config.bots) == 8
+    assert [(s.format, s.rounds if s.format == "swiss" else s.top) for s in config.competition.stages] == [("swiss", 3), ("knockout", 4)]
+    assert config.competition.rules.ranking == "points" and len(config.bots) == 8
 
 
 def test_seed_from_a_reference_tournament_takes_its_entrants_order(tmp_path):

@@ -64,7 +64,7 @@ def test_given_names_and_the_config():
     assert [bot.name for bot in config.bots] == ["g", "x"]
     assert config.bots[0].cmd == (sys.executable, "-m", "bots.greedy")
     assert config.bots[1].cmd == ("./x",)
-    assert (config.game, config.rounds, config.seed, config.concurrency, config.format) == ("yoxii", 1, 9, 2, "round-robin")
+    assert (config.competition.game, config.competition.rounds, config.competition.seed, config.concurrency, config.competition.format) == ("yoxii", 1, 9, 2, "round-robin")
     assert config.time_control == TC
 
 

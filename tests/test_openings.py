@@ -103,13 +103,13 @@ def with_openings(tmp_path: Path, openings: str, game: str = "oxono", bots: int 
 
 def test_config_draws_the_suite_from_the_tournament_seed(tmp_path):
     config = with_openings(tmp_path, "{plies: 4, count: 5}")
-    assert config.openings == random_suite("oxono", 4, 5, seed=4)
-    assert with_openings(tmp_path, "{}").openings == random_suite("oxono", 4, 50, seed=4)
+    assert config.competition.openings == random_suite("oxono", 4, 5, seed=4)
+    assert with_openings(tmp_path, "{}").competition.openings == random_suite("oxono", 4, 50, seed=4)
 
 
 def test_config_reads_a_suite_file_relative_to_the_tournament(tmp_path):
     (tmp_path / "suite.txt").write_text("Xc4 c3\n1: Oc4 b4\n")
-    assert with_openings(tmp_path, "{file: suite.txt}").openings == (Opening(0, ("Xc4 c3",)), Opening(1, ("Oc4 b4",)))
+    assert with_openings(tmp_path, "{file: suite.txt}").competition.openings == (Opening(0, ("Xc4 c3",)), Opening(1, ("Oc4 b4",)))
 
 
 @pytest.mark.parametrize(
@@ -141,7 +141,7 @@ def test_every_pair_plays_every_opening_with_both_colours_back_to_back(tmp_path)
         assert (first.opening, first.opening_moves) == (second.opening, second.opening_moves)
         assert first.players == second.players[::-1]
     seen = Counter((s.players, s.opening, s.opening_moves) for s in schedule)
-    suite = [(o.start, o.moves) for o in config.openings]
+    suite = [(o.start, o.moves) for o in config.competition.openings]
     for i, j in ((0, 1), (0, 2), (1, 2)):
         for a, b in ((i, j), (j, i)):
             for start, moves in suite:

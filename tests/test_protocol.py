@@ -227,7 +227,7 @@ bots:
 """)
     pool = BotPool(config, None, "t")
     try:
-        opening = config.openings[0]
+        opening = config.competition.openings[0]
         for index, players in enumerate((("full", "compact"), ("compact", "full"))):
             pool.play(spec(index, players, game_id=f"g\"{index}é", game=name, opening=opening.start,
                            opening_moves=opening.moves))

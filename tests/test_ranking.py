@@ -229,8 +229,8 @@ def test_withdraw_after_crashes_is_off_by_default_and_checked():
 
     base = "game: oxono\ntime_control: 5+0.1\nbots:\n  - {name: a, cmd: python -m bots.random_bot}\n" \
            "  - {name: b, cmd: python -m bots.random_bot}\n"
-    assert parse_config("name: t\n" + base).rules.withdraw_after_crashes is None
-    assert parse_config("name: t\nwithdraw_after_crashes: 3\n" + base).rules.withdraw_after_crashes == 3
+    assert parse_config("name: t\n" + base).competition.rules.withdraw_after_crashes is None
+    assert parse_config("name: t\nwithdraw_after_crashes: 3\n" + base).competition.rules.withdraw_after_crashes == 3
     with pytest.raises(ConfigError, match="withdraw_after_crashes.*positive integer"):
         parse_config("name: t\nwithdraw_after_crashes: 0\n" + base)
     with pytest.raises(ConfigError, match="ranking.*trueskill, elo, points"):

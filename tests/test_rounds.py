@@ -429,7 +429,7 @@ def test_bye_points(tmp_path: Path, bye: str, value: float) -> None:
     assert stage.points == {b: tally(run.records, run.pairings, 2 * value).get(b, 0.0) for b in names(5)}
     # Each round's pairings play the suite's next opening.
     assert {r.round: r.opening_moves for r in run.records} == {
-        k: list(run.config.openings[(k - 1) % suite].moves) for k in range(1, 5)}
+        k: list(run.config.competition.openings[(k - 1) % suite].moves) for k in range(1, 5)}
     # The first bye goes to the lowest seed.
     assert run.pairings[0].byes == ("s5",)
     assert run.rounds.describe() == "round 4 of 4"
@@ -755,16 +755,16 @@ def line_of(text: str, pattern: str, nth: int = 0) -> int:
 
 def test_the_stages_of_a_valid_file(tmp_path: Path) -> None:
     config = parse_config(file_of("format: swiss\nrounds: 3\nbye: draw\n"), base_dir=tmp_path)
-    assert config.stages == (Stage("swiss", rounds=3, bye="draw"),) and config.rounds == 3
-    assert config.rules.ranking == "points" and config.paired_by_results
+    assert config.competition.stages == (Stage("swiss", rounds=3, bye="draw"),) and config.competition.rounds == 3
+    assert config.competition.rules.ranking == "points" and config.competition.paired_by_results
     config = parse_config(file_of("format: knockout\ngames_per_match: 2\ntiebreak_pairs: 0\n"), base_dir=tmp_path)
-    assert config.stages == (Stage("knockout", games_per_match=2, tiebreak_pairs=0),)
+    assert config.competition.stages == (Stage("knockout", games_per_match=2, tiebreak_pairs=0),)
     text = file_of("stages:\n  - {format: swiss, rounds: 4}\n  - {format: round-robin, top: 4, rounds: 2}\n"
                    "  - {format: knockout, top: 2}\n")
     config = parse_config(text, base_dir=tmp_path)
-    assert config.format == "stages"
-    assert config.stages == (Stage("swiss", rounds=4), Stage("round-robin", rounds=2, top=4), Stage("knockout", top=2))
-    assert not parse_config(file_of(""), base_dir=tmp_path).paired_by_results
+    assert config.competition.format == "stages"
+    assert config.competition.stages == (Stage("swiss", rounds=4), Stage("round-robin", rounds=2, top=4), Stage("knockout", top=2))
+    assert not parse_config(file_of(""), base_dir=tmp_path).competition.paired_by_results
 
 
 CONFIG_ERRORS = [

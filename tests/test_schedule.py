@@ -138,7 +138,7 @@ def test_a_game_is_the_same_whatever_the_bots_places_in_the_file_and_whoever_joi
 def test_results_written_before_names_keep_their_ids_by_position() -> None:
     from dataclasses import replace
 
-    schedule = make_schedule(replace(config("oxono", 3), game_ids="positions").competition)
+    schedule = make_schedule(replace(config("oxono", 3).competition, game_ids="positions"))
     assert [(s.game_id, s.players) for s in schedule[:2]] == [("r1-p1-g1", ("bot0", "bot1")), ("r1-p1-g2", ("bot1", "bot0"))]
     assert next(s for s in schedule if s.game_id == "r1-p3-g2").players == ("bot2", "bot1")
 

@@ -349,4 +349,4 @@ def test_ladder_and_tuning_files_load(path):
     assert commands & {"-m bots.mcts", "-m bots.alphabeta"}
     if path.name.startswith("ladder-"):
         assert [bot.name for bot in config.bots] == ["random", "greedy", "mcts", "alphabeta"]
-        assert config.game == path.stem.split("-")[1]
+        assert config.competition.game == path.stem.split("-")[1]

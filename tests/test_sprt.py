@@ -169,7 +169,7 @@ def records_of(pairs, names=("a", "b")):
     config = match_config(["x", "y"], "oxono", TimeControl(1000, 0), names=list(names), seed=3)
     schedule = make_schedule(config.competition)
     while len(schedule) < 2 * len(pairs):
-        config = replace(config, rounds=config.rounds * 2)
+        config = replace(config, competition=replace(config.competition, rounds=config.competition.rounds * 2))
         schedule = make_schedule(config.competition)
     records = []
     for spec in schedule[: 2 * len(pairs)]:
@@ -188,7 +188,7 @@ def records_of(pairs, names=("a", "b")):
 @pytest.mark.parametrize("seed", range(3))
 def test_a_running_test_gives_the_read_back_verdict_whatever_order_the_games_end_in(seed):
     config, schedule, records = records_of(random_pairs(60, seed + 10, bias=0.6), ("a", "b"))
-    config = replace(config, rules=replace(config.rules, sprt=SprtConfig(0, 60, alpha=0.1, beta=0.1)))
+    config = replace(config, competition=replace(config.competition, rules=replace(config.competition.rules, sprt=SprtConfig(0, 60, alpha=0.1, beta=0.1))))
     read_back = sprt_of(config, records)
     assert read_back.decided
     rng = random.Random(seed)
@@ -212,7 +212,7 @@ def test_a_running_test_gives_the_read_back_verdict_whatever_order_the_games_end
 
 def test_a_pair_never_finished_holds_the_running_test_back_but_not_the_final_one():
     config, schedule, records = records_of([(1.0, 1.0)] * 30)
-    config = replace(config, rules=replace(config.rules, sprt=SprtConfig(0, 100)))
+    config = replace(config, competition=replace(config.competition, rules=replace(config.competition.rules, sprt=SprtConfig(0, 100))))
     missing = [r for r in records if r.index != 1]  # the second game of the first pair never came
     running = RunningSprt(config, schedule, missing)
     assert not running.decided and running.status().pairs == 0
@@ -330,14 +330,14 @@ def test_the_model_is_read_from_the_option_and_the_file():
         sprt_from_option("elo0=0,elo1=5,model=gauss")
     config = parse_config("name: t\ngame: oxono\ntime_control: 1+0\nsprt: {elo0: 0, elo1: 5, model: bayesian}\n"
                           "bots: [{name: a, cmd: a}, {name: b, cmd: b}]\n", base_dir=Path("/tmp"))
-    assert config.rules.sprt == SprtConfig(0, 5, model="bayesian")
+    assert config.competition.rules.sprt == SprtConfig(0, 5, model="bayesian")
 
 
 def test_a_results_directory_written_before_models_existed_reads_as_normalized():
     data = {"name": "m", "game": "oxono", "bots": [{"name": "a"}, {"name": "b"}],
             "sprt": {"elo0": 0, "elo1": 5, "alpha": 0.05, "beta": 0.05}}
-    assert TournamentMeta.from_json(data).rules.sprt == SprtConfig(0, 5)
+    assert TournamentMeta.from_json(data).competition.rules.sprt == SprtConfig(0, 5)
     with pytest.raises(MetaError, match="unknown model"):
         TournamentMeta.from_json({**data, "sprt": {**data["sprt"], "model": "x"}})
     again = TournamentMeta.from_json(TournamentMeta.from_json({**data, "sprt": {**data["sprt"], "model": "logistic"}}).to_json())
-    assert again.rules.sprt == SprtConfig(0, 5, model="logistic")
+    assert again.competition.rules.sprt == SprtConfig(0, 5, model="logistic")

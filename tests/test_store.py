@@ -78,14 +78,14 @@ def test_a_stop_signal_while_the_sync_thread_starts_leaves_a_store_that_closes(c
         raise KeyboardInterrupt
 
     store = ResultsStore(config.output)
-    loaded = store.open_for_run(config.game)
+    loaded = store.open_for_run(config.competition.game)
     monkeypatch.setattr(threading.Thread, "start", interrupted)
     with pytest.raises(KeyboardInterrupt):
         store.start_appending(loaded)
     monkeypatch.undo()
     store.close()  # no RuntimeError
     with ResultsStore(config.output) as again:  # and the directory is free
-        again.open_for_run(config.game)
+        again.open_for_run(config.competition.game)
 
 
 def test_a_second_writer_is_refused(config):
@@ -111,12 +111,12 @@ def test_a_readers_momentary_probe_of_the_lock_does_not_refuse_a_run(config):
 @pytest.mark.parametrize(
     "change, words",
     [
-        (lambda c: replace(c, seed=4), "seed"),
-        (lambda c: replace(c, game="yoxii"), "game"),
-        (lambda c: replace(c, format="gauntlet"), "format"),
+        (lambda c: replace(c, competition=replace(c.competition, seed=4)), "seed"),
+        (lambda c: replace(c, competition=replace(c.competition, game="yoxii")), "game"),
+        (lambda c: replace(c, competition=replace(c.competition, format="gauntlet")), "format"),
         (lambda c: replace(c, bots=(replace(c.bots[0], options={"depth": 3}),) + c.bots[1:]),
          "bot 'a' .its options changed; 1 games by version"),
-        (lambda c: replace(c, openings=random_suite("oxono", 2, 3, 0)), "another opening suite"),
+        (lambda c: replace(c, competition=replace(c.competition, openings=random_suite("oxono", 2, 3, 0))), "another opening suite"),
     ],
 )
 def test_a_conflicting_tournament_is_refused_and_nothing_is_lost(config, change, words):
@@ -149,7 +149,7 @@ def test_games_of_a_removed_bot_stay_on_disk_and_out_of_the_plan(config):
         open_results(store, RunPlan(config, store.directory))
         for spec in schedule:
             store.append(record_for(spec))
-    fewer = replace(config, bots=config.bots[:2])
+    fewer = config.with_bots(config.bots[:2])
     plan = RunPlan(fewer, config.output)
     with ResultsStore(config.output) as store:
         loaded = open_results(store, plan)
@@ -186,8 +186,8 @@ def test_a_conflict_names_what_asked_a_tournament_file_or_a_command(config):
     # arena match has no tournament file (path None): its message says so.
     with ResultsStore(config.output) as store:
         open_results(store, RunPlan(config, store.directory))
-    for asked, words in ((replace(config, seed=9, path=config.output.parent / "t.yaml"), "the tournament file now says 9"),
-                         (replace(config, seed=9, path=None), "this command now says 9")):
+    for asked, words in ((replace(config, competition=replace(config.competition, seed=9), path=config.output.parent / "t.yaml"), "the tournament file now says 9"),
+                         (replace(config, competition=replace(config.competition, seed=9), path=None), "this command now says 9")):
         with ResultsStore(config.output) as store, pytest.raises(ResultsConflict, match=words):
             open_results(store, RunPlan(asked, store.directory))
 
@@ -198,7 +198,7 @@ def test_more_rounds_extend_a_tournament_without_conflict(config):
         open_results(store, RunPlan(config, store.directory))
         for spec in schedule:
             store.append(record_for(spec))
-    longer = replace(config, rounds=2)
+    longer = replace(config, competition=replace(config.competition, rounds=2))
     with ResultsStore(config.output) as store:
         loaded = open_results(store, RunPlan(longer, store.directory))
     assert len(loaded.records) == len(schedule)

@@ -7,27 +7,31 @@ tournament file's reader makes it (:func:`arena.run.config.parse_config`),
 ``tournament.json`` holds it (:class:`arena.results.meta.TournamentMeta`),
 and the standings take it whole (:func:`arena.results.standings.compute_standings`).
 
-A tournament file (:class:`arena.run.config.TournamentConfig`) and a
-results directory's ``tournament.json`` (:class:`arena.results.meta.TournamentMeta`)
-both describe a competition; each gives a :class:`Competition` (the schedule's
-settings and those :class:`Rules`), and every function of this package takes
-that, so a schedule rebuilt from the directory is the one the file makes,
-with no made-up config in between.
+:class:`Competition` is the one record of everything that decides the games
+and the ranking: the game, the seed, the format, its rounds, stages and
+openings, the bots' names, and those :class:`Rules`.  The tournament file's
+reader makes it once (:class:`arena.run.config.TournamentConfig` holds it as
+``competition``), ``tournament.json`` is it written out
+(:class:`arena.results.meta.TournamentMeta` holds it whole, and what an older
+file leaves out beside it), and every function of this package takes it, so
+a schedule rebuilt from the directory is the one the file makes, with no
+field copied from one record to another on the way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import engine
-from arena.base.json_checks import listed, mapping, text, whole
+from arena.base.json_checks import listed, mapping, short, text, whole
 from arena.formats.sprt_config import SprtConfig
-from arena.formats.stages import Stage
-from arena.game.openings import Opening
+from arena.formats.stages import MAX_FIELD, Stage
+from arena.game.openings import Opening, suite_digest
 
-__all__ = ["FIXED_FORMATS", "FORMATS", "RANKINGS", "STAGED", "Competition", "Rules"]
+__all__ = ["FIXED_FORMATS", "FORMATS", "GAME_IDS", "MAX_SUITE", "RANKINGS", "STAGED", "Competition", "Rules", "Unsaid"]
 
 #: The formats whose schedule is fixed in advance.
 FIXED_FORMATS = ("round-robin", "gauntlet", "reference")
@@ -35,6 +39,10 @@ FIXED_FORMATS = ("round-robin", "gauntlet", "reference")
 FORMATS = (*FIXED_FORMATS, "swiss", "knockout", "adaptive")
 #: The format of a tournament given as ``stages:``.
 STAGED = "stages"
+#: How game ids name a pair (see :func:`arena.formats.schedule.make_schedule`).
+GAME_IDS = ("names", "positions")
+#: The most openings a suite of ``tournament.json`` may hold.
+MAX_SUITE = 100_000
 #: The rules that may order the ranking (``ranking:`` in a tournament file);
 #: the first is that of a directory written before the key existed.
 RANKINGS = ("trueskill", "elo", "points")
@@ -104,6 +112,10 @@ class Rules:
 
 @dataclass(frozen=True)
 class Competition:
+    """What decides a tournament's games and its ranking (see the module's
+    doc); a new setting of the schedule is a field here, with its key in
+    :meth:`to_json` and its check in :meth:`from_json`."""
+
     game: str
     seed: int
     #: One of :data:`FORMATS`, or :data:`STAGED`.
@@ -136,8 +148,105 @@ class Competition:
         """A gauntlet's first bot, which meets each other bot."""
         return self.names[0] if self.format == "gauntlet" else None
 
+    @cached_property
+    def suite_id(self) -> tuple[int, str] | None:
+        """What identifies the opening suite: its size and digest (worked out
+        once: ``tournament.json`` is written each round); None: the game's start positions."""
+        return None if self.openings is None else (len(self.openings), suite_digest(self.openings))
+
     def suite(self) -> tuple[Opening, ...]:
         """The openings every pairing plays: the suite, else the game's start positions."""
         if self.openings is not None:
             return self.openings
         return tuple(Opening(start, ()) for start in range(engine.get_game(self.game).openings))
+
+    def to_json(self, unsaid: Unsaid | None = None) -> dict[str, Any]:
+        """As ``tournament.json`` holds it: a key each at its top level (the
+        rules' too), and null, or the suite without its moves, where
+        ``unsaid`` says the file it was read from left them out."""
+        unsaid = unsaid or Unsaid()
+        suite_id = unsaid.suite or self.suite_id
+        return {
+            "game": self.game,
+            "seed": None if unsaid.seed else self.seed,
+            "format": None if unsaid.format else self.format,
+            "rounds": self.rounds,
+            # (The SPRT is not part of what identifies the games, but a resumed
+            # test must be the same test: a run refuses other bounds; see the plan.)
+            **self.rules.to_json(),
+            "game_ids": None if unsaid.game_ids else self.game_ids,
+            "openings": None if suite_id is None else {
+                "count": suite_id[0], "digest": suite_id[1],
+                **({} if unsaid.suite is not None or self.openings is None else
+                   {"suite": [[opening.start, list(opening.moves)] for opening in self.openings]}),
+            },
+            "stages": [stage.to_json() for stage in self.stages],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], names: Sequence[str],
+                  stages: tuple[Stage, ...]) -> tuple[Competition, Unsaid]:
+        """The competition a ``tournament.json`` holds (its keys of
+        :meth:`to_json`; ``stages`` read with the pairings that number
+        them), and what the file left out; checked, the file being
+        untrusted: ``ValueError``, one line naming the key."""
+        game = data.get("game")
+        if game not in engine.GAMES:
+            raise ValueError(f"game: must be one of {', '.join(engine.GAMES)}, got {short(game)}")
+        format_ = data.get("format")
+        if format_ is not None and format_ not in (*FORMATS, STAGED):
+            raise ValueError(f"format: unknown format {short(format_)}")
+        rules = Rules.from_json(data, names)
+        if bool(stages) != (format_ in ("swiss", "knockout", "adaptive", STAGED)) and format_ is not None:
+            raise ValueError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
+        count, digest, suite = _suite(data.get("openings"), game)
+        seed = whole(data.get("seed"), "seed", 0, 2**63) if data.get("seed") is not None else None
+        rounds = whole(data.get("rounds", 1), "rounds", 1, MAX_FIELD)
+        game_ids = data.get("game_ids") if data.get("game_ids") in GAME_IDS else None
+        competition = cls(
+            game=game, seed=seed or 0, format=format_ or FORMATS[0], names=tuple(names), rounds=rounds,
+            openings=suite, game_ids=game_ids or GAME_IDS[0], stages=stages, rules=rules,
+        )
+        return competition, Unsaid(seed=seed is None, format=format_ is None, game_ids=game_ids is None,
+                                   suite=(count, digest) if count is not None and suite is None else None)
+
+
+@dataclass(frozen=True)
+class Unsaid:
+    """What a ``tournament.json`` leaves out of its competition: an older
+    file, written before a key existed, or one written by hand.  Its
+    :class:`Competition` holds the default in each such place;
+    :meth:`arena.results.meta.TournamentMeta.rebuilt` fills what it can."""
+
+    #: No seed, or no format (a file written by hand): no schedule can be
+    #: rebuilt, and the games are ranked as they are.
+    seed: bool = False
+    format: bool = False
+    #: No ``game_ids`` (before 0.2): the games played named pairs by position.
+    game_ids: bool = False
+    #: The suite's size and digest without its moves (a file written before
+    #: they were kept): the moves are read from the records.
+    suite: tuple[int, str] | None = None
+
+
+def _suite(value: Any, game: str) -> tuple[int | None, str | None, tuple[Opening, ...] | None]:
+    if value is None:
+        return None, None, None
+    value = mapping(value, "openings")
+    count = whole(value.get("count"), "openings.count", 1, MAX_SUITE)
+    digest = text(value.get("digest"), "openings.digest", limit=100)
+    if "suite" not in value:
+        return count, digest, None
+    entries = listed(value["suite"], "openings.suite")
+    if len(entries) != count:
+        raise ValueError(f"openings.suite: {len(entries)} openings, the count says {count}")
+    starts = engine.get_game(game).openings
+    suite = []
+    for entry in entries:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
+            raise ValueError(f"openings.suite: an opening must be [start, [moves]], got {short(entry)}")
+        moves = tuple(text(m, "openings.suite", limit=20) for m in entry[1][:1000])
+        suite.append(Opening(whole(entry[0], "openings.suite", 0, starts - 1), moves))
+    if suite_digest(suite) != digest:
+        raise ValueError("openings: the suite's moves do not match its digest")
+    return count, digest, tuple(suite)

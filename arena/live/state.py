@@ -311,7 +311,7 @@ def _scheduled(results: ReadResults) -> int | None:
         return schedule_size(competition)
     # The whole run's, not the rounds played so far (what the readers schedule), and at
     # most its limit: a match under an SPRT says "at most N games", and so does the page.
-    total = schedule_size(replace(competition, rounds=max(competition.rounds, meta.rounds)))
+    total = schedule_size(replace(competition, rounds=max(competition.rounds, meta.competition.rounds)))
     return min(total, meta.games) if meta.games is not None else total
 
 

@@ -2,11 +2,12 @@
 
 :class:`TournamentMeta` is the one typed record of that file and this module
 its only reader and writer.  It holds everything needed to rebuild the
-schedule and the ranking without the tournament file: the game, the clock,
-the seed, the format and its stages, the bots with their versions and
-fingerprints, the bots that left, the opening suite's moves, the ranking
-rule, the SPRT, and for a Swiss, knockout or staged tournament the seeding
-and every round paired so far.
+schedule and the ranking without the tournament file: the tournament's
+:class:`~arena.formats.competition.Competition` whole (the game, the seed,
+the format and its stages, the opening suite's moves, the rules), the
+clock, the bots with their versions and fingerprints, the bots that left,
+and for a Swiss, knockout or staged tournament the seeding and every round
+paired so far.
 
 The file is input like the records (anyone may edit or forge it), so
 :meth:`TournamentMeta.from_json` checks every field and bounds every size: a
@@ -17,7 +18,8 @@ is checked (:func:`arena.formats.stages.pairing_problem`):
 one no format makes is :class:`ForgedPairing`, which every command refuses.  A key written
 by a later version only is kept out; a key missing from an older file takes
 its old default (a directory written before ``ranking`` existed ranks by
-TrueSkill, as it always did).
+TrueSkill, as it always did), and where no default stands in for it (the
+seed, the game ids' scheme, the suite's moves) :class:`Unsaid` says so.
 """
 
 from __future__ import annotations
@@ -30,13 +32,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import engine
 from arena.base.json_checks import listed, mapping, short, text, whole
 from arena.base.safe_files import RefusedFile, read_file
-from arena.formats.competition import FORMATS, STAGED, Competition, Rules
+from arena.formats.competition import MAX_SUITE, Competition, Unsaid
 from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairing_problem, pairings_from_json
 from arena.game.clock import TimeControl
-from arena.game.openings import Opening, suite_digest
+from arena.game.openings import Opening
 from arena.game.records import MAX_RATIO, GameRecord
 from arena.results.store import store_error, write_atomically
 
@@ -48,13 +49,14 @@ META_FILE = "tournament.json"
 #: Bounds of what a ``tournament.json`` may hold.
 MAX_META_BYTES = 64 * 2**20
 MAX_BOTS = 10_000
-MAX_SUITE = 100_000
 MAX_TEXT = 10_000
 #: The most nodes of a cluster a file may list, and the most CPUs of one.
 MAX_NODES = 10_000
 MAX_CPUS = 1_000_000
-#: How game ids name a pair (see :func:`arena.formats.schedule.make_schedule`).
-GAME_IDS = ("names", "positions")
+#: The keys of ``tournament.json``, in their order in the file.
+_ORDER = ("name", "description", "game", "time_control", "seed", "format", "rounds", "reference", "ranking",
+          "withdraw_after_crashes", "withdrawn", "disqualified", "sprt", "game_ids", "games", "bots", "departed",
+          "openings", "stages", "seeding", "pairings", "cluster")
 
 
 class MetaError(ValueError):
@@ -181,116 +183,99 @@ class MetaCluster:
 
 @dataclass(frozen=True)
 class TournamentMeta:
-    """What ``tournament.json`` says (see the module's doc).  ``seed``,
-    ``format`` and ``time_control`` are None only in a file written by hand
-    without them: its games are then ranked as they are, with no schedule."""
+    """What ``tournament.json`` says (see the module's doc).  What decides
+    the games and the ranking is its :attr:`competition`, whole; what an
+    older file or one written by hand left out is :attr:`unsaid`."""
 
     name: str
-    game: str
     bots: tuple[MetaBot, ...]
-    seed: int | None = None
-    format: str | None = None
+    #: The game, the seed, the format, its rounds, stages and openings, and the
+    #: rules, as the tournament file gave them (:func:`arena.run.results_dir.tournament_meta`);
+    #: its names are the bots'.
+    competition: Competition
+    #: None only in a file written by hand without it.
     time_control: TimeControl | None = None
     description: str = ""
-    #: The rounds of a format fixed in advance.
-    rounds: int = 1
-    #: What decides the games and the ranking beyond the schedule (its keys at the file's top level).
-    rules: Rules = Rules()
-    #: How game ids name a pair; None in a file written before the key existed.
-    game_ids: str | None = None
     #: ``arena match --games``: the games the schedule is cut to.
     games: int | None = None
     #: Bots that left, as they were: remembered for their return.
     departed: tuple[MetaBot, ...] = ()
-    #: The opening suite: its size and digest (what identifies it), and its
-    #: moves (None in a file written before they were kept; see :meth:`competition`).
-    openings_count: int | None = None
-    openings_digest: str | None = None
-    openings: tuple[Opening, ...] | None = None
-    stages: tuple[Stage, ...] = ()
     #: The first stage's seeding, best first, once its first round is paired.
     seeding: tuple[str, ...] = ()
     pairings: tuple[Pairing, ...] = ()
     #: The Ray cluster the last run played on; None for a run on this machine.
     cluster: MetaCluster | None = None
+    unsaid: Unsaid = Unsaid()
+
+    def __post_init__(self) -> None:
+        if self.competition.names != tuple(bot.name for bot in self.bots):
+            # A programming error: the schedule rebuilt would pair other bots than the file lists.
+            raise ValueError("TournamentMeta: the competition's names are not the bots'")
 
     @property
     def names(self) -> list[str]:
         """The tournament's bots, in the file's order."""
-        return [bot.name for bot in self.bots]
+        return list(self.competition.names)
 
     @property
     def versions(self) -> dict[str, str]:
         """Each bot's version, as the run that wrote the file last found it."""
         return {bot.name: bot.version for bot in self.bots if bot.version is not None}
 
+    @property
+    def suite_id(self) -> tuple[int, str] | None:
+        """What identifies the opening suite: its size and digest; None: the game's start positions."""
+        return self.unsaid.suite if self.unsaid.suite is not None else self.competition.suite_id
+
     def entry(self, name: str) -> MetaBot | None:
         """The bot ``name`` among the bots, else among those that left."""
         return next((bot for bot in (*self.bots, *self.departed) if bot.name == name), None)
 
-    def competition(self, records: Sequence[GameRecord] = ()) -> Competition | None:
+    def game_ids(self, played: bool) -> str:
+        """How the games are named: as the file says, else (a file written
+        before the key) by positions when games were ``played``."""
+        if self.unsaid.game_ids:
+            return "positions" if played else "names"
+        return self.competition.game_ids
+
+    def rebuilt(self, records: Sequence[GameRecord] = ()) -> Competition | None:
         """The competition that rebuilds the schedule; None when the file
         does not say enough.  A file written before it held the opening
         suite's moves gets them from ``records`` (each game id's ``g<k>``
         names its place in the suite)."""
-        if self.seed is None or self.format is None:
+        if self.unsaid.seed or self.unsaid.format:
             return None
-        suite = self.openings
-        if suite is None and self.openings_count:
-            suite = _suite_from_records(records, self.openings_count)
-        game_ids = self.game_ids or ("positions" if records else "names")
-        return Competition(
-            game=self.game, seed=self.seed, format=self.format, names=tuple(self.names), rounds=self.rounds,
-            openings=suite, game_ids=game_ids, stages=self.stages, rules=self.rules,
-        )
+        suite = self.competition.openings
+        if self.unsaid.suite is not None:
+            suite = _suite_from_records(records, self.unsaid.suite[0])
+        return replace(self.competition, openings=suite, game_ids=self.game_ids(bool(records)))
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "name": self.name,
             "description": self.description,
-            "game": self.game,
             "time_control": None if self.time_control is None else self.time_control.to_json(),
-            "seed": self.seed,
-            "format": self.format,
-            "rounds": self.rounds,
-            # (The SPRT is not part of what identifies the games, but a resumed
-            # test must be the same test: a run refuses other bounds; see the plan.)
-            **self.rules.to_json(),
-            "game_ids": self.game_ids,
             "games": self.games,
             "bots": [bot.to_json() for bot in self.bots],
             "departed": [bot.to_json() for bot in self.departed],
-            "openings": None if self.openings_count is None else {
-                "count": self.openings_count, "digest": self.openings_digest,
-                **({} if self.openings is None else
-                   {"suite": [[opening.start, list(opening.moves)] for opening in self.openings]}),
-            },
-            "stages": [stage.to_json() for stage in self.stages],
             "seeding": list(self.seeding),
             "pairings": [pairing.to_json() for pairing in self.pairings],
             **({} if self.cluster is None else {"cluster": self.cluster.to_json()}),
+            **self.competition.to_json(self.unsaid),
         }
+        # The keys in the order the file always had them; a key added since, after them.
+        return {**{key: data.pop(key) for key in _ORDER if key in data}, **data}
 
     @classmethod
     def from_json(cls, data: Any) -> TournamentMeta:
         """The record a ``tournament.json`` holds; :class:`MetaError` (one
         line naming the key) when it is not one the arena writes."""
         data = _mapping(data, "the file")
-        game = data.get("game")
-        if game not in engine.GAMES:
-            raise MetaError(f"game: must be one of {', '.join(engine.GAMES)}, got {short(game)}")
         bots = _bots(data, "bots")
         departed = _bots(data, "departed")
         names = [bot.name for bot in bots]
         if len(set(names)) != len(names):
             raise MetaError("bots: a bot is named twice")
-        format_ = data.get("format")
-        if format_ is not None and format_ not in (*FORMATS, STAGED):
-            raise MetaError(f"format: unknown format {short(format_)}")
-        try:
-            rules = Rules.from_json(data, names)
-        except ValueError as exc:
-            raise MetaError(str(exc)) from None
         try:
             stages = tuple(Stage.from_json(_mapping(entry, "stages")) for entry in _list(data.get("stages") or [], "stages"))
             pairings = tuple(pairings_from_json(data.get("pairings") or []))
@@ -301,27 +286,23 @@ class TournamentMeta:
         for pairing in pairings:
             if (problem := pairing_problem(pairing, len(stages))) is not None:
                 raise ForgedPairing(f"pairings: {problem}")
-        if bool(stages) != (format_ in ("swiss", "knockout", "adaptive", STAGED)) and format_ is not None:
-            raise MetaError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
+        try:
+            competition, unsaid = Competition.from_json(data, names, stages)
+        except ValueError as exc:
+            raise MetaError(str(exc)) from None
         seeding = tuple(_text(n, "seeding", limit=100) for n in _list(data.get("seeding") or [], "seeding"))
         try:
             time_control = None if data.get("time_control") is None else TimeControl.from_json(data["time_control"])
         except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
             raise MetaError(f"sprt or time_control: {exc}") from None
-        count, digest, suite = _openings(data.get("openings"), game)
         return cls(
             name=_text(data.get("name", ""), "name", limit=MAX_TEXT),
             description=_text(data.get("description") or "", "description", limit=MAX_TEXT),
-            game=game, bots=bots, departed=departed,
-            seed=_whole(data.get("seed"), "seed", 0, 2**63) if data.get("seed") is not None else None,
-            format=format_, time_control=time_control,
-            rounds=_whole(data.get("rounds", 1), "rounds", 1, MAX_FIELD),
-            rules=rules,
-            game_ids=data.get("game_ids") if data.get("game_ids") in GAME_IDS else None,
+            bots=bots, departed=departed, competition=competition, time_control=time_control,
             games=None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9),
-            openings_count=count, openings_digest=digest, openings=suite,
-            stages=stages, seeding=seeding, pairings=pairings,
+            seeding=seeding, pairings=pairings,
             cluster=None if data.get("cluster") is None else MetaCluster.from_json(data["cluster"]),
+            unsaid=unsaid,
         )
 
     def with_pairing(self, seeding: Sequence[str], pairing: Pairing) -> TournamentMeta:
@@ -406,29 +387,6 @@ def _bots(data: Mapping[str, Any], key: str) -> tuple[MetaBot, ...]:
     if len(entries) > MAX_BOTS:
         raise MetaError(f"{key}: {len(entries)} bots, over the {MAX_BOTS} a tournament may have")
     return tuple(MetaBot.from_json(entry, f"{key}[{i}]") for i, entry in enumerate(entries))
-
-
-def _openings(value: Any, game: str) -> tuple[int | None, str | None, tuple[Opening, ...] | None]:
-    if value is None:
-        return None, None, None
-    value = _mapping(value, "openings")
-    count = _whole(value.get("count"), "openings.count", 1, MAX_SUITE)
-    digest = _text(value.get("digest"), "openings.digest", limit=100)
-    if "suite" not in value:
-        return count, digest, None
-    entries = _list(value["suite"], "openings.suite")
-    if len(entries) != count:
-        raise MetaError(f"openings.suite: {len(entries)} openings, the count says {count}")
-    starts = engine.get_game(game).openings
-    suite = []
-    for entry in entries:
-        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
-            raise MetaError(f"openings.suite: an opening must be [start, [moves]], got {short(entry)}")
-        moves = tuple(_text(m, "openings.suite", limit=20) for m in entry[1][:1000])
-        suite.append(Opening(_whole(entry[0], "openings.suite", 0, starts - 1), moves))
-    if suite_digest(suite) != digest:
-        raise MetaError("openings: the suite's moves do not match its digest")
-    return count, digest, tuple(suite)
 
 
 def _suite_from_records(records: Sequence[GameRecord], count: int) -> tuple[Opening, ...]:

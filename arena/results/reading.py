@@ -178,7 +178,7 @@ class ReadResults:
                 or competition.game_ids == "positions"):
             return None
         pairs = tuple(pairings(competition.names, "round-robin"))
-        total = max(competition.rounds, self.meta.rounds if self.meta is not None else 1)
+        total = max(competition.rounds, self.meta.competition.rounds if self.meta is not None else 1)
         played = [Pairing(round_, 1, pairs) for round_ in range(1, competition.rounds + 1)]
         return read_rounds([Stage("round-robin", rounds=total)], competition.names, played, self.records,
                            len(competition.suite()))
@@ -198,8 +198,8 @@ def rules_of(competition: Competition | None, meta: TournamentMeta | None, sprt:
     """The rules results are ranked by: ``competition``'s, else the
     directory's; and the SPRT of a run in progress (``sprt``), else theirs,
     else the directory's (a tournament file without one reads its test)."""
-    rules = competition.rules if competition is not None else meta.rules if meta is not None else Rules()
-    return replace(rules, sprt=sprt or rules.sprt or (meta.rules.sprt if meta is not None else None))
+    rules = competition.rules if competition is not None else meta.competition.rules if meta is not None else Rules()
+    return replace(rules, sprt=sprt or rules.sprt or (meta.competition.rules.sprt if meta is not None else None))
 
 
 def results_of(
@@ -214,26 +214,26 @@ def results_of(
     ``pairings`` are those of a run in progress (else the directory's)."""
     warnings = list(warnings)
     if competition is None and meta is not None:
-        competition = meta.competition(records)
+        competition = meta.rebuilt(records)
     rules = rules_of(competition, meta, sprt)
     if competition is None:  # no tournament.json, or one that does not say enough: every readable game counts
         names = meta.names if meta is not None else list(dict.fromkeys(n for r in records for n in r.players.values()))
         return ReadResults(directory, list(records), meta, None, names, rules.without_schedule(), warnings)
     competition = replace(competition, rules=rules)
     if meta is not None:  # the games are named as they were when played
-        competition = replace(competition, game_ids=meta.game_ids or ("positions" if records else "names"))
+        competition = replace(competition, game_ids=meta.game_ids(bool(records)))
     if not competition.paired_by_results:
         # The schedule covers the rounds played, as far as the tournament goes:
         # the file's rounds, or more when tournament.json says more were played
         # (the file was cut short since).  A record's own round is never believed
         # beyond that, so an edited one cannot make a huge schedule; its game is
         # then one the schedule does not hold, ignored with a warning.
-        known = min(max(competition.rounds, meta.rounds if meta is not None else 1), MAX_ROUND)
+        known = min(max(competition.rounds, meta.competition.rounds if meta is not None else 1), MAX_ROUND)
         competition = replace(competition, rounds=max((r.round for r in records if r.round <= known), default=1))
-    elif meta is not None and meta.stages:
+    elif meta is not None and meta.competition.stages:
         # The stages as they were played: a file given more Swiss rounds since
         # reads as the directory does until a run plays them.
-        competition = replace(competition, stages=meta.stages)
+        competition = replace(competition, stages=meta.competition.stages)
     if seeding is None:
         stored = list(meta.seeding) if meta is not None else []
         seeded = set(stored)

@@ -17,7 +17,7 @@ form (:class:`Section`; the command line's is :mod:`arena.run.option_reader`).
     ...   - {name: a, cmd: python -m bots.random_bot}
     ...   - {name: b, cmd: python -m bots.greedy}
     ... ''', base_dir=Path("/tmp"))
-    >>> [bot.name for bot in config.bots], str(config.time_control), config.rounds
+    >>> [bot.name for bot in config.bots], str(config.time_control), config.competition.rounds
     (['a', 'b'], '5+0.1', 1)
 """
 
@@ -183,36 +183,23 @@ class TournamentConfig:
     """A validated tournament file.  Paths are absolute."""
 
     name: str
-    game: str
+    #: What decides the games and the ranking: the game, the seed, the
+    #: format, its rounds, stages and openings, and the rules; its names are the bots'.
+    competition: Competition
     time_control: TimeControl
-    rounds: int
-    format: str
     concurrency: int
-    seed: int
     output: Path
     bots: tuple[BotConfig, ...]
     time_margin_ms: int
     startup_timeout_s: float
     path: Path | None
     description: str
-    #: The opening suite (see :mod:`arena.game.openings`); ``None``: the game's start positions.
-    openings: tuple[Opening, ...] | None = None
     #: ``stop``: a bot that fails the pre-flight stops the run; ``forfeit``: it forfeits its games.
     startup_failures: str = "stop"
     #: Write ``report.html`` in the output directory, refreshed during the run.
     report: bool = False
     executor: str = "local"
     ray: RaySettings = RaySettings()
-    #: How game ids name a pair: ``names`` (the bots' names), or ``positions``
-    #: (their places in the file), as results directories written before
-    #: version 0.2 did; see :func:`arena.formats.schedule.make_schedule`.
-    game_ids: str = "names"
-    #: What decides the games and the ranking beyond the schedule: the ranking
-    #: rule, the SPRT, the reference bots, the bots withdrawn or disqualified.
-    rules: Rules = Rules()
-    #: Swiss, knockout and staged tournaments: their stages, in order (a single
-    #: format is one stage); empty for the formats fixed in advance.
-    stages: tuple[Stage, ...] = ()
     #: The results directory whose ranking seeds the first stage; None: the file's order.
     seed_from: Path | None = None
     #: How the first stage is seeded, one of :data:`SEEDINGS`.
@@ -236,23 +223,20 @@ class TournamentConfig:
     #: The listener for the bots that play from another machine (``remote: true``).
     remote: RemoteSettings = RemoteSettings()
 
+    def __post_init__(self) -> None:
+        if self.competition.names != tuple(bot.name for bot in self.bots):
+            # A programming error: the schedule would pair other bots than those that run.
+            raise ValueError("TournamentConfig: the competition's names are not the bots' (see with_bots)")
+
+    def with_bots(self, bots: Sequence[BotConfig]) -> TournamentConfig:
+        """This config with ``bots`` playing (its competition naming them)."""
+        bots = tuple(bots)
+        return replace(self, bots=bots, competition=replace(self.competition, names=tuple(bot.name for bot in bots)))
+
     @property
     def remote_bots(self) -> tuple[str, ...]:
         """The bots that play from another machine, in the file's order."""
         return tuple(bot.name for bot in self.bots if bot.remote is not None)
-
-    @property
-    def paired_by_results(self) -> bool:
-        """The rounds are paired one by one from the results (Swiss, knockout, stages)."""
-        return bool(self.stages)
-
-    @property
-    def competition(self) -> Competition:
-        """What decides the tournament's games and pairings."""
-        return Competition(
-            game=self.game, seed=self.seed, format=self.format, names=tuple(bot.name for bot in self.bots),
-            rounds=self.rounds, openings=self.openings, game_ids=self.game_ids, stages=self.stages, rules=self.rules,
-        )
 
     def clock_of(self, name: str) -> TimeControl:
         """The time control the bot ``name`` plays under."""
@@ -460,27 +444,31 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
     stages = _stages(fields, format, len(bots))
     # Left unset, the local executor uses this machine's cores and Ray the cluster's.
     concurrency = fields.positive_int("concurrency") if "concurrency" in fields else None
+    # (Read in the order the checks always ran: a file with two mistakes names the same one.)
+    time_control = _time_control(fields)
+    rounds = stages[0].rounds if stages else fields.positive_int("rounds", 1)
+    description = fields.string("description", "")
+    openings = _openings(fields, game, seed, base_dir)
+    startup_failures = fields.choice("startup_failures", STARTUP_FAILURES)
+    report = fields.boolean("report", False)
+    executor = fields.choice("executor", EXECUTORS)
+    ray = _ray(fields, base_dir, concurrency)
     return TournamentConfig(
         name=name,
-        game=game,
-        time_control=_time_control(fields),
-        rounds=stages[0].rounds if stages else fields.positive_int("rounds", 1),
-        format=format,
+        competition=Competition(game=game, seed=seed, format=format, names=tuple(bot.name for bot in bots),
+                                rounds=rounds, openings=openings, stages=stages, rules=_rules(fields, format, bots, stages)),
+        time_control=time_control,
         concurrency=concurrency or os.cpu_count() or 1,
-        seed=seed,
         output=(base_dir / output).resolve(),
         bots=bots,
         time_margin_ms=round(1000 * margin_s),
         startup_timeout_s=startup_s,
         path=path,
-        description=fields.string("description", ""),
-        openings=_openings(fields, game, seed, base_dir),
-        startup_failures=fields.choice("startup_failures", STARTUP_FAILURES),
-        report=fields.boolean("report", False),
-        executor=fields.choice("executor", EXECUTORS),
-        ray=_ray(fields, base_dir, concurrency),
-        rules=_rules(fields, format, bots, stages),
-        stages=stages,
+        description=description,
+        startup_failures=startup_failures,
+        report=report,
+        executor=executor,
+        ray=ray,
         seed_from=_seed_from(fields, base_dir, stages),
         seeding=_seeding(fields, stages),
         submission_limits=submission_limits,

@@ -51,7 +51,7 @@ def game_deadline_s(config: TournamentConfig, quit_grace_s: float = QUIT_GRACE_S
     return max(
         child_deadline_s(
             starts=2, startup_timeout_s=config.startup_timeout_s, quit_grace_s=quit_grace_s,
-            games=1, plies=engine.get_game(config.game).max_game_length, time_control=control,
+            games=1, plies=engine.get_game(config.competition.game).max_game_length, time_control=control,
             margin_ms=config.time_margin_ms, notices=4, slack_s=30.0,
         )
         for control in (config.time_control, *config.time_odds.values())

@@ -34,7 +34,7 @@ from arena.run.remote_bots import event_log, serve_remote_bots
 from arena.run.remote_settings import RemoteSettings
 from arena.run.gc_held import frozen, read_uncollected
 from arena.run.results_dir import RunPlan, open_results, run_meta
-from arena.formats.competition import Rules
+from arena.formats.competition import Competition, Rules
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import (RunningSprt, cluster_of, holes, make_executor, pending_specs, play_and_store, sprt_of,
                                   start_bots)
@@ -120,20 +120,16 @@ def match_config(
                     for name, bot in zip(names, bots))
     return TournamentConfig(
         name="match",
-        game=game,
+        competition=Competition(game=game, seed=seed, format="round-robin", names=tuple(names), openings=openings,
+                                rules=Rules(sprt=sprt)),
         time_control=time_control,
-        rounds=1,
-        format="round-robin",
         concurrency=concurrency,
-        seed=seed,
         output=output or Path.cwd() / "results" / "match",
         bots=configs,
         time_margin_ms=time_margin_ms,
         startup_timeout_s=startup_timeout_s,
         path=None,
         description="",
-        openings=openings,
-        rules=Rules(sprt=sprt),
         ray=RaySettings(actors=actors),
         time_odds={name: bot.time_control for name, bot in zip(names, bots) if bot.time_control is not None},
         remote=remote,
@@ -179,12 +175,12 @@ def match_header(config: TournamentConfig, games: int, *, capped: bool) -> str:
     the number of games, or the SPRT and its cap (given with ``--games`` when
     ``capped``, else computed from the bounds: say how)."""
     a, b = (bot.name for bot in config.bots)
-    sprt = config.rules.sprt
+    sprt = config.competition.rules.sprt
     if sprt is None:
-        return f"{a} vs {b}: playing {games} game{'s' if games != 1 else ''} of {config.game} {clocks_text(config)}"
+        return f"{a} vs {b}: playing {games} game{'s' if games != 1 else ''} of {config.competition.game} {clocks_text(config)}"
     why = "--games" if capped else (f"{CAP_FACTOR} × the {sprt.expected_pairs():.0f} pairs expected under "
                                     f"{sprt.worse_hypothesis}")
-    return (f"{a} vs {b}: SPRT {sprt.describe()} (alpha {sprt.alpha:g}, beta {sprt.beta:g}) on {config.game} "
+    return (f"{a} vs {b}: SPRT {sprt.describe()} (alpha {sprt.alpha:g}, beta {sprt.beta:g}) on {config.competition.game} "
             f"{clocks_text(config)}; until decided, at most {games} games ({why})")
 
 
@@ -198,8 +194,8 @@ def clocks_text(config: TournamentConfig) -> str:
 
 def _with_rounds(config: TournamentConfig, games: int) -> TournamentConfig:
     """``config`` with the rounds that hold ``games`` games in pairs."""
-    openings = len(config.openings) if config.openings else engine.get_game(config.game).openings
-    return replace(config, rounds=max(1, math.ceil(games / (2 * openings))))
+    openings = len(config.competition.openings) if config.competition.openings else engine.get_game(config.competition.game).openings
+    return replace(config, competition=replace(config.competition, rounds=max(1, math.ceil(games / (2 * openings)))))
 
 
 def other_test(config: TournamentConfig, games: int) -> str | None:
@@ -210,7 +206,7 @@ def other_test(config: TournamentConfig, games: int) -> str | None:
     if not directory.exists():
         return None
     try:
-        records = ResultsStore(directory).load(config.game).records
+        records = ResultsStore(directory).load(config.competition.game).records
         RunPlan(_with_rounds(config, games), directory, games=games).decide(run_meta(directory), records)
     except (ResultsConflict, StoreError) as exc:
         return str(exc)
@@ -230,7 +226,7 @@ def play_match(
 ) -> MatchResult:
     """Play ``games`` games between the two bots of ``config`` in game pairs
     (each opening twice, colours swapped), on the executor it names (this
-    machine's cores, or a Ray cluster); with ``config.rules.sprt``, ``games`` is
+    machine's cores, or a Ray cluster); with ``config.competition.rules.sprt``, ``games`` is
     the cap and the match stops once the test is decided.  With
     ``keep_records``, records go to ``config.output`` (its ``logs/`` holds
     the bots' stderr) and the games already there are not played again.

@@ -100,7 +100,7 @@ class BotPool:
                 self.players.pop(oldest).close()
             player = BotPlayer(
                 self.config.bot(name),
-                self.config.game,
+                self.config.competition.game,
                 log_path=log_path(self.logs_dir, name, self.tag) if self.logs_dir is not None else None,
                 log_root=self.logs_dir,
                 startup_timeout_s=self.config.startup_timeout_s,

@@ -186,7 +186,7 @@ class GameActor:
         node_id = ray.get_runtime_context().get_node_id()
         # Before any bot starts: they inherit it.
         self.nice = set_niceness(conditions.nice)
-        speed, scale = conditions.speed(node_id, self.config.game)
+        speed, scale = conditions.speed(node_id, self.config.competition.game)
         self.pool = BotPool(scaled(self.config, scale) if scale is not None else self.config, self.logs_dir, tag=tag,
                             scratch_dir=scratch, feed=LiveFeed(None, tag), time_scale=scale,
                             played_on=here(node_id=node_id, actor=number, **({} if speed is None else {"speed": speed})))
@@ -537,7 +537,7 @@ class RayExecutor:
         ray = self.ray
         settings = self.config.ray
         driver_nice = os.getpriority(os.PRIO_PROCESS, 0)
-        game = self.config.game if settings.calibrate else None
+        game = self.config.competition.game if settings.calibrate else None
         reference = benchmark(game, BENCHMARK_S / 2) if game is not None else None
         hosts = {str(node["NodeID"]): str(node.get("NodeManagerHostname", "")) for node in ray.nodes()
                  if node.get("Alive")}

@@ -36,7 +36,6 @@ from arena.formats.progression import (FixedGames, ProgressFold, fixed_games, ne
 from arena.formats.rounds import Rounds
 from arena.formats.schedule import FixedSchedule
 from arena.formats.stages import Pairing
-from arena.game.openings import suite_digest
 from arena.game.records import GameRecord, GameSpec
 from arena.results.meta import META_FILE, ForgedPairing, MetaBot, MetaError, TournamentMeta, read_meta, write_meta
 from arena.results.reading import ReadResults, SortedRecords, results_of, sort_records
@@ -75,14 +74,10 @@ def tournament_meta(
                 remote=bot.remote is not None)
         for bot in config.bots
     )
-    suite = config.openings
     return TournamentMeta(
-        name=config.name, description=config.description, game=config.game, bots=bots, seed=config.seed,
-        format=config.format, time_control=config.time_control, rounds=config.rounds, rules=config.rules,
-        game_ids=config.game_ids,
-        games=games, departed=tuple(departed),
-        openings_count=None if suite is None else len(suite), openings_digest=None if suite is None else suite_digest(suite),
-        openings=suite, stages=config.stages, seeding=tuple(seeding), pairings=tuple(pairings),
+        name=config.name, description=config.description, bots=bots, competition=config.competition,
+        time_control=config.time_control, games=games, departed=tuple(departed), seeding=tuple(seeding),
+        pairings=tuple(pairings),
     )
 
 
@@ -155,7 +150,7 @@ class RunPlan:
             meta = read_meta(store.directory)
         except (MetaError, StoreError):
             meta = None
-        game, question = self.config.game, self._question(meta.game_ids if meta is not None else None)
+        game, question = self.config.competition.game, self._question(meta.game_ids(True) if meta is not None else None)
         kept = recall(store.directory, question) if question is not None else None
         if isinstance(kept, KeptResume):
             try:
@@ -172,7 +167,7 @@ class RunPlan:
         if kept is not None:  # (tournament.json changed while it was read: read whole)
             loaded = store.load(game)
         self.decide(meta, loaded.records)
-        if self._question(self.config.game_ids) is not None and loaded.place is not None:
+        if self._question(self.config.competition.game_ids) is not None and loaded.place is not None:
             self._resume = KeptResume.of(store.directory, self.competition, self.records, loaded)
         return loaded
 
@@ -180,12 +175,12 @@ class RunPlan:
         """Keep in the index what the next resume needs of the games read
         (once ``tournament.json`` is written: it is part of the question),
         unless the run plays some of them again (it rewrites the log)."""
-        question = self._question(self.config.game_ids) if self._resume is not None and not self.replaced else None
+        question = self._question(self.config.competition.game_ids) if self._resume is not None and not self.replaced else None
         if question is not None:
             remember(self.directory, question, self._resume)
 
     def _asked(self) -> tuple[Any, ...]:
-        return ("resume", replace(self.config, game_ids="names").competition)
+        return ("resume", replace(self.config.competition, game_ids="names"))
 
     def _question(self, game_ids: str | None) -> str | None:
         """The question a resume's kept games answer (see :func:`question_of`),
@@ -194,7 +189,7 @@ class RunPlan:
         config = self.config
         needs_records = (game_ids != "names" or config.competition.paired_by_results
                          or self.games is not None or self.replay or self.replay_games
-                         or config.rules.sprt is not None or config.report)
+                         or config.competition.rules.sprt is not None or config.report)
         return None if needs_records else question_of(self.directory, self._asked())
 
     def decide(self, meta: TournamentMeta | None, records: list[GameRecord]) -> None:
@@ -210,8 +205,8 @@ class RunPlan:
             problem = settings_conflict(meta, tournament_meta(config), played=bool(read), asker=self._asker())
             if problem is not None:
                 raise ResultsConflict(f"the results in {self.directory} {problem}; {_ADVICE}")
-        game_ids = (meta.game_ids if meta is not None else None) or ("positions" if meta is not None and read else "names")
-        self.config = config = replace(config, game_ids=game_ids)
+        game_ids = meta.game_ids(bool(read)) if meta is not None else "names"
+        self.config = config = replace(config, competition=replace(config.competition, game_ids=game_ids))
         self.competition = competition = config.competition
         self._fold = None
         if competition.paired_by_results:
@@ -435,21 +430,21 @@ def settings_conflict(old: TournamentMeta, new: TournamentMeta, *, played: bool,
             return (f"were played with bot {bot.name!r} on the clock {before.time_control or old.time_control}, "
                     f"{asker} now says {bot.time_control or new.time_control}")
     # The test decides from the games played: other bounds would be another test.
-    if played and old.rules.sprt != new.rules.sprt:
-        return f"were played as the SPRT {_sprt_text(old.rules.sprt)}, {asker} now says {_sprt_text(new.rules.sprt)}"
+    if played and old.competition.rules.sprt != new.competition.rules.sprt:
+        return f"were played as the SPRT {_sprt_text(old.competition.rules.sprt)}, {asker} now says {_sprt_text(new.competition.rules.sprt)}"
     # A Swiss may be given more rounds (or fewer) between runs, an adaptive stage more games; anything
     # else of a stage is what was paired.
-    if [replace(s, rounds=1, max_games=2) for s in old.stages] != [replace(s, rounds=1, max_games=2) for s in new.stages]:
+    if [replace(s, rounds=1, max_games=2) for s in old.competition.stages] != [replace(s, rounds=1, max_games=2) for s in new.competition.stages]:
         return f"were played with stages {_show(old_json['stages'])}, {asker} now says {_show(new_json['stages'])}"
     # ... but only while no later stage is paired: its field is the stage's order as it ended.
     paired = {p.stage for p in old.pairings}
-    for number, (old_stage, new_stage) in enumerate(zip(old.stages, new.stages), start=1):
+    for number, (old_stage, new_stage) in enumerate(zip(old.competition.stages, new.competition.stages), start=1):
         for key in ("rounds", "max_games"):
             was, now = getattr(old_stage, key), getattr(new_stage, key)
             if was != now and any(later > number for later in paired):
                 return (f"played stage {number} with {key} {was} and paired the stage after it from that; "
                         f"{asker} now says {key} {now}")
-    if (old.openings_count, old.openings_digest) != (new.openings_count, new.openings_digest):
+    if old.suite_id != new.suite_id:
         return f"were played with another opening suite than {asker} gives"
     return None
 
@@ -512,7 +507,7 @@ def seeding_of(config: TournamentConfig, meta: TournamentMeta | None) -> list[st
     if meta is not None and meta.seeding:
         seeding = list(dict.fromkeys(meta.seeding))
     elif config.seeding == "random":
-        seeding = random.Random(f"seeding {config.seed}").sample(names, len(names))
+        seeding = random.Random(f"seeding {config.competition.seed}").sample(names, len(names))
     elif config.seed_from is not None:
         try:
             seeding = [name for name in ranking_order(read_results(config.seed_from)) if name in names]
@@ -590,12 +585,12 @@ def read_loaded(found: FoundResults) -> tuple[ReadResults, list[str], LoadedResu
     except MetaError as exc:
         warnings.append(f"{exc}; it is ignored, every readable game is ranked")
         meta = None
-    loaded = store.load(meta.game if meta is not None else None)
+    loaded = store.load(meta.competition.game if meta is not None else None)
     config = found.config
     if config is None:
         return results_of(found.directory, meta, loaded.records, [*warnings, *loaded.warnings]), warnings, loaded
     seeding = None
-    if config.paired_by_results:
+    if config.competition.paired_by_results:
         try:
             seeding = seeding_of(config, meta)
         except ResultsConflict as exc:

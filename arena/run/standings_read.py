@@ -119,7 +119,7 @@ def _asked(found: FoundResults) -> tuple[Any, ...]:
     """What ``arena standings`` asks of ``found`` besides its games (see :func:`question_of`)."""
     config = found.config
     return ("standings", None if config is None else
-            (config.competition, config.seeding, config.seed))
+            (config.competition, config.seeding, config.competition.seed))
 
 
 def _question(found: FoundResults, asked: tuple[Any, ...]) -> str | None:
@@ -195,11 +195,11 @@ class KeptStandings:
         fold = StandingsFold(results.names, results.rules, history=False)
         for record, key in zip(ordered, keys):
             fold.add(record, key)
-        known = min(max(competition.rounds, meta.rounds), MAX_ROUND)
+        known = min(max(competition.rounds, meta.competition.rounds), MAX_ROUND)
         given = len(head) + len(loaded.warnings)
         foreign = results.warnings[given:len(results.warnings) - bool(results.left_out)]
         kept = cls(
-            place=loaded.place, stat=stat, game=meta.game, competition=competition, known_rounds=known,
+            place=loaded.place, stat=stat, game=meta.competition.game, competition=competition, known_rounds=known,
             rounds=max((r.round for r in loaded.records if r.round <= known), default=1),
             settings=results.fold_settings(), head=head, lines=loaded.line_warnings(found.directory), foreign=foreign,
             left_out=Counter(name for r in results.left_out for name in r.players.values()),
@@ -222,20 +222,20 @@ class KeptStandings:
         except (MetaError, StoreError):  # (the whole read says why, in its warnings or its error)
             return None
         config = found.config
-        if meta is None or meta.game_ids != "names" or (meta.openings is None and meta.openings_count):
+        if meta is None or meta.game_ids(True) != "names" or meta.unsaid.suite is not None:
             return None
-        competition = meta.competition() if config is None else config.competition
+        competition = meta.rebuilt() if config is None else config.competition
         if competition is None:
             return None
         # The rules a whole read works out (results_of): the tournament file's, else the directory's.
-        competition = replace(competition, game_ids=meta.game_ids, rules=rules_of(competition, meta))
+        competition = replace(competition, game_ids="names", rules=rules_of(competition, meta))
         if not _carried(competition, meta, None):
             return None
         settings = ReadResults(found.directory, [], meta, competition, list(competition.names),
                                competition.rules).fold_settings()
         fold = StandingsFold(competition.names, competition.rules, history=False)
-        return cls(place=LogPlace.start(), stat=None, game=meta.game, competition=competition,
-                   known_rounds=min(max(competition.rounds, meta.rounds), MAX_ROUND), rounds=1, settings=settings,
+        return cls(place=LogPlace.start(), stat=None, game=meta.competition.game, competition=competition,
+                   known_rounds=min(max(competition.rounds, meta.competition.rounds), MAX_ROUND), rounds=1, settings=settings,
                    head=[], lines=[], foreign=[], left_out=Counter(), left_out_games=0, unfolded=set(), forfeits=[],
                    fold=pickle.dumps(fold, protocol=pickle.HIGHEST_PROTOCOL))
 

@@ -100,9 +100,9 @@ class RunningSprt:
     gives.  Its status is ``None`` without ``sprt:``."""
 
     def __init__(self, config: TournamentConfig, schedule: Iterable[GameSpec], records: Iterable[GameRecord] = ()) -> None:
-        self.sprt = config.rules.sprt
+        self.sprt = config.competition.rules.sprt
         self.bot = config.bots[0].name
-        self._fold = SprtFold(config.rules.sprt) if config.rules.sprt is not None else None
+        self._fold = SprtFold(config.competition.rules.sprt) if config.competition.rules.sprt is not None else None
         # The schedule's pairs, in order, still to be folded in (a league without a test makes none of its specs).
         self._order = deque(sorted({spec.pair for spec in schedule}) if self._fold is not None else ())
         self._first: dict[int, tuple[int, float]] = {}
@@ -144,9 +144,9 @@ class RunningSprt:
 def sprt_of(config: TournamentConfig, records: Iterable[GameRecord], *, at_limit: bool = False) -> SprtStatus | None:
     """The tournament's SPRT over the complete game pairs of ``records``,
     from the first bot's side, in schedule order; ``None`` without ``sprt:``."""
-    if config.rules.sprt is None:
+    if config.competition.rules.sprt is None:
         return None
-    return sprt_status(config.rules.sprt, scores_of(records, config.bots[0].name)[1], at_limit=at_limit)
+    return sprt_status(config.competition.rules.sprt, scores_of(records, config.bots[0].name)[1], at_limit=at_limit)
 
 
 def until_decided(specs: Iterable[GameSpec], running: RunningSprt, holes: Collection[str] = ()) -> StoppableSpecs:
@@ -179,15 +179,15 @@ class Withdrawals:
     starting anyone."""
 
     def __init__(self, config: TournamentConfig) -> None:
-        self.limit = config.rules.withdraw_after_crashes
-        self.colors = engine.get_game(config.game).colors
+        self.limit = config.competition.rules.withdraw_after_crashes
+        self.colors = engine.get_game(config.competition.game).colors
         self.config = config
         self.crashes: Counter[str] = Counter()
         #: The bots withdrawn so far, with the reason and detail of their forfeits.
         self.withdrawn: dict[str, tuple[str, str]] = {
             **{name: ("withdrawn", "not played: withdrawn by the organiser (withdrawn: in the tournament file)")
-               for name in config.rules.withdrawn},
-            **{name: ("disqualified", DISQUALIFIED_DETAIL) for name in config.rules.disqualified},
+               for name in config.competition.rules.withdrawn},
+            **{name: ("disqualified", DISQUALIFIED_DETAIL) for name in config.competition.rules.disqualified},
         }
         self._held: deque[GameSpec] = deque()
 
@@ -243,11 +243,11 @@ def play_and_store(
     # spec only once the records before it are in (see LocalExecutor.run); a
     # plain list lets it send the next games ahead.
     specs: Iterable[GameSpec] = pending
-    if withdrawals is None and config.rules.withdraws:
+    if withdrawals is None and config.competition.rules.withdraws:
         withdrawals = Withdrawals(config)
     if withdrawals is not None:
         specs = withdrawals.playable(specs)
-    if config.rules.sprt is not None:  # outermost, so that the executor sees when the test stops
+    if config.competition.rules.sprt is not None:  # outermost, so that the executor sees when the test stops
         specs = until_decided(specs, running_sprt, gaps)
 
     stored_so_far = 0
@@ -449,16 +449,16 @@ def run_tournament(
             kept = plan.kept
             running_sprt = RunningSprt(config, plan.schedule, kept)
             sprt = running_sprt.status()
-            pending = plan.advance(kept) if config.paired_by_results else pending_specs(plan.schedule, kept)
+            pending = plan.advance(kept) if config.competition.paired_by_results else pending_specs(plan.schedule, kept)
             # (the holes only an SPRT plays: a resume's records are not read for them)
-            pending, gaps = holes(pending, kept, decided) if config.rules.sprt is not None else (pending, set())
+            pending, gaps = holes(pending, kept, decided) if config.competition.rules.sprt is not None else (pending, set())
             warnings = list(loaded.warnings) + ([line] if (line := plan.records.left_out_line()) else [])
             if plan.rounds is not None:
                 warnings += [f"bot {name!r} joined after the last round it could enter was paired: it plays no game "
                              "in this tournament" for name in shut_out(plan.competition, plan.rounds)]
             # A later round may pair any bot still in play: each is started once before the first.
             in_play = None
-            if config.paired_by_results and pending and plan.rounds is not None:
+            if config.competition.paired_by_results and pending and plan.rounds is not None:
                 in_play = bots_in_play(plan.competition, plan.rounds) | {name for spec in pending for name in spec.players}
             started, more = start_bots(config, pending, store.logs_dir, in_play)
             warnings += more
@@ -480,11 +480,11 @@ def run_tournament(
                 replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
                 _rounds=plan.rounds,
             )
-            report = LiveReport(config.output / REPORT_FILE, plan.meta, config.rules.sprt, left_out=plan.records.left_out) \
+            report = LiveReport(config.output / REPORT_FILE, plan.meta, config.competition.rules.sprt, left_out=plan.records.left_out) \
                 if config.report else None
             if on_start is not None:
                 on_start(summary)
-            withdrawals = Withdrawals(config) if config.rules.withdraws else None
+            withdrawals = Withdrawals(config) if config.competition.rules.withdraws else None
             # One Ray connection for every round (connecting starts a local Ray: seconds).
             with _final_report(report, summary), executor.session() if pending else nullcontext():
                 # Connected: say where the games are played, and keep it.
@@ -506,14 +506,14 @@ def run_tournament(
                             summary.played += 1
                             summary.records.append(record)
                             summary.sprt = running_sprt.status()
-                            if config.paired_by_results:
+                            if config.competition.paired_by_results:
                                 # The live leader is their first place: with the round's games so far.
                                 summary.rounds_changed(read_progress)
                             if report is not None:
                                 report.update(summary.records, summary.total)
                             if on_record is not None:
                                 on_record(record, summary)
-                    if not config.paired_by_results:
+                    if not config.competition.paired_by_results:
                         break
                     pending = plan.advance(summary.records)
                     # The next round's pairing, before its first game; this run wrote the file, so it is not read back.

@@ -135,7 +135,7 @@ def build_report_files(
     if bot is not None:
         records = [r for r in records if bot in r.players.values()]
         shown = [r for r in shown if bot in r.players.values()]
-    game = engine.get_game(meta.game if meta is not None else next((r.game for r in shown), None) or engine.GAMES[0])
+    game = engine.get_game(meta.competition.game if meta is not None else next((r.game for r in shown), None) or engine.GAMES[0])
     colors = bot_colors([b.name for b in standings.bots])
     drawing = rounds_html(results.rounds) if results.rounds is not None else ""
     # Each page's numbers, from the one scoring model: the script shows them, it does not count.
