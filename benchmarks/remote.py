@@ -305,6 +305,11 @@ def run(directory: Path, rounds: int, remote: bool, three: bool = False, kind: s
                summary.records, switch.marks if switch is not None else [])
 
 
+def tries_text(tries_s: float) -> str:
+    if math.isnan(tries_s):  # (it printed its count at SIGTERM, but did not end within a minute)
+        return "its tries not counted: it did not end within a minute of the run"
+    return f"{tries_s:.0f} tries a second on average"
+
 @dataclass
 class Spell:
     """One spell of a switched run, the attacker on or off: the games that began and ended within it."""
@@ -443,7 +448,7 @@ def main() -> None:
           + f"; the arena's process grew {grown:.0f} MB")
     for label, played in (("the listener", at_listener), ("a decoy (not the arena's)", at_decoy)):
         print(f"\n{12 * switched} games of three, the attacker aimed at {label}, stopped and continued every "
-              f"{period:g} s ({played.tries_s:.0f} tries a second on average; others on the machine "
+              f"{period:g} s ({tries_text(played.tries_s)}; others on the machine "
               f"{played.other_cores:.2f} cores):")
         print("\n".join(switched_lines(played)))
     if profile:
