@@ -45,6 +45,7 @@ from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
 from arena.results.tables import OUTPUT_FORMATS, TABLE_ALIASES, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
 from arena.run import ray_executor
+from arena.run.carried_run import carried_leader, carried_run_standings
 from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_debug, with_executor
 from arena.run.environments import with_environments
 from arena.run.bot_option import bot_from_option
@@ -276,13 +277,18 @@ def run(
 
 def _say_run(summary: RunSummary, config: TournamentConfig, fmt: str, file: Path) -> None:
     """``arena run``'s end: the standings (in ``fmt``) and forfeits on stdout, what was played and kept on stderr."""
-    at_limit = summary.sprt is not None and summary.sprt.at_limit
-    names = [bot.name for bot in config.bots]
-    say(render_standings(compute_standings(summary.records, names, config.competition.rules, at_limit=at_limit,
-                                           versions=summary.versions, rounds=summary.rounds,
-                                           challenger=config.competition.challenger, remote=config.remote_bots), fmt))
-    show_forfeits(sorted(summary.records, key=schedule_key), fmt,
-                  hint=f"all of them: arena standings {file} --forfeits")
+    carried = carried_run_standings(config, summary.records, versions=summary.versions)
+    if carried is not None:
+        shown, forfeits = carried
+    else:
+        at_limit = summary.sprt is not None and summary.sprt.at_limit
+        names = [bot.name for bot in config.bots]
+        shown = compute_standings(summary.records, names, config.competition.rules, at_limit=at_limit,
+                                  versions=summary.versions, rounds=summary.rounds,
+                                  challenger=config.competition.challenger, remote=config.remote_bots)
+        forfeits = sorted(summary.records, key=schedule_key)
+    say(render_standings(shown, fmt))
+    show_forfeits(forfeits, fmt, hint=f"all of them: arena standings {file} --forfeits")
     if summary.sprt is not None and summary.sprt.decided and len(summary.records) < summary.total:
         say(f"the SPRT is decided: {len(summary.records)} of {summary.total} scheduled games were needed", err)
     say(f"{summary.played} games played, {summary.resumed} resumed; results in {config.output}", err)
@@ -295,15 +301,20 @@ class _RunView:
     """What ``arena run``'s progress says of a tournament: games done, the
     leader and where a Swiss or knockout is, and the SPRT.  The leader and
     the round are read from every record: computed now and then
-    (:class:`Periodic`), not after each game."""
+    (:class:`Periodic`), not after each game.  A resume whose records were
+    not read starts from the standings its index keeps (:func:`carried_leader`)."""
 
     def __init__(self, config: TournamentConfig) -> None:
-        self.name, self._running = config.name, RunningLeader(config.competition.rules)
+        self.name, self._config, self._running = config.name, config, RunningLeader(config.competition.rules)
         self._standing: Periodic[tuple[str | None, str]] | None = None
 
     def start(self, summary: RunSummary) -> None:
-        for record in summary.records:
-            self.add(record)
+        carried = carried_leader(self._config, summary.records)
+        if carried is not None:
+            self._running = carried
+        else:
+            for record in summary.records:
+                self.add(record)
         self._standing = Periodic(lambda: self._standing_of(summary))
 
     def add(self, record: GameRecord) -> None:

@@ -107,6 +107,40 @@ def forfeit(spec: GameSpec, loser: str, reason: str) -> GameRecord:
     return played
 
 
+class InstantExecutor:
+    """An executor that ends each of the first ``limit`` games it is given
+    (all of them: None) at once, with the record ``outcome`` makes of its
+    spec; the run then ends.  :attr:`given`: the ids of those games."""
+
+    def __init__(self, outcome: Callable[[GameSpec], GameRecord], limit: int | None = None) -> None:
+        self.outcome, self.limit = outcome, limit
+        self.given: list[str] = []
+
+    def session(self) -> Any:
+        from contextlib import nullcontext
+
+        return nullcontext()
+
+    def run(self, specs: Sequence[GameSpec]) -> Iterator[GameRecord]:
+        for spec in specs:
+            if self.limit is not None and len(self.given) == self.limit:
+                return
+            self.given.append(spec.game_id)
+            yield self.outcome(spec)
+
+
+def counted_decodes(monkeypatch: Any) -> list[int]:
+    """A list that grows by one at each record decoded from a log (through
+    its index or not), from now to the end of the test."""
+    import arena.results.store as store_module
+
+    decoded: list[int] = []
+    real_index, real_log = store_module.record_of, GameRecord.from_bytes
+    monkeypatch.setattr(store_module, "record_of", lambda *a: decoded.append(1) or real_index(*a))
+    monkeypatch.setattr(GameRecord, "from_bytes", staticmethod(lambda data: decoded.append(1) or real_log(data)))
+    return decoded
+
+
 def replayed(record: GameRecord) -> tuple[engine.Game, Any]:
     """The record's game and the state its opening moves and moves lead to,
     played on the engine from its start position."""

@@ -9,7 +9,6 @@ from dataclasses import replace
 
 import pytest
 
-import arena.results.store as store_module
 from arena.formats.schedule import make_schedule
 from arena.game.records import GameRecord
 from arena.results.game_index import INDEX_FILE
@@ -19,31 +18,17 @@ from arena.run.config import load_config
 from arena.run.results_dir import RunPlan, VersionChanged
 from arena.run.resume_read import KeptRecords
 from arena.run.tournament import pending_specs, run_tournament
-from builders import record_for, tournament_file
+from builders import InstantExecutor, counted_decodes, record_for, tournament_file
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
 
-class _Winners:
-    """An executor whose seat 0 wins each of the first ``limit`` games it is given, at once (the run then ends)."""
-
-    def __init__(self, limit=None):
-        self.given, self.limit = [], limit
-
-    def session(self):
-        from contextlib import nullcontext
-
-        return nullcontext()
-
-    def run(self, specs):
-        for spec in specs:
-            if self.limit is not None and len(self.given) == self.limit:
-                return
-            self.given.append(spec.game_id)
-            yield GameRecord(game_id=spec.game_id, game=spec.game, players=dict(zip(("pink", "black"), spec.players)),
-                             seed=spec.seed, opening=spec.opening, time_control={"per_move_ms": 1},
-                             winner="pink", reason="alignment", index=spec.index, round=spec.round,
-                             versions=dict(zip(("pink", "black"), spec.versions)) or None)
+def _won_by_seat_0(spec):
+    """The record of ``spec`` won by seat 0."""
+    return GameRecord(game_id=spec.game_id, game=spec.game, players=dict(zip(("pink", "black"), spec.players)),
+                      seed=spec.seed, opening=spec.opening, time_control={"per_move_ms": 1},
+                      winner="pink", reason="alignment", index=spec.index, round=spec.round,
+                      versions=dict(zip(("pink", "black"), spec.versions)) or None)
 
 
 def _league(directory, rounds, left, *, names=("a", "b", "c", "d")):
@@ -66,7 +51,7 @@ def _forget(config):
 
 
 def _run(config, limit=None):
-    executor = _Winners(limit)
+    executor = InstantExecutor(_won_by_seat_0, limit)
     summary = run_tournament(config, executor=executor)
     table = compute_standings(summary.records, [bot.name for bot in config.bots]).bots
     return (executor.given, [(r.game_id, r.index, r.pair, r.round, r.winner, r.forfeit_by) for r in summary.records],
@@ -106,10 +91,7 @@ def test_a_resume_carried_on_is_a_read_of_every_record(tmp_path):
 
 
 def test_a_resume_reads_no_record_but_those_added_since(tmp_path, monkeypatch):
-    decoded = []
-    real_index, real_log = store_module.record_of, GameRecord.from_bytes
-    monkeypatch.setattr(store_module, "record_of", lambda *a: decoded.append(1) or real_index(*a))
-    monkeypatch.setattr(GameRecord, "from_bytes", staticmethod(lambda data: decoded.append(1) or real_log(data)))
+    decoded = counted_decodes(monkeypatch)
     read = {}
     for rounds in (3, 12):
         config, _ = _league(tmp_path / f"r{rounds}", rounds, 20)

@@ -28,7 +28,7 @@ from arena.formats.scoring import Tally, scored, scored_record, side_score, sonn
 from arena.results.game_index import move_times_of
 from arena.results.nodes import NodeTallies, NodeTally
 from arena.results.sprt import SprtStatus, sprt_status
-from arena.results.statistics import MatchStatistics, fit_elo, fit_elo_tally, match_statistics, scores_of
+from arena.results.statistics import MatchStatistics, fit_elo_tally, match_statistics, scores_of
 
 __all__ = [
     "INITIAL_MU",
@@ -345,6 +345,11 @@ class StandingsFold:
         self._pending: list[tuple[Any, str, str, str, bool, bool]] = []
         self._unrated: set[str] = set()
         self._last_key: Any = None
+
+    @property
+    def names(self) -> list[str]:
+        """The bots shown even without a game, in the order given."""
+        return self._names
 
     @property
     def last_key(self) -> Any:
@@ -738,10 +743,14 @@ class RatingFold:
         """Fold ``record`` in; its seats' colours and the winning colour (None: a draw)."""
         first, second = _seats(record)
         winner = _winner(record)
-        for color in (first, second):
-            self.tallies.setdefault(record.players[color], Tally()).add(side_score(winner, color))
-        _rate(self.env, self.ratings, record.players[first], record.players[second], winner == second, winner is None)
+        self.rate(record.players[first], record.players[second], winner == second, winner is None)
         return first, second, winner
+
+    def rate(self, first: str, second: str, second_won: bool, drawn: bool) -> None:
+        """Fold in a game of ``first`` (the first seat's bot) and ``second``, by its result."""
+        for name, score in zip((first, second), _seat_scores(second_won, drawn)):
+            self.tallies.setdefault(name, Tally()).add(score)
+        _rate(self.env, self.ratings, first, second, second_won, drawn)
 
 
 class RunningLeader:
@@ -769,11 +778,14 @@ class RunningLeader:
         self.ranking = rules.ranking
         self._disqualified = frozenset(rules.disqualified)
         self._fold = RatingFold()
-        self._waiting: dict[int, GameRecord] = {}
+        #: The games past the first one not in yet, by index: (first seat's bot, second's, whether the second won, drawn).
+        self._waiting: dict[int, tuple[str, str, bool, bool]] = {}
         self._next = 0
         self._tallies: dict[str, Tally] = {}
         self._pair_scores: dict[tuple[str, str], float] = {}
-        self._elo_games: list[tuple[str, str, float]] = []
+        #: By pair (names in order), the first's points and their games (as :func:`fit_elo_tally` takes them), and the games.
+        self._elo_tally: dict[tuple[str, str], tuple[float, int]] = {}
+        self._elo_games = 0
         self.refit_every_s, self._clock = refit_every_s, clock
         self._elo: dict[str, float] = {}
         self._fitted_at: float | None = None
@@ -789,12 +801,64 @@ class RunningLeader:
                 score = side_score(winner, color)
                 self._tallies.setdefault(name, Tally()).add(score)
                 self._pair_scores[name, opponent] = self._pair_scores.get((name, opponent), 0.0) + score
-            self._elo_games.append((*names, side_score(winner, first)))
+            a, b, points = (*names, side_score(winner, first)) if names[0] < names[1] else \
+                (*reversed(names), 1.0 - side_score(winner, first))
+            tallied, games = self._elo_tally.get((a, b), (0.0, 0))
+            self._elo_tally[a, b] = (tallied + points, games + 1)
+            self._elo_games += 1
             return
-        self._waiting[record.index] = record
-        while (record := self._waiting.pop(self._next, None)) is not None:
+        first, second = _seats(record)
+        winner = _winner(record)
+        self._waiting[record.index] = (record.players[first], record.players[second], winner == second, winner is None)
+        self._drain()
+
+    def _drain(self) -> None:
+        """Rate the games waiting from the next index on, as long as they follow one another."""
+        while (game := self._waiting.pop(self._next, None)) is not None:
             self._next += 1
-            self._fold.add(record)
+            self._fold.rate(*game)
+
+    @classmethod
+    def carried(cls, rules: Rules, fold: StandingsFold, index_of: Callable[[str], int | None]) -> RunningLeader | None:
+        """The leader of the games ``fold`` folded (kept, its last games not
+        rated: :meth:`StandingsFold.settle`), the same as if each had been
+        given to :meth:`add`; ``index_of`` gives a game's index from its id.  None
+        when that cannot be told from the fold: with TrueSkill, when its
+        rated games are not the schedule's first ones (a game missing among
+        them: this rates the games from the first on, up to the first missing)."""
+        leader = cls(rules)
+        tallies = {name: Tally(wins=bot.wins, draws=bot.draws, losses=bot.losses) for name, bot in fold.bots.items()}
+        if leader.ranking != "trueskill":
+            leader._tallies = {name: tally for name, tally in tallies.items() if tally.games}
+            leader._pair_scores = dict(fold.pair_scores)
+            leader._elo_tally = {pair: (fold.pair_scores[pair], games) for pair, games in fold.pair_games.items()
+                                 if pair[0] < pair[1]}
+            leader._elo_games = fold.total
+            return leader
+        waiting = {}
+        for _, game_id, first, second, second_won, drawn in fold._pending:
+            index = index_of(game_id)
+            if index is None or index in waiting:
+                return None
+            waiting[index] = (first, second, second_won, drawn)
+            # (the tallies of the games rated: those waiting are counted as they are rated)
+            for name, score in zip((first, second), _seat_scores(second_won, drawn)):
+                tally = tallies[name]
+                if score == 1.0:
+                    tally.wins -= 1
+                elif score == 0.5:
+                    tally.draws -= 1
+                else:
+                    tally.losses -= 1
+        rated = fold.total - len(waiting)
+        # The rated games precede those waiting: they are indexes 0 .. rated-1 when the first waiting is rated.
+        if rated != min(waiting, default=rated):
+            return None
+        leader._fold.ratings = dict(fold._ratings)
+        leader._fold.tallies = {name: tally for name, tally in tallies.items() if tally.games}
+        leader._waiting, leader._next = waiting, rated
+        leader._drain()
+        return leader
 
     def leader(self, rounds: Rounds | None = None) -> tuple[str, float | None] | None:
         """The best bot's name and its figure under the rule (its
@@ -849,10 +913,10 @@ class RunningLeader:
 
     def _elo_leader(self) -> tuple[str, float] | None:
         now = self._clock()
-        stale = self._fitted_games != len(self._elo_games)
+        stale = self._fitted_games != self._elo_games
         if stale and (self._fitted_at is None or now - self._fitted_at >= self.refit_every_s):
-            self._elo = fit_elo(self._elo_games).elo
-            self._fitted_at, self._fitted_games = now, len(self._elo_games)
+            self._elo = fit_elo_tally(self._elo_tally).elo
+            self._fitted_at, self._fitted_games = now, self._elo_games
         candidates = [name for name in self._elo if name not in self._disqualified]
         if not candidates:
             return None
@@ -867,6 +931,11 @@ def _seats(record: GameRecord) -> tuple[str, str]:
     if record.players[colors[0]] == record.players[colors[1]]:
         raise ValueError(f"game {record.game_id}: bot {record.players[colors[0]]!r} plays itself")
     return colors[0], colors[1]
+
+
+def _seat_scores(second_won: bool, drawn: bool) -> tuple[float, float]:
+    """What the first seat and the second scored in a game of that result."""
+    return (0.5, 0.5) if drawn else (0.0, 1.0) if second_won else (1.0, 0.0)
 
 
 def _winner(record: GameRecord) -> str | None:

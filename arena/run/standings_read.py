@@ -97,16 +97,16 @@ def read_standings(target: Path) -> StandingsRead:
     return kept.answer(found.directory, loaded)
 
 
-def carried_standings(found: FoundResults) -> tuple[KeptStandings, StandingsRead] | None:
+def carried_standings(found: FoundResults, *, streamed: bool = True) -> tuple[KeptStandings, StandingsRead] | None:
     """The standings of ``found`` carried on from those its index keeps (or
-    from none, as a stream) over the games added since, and kept again for
-    the next reader; None when they cannot be carried on (see the module's
-    doc): the games must be read whole."""
+    from none, as a stream, unless not ``streamed``) over the games added
+    since, and kept again for the next reader; None when they cannot be
+    carried on (see the module's doc): the games must be read whole."""
     asked = _asked(found)
     question = _question(found, asked)
     kept = recall(found.directory, question) if question is not None else None
     if not isinstance(kept, KeptStandings):
-        kept = KeptStandings.empty(found)  # read as a stream, every game carried on from none
+        kept = KeptStandings.empty(found) if streamed else None  # read as a stream, every game carried on from none
     if kept is None or (read := kept.carry_on(found.directory)) is None:
         return None
     if kept.changed and question is not None and question_of(found.directory, asked) == question:
