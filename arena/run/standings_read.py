@@ -119,7 +119,7 @@ def _asked(found: FoundResults) -> tuple[Any, ...]:
     """What ``arena standings`` asks of ``found`` besides its games (see :func:`question_of`)."""
     config = found.config
     return ("standings", None if config is None else
-            (config.competition, config.seeding, config.competition.seed))
+            (config.competition, config.seeding))  # (the seed is the competition's)
 
 
 def _question(found: FoundResults, asked: tuple[Any, ...]) -> str | None:
