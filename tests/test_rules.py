@@ -74,9 +74,14 @@ def test_the_standings_of_a_directory_are_those_of_its_rules_taken_whole(tmp_pat
     assert standings == compute_standings(read.records, read.names, config.competition.rules, rounds=read.rounds)
     assert standings.ranking == "elo" and standings.bots[-1].name == "c" and standings.bots[-1].disqualified
     assert [bot.name for bot in standings.bots if bot.withdrawn_by_organiser] == ["b"]
-    # Without a schedule (a tournament.json written by hand without its seed), the rule and the SPRT still hold.
+    # Without a schedule (a tournament.json written by hand without its seed) every readable game is
+    # ranked, and under the same rules: the disqualified bot's games still score as losses.
     bare = replace(tournament_meta(config), unsaid=Unsaid(seed=True))
-    assert results_of(tmp_path, bare, games).rules == Rules(ranking="elo")
+    unscheduled = results_of(tmp_path, bare, games)
+    assert unscheduled.competition is None and unscheduled.rules == config.competition.rules
+    last = unscheduled.standings().bots[-1]
+    played = sum("c" in game.players.values() for game in games)
+    assert last.name == "c" and last.disqualified and last.games == played and last.wins == last.draws == 0
 
 
 @pytest.mark.parametrize("key, value, problem", [

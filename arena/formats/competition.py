@@ -71,11 +71,6 @@ class Rules:
         """Some bot is, or may be, withdrawn or disqualified: its games are then forfeited unplayed."""
         return self.withdraw_after_crashes is not None or bool(self.withdrawn) or bool(self.disqualified)
 
-    def without_schedule(self) -> Rules:
-        """The rules that still hold where no schedule could be rebuilt (every
-        readable game is then ranked): the ranking rule and the SPRT."""
-        return Rules(ranking=self.ranking, sprt=self.sprt)
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any], names: Collection[str]) -> Rules:
         """The rules a ``tournament.json`` holds (its keys of :meth:`to_json`;

@@ -119,8 +119,8 @@ class ReadResults:
     competition: Competition | None
     #: The tournament's bots, in the file's order.
     names: list[str]
-    #: What ranks them: the competition's rules; without a schedule, only
-    #: the ranking rule and the SPRT (:meth:`Rules.without_schedule`).
+    #: What ranks them: the competition's rules, also where no schedule could
+    #: be rebuilt (the organiser's disqualifications hold over every readable game).
     rules: Rules = Rules()
     warnings: list[str] = field(default_factory=list)
     #: Games of bots no longer in the tournament: out of the ranking, still shown.
@@ -218,7 +218,7 @@ def results_of(
     rules = rules_of(competition, meta, sprt)
     if competition is None:  # no tournament.json, or one that does not say enough: every readable game counts
         names = meta.names if meta is not None else list(dict.fromkeys(n for r in records for n in r.players.values()))
-        return ReadResults(directory, list(records), meta, None, names, rules.without_schedule(), warnings)
+        return ReadResults(directory, list(records), meta, None, names, rules, warnings)
     competition = replace(competition, rules=rules)
     if meta is not None:  # the games are named as they were when played
         competition = replace(competition, game_ids=meta.game_ids(bool(records)))
@@ -251,7 +251,7 @@ def results_of(
     except (ValueError, KeyError) as exc:
         # e.g. a 0.1 directory (ids by position) read with a file of a later format
         warnings.append(f"cannot rebuild the schedule of {directory} ({exc}); every readable game is ranked")
-        return ReadResults(directory, list(records), meta, None, list(competition.names), rules.without_schedule(),
+        return ReadResults(directory, list(records), meta, None, list(competition.names), rules,
                            warnings)
     if meta is not None and meta.games is not None and whole is None:
         schedule = schedule[: meta.games]
