@@ -39,7 +39,10 @@ from arena.formats.schedule import make_schedule
 from arena.run.tournament import (RunningSprt, cluster_of, holes, make_executor, pending_specs, play_and_store, sprt_of,
                                   start_bots)
 
-__all__ = ["MatchResult", "match_config", "clocks_text", "match_header", "other_test", "play_match"]
+__all__ = ["MATCH_GAMES", "MatchResult", "match_config", "clocks_text", "match_header", "other_test", "play_match"]
+
+#: Games of a match that names no number and no SPRT (whose cap it is then).
+MATCH_GAMES = 10
 
 
 @dataclass
