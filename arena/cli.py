@@ -30,7 +30,7 @@ from arena.bot.spec import STARTUP_TIMEOUT_S
 from arena.base.text import safe
 from arena.check import (CHECK_FORMATS, DEFAULT_GAMES, DEFAULT_REFERENCE, ONE_BOT_GAMES, ONE_BOT_TIME_CONTROL, REFERENCES, BotCheck,
                          check_bot, check_tournament, render_checks)
-from arena.game.clock import parse_time_control
+from arena.game.clock import TimeControl, parse_time_control
 from arena.game.records import GameRecord, schedule_key
 from arena.live.endings import HOLD_S
 from arena.results.forfeits import describe_forfeit, forfeit_lines
@@ -41,17 +41,17 @@ from arena.results.report import (REPORT_FILE, ReportPathRefused, build_report_f
                                   games_href, logs_href, write_report)
 from arena.results.show import find_game, frames, game_heading, protocol_logs, stderr_tails
 from arena.results.standings import compute_standings
-from arena.results.sprt import CAP_FACTOR, SPRT_MODELS
+from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtConfig
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
 from arena.results.tables import OUTPUT_FORMATS, TABLE_ALIASES, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
 from arena.run import ray_executor
 from arena.run.carried_run import carried_run_standings
 from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_debug, with_executor
 from arena.run.environments import with_environments
-from arena.run.bot_option import bot_from_option
+from arena.run.bot_option import MatchBot, bot_from_option
 from arena.run.match import MATCH_GAMES, MatchResult, clocks_text, match_config, match_header, other_test, play_match
 from arena.run.preflight import StartupFailed
-from arena.run.remote_settings import RemoteSettings
+from arena.run.remote_settings import DEFAULT_HOST as REMOTE_HOST, RemoteSettings
 from arena.run.remote_tokens import TokenFileError, make_token
 from arena.results.meta import MetaCluster, MetaError, read_meta
 from arena.results.reading import ReadResults
@@ -216,7 +216,7 @@ def run(
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays."),
     serve_host: str = typer.Option(LIVE_HOST, "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
     debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
-    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help="Listen for remote bots (remote: true) on this port of remote_listen's host (default 127.0.0.1); see docs/remote.md."),
+    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help=f"Listen for remote bots (remote: true) on this port of remote_listen's host (default {REMOTE_HOST}); see docs/remote.md."),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
@@ -702,20 +702,12 @@ def match(
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
     serve_host: str = typer.Option(LIVE_HOST, "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
     debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
-    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help="With a remote bot (--bot name=X,remote=true): listen for it on this port of 127.0.0.1; see docs/remote.md."),
+    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help=f"With a remote bot (--bot name=X,remote=true): listen for it on this port of {REMOTE_HOST}; see docs/remote.md."),
     tokens: Path = typer.Option(None, "--tokens", metavar="FILE", help="With a remote bot: the tokens file (arena remote token)."),
 ) -> None:
     """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;
     under --sprt, until the test decides."""
-    try:
-        entrants = [*(c for c in (cmd_a, cmd_b) if c is not None), *(bot_from_option(text) for text in bots)]
-        if len(entrants) != 2:
-            raise ConfigError(f"a match is between two bots: give two commands, --bot twice, or one of each "
-                              f"(got {len(entrants)})", file="")
-        test = sprt_from_option(sprt) if sprt is not None else None
-        control = parse_time_control(tc)
-    except ValueError as exc:  # ConfigError included
-        fail(str(exc))
+    entrants, test, control = _match_terms(cmd_a, cmd_b, bots, sprt, tc)
     game = _game_name(game)
     capped = games is not None
     if games is None:
@@ -757,6 +749,19 @@ def match(
         result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=show.start,
                             on_record=show.record, on_cluster=_say_cluster, on_remote=_say_remote)
     _say_match(result, config, game, kept=output is not None)
+
+
+def _match_terms(cmd_a: str | None, cmd_b: str | None, bots: list[str], sprt: str | None,
+                 tc: str) -> tuple[list[str | MatchBot], SprtConfig | None, TimeControl]:
+    """``arena match``'s two bots (commands, ``--bot`` settings, or one of each), its SPRT and its clock."""
+    try:
+        entrants = [*(c for c in (cmd_a, cmd_b) if c is not None), *(bot_from_option(text) for text in bots)]
+        if len(entrants) != 2:
+            raise ConfigError(f"a match is between two bots: give two commands, --bot twice, or one of each "
+                              f"(got {len(entrants)})", file="")
+        return entrants, sprt_from_option(sprt) if sprt is not None else None, parse_time_control(tc)
+    except ValueError as exc:  # ConfigError included
+        fail(str(exc))
 
 
 class _MatchShow:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import engine
 from arena.bot.spec import STARTUP_TIMEOUT_S, BotConfig, split_command
-from arena.game.clock import TimeControl
+from arena.game.clock import MARGIN_MS, TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
 from arena.results.live_feed import LIVE_DIR
@@ -100,7 +100,7 @@ def match_config(
     names: Sequence[str] | None = None,
     seed: int = 0,
     concurrency: int = 1,
-    time_margin_ms: int = 50,
+    time_margin_ms: int = MARGIN_MS,
     startup_timeout_s: float = STARTUP_TIMEOUT_S,
     output: Path | None = None,
     openings: tuple[Opening, ...] | None = None,
