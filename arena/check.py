@@ -41,7 +41,7 @@ from arena.run.pool import BotPool, log_path
 from arena.run.supervised import Lost, child_deadline_s, supervise
 from arena.formats.game_pairs import game_seed
 
-__all__ = ["BotCheck", "CHECK_FORMATS", "CheckStep", "DEFAULT_GAMES", "check_bot", "check_one", "check_tournament", "peak_memory_bytes", "render_checks"]
+__all__ = ["BotCheck", "CHECK_FORMATS", "CheckStep", "DEFAULT_GAMES", "DEFAULT_REFERENCE", "ONE_BOT_GAMES", "ONE_BOT_TIME_CONTROL", "check_bot", "check_one", "check_tournament", "peak_memory_bytes", "render_checks"]
 
 #: The opponent: the stdlib random bot shipped with the arena.
 RANDOM_BOT = (sys.executable, "-m", "bots.random_bot")
@@ -153,12 +153,17 @@ def _check_games(
     return specs
 
 
+#: One bot's checklist by default (``arena check './mybot'``): its games against the random bot, and their clock.
+ONE_BOT_GAMES = 2
+ONE_BOT_TIME_CONTROL = TimeControl(initial_ms=10_000, increment_ms=100)
+
+
 def check_bot(
     command: str,
     game: str,
     *,
-    time_control: TimeControl = TimeControl(initial_ms=10_000, increment_ms=100),
-    games: int = 2,
+    time_control: TimeControl = ONE_BOT_TIME_CONTROL,
+    games: int = ONE_BOT_GAMES,
     startup_timeout_s: float = STARTUP_TIMEOUT_S,
     quit_grace_s: float = QUIT_GRACE_S,
     logs_dir: Path | None = None,
@@ -291,6 +296,8 @@ DEFAULT_GAMES = 30
 MAX_FORFEITS = 3
 #: The reference bots the candidates play, by ``--reference`` name.
 REFERENCES = {"random": "bots.random_bot", "greedy": "bots.greedy"}
+#: The reference bot by default.
+DEFAULT_REFERENCE = "random"
 #: The tag of the check's bots in their logs and scratch directories.
 CHECK_TAG = "check"
 #: The longest game, in moves per player, for the deadline (OXONO's 32 and
@@ -351,7 +358,7 @@ def check_tournament(
     config: TournamentConfig,
     *,
     games: int = DEFAULT_GAMES,
-    reference: str = "random",
+    reference: str = DEFAULT_REFERENCE,
     jobs: int | None = None,
     logs_dir: Path | None = None,
     deadline_s: float | None = None,
@@ -424,7 +431,7 @@ def _check_child(config: TournamentConfig, name: str, games: int, reference: str
 
 
 def check_one(
-    config: TournamentConfig, name: str, *, games: int = DEFAULT_GAMES, reference: str = "random",
+    config: TournamentConfig, name: str, *, games: int = DEFAULT_GAMES, reference: str = DEFAULT_REFERENCE,
     logs_dir: Path | None = None,
 ) -> BotCheck:
     """Check bot ``name`` of ``config`` in this process (see :func:`check_tournament`)."""

@@ -10,18 +10,17 @@ import socket
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 import engine
 from arena import __version__
-from arena.progress import Presenter
+from arena.progress import CheckView, Checked, MatchView, Presenter, RunView, View
 from arena.base import stop_signals
 from arena.bot.process import ArenaWriteError
 from arena.bot.forfeits import FORFEIT_REASONS
@@ -29,8 +28,9 @@ from arena.bot.reaper import kill_all
 from arena.bot.sandbox import SANDBOXES, SandboxUnavailable
 from arena.bot.spec import STARTUP_TIMEOUT_S
 from arena.base.text import safe
-from arena.check import CHECK_FORMATS, DEFAULT_GAMES, REFERENCES, BotCheck, check_bot, check_tournament, render_checks
-from arena.game.clock import parse_time_control
+from arena.check import (CHECK_FORMATS, DEFAULT_GAMES, DEFAULT_REFERENCE, ONE_BOT_GAMES, ONE_BOT_TIME_CONTROL, REFERENCES, BotCheck,
+                         check_bot, check_tournament, render_checks)
+from arena.game.clock import TimeControl, parse_time_control
 from arena.game.records import GameRecord, schedule_key
 from arena.live.endings import HOLD_S
 from arena.results.forfeits import describe_forfeit, forfeit_lines
@@ -40,19 +40,18 @@ from arena.results.pending import pending_round, render_pending
 from arena.results.report import (REPORT_FILE, ReportPathRefused, build_report_files, check_report_path, games_folder,
                                   games_href, logs_href, write_report)
 from arena.results.show import find_game, frames, game_heading, protocol_logs, stderr_tails
-from arena.results.standings import RunningLeader, compute_standings
-from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtStatus
+from arena.results.standings import compute_standings
+from arena.results.sprt import CAP_FACTOR, SPRT_MODELS, SprtConfig
 from arena.results.store import ResultsConflict, ResultsStore, StoreBusy, StoreError
 from arena.results.tables import OUTPUT_FORMATS, TABLE_ALIASES, TABLES, format_elo_interval, format_nelo, format_percent, render_standings
 from arena.run import ray_executor
-from arena.run.carried_run import carried_leader, carried_run_standings
+from arena.run.carried_run import carried_run_standings
 from arena.run.config import ConfigError, EXECUTORS, TournamentConfig, check_programs, load_config, openings_from_option, sprt_from_option, with_debug, with_executor
 from arena.run.environments import with_environments
-from arena.run.bot_option import bot_from_option
-from arena.run.match import MatchResult, clocks_text, match_config, match_header, other_test, play_match
-from arena.run.progress_lines import Periodic
+from arena.run.bot_option import MatchBot, bot_from_option
+from arena.run.match import MATCH_GAMES, MatchResult, clocks_text, match_config, match_header, other_test, play_match
 from arena.run.preflight import StartupFailed
-from arena.run.remote_settings import RemoteSettings
+from arena.run.remote_settings import DEFAULT_HOST as REMOTE_HOST, RemoteSettings
 from arena.run.remote_tokens import TokenFileError, make_token
 from arena.results.meta import MetaCluster, MetaError, read_meta
 from arena.results.reading import ReadResults
@@ -60,6 +59,12 @@ from arena.run.results_dir import read_results
 from arena.run.standings_read import StandingsRead, read_standings
 from arena.run.spec_queue import HeadLost, WorkerDied
 from arena.run.tournament import REPLAYED_BY_DEFAULT, RunSummary, run_tournament
+
+
+#: The game ``arena match``, ``arena check`` of one bot and ``arena play`` play unless told.
+DEFAULT_GAME = "oxono"
+#: Where the live view listens unless told: this machine only (its address holds the access token).
+LIVE_HOST = "127.0.0.1"
 
 
 def _epilog(example: str, page: str) -> str:
@@ -158,6 +163,7 @@ def show_forfeits(records: list[GameRecord], fmt: str, *, every: bool = False, h
 
 
 F = TypeVar("F", bound=Callable[..., None])
+S = TypeVar("S")
 
 
 def interruptible(command: F) -> F:
@@ -180,14 +186,6 @@ def interruptible(command: F) -> F:
             fail("interrupted", 130)
 
     return wrapper  # type: ignore[return-value]
-
-
-def _leader(best: str | None) -> str:
-    return "" if best is None else escape(f"leader: {safe(best)}")
-
-
-def _sprt_field(status: SprtStatus | None) -> str:
-    return "" if status is None else status.describe(short=True)
 
 
 DEBUG_HELP = ("Log every line sent to and received from this bot, to logs/BOT/games/GAME.protocol.log "
@@ -216,9 +214,9 @@ def run(
         [], "--replay-game", metavar="ID", help="Play this game again under its id, e.g. a disputed one (its record goes to replaced.jsonl); repeat it or list ids with commas.",
     ),
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays."),
-    serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
+    serve_host: str = typer.Option(LIVE_HOST, "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
     debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
-    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help="Listen for remote bots (remote: true) on this port of remote_listen's host (default 127.0.0.1); see docs/remote.md."),
+    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help=f"Listen for remote bots (remote: true) on this port of remote_listen's host (default {REMOTE_HOST}); see docs/remote.md."),
 ) -> None:
     """Play a tournament, resuming from the results already in its output directory."""
     try:
@@ -234,44 +232,12 @@ def run(
         config = replace(config, remote=replace(config.remote, port=remote_port))
     fmt = check_format(fmt)
     replay = _reasons(replay_forfeits)
-    view = _RunView(config)
-    # Progress on stderr: a bar on a terminal, lines in a log (stdout keeps the standings).
-    presenter = Presenter(RUN_COLUMNS, bar=err, log=err, write=lambda text: say(text, err), line=view.line, fields=view.fields)
-    shown_warnings = 0
-
-    def on_start(summary: RunSummary) -> None:
-        nonlocal shown_warnings
-        shown_warnings = len(summary.warnings)
-        for warning in summary.warnings:
-            warn(warning)
-        if summary.resumed or summary.replayed:
-            which = "" if replay_bots or replay_games else "forfeited "
-            replayed = f"; playing {summary.replayed} {which}games again (the old records go to replaced.jsonl)" if summary.replayed else ""
-            say(f"resuming: {summary.resumed} of {summary.total} games already in {config.output}{replayed}", err)
-        _say_where(config)
-        view.start(summary)
-        presenter.start(len(summary.records), summary.total, summary)
-
-    def on_record(record: GameRecord, summary: RunSummary) -> None:
-        view.add(record)
-        presenter.update(len(summary.records), summary.total, summary)
-
-    def kept() -> int:
-        try:
-            return len(ResultsStore(config.output).load().records)
-        except StoreError:  # games.jsonl itself is what cannot be read: the error says so
-            return 0
-
-    def lost(exc: WorkerDied) -> str:
-        return f"{exc}: {kept()} games stored, run again to resume" if isinstance(exc, HeadLost) else f"{exc}. Run the same command to resume."
-
-    ending = _Ending(kept, lambda: f"interrupted; {kept()} finished games are kept in {config.output}. Run the same command to resume.", lost)
-    with _playing(presenter, ending, config.output, serve_port, serve_host):
-        summary = run_tournament(config, concurrency=concurrency, on_start=on_start, on_record=on_record,
+    show = _RunShow(config, named_replays=bool(replay_bots or replay_games))
+    with _playing(show, serve_port, serve_host):
+        summary = run_tournament(config, concurrency=concurrency, on_start=show.start, on_record=show.record,
                                  on_cluster=_say_cluster, on_remote=_say_remote, replay_forfeits=replay,
                                  replay=_listed(replay_bots), keep=_listed(keep_bots), replay_games=_listed(replay_games))
-    for warning in summary.warnings[shown_warnings:]:
-        warn(warning)
+    show.warn_later(summary)
     _say_run(summary, config, fmt, file)
 
 
@@ -297,86 +263,94 @@ def _say_run(summary: RunSummary, config: TournamentConfig, fmt: str, file: Path
 
 
 
-class _RunView:
-    """What ``arena run``'s progress says of a tournament: games done, the
-    leader and where a Swiss or knockout is, and the SPRT.  The leader and
-    the round are read from every record: computed now and then
-    (:class:`Periodic`), not after each game.  A resume whose records were
-    not read starts from the standings its index keeps (:func:`carried_leader`)."""
-
-    def __init__(self, config: TournamentConfig) -> None:
-        self.name, self._config, self._running = config.name, config, RunningLeader(config.competition.rules)
-        self._standing: Periodic[tuple[str | None, str]] | None = None
-
-    def start(self, summary: RunSummary) -> None:
-        carried = carried_leader(self._config, summary.records)
-        if carried is not None:
-            self._running = carried
-        else:
-            for record in summary.records:
-                self.add(record)
-        self._standing = Periodic(lambda: self._standing_of(summary))
-
-    def add(self, record: GameRecord) -> None:
-        self._running.add(record)
-
-    def line(self, summary: RunSummary) -> str:
-        best, where = self._now(summary)
-        parts = [f"{len(summary.records)} of {summary.total} games",
-                 *([f"leader {best}"] if best is not None else []),
-                 *([summary.sprt.describe(short=True)] if summary.sprt is not None else [])]
-        return f"{self.name}{where}: " + ", ".join(parts)
-
-    def fields(self, summary: RunSummary) -> dict[str, str]:
-        best, where = self._now(summary)
-        return {"description": _run_title(self.name, where), "leader": _leader(best), "sprt": escape(_sprt_field(summary.sprt))}
-
-    def _now(self, summary: RunSummary) -> tuple[str | None, str]:
-        assert self._standing is not None
-        return self._standing.value(final=len(summary.records) >= summary.total)
-
-    def _standing_of(self, summary: RunSummary) -> tuple[str | None, str]:
-        rounds = summary.rounds
-        return self._running.describe(rounds), (f", {rounds.describe()}" if rounds is not None and rounds.pairings else "")
-
-#: ``arena run``'s bar: the tournament (and its round), games done, times, the leader and the SPRT.
-RUN_COLUMNS = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"), TextColumn("{task.fields[sprt]}"))
-#: ``arena check FILE``'s bar: the bots checked, and how many failed.
-CHECK_COLUMNS = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                 TextColumn("{task.fields[status]}"))
-#: ``arena match``'s bar: the two bots, games done, W-D-L and the SPRT.
-MATCH_COLUMNS = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[score]}"))
+def _progress(view: View[S], log: Console = err) -> Presenter[S]:
+    """A command's progress as ``view`` says it: its bar on stderr where that is a terminal
+    (stdout keeps what the command prints at the end), its lines on ``log`` where that is not one."""
+    return Presenter(view, bar=err, log=log, write=lambda text: say(text, log))
 
 
-@dataclass(frozen=True)
-class _Ending:
-    """What a run or a match says when it ends early: the games it keeps, its interrupt's line, a lost worker's line."""
+class _Playing(Protocol):
+    """``arena run`` or ``arena match`` as it plays (:func:`_playing`): its progress, and what it says when it ends early."""
 
-    kept: Callable[[], int]
-    interrupted: Callable[[], str]
-    lost: Callable[[WorkerDied], str]
+    presenter: Presenter[Any]
+    #: Its results directory, if it keeps one.
+    output: Path | None
+
+    def kept(self) -> int:
+        """The finished games kept so far."""
+        ...
+
+    def interrupted(self) -> str:
+        """The line of an interrupt."""
+        ...
+
+    def lost(self, exc: WorkerDied) -> str:
+        """The line of a worker lost."""
+        ...
 
 
 @contextmanager
-def _playing(presenter: Presenter[Any], ending: _Ending, output: Path | None, serve_port: int | None,
-             serve_host: str) -> Iterator[None]:
+def _playing(show: _Playing, serve_port: int | None, serve_host: str) -> Iterator[None]:
     """The games of ``arena run`` or ``arena match`` played in the block: stop signals as a flag, the live view
     beside them (``--serve``), the progress stopped at the end, then an early end said in one line and its exit code."""
     try:
         try:
-            with stop_signals.as_flag(), _live_view(output, serve_port, serve_host):
+            with stop_signals.as_flag(), _live_view(show.output, serve_port, serve_host):
                 yield
         finally:
-            presenter.stop()  # first: the message comes after the progress's last line
+            show.presenter.stop()  # first: the message comes after the progress's last line
     except KeyboardInterrupt:
-        fail(ending.interrupted(), 130)
+        fail(show.interrupted(), 130)
     except (ConfigError, ResultsConflict, StoreBusy, StartupFailed) as exc:  # ConfigError: a bot's program is missing, Ray cannot be had
         fail(str(exc))
     except StoreError as exc:
-        fail_store(exc, ending.kept(), output)  # none kept when the directory could not even be made
+        fail_store(exc, show.kept(), show.output)  # none kept when the directory could not even be made
     except WorkerDied as exc:
-        fail(ending.lost(exc), 1)
+        fail(show.lost(exc), 1)
+
+
+class _RunShow:
+    """``arena run`` as it plays: the warnings and the resume said as it starts, its progress
+    (:class:`~arena.progress.RunView`) on stderr, and what it says when it ends early."""
+
+    def __init__(self, config: TournamentConfig, *, named_replays: bool) -> None:
+        self._config, self.output, self._named_replays = config, config.output, named_replays
+        self._view = RunView(config)
+        self.presenter = _progress(self._view)
+        self._warned = 0
+
+    def start(self, summary: RunSummary) -> None:
+        self._warned = len(summary.warnings)
+        for warning in summary.warnings:
+            warn(warning)
+        if summary.resumed or summary.replayed:
+            which = "" if self._named_replays else "forfeited "
+            replayed = f"; playing {summary.replayed} {which}games again (the old records go to replaced.jsonl)" if summary.replayed else ""
+            say(f"resuming: {summary.resumed} of {summary.total} games already in {self.output}{replayed}", err)
+        _say_where(self._config)
+        self._view.start(summary)
+        self.presenter.start(len(summary.records), summary.total, summary)
+
+    def record(self, record: GameRecord, summary: RunSummary) -> None:
+        self._view.add(record)
+        self.presenter.update(len(summary.records), summary.total, summary)
+
+    def warn_later(self, summary: RunSummary) -> None:
+        """The warnings that came after the start."""
+        for warning in summary.warnings[self._warned:]:
+            warn(warning)
+
+    def kept(self) -> int:
+        try:
+            return len(ResultsStore(self.output).load().records)
+        except StoreError:  # games.jsonl itself is what cannot be read: the error says so
+            return 0
+
+    def interrupted(self) -> str:
+        return f"interrupted; {self.kept()} finished games are kept in {self.output}. Run the same command to resume."
+
+    def lost(self, exc: WorkerDied) -> str:
+        return f"{exc}: {self.kept()} games stored, run again to resume" if isinstance(exc, HeadLost) else f"{exc}. Run the same command to resume."
 
 
 def _say_where(config: TournamentConfig) -> None:
@@ -422,11 +396,6 @@ def _say_address(what: str, url: str, after: str = "") -> None:
         say(f"{what}: {address}{after}", err)
     if room:
         say(f"scan to open {room[0]}:\n{qr_text(room[0])}", err)
-
-
-def _run_title(name: str, where: str) -> str:
-    """The progress line's title: the tournament, and ``where`` (the round a Swiss or knockout is in)."""
-    return escape(safe(name + where))
 
 
 def _listed(values: list[str]) -> list[str]:
@@ -614,7 +583,7 @@ def _grade_sheet(results: ReadResults, bot: str, fmt: str, output: Path | None, 
 @app.command(epilog=_epilog("arena serve results/oxono-demo --port 8000", "live.md"))
 def serve(
     target: Path = typer.Argument(..., metavar="DIR", help="A results directory, its games.jsonl, or a tournament file (its output directory is used)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on (0.0.0.0: every one, printed as this machine's own addresses with a QR code, for a room); the address printed holds the access token, which any other user (any other machine) needs."),
+    host: str = typer.Option(LIVE_HOST, "--host", help="The address to listen on (0.0.0.0: every one, printed as this machine's own addresses with a QR code, for a room); the address printed holds the access token, which any other user (any other machine) needs."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="The port to listen on (0: any free one)."),
     bot: str = typer.Option(None, "--bot", help="Show just this bot's page (its games and stderr), to hand to its team."),
     hold: float = typer.Option(HOLD_S, "--hold", min=0, max=600, help="Seconds a finished game stays on its card, with its final position and result."),
@@ -708,10 +677,10 @@ def match(
         help="A bot with a name, options and a clock of its own: name=dev,cmd='python my.py',option.depth=3,tc=10+0.1 "
              "(keys: cmd, name, dir, tc, debug, option.NAME); twice, or after one command.",
     ),
-    game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
     games: int = typer.Option(
         None, "--games", "-n", min=1,
-        help=f"Number of games, in pairs with colours swapped (default 10; with --sprt, the cap: by default "
+        help=f"Number of games, in pairs with colours swapped (default {MATCH_GAMES}; with --sprt, the cap: by default "
              f"{CAP_FACTOR} times the test's expected length).",
     ),
     tc: str = typer.Option("5+0.1", "--tc", help="Time control: '5+0.1' (seconds, initial+increment) or 'move 0.5'."),
@@ -731,26 +700,18 @@ def match(
     executor: str = typer.Option(None, "--executor", "-e", help=f"Where games run: {' or '.join(EXECUTORS)} (default: local)."),
     ray_address: str = typer.Option(None, "--ray-address", help="The Ray cluster to run on, e.g. 'auto' or 'head:6379' (implies --executor ray)."),
     serve_port: int = typer.Option(None, "--serve", metavar="PORT", min=1, max=65535, help="Also serve the live web page (arena serve) on this port while it plays (needs --output)."),
-    serve_host: str = typer.Option("127.0.0.1", "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
+    serve_host: str = typer.Option(LIVE_HOST, "--serve-host", metavar="HOST", help="With --serve: the address to listen on (its address printed with the access token, which any other user needs)."),
     debug_bots: list[str] = typer.Option([], "--debug", metavar="BOT", help=DEBUG_HELP),
-    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help="With a remote bot (--bot name=X,remote=true): listen for it on this port of 127.0.0.1; see docs/remote.md."),
+    remote_port: int = typer.Option(None, "--remote-port", metavar="PORT", min=0, max=65535, help=f"With a remote bot (--bot name=X,remote=true): listen for it on this port of {REMOTE_HOST}; see docs/remote.md."),
     tokens: Path = typer.Option(None, "--tokens", metavar="FILE", help="With a remote bot: the tokens file (arena remote token)."),
 ) -> None:
     """Play a match between two bots and print W/D/L, Elo, LOS, game pairs and forfeits;
     under --sprt, until the test decides."""
-    try:
-        entrants = [*(c for c in (cmd_a, cmd_b) if c is not None), *(bot_from_option(text) for text in bots)]
-        if len(entrants) != 2:
-            raise ConfigError(f"a match is between two bots: give two commands, --bot twice, or one of each "
-                              f"(got {len(entrants)})", file="")
-        test = sprt_from_option(sprt) if sprt is not None else None
-        control = parse_time_control(tc)
-    except ValueError as exc:  # ConfigError included
-        fail(str(exc))
+    entrants, test, control = _match_terms(cmd_a, cmd_b, bots, sprt, tc)
     game = _game_name(game)
     capped = games is not None
     if games is None:
-        games = test.game_cap() if test is not None else 10
+        games = test.game_cap() if test is not None else MATCH_GAMES
     drawn = random.SystemRandom().randrange(2**31)
 
     def configured(at: Path | None) -> TournamentConfig:
@@ -776,40 +737,71 @@ def match(
         check_programs(config)
     except ConfigError as exc:
         fail(str(exc))
-    a, b = (bot.name for bot in config.bots)
     if logs is not None:
         try:
             logs.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             fail(f"cannot create {logs}: {exc.strerror or exc}")
-    so_far = MatchResult(names=(a, b))
-    # Redirected to a file, stdout gets the progress as lines; a terminal on stderr, a live bar.
-    presenter = Presenter(MATCH_COLUMNS, bar=err, log=out, write=say, line=MatchResult.progress_line,
-                          fields=lambda result: {"description": escape(safe(f"{a} vs {b}")),
-                                                 "score": escape(f"{result.wins}-{result.draws}-{result.losses}  {_sprt_field(result.sprt)}")})
-
-    def on_start(result: MatchResult) -> None:
-        # After the pre-flight: a bot that cannot start gets its one line, no bar.
-        nonlocal so_far
-        so_far = result
-        if config.competition.seed == drawn:
-            say(f"seed {config.competition.seed} (drawn at random; --seed {config.competition.seed} plays the same games again)", err)
-        say(match_header(config, games, capped=capped))
-        if result.resumed:
-            say(f"resuming: {result.resumed} of {result.total} games already in {config.output}", err)
-        _say_where(config)
-        presenter.start(result.games, result.total, result)
-
     if serve_port is not None and output is None:
         fail("--serve shows a results directory: name one with --output")
-    records_kept = f"; records in {config.output}: the same command resumes" if output is not None else ""
-    ending = _Ending(lambda: len(so_far.records), lambda: f"interrupted after {so_far.games} of {so_far.total or games} games; "
-                     f"W/D/L for {a}: {so_far.wins}/{so_far.draws}/{so_far.losses}{records_kept}", str)
-    with _playing(presenter, ending, config.output, serve_port, serve_host):
-        result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=on_start,
-                            on_record=lambda record, result: presenter.update(result.games, result.total, result),
-                            on_cluster=_say_cluster, on_remote=_say_remote)
+    show = _MatchShow(config, games, capped=capped, drawn=drawn, kept=output is not None)
+    with _playing(show, serve_port, serve_host):
+        result = play_match(config, games, logs_dir=logs, keep_records=output is not None, on_start=show.start,
+                            on_record=show.record, on_cluster=_say_cluster, on_remote=_say_remote)
     _say_match(result, config, game, kept=output is not None)
+
+
+def _match_terms(cmd_a: str | None, cmd_b: str | None, bots: list[str], sprt: str | None,
+                 tc: str) -> tuple[list[str | MatchBot], SprtConfig | None, TimeControl]:
+    """``arena match``'s two bots (commands, ``--bot`` settings, or one of each), its SPRT and its clock."""
+    try:
+        entrants = [*(c for c in (cmd_a, cmd_b) if c is not None), *(bot_from_option(text) for text in bots)]
+        if len(entrants) != 2:
+            raise ConfigError(f"a match is between two bots: give two commands, --bot twice, or one of each "
+                              f"(got {len(entrants)})", file="")
+        return entrants, sprt_from_option(sprt) if sprt is not None else None, parse_time_control(tc)
+    except ValueError as exc:  # ConfigError included
+        fail(str(exc))
+
+
+class _MatchShow:
+    """``arena match`` as it plays: the seed, what it plays and the resume said once its bots started, its progress
+    (:class:`~arena.progress.MatchView`: a bar on stderr, lines on stdout when that goes to a file), and what it says
+    when it ends early.  ``kept``: its records are kept (``--output``)."""
+
+    def __init__(self, config: TournamentConfig, games: int, *, capped: bool, drawn: int, kept: bool) -> None:
+        self._config, self._games, self._capped, self._drawn = config, games, capped, drawn
+        self.output = config.output
+        a, b = self._names = tuple(bot.name for bot in config.bots)
+        self._so_far = MatchResult(names=(a, b))
+        self._records_kept = f"; records in {config.output}: the same command resumes" if kept else ""
+        self.presenter = _progress(MatchView(a, b), log=out)
+
+    def start(self, result: MatchResult) -> None:
+        # After the pre-flight: a bot that cannot start gets its one line, no bar.
+        self._so_far = result
+        seed = self._config.competition.seed
+        if seed == self._drawn:
+            say(f"seed {seed} (drawn at random; --seed {seed} plays the same games again)", err)
+        say(match_header(self._config, self._games, capped=self._capped))
+        if result.resumed:
+            say(f"resuming: {result.resumed} of {result.total} games already in {self.output}", err)
+        _say_where(self._config)
+        self.presenter.start(result.games, result.total, result)
+
+    def record(self, record: GameRecord, result: MatchResult) -> None:
+        self.presenter.update(result.games, result.total, result)
+
+    def kept(self) -> int:
+        return len(self._so_far.records)
+
+    def interrupted(self) -> str:
+        so_far = self._so_far
+        return (f"interrupted after {so_far.games} of {so_far.total or self._games} games; "
+                f"W/D/L for {self._names[0]}: {so_far.wins}/{so_far.draws}/{so_far.losses}{self._records_kept}")
+
+    def lost(self, exc: WorkerDied) -> str:
+        return str(exc)
 
 
 def _say_match(result: MatchResult, config: TournamentConfig, game: str, *, kept: bool) -> None:
@@ -870,11 +862,11 @@ _MAX_NEW_DIRS = 100
 @interruptible
 def check(
     target: str = typer.Argument(..., help="A tournament file (every bot of it is checked), or one bot's command, e.g. './mybot'."),
-    games: int = typer.Option(None, "--games", "-n", min=1, help=f"Games per bot (default: {DEFAULT_GAMES} for a tournament file, 2 for one bot)."),
-    reference: str = typer.Option("random", "--reference", help=f"The bot a tournament file's bots play: {', '.join(REFERENCES)}."),
+    games: int = typer.Option(None, "--games", "-n", min=1, help=f"Games per bot (default: {DEFAULT_GAMES} for a tournament file, {ONE_BOT_GAMES} for one bot)."),
+    reference: str = typer.Option(DEFAULT_REFERENCE, "--reference", help=f"The bot a tournament file's bots play: {', '.join(REFERENCES)}."),
     jobs: int = typer.Option(None, "--jobs", "-j", min=1, help="Bots checked at once (default: the file's concurrency, else all cores)."),
-    game: str = typer.Option(None, "--game", "-g", help=f"One bot: one of: {', '.join(engine.GAMES)} (default: oxono)."),
-    tc: str = typer.Option(None, "--tc", help="One bot: time control for the test games (default: 10+0.1)."),
+    game: str = typer.Option(None, "--game", "-g", help=f"One bot: one of: {', '.join(engine.GAMES)} (default: {DEFAULT_GAME})."),
+    tc: str = typer.Option(None, "--tc", help=f"One bot: time control for the test games (default: {ONE_BOT_TIME_CONTROL})."),
     cwd: Path = typer.Option(None, "--cwd", help="One bot: its working directory (default: the current one)."),
     startup_timeout: float = typer.Option(None, "--startup-timeout", min=0.1, help=f"One bot: seconds the bot has to answer 'hello' (default: {STARTUP_TIMEOUT_S:g})."),
     sandbox: str = typer.Option(None, "--sandbox", help=f"One bot: run it as a tournament with this sandbox would: {', '.join(SANDBOXES)} (default: none)."),
@@ -894,16 +886,21 @@ def check(
         fail("--build: for a tournament file, whose python_packages and teams' requirements.txt it installs")
     if fmt is not None:
         fail("--format: for a tournament file's table; one bot's checklist is plain text")
-    game = _game_name(game or "oxono")
-    sandbox = sandbox or "none"
+    _check_one(target, games or ONE_BOT_GAMES, game or DEFAULT_GAME, tc, cwd, startup_timeout or STARTUP_TIMEOUT_S, sandbox or "none")
+
+
+def _check_one(command: str, games: int, game: str, tc: str | None, cwd: Path | None, startup_timeout: float,
+               sandbox: str) -> None:
+    """``arena check './mybot'``: the bot walked through the checklist, a line a step."""
+    game = _game_name(game)
     try:
-        control = parse_time_control(tc or "10+0.1")
+        control = parse_time_control(tc) if tc else ONE_BOT_TIME_CONTROL
     except ValueError as exc:
         fail(str(exc))
     if sandbox not in SANDBOXES:
         fail(f"unknown sandbox {sandbox!r}; use one of {', '.join(SANDBOXES)}")
     try:
-        steps = check_bot(target, game, time_control=control, games=games or 2, startup_timeout_s=startup_timeout or STARTUP_TIMEOUT_S,
+        steps = check_bot(command, game, time_control=control, games=games, startup_timeout_s=startup_timeout,
                           sandbox=sandbox, cwd=cwd)
     except (ValueError, SandboxUnavailable, ArenaWriteError) as exc:  # ArenaWriteError: the bot's log or scratch on a full disk
         fail(str(exc))
@@ -915,26 +912,6 @@ def check(
         out.print("[green]all checks passed[/]")
     else:
         raise typer.Exit(1)
-
-
-@dataclass(frozen=True)
-class _Checked:
-    """The progress of ``arena check FILE``: a snapshot, replaced after each bot (the log's thread reads it)."""
-
-    total: int
-    checked: int = 0
-    failed: int = 0
-    warned: int = 0
-
-    def add(self, row: BotCheck) -> _Checked:
-        return replace(self, checked=self.checked + 1, failed=self.failed + (not row.passed),
-                       warned=self.warned + bool(row.warnings))
-
-    def status(self) -> str:
-        return f"{self.failed} failed, {self.warned} with warnings"
-
-    def line(self) -> str:
-        return f"checked {self.checked} of {self.total} bots: {self.status()}"
 
 
 def _check_format(fmt: str) -> str:
@@ -954,10 +931,9 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
     except ConfigError as exc:
         fail(str(exc))
     total = len(config.bots) - len(config.remote_bots)
-    so_far = _Checked(total)
+    so_far = Checked(total)
     # On stderr (stdout keeps the table): a bar on a terminal, lines in a log; 1,000 bots take minutes.
-    presenter = Presenter(CHECK_COLUMNS, bar=err, log=err, write=lambda text: say(text, err), line=_Checked.line,
-                          fields=lambda checked: {"description": "check", "status": escape(checked.status())})
+    presenter = _progress(CheckView())
 
     def on_checked(row: BotCheck) -> None:
         nonlocal so_far
@@ -992,7 +968,7 @@ def _check_file(path: Path, games: int, reference: str, jobs: int | None, fmt: s
 @interruptible
 def play(
     bot: str = typer.Option(..., "--bot", "-b", help="The bot's command, e.g. 'python -m bots.mcts'."),
-    game: str = typer.Option("oxono", "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", "-g", help=f"One of: {', '.join(engine.GAMES)}."),
     color: str = typer.Option(None, "--color", "-c", help="Your colour (default: the first, which moves first)."),
     tc: str = typer.Option("300+5", "--tc", help="Time control for both sides: '300+5' or 'move 5'."),
     save: Path = typer.Option(None, "--save", help="Append the game to this file, in the games.jsonl format."),

@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 import arena.cli as cli
+import arena.progress as progress
 from arena.formats.schedule import FixedSchedule, make_schedule
 from arena.results.game_index import INDEX_FILE
 from arena.results.standings import RunningLeader, StandingsFold
@@ -63,12 +64,12 @@ def _lines(ran):
 @pytest.mark.parametrize("ranking", ["trueskill", "points", "elo"])
 def test_a_resumed_run_shows_the_leader_and_standings_a_run_without_the_index_shows(tmp_path, monkeypatch, ranking):
     carried = []
-    for name in ("carried_leader", "carried_run_standings"):
-        real = getattr(cli, name)
-        monkeypatch.setattr(cli, name, functools.partial(lambda real, *a, **k: carried.append(out := real(*a, **k)) or out,
-                                                         real))
+    for module, name in ((progress, "carried_leader"), (cli, "carried_run_standings")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, functools.partial(lambda real, *a, **k: carried.append(out := real(*a, **k)) or out,
+                                                            real))
     # every line's leader computed as it is printed (not a moment behind the games, as a progress view may be)
-    monkeypatch.setattr(cli, "Periodic", functools.partial(Periodic, every_s=0.0, share=float("inf")))
+    monkeypatch.setattr(progress, "Periodic", functools.partial(Periodic, every_s=0.0, share=float("inf")))
     shown = {}
     for way in ("carried", "whole"):  # (in the same directory: the output names it)
         shutil.rmtree(tmp_path / "league", ignore_errors=True)

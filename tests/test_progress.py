@@ -1,4 +1,4 @@
-"""arena/progress.py: one presenter for ``arena run`` and ``arena match``,
+"""arena/progress.py: one presenter for ``arena run``, ``arena match`` and ``arena check``,
 a bar where a terminal shows it and lines where a log takes the output."""
 
 from __future__ import annotations
@@ -18,18 +18,26 @@ def console(terminal: bool) -> tuple[Console, io.StringIO]:
     return Console(file=text, force_terminal=terminal, width=80, emoji=False), text
 
 
-def presenter(bar: Console, log: Console, asked: list[str]) -> tuple[Presenter[int], list[str]]:
-    written: list[str] = []
+class Counting:
+    """A view of a count of games, noting what the presenter asked of it."""
 
-    def line(state: int) -> str:
-        asked.append("line")
+    columns = COLUMNS
+
+    def __init__(self, asked: list[str]) -> None:
+        self.asked = asked
+
+    def line(self, state: int) -> str:
+        self.asked.append("line")
         return f"{state} done"
 
-    def fields(state: int) -> dict[str, str]:
-        asked.append("fields")
+    def fields(self, state: int) -> dict[str, str]:
+        self.asked.append("fields")
         return {"description": "a vs b", "score": f"score {state}"}
 
-    return Presenter(COLUMNS, bar=bar, log=log, write=written.append, line=line, fields=fields), written
+
+def presenter(bar: Console, log: Console, asked: list[str]) -> tuple[Presenter[int], list[str]]:
+    written: list[str] = []
+    return Presenter(Counting(asked), bar=bar, log=log, write=written.append), written
 
 
 def test_a_log_gets_lines_and_no_bar():
@@ -74,3 +82,24 @@ def test_stopping_what_never_started_shows_nothing():
     shown, written = presenter(bar, log, [])
     shown.stop()
     assert written == [] and bar_text.getvalue() == ""
+
+
+def test_each_command_view_fills_its_own_columns_and_its_log_line():
+    """arena check's and arena match's views through the one presenter: a bar whose
+    columns find every field they name (rich raises on a missing one), lines on a log."""
+    from arena.progress import CheckView, Checked, MatchView
+    from arena.run.match import MatchResult
+
+    cases = [(CheckView(), Checked(3), Checked(3, checked=1, failed=1), "check", "1 failed, 0 with warnings",
+              "checked 1 of 3 bots: 1 failed, 0 with warnings"),
+             (MatchView("dev", "base[1]"), MatchResult(names=("dev", "base[1]")), MatchResult(names=("dev", "base[1]")),
+              "dev vs base[1]", "0-0-0", "0 of 0 games, 0 pairs: W/D/L 0/0/0")]
+    for view, first, then, title, status, line in cases:
+        (bar, bar_text), (log, _) = console(True), console(False)
+        written: list[str] = []
+        shown = Presenter(view, bar=bar, log=log, write=written.append)
+        shown.start(0, 3, first)
+        shown.update(1, 3, then)
+        shown.stop()
+        assert title in bar_text.getvalue() and status in bar_text.getvalue()
+        assert written and written[-1].split("] ", 1)[1].startswith(line)

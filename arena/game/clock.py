@@ -7,11 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MAX_CLOCK_MS", "TimeControl", "Clock", "parse_time_control"]
+__all__ = ["MARGIN_MS", "MAX_CLOCK_MS", "TimeControl", "Clock", "parse_time_control"]
 
 #: The longest time a control may give (ms): what a game record holds
 #: (below 2**31, some 24 days), far below what a timer overflows at.
 MAX_CLOCK_MS = 2**31 - 1
+#: Milliseconds the arena grants each move beyond the clock by default (a tournament's ``time_margin``):
+#: the time a line takes through the pipe and the scheduler is not the bot's.
+MARGIN_MS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +92,7 @@ class Clock:
     ``controls``.  A remote bot's seat has a network margin too
     (:attr:`network_ms`), granted on each move like the arena's margin."""
 
-    def __init__(self, controls: TimeControl | Sequence[TimeControl], margin_ms: int = 50) -> None:
+    def __init__(self, controls: TimeControl | Sequence[TimeControl], margin_ms: int = MARGIN_MS) -> None:
         self.controls = (controls, controls) if isinstance(controls, TimeControl) else (controls[0], controls[1])
         self.margin_ms = margin_ms
         self.remaining_ms = [float(_start_ms(control)) for control in self.controls]

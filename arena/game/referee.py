@@ -16,7 +16,7 @@ import engine
 from arena.bot import protocol
 from arena.bot.forfeits import Forfeit
 from arena.bot.player import BotPlayer
-from arena.game.clock import Clock, TimeControl
+from arena.game.clock import MARGIN_MS, Clock, TimeControl
 from arena.game.openings import play_opening
 from arena.game.records import GameRecord, GameSpec, MoveRecord, timestamp
 
@@ -215,7 +215,7 @@ def play_game(
     spec: GameSpec,
     players: Sequence[BotPlayer],
     time_control: TimeControl,
-    margin_ms: int = 50,
+    margin_ms: int = MARGIN_MS,
     seat_controls: Sequence[TimeControl] | None = None,
     on_move: Callable[[Referee], None] | None = None,
 ) -> GameRecord:

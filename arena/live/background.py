@@ -32,7 +32,7 @@ TOKEN_ENV = "ARENA_LIVE_TOKEN"
 class LiveServer:
     """``arena serve directory`` as a child process, for the length of a ``with`` block."""
 
-    def __init__(self, directory: Path, port: int, host: str = "127.0.0.1") -> None:
+    def __init__(self, directory: Path, port: int, host: str) -> None:
         self.directory = directory
         self.port = port
         self.host = host

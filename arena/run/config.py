@@ -41,7 +41,7 @@ from arena.bot.submission import (
     SUBMISSION_KEYS, SubmissionLimits, SubmissionProblem, deadline_of, folder_entries, outside_word, read_manifest,
 )
 from arena.base.text import safe
-from arena.game.clock import TimeControl, parse_time_control
+from arena.game.clock import MARGIN_MS, TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
 from arena.formats.competition import FORMATS, RANKINGS, STAGED, Competition, Rules
 from arena.formats.stages import BYE_SCORES, STAGE_FORMATS, Stage, stage_problem
@@ -151,7 +151,7 @@ TIME_SCALINGS = ("off", "speed")
 
 _REQUIRED = ("game", "time_control")
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
-_DEFAULT_TIME_MARGIN_S = 0.05
+_DEFAULT_TIME_MARGIN_S = MARGIN_MS / 1000
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import engine
 from arena.bot.spec import STARTUP_TIMEOUT_S, BotConfig, split_command
-from arena.game.clock import TimeControl
+from arena.game.clock import MARGIN_MS, TimeControl
 from arena.game.openings import Opening
 from arena.game.records import GameRecord
 from arena.results.live_feed import LIVE_DIR
@@ -39,7 +39,10 @@ from arena.formats.schedule import make_schedule
 from arena.run.tournament import (RunningSprt, cluster_of, holes, make_executor, pending_specs, play_and_store, sprt_of,
                                   start_bots)
 
-__all__ = ["MatchResult", "match_config", "clocks_text", "match_header", "other_test", "play_match"]
+__all__ = ["MATCH_GAMES", "MatchResult", "match_config", "clocks_text", "match_header", "other_test", "play_match"]
+
+#: Games of a match that names no number and no SPRT (whose cap it is then).
+MATCH_GAMES = 10
 
 
 @dataclass
@@ -97,7 +100,7 @@ def match_config(
     names: Sequence[str] | None = None,
     seed: int = 0,
     concurrency: int = 1,
-    time_margin_ms: int = 50,
+    time_margin_ms: int = MARGIN_MS,
     startup_timeout_s: float = STARTUP_TIMEOUT_S,
     output: Path | None = None,
     openings: tuple[Opening, ...] | None = None,

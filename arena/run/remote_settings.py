@@ -12,13 +12,15 @@ from arena.bot.spec import DEFAULT_RECONNECT_S, RemoteLink
 from arena.run.yaml_reader import ConfigError, YamlMapping
 
 __all__ = ["RemoteSettings", "REMOTE_KEYS", "REMOTE_BOT_KEYS", "remote_settings", "remote_link", "listen_address",
-           "check_remote", "DEFAULT_RECONNECT_S", "DEFAULT_WAIT_S"]
+           "check_remote", "DEFAULT_HOST", "DEFAULT_RECONNECT_S", "DEFAULT_WAIT_S"]
 
 #: The tournament's keys for its listener.
 REMOTE_KEYS = ("remote_listen", "remote_tokens", "reconnect_s", "remote_wait_s", "network_margin_ms")
 #: What a remote bot's entry may hold: nothing about how to start it, which is its author's business.
 REMOTE_BOT_KEYS = ("name", "remote", "options", "version", "time_control", "debug")
 DEFAULT_WAIT_S = 30.0
+#: Where the listener listens unless ``remote_listen`` names a host: this machine only.
+DEFAULT_HOST = "127.0.0.1"
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class RemoteSettings:
     network margin granted to each move of a remote bot (None: ``auto``,
     its connection's measured round trip, at most ``AUTO_MARGIN_CAP_MS``)."""
 
-    host: str = "127.0.0.1"
+    host: str = DEFAULT_HOST
     port: int | None = None
     tokens: Path | None = None
     reconnect_s: float = DEFAULT_RECONNECT_S
@@ -46,8 +48,8 @@ def listen_address(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (or a port alone, on 127.0.0.1) as a pair; ValueError with the reason."""
     host, colon, port = text.strip().rpartition(":")
     if not colon:
-        host, port = "127.0.0.1", text.strip()
-    host = host.strip("[]") or "127.0.0.1"
+        host, port = DEFAULT_HOST, text.strip()
+    host = host.strip("[]") or DEFAULT_HOST
     if not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ValueError(f"{text!r} is not HOST:PORT with a port from 0 to 65535")
     return host, int(port)
@@ -56,7 +58,7 @@ def listen_address(text: str) -> tuple[str, int]:
 def remote_settings(fields: YamlMapping, path: Path | None, base_dir: Path) -> RemoteSettings:
     """The listener's settings; the tokens file is by default beside the
     tournament file, named after it (``cup.yaml``: ``cup.tokens``)."""
-    host, port = "127.0.0.1", None
+    host, port = DEFAULT_HOST, None
     if "remote_listen" in fields:
         value = fields["remote_listen"]
         try:
@@ -95,7 +97,7 @@ def remote_link(fields: YamlMapping) -> RemoteLink | None:
 def check_remote(settings: RemoteSettings, names: list[str], file: str) -> None:
     """A tournament with remote bots names a port for them, and a tokens file."""
     if names and settings.port is None:
-        raise ConfigError(f"remote bots ({', '.join(names)}) need a port to connect to: remote_listen: 127.0.0.1:PORT "
+        raise ConfigError(f"remote bots ({', '.join(names)}) need a port to connect to: remote_listen: {DEFAULT_HOST}:PORT "
                           "in the file, or --remote-port PORT", file=file)
     if names and settings.tokens is None:
         raise ConfigError(f"remote bots ({', '.join(names)}) need a tokens file: --tokens FILE "
