@@ -16,7 +16,7 @@ destination cleans and cuts it, then escaped.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -36,8 +36,14 @@ def _finalize(value: Any) -> Any:
     (cleaned and escaped, the escaping autoescape would do), markup and
     numbers as they are (autoescape writes a number as its ``str``)."""
     if isinstance(value, str) and not isinstance(value, Markup):
-        return Markup(safe(value, "html"))
+        return _html_text(value)
     return value
+
+
+@lru_cache(maxsize=1 << 16)
+def _html_text(text: str) -> Markup:
+    # Names, reasons and numbers repeat from row to row (a list of a million games): each is made safe once.
+    return Markup(safe(text, "html"))
 
 
 @cache

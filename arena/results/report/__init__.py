@@ -138,7 +138,7 @@ def build_report_files(
         shown = [r for r in shown if bot in r.players.values()]
     game = engine.get_game(meta.competition.game if meta is not None else next((r.game for r in shown), None) or engine.GAMES[0])
     colors = bot_colors([b.name for b in standings.bots])
-    drawing = Markup(rounds_html(results.rounds) if results.rounds is not None else "")
+    drawing = rounds_html(results.rounds) if results.rounds is not None else Markup()
     # Each page's numbers, from the one scoring model: the script shows them, it does not count.
     sheets = grade_sheets(results, standings, [bot] if bot is not None else [b.name for b in standings.bots])
     chunks: GameChunks | None = None
@@ -185,7 +185,7 @@ def build_report_files(
         subtitle=f"{standings_title(standings)} · {_time_control(meta)}", status=status, live=live, bot=bot,
         stylesheets=[a for a in linked if a.endswith(".css")], css=Markup(_asset("report.css")),
         scripts=[a for a in linked if a.endswith(".js")], script=Markup(_asset("viewer.js")),
-        pieces=Markup(pieces_svg()), board=Markup(board_svg(game.name, game.to_json(game.new_state())["board"])),
+        pieces=Markup(pieces_svg()), board=board_svg(game.name, game.to_json(game.new_state())["board"]),
         items=items, notes={t.key: table_notes(standings, t.key) for t in items or () if isinstance(t, Table)}, fold_above=HEAD_TO_HEAD_MAX_BOTS,
         drawing=drawing, chart_names=[b.name for b in standings.bots], highlighted=HIGHLIGHTED, **charts, data=data,
     )
