@@ -162,14 +162,14 @@ def build_report_files(
         status = _status(standings, progress, live, stamp)
     charts: dict[str, Markup | None] = {"rating_chart": None, "llr_chart": None}
     if standings.total_games:
-        charts["rating_chart"] = Markup(rating_chart({b.name: b.history for b in standings.bots}, colors,
-                                                     (INITIAL_MU, INITIAL_SIGMA)))
-        charts["results_chart"] = Markup(results_chart(standings.bots, colors))
-        charts["move_time_chart"] = Markup(move_time_chart(standings, move_times(records), colors))
+        charts["rating_chart"] = rating_chart({b.name: b.history for b in standings.bots}, colors,
+                                              (INITIAL_MU, INITIAL_SIGMA))
+        charts["results_chart"] = results_chart(standings.bots, colors)
+        charts["move_time_chart"] = move_time_chart(standings, move_times(records), colors)
         if standings.sprt is not None and standings.match_bots is not None:
             llrs = llr_history(standings.sprt.config, scores_of(records, standings.match_bots[0])[1])
             config = standings.sprt.config
-            charts["llr_chart"] = Markup(llr_chart(llrs, config.lower, config.upper))
+            charts["llr_chart"] = llr_chart(llrs, config.lower, config.upper)
     items = None
     if bot is None and (standings.total_games or shown):
         # Games played, if only by bots since removed: the ranking of those
@@ -186,8 +186,8 @@ def build_report_files(
         stylesheets=[a for a in linked if a.endswith(".css")], css=Markup(_asset("report.css")),
         scripts=[a for a in linked if a.endswith(".js")], script=Markup(_asset("viewer.js")),
         pieces=Markup(pieces_svg()), board=board_svg(game.name, game.to_json(game.new_state())["board"]),
-        items=items, notes={t.key: table_notes(standings, t.key) for t in items or () if isinstance(t, Table)}, fold_above=HEAD_TO_HEAD_MAX_BOTS,
-        drawing=drawing, chart_names=[b.name for b in standings.bots], highlighted=HIGHLIGHTED, **charts, data=data,
+        items=items, notes={t.key: table_notes(standings, t.key) for t in items or () if isinstance(t, Table)},
+        fold_above=HEAD_TO_HEAD_MAX_BOTS, drawing=drawing, chart_names=[b.name for b in standings.bots], highlighted=HIGHLIGHTED, **charts, data=data,
     )
     return page, chunks
 
