@@ -17,14 +17,15 @@ import engine
 from arena.formats.competition import Rules
 from arena.game.positions import positions
 from arena.game.records import GameRecord, MoveRecord
-from arena.results.report import LiveReport, Progress, REFRESH_S, write_report
+from arena.results.report import LiveReport, Progress, REFRESH_S, build_report, write_report
 from builders import arena, assert_one_line_error, meta_of, report_page
+from builders import results as read_results_of
 from arena.results.report.board import board_svg, pieces_svg, square_name
 from arena.results.report.charts import HIGHLIGHTED, bot_colors, move_times, quantile
 from arena.results.report.data import INFO_CHARS, games_data
 from arena.results.standings import compute_standings
 from arena.results.sprt import SprtConfig
-from arena.results.tables import standings_notes, standings_tables
+from arena.results.tables import render_standings, standings_notes, standings_tables
 from played_games import played_games
 
 META = {"name": "cup", "game": "oxono", "time_control": {"initial_ms": 5000, "increment_ms": 100},
@@ -113,6 +114,31 @@ def test_report_tables_are_the_standings_tables():
         assert tables[table.key, table.title] == [table.headers, *table.rows]
     ranking = tables["ranking", "Ranking by TrueSkill rating (mu - 3·sigma)"]
     assert sorted(row[1] for row in ranking[1:]) == ["ann", "bob", "cy"]
+
+
+def standings_section(page: str) -> str:
+    return page.split('<nav id="bot-links" class="bot-links"></nav>\n  ')[1].split("\n</section>")[0]
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(reference=("ann",))], ids=["trueskill", "reference"])
+def test_the_report_draws_the_standings_as_arena_standings_html_does(rules):
+    """One template draws the standings tables, the notes under them among them, for both pages."""
+    records = played_games("oxono", ["ann", "bob", "cy"], 30, seed=1, forfeit_every=7)
+    read = dataclasses.replace(read_results_of(records, META), rules=rules)
+    alone = render_standings(read.standings(), "html")
+    body = alone.split("</h1>\n")[1].split("\n</body>")[0]
+    assert standings_section(build_report(read)) == body.replace("<h2>", "<h3>").replace("</h2>", "</h3>")
+    assert body.count('<ul class="notes">') == (2 if rules.reference else 1)
+
+
+def test_the_data_in_the_page_holds_nothing_that_could_end_its_script():
+    """A name or an info with ``<``, ``>``, ``&`` or ``'`` is in the page's JSON as escapes, read back whole."""
+    record = hostile_record()
+    record.players["black"] = "b' & c > d <!-- e"
+    page = report_page([record], {})
+    block = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S).group(1)
+    assert set(block) & set("<>&'") == set()
+    assert embedded(page)["bots"][:2] == list(record.players.values())
 
 
 def test_report_is_self_contained():

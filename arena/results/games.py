@@ -24,6 +24,7 @@ from typing import Any
 
 from arena.base.text import safe
 from arena.game.records import GameRecord, schedule_key
+from arena.results.pages import render
 from arena.results.tables import OUTPUT_FORMATS
 
 __all__ = ["RESULTS", "GameFilter", "GameRow", "render_games", "select_games"]
@@ -156,11 +157,11 @@ def render_games(rows: Sequence[GameRow], fmt: str) -> str:
                        row.plies, row.seconds, row.ended_at)]
             for row in rows)
         return out.getvalue().rstrip("\n")
+    if fmt == "html":  # the template escapes what it writes
+        return render("games_page.html", headers=_HEADERS, rows=[row.cells() for row in rows])
     if not rows:
-        return "No games match." if fmt != "html" else _html([])
+        return "No games match."
     cells = [[cell(text) for text in row.cells()] for row in rows]
-    if fmt == "html":
-        return _html(cells)
     return _aligned(cells, markdown=fmt == "github")
 
 
@@ -174,10 +175,3 @@ def _aligned(rows: list[list[str]], *, markdown: bool) -> str:
     rule = ("|" + "|".join("-" * (w + 1) + ":" if h in _RIGHT else "-" * (w + 2) for w, h in zip(widths, _HEADERS)) + "|"
             if markdown else "  ".join("-" * w for w in widths))
     return "\n".join([line(_HEADERS), rule, *map(line, rows)])
-
-
-def _html(rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{h}</th>" for h in _HEADERS)
-    body = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Games</title>\n</head>\n<body>\n'
-            f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>\n</body>\n</html>")

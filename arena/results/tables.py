@@ -87,6 +87,7 @@ from arena.formats.adaptive import TIED, Verdict, in_scope
 from arena.formats.rounds import Match, PairResult, Rounds, StageState
 from arena.formats.stages import BYE_SCORES, STAGE_NAMES
 from arena.results.nodes import NOT_RECORDED, NodeTally
+from arena.results.pages import render
 from arena.results.standings import BotStanding, Crosstable, Standings, reference_rule, rounds_rule
 from arena.results.sprt import SprtStatus
 from arena.results.statistics import ELO_METHOD, MatchStatistics
@@ -94,7 +95,7 @@ from arena.results.statistics import ELO_METHOD, MatchStatistics
 __all__ = [
     "HEAD_TO_HEAD_LIMIT", "HEAD_TO_HEAD_MAX_BOTS", "OUTPUT_FORMATS", "LEGEND", "TABLE_ALIASES", "TABLES", "Table", "render_standings", "format_elo", "format_elo_interval", "format_nelo",
     "format_percent",
-    "head_to_head_note", "standings_notes", "standings_tables", "standings_title",
+    "head_to_head_note", "standings_notes", "standings_tables", "standings_title", "table_notes",
 ]
 
 OUTPUT_FORMATS = ("plain", "github", "html", "csv", "json")
@@ -118,18 +119,10 @@ HEAD_TO_HEAD_MAX_BOTS = 16
 #: asked for; json gives each bot's cells against the bots it met.
 HEAD_TO_HEAD_LIMIT = 1_000
 
-# The cells are escaped before tabulate sees them: html with "unsafehtml",
-# which adds no escaping of its own.
-_TABLEFMT = {"plain": "simple", "github": "github", "html": "unsafehtml"}
+# The cells are escaped before tabulate sees them (html is a template: arena.results.pages).
+_TABLEFMT = {"plain": "simple", "github": "github"}
 #: Where each text format's cells go, as :func:`arena.base.text.safe` names it.
 _DESTINATION = {"plain": "terminal", "github": "markdown", "html": "html", "csv": "csv"}
-_CSS = (
-    "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
-    "table{border-collapse:collapse;margin-bottom:2em}"
-    "th,td{padding:.3em .7em;border-bottom:1px solid #ddd}"
-    "th{background:#f3f3f3}"
-    "tbody tr:nth-child(even){background:#fafafa}"
-)
 
 
 #: What the ranking's columns mean, one line each, printed under the text table.
@@ -211,13 +204,13 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
     if table is None and fmt != "csv" and bots > HEAD_TO_HEAD_MAX_BOTS:
         # Past a screen's width: a one-line note in its place (before the results by colour) says how to get it.
         tables.insert(len(tables) - 1, _Table("", [], [], [], "omitted"))
+    if fmt == "html":  # the template escapes what it writes
+        return _html_page(standings, tables)
     tables = [_escaped(t, destination) for t in tables]
     if fmt == "csv":
         return _csv(tables[0])
     title = safe(_title(standings), destination)
     omitted = safe(head_to_head_note(len(standings.bots)), destination)
-    if fmt == "html":
-        return _html_page(standings, title, tables, omitted)
     if standings.total_games == 0:
         return safe(_no_games(standings), destination)
     heading = "## " if fmt == "github" else ""
@@ -230,7 +223,7 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
             table.rows, headers=table.headers, tablefmt=_TABLEFMT[fmt], colalign=table.align, disable_numparse=True
         )
         parts.append(f"{heading}{table.title}\n\n{body}" if fmt == "github" else f"{table.title}\n{body}")
-        notes = _table_notes(standings, table.key)
+        notes = table_notes(standings, table.key)
         if notes:
             parts.append("\n".join(("- " if fmt == "github" else "  ") + line for line in notes))
     return "\n\n".join(parts)
@@ -254,7 +247,7 @@ def _escaped(table: _Table, destination: str) -> _Table:
     )
 
 
-def _table_notes(standings: Standings, key: str) -> list[str]:
+def table_notes(standings: Standings, key: str) -> list[str]:
     """The lines under the table ``key``: the ranking's rule and legend, the reference table's rule."""
     if key == "ranking":
         return _notes(standings)
@@ -786,25 +779,13 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
-def _html_page(standings: Standings, title: str, tables: list[_Table], omitted: str) -> str:
-    """The page of ``tables`` and ``title``, both already escaped for HTML;
-    ``omitted``: the line in place of a table left out."""
-    if standings.total_games == 0:
-        body = f"<p>{safe(_no_games(standings), 'html')}</p>"
-    else:
-        body = "\n".join(
-            f"<p>{omitted}</p>" if t.key == "omitted" else
-            f"<h2>{t.title}</h2>\n"
-            + tabulate(t.rows, headers=t.headers, tablefmt=_TABLEFMT["html"], colalign=t.align, disable_numparse=True)
-            + ("\n<ul>" + "".join(f"<li>{safe(n, 'html')}</li>" for n in notes) + "</ul>"
-               if (notes := _table_notes(standings, t.key)) else "")
-            for t in tables
-        )
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{title}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-        f"<h1>{title}</h1>\n{body}\n</body>\n</html>"
-    )
+def _html_page(standings: Standings, tables: list[_Table]) -> str:
+    """``arena standings -f html``: ``tables`` (as :func:`_tables` makes them,
+    not yet escaped) on a page of their own, drawn as the report draws them."""
+    return render("standings_page.html", title=_title(standings),
+                  no_games=_no_games(standings) if standings.total_games == 0 else "", tables=tables,
+                  notes={t.key: table_notes(standings, t.key) for t in tables}, fold_above=HEAD_TO_HEAD_MAX_BOTS,
+                  omitted=head_to_head_note(len(standings.bots)))
 
 
 def _finite(value: Any) -> Any:

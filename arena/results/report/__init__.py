@@ -5,7 +5,8 @@ Swiss or knockout's rounds drawn by :mod:`.bracket` rather than as text),
 three SVG charts, the list of games with filters and sorting, and a game viewer.
 Nothing is fetched when it is opened: the stylesheet, the script, the piece
 symbols and the games (as JSON) are all inlined from the files beside this
-module (``page.html``, ``report.css``, ``viewer.js``, ``pieces.svg``).
+module (``report.css``, ``viewer.js``, ``pieces.svg``) into the page's template
+(``templates/report.html``, rendered by :mod:`arena.results.pages`).
 Past :data:`INLINE_GAMES` games, the games' moves are in files beside the
 page instead (:func:`build_report_files`), which it loads as scripts when a
 game is opened: its size then grows with the bots, not the moves.
@@ -32,7 +33,6 @@ from urllib.parse import quote
 import engine
 from arena.base import safe_files
 from arena.base.safe_files import RefusedFile
-from arena.base.text import safe
 from arena.game.records import GameRecord
 from arena.results.grade import grade_sheets
 from arena.results.logs import game_log_tail, protocol_log_file, refused_note
@@ -40,7 +40,7 @@ from arena.results.report.board import board_svg, pieces_svg
 from arena.results.report.bracket import rounds_html
 from arena.results.report.charts import (HIGHLIGHTED, bot_colors, llr_chart, llr_history, move_time_chart, move_times,
                                          rating_chart, results_chart)
-from arena.results.report.data import CHUNK_GAMES, GameChunks, game_list, games_data, script_json, sheet_json
+from arena.results.report.data import CHUNK_GAMES, GameChunks, game_list, games_data, sheet_json
 from arena.results.meta import META_FILE, TournamentMeta
 from arena.results.reading import ReadResults, results_of
 from arena.results.standings import INITIAL_MU, INITIAL_SIGMA, Standings
@@ -49,7 +49,8 @@ from arena.results.statistics import scores_of
 from arena.results.game_index import INDEX_FILE
 from arena.results.seals import seal, user_key
 from arena.results.store import GAMES_FILE, LOCK_FILE, LOGS_DIR, REPLACED_FILE, SCRATCH_DIR, write_atomically
-from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_notes, standings_tables, standings_title
+from arena.results.pages import Markup, render
+from arena.results.tables import HEAD_TO_HEAD_MAX_BOTS, Table, standings_tables, standings_title, table_notes
 
 __all__ = ["GAMES_FILE_NAME", "GAMES_SUFFIX", "INLINE_GAMES", "REPORT_FILE", "LiveReport", "Progress", "ReportPathRefused",
            "build_report", "build_report_files", "check_report_path", "games_folder", "games_href", "logs_href",
@@ -137,7 +138,7 @@ def build_report_files(
         shown = [r for r in shown if bot in r.players.values()]
     game = engine.get_game(meta.competition.game if meta is not None else next((r.game for r in shown), None) or engine.GAMES[0])
     colors = bot_colors([b.name for b in standings.bots])
-    drawing = rounds_html(results.rounds) if results.rounds is not None else ""
+    drawing = rounds_html(results.rounds) if results.rounds is not None else Markup()
     # Each page's numbers, from the one scoring model: the script shows them, it does not count.
     sheets = grade_sheets(results, standings, [bot] if bot is not None else [b.name for b in standings.bots])
     chunks: GameChunks | None = None
@@ -159,54 +160,36 @@ def build_report_files(
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
     if status is None:
         status = _status(standings, progress, live, stamp)
+    charts: dict[str, Markup | None] = {"rating_chart": None, "llr_chart": None}
     if standings.total_games:
-        charts = (
-            "<h3>Rating against games played</h3>"
-            + _chart_search([b.name for b in standings.bots])
-            + rating_chart({b.name: b.history for b in standings.bots}, colors, (INITIAL_MU, INITIAL_SIGMA))
-            + "<h3>Results and forfeits</h3>"
-            + results_chart(standings.bots, colors)
-            + "<h3>Time per move</h3>"
-            + move_time_chart(standings, move_times(records), colors)
-        )
+        charts["rating_chart"] = rating_chart({b.name: b.history for b in standings.bots}, colors,
+                                              (INITIAL_MU, INITIAL_SIGMA))
+        charts["results_chart"] = results_chart(standings.bots, colors)
+        charts["move_time_chart"] = move_time_chart(standings, move_times(records), colors)
         if standings.sprt is not None and standings.match_bots is not None:
             llrs = llr_history(standings.sprt.config, scores_of(records, standings.match_bots[0])[1])
             config = standings.sprt.config
-            charts = "<h3>SPRT: log-likelihood ratio</h3>" + llr_chart(llrs, config.lower, config.upper) + charts
-    else:
-        charts = "<p>No games played yet.</p>"
-    if standings.total_games or shown:
+            charts["llr_chart"] = llr_chart(llrs, config.lower, config.upper)
+    items = None
+    if bot is None and (standings.total_games or shown):
         # Games played, if only by bots since removed: the ranking of those
         # still in, as arena standings gives it (0 games each, perhaps).
-        notes = "".join(f"<li>{safe(line, 'html')}</li>" for line in standings_notes(standings))
-        tables = _tables_html(standings_tables(standings), f'<ul class="notes">{notes}</ul>', drawing)
-    else:
-        # The first round is paired before its first game ends: show who meets whom.
-        tables = "<p>No games played yet.</p>" + drawing
+        items = _drawn(standings_tables(standings), drawing)
     if bot is not None:  # a team's page: its games, not the others' standings
-        charts = tables = ""
-        title = f"{safe(title)}: {bot}"
-    start = game.to_json(game.new_state())["board"]
-    fields = {
+        title = f"{title}: {bot}"
+    page = render(
+        "report.html",
         # The name and description come from tournament.json: input like the records.
-        "title": safe(f"{safe(title)}: {standings_title(standings)}", "html"),
-        "heading": safe(title, "html"),
-        "description": safe(meta.description if meta is not None else "", "html"),
-        "subtitle": safe(f"{standings_title(standings)} · {_time_control(meta)}", "html"),
-        "status": safe(status, "html"),
-        "status_class": "live" if live else "final",
-        "css": "".join(f'<link rel="stylesheet" href="{safe(a, "html")}">' for a in linked if a.endswith(".css"))
-        or f"<style>{_asset('report.css')}</style>",
-        "script": "".join(f'<script src="{safe(a, "html")}"></script>' for a in linked if a.endswith(".js"))
-        or f"<script>{_asset('viewer.js')}</script>",
-        "pieces": pieces_svg(),
-        "board": board_svg(game.name, start),
-        "tables": tables,
-        "charts": charts,
-        "whole": "" if bot is None else "hidden",
-        "data": script_json(data),
-    }
-    return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _asset("page.html")), chunks
+        title=f"{title}: {standings_title(standings)}", heading=title,
+        description=meta.description if meta is not None else "",
+        subtitle=f"{standings_title(standings)} · {_time_control(meta)}", status=status, live=live, bot=bot,
+        stylesheets=[a for a in linked if a.endswith(".css")], css=Markup(_asset("report.css")),
+        scripts=[a for a in linked if a.endswith(".js")], script=Markup(_asset("viewer.js")),
+        pieces=Markup(pieces_svg()), board=board_svg(game.name, game.to_json(game.new_state())["board"]),
+        items=items, notes={t.key: table_notes(standings, t.key) for t in items or () if isinstance(t, Table)},
+        fold_above=HEAD_TO_HEAD_MAX_BOTS, drawing=drawing, chart_names=[b.name for b in standings.bots], highlighted=HIGHLIGHTED, **charts, data=data,
+    )
+    return page, chunks
 
 
 def _status(standings: Standings, progress: Progress | None, live: bool, stamp: str) -> str:
@@ -460,46 +443,14 @@ def _time_control(meta: TournamentMeta | None) -> str:
 _DRAWN_TABLES = ("rounds", "bracket")
 
 
-def _tables_html(tables: Sequence[Table], notes: str, drawing: str) -> str:
-    """The standings tables, the ranking's ``notes`` under it; the rounds'
-    text tables give way to their ``drawing``, where the first of them was."""
-    out = []
+def _drawn(tables: Sequence[Table], drawing: Markup) -> list[Table | Markup]:
+    """The standings tables, the rounds' text tables giving way to their
+    ``drawing``, where the first of them was."""
+    out: list[Table | Markup] = []
     for table in tables:
-        if table.key in _DRAWN_TABLES and drawing:
+        if table.key not in _DRAWN_TABLES:
+            out.append(table)
+        elif drawing:
             out.append(drawing)
-            drawing = ""
-        elif table.key not in _DRAWN_TABLES:
-            out.append(_table_html(table))
-        if table.key == "ranking":
-            out.append(notes)
-    return "".join(out)
-
-
-def _chart_search(names: Sequence[str]) -> str:
-    """The box that picks bots out of the rating chart's grey lines (viewer.js),
-    when the chart has more bots than it draws in colour."""
-    if len(names) <= HIGHLIGHTED:
-        return ""
-    options = "".join(f'<option value="{safe(name, "html")}"></option>' for name in names)
-    return (f'<p class="chart-find">The first {HIGHLIGHTED} bots of the ranking in colour, the others in grey. '
-            f'<label>Find a bot <input id="chart-find" type="search" list="chart-bots" placeholder="a name or part of it">'
-            f'</label> <span id="chart-found"></span></p><datalist id="chart-bots">{options}</datalist>')
-
-
-def _table_html(table: Table) -> str:
-    head = "".join(
-        f'<th class="{"num" if align == "right" else ""}">{safe(h, "html")}</th>' for h, align in zip(table.headers, table.align)
-    )
-    rows = "".join(
-        "<tr>" + "".join(
-            f'<td class="{"num" if align == "right" else ""}">{safe(cell, "html")}</td>' for cell, align in zip(row, table.align)
-        ) + "</tr>"
-        for row in table.rows
-    )
-    html = (f'<div class="scroll"><table class="data" data-table="{table.key}"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{rows}</tbody></table></div>')
-    if table.key == "crosstable" and len(table.rows) > HEAD_TO_HEAD_MAX_BOTS:
-        # Wider and taller than a screen: there when asked for.
-        return (f'<details class="wide"><summary><h3>{safe(table.title, "html")}</h3> '
-                f'({len(table.rows)} bots: click to open)</summary>{html}</details>')
-    return f'<h3>{safe(table.title, "html")}</h3>{html}'
+            drawing = Markup()
+    return out

@@ -10,9 +10,10 @@ corners, ``"#"`` in the state object) are not drawn at all.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Collection, Sequence
 from importlib import resources
+
+from arena.results.pages import Markup, render
 
 __all__ = ["board_svg", "pieces_svg", "square_name"]
 
@@ -31,38 +32,20 @@ def pieces_svg() -> str:
     return resources.files(__package__).joinpath("pieces.svg").read_text(encoding="utf-8")
 
 
-def board_svg(game: str, board: Sequence[Sequence[str]], highlight: Collection[str] = ()) -> str:
+def board_svg(game: str, board: Sequence[Sequence[str]], highlight: Collection[str] = ()) -> Markup:
     """The board of a protocol state object (``state["board"]``, rank 1 first) as an
-    ``<svg>`` element.  Squares named in ``highlight`` (the last move's) get
-    the class ``last``."""
+    ``<svg>`` element (``templates/board.svg``).  Squares named in
+    ``highlight`` (the last move's) get the class ``last``."""
     size = len(board)
     span = _MARGIN + size * _CELL + _MARGIN // 2
-    parts = [
-        f'<svg class="board board-{html.escape(game)}" xmlns="http://www.w3.org/2000/svg" '
-        f'viewBox="0 0 {span} {span}" role="img" aria-label="{html.escape(game)} board">'
+    squares = [
+        {"name": name, "code": board[rank][file], "classes": "sq last" if name in highlight else "sq",
+         "shade": "dark" if (rank + file) % 2 == 0 else "light",
+         "x": _MARGIN + file * _CELL, "y": _MARGIN // 2 + (size - 1 - rank) * _CELL}
+        for rank in range(size) for file in range(size)
+        if board[rank][file] != "#" and (name := square_name(rank, file))
     ]
-    for rank in range(size):
-        y = _MARGIN // 2 + (size - 1 - rank) * _CELL
-        for file in range(size):
-            code = board[rank][file]
-            if code == "#":
-                continue
-            name = square_name(rank, file)
-            shade = "dark" if (rank + file) % 2 == 0 else "light"
-            classes = "sq last" if name in highlight else "sq"
-            piece = f' data-piece="{html.escape(code)}"' if code else ""
-            href = f' href="#pc-{html.escape(code)}"' if code else ""
-            parts.append(
-                f'<g class="{classes}" data-square="{name}"{piece} transform="translate({_MARGIN + file * _CELL} {y})">'
-                f'<rect class="{shade}" width="{_CELL}" height="{_CELL}"/>'
-                f'<use class="pc"{href} width="{_CELL}" height="{_CELL}"/></g>'
-            )
-    # Coordinates: files under the board, ranks on its left.
-    for file in range(size):
-        x = _MARGIN + file * _CELL + _CELL // 2
-        parts.append(f'<text class="coord" x="{x}" y="{span - 2}" text-anchor="middle">{_FILES[file]}</text>')
-    for rank in range(size):
-        y = _MARGIN // 2 + (size - 1 - rank) * _CELL + _CELL // 2
-        parts.append(f'<text class="coord" x="{_MARGIN // 2}" y="{y}" text-anchor="middle" dominant-baseline="central">{rank + 1}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    files = [(_MARGIN + file * _CELL + _CELL // 2, _FILES[file]) for file in range(size)]
+    ranks = [(_MARGIN // 2 + (size - 1 - rank) * _CELL + _CELL // 2, rank + 1) for rank in range(size)]
+    return Markup(render("board.svg", game=game, span=span, squares=squares, files=files, ranks=ranks, cell=_CELL,
+                         margin=_MARGIN))

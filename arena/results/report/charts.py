@@ -4,17 +4,19 @@ Three charts (and a fourth for an SPRT: its LLR against its bounds, pair by pair
 against the games it has played; each bot's results (wins, draws, losses,
 and the losses that were forfeits) as shares of its games; and the
 distribution of each bot's time per move on a logarithmic axis.  Pure
-functions returning SVG text; no script is needed to read them.
+functions: they work out every position, the template ``templates/charts.svg``
+draws the SVG (a bot's name is text wherever it is); no script is needed to read them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
-from arena.base.text import safe
 from arena.game.records import GameRecord
 from arena.results.game_index import move_times_of
+from arena.results.pages import Markup, render
 from arena.results.sprt import SprtConfig, SprtFold
 from arena.results.standings import BotStanding, Standings
 
@@ -41,16 +43,8 @@ def bot_colors(names: Sequence[str]) -> dict[str, str]:
     return {name: _PALETTE[i] if i < len(_PALETTE) else _OTHER for i, name in enumerate(names)}
 
 
-def _esc(text: object) -> str:
-    # Names come from records and tournament.json, which anyone may have edited.
-    return safe(str(text), "html", limit=None)
-
-
-def _svg(height: int, title: str, body: list[str]) -> str:
-    return (
-        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_WIDTH} {height}" '
-        f'role="img" aria-label="{_esc(title)}">' + "".join(body) + "</svg>"
-    )
+def _svg(chart: str, height: int, title: str, **parts: Any) -> Markup:
+    return Markup(render("charts.svg", chart=chart, width=_WIDTH, height=height, title=title, **parts))
 
 
 def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -81,7 +75,7 @@ def _thin(points: Sequence[tuple[int, float, float]]) -> list[tuple[int, float, 
 
 def rating_chart(
     history: Mapping[str, Sequence[tuple[int, float, float]]], colors: Mapping[str, str], start: tuple[float, float]
-) -> str:
+) -> Markup:
     """mu (line) and mu ± sigma (band) of each bot against its games played.
     ``start`` is the (mu, sigma) every bot begins with, drawn at 0 games.
     Past :data:`HIGHLIGHTED` bots (``colors`` is in ranking order), only the
@@ -105,71 +99,56 @@ def rating_chart(
     def y(value: float) -> float:
         return bottom - (bottom - top) * (value - low) / ((high - low) or 1)
 
-    body = _axes(left, right, top, bottom, [(y(t), _fmt(t)) for t in _nice_ticks(low, high)],
+    axes = _axes(left, right, top, bottom, [(y(t), _fmt(t)) for t in _nice_ticks(low, high)],
                  [(x(t), _fmt(t)) for t in _nice_ticks(0, most) if t <= most], "games played", "mu ± sigma")
-    for name in others:
-        pts = series[name]
-        line = " ".join(f"{x(g):.1f},{y(mu):.1f}" for g, mu, _ in pts)
-        g, mu, s = pts[-1]
-        body.append(
-            f'<g class="series other" data-bot="{_esc(name)}"><title>{_esc(name)}: mu {mu:.2f} ± {s:.2f} after {g} games</title>'
-            f'<polyline points="{line}" fill="none" stroke="{_OTHER}" stroke-width="1"/></g>'
-        )
-    for name in reversed(shown):  # the first bot on top
-        color = colors[name]
-        pts = series[name]
-        band = [f"{x(g):.1f},{y(mu + s):.1f}" for g, mu, s in pts] + [f"{x(g):.1f},{y(mu - s):.1f}" for g, mu, s in reversed(pts)]
-        line = " ".join(f"{x(g):.1f},{y(mu):.1f}" for g, mu, _ in pts)
-        g, mu, s = pts[-1]
-        body.append(
-            f'<g class="series" data-bot="{_esc(name)}"><title>{_esc(name)}: mu {mu:.2f} ± {s:.2f} after {g} games</title>'
-            f'<polygon points="{" ".join(band)}" fill="{color}" fill-opacity="0.13" stroke="none"/>'
-            f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="2"/></g>'
-        )
-    body += _legend({name: colors[name] for name in shown}, 300)
-    if others:
-        row = 300 + 18 * math.ceil(len(shown) / 4)
-        body.append(f'<g class="legend"><rect x="48" y="{row - 10}" width="12" height="12" fill="{_OTHER}"/>'
-                    f'<text x="64" y="{row}">the other {len(others)} bots (grey; find one with the box above the chart)</text></g>')
-    return _svg(height, "rating (mu ± sigma) against games played", body)
+    drawn = [_series(name, series[name], _OTHER, x, y, band=False) for name in others] + \
+        [_series(name, series[name], colors[name], x, y, band=True) for name in reversed(shown)]  # the first bot on top
+    grey = {"row": 300 + 18 * math.ceil(len(shown) / 4), "color": _OTHER, "count": len(others)} if others else None
+    return _svg("rating", height, "rating (mu ± sigma) against games played", axes_=axes, series=drawn,
+                legend_=_legend({name: colors[name] for name in shown}, 300), others=grey)
 
 
-def results_chart(bots: Sequence[BotStanding], colors: Mapping[str, str]) -> str:
+def _series(name: str, pts: Sequence[tuple[int, float, float]], color: str, x: Callable[[float], float],
+            y: Callable[[float], float], *, band: bool) -> dict[str, Any]:
+    """A bot's line (and band of one sigma either side) in the rating chart."""
+    g, mu, s = pts[-1]
+    return {"name": name, "title": f"{name}: mu {mu:.2f} ± {s:.2f} after {g} games", "color": color,
+            "line": _points((x(g), y(mu)) for g, mu, _ in pts),
+            "band": _points([(x(g), y(mu + s)) for g, mu, s in pts] + [(x(g), y(mu - s)) for g, mu, s in reversed(pts)])
+            if band else None}
+
+
+def _points(points: Iterable[tuple[float, float]]) -> Markup:
+    """An SVG ``points`` list: numbers only, as long as the line (no text's length limit)."""
+    return Markup(" ".join(f"{x:.1f},{y:.1f}" for x, y in points))
+
+
+def results_chart(bots: Sequence[BotStanding], colors: Mapping[str, str]) -> Markup:
     """Each bot's wins, draws, losses and forfeited losses as shares of its games."""
     row, left, right = _row_height(len(bots)), 150, _WIDTH - 250
     height = 34 + row * len(bots)
-    body = [
-        f'<g class="legend"><rect x="{left}" y="4" width="12" height="12" fill="#4caf50"/><text x="{left + 16}" y="14">wins</text>'
-        f'<rect x="{left + 70}" y="4" width="12" height="12" fill="#b0b0b0"/><text x="{left + 86}" y="14">draws</text>'
-        f'<rect x="{left + 145}" y="4" width="12" height="12" fill="#ef9a9a"/><text x="{left + 161}" y="14">losses</text>'
-        f'<rect x="{left + 220}" y="4" width="12" height="12" fill="#b71c1c"/><text x="{left + 236}" y="14">forfeits</text></g>'
-    ]
+    bars = []
     for i, bot in enumerate(bots):
         top = 26 + i * row
         bar = _bar_height(row)
         base = top + bar / 2 + 4  # a text's baseline, level with the bar's middle
         forfeits = sum(bot.forfeits.values())
-        parts = [("wins", bot.wins, "#4caf50"), ("draws", bot.draws, "#b0b0b0"),
-                 ("losses", bot.losses - forfeits, "#ef9a9a"), ("forfeits", forfeits, "#b71c1c")]
-        body.append(f'<g class="bar" data-bot="{_esc(bot.name)}">')
-        body.append(f'<rect x="{left - 14}" y="{base - 9:.1f}" width="9" height="9" fill="{colors.get(bot.name, "#888")}"/>')
-        body.append(f'<text x="{left - 18}" y="{base:.1f}" text-anchor="end">{_esc(_short(bot.name))}</text>')
+        parts = []
         x = float(left)
-        for label, count, fill in parts:
+        for label, count, fill in [("wins", bot.wins, "#4caf50"), ("draws", bot.draws, "#b0b0b0"),
+                                   ("losses", bot.losses - forfeits, "#ef9a9a"), ("forfeits", forfeits, "#b71c1c")]:
             if not count:
                 continue
             width = (right - left) * count / bot.games
-            body.append(
-                f'<rect x="{x:.1f}" y="{top}" width="{width:.1f}" height="{bar}" fill="{fill}">'
-                f"<title>{_esc(bot.name)}: {count} {label} of {bot.games} games</title></rect>"
-            )
-            if width > 22 and bar >= 20:
-                body.append(f'<text class="in" x="{x + width / 2:.1f}" y="{base:.1f}" text-anchor="middle">{count}</text>')
+            parts.append({"x": f"{x:.1f}", "width": f"{width:.1f}", "fill": fill, "count": count,
+                          "title": f"{bot.name}: {count} {label} of {bot.games} games",
+                          "middle": f"{x + width / 2:.1f}" if width > 22 and bar >= 20 else None})
             x += width
         reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(bot.forfeits.items()))
-        summary = f"{bot.wins}-{bot.draws}-{bot.losses} of {bot.games}" + (f"; forfeits: {reasons}" if reasons else "")
-        body.append(f'<text x="{right + 8}" y="{base:.1f}">{_esc(summary)}</text></g>')
-    return _svg(height, "results and forfeits by bot", body)
+        bars.append({"name": bot.name, "short": _short(bot.name), "color": colors.get(bot.name, "#888"), "top": top,
+                     "height": bar, "base": f"{base:.1f}", "key_y": f"{base - 9:.1f}", "parts": parts,
+                     "summary": f"{bot.wins}-{bot.draws}-{bot.losses} of {bot.games}" + (f"; forfeits: {reasons}" if reasons else "")})
+    return _svg("results", height, "results and forfeits by bot", left=left, right=right, bars=bars)
 
 
 def move_times(records: Sequence[GameRecord]) -> dict[str, list[float]]:
@@ -193,7 +172,7 @@ def quantile(ordered: Sequence[float], q: float) -> float:
     return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
 
 
-def move_time_chart(standings: Standings, times: Mapping[str, Sequence[float]], colors: Mapping[str, str]) -> str:
+def move_time_chart(standings: Standings, times: Mapping[str, Sequence[float]], colors: Mapping[str, str]) -> Markup:
     """A box per bot on a log axis: the box spans the 25th to 75th percentile,
     the whiskers the 5th to 95th, a bar marks the median and a dot the slowest move."""
     names = [bot.name for bot in standings.bots]
@@ -208,60 +187,41 @@ def move_time_chart(standings: Standings, times: Mapping[str, Sequence[float]], 
     def x(ms: float) -> float:
         return left + (right - left) * (math.log10(max(ms, floor)) - lo_exp) / (hi_exp - lo_exp)
 
-    body = [f'<line class="axis" x1="{left}" y1="{height - 28}" x2="{right}" y2="{height - 28}"/>']
-    for exp in range(lo_exp, hi_exp + 1):
-        tick = x(10**exp)
-        body.append(f'<line class="grid" x1="{tick:.1f}" y1="8" x2="{tick:.1f}" y2="{height - 28}"/>')
-        body.append(f'<text x="{tick:.1f}" y="{height - 14}" text-anchor="middle">{_fmt(10 ** exp)}</text>')
-    body.append(f'<text x="{right}" y="{height - 2}" text-anchor="end">milliseconds per move (log scale)</text>')
+    ticks = [(f"{x(10 ** exp):.1f}", _fmt(10 ** exp)) for exp in range(lo_exp, hi_exp + 1)]
+    boxes = []
     for i, name in enumerate(names):
         top = 10 + i * row
         bar = _bar_height(row)
         mid = top + bar / 2
         values = times.get(name, ())
-        body.append(f'<g class="box" data-bot="{_esc(name)}">')
-        body.append(f'<text x="{left - 8}" y="{mid + 4:.1f}" text-anchor="end">{_esc(_short(name))}</text>')
+        box: dict[str, Any] = {"name": name, "short": _short(name), "text_y": f"{mid + 4:.1f}", "title": None}
+        boxes.append(box)
         if not values:
-            body.append(f'<text x="{left + 4}" y="{mid + 4:.1f}">no moves</text></g>')
             continue
         q = {p: quantile(values, p / 100) for p in (5, 25, 50, 75, 95)}
-        color = colors.get(name, "#888")
-        body.append(
-            f"<title>{_esc(name)}: {len(values)} moves; median {q[50]:.2f} ms, 5%-95% {q[5]:.2f}-{q[95]:.2f} ms, "
-            f"slowest {values[-1]:.1f} ms</title>"
-            f'<line x1="{x(q[5]):.1f}" y1="{mid:.1f}" x2="{x(q[95]):.1f}" y2="{mid:.1f}" stroke="{color}" stroke-width="2"/>'
-            f'<rect x="{x(q[25]):.1f}" y="{top:.1f}" width="{max(1.0, x(q[75]) - x(q[25])):.1f}" height="{bar}" '
-            f'fill="{color}" fill-opacity="0.35" stroke="{color}"/>'
-            f'<line x1="{x(q[50]):.1f}" y1="{top}" x2="{x(q[50]):.1f}" y2="{top + bar}" stroke="#111" stroke-width="2"/>'
-            f'<circle cx="{x(values[-1]):.1f}" cy="{mid:.1f}" r="3" fill="{color}"/>'
-            f'<text x="{right + 8}" y="{mid + 4:.1f}">median {q[50]:.2g} ms, 95% under {q[95]:.2g} ms</text></g>'
-        )
-    return _svg(height, "time per move by bot", body)
+        box.update({
+            "title": f"{name}: {len(values)} moves; median {q[50]:.2f} ms, 5%-95% {q[5]:.2f}-{q[95]:.2f} ms, "
+                     f"slowest {values[-1]:.1f} ms",
+            "color": colors.get(name, "#888"), "mid": f"{mid:.1f}", "top": top, "top_f": f"{top:.1f}", "height": bar,
+            "x5": f"{x(q[5]):.1f}", "x25": f"{x(q[25]):.1f}", "x50": f"{x(q[50]):.1f}", "x95": f"{x(q[95]):.1f}",
+            "width": f"{max(1.0, x(q[75]) - x(q[25])):.1f}", "slowest": f"{x(values[-1]):.1f}",
+            "summary": f"median {q[50]:.2g} ms, 95% under {q[95]:.2g} ms",
+        })
+    return _svg("times", height, "time per move by bot", left=left, right=right, ticks=ticks, boxes=boxes)
 
 
 def _axes(
     left: float, right: float, top: float, bottom: float,
     yticks: list[tuple[float, str]], xticks: list[tuple[float, str]], xlabel: str, ylabel: str,
-) -> list[str]:
-    body = [f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>',
-            f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>']
-    for pos, label in yticks:
-        body.append(f'<line class="grid" x1="{left}" y1="{pos:.1f}" x2="{right}" y2="{pos:.1f}"/>')
-        body.append(f'<text x="{left - 6}" y="{pos + 4:.1f}" text-anchor="end">{label}</text>')
-    for pos, label in xticks:
-        body.append(f'<text x="{pos:.1f}" y="{bottom + 16}" text-anchor="middle">{label}</text>')
-    body.append(f'<text x="{right}" y="{bottom + 30}" text-anchor="end">{xlabel}</text>')
-    body.append(f'<text x="{left + 4}" y="{top + 10}">{ylabel}</text>')
-    return body
+) -> dict[str, Any]:
+    return {"left": left, "right": right, "top": top, "bottom": bottom, "xlabel": xlabel, "ylabel": ylabel,
+            "yticks": [(f"{pos:.1f}", f"{pos + 4:.1f}", label) for pos, label in yticks],
+            "xticks": [(f"{pos:.1f}", label) for pos, label in xticks]}
 
 
-def _legend(colors: Mapping[str, str], y: float) -> list[str]:
-    body = []
-    for i, (name, color) in enumerate(colors.items()):
-        x, row = 48 + (i % 4) * 178, y + (i // 4) * 18
-        body.append(f'<rect x="{x}" y="{row - 10}" width="12" height="12" fill="{color}"/>'
-                    f'<text x="{x + 16}" y="{row}">{_esc(_short(name))}</text>')
-    return ['<g class="legend">', *body, "</g>"]
+def _legend(colors: Mapping[str, str], y: float) -> list[tuple[float, float, str, str]]:
+    """(x, y, colour, name) of each bot's key, four a row."""
+    return [(48 + (i % 4) * 178, y + (i // 4) * 18, color, _short(name)) for i, (name, color) in enumerate(colors.items())]
 
 
 def _row_height(bots: int) -> int:
@@ -289,7 +249,7 @@ def llr_history(config: SprtConfig, pairs: Sequence[tuple[float, float]]) -> lis
     return out
 
 
-def llr_chart(llrs: Sequence[float], lower: float, upper: float) -> str:
+def llr_chart(llrs: Sequence[float], lower: float, upper: float) -> Markup:
     """The SPRT's LLR against the game pairs played, between its two bounds (the lines where it stops)."""
     left, right, top, bottom = 48, _WIDTH - 12, 12, 250
     most = max(len(llrs), 1)
@@ -301,12 +261,10 @@ def llr_chart(llrs: Sequence[float], lower: float, upper: float) -> str:
     def y(value: float) -> float:
         return bottom - (bottom - top) * (value - low) / ((high - low) or 1)
 
-    body = _axes(left, right, top, bottom, [(y(t), _fmt(t)) for t in _nice_ticks(low, high)],
+    axes = _axes(left, right, top, bottom, [(y(t), _fmt(t)) for t in _nice_ticks(low, high)],
                  [(x(t), _fmt(t)) for t in _nice_ticks(0, most) if t <= most], "game pairs", "LLR")
-    for bound, name, color in ((upper, "H1 accepted", "#2ca02c"), (lower, "H0 accepted", "#d62728")):
-        body.append(f'<g class="bound"><line x1="{left}" y1="{y(bound):.1f}" x2="{right}" y2="{y(bound):.1f}" '
-                    f'stroke="{color}" stroke-dasharray="6 4"/><text x="{right - 4}" y="{y(bound) - 4:.1f}" '
-                    f'text-anchor="end">{name} ({bound:.2f})</text></g>')
-    points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate([0.0, *llrs]))
-    body.append(f'<polyline class="llr" data-pairs="{len(llrs)}" points="{points}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
-    return _svg(280, f"SPRT log-likelihood ratio after {len(llrs)} game pairs", body)
+    bounds = [(f"{y(bound):.1f}", f"{y(bound) - 4:.1f}", f"{name} ({bound:.2f})", color)
+              for bound, name, color in ((upper, "H1 accepted", "#2ca02c"), (lower, "H0 accepted", "#d62728"))]
+    points = _points((x(i), y(v)) for i, v in enumerate([0.0, *llrs]))
+    return _svg("llr", 280, f"SPRT log-likelihood ratio after {len(llrs)} game pairs", axes_=axes, bounds=bounds,
+                pairs=len(llrs), points=points)

@@ -31,11 +31,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, fields
 from typing import Any
 
+from jinja2.utils import htmlsafe_json_dumps
+
 import engine
 from arena.game.positions import start_state
 from arena.game.records import GameRecord, MoveRecord, schedule_key
 from arena.results.game_index import LazyMoves, move_times_of
 from arena.results.grade import GradeSheet
+from arena.results.pages import SCRIPT_JSON
 from arena.results.show import result_text
 
 __all__ = ["BODY_VERSION", "CHUNK_GAMES", "CHUNK_PLIES", "INFO_CHARS", "GameChunks", "game_list", "games_data", "info_text",
@@ -262,12 +265,13 @@ def sheet_json(sheet: GradeSheet, rows: Mapping[str, int], colors: Sequence[str]
 
 
 def script_json(data: Any) -> str:
-    """JSON text safe inside ``<script type="application/json">``: no ``<`` at
-    all, so neither ``</script>`` nor ``<!--`` in a bot's name or info can end
-    it, and ASCII, so no text read from a results file (a lone surrogate
-    among them) can stop the page being written; the script shows it all as
-    text (``textContent``), never as markup."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c")
+    """JSON text safe inside a script, as the page's ``|tojson`` writes it
+    (:data:`arena.results.pages.SCRIPT_JSON`): no ``<``, ``>``, ``&`` or
+    ``'`` at all, so neither ``</script>`` nor ``<!--`` in a bot's name or
+    info can end it, and ASCII, so no text read from a results file (a lone
+    surrogate among them) can stop the page being written; the script shows
+    it all as text (``textContent``), never as markup."""
+    return str(htmlsafe_json_dumps(data, **SCRIPT_JSON))
 
 
 def _moves_read_once(record: GameRecord) -> Sequence[MoveRecord]:
