@@ -182,5 +182,25 @@ def test_a_games_file_costs_no_truncation_when_new_and_no_empty_write(tmp_path, 
     assert text.count("=== game g1: bot bot, started") == 1 and "a line" not in text
 
 
+def test_a_folder_of_many_games_is_measured_less_often(tmp_path, monkeypatch):
+    """Measuring a bot's folder stats every file in it: with a file per game,
+    every 50 games would cost a long run more each game (at a million games,
+    20,000 stats a game).  It is measured every twentieth of its files."""
+    from arena.bot import stderr_log
+    logs = tmp_path / "logs"
+    (logs / "games").mkdir(parents=True)
+    for number in range(2000):  # a long run's games so far
+        (logs / "games" / f"old{number}.log").write_text("=== a game ===\n")
+    measures: list[tuple[int, int]] = []
+    real = stderr_log._folder_bytes
+    monkeypatch.setattr(stderr_log, "_folder_bytes", lambda root, d: measures.append(real(root, d)) or measures[-1])
+    log = StderrLog(logs / "w1.log", 1000, logs)
+    for number in range(100):
+        log.begin_game(f"g{number}", "bot")
+        log.end_game()
+    log.close()
+    assert measures == [(2000 * len("=== a game ===\n"), 2000)]
+
+
 def test_arena_time_is_utc_with_milliseconds():
     assert arena_time(datetime(2026, 11, 23, 17, 0, 0, 123456, tzinfo=timezone.utc)) == "2026-11-23T17:00:00.123Z"
