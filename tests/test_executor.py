@@ -9,7 +9,8 @@ import multiprocess
 import pytest
 
 from arena.run.config import parse_config
-from arena.run.executor import LocalExecutor
+from arena.game.records import GameSpec
+from arena.run.executor import LocalExecutor, _spec_from_line, _spec_line
 from arena.formats.schedule import make_schedule
 from arena.run.spec_queue import WorkerDied
 from builders import ROOT
@@ -57,3 +58,11 @@ def test_a_killed_worker_stops_the_run_instead_of_hanging(tmp_path):
         for _ in finished:
             pass
     assert time.monotonic() - started < 20
+
+
+def test_a_spec_reaches_its_worker_whole():
+    """The line a worker gets a spec in gives back the very spec, tuples and all."""
+    spec = GameSpec(index=7, game_id="r2-a~b-g3", game="oxono", round=2, players=("a", "b"), opening=3, seed=2**40,
+                    pair=1, opening_moves=("Xa1 a2",), versions=("v1", "v2"))
+    assert _spec_from_line(_spec_line(spec)) == spec
+    assert _spec_from_line(_spec_line(GameSpec(0, "g", "yoxii", 1, ("a", "b"), 0, 1))) == GameSpec(0, "g", "yoxii", 1, ("a", "b"), 0, 1)

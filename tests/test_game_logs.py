@@ -155,5 +155,52 @@ def test_a_games_folder_removed_during_a_run_is_made_again(tmp_path):
     assert not (logs / "games" / "g1.log").exists()
 
 
+def test_a_games_file_costs_no_truncation_when_new_and_no_empty_write(tmp_path, monkeypatch):
+    """A new game's file is not truncated (on ext4 a truncation to 0 makes
+    its close write it to disk: more than the rest of a game's logging), and
+    a quiet bot's end costs no write of nothing; a game played again still
+    starts its file from empty."""
+    import os
+    truncated: list[int] = []
+    real_ftruncate = os.ftruncate
+    monkeypatch.setattr(os, "ftruncate", lambda fd, size: (truncated.append(size), real_ftruncate(fd, size))[1])
+    written: list[bytes] = []
+    logs = tmp_path / "logs"
+    log = StderrLog(logs / "w1.log", 1000, logs)
+    log.begin_game("g1", "bot")
+    handle = log._game.handle  # the file as the game writes it, its writes seen
+    real_write = handle.write
+    monkeypatch.setattr(handle, "write", lambda data: (written.append(bytes(data)), real_write(data))[1], raising=False)
+    log.write(b"a line\n")
+    log.end_game()
+    assert truncated == [] and b"" not in written
+    log.begin_game("g1", "bot")  # played again: its old file is emptied
+    log.end_game()
+    log.close()
+    assert truncated == [0]
+    text = (logs / "games" / "g1.log").read_text()
+    assert text.count("=== game g1: bot bot, started") == 1 and "a line" not in text
+
+
+def test_a_folder_of_many_games_is_measured_less_often(tmp_path, monkeypatch):
+    """Measuring a bot's folder stats every file in it: with a file per game,
+    every 50 games would cost a long run more each game (at a million games,
+    20,000 stats a game).  It is measured every twentieth of its files."""
+    from arena.bot import stderr_log
+    logs = tmp_path / "logs"
+    (logs / "games").mkdir(parents=True)
+    for number in range(2000):  # a long run's games so far
+        (logs / "games" / f"old{number}.log").write_text("=== a game ===\n")
+    measures: list[tuple[int, int]] = []
+    real = stderr_log._folder_bytes
+    monkeypatch.setattr(stderr_log, "_folder_bytes", lambda root, d: measures.append(real(root, d)) or measures[-1])
+    log = StderrLog(logs / "w1.log", 1000, logs)
+    for number in range(100):
+        log.begin_game(f"g{number}", "bot")
+        log.end_game()
+    log.close()
+    assert measures == [(2000 * len("=== a game ===\n"), 2000)]
+
+
 def test_arena_time_is_utc_with_milliseconds():
     assert arena_time(datetime(2026, 11, 23, 17, 0, 0, 123456, tzinfo=timezone.utc)) == "2026-11-23T17:00:00.123Z"

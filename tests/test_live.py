@@ -141,6 +141,27 @@ def test_a_closed_feed_removes_its_file_and_lets_go_of_the_folder(tmp_path):
     assert list((tmp_path / LIVE_DIR).iterdir()) == [] and len(os.listdir("/proc/self/fd")) == open_fds
 
 
+def test_a_game_whose_file_was_never_written_removes_none_but_a_stale_one_goes(tmp_path, monkeypatch):
+    """An instant game ends before its file is first written: ending it is
+    no system call; a file a killed run left is removed by the first end."""
+    folder = tmp_path / LIVE_DIR
+    folder.mkdir()
+    (folder / "w1.json").write_text("{}")  # left by a run killed mid-game
+    feed = LiveFeed(folder, "w1", interval_s=60)
+    unlinked: list[str] = []
+    real_unlink = os.unlink
+    monkeypatch.setattr(os, "unlink", lambda path, **kw: (unlinked.append(path), real_unlink(path, **kw))[1])
+    feed.end()
+    assert unlinked == ["w1.json"] and list(folder.iterdir()) == []
+    for _ in range(3):  # games that end unwritten
+        feed.end()
+    assert unlinked == ["w1.json"]
+    feed.move(referee_for())  # the next game is written at once: ending it removes its file
+    until(lambda: (folder / "w1.json").exists())
+    feed.end()
+    assert unlinked.count("w1.json") == 2 and not (folder / "w1.json").exists()
+
+
 def _encoded(referee: Referee) -> bytes:
     held = LiveFeed(None, "held")
     held.move(referee)

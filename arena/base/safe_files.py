@@ -190,7 +190,10 @@ def open_in(folder: int, name: str, flags: int, target: Path, mode: int = 0o644)
             what = f"a file with {info.st_nlink} hard links"
         if what is not None:
             raise _refused(target, what, target)
-        if flags & os.O_TRUNC:
+        # Not an empty file (a new one): on ext4 a truncation to 0 makes the
+        # file's close start writing it to disk, which cost a game's log file
+        # more than the rest of its opening and closing.
+        if flags & os.O_TRUNC and info.st_size:
             os.ftruncate(fd, 0)
     except BaseException:
         os.close(fd)

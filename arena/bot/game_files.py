@@ -70,7 +70,8 @@ class BoundedFile:
         if self.dropped:
             self.handle.write(f"\n[... {self.dropped} bytes of {self.what} dropped here: a game's log keeps "
                               f"its first {self.head_max} and last {self.tail_max} bytes ...]\n".encode())
-        self.handle.write(bytes(self.tail))
+        if self.tail:  # (an unbuffered file: writing nothing is a system call all the same)
+            self.handle.write(bytes(self.tail))
         if self.dropped and not self.tail:
             self.last = b"\n"
         return self.seen - self.dropped

@@ -17,9 +17,11 @@ A chatty bot cannot fill the disk: a game's file keeps the first
 wrote in that game, with one line saying how many bytes were dropped between
 them; once the bot's folder of logs holds :data:`BOT_BUDGET_BYTES`, a game's
 file keeps only the last :data:`GAME_TAIL_BYTES_OVER_BUDGET` (the end is what
-explains a crash); the folder is measured every 50 games of a worker and
-counted in between, so the workers together may go past the bound by a few
-of their games.  Outside a game the process log keeps at most
+explains a crash); the folder is measured every 50 games of a worker (or
+every twentieth of the files it holds, when more: a measure stats every
+file, and a long run's folder holds a file per game) and counted in between,
+so the workers together may go past the bound by a few of their games, or
+by a twentieth of the folder for each other worker.  Outside a game the process log keeps at most
 ``max_default_bytes``, counted across restarts, as before.
 
 The frame lines are the arena's: a bot writing a line that looks like one
@@ -52,8 +54,10 @@ BOT_BUDGET_BYTES = 32 * 1024 * 1024
 GAME_TAIL_BYTES_OVER_BUDGET = 4 * 1024
 #: The folder of the per-game files, inside a bot's folder of logs.
 GAME_LOGS_DIR = "games"
-#: Games between two measures of a bot's folder of logs.
+#: Games between two measures of a bot's folder of logs ...
 _RESCAN = 50
+#: ... or its files over this, when more: a measure costs this many stats a game at most.
+_RESCAN_STATS_PER_GAME = 20
 
 
 def game_log_path(bot_logs_dir: Path, game_id: str) -> Path:
@@ -69,10 +73,11 @@ def arena_time(now: datetime | None = None) -> str:
     return (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def _folder_bytes(root: Path, directory: Path) -> int:
+def _folder_bytes(root: Path, directory: Path) -> tuple[int, int]:
     """Bytes in the files of ``directory`` and its ``games`` folder (one level
-    each), ``directory`` being beneath ``root`` (no link followed there)."""
-    total = 0
+    each), ``directory`` being beneath ``root`` (no link followed there), and
+    how many files hold them."""
+    total = files = 0
     for folder in (directory, directory / GAME_LOGS_DIR):
         try:
             fd = safe_files.open_dir(root, folder.relative_to(root))
@@ -80,12 +85,14 @@ def _folder_bytes(root: Path, directory: Path) -> int:
             continue
         try:
             with os.scandir(fd) as entries:
-                total += sum(e.stat(follow_symlinks=False).st_size for e in entries if e.is_file(follow_symlinks=False))
+                sizes = [e.stat(follow_symlinks=False).st_size for e in entries if e.is_file(follow_symlinks=False)]
+            total += sum(sizes)
+            files += len(sizes)
         except OSError:
             pass
         finally:
             os.close(fd)
-    return total
+    return total, files
 
 
 class StderrLog:
@@ -154,12 +161,13 @@ class StderrLog:
             path = game_log_path(self.default_path.parent, game_id)
         except ValueError:
             return  # its stderr stays in the process log
-        # The folder is measured every _RESCAN games (other workers write to it
-        # too), and counted in between: measuring it each game would cost a
-        # stat per file it holds, every game.
+        # The folder is measured every _RESCAN games, or every twentieth of its
+        # files (other workers write to it too), and counted in between:
+        # measuring it each game would cost a stat per file it holds, every
+        # game, and every 50 games, at a million games, 20,000 stats a game.
         if self._rescan <= 0:
-            self._used = _folder_bytes(self.root, self.default_path.parent)
-            self._rescan = _RESCAN
+            self._used, files = _folder_bytes(self.root, self.default_path.parent)
+            self._rescan = max(_RESCAN, files // _RESCAN_STATS_PER_GAME)
         self._rescan -= 1
         over_budget = self._used >= BOT_BUDGET_BYTES
         assert self._games is not None

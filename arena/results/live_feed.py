@@ -73,6 +73,10 @@ class LiveFeed:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._dir_fd: int | None = None
+        # Whether the slot's file may be there: at first, one a run killed
+        # mid-game left.  Most games end before their file is first written
+        # (an instant game takes less than ``interval_s``): none to remove.
+        self._on_file = True
 
     def move(self, referee: Referee) -> None:
         """The game of ``referee`` moved (or started): publish it soon."""
@@ -83,7 +87,8 @@ class LiveFeed:
         if self._thread is None:  # started here, in the process that plays: a thread does not survive a fork
             self._thread = threading.Thread(target=self._write_when_woken, name="arena-live-feed", daemon=True)
             self._thread.start()
-        self._wake.set()
+        if not self._wake.is_set():  # set by an earlier move while the thread sleeps: every move of a burst
+            self._wake.set()
 
     def end(self) -> None:
         """The game is over: its record is in the results, not here."""
@@ -125,10 +130,15 @@ class LiveFeed:
             time.sleep(self.interval_s)
 
     def _remove(self) -> None:
+        if not self._on_file:
+            return
         try:
             os.unlink(self.name, dir_fd=self._directory_fd(make=False))
-        except OSError:
+        except FileNotFoundError:
             pass
+        except OSError:
+            return  # tried again at the end of the next game
+        self._on_file = False
 
     def _directory_fd(self, make: bool) -> int:
         """The live folder, opened once (never through a link)."""
@@ -156,6 +166,7 @@ class LiveFeed:
             finally:
                 os.close(fd)
             os.replace(tmp, self.name, src_dir_fd=folder, dst_dir_fd=folder)
+            self._on_file = True
         except OSError:
             self.broken = True
 

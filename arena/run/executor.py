@@ -13,8 +13,6 @@ a worker says so and :meth:`LocalExecutor.run` raises
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import math
 import os
 import select
@@ -24,6 +22,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Protocol
 
+import msgspec
 from multiprocess.connection import Connection
 
 import engine
@@ -117,17 +116,11 @@ def _play(bots: BotPool, message: bytes) -> bytes:
 
 
 _QUIT = b""
-_SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(GameSpec))
-
-
-def _spec_line(spec: GameSpec) -> bytes:
-    return json.dumps([getattr(spec, name) for name in _SPEC_FIELDS]).encode()
-
-
-def _spec_from_line(line: bytes) -> GameSpec:
-    # GameSpec holds tuples where JSON has lists.
-    values = [tuple(v) if isinstance(v, list) else v for v in json.loads(line)]
-    return GameSpec(*values)
+# msgspec, in C, and to tuples where GameSpec has them: json.dumps of the
+# fields and GameSpec(*json.loads(...)) cost the driver and the worker several
+# times as much, every game.
+_spec_line = msgspec.json.Encoder().encode
+_spec_from_line = msgspec.json.Decoder(GameSpec).decode
 
 
 class LocalExecutor:
