@@ -284,3 +284,57 @@ def test_the_detail_of_a_forfeit_is_cleaned_as_before():
     line = line_of({**VALID, "detail": "\x1b]0;PWNED\x07 " + "y" * 2 * MAX_DETAIL_CHARS})
     record = GameRecord.from_bytes(line)
     assert record.detail == old(line).detail and record.detail.isprintable() and len(record.detail) <= MAX_DETAIL_CHARS + len("...")
+
+
+# -- the moves of a plain line, checked all at once ---------------------------------------
+
+def nested(depth: int) -> dict[str, Any]:
+    """An info ``depth`` levels deep (itself the first)."""
+    value: Any = 1
+    for level in range(depth - 1):
+        value = [value] if level % 2 else {"k": value}
+    return {"v": value}
+
+
+#: Infos about the bounds of bound_info and of the check all at once: their size as
+#: msgspec writes them and as strict_dumps does (floats with exponents), their depth.
+EDGE_INFOS = st.one_of(
+    st.integers(2300, MAX_INFO_BYTES + 10).map(lambda n: {"s": "x" * n}),
+    st.integers(300, 900).map(lambda n: {"f": [1e16] * n}),
+    st.integers(200, 700).map(lambda n: {"f": [1e-7] * n, "g": -2.5e300}),
+    st.integers(1, 20).map(nested),
+    st.just({}), st.none(),
+    st.dictionaries(st.sampled_from(["score", "pv", "\x7f", "é"]), SCALARS, max_size=3),
+)
+EDGE_MOVES = st.lists(st.fixed_dictionaries(
+    {"move": st.sampled_from(["Xc5 c6", "a1", "", "x" * 32, "x" * 33, "a\x7fb", "é"]),
+     "ms": st.sampled_from([0, 1, 2.5, -0.0, -1, 1e308, 2**70, 1e16])},
+    optional={"info": EDGE_INFOS, "latency_ms": st.sampled_from([None, 0, 3.5, -1])},
+), max_size=24)
+
+
+@PROPERTY
+@given(EDGE_MOVES, st.booleans())
+def test_the_moves_of_a_plain_line_checked_at_once_are_read_as_one_at_a_time(moves, ascii_only):
+    line = line_of({**PLAIN, "moves": moves}, ensure_ascii=ascii_only, separators=(",", ":"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(records_module, "_surely_valid_moves", lambda moves: False)
+        checked = outcome(GameRecord.from_bytes, line)
+    assert outcome(GameRecord.from_bytes, line) == checked == outcome(old, line)
+
+
+def test_the_moves_of_a_plain_line_are_not_checked_one_at_a_time(monkeypatch):
+    # (a league's first read checks tens of millions of moves: one at a time cost a tenth of reading a line)
+    line = line_of(PLAIN, separators=(",", ":"))
+    read = outcome(old, line)
+    monkeypatch.setattr(records_module, "_check_moves", lambda moves: pytest.fail("checked one at a time"))
+    assert outcome(GameRecord.from_bytes, line) == read
+
+
+def test_moves_past_a_bound_of_a_plain_line_are_refused_with_their_reason():
+    for moves, reason in (([{"move": "a1", "ms": 1, "info": {"s": "x" * MAX_INFO_BYTES}}], "over the limit"),
+                          ([{"move": "a1", "ms": 1, "info": nested(17)}], "nested more than"),
+                          ([{"move": "x" * 33, "ms": 1}], "bad move"), ([{"move": "a1", "ms": -1}], "bad move time"),
+                          ([{"move": "a1", "ms": 1, "latency_ms": -1}], "bad move latency_ms")):
+        with pytest.raises(ValueError, match=reason):
+            GameRecord.from_bytes(line_of({**PLAIN, "moves": moves}, separators=(",", ":")))

@@ -17,7 +17,7 @@ import msgspec
 
 import engine
 from arena.bot.forfeits import FORFEIT_REASONS, MAX_DETAIL_CHARS
-from arena.bot.protocol import bound_info, strict_dumps
+from arena.bot.protocol import MAX_INFO_BYTES, MAX_INFO_DEPTH, bound_info, strict_dumps
 from arena.base.text import clean_text
 
 __all__ = [
@@ -356,7 +356,7 @@ class GameRecord:
         except msgspec.MsgspecError:
             return cls.from_json(json.loads(line))
         record._line = None  # (msgspec fills it like any field: a line must not choose the bytes it is written as)
-        return record._checked()
+        return record._checked(plain=_plain(line))
 
     @classmethod
     def from_json(cls, data: Any) -> GameRecord:
@@ -378,9 +378,12 @@ class GameRecord:
         fields["moves"] = [MoveRecord(m.get("move"), m.get("ms"), m.get("info"), m.get("latency_ms")) for m in moves]
         return cls(**fields)._checked()
 
-    def _checked(self) -> GameRecord:
-        """This record, read from disk, once its moves and every field are checked and its ``detail`` cleaned."""
-        _check_moves(self.moves)
+    def _checked(self, *, plain: bool = False) -> GameRecord:
+        """This record, read from disk, once its moves and every field are
+        checked and its ``detail`` cleaned; ``plain``: msgspec decoded it
+        from a line of printable ASCII (see :func:`_surely_valid_moves`)."""
+        if not (plain and _surely_valid_moves(self.moves)):
+            _check_moves(self.moves)
         if not self._plainly_valid():
             self._validate()
         if self.detail is not None:
@@ -492,6 +495,50 @@ def _check_moves(moves: list[MoveRecord]) -> None:
                 and (type(ms) is float or type(ms) is int) and 0 <= ms < inf
                 and (info is None or bound_info(info) is info) and each.latency_ms is None):
             each.check()
+
+
+def _plain(line: bytes) -> bool:
+    """Whether every text of the JSON on ``line`` is printable ASCII: the
+    line is ASCII, with no escape and no DEL (a JSON reader refuses the
+    other control characters in a text, as msgspec does)."""
+    return line.isascii() and b"\\" not in line and b"\x7f" not in line
+
+
+def _surely_valid_moves(moves: list[MoveRecord]) -> bool:
+    """Whether moves msgspec decoded from a :func:`_plain` line pass
+    :func:`_check_moves`, checked a field at a time over them all (a
+    league's first read checks tens of millions of moves, each once).
+    msgspec typed them as :class:`MoveRecord` holds them (text, numbers,
+    an object with text keys or nothing) and refused a number JSON cannot
+    hold as a finite one; the line's texts are printable; what is left is
+    bounds.  False (a move out of them, a latency, a large or deep
+    ``info``) sends the moves to :func:`_check_moves`, which says what is wrong."""
+    if not moves:
+        return True
+    lengths, times = [len(m.move) for m in moves], [m.ms for m in moves]
+    if not (min(lengths) > 0 and max(lengths) <= MAX_MOVE_CHARS and min(times) >= 0 and max(times) < math.inf
+            and [m.latency_ms for m in moves].count(None) == len(moves)):
+        return False
+    infos = [m.info for m in moves if m.info]  # (an empty info is within any bounds)
+    # All at once (the list's bracket aside, none is larger or deeper than all of them), else each alone.
+    return (not infos or _surely_bounded(_encode_json(infos), 1)
+            or all(_surely_bounded(_encode_json(info)) for info in infos))
+
+
+def _surely_bounded(text: bytes, brackets: int = 0) -> bool:
+    """Whether an info msgspec wrote as ``text`` (with ``brackets`` of its
+    own) is within :func:`bound_info`'s bounds: it measures strict_dumps's
+    text, which differs only in a float's exponent (see
+    :data:`_SURE_INFO_BYTES`), and walks a value for its depth only past
+    that many brackets."""
+    return len(text) <= _SURE_INFO_BYTES and text.count(b"[") + text.count(b"{") <= MAX_INFO_DEPTH + brackets
+
+
+_encode_json = msgspec.json.Encoder().encode
+#: An ``info`` msgspec writes in this many bytes or fewer is within MAX_INFO_BYTES as :func:`bound_info`
+#: measures it (strict_dumps): the two write the same text but for a float's exponent (``1e16``, ``1e-7``
+#: against ``1e+16``, ``1e-07``: two bytes more at most, for a float of three bytes at least).
+_SURE_INFO_BYTES = MAX_INFO_BYTES * 3 // 5
 
 
 def _is_clock(value: Any) -> bool:

@@ -48,6 +48,10 @@ class NodeTally:
         return self.move_ms / self.moves if self.moves else None
 
 
+#: The key of the games whose node is not recorded.
+_NOT_RECORDED_KEY: tuple[str | None, str | None] = (None, None)
+
+
 class NodeTallies:
     """The tallies of each node, added to a record at a time."""
 
@@ -56,9 +60,12 @@ class NodeTallies:
 
     def add(self, record: GameRecord, times: Sequence[float]) -> None:
         """Count ``record``, whose moves took ``times`` (ms)."""
-        place = record.played_on or {}
-        host, node_id = place.get("host"), place.get("node_id")
-        key = (host if isinstance(host, str) else None, node_id if isinstance(node_id, str) else None)
+        place = record.played_on
+        if place:
+            host, node_id = place.get("host"), place.get("node_id")
+            key = (host if isinstance(host, str) else None, node_id if isinstance(node_id, str) else None)
+        else:
+            key = _NOT_RECORDED_KEY
         tally = self._nodes.get(key)
         if tally is None:
             tally = self._nodes[key] = NodeTally(*key)
@@ -67,11 +74,12 @@ class NodeTallies:
         tally.move_us += round(sum(times) * 1000)
         if record.forfeit_by is not None:
             tally.forfeits[record.reason] = tally.forfeits.get(record.reason, 0) + 1
-        for name, into in (("actor", tally.workers), ("worker", tally.workers), ("nice", tally.nice)):
-            if isinstance(value := place.get(name), int):
-                into.add(value)
-        if isinstance(speed := place.get("speed"), (int, float)):
-            tally.speeds.add(float(speed))
+        if place:  # (a league's records mostly say nothing of it: looked into only when they do)
+            for name, into in (("actor", tally.workers), ("worker", tally.workers), ("nice", tally.nice)):
+                if isinstance(value := place.get(name), int):
+                    into.add(value)
+            if isinstance(speed := place.get("speed"), (int, float)):
+                tally.speeds.add(float(speed))
         if record.time_scale is not None:
             tally.scales.add(record.time_scale)
 

@@ -377,7 +377,7 @@ class StandingsFold:
             standing = bots.get(name) or bots.setdefault(name, BotStanding(name))
             clock = shared_clock or _clock_text(record.clock_of(color))
             standing.clocks[clock] = standing.clocks.get(clock, 0) + 1
-            score = side_score(winner, color)
+            score = 0.5 if winner is None else float(winner == color)  # (side_score, inline)
             (by_color.get(color) or by_color.setdefault(color, Tally())).add(score)
             standing.add(score)
             pair = (name, opponent)

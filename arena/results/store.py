@@ -304,7 +304,8 @@ class ResultsStore:
         for line in lines:
             check()
             record, problem, other = self._judged(line)
-            batch.append(indexed(line.number, line.offset, line.length, other, record, problem))
+            times = self._moves_left(record, line)
+            batch.append(indexed(line.number, line.offset, line.length, other, record, problem, times))
             read(line, record, problem, other)
             if len(batch) == INDEX_BATCH:
                 index.add(batch, fd, line.offset + line.length + 1)
@@ -319,16 +320,25 @@ class ResultsStore:
             check()
             number = line.number
             record, problem, other = self._judged(line)
+            self._moves_left(record, line)
             self._hand_out(line, record, problem, other, game, result)
         self._note_tail(fd, lines, number, result)
         return result
 
+    def _moves_left(self, record: GameRecord | None, line: LogLine) -> list[float] | None:
+        """Leave the moves of ``record``, parsed from ``line``, in the log
+        (:class:`LazyMoves`: a reader holds their times only); their times."""
+        if record is None:
+            return None
+        times = [move.ms for move in record.moves]
+        record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, times)
+        return times
+
     def _hand_out(self, line: LogLine, record: GameRecord | None, problem: str | None, other: str | None,
                   game: str | None, result: LoadedResults) -> None:
-        """A line parsed from the log, into ``result`` (for a reader of
-        ``game``): its record, its moves left in the log, or its warning."""
+        """A line parsed from the log (its moves left there), into ``result``
+        (for a reader of ``game``): its record, or its warning."""
         if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
-            record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, move_times_of(record))
             result.add(record, self.games_path, line.number)
 
     def _note_tail(self, fd: int, lines: LogLines, last: int, result: LoadedResults) -> None:
