@@ -33,15 +33,16 @@ def _outcome(spec):
     return result(spec, spec.players[spec.index % 3 == 0])
 
 
-def _league(directory, rounds, left, **settings):
-    """A league of 5 bots over ``rounds`` rounds whose directory holds its games but the last ``left`` and another."""
+def _league(directory, rounds, left, outcome=_outcome, **settings):
+    """A league of 5 bots over ``rounds`` rounds whose directory holds its
+    games but the last ``left`` and another, as ``outcome`` ends them."""
     directory.mkdir()
     path = tournament_file(directory, ("a", "b", "c", "d", "e"), rounds=rounds, seed=5, **settings)
     config = load_config(path)
     config.output.mkdir()
     versions = {name: fp.version for name, fp in RunPlan(config, config.output).fingerprints.items()}
     played = make_schedule(config.competition, versions)
-    lines = [_outcome(spec).to_line() for spec in played[:len(played) - left]]
+    lines = [outcome(spec).to_line() for spec in played[:len(played) - left]]
     # as a run stopped leaves it: a game missing a few before the last, the last few out of order
     del lines[-10]
     (config.output / "games.jsonl").write_bytes(b"".join(lines[:-6] + lines[-3:] + lines[-6:-3]))
@@ -172,3 +173,29 @@ def test_the_standings_a_run_keeps_are_those_every_reader_reads_without_the_inde
         shown[way] = (_lines(ran), ran.out, ran.err.splitlines()[-1], standings.out, standings.err)
     assert shown["kept"] == shown["whole"]
     assert "leader " in shown["kept"][0][-1] and "forfeit" in shown["kept"][1]
+
+
+def _standing_forfeits(spec):
+    """:func:`_outcome`, and forfeits that stand under the default replay: a
+    bot of the version that could not start, a withdrawn bot's games."""
+    if "e" in spec.players:
+        return forfeit(spec, "e", "withdrawn")
+    if spec.index % 11 == 4:
+        return forfeit(spec, spec.players[0], "startup_failure")
+    return _outcome(spec)
+
+
+def test_a_resume_whose_forfeits_stand_under_the_default_replay_reads_no_kept_record(tmp_path, monkeypatch):
+    """The forfeits the default replay looks at (of bots that could not
+    start, withdrawn, disqualified) are told from what the index keeps:
+    those that stand leave the resume carried on."""
+    decoded = counted_decodes(monkeypatch)
+    read = {}
+    for rounds in (3, 12):
+        path, _ = _league(tmp_path / f"r{rounds}", rounds, 20, _standing_forfeits, withdrawn="[e]")
+        _run(monkeypatch, path, limit=5)  # every record read: the resume and the standings kept
+        decoded.clear()
+        ran = _run(monkeypatch, path, limit=5)
+        read[rounds] = len(decoded)
+        assert "startup_failure" in ran.out and "withdrawn" in ran.out and "games again" not in ran.err
+    assert read[3] == read[12], read  # (the lines the runs added, withdrawn games' forfeits with them)

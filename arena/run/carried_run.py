@@ -9,11 +9,16 @@ Folding every kept record for them read each one (some 17 µs: at a
 million games 17 s before the first new game).  The leader and the
 standings are the same, to the last bit, as those of the records.  Where
 they cannot be carried on these return None and the records are read, as
-before: no standings kept (``arena standings FILE`` keeps them, and a run
-that carried them on keeps them again; streaming every game into a fold
-costs more than reading the records), standings that do not carry on
-over the log, games other than those the run keeps, a TrueSkill leader
-whose rated games are not the schedule's first ones.
+before: no standings kept, standings that do not carry on over the log,
+games other than those the run keeps, a TrueSkill leader whose rated
+games are not the schedule's first ones.  A run that read its records
+(every one, to start or for its leader) folds them at its end into the
+standings it shows and keeps them, as ``arena standings FILE`` keeps
+them (:func:`~arena.run.standings_read.kept_of_read`: one fold, where
+:func:`~arena.results.standings.compute_standings` made one): the next
+run carries them on, as a run that carried them on keeps them again.
+(Streaming every game into a fold to keep them, without the records,
+costs more than reading the records.)
 """
 
 from __future__ import annotations

@@ -13,8 +13,12 @@ that (:class:`KeptResume`, through :mod:`arena.run.answers`: sealed, one
 question per directory, ``tournament.json`` and tournament); a later one
 reads only the lines the log gained since and folds them in.  The records
 themselves (:class:`KeptRecords`) are read whole only when something
-looks at them (the standings at the end of the run), the same records,
-from the same lines, as the whole read gives.
+looks at them (the standings at the end of the run, when the index keeps
+none: that read then keeps them), the same records, from the same lines,
+as the whole read gives.  The forfeits the run may play again (of a bot
+that could not start, withdrawn or disqualified, under the default
+``--replay-forfeits``) are told from those kept: those that stand leave
+the records unread.
 
 Anything that needs the records before the first game reads them whole,
 as before: ``--replay``, ``--replay-game``, a limit on the games, an SPRT
