@@ -131,6 +131,11 @@ def test_the_running_leader_carried_from_a_kept_fold_is_the_leader_of_its_games(
     assert RunningLeader.carried(config.competition.rules, fold, index_of) is None
 
 
+def _unindexed(config):
+    for index in config.output.glob(f"{INDEX_FILE}*"):
+        index.unlink()
+
+
 def _resume_kept(path):
     """What a resume keeps in the index, and nothing else (no standings): the plan of a run, no game played."""
     config = load_config(path)
@@ -165,9 +170,10 @@ def test_the_standings_a_run_keeps_are_those_every_reader_reads_without_the_inde
         path, config = _league(tmp_path / "league", 4, 30)
         _run(monkeypatch, path, limit=5)  # every record read: the standings of its end kept
         if way == "whole":
-            for index in config.output.glob(f"{INDEX_FILE}*"):
-                index.unlink()
+            _unindexed(config)
         ran = _run(monkeypatch, path, limit=5)
+        if way == "whole":  # (the run kept its standings again: read them anew)
+            _unindexed(config)
         standings = arena("standings", path)
         assert standings.exit_code == 0
         shown[way] = (_lines(ran), ran.out, ran.err.splitlines()[-1], standings.out, standings.err)
