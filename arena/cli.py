@@ -243,7 +243,7 @@ def run(
 
 def _say_run(summary: RunSummary, config: TournamentConfig, fmt: str, file: Path) -> None:
     """``arena run``'s end: the standings (in ``fmt``) and forfeits on stdout, what was played and kept on stderr."""
-    carried = carried_run_standings(config, summary.records, versions=summary.versions)
+    carried = carried_run_standings(config, summary.records, versions=summary.versions, opened=summary.opened)
     if carried is not None:
         shown, forfeits = carried
     else:

@@ -29,7 +29,7 @@ from arena.results.sprt import SprtConfig
 from arena.results.standings import Standings, compute_standings
 from arena.results.store import GAMES_FILE
 
-__all__ = ["WHOLE_SCHEDULE", "ReadResults", "SortedRecords", "left_out_line", "results_of", "rules_of", "same_game",
+__all__ = ["WHOLE_SCHEDULE", "ReadResults", "SortedRecords", "competition_as_played", "left_out_line", "results_of", "rules_of", "same_game",
            "sort_records"]
 
 #: The most games of a schedule fixed in advance that a reader makes whole
@@ -202,6 +202,29 @@ def rules_of(competition: Competition | None, meta: TournamentMeta | None, sprt:
     return replace(rules, sprt=sprt or rules.sprt or (meta.competition.rules.sprt if meta is not None else None))
 
 
+def competition_as_played(competition: Competition, meta: TournamentMeta | None, records: Sequence[GameRecord],
+                          rules: Rules) -> Competition:
+    """``competition`` (ranked by ``rules``) as :func:`results_of` reads
+    ``records`` with it: its games named as they were played, its schedule
+    covering the rounds played (a league) or its stages as played."""
+    competition = replace(competition, rules=rules)
+    if meta is not None:  # the games are named as they were when played
+        competition = replace(competition, game_ids=meta.game_ids(bool(records)))
+    if not competition.paired_by_results:
+        # The schedule covers the rounds played, as far as the tournament goes:
+        # the file's rounds, or more when tournament.json says more were played
+        # (the file was cut short since).  A record's own round is never believed
+        # beyond that, so an edited one cannot make a huge schedule; its game is
+        # then one the schedule does not hold, ignored with a warning.
+        known = min(max(competition.rounds, meta.competition.rounds if meta is not None else 1), MAX_ROUND)
+        competition = replace(competition, rounds=max((r.round for r in records if r.round <= known), default=1))
+    elif meta is not None and meta.competition.stages:
+        # The stages as they were played: a file given more Swiss rounds since
+        # reads as the directory does until a run plays them.
+        competition = replace(competition, stages=meta.competition.stages)
+    return competition
+
+
 def results_of(
     directory: Path, meta: TournamentMeta | None, records: Sequence[GameRecord], warnings: Sequence[str] = (), *,
     competition: Competition | None = None, sprt: SprtConfig | None = None,
@@ -219,21 +242,7 @@ def results_of(
     if competition is None:  # no tournament.json, or one that does not say enough: every readable game counts
         names = meta.names if meta is not None else list(dict.fromkeys(n for r in records for n in r.players.values()))
         return ReadResults(directory, list(records), meta, None, names, rules, warnings)
-    competition = replace(competition, rules=rules)
-    if meta is not None:  # the games are named as they were when played
-        competition = replace(competition, game_ids=meta.game_ids(bool(records)))
-    if not competition.paired_by_results:
-        # The schedule covers the rounds played, as far as the tournament goes:
-        # the file's rounds, or more when tournament.json says more were played
-        # (the file was cut short since).  A record's own round is never believed
-        # beyond that, so an edited one cannot make a huge schedule; its game is
-        # then one the schedule does not hold, ignored with a warning.
-        known = min(max(competition.rounds, meta.competition.rounds if meta is not None else 1), MAX_ROUND)
-        competition = replace(competition, rounds=max((r.round for r in records if r.round <= known), default=1))
-    elif meta is not None and meta.competition.stages:
-        # The stages as they were played: a file given more Swiss rounds since
-        # reads as the directory does until a run plays them.
-        competition = replace(competition, stages=meta.competition.stages)
+    competition = competition_as_played(competition, meta, records, rules)
     if seeding is None:
         stored = list(meta.seeding) if meta is not None else []
         seeded = set(stored)

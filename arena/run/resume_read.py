@@ -13,8 +13,12 @@ that (:class:`KeptResume`, through :mod:`arena.run.answers`: sealed, one
 question per directory, ``tournament.json`` and tournament); a later one
 reads only the lines the log gained since and folds them in.  The records
 themselves (:class:`KeptRecords`) are read whole only when something
-looks at them (the standings at the end of the run), the same records,
-from the same lines, as the whole read gives.
+looks at them (the standings at the end of the run, when the index keeps
+none: that read then keeps them), the same records, from the same lines,
+as the whole read gives.  The forfeits the run may play again (of a bot
+that could not start, withdrawn or disqualified, under the default
+``--replay-forfeits``) are told from those kept: those that stand leave
+the records unread.
 
 Anything that needs the records before the first game reads them whole,
 as before: ``--replay``, ``--replay-game``, a limit on the games, an SPRT
@@ -147,11 +151,12 @@ class KeptResume:
         """The records kept, read from the log only when looked at."""
         place, game, competition = self.place, self.game, self.competition
 
-        def read() -> list[GameRecord]:
+        def read() -> tuple[list[GameRecord], LoadedResults, SortedRecords]:
             # The lines up to where this was read: the run appends its own games after them.
             loaded = ResultsStore(directory).load(game)
-            before = [r for r in loaded.records if isinstance(r.moves, LazyMoves) and r.moves.offset < place.offset]
-            return sort_records(before, FixedSchedule(competition), competition.names).kept
+            sorted_ = sort_records(loaded.records, FixedSchedule(competition), competition.names)
+            before = [r for r in sorted_.kept if isinstance(r.moves, LazyMoves) and r.moves.offset < place.offset]
+            return before, loaded, sorted_
 
         return KeptRecords(self.count, read, self.per_round, {i for ids in self.open_ids.values() for i in ids},
                            directory / GAMES_FILE)
@@ -162,12 +167,13 @@ class KeptRecords(Sequence[GameRecord]):
     the kept ones read only when looked at (see the module's doc):
     :attr:`per_round` and :attr:`open_ids` say which games they are."""
 
-    def __init__(self, count: int, read: Callable[[], list[GameRecord]], per_round: Counter[int],
-                 open_ids: set[str], where: Path) -> None:
+    def __init__(self, count: int, read: Callable[[], tuple[list[GameRecord], LoadedResults, SortedRecords]],
+                 per_round: Counter[int], open_ids: set[str], where: Path) -> None:
         self._count, self._read, self._where = count, read, where
         self.per_round, self.open_ids = per_round, open_ids
         self._records: list[GameRecord] | None = None
         self._added: list[GameRecord] = []
+        self._whole: tuple[LoadedResults, SortedRecords] | None = None
 
     @property
     def read(self) -> bool:
@@ -176,13 +182,21 @@ class KeptRecords(Sequence[GameRecord]):
 
     def _all(self) -> list[GameRecord]:
         if self._records is None:
-            records = self._read()
+            records, loaded, sorted_ = self._read()
+            self._whole = loaded, sorted_
             if len(records) != self._count:  # (the same lines as the read kept: only a log edited meanwhile differs)
                 raise StoreError(f"{self._where} changed while the run used it: {len(records)} games kept where "
                                  f"{self._count} were read; run again to resume")
             self._records = records + self._added
             self._added = []
         return self._records
+
+    def whole_read(self) -> tuple[LoadedResults, SortedRecords]:
+        """The read of the whole log that gave the kept records, its records
+        sorted through the schedule (made now if nothing looked at them yet)."""
+        self._all()
+        assert self._whole is not None
+        return self._whole
 
     def pending(self, schedule: FixedSchedule) -> list[GameSpec]:
         """:meth:`FixedSchedule.pending` of these records, from their counts

@@ -44,18 +44,19 @@ from typing import Any
 
 from arena.base import safe_files
 from arena.formats.competition import Competition
-from arena.formats.schedule import ScheduledGames, pairings
+from arena.formats.schedule import ScheduledGames, pairings, schedule_size
 from arena.game.records import GameRecord, MAX_ROUND, schedule_key
 from arena.formats.rounds import Rounds
 from arena.results.game_index import LogPlace
 from arena.results.meta import MetaError, TournamentMeta, read_meta
-from arena.results.reading import ReadResults, left_out_line, rules_of
+from arena.results.reading import ReadResults, SortedRecords, competition_as_played, left_out_line, rules_of
 from arena.results.standings import Standings, StandingsFold
 from arena.results.store import GAMES_FILE, LoadedResults, LogRewritten, ResultsStore, StoreError
 from arena.run.answers import question_of, recall, remember
 from arena.run.results_dir import FoundResults, find_results, read_loaded
 
-__all__ = ["KeptStandings", "LatestResults", "StandingsRead", "carried_standings", "read_standings", "UNRATED_TAIL"]
+__all__ = ["KeptStandings", "LatestResults", "StandingsRead", "carried_standings", "kept_of_read", "read_standings",
+           "UNRATED_TAIL"]
 
 #: The games a kept fold leaves unrated, the last in schedule order: a game
 #: that finishes after a later one (another worker's) still folds in its place.
@@ -113,6 +114,45 @@ def carried_standings(found: FoundResults, *, streamed: bool = True) -> tuple[Ke
         kept.changed = False  # (as kept: the next read that reads nothing new keeps nothing again)
         remember(found.directory, question, kept)
     return kept, read
+
+
+def kept_of_read(found: FoundResults, loaded: LoadedResults, sorted_: SortedRecords) -> KeptStandings | None:
+    """The standings of ``loaded``, a whole read of ``found``'s log that a
+    run made for itself (its records sorted into ``sorted_`` through the
+    schedule of the tournament file), as ``arena standings`` reads and keeps them,
+    carried on over the lines the log gained since (the run's own games)
+    and kept for the next reader; None where they cannot be kept (see the
+    module's doc).  A run that read every record folds them once, here,
+    rather than into standings of its own: the next run, ``arena
+    standings`` or ``arena serve`` of the same question carries them on."""
+    asked, config = _asked(found), found.config
+    question = _question(found, asked)
+    if question is None or config is None:
+        return None
+    try:
+        meta = read_meta(found.directory)
+    except (MetaError, StoreError):
+        return None
+    if meta is None:
+        return None
+    # The records as a whole read sorts them (results_of), through the schedule
+    # as far as the rounds played: the same records (a run refuses any other).
+    rules = rules_of(config.competition, meta)
+    competition = competition_as_played(config.competition, meta, loaded.records, rules)
+    if not _carried(competition, meta, None) or sorted_.foreign:
+        return None
+    left_out = sorted_.left_out_line()
+    results = ReadResults(found.directory, sorted_.kept, meta, competition, list(competition.names), rules,
+                          [*loaded.warnings, *([left_out] if left_out is not None else [])], sorted_.left_out,
+                          scheduled=schedule_size(competition))
+    # (no warning of tournament.json or the tournament file: a run wrote the one and read the other)
+    kept = KeptStandings.first(found, results, [], loaded, None)
+    if kept is None or kept.carry_on(found.directory) is None:
+        return None
+    if question_of(found.directory, asked) == question:
+        kept.changed = False
+        remember(found.directory, question, kept)
+    return kept
 
 
 def _asked(found: FoundResults) -> tuple[Any, ...]:

@@ -27,10 +27,11 @@ from arena.formats.schedule import FixedSchedule
 from arena.results.game_index import LazyMoves
 from arena.results.live_feed import LIVE_DIR
 from arena.results.report import LiveReport, REPORT_FILE
+from arena.results.reading import SortedRecords
 from arena.formats.scoring import score_of
 from arena.results.sprt import SprtFold, SprtStatus, sprt_status
 from arena.results.statistics import scores_of
-from arena.results.store import LOGS_DIR, ResultsStore, SCRATCH_DIR, StoreError
+from arena.results.store import LOGS_DIR, LoadedResults, ResultsStore, SCRATCH_DIR, StoreError
 from arena.run.config import TournamentConfig, check_programs
 from arena.run.environments import with_environments
 from arena.run.executor import Executor, LocalExecutor
@@ -67,6 +68,11 @@ class RunSummary:
     report: Path | None = None
     #: Each bot's version in this run.
     versions: dict[str, str] = field(default_factory=dict)
+    #: The whole log as the run read it to start, and its records as the plan
+    #: sorted them, when it read every record and plays none of them again:
+    #: what the standings kept at its end are folded from
+    #: (:func:`~arena.run.carried_run.carried_run_standings`).
+    opened: tuple[LoadedResults, SortedRecords] | None = field(default=None, repr=False)
     _rounds: Rounds | None = field(default=None, repr=False)
     _read_rounds: Callable[[], Rounds] | None = field(default=None, repr=False)
 
@@ -479,6 +485,7 @@ def run_tournament(
                 total=_total(plan, len(kept)), resumed=len(kept), records=kept, warnings=warnings,
                 replayed=len(plan.replaced), sprt=sprt, versions={name: fp.version for name, fp in plan.fingerprints.items()},
                 _rounds=plan.rounds,
+                opened=None if plan.replaced or isinstance(kept, KeptRecords) else (loaded, plan.records),
             )
             report = LiveReport(config.output / REPORT_FILE, plan.meta, config.competition.rules.sprt, left_out=plan.records.left_out) \
                 if config.report else None
