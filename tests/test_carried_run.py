@@ -164,7 +164,7 @@ def test_a_run_that_read_every_record_keeps_its_standings_for_the_next(tmp_path,
 
 
 def test_the_standings_a_run_keeps_are_those_every_reader_reads_without_the_index(tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "Periodic", functools.partial(Periodic, every_s=0.0, share=float("inf")))
+    monkeypatch.setattr(progress, "Periodic", functools.partial(Periodic, every_s=0.0, share=float("inf")))
     shown = {}
     for way in ("kept", "whole"):  # (in the same directory: the output names it)
         shutil.rmtree(tmp_path / "league", ignore_errors=True)
