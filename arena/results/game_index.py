@@ -37,6 +37,7 @@ import msgspec
 
 import engine
 from arena.base import safe_files
+from arena.base.loaded_on_use import LoadedOnUse
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, MoveRecord
 from arena.results.seals import seal, user_key
 
@@ -110,7 +111,7 @@ class LogPlace:
                 and self.last == _last_line_hash(fd, self.offset))
 
 
-class LazyMoves(Sequence[MoveRecord]):
+class LazyMoves(LoadedOnUse[MoveRecord]):
     """A record's moves, read from the log only when they are looked at:
     their number and times are at hand without it (what standings need)."""
 
@@ -124,15 +125,6 @@ class LazyMoves(Sequence[MoveRecord]):
 
     def __len__(self) -> int:
         return len(self.times)
-
-    def __getitem__(self, item):  # type: ignore[no-untyped-def]
-        return self.load()[item]
-
-    def __iter__(self) -> Iterator[MoveRecord]:
-        return iter(self.load())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
 
     def __repr__(self) -> str:
         return f"LazyMoves({len(self)} moves of {self._game_id!r})"

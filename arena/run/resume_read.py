@@ -30,11 +30,12 @@ no longer starts as it was read.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
+from arena.base.loaded_on_use import LoadedOnUse
 from arena.formats.competition import Competition
 from arena.formats.schedule import FixedSchedule
 from arena.game.records import GameRecord, GameSpec
@@ -162,7 +163,7 @@ class KeptResume:
                            directory / GAMES_FILE)
 
 
-class KeptRecords(Sequence[GameRecord]):
+class KeptRecords(LoadedOnUse[GameRecord]):
     """The records a resumed run keeps, and those it adds (:meth:`append`),
     the kept ones read only when looked at (see the module's doc):
     :attr:`per_round` and :attr:`open_ids` say which games they are."""
@@ -180,7 +181,7 @@ class KeptRecords(Sequence[GameRecord]):
         """Whether the kept records were read (something looked at them)."""
         return self._records is not None
 
-    def _all(self) -> list[GameRecord]:
+    def load(self) -> list[GameRecord]:
         if self._records is None:
             records, loaded, sorted_ = self._read()
             self._whole = loaded, sorted_
@@ -194,7 +195,7 @@ class KeptRecords(Sequence[GameRecord]):
     def whole_read(self) -> tuple[LoadedResults, SortedRecords]:
         """The read of the whole log that gave the kept records, its records
         sorted through the schedule (made now if nothing looked at them yet)."""
-        self._all()
+        self.load()
         assert self._whole is not None
         return self._whole
 
@@ -210,19 +211,6 @@ class KeptRecords(Sequence[GameRecord]):
 
     def __len__(self) -> int:
         return len(self._records) if self._records is not None else self._count + len(self._added)
-
-    @overload
-    def __getitem__(self, item: int) -> GameRecord: ...
-    @overload
-    def __getitem__(self, item: slice) -> list[GameRecord]: ...
-    def __getitem__(self, item: int | slice) -> GameRecord | list[GameRecord]:
-        return self._all()[item]
-
-    def __iter__(self) -> Iterator[GameRecord]:
-        return iter(self._all())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
 
     def __repr__(self) -> str:
         return f"KeptRecords({len(self)} records{'' if self.read else ', not read yet'})"
