@@ -29,9 +29,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="oxono")
     parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--quick", action="store_true", help="two calibrations (checks that the script runs)")
+    parser.add_argument("--quick", action="store_true", help="one calibration (checks that the script runs)")
     args = parser.parse_args()
-    repeat = 2 if args.quick else args.repeat
+    repeat = 1 if args.quick else args.repeat
     os.environ.setdefault("RAY_AUTH_MODE", "token")
     os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(16))
     import ray

@@ -281,12 +281,12 @@ class Rate:
     client_bytes: float
 
 
-def throughput(rounds: int, serve: bool, count: int, executor: str) -> Rate:
-    """A run of ``rounds`` rounds of four random bots, with ``--serve`` and ``count`` clients or without."""
+def throughput(rounds: int, serve: bool, count: int, executor: str, bots: int = 4) -> Rate:
+    """A run of ``rounds`` rounds of ``bots`` random bots, with ``--serve`` and ``count`` clients or without."""
     with tempfile.TemporaryDirectory(prefix="live-rate-") as tmp:
         directory = Path(tmp)
         random_bot = "python -m bots.random_bot"
-        file = tournament(directory, {"a": random_bot, "b": random_bot, "c": random_bot, "d": random_bot}, rounds, executor)
+        file = tournament(directory, {name: random_bot for name in "abcd"[:bots]}, rounds, executor)
         port = free_port() if serve else None
         stop = thread = None
         client_cpu: list[float] = []
@@ -352,8 +352,10 @@ def main() -> None:
               f"{before / 1e3:,.1f} KB, after (its change) {after / 1e3:,.1f} KB; page {page / 1e6:.2f} MB, "
               f"change made in {took:.2f} s", flush=True)
 
-    # --quick: two bots, two games a run (each run's start-up is most of its time).
+    # --quick: two bots, a few games a run, in the timed runs and the throughput's (each run's start-up is
+    # most of its time).
     bots = 2 if args.quick else 3
+    rate_bots = 2 if args.quick else 4
     timed = timed_run(args.moves, args.executor, (0.01, 0.04) if args.quick else (0.02, 0.3), bots)
     delays = sorted(timed.delays) or [math.nan]  # none: the run was over before the client came (--quick, a busy machine)
     p99 = delays[min(len(delays) - 1, int(0.99 * len(delays)))]
@@ -366,14 +368,14 @@ def main() -> None:
 
     runs: dict[str, list[Rate]] = {"without": [], "0 clients": [], f"{args.clients} clients": []}
     for _ in range(args.repeat):
-        runs["without"].append(throughput(args.rounds, False, 0, args.executor))
-        runs["0 clients"].append(throughput(args.rounds, True, 0, args.executor))
-        runs[f"{args.clients} clients"].append(throughput(args.rounds, True, args.clients, args.executor))
+        runs["without"].append(throughput(args.rounds, False, 0, args.executor, rate_bots))
+        runs["0 clients"].append(throughput(args.rounds, True, 0, args.executor, rate_bots))
+        runs[f"{args.clients} clients"].append(throughput(args.rounds, True, args.clients, args.executor, rate_bots))
     rate = {name: statistics.median(r.games_s for r in each) for name, each in runs.items()}
     cpu = {name: statistics.median(r.cpu_ms for r in each) for name, each in runs.items()}
     crowd = runs[f"{args.clients} clients"]
     a, b, c = rate.values()
-    print(f"games per second, {args.rounds} rounds of 4 random bots, concurrency 2, median of {args.repeat}: "
+    print(f"games per second, {args.rounds} rounds of {rate_bots} random bots, concurrency 2, median of {args.repeat}: "
           f"without --serve {a:.1f}, with --serve and 0 clients {b:.1f}, with {args.clients} clients {c:.1f} "
           f"({100 * c / b:.0f} % of 0 clients', {100 * c / a:.0f} % of without)")
     for name, each in runs.items():

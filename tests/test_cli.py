@@ -26,7 +26,9 @@ from arena.base.processes import children
 from arena.results.sprt import SprtConfig
 import needs
 from arena.check import check_bot
-from builders import ANSI, BOTS, ROOT, arena, assert_one_line_error, records, slow_tournament, tournament_file
+from arena.run.tournament import run_tournament
+from builders import (ANSI, BOTS, ROOT, InstantExecutor, arena, assert_one_line_error, records, result, slow_tournament,
+                      tournament_file)
 from conftest import running_with
 from arena.cli import app
 from played_games import played_games
@@ -758,7 +760,14 @@ def test_show_steps_with_enter_on_a_terminal(tmp_path):
         os.close(primary)
 
 
-def test_run_lines_name_the_leader_by_the_ranking_rule_with_round_and_sprt(tmp_path):
+def _at_once(spec):
+    """A game that ends at once, won by either seat or drawn."""
+    return result(spec, None if spec.index % 5 == 0 else spec.players[spec.index % 3 == 0])
+
+
+def test_run_lines_name_the_leader_by_the_ranking_rule_with_round_and_sprt(tmp_path, monkeypatch):
+    # The lines, not the games: they end at once.
+    monkeypatch.setattr(cli, "run_tournament", functools.partial(run_tournament, executor=InstantExecutor(_at_once)))
     # A round robin ranked by points: the leader's figure is its points, and the last line's leader is the table's.
     path = tournament_file(tmp_path, bots=("alpha", "beta", "gamma"), ranking="points")
     result = arena("run", path, "-f", "json")

@@ -34,6 +34,11 @@ CUP_BOTS = ["ann", "bob", "cy", "dee", "eve", "fay"]
 CUP = format_settings("stages", rounds=3, top=4)
 
 
+# A run no signal stops is driven in this process (``arena_here``: the same command, its games played by the
+# same workers and bots): a process of its own would add a second of CPU, start-up alone, to each.  A run a
+# test stops, and what a process alone shows (its exit on a signal, what outlives it), stay in a process.
+
+
 def ok(result) -> None:
     assert result.exit_code == 0, result.err
     assert "Traceback" not in result.err
@@ -68,7 +73,7 @@ def cup(tmp_path_factory) -> Path:
     """A finished cup of six bots (played once for the module; copy it)."""
     directory = tmp_path_factory.mktemp("cup")
     path = write_league(directory, CUP_BOTS, CUP, seed=5)
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     return directory
 
 
@@ -117,7 +122,7 @@ def test_an_interrupted_replay_of_a_staged_tournament_resumes_and_keeps_its_cham
     (league / "SLOW").unlink()
 
     again = ["run", league / "league.yaml"] + (["--replay", replayed] if resume == "same --replay" else [])
-    ok(arena(*again))
+    ok(arena_here(*again))
     data, warnings = standings(league / "league.yaml")
     assert "does not schedule" not in warnings
     assert data["bots"][0]["name"] == champion
@@ -134,7 +139,7 @@ def test_a_lost_line_of_a_swiss_round_is_played_again(cup, tmp_path, damage):
     lines[index:index + 1] = [] if damage == "deleted" else [b'{"game_id": "r1-?", "winner": nul']
     path.write_bytes(b"".join(line + b"\n" for line in lines))
 
-    resumed = arena("run", league / "league.yaml")
+    resumed = arena_here("run", league / "league.yaml")
     ok(resumed)
     assert played(resumed) == 1
     assert outcomes(league / "out") == before
@@ -145,13 +150,13 @@ def test_a_lost_game_of_a_knockout_match_decided_in_its_tie_breaks_is_played_aga
     """Found by the model (seed 30, knockout): the first game of a match
     that went to a tie-break pair, deleted, and the run was refused."""
     path = write_league(tmp_path, ["ann", "bob", "cy", "dee"], format_settings("knockout"), seed=2)
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     before = outcomes(tmp_path / "out")
     assert "r1-ann~dee-g3" in before  # these bots, on this seed, tie their first game pair
     games = tmp_path / "out" / "games.jsonl"
     games.write_bytes(b"".join(line + b"\n" for line in lines_of(games) if b'"r1-ann~dee-g1"' not in line))
 
-    resumed = arena("run", path)
+    resumed = arena_here("run", path)
     ok(resumed)
     assert played(resumed) == 1
     assert outcomes(tmp_path / "out") == before
@@ -206,7 +211,7 @@ def test_a_champion_taken_out_of_the_file_is_not_ranked_at_all(cup, tmp_path):
 
     for target in (league / "league.yaml", league / "out"):
         if target.name == "out":
-            ok(arena("run", league / "league.yaml"))  # the directory says so too once a run has seen it
+            ok(arena_here("run", league / "league.yaml"))  # the directory says so too once a run has seen it
         data, warnings = standings(target)
         assert f"left out of the ranking (kept in games.jsonl): {champion}" in warnings
         assert champion not in [bot["name"] for bot in data["bots"]]
@@ -226,12 +231,12 @@ def round_cards(page: str) -> dict[int, str]:
 def test_the_report_links_the_played_games_of_a_bot_that_left(tmp_path):
     bots = ["ann", "bob", "cy", "dee", "eve"]
     path = write_league(tmp_path, bots, format_settings("swiss", rounds=2), seed=3)
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     meta = json.loads((tmp_path / "out" / "tournament.json").read_text())
     had_bye = {bot for pairing in meta["pairings"] for bot in pairing["byes"]}
     gone = next(bot for bot in bots if bot not in had_bye)  # played in both rounds
     write_league(tmp_path, [b for b in bots if b != gone], format_settings("swiss", rounds=3), seed=3)
-    ok(arena("run", path))  # the third round, without it
+    ok(arena_here("run", path))  # the third round, without it
 
     ok(arena_here("report", tmp_path / "out", "-o", tmp_path / "report.html"))
     cards = round_cards((tmp_path / "report.html").read_text())
@@ -244,7 +249,7 @@ def test_the_report_links_the_played_games_of_a_bot_that_left(tmp_path):
 
 def test_standings_and_report_rank_the_same_bots_after_a_bot_joins_the_file(tmp_path):
     path = write_league(tmp_path, ["ann", "bob"], format_settings("round-robin"))
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))  # not run yet
 
     data, _ = standings(path)
@@ -258,11 +263,11 @@ def test_standings_and_report_rank_the_same_bots_when_none_of_them_has_a_game_le
     each); the report said "No games played yet" and ranked nobody."""
     bots = ["ann", "bob", "cy", "dee"]
     path = write_league(tmp_path, bots, format_settings("knockout"), seed=3)
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     final = next(r for r in records_of(tmp_path / "out") if r["round"] == 2)
     finalists = set(final["players"].values())
     write_league(tmp_path, [b for b in bots if b not in finalists], format_settings("knockout"), seed=3)
-    ok(arena("run", path))
+    ok(arena_here("run", path))
 
     data, _ = standings(tmp_path / "out")
     ok(arena_here("report", tmp_path / "out", "-o", tmp_path / "report.html"))
@@ -276,14 +281,14 @@ def test_a_bot_removed_another_replayed_then_the_first_back(tmp_path):
     version changed from acd5065a to acd5065a'.)"""
     bots = ["ann", "bob", "cy", "dee"]
     path = write_league(tmp_path, bots, format_settings("round-robin"))
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     write_league(tmp_path, ["bob", "cy", "dee"], format_settings("round-robin"))
     write_bot(tmp_path, "bob", salt=1)
-    ok(arena("run", path, "--replay", "bob"))
+    ok(arena_here("run", path, "--replay", "bob"))
     before = {canonical(r) for r in records_of(tmp_path / "out")}
     write_league(tmp_path, bots, format_settings("round-robin"))
 
-    back = arena("run", path)
+    back = arena_here("run", path)
     assert not re.search(r"changed from (\w+) to \1\b", back.err), back.err
     ok(back)
     data, _ = standings(path)
@@ -302,15 +307,15 @@ def test_a_bot_kept_while_another_was_away_keeps_its_games_against_it(tmp_path):
     knockout = format_settings("knockout")
     path = write_league(tmp_path, bots, knockout)
     write_bot(tmp_path, "cy", salt=2)  # a cy that beats bob
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     bob_games = [r for r in records_of(tmp_path / "out") if "bob" in r["players"].values()]
     assert {frozenset(r["players"].values()) for r in bob_games} == {frozenset({"bob", "cy"})}, "bob must lose to cy"
     write_league(tmp_path, ["ann", "bob", "dee"], knockout)
     write_bot(tmp_path, "bob", salt=1)
-    ok(arena("run", path, "--keep", "bob"))
+    ok(arena_here("run", path, "--keep", "bob"))
     write_league(tmp_path, bots, knockout)
 
-    back = arena("run", path)
+    back = arena_here("run", path)
     ok(back)
     assert played(back) == 0
     data, _ = standings(path)
@@ -518,14 +523,14 @@ def assert_interrupted(done: subprocess.CompletedProcess) -> None:
 
 def test_sigterm_while_a_replay_swaps_games_jsonl_is_one_line_and_loses_nothing(tmp_path):
     path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     before, seen = outcomes(tmp_path / "out"), {canonical(r) for r in records_of(tmp_path / "out")}
     mark = tmp_path / "fired"
     done = hooked(CLOSE_HOOK, ["run", path, "--replay", "bob"], ARENA_TEST_MARK=str(mark))
     assert mark.exists(), "the replay never closed the games.jsonl it replaced: " + done.stderr
     assert_interrupted(done)
 
-    ok(arena("run", path, "--replay", "bob"))
+    ok(arena_here("run", path, "--replay", "bob"))
     assert outcomes(tmp_path / "out") == before
     assert seen <= {canonical(r) for r in records_of(tmp_path / "out") + archived_of(tmp_path / "out")}
 
@@ -555,17 +560,17 @@ def test_a_replay_killed_between_archive_and_rewrite_is_finished_by_a_plain_run(
     that followed kept the old records (their version was kept), and the
     replay asked for never happened."""
     path = write_league(tmp_path / "a", ["ann", "bob", "cy"], format_settings("round-robin"))
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     write_bot(tmp_path / "a", "cy", salt=1)
-    ok(arena("run", path, "--keep", "cy"))
+    ok(arena_here("run", path, "--keep", "cy"))
     write_bot(tmp_path / "a", "cy", salt=2)
     shutil.copytree(tmp_path / "a", tmp_path / "twin")
-    ok(arena("run", tmp_path / "twin" / "league.yaml", "--replay", "cy"))  # as it should end
+    ok(arena_here("run", tmp_path / "twin" / "league.yaml", "--replay", "cy"))  # as it should end
 
     killed = hooked(REWRITE_KILL_HOOK, ["run", path, "--replay", "cy"])
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert archived_of(tmp_path / "a" / "out")  # killed after the archive was written
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     assert outcomes(tmp_path / "a" / "out") == outcomes(tmp_path / "twin" / "out")
 
 
@@ -577,7 +582,7 @@ def test_sigterm_while_a_process_is_forked_stops_the_run(tmp_path, fork):
     assert mark.exists(), done.stderr
     assert_interrupted(done)
     assert len(records_of(tmp_path / "out")) < 6  # it did not play on to the end
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     assert len(records_of(tmp_path / "out")) == 6
 
 
@@ -585,10 +590,10 @@ def test_a_replay_after_a_torn_archive_line_keeps_every_record_readable(tmp_path
     """A crash (or a full disk) in the middle of an append to replaced.jsonl
     leaves a torn last line: the next archive starts on a line of its own."""
     path = write_league(tmp_path, ["ann", "bob", "cy"], format_settings("round-robin"))
-    ok(arena("run", path))
+    ok(arena_here("run", path))
     bobs = {canonical(r) for r in records_of(tmp_path / "out") if "bob" in r["players"].values()}
     (tmp_path / "out" / "replaced.jsonl").write_bytes(b'{"replaced_at":"2026-01-01T00:00:00Z","reason":"--rep')
 
-    ok(arena("run", path, "--replay", "bob"))
+    ok(arena_here("run", path, "--replay", "bob"))
     assert bobs <= {canonical(r) for r in archived_of(tmp_path / "out")}
     assert len(lines_of(tmp_path / "out" / "replaced.jsonl")) == len(bobs) + 1  # the torn line stays, alone
