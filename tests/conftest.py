@@ -152,7 +152,6 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_ctrl_c_stops_a_match",
         "test_ctrl_c_stops_cleanly_and_the_same_command_resumes",
         "test_match_under_sprt_stops_once_decided",
-        "test_run_lines_name_the_leader_by_the_ranking_rule_with_round_and_sprt",
         "test_run_under_sprt_shows_the_test_and_standings_keep_it",
         "test_run_with_a_bot_that_cannot_start_forfeits_its_games_when_the_file_says_so",
         "test_run_without_a_terminal_reports_progress_as_lines",
