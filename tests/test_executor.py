@@ -65,11 +65,15 @@ def started_by(tmp_path):
     return f"[sh, -c, 'echo x >> {starts}; exec python -m bots.random_bot']", starts
 
 
+def two_rounds(tmp_path, cmd="python -m bots.random_bot"):
+    """The games of two rounds of bots a and b (each ``cmd``), and an executor of two workers for them."""
+    cfg = config(tmp_path, cmd, rounds=2)
+    return make_schedule(cfg.competition), LocalExecutor(cfg, tmp_path / "logs")
+
+
 def test_the_runs_of_a_session_play_on_the_same_workers_and_bot_processes(tmp_path):
     cmd, starts = started_by(tmp_path)
-    cfg = config(tmp_path, cmd, rounds=2)
-    specs = make_schedule(cfg.competition)
-    executor = LocalExecutor(cfg, tmp_path / "logs")
+    specs, executor = two_rounds(tmp_path, cmd)
     with executor.session():
         # a sequence, then specs read lazily (an SPRT's), then a run with fewer games than workers
         for run, played in ((specs, specs), (iter(specs), specs), (specs[:1], specs[:1])):
@@ -82,9 +86,7 @@ def test_the_runs_of_a_session_play_on_the_same_workers_and_bot_processes(tmp_pa
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="kills a worker by pid")
 def test_a_worker_killed_between_the_runs_of_a_session_is_replaced_not_charged_with_a_game(tmp_path):
-    cfg = config(tmp_path, "python -m bots.random_bot", rounds=2)
-    specs = make_schedule(cfg.competition)
-    executor = LocalExecutor(cfg, tmp_path / "logs")
+    specs, executor = two_rounds(tmp_path)
     with executor.session():
         assert len(list(executor.run(specs))) == len(specs)
         victim = multiprocess.active_children()[0]
@@ -96,9 +98,7 @@ def test_a_worker_killed_between_the_runs_of_a_session_is_replaced_not_charged_w
 
 def test_a_run_of_a_session_that_ends_early_ends_its_workers_and_the_next_run_starts_its_own(tmp_path):
     cmd, starts = started_by(tmp_path)
-    cfg = config(tmp_path, cmd, rounds=2)
-    specs = make_schedule(cfg.competition)
-    executor = LocalExecutor(cfg, tmp_path / "logs")
+    specs, executor = two_rounds(tmp_path, cmd)
     with executor.session():
         first = executor.run(specs)
         next(first)
@@ -111,10 +111,9 @@ def test_a_run_of_a_session_that_ends_early_ends_its_workers_and_the_next_run_st
 
 
 def test_a_session_left_by_an_exception_ends_its_idle_workers_at_once(tmp_path):
-    cfg = config(tmp_path, "python -m bots.random_bot", rounds=2)
-    executor = LocalExecutor(cfg, tmp_path / "logs")
+    specs, executor = two_rounds(tmp_path)
     with pytest.raises(KeyboardInterrupt), executor.session():
-        list(executor.run(make_schedule(cfg.competition)))
+        list(executor.run(specs))
         assert len(multiprocess.active_children()) == 2  # kept, idle, with their bots
         raise KeyboardInterrupt  # (Ctrl-C between two rounds)
     assert multiprocess.active_children() == []
