@@ -66,3 +66,63 @@ def test_a_spec_reaches_its_worker_whole():
                     pair=1, opening_moves=("Xa1 a2",), versions=("v1", "v2"))
     assert _spec_from_line(_spec_line(spec)) == spec
     assert _spec_from_line(_spec_line(GameSpec(0, "g", "yoxii", 1, ("a", "b"), 0, 1))) == GameSpec(0, "g", "yoxii", 1, ("a", "b"), 0, 1)
+
+
+def started_by(tmp_path):
+    """A bot command that adds a line to ``tmp_path/starts`` each time it starts, and that file."""
+    starts = tmp_path / "starts"
+    return f"[sh, -c, 'echo x >> {starts}; exec python -m bots.random_bot']", starts
+
+
+def two_rounds(tmp_path, cmd="python -m bots.random_bot"):
+    """The games of two rounds of bots a and b (each ``cmd``), and an executor of two workers for them."""
+    cfg = config(tmp_path, cmd, rounds=2)
+    return make_schedule(cfg.competition), LocalExecutor(cfg, tmp_path / "logs")
+
+
+def test_the_runs_of_a_session_play_on_the_same_workers_and_bot_processes(tmp_path):
+    cmd, starts = started_by(tmp_path)
+    specs, executor = two_rounds(tmp_path, cmd)
+    with executor.session():
+        # a sequence, then specs read lazily (an SPRT's), then a run with fewer games than workers
+        for run, played in ((specs, specs), (iter(specs), specs), (specs[:1], specs[:1])):
+            assert sorted(r.game_id for r in executor.run(run)) == sorted(s.game_id for s in played)
+    # each worker started each bot once, not once a run
+    assert len(starts.read_text().splitlines()) <= 4
+    logs = {str(p.relative_to(tmp_path / "logs")) for p in (tmp_path / "logs").glob("*/*.log")}
+    assert logs and logs <= {"a/w1.log", "a/w2.log", "b/w1.log", "b/w2.log"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="kills a worker by pid")
+def test_a_worker_killed_between_the_runs_of_a_session_is_replaced_not_charged_with_a_game(tmp_path):
+    specs, executor = two_rounds(tmp_path)
+    with executor.session():
+        assert len(list(executor.run(specs))) == len(specs)
+        victim = multiprocess.active_children()[0]
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.join()
+        assert sorted(r.game_id for r in executor.run(specs)) == sorted(s.game_id for s in specs)
+    assert (tmp_path / "logs" / "a" / "w3.log").exists() or (tmp_path / "logs" / "b" / "w3.log").exists()
+
+
+def test_a_run_of_a_session_that_ends_early_ends_its_workers_and_the_next_run_starts_its_own(tmp_path):
+    cmd, starts = started_by(tmp_path)
+    specs, executor = two_rounds(tmp_path, cmd)
+    with executor.session():
+        first = executor.run(specs)
+        next(first)
+        first.close()  # (the caller failed): workers and bots end at once
+        assert multiprocess.active_children() == []
+        before = len(starts.read_text().splitlines())
+        assert sorted(r.game_id for r in executor.run(specs)) == sorted(s.game_id for s in specs)
+        assert len(starts.read_text().splitlines()) > before
+    assert multiprocess.active_children() == []
+
+
+def test_a_session_left_by_an_exception_ends_its_idle_workers_at_once(tmp_path):
+    specs, executor = two_rounds(tmp_path)
+    with pytest.raises(KeyboardInterrupt), executor.session():
+        list(executor.run(specs))
+        assert len(multiprocess.active_children()) == 2  # kept, idle, with their bots
+        raise KeyboardInterrupt  # (Ctrl-C between two rounds)
+    assert multiprocess.active_children() == []

@@ -34,6 +34,11 @@ until = functools.partial(_until, every=0.05)
 pytestmark = pytest.mark.timeout(180)
 
 SLOW = f"[python, {BOTS / 'slow_random.py'}, '0.1']"
+#: The same bots, which hold the final (round 2) from its fifth ply until the folder ``{gates}`` has a file
+#: ``all``: the test makes it once a big screen has the final in view, however quickly the semi-finals went.
+HELD_FINAL = f"[python, {BOTS / 'slow_random.py'}, '0.1', '0.1', '{{gates}}', r2-]"
+#: The final's clocks run while it is held: time enough to open a page.
+HELD_CLOCK = "30+0.1"
 PLAYERS = ("ann", "bob", "cy", "dan")
 
 
@@ -55,12 +60,16 @@ def console_errors(browser) -> list[str]:
 
 
 def test_a_running_knockout_seen_live(browser, tmp_path):
-    file = tournament_file(tmp_path, PLAYERS, "format: knockout\ntiebreak_pairs: 1\n", cmds={b: SLOW for b in PLAYERS},
-                           cwd=None, concurrency=2, rounds=None)
+    gates = tmp_path / "gates"
+    gates.mkdir()
+    file = tournament_file(tmp_path, PLAYERS, "format: knockout\ntiebreak_pairs: 1\n",
+                           cmds={b: HELD_FINAL.format(gates=gates) for b in PLAYERS}, cwd=None, concurrency=2, rounds=None,
+                           time_control=HELD_CLOCK)
     port = free_port()
     run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--serve", str(port)], cwd=ROOT,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    desk = browser.current_window_handle
     try:
         url = f"http://127.0.0.1:{port}/"
         until(lambda: _answers(port) or run.poll() is not None, 30, "the server answers")
@@ -109,6 +118,17 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         pending = _pending_matches(browser)
         until(lambda: _standings(browser) != standings, 60, "the standings change")
         shot(browser, "live.png")
+        # A big screen, opened while the final is held in progress: the server beside the run stops a
+        # moment after the run ends, too soon for a page opened then.
+        browser.switch_to.new_window("window")
+        big = browser.current_window_handle
+        browser.set_window_size(1920, 1080)
+        browser.get(url + "?screen=1")
+        until(lambda: browser.execute_script("""return Array.from(document.querySelectorAll("article.live-game h3"))
+                                                    .some((h3) => h3.textContent.startsWith("Final, "));"""),
+              30, "the final in progress on the big screen")
+        (gates / "all").touch()
+        browser.switch_to.window(desk)
         until(lambda: _text(browser, "#status").startswith("finished: "), 120, "the finished line")
         # The page with the last game follows the status line (it is fetched once the line says the run ended).
         until(lambda: browser.find_elements("css selector", ".ko-round.champion .bot.winner"), 30, "the champion")
@@ -137,8 +157,8 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         shown = browser.execute_script("return window.shown")
         longest = max(shown.values(), key=len)
         assert len(longest) >= 4 and longest == sorted(longest), shown
-        browser.set_window_size(1920, 1080)
-        browser.get(url + "?screen=1")
+        browser.switch_to.window(big)
+        until(lambda: _text(browser, "#status").startswith("finished: "), 30, "the finished line on the big screen")
         until(lambda: browser.find_elements("css selector", "body.screen"), 10, "big-screen mode")
         assert not browser.find_element("id", "games").is_displayed()
         assert browser.find_element("css selector", ".bracket").is_displayed()
@@ -162,6 +182,11 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
         # The last games' cards leave once held long enough, by the page's own clock (the server goes meanwhile).
         until(lambda: browser.find_element("id", "live-none").is_displayed(), 20, "no game in progress")
     finally:
+        (gates / "all").touch()  # (after a failure too: no bot is left waiting)
+        for handle in set(browser.window_handles) - {desk}:  # the big screen's window
+            browser.switch_to.window(handle)
+            browser.close()
+        browser.switch_to.window(desk)
         browser.set_window_size(1200, 900)
         browser.get("about:blank")  # the page would try to reconnect to a server that is gone
         try:

@@ -355,6 +355,15 @@ def test_the_rounds_a_run_reports_hold_every_game_recorded_so_far(tmp_path):
     assert len(seen) == 8 and all(counted == recorded for counted, recorded in seen), seen
 
 
+def test_a_swiss_plays_every_round_on_the_same_workers_and_bot_processes(tmp_path):
+    # Workers started again each round started every bot again each round.
+    config = load_config(write_tournament(tmp_path, bots=("a", "b", "c", "d"), rounds=3, extra="format: swiss\n"))
+    summary = run_tournament(config, concurrency=2)
+    assert summary.played == 12 and {r.game_id.split("-")[0] for r in summary.records} == {"r1", "r2", "r3"}
+    workers = {str(p.relative_to(config.output / "logs")) for p in (config.output / "logs").glob("*/w*.log")}
+    assert workers and all(re.fullmatch(r"[abcd]/w[12]\.log", name) for name in workers), workers
+
+
 def test_a_swiss_run_reads_its_rounds_once_a_round_not_after_each_game(tmp_path, monkeypatch):
     # Reading the rounds takes every record: after each game, a run of n games cost O(n²).
     config = load_config(write_tournament(tmp_path, bots=("a", "b", "c", "d"), rounds=3, extra="format: swiss\n"))

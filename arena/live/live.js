@@ -197,10 +197,17 @@
   function held(game) {
     return game.ended === undefined || (game.ended + holdS) * 1000 > serverNow();
   }
+  // A result stays on its card this long at the least, even when a game in progress wants the card: the
+  // next round may start the instant a round ends, and the room reads the result first (the game waits).
+  const SHOWN_S = 3;
+  const shownLongEnough = (game) => game.ended !== undefined && (game.ended + SHOWN_S) * 1000 <= serverNow();
+  // Games in progress that wait for a card (see placeGames).
+  let waitingForCard = 0;
 
   // Games without a card wait for one, those in progress first, the most interesting first (the
   // server's `interest`: knockout games, then close ones); returns how many games in progress still wait.
-  // A game in progress takes a free card, else the card of the finished game that ended first; a finished
+  // A game in progress takes a free card, else the card of the finished game that ended first, once its
+  // result was shown for SHOWN_S; a finished
   // game takes a free card alone, and once its card is taken it is not shown again (a card that came
   // and went would be lost by the room).
   function placeGames(games) {
@@ -234,8 +241,8 @@
   function firstEnded(byId) {
     let first = -1;
     slots.forEach((id, at) => {
-      const ended = byId.get(id).ended;
-      if (ended !== undefined && (first < 0 || ended < byId.get(slots[first]).ended)) first = at;
+      const game = byId.get(id);
+      if (shownLongEnough(game) && (first < 0 || game.ended < byId.get(slots[first]).ended)) first = at;
     });
     return first;
   }
@@ -357,6 +364,7 @@
     drawn = new Map(shown.map((game) => [game.id, game]));
     stepLater(shown);
     const left = placeGames(shown);
+    waitingForCard = left;
     const byId = new Map(shown.map((game) => [game.id, game]));
     // A card is drawn again only when its game changed: four states a second would redraw every board
     // (an SVG each) and lay the page out again each time, which a busy machine's browser cannot keep up with.
@@ -464,7 +472,8 @@
   // A team's page opened draws its rounds from the page's data again: after the viewer's own listener.
   window.addEventListener("hashchange", () => setTimeout(() => markPlaying(lastLive.filter((game) => game.ended === undefined))));
 
-  // The side to move's clock runs down between states; a card whose hold is over leaves.
+  // The side to move's clock runs down between states; a card whose hold is over leaves, and one whose
+  // result was shown long enough goes to a game waiting for a card.
   function tick() {
     if (document.body.classList.contains("server-gone")) return;
     grid.querySelectorAll(".clock[data-at]").forEach((clock) => {
@@ -472,7 +481,10 @@
     });
   }
   setInterval(() => {
-    if (lastLive.some((game) => slots.includes(game.id) && !held(game))) renderLive(lastLive);
+    const onCards = lastLive.filter((game) => slots.includes(game.id));
+    if (onCards.some((game) => !held(game)) || (waitingForCard > 0 && onCards.some(shownLongEnough))) {
+      renderLive(lastLive);
+    }
     else tick();
   }, 100);
 

@@ -2,10 +2,12 @@
 
 The local executor keeps ``concurrency`` worker processes (:mod:`arena.run.supervised`).
 Each worker keeps a :class:`~arena.run.pool.BotPool`, which reuses each bot's
-process from game to game; a :class:`~arena.run.spec_queue.SpecQueue` hands
-out the specs and decides what becomes of the games of a worker that dies or
-stalls.  The executor never writes files beyond the bots' logs and knows
-nothing of ratings: the caller stores each record as it arrives.  When the
+process from game to game; within a :meth:`LocalExecutor.session` (the rounds
+of a Swiss) the workers, and so their bots, last from run to run.  A
+:class:`~arena.run.spec_queue.SpecQueue` hands out the specs and decides what
+becomes of the games of a worker that dies or stalls.  The executor never
+writes files beyond the bots' logs and knows nothing of ratings: the caller
+stores each record as it arrives.  When the
 arena itself cannot write (a bot's log or scratch directory on a full disk)
 a worker says so and :meth:`LocalExecutor.run` raises
 :class:`~arena.bot.process.ArenaWriteError`: no game is charged with it.
@@ -18,7 +20,7 @@ import os
 import select
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -75,7 +77,7 @@ class Executor(Protocol):
 
     def session(self) -> AbstractContextManager[None]:
         """What several runs in a row share (the rounds of a Swiss): a Ray
-        connection, made once and closed at the end; nothing locally."""
+        connection, made once and closed at the end; locally, the workers and their bots."""
         ...
 
 
@@ -146,11 +148,26 @@ class LocalExecutor:
         self.game_deadline = game_deadline if game_deadline is not None else game_deadline_s(config)
         # A worker takes a spec only when free: nothing is ahead to drop.
         self.dropped = 0
+        #: The workers a session keeps between its runs; None outside one.
+        self._kept: _Workers | None = None
 
-    def session(self) -> AbstractContextManager[None]:
-        # Workers are started by each run: between the rounds of a Swiss
-        # they quit, and with them the bots, so no run keeps another's.
-        return nullcontext()
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Keep the workers, and their bots, from run to run (the rounds of a
+        Swiss): starting them again each round cost a start of every bot a
+        round.  A bot keeps the files it started with until the session ends
+        (the version a run records is the one it found at its start), unless
+        it is restarted for a game (it crashed, or a worker made room).  At the
+        end the workers quit, and their bots with them; at once, on an
+        exception (a stop signal between rounds)."""
+        self._kept = _Workers(self)
+        gently = False
+        try:
+            yield
+            gently = True
+        finally:
+            workers, self._kept = self._kept, None
+            workers.stop(gently)
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
         """Yield each game's record as soon as it is finished (not in schedule order).
@@ -169,16 +186,18 @@ class LocalExecutor:
         worker silent on one game for longer than ``game_deadline`` is killed
         and its game played again by a fresh worker; a game that stalls twice is given up, and
         :class:`~arena.run.spec_queue.WorkerStalled` is raised once every
-        other game is done."""
+        other game is done.  Within a :meth:`session` the workers of a run that
+        finished are kept for the next one (its exceptions end them as above)."""
         queue: SpecQueue[Child] = SpecQueue(specs, self.game_deadline, worker_kind="worker")
-        workers = _Workers(self, queue, ahead=isinstance(specs, Sequence))
+        workers = self._kept if self._kept is not None else _Workers(self)
         finished = False
         try:
-            yield from workers.records()
+            yield from workers.records(queue, ahead=isinstance(specs, Sequence))
             finished = True
             queue.finish()
         finally:
-            workers.stop(gently=finished)
+            if workers is not self._kept or not finished:
+                workers.stop(gently=finished)
 
 
 #: Given a sequence of specs, a worker whose last game took less than this
@@ -187,16 +206,15 @@ _QUEUE_AHEAD_BELOW_S = 0.2
 
 
 class _Workers:
-    """The worker processes of one run of a :class:`LocalExecutor`, fed from
-    ``queue``.  Each has a pipe of its own and gets one spec at a time (two
-    after quick games, from a sequence), so a worker that dies is noticed at
-    once (its pipe closes) and nothing else waits on a lock it held, which
+    """The worker processes of a :class:`LocalExecutor`: of one run, or of
+    every run of a session, each run feeding them from its own queue.  Each
+    has a pipe of its own and gets one spec at a time (two after quick games,
+    from a sequence), so a worker that dies is noticed at once (its pipe
+    closes) and nothing else waits on a lock it held, which
     ``multiprocessing.Pool`` cannot promise."""
 
-    def __init__(self, executor: LocalExecutor, queue: SpecQueue[Child], ahead: bool) -> None:
+    def __init__(self, executor: LocalExecutor) -> None:
         self.executor = executor
-        self.queue = queue
-        self.ahead = ahead
         # A worker waiting for a move may spin only where that takes no core
         # from a bot: with a core for each worker and each bot to move.
         self.spin = 2 * executor.concurrency <= len(os.sched_getaffinity(0))
@@ -204,20 +222,29 @@ class _Workers:
         #: Each worker's slot: its number, which names its log and live files.
         self.slots: dict[Child, str] = {}
         self.started = 0
+        self.by_fd: dict[int, Child] = {}
+
+    def records(self, queue: SpecQueue[Child], ahead: bool) -> Iterator[GameRecord]:
+        """Play every spec of ``queue`` (``ahead``: a sequence, see
+        :meth:`LocalExecutor.run`); yield each record as it comes.  The
+        workers kept from a run before play first; one that died while idle
+        is let go, not charged with a game."""
+        self.queue = queue
+        self.ahead = ahead
         # One poll object for the whole run, of the workers playing a game
         # (multiprocess's wait() builds a selector at every call, which cost
         # more than storing a record).
         self.poller = select.poll()
-        self.by_fd: dict[int, Child] = {}
         # A stop signal wakes the wait for answers, to end the run at once.
         self.wake = wakeup_fd()
         if self.wake is not None:
             self.poller.register(self.wake, select.POLLIN)
-
-    def records(self) -> Iterator[GameRecord]:
-        """Play every spec of the queue; yield each record as it comes."""
-        for _ in range(self.queue.fill(self.executor.concurrency)):
-            self._feed(self._start(), 1)
+        idle = [worker for worker in self.workers if worker.process.is_alive()]
+        for worker in set(self.workers) - set(idle):
+            self._drop(worker)
+            worker.end(0)  # (its pipe closed, what its bots left killed)
+        for _ in range(queue.fill(self.executor.concurrency)):
+            self._feed(idle.pop(0) if idle else self._start(), 1)
         while self.queue.busy():
             for fd, _ in self.poller.poll(self._wait_ms()):
                 if fd == self.wake:
@@ -280,13 +307,16 @@ class _Workers:
         """Kill a stalled worker and its bots, put its games back, and start another for the next spec."""
         self.queue.stall(worker)
         self.poller.unregister(worker.fileno())
-        del self.by_fd[worker.fileno()]
-        self.workers.remove(worker)
+        self._drop(worker)
         worker.kill()
         if self.executor.live_dir is not None:  # its game is no longer in progress
             LiveFeed(self.executor.live_dir, self.slots[worker]).close()
         if self.queue.fill(1):
             self._feed(self._start(), 1)
+
+    def _drop(self, worker: Child) -> None:
+        del self.by_fd[worker.fileno()]
+        self.workers.remove(worker)
 
     def _start(self) -> Child:
         self.started += 1
@@ -312,3 +342,6 @@ class _Workers:
         for worker in self.workers:
             # A gentle stop waits for the bots' quit grace; SIGKILL is the last word.
             worker.end(10 if gently else EXIT_GRACE_S)
+        # Ended: a session's next run starts workers of its own.
+        self.workers.clear()
+        self.by_fd.clear()
