@@ -93,8 +93,7 @@ def read_standings(target: Path) -> StandingsRead:
         for bot in (*read.standings.bots, *read.standings.entrants):
             bot.history = []
         return read
-    if question is not None and question_of(found.directory, asked) == question:  # nothing changed while it was read
-        remember(found.directory, question, kept)
+    _keep(found, asked, question, kept)
     return kept.answer(found.directory, loaded)
 
 
@@ -110,9 +109,8 @@ def carried_standings(found: FoundResults, *, streamed: bool = True) -> tuple[Ke
         kept = KeptStandings.empty(found) if streamed else None  # read as a stream, every game carried on from none
     if kept is None or (read := kept.carry_on(found.directory)) is None:
         return None
-    if kept.changed and question is not None and question_of(found.directory, asked) == question:
-        kept.changed = False  # (as kept: the next read that reads nothing new keeps nothing again)
-        remember(found.directory, question, kept)
+    if kept.changed:
+        _keep(found, asked, question, kept)
     return kept, read
 
 
@@ -149,10 +147,16 @@ def kept_of_read(found: FoundResults, loaded: LoadedResults, sorted_: SortedReco
     kept = KeptStandings.first(found, results, [], loaded, None)
     if kept is None or kept.carry_on(found.directory) is None:
         return None
-    if question_of(found.directory, asked) == question:
-        kept.changed = False
-        remember(found.directory, question, kept)
+    _keep(found, asked, question, kept)
     return kept
+
+
+def _keep(found: FoundResults, asked: tuple[Any, ...], question: str | None, kept: KeptStandings) -> None:
+    """Keep ``kept`` in the index as the answer to ``question``, unless the
+    question changed while it was read (a file edited meanwhile)."""
+    if question is not None and question_of(found.directory, asked) == question:
+        kept.changed = False  # (as kept: the next read that reads nothing new keeps nothing again)
+        remember(found.directory, question, kept)
 
 
 def _asked(found: FoundResults) -> tuple[Any, ...]:
