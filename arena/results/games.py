@@ -35,7 +35,7 @@ RESULTS = ("won", "lost", "draw", "forfeit")
 _HEADERS = ["id", "round", "players", "result", "reason", "plies", "seconds", "ended"]
 _RIGHT = {"round", "plies", "seconds"}
 #: Where each format's cells go, as :func:`arena.base.text.safe` names it.
-_DESTINATION = {"plain": "terminal", "github": "markdown", "html": "html", "csv": "csv"}
+_DESTINATION = {"plain": "terminal", "github": "markdown", "csv": "csv"}
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,8 @@ def render_games(rows: Sequence[GameRow], fmt: str) -> str:
         raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(OUTPUT_FORMATS)}")
     if fmt == "json":
         return json.dumps({"games": [row.to_json() for row in rows]}, indent=1, ensure_ascii=True)
+    if fmt == "html":  # the template escapes what it writes
+        return render("games_page.html", headers=_HEADERS, rows=[row.cells() for row in rows])
     where = _DESTINATION[fmt]
     # Names, reasons and numbers repeat from game to game: each is made safe once.
     shown: dict[str, str] = {}
@@ -157,8 +159,6 @@ def render_games(rows: Sequence[GameRow], fmt: str) -> str:
                        row.plies, row.seconds, row.ended_at)]
             for row in rows)
         return out.getvalue().rstrip("\n")
-    if fmt == "html":  # the template escapes what it writes
-        return render("games_page.html", headers=_HEADERS, rows=[row.cells() for row in rows])
     if not rows:
         return "No games match."
     cells = [[cell(text) for text in row.cells()] for row in rows]

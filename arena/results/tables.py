@@ -122,7 +122,7 @@ HEAD_TO_HEAD_LIMIT = 1_000
 # The cells are escaped before tabulate sees them (html is a template: arena.results.pages).
 _TABLEFMT = {"plain": "simple", "github": "github"}
 #: Where each text format's cells go, as :func:`arena.base.text.safe` names it.
-_DESTINATION = {"plain": "terminal", "github": "markdown", "html": "html", "csv": "csv"}
+_DESTINATION = {"plain": "terminal", "github": "markdown", "csv": "csv"}
 
 
 #: What the ranking's columns mean, one line each, printed under the text table.
@@ -200,12 +200,12 @@ def render_standings(standings: Standings, fmt: str = "plain", table: str | None
                      "settling": "an adaptive stage (format: adaptive)",
                      "bracket": "a knockout (format: knockout, stages:)"}.get(wanted, "exactly two bots")
             raise ValueError(f"no {wanted} table in these standings: it needs {needs}")
-    destination = _DESTINATION[fmt]
     if table is None and fmt != "csv" and bots > HEAD_TO_HEAD_MAX_BOTS:
         # Past a screen's width: a one-line note in its place (before the results by colour) says how to get it.
         tables.insert(len(tables) - 1, _Table("", [], [], [], "omitted"))
     if fmt == "html":  # the template escapes what it writes
         return _html_page(standings, tables)
+    destination = _DESTINATION[fmt]
     tables = [_escaped(t, destination) for t in tables]
     if fmt == "csv":
         return _csv(tables[0])
