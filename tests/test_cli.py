@@ -253,6 +253,17 @@ def test_standings_errors(tmp_path, played):
     assert_one_line_error(arena("standings", broken), "broken.yaml:", "bad YAML")
 
 
+
+def test_a_command_starts_without_pydantic(played):
+    # typer from 0.29 imports pydantic and builds an adapter for every option at each command's start: a
+    # sixth of a second of CPU that a command answered from the index spends three times over.
+    shown = ("import atexit, sys; atexit.register(lambda: print('pydantic' in sys.modules, file=sys.stderr)); "
+             f"sys.argv = ['arena', 'standings', {str(played.parent / 'out')!r}]; from arena.__main__ import main; main()")
+    ran = subprocess.run([sys.executable, "-c", shown], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith(expected_standings(played, "plain")), ran.stdout
+    assert ran.stderr.splitlines()[-1] == "False"
+
 # -- arena match ---------------------------------------------------------------
 
 
