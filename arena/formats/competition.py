@@ -33,7 +33,7 @@ from arena.formats.stages import MAX_FIELD, Stage, StageEntry
 from arena.game.openings import Opening, suite_digest
 
 __all__ = ["FIXED_FORMATS", "FORMATS", "GAME_IDS", "MAX_SUITE", "RANKINGS", "STAGED", "BotName", "Competition",
-           "CompetitionEntry", "OpeningsEntry", "Rules", "Unsaid"]
+           "CompetitionEntry", "Rules", "Unsaid"]
 
 #: The formats whose schedule is fixed in advance.
 FIXED_FORMATS = ("round-robin", "gauntlet", "reference")
@@ -184,7 +184,7 @@ _SuiteMoves = tuple[tuple[int, Annotated[tuple[Annotated[str, msgspec.Meta(max_l
                                          msgspec.Meta(max_length=1000)]], ...]
 
 
-class OpeningsEntry(msgspec.Struct, frozen=True):
+class _OpeningsEntry(msgspec.Struct, frozen=True):
     """``openings`` in ``tournament.json``: the suite's size and digest, and
     its moves (none in a file written before they were kept)."""
 
@@ -229,7 +229,7 @@ class CompetitionEntry(msgspec.Struct, frozen=True):
     sprt: SprtConfig | None = None
     #: Any text: an unknown scheme reads as unsaid.
     game_ids: str | None = None
-    openings: OpeningsEntry | None = None
+    openings: _OpeningsEntry | None = None
     stages: tuple[StageEntry, ...] | None = None
 
     def competition(self, names: Sequence[str]) -> tuple[Competition, Unsaid]:
