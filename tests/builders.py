@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from typer.testing import CliRunner, Result
 
 import engine
@@ -31,7 +32,7 @@ from arena.bot.spec import BotConfig
 from arena.formats.game_pairs import game_seed
 from arena.formats.progression import next_pairing, read_progress, rounds_schedule
 from arena.formats.rounds import Rounds
-from arena.formats.stages import Pairing, pairings_from_json
+from arena.formats.stages import Pairing
 from arena.game.records import GameRecord, GameSpec, MoveRecord
 from arena.results.meta import TournamentMeta
 from arena.results.reading import ReadResults, results_of
@@ -312,7 +313,7 @@ class Run:
                 return []
             # Stored in tournament.json and read back, as the runner does.
             stored = json.loads(json.dumps([p.to_json() for p in [*self.pairings, pairing]]))
-            self.pairings = pairings_from_json(stored)
+            self.pairings = msgspec.convert(stored, list[Pairing])
 
     def play(self, decide: Callable[[GameSpec], GameRecord], until_round: int | None = None) -> Run:
         """Play with ``decide`` making each game's record, to the end (or

@@ -9,6 +9,7 @@ import json
 import math
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from arena.formats import adaptive
@@ -16,7 +17,7 @@ from arena.formats.adaptive import ELO_PER_NAT, MAX_IDLE, MIN_PRIOR_ELO, PRIOR_E
     idle_rounds, in_scope, ranking, verdicts
 from arena.formats.competition import Rules
 from arena.formats.progression import estimated_games, rounds_schedule
-from arena.formats.stages import Stage
+from arena.formats.stages import Stage, StageEntry
 from arena.results.standings import compute_standings
 from arena.results.tables import render_standings
 from arena.run.config import ConfigError
@@ -373,7 +374,7 @@ def test_stage_round_trips_through_json() -> None:
     stage = Stage("adaptive", confidence=0.9, within_elo=35.0, settle_top=4, max_games=500)
     entry = json.loads(json.dumps(stage.to_json()))
     assert entry == {"format": "adaptive", "settle": {"confidence": 0.9, "within_elo": 35.0, "top": 4}, "max_games": 500}
-    assert Stage.from_json(entry) == stage
+    assert msgspec.convert(entry, StageEntry).stage() == stage
 
 
 @pytest.mark.parametrize("entry", [
@@ -385,9 +386,9 @@ def test_stage_round_trips_through_json() -> None:
     {"format": "adaptive", "max_games": 10, "settle": {"top": 0}},
     {"format": "adaptive", "max_games": 10, "settle": "tight"},
 ])
-def test_stage_from_json_refuses_what_is_not_an_adaptive_stage(entry: dict) -> None:
+def test_a_stage_entry_refuses_what_is_not_an_adaptive_stage(entry: dict) -> None:
     with pytest.raises(ValueError):
-        Stage.from_json(entry)
+        msgspec.convert(entry, StageEntry).stage()
 
 
 @pytest.mark.parametrize("text, message", [

@@ -519,7 +519,7 @@ def test_a_forged_played_on_is_skipped_with_the_lines_warning(finished, tmp_path
     ({"python": "3", "ray": "2", "nodes": [{"host": "h" * 254, "node_id": "n", "cpus": 2}]}, "cluster.nodes[0].host"),
     ({"python": "3", "ray": "2", "nodes": [{"host": HOSTILE, "node_id": "n", "cpus": 2}]}, "cluster.nodes[0].host"),
     ({"python": "3", "ray": "2", "nodes": [{"host": "h", "node_id": "n", "cpus": True}]}, "cluster.nodes[0].cpus"),
-    ({"python": "3", "ray": "2", "nodes": "all"}, "cluster.nodes: must be a list"),
+    ({"python": "3", "ray": "2", "nodes": "all"}, "cluster.nodes: Expected `array`, got `str`"),
     ({"python": ["3"], "ray": "2", "nodes": []}, "cluster.python"),
 ])
 def test_a_forged_cluster_in_tournament_json_is_refused_in_one_line(finished, tmp_path, cluster, told):

@@ -16,7 +16,7 @@ import pytest
 
 from arena.game.clock import TimeControl
 from arena.game.records import GameRecord
-from arena.results.meta import MetaCluster, MetaError, MetaNode
+from arena.results.meta import MetaCluster, MetaError, MetaNode, TournamentMeta
 from arena.run.config import load_config
 from arena.run.node_conditions import Conditions, benchmark, common_niceness, scaled, time_scale
 from builders import ROOT, tournament_file
@@ -96,10 +96,15 @@ def test_a_records_clock_scale_and_nodes_speed_round_trip_and_bad_ones_are_refus
 
 def test_a_nodes_speed_in_the_meta_round_trips_and_a_bad_one_is_refused():
     node = MetaNode("node-a", "a" * 56, 4.0, 0.8)
-    assert MetaNode.from_json(node.to_json(), "n") == node
+    meta = {"name": "m", "game": "oxono", "cluster": MetaCluster("3.12.3", "2.60.0", (node,)).to_json()}
+    assert TournamentMeta.from_json(meta).cluster.nodes == (node,)
     assert "speed" not in MetaNode("node-a", "a" * 56, 4.0).to_json()
-    with pytest.raises(MetaError, match=r"n.speed: must be a positive number up to 100, got"):
-        MetaNode.from_json({**node.to_json(), "speed": "fast"}, "n")
+    for speed, told in (("fast", "Expected `float | null`, got `str`"), (True, "Expected `float | null`, got `bool`"),
+                        (0, "Expected `float` > 0.0"), (1000, "Expected `float` <= 100.0")):
+        meta["cluster"]["nodes"][0]["speed"] = speed
+        with pytest.raises(MetaError) as refused:
+            TournamentMeta.from_json(meta)
+        assert str(refused.value) == f"cluster.nodes[0].speed: {told}"
 
 
 def test_the_runs_first_line_gives_each_nodes_speed_as_the_docs_show_it():

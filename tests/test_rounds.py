@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from arena.formats.competition import Rules
@@ -24,7 +25,8 @@ from arena.formats.pairing import knockout_places
 from arena.formats.progression import (estimated_games, fixed_games, next_pairing, read_progress, rounds_schedule,
                                       shut_out, withdrawn_bots)
 from arena.formats.scoring import points_order
-from arena.formats.stages import Pairing, Stage, pairings_from_json
+from arena.formats.stages import Pairing, Stage, StageEntry
+from arena.results.meta import MetaError, TournamentMeta
 from arena.results.standings import compute_standings
 from arena.results.store import ResultsConflict
 from arena.run.config import ConfigError, parse_config
@@ -645,7 +647,7 @@ def test_more_swiss_rounds_are_refused_once_the_next_stage_is_paired(tmp_path: P
 ])
 def test_stage_round_trips_through_json(stage: Stage) -> None:
     entry = json.loads(json.dumps(stage.to_json()))
-    assert Stage.from_json(entry) == stage
+    assert msgspec.convert(entry, StageEntry).stage() == stage
 
 
 def test_stage_json_holds_only_its_formats_keys() -> None:
@@ -668,20 +670,25 @@ def test_stage_json_holds_only_its_formats_keys() -> None:
     "swiss",
     None,
 ])
-def test_stage_from_json_refuses_what_is_not_a_stage(entry: object) -> None:
+def test_a_stage_entry_refuses_what_is_not_a_stage(entry: object) -> None:
     with pytest.raises(ValueError):
-        Stage.from_json(entry)  # type: ignore[arg-type]
+        msgspec.convert(entry, StageEntry).stage()
+
+
+#: A staged tournament.json of five bots, its pairings to be set.
+STAGED_META = {"name": "t", "game": "oxono", "seed": 1, "format": "stages", "bots": [{"name": n} for n in "abcde"],
+               "stages": [{"format": "swiss", "rounds": 2}, {"format": "knockout", "top": 4}]}
 
 
 def test_pairings_round_trip_through_json() -> None:
-    pairings = [
+    pairings = (
         Pairing(1, 1, (("a", "b"), ("c", "d")), ("e",)),
         Pairing(2, 1, (("a", "c"), ("b", "e")), ("d",)),
         Pairing(3, 2, (("a", None), ("b", "c"))),
-    ]
+    )
     stored = json.loads(json.dumps([p.to_json() for p in pairings]))
-    assert pairings_from_json(stored) == pairings
-    assert pairings_from_json([]) == []
+    assert TournamentMeta.from_json({**STAGED_META, "pairings": stored}).pairings == pairings
+    assert TournamentMeta.from_json({**STAGED_META, "pairings": []}).pairings == ()
 
 
 @pytest.mark.parametrize("entries", [
@@ -700,9 +707,10 @@ def test_pairings_round_trip_through_json() -> None:
     [{"round": 1, "stage": 1, "pairs": [["a", "b"]], "byes": "c"}],
     ["round 1"],
 ])
-def test_pairings_from_json_refuses_what_is_not_pairings(entries: object) -> None:
-    with pytest.raises(ValueError):
-        pairings_from_json(entries)
+def test_a_tournament_json_refuses_what_is_not_pairings(entries: object) -> None:
+    with pytest.raises(MetaError) as refused:
+        TournamentMeta.from_json({**STAGED_META, "pairings": entries})
+    assert str(refused.value).startswith("pairings")
 
 
 def test_a_hand_edited_knockout_round_that_cannot_be_followed_is_one_line(tmp_path: Path) -> None:

@@ -20,18 +20,20 @@ field copied from one record to another on the way.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 import engine
-from arena.base.json_checks import listed, mapping, short, text, whole
 from arena.formats.sprt_config import SprtConfig
-from arena.formats.stages import MAX_FIELD, Stage
+from arena.formats.stages import MAX_FIELD, Stage, StageEntry
 from arena.game.openings import Opening, suite_digest
 
-__all__ = ["FIXED_FORMATS", "FORMATS", "GAME_IDS", "MAX_SUITE", "RANKINGS", "STAGED", "Competition", "Rules", "Unsaid"]
+__all__ = ["FIXED_FORMATS", "FORMATS", "GAME_IDS", "MAX_SUITE", "RANKINGS", "STAGED", "BotName", "Competition",
+           "CompetitionEntry", "Rules", "Unsaid"]
 
 #: The formats whose schedule is fixed in advance.
 FIXED_FORMATS = ("round-robin", "gauntlet", "reference")
@@ -71,28 +73,6 @@ class Rules:
         """Some bot is, or may be, withdrawn or disqualified: its games are then forfeited unplayed."""
         return self.withdraw_after_crashes is not None or bool(self.withdrawn) or bool(self.disqualified)
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any], names: Collection[str]) -> Rules:
-        """The rules a ``tournament.json`` holds (its keys of :meth:`to_json`;
-        a key missing, from a file written before it existed, takes its
-        default), checked: the file is untrusted.  ``ValueError``, one line
-        naming the key, for a value out of bounds or a bot not among ``names``."""
-        bots = {key: tuple(text(name, key, limit=100) for name in listed(data.get(key) or [], key))
-                for key in ("reference", "withdrawn", "disqualified")}
-        if not set(bots["reference"]) <= set(names):
-            raise ValueError("reference: names a bot that is not among the bots")
-        ranking = data.get("ranking")
-        try:
-            sprt = None if not data.get("sprt") else SprtConfig(**mapping(data["sprt"], "sprt"))
-        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
-            raise ValueError(f"sprt: {exc}") from None
-        crashes = data.get("withdraw_after_crashes")
-        return cls(
-            ranking=ranking if ranking in RANKINGS else RANKINGS[0], sprt=sprt, reference=bots["reference"],
-            withdraw_after_crashes=None if crashes is None else whole(crashes, "withdraw_after_crashes", 1, 10**6),
-            withdrawn=bots["withdrawn"], disqualified=bots["disqualified"],
-        )
-
     def to_json(self) -> dict[str, Any]:
         """As ``tournament.json`` holds it: a key each, at its top level."""
         return {
@@ -109,7 +89,7 @@ class Rules:
 class Competition:
     """What decides a tournament's games and its ranking (see the module's
     doc); a new setting of the schedule is a field here, with its key in
-    :meth:`to_json` and its check in :meth:`from_json`."""
+    :meth:`to_json` and its type and check in :class:`CompetitionEntry`."""
 
     game: str
     seed: int
@@ -178,33 +158,6 @@ class Competition:
             "stages": [stage.to_json() for stage in self.stages],
         }
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any], names: Sequence[str],
-                  stages: tuple[Stage, ...]) -> tuple[Competition, Unsaid]:
-        """The competition a ``tournament.json`` holds (its keys of
-        :meth:`to_json`; ``stages`` read with the pairings that number
-        them), and what the file left out; checked, the file being
-        untrusted: ``ValueError``, one line naming the key."""
-        game = data.get("game")
-        if game not in engine.GAMES:
-            raise ValueError(f"game: must be one of {', '.join(engine.GAMES)}, got {short(game)}")
-        format_ = data.get("format")
-        if format_ is not None and format_ not in (*FORMATS, STAGED):
-            raise ValueError(f"format: unknown format {short(format_)}")
-        rules = Rules.from_json(data, names)
-        if bool(stages) != (format_ in ("swiss", "knockout", "adaptive", STAGED)) and format_ is not None:
-            raise ValueError(f"stages: {'missing for' if not stages else 'do not go with'} format {format_}")
-        count, digest, suite = _suite(data.get("openings"), game)
-        seed = whole(data.get("seed"), "seed", 0, 2**63) if data.get("seed") is not None else None
-        rounds = whole(data.get("rounds", 1), "rounds", 1, MAX_FIELD)
-        game_ids = data.get("game_ids") if data.get("game_ids") in GAME_IDS else None
-        competition = cls(
-            game=game, seed=seed or 0, format=format_ or FORMATS[0], names=tuple(names), rounds=rounds,
-            openings=suite, game_ids=game_ids or GAME_IDS[0], stages=stages, rules=rules,
-        )
-        return competition, Unsaid(seed=seed is None, format=format_ is None, game_ids=game_ids is None,
-                                   suite=(count, digest) if count is not None and suite is None else None)
-
 
 @dataclass(frozen=True)
 class Unsaid:
@@ -224,24 +177,88 @@ class Unsaid:
     suite: tuple[int, str] | None = None
 
 
-def _suite(value: Any, game: str) -> tuple[int | None, str | None, tuple[Opening, ...] | None]:
-    if value is None:
-        return None, None, None
-    value = mapping(value, "openings")
-    count = whole(value.get("count"), "openings.count", 1, MAX_SUITE)
-    digest = text(value.get("digest"), "openings.digest", limit=100)
-    if "suite" not in value:
-        return count, digest, None
-    entries = listed(value["suite"], "openings.suite")
-    if len(entries) != count:
-        raise ValueError(f"openings.suite: {len(entries)} openings, the count says {count}")
-    starts = engine.get_game(game).openings
-    suite = []
-    for entry in entries:
-        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
-            raise ValueError(f"openings.suite: an opening must be [start, [moves]], got {short(entry)}")
-        moves = tuple(text(m, "openings.suite", limit=20) for m in entry[1][:1000])
-        suite.append(Opening(whole(entry[0], "openings.suite", 0, starts - 1), moves))
-    if suite_digest(suite) != digest:
-        raise ValueError("openings: the suite's moves do not match its digest")
-    return count, digest, tuple(suite)
+#: A bot's name (or version) as ``tournament.json`` may hold it.
+BotName = Annotated[str, msgspec.Meta(max_length=100)]
+#: An opening suite's moves as ``tournament.json`` holds them: ``[start, [move, ...]]`` each.
+_SuiteMoves = tuple[tuple[int, Annotated[tuple[Annotated[str, msgspec.Meta(max_length=20)], ...],
+                                         msgspec.Meta(max_length=1000)]], ...]
+
+
+class _OpeningsEntry(msgspec.Struct, frozen=True):
+    """``openings`` in ``tournament.json``: the suite's size and digest, and
+    its moves (none in a file written before they were kept)."""
+
+    count: Annotated[int, msgspec.Meta(ge=1, le=MAX_SUITE)]
+    digest: Annotated[str, msgspec.Meta(max_length=100)]
+    suite: Annotated[_SuiteMoves, msgspec.Meta(max_length=MAX_SUITE)] | None = None
+
+    def openings(self, game: str) -> tuple[Opening, ...] | None:
+        """The suite; None when the file holds no moves.  ``ValueError`` for
+        moves that are not the suite the count and the digest say."""
+        if self.suite is None:
+            return None
+        if len(self.suite) != self.count:
+            raise ValueError(f"openings.suite: {len(self.suite)} openings, the count says {self.count}")
+        starts = engine.get_game(game).openings
+        if not all(0 <= start < starts for start, _ in self.suite):
+            raise ValueError(f"openings.suite: a start must be from 0 to {starts - 1}")
+        suite = tuple(Opening(start, moves) for start, moves in self.suite)
+        if suite_digest(suite) != self.digest:
+            raise ValueError("openings: the suite's moves do not match its digest")
+        return suite
+
+
+class CompetitionEntry(msgspec.Struct, frozen=True):
+    """The keys of :meth:`Competition.to_json` (the rules' too) as
+    ``tournament.json`` holds them, at its top level: msgspec checks each
+    key's type and bounds as it decodes the file (untrusted), and
+    :meth:`competition` what no type says.  A key missing from a file
+    written before it existed takes its default; a new setting is a field
+    here too."""
+
+    game: str
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
+    format: Literal[FORMATS + (STAGED,)] | None = None  # type: ignore[valid-type]
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=MAX_FIELD)] = 1
+    reference: tuple[BotName, ...] | None = None
+    #: Any text: a rule a later version added reads as the default.
+    ranking: str | None = None
+    withdraw_after_crashes: Annotated[int, msgspec.Meta(ge=1, le=10**6)] | None = None
+    withdrawn: tuple[BotName, ...] | None = None
+    disqualified: tuple[BotName, ...] | None = None
+    sprt: SprtConfig | None = None
+    #: Any text: an unknown scheme reads as unsaid.
+    game_ids: str | None = None
+    openings: _OpeningsEntry | None = None
+    stages: tuple[StageEntry, ...] | None = None
+
+    def competition(self, names: Sequence[str]) -> tuple[Competition, Unsaid]:
+        """The competition of ``names``, and what the file left out;
+        ``ValueError``, one line naming the key, for what no type says:
+        an unknown game, stages that do not go with the format, a reference
+        bot not among ``names``, a suite other than its digest says."""
+        if self.game not in engine.GAMES:
+            raise ValueError(f"game: must be one of {', '.join(engine.GAMES)}, got {self.game[:60]!r}")
+        stages = []
+        for i, entry in enumerate(self.stages or ()):
+            try:
+                stages.append(entry.stage())
+            except ValueError as exc:
+                raise ValueError(f"stages[{i}]: {exc}") from None
+        if self.format is not None and bool(stages) != (self.format in ("swiss", "knockout", "adaptive", STAGED)):
+            raise ValueError(f"stages: {'missing for' if not stages else 'do not go with'} format {self.format}")
+        if not set(self.reference or ()) <= set(names):
+            raise ValueError("reference: names a bot that is not among the bots")
+        suite = None if self.openings is None else self.openings.openings(self.game)
+        rules = Rules(ranking=self.ranking if self.ranking in RANKINGS else RANKINGS[0], sprt=self.sprt,
+                      reference=self.reference or (), withdraw_after_crashes=self.withdraw_after_crashes,
+                      withdrawn=self.withdrawn or (), disqualified=self.disqualified or ())
+        game_ids = self.game_ids if self.game_ids in GAME_IDS else None
+        competition = Competition(
+            game=self.game, seed=self.seed or 0, format=self.format or FORMATS[0], names=tuple(names),
+            rounds=self.rounds, openings=suite, game_ids=game_ids or GAME_IDS[0], stages=tuple(stages), rules=rules,
+        )
+        unsaid = Unsaid(seed=self.seed is None, format=self.format is None, game_ids=game_ids is None,
+                        suite=(self.openings.count, self.openings.digest)
+                        if self.openings is not None and suite is None else None)
+        return competition, unsaid

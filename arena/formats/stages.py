@@ -6,12 +6,13 @@ a stage may be."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 __all__ = ["ADAPTIVE_DEFAULTS", "BYE_SCORES", "MAX_GAMES_PER_MATCH", "MAX_STAGE_ROUNDS", "STAGE_FORMATS", "STAGE_NAMES", "Pairing", "Stage",
-           "pairing_problem", "pairings_from_json", "stage_problem"]
+           "StageEntry", "pairing_problem", "stage_problem"]
 
 #: Bounds of a stage: a tournament.json is input too, and a Swiss of a
 #: billion rounds or a match of a billion game pairs would exhaust memory.
@@ -68,26 +69,35 @@ class Stage:
             entry["max_games"] = self.max_games
         return entry
 
-    @classmethod
-    def from_json(cls, entry: Mapping[str, Any]) -> Stage:
-        """A stage as ``tournament.json`` holds it; ``ValueError`` when it is not one."""
-        try:
-            settle = entry.get("settle") or {}
-            stage = cls(
-                format=str(entry["format"]), rounds=int(entry.get("rounds", 1)),
-                top=None if entry.get("top") is None else int(entry["top"]),
-                games_per_match=int(entry.get("games_per_match", 1)), tiebreak_pairs=int(entry.get("tiebreak_pairs", 3)),
-                bye=str(entry.get("bye", "win")),
-                confidence=float(settle.get("confidence", ADAPTIVE_DEFAULTS["confidence"])),
-                within_elo=float(settle.get("within_elo", ADAPTIVE_DEFAULTS["within_elo"])),
-                settle_top=None if settle.get("top") is None else int(settle["top"]),
-                max_games=int(entry.get("max_games", 0)),
-            )
-        except (KeyError, TypeError, AttributeError, OverflowError, ValueError):
-            raise ValueError(f"not a stage: {str(entry)[:200]}") from None
+class _Settle(msgspec.Struct, frozen=True):
+    """An adaptive stage's stop rule as ``tournament.json`` holds it (``settle``)."""
+
+    confidence: float = ADAPTIVE_DEFAULTS["confidence"]
+    within_elo: float = ADAPTIVE_DEFAULTS["within_elo"]
+    top: int | None = None
+
+
+class StageEntry(msgspec.Struct, frozen=True):
+    """A stage as ``tournament.json`` holds it (:meth:`Stage.to_json`): msgspec
+    checks its types as it decodes the file, :meth:`stage` its bounds."""
+
+    format: str
+    rounds: int = 1
+    top: int | None = None
+    games_per_match: int = 1
+    tiebreak_pairs: int = 3
+    bye: str = "win"
+    settle: _Settle | None = None
+    max_games: int = 0
+
+    def stage(self) -> Stage:
+        """The stage; ``ValueError`` when :func:`stage_problem` finds one."""
+        settle = self.settle or _Settle()
+        stage = Stage(self.format, self.rounds, self.top, self.games_per_match, self.tiebreak_pairs, self.bye,
+                      settle.confidence, settle.within_elo, settle.top, self.max_games)
         problem = stage_problem(stage)
         if problem is not None:
-            raise ValueError(f"not a stage ({problem[0]}: {problem[1]}): {str(dict(entry))[:200]}")
+            raise ValueError(f"not a stage ({problem[0]}: {problem[1]})")
         return stage
 
 
@@ -148,28 +158,6 @@ def _adaptive_problem(stage: Stage, played_by: int | None) -> tuple[str, str] | 
     return None
 
 
-def pairings_from_json(entries: Any) -> list[Pairing]:
-    """The pairings ``tournament.json`` holds; ``ValueError`` when they are not."""
-    if not isinstance(entries, list):
-        raise ValueError("pairings must be a list")
-    out = []
-    for entry in entries:
-        try:
-            pairs = tuple((a, b) for a, b in _list(entry["pairs"]))
-            byes = tuple(_list(entry.get("byes", [])))
-            pairing = Pairing(int(entry["round"]), int(entry["stage"]), pairs, byes)
-        except (KeyError, TypeError, AttributeError):
-            raise ValueError(f"pairing {len(out) + 1} is not one the arena writes") from None
-        # Names as the arena writes them: a bot's is a string, a bye's partner None.
-        if not all(isinstance(a, str) and (b is None or isinstance(b, str)) for a, b in pairs) \
-                or not all(isinstance(b, str) for b in byes):
-            raise ValueError(f"pairing {len(out) + 1} names a bot by something else than a string")
-        out.append(pairing)
-    if [p.round for p in out] != list(range(1, len(out) + 1)):
-        raise ValueError("pairings must number their rounds 1, 2, 3, ...")
-    return out
-
-
 def pairing_problem(pairing: Pairing, stages: int) -> str | None:
     """What is wrong with ``pairing`` (``round <n> ...``), or None: a stage
     the tournament does not have, a bot paired with itself, a bot twice in
@@ -192,11 +180,4 @@ def pairing_problem(pairing: Pairing, stages: int) -> str | None:
             return f"{where} pairs {bot!r} twice ({', '.join(pairs[:2])}{byes})"
         seen.add(bot)
     return None
-
-
-def _list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise TypeError(f"not a list: {value!r}")
-    return value
-
 

@@ -9,11 +9,14 @@ clock, the bots with their versions and fingerprints, the bots that left,
 and for a Swiss, knockout or staged tournament the seeding and every round
 paired so far.
 
-The file is input like the records (anyone may edit or forge it), so
-:meth:`TournamentMeta.from_json` checks every field and bounds every size: a
+The file is input like the records (anyone may edit or forge it), so it is
+decoded typed (msgspec, into these records and
+:class:`~arena.formats.competition.CompetitionEntry`), every field checked
+and every size bounded as it is read, and what no type says checked after: a
 file over :data:`MAX_META_BYTES`, more than :data:`MAX_BOTS` bots or an
 opening suite over :data:`MAX_SUITE` openings is refused with one line
-(:class:`MetaError`), never a hang or an exhausted memory.  Every pairing
+naming the file and the field (:class:`MetaError`), never a hang or an
+exhausted memory.  Every pairing
 is checked (:func:`arena.formats.stages.pairing_problem`):
 one no format makes is :class:`ForgedPairing`, which every command refuses.  A key written
 by a later version only is kept out; a key missing from an older file takes
@@ -28,14 +31,14 @@ import errno
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from arena.base.json_checks import listed, mapping, short, text, whole
+import msgspec
+
 from arena.base.safe_files import RefusedFile, read_file
-from arena.formats.competition import MAX_SUITE, Competition, Unsaid
-from arena.formats.stages import MAX_FIELD, Pairing, Stage, pairing_problem, pairings_from_json
+from arena.formats.competition import MAX_SUITE, BotName, Competition, CompetitionEntry, Unsaid
+from arena.formats.stages import MAX_FIELD, Pairing, pairing_problem
 from arena.game.clock import TimeControl
 from arena.game.openings import Opening
 from arena.game.records import MAX_RATIO, GameRecord
@@ -75,13 +78,13 @@ class ForgedPairing(MetaError):
 class MetaBot:
     """A bot as ``tournament.json`` remembers it."""
 
-    name: str
+    name: BotName
     options: Mapping[str, Any] = field(default_factory=dict)
-    version: str | None = None
+    version: BotName | None = None
     #: Its :class:`arena.bot.version.Fingerprint` as JSON: what its version was computed from.
     fingerprint: Mapping[str, Any] | None = None
     #: Versions whose games were kept (``--keep``) though another version plays now.
-    earlier_versions: tuple[str, ...] = ()
+    earlier_versions: tuple[BotName, ...] = ()
     #: Its own clock (time odds); None: the tournament's.
     time_control: TimeControl | None = None
     #: It plays from another machine (``remote: true``).
@@ -101,34 +104,16 @@ class MetaBot:
             entry["remote"] = True
         return entry
 
-    @classmethod
-    def from_json(cls, entry: Any, where: str) -> MetaBot:
-        entry = _mapping(entry, where)
-        try:
-            clock = None if entry.get("time_control") is None else TimeControl.from_json(entry["time_control"])
-        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
-            raise MetaError(f"{where}.time_control: {exc}") from None
-        return cls(
-            name=_text(entry.get("name"), f"{where}.name", limit=100),
-            options=_mapping(entry.get("options", {}), f"{where}.options"),
-            version=None if entry.get("version") is None else _text(entry["version"], f"{where}.version", limit=100),
-            fingerprint=None if entry.get("fingerprint") is None else _mapping(entry["fingerprint"], f"{where}.fingerprint"),
-            earlier_versions=tuple(_text(v, f"{where}.earlier_versions", limit=100)
-                                   for v in _list(entry.get("earlier_versions", []), f"{where}.earlier_versions")),
-            time_control=clock,
-            remote=entry.get("remote") is True,
-        )
-
 
 @dataclass(frozen=True)
 class MetaNode:
     """A node of the Ray cluster a run played on, as Ray listed it at the
     start; on a calibrated cluster, its ``speed`` over the driver's machine's."""
 
-    host: str
-    node_id: str
-    cpus: float
-    speed: float | None = None
+    host: Annotated[str, msgspec.Meta(max_length=253)]
+    node_id: Annotated[str, msgspec.Meta(max_length=128)]
+    cpus: Annotated[float, msgspec.Meta(ge=0, le=MAX_CPUS)]
+    speed: Annotated[float, msgspec.Meta(gt=0, le=MAX_RATIO)] | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"host": self.host, "node_id": self.node_id, "cpus": self.cpus}
@@ -136,28 +121,15 @@ class MetaNode:
             entry["speed"] = self.speed
         return entry
 
-    @classmethod
-    def from_json(cls, entry: Any, where: str) -> MetaNode:
-        entry = _mapping(entry, where)
-        cpus = entry.get("cpus")
-        if not (isinstance(cpus, (int, float)) and not isinstance(cpus, bool) and 0 <= cpus <= MAX_CPUS):
-            raise MetaError(f"{where}.cpus: must be a number from 0 to {MAX_CPUS}, got {short(cpus)}")
-        speed = entry.get("speed")
-        if not (speed is None or isinstance(speed, (int, float)) and not isinstance(speed, bool)
-                and 0 < speed <= MAX_RATIO):
-            raise MetaError(f"{where}.speed: must be a positive number up to {MAX_RATIO:g}, got {short(speed)}")
-        return cls(_line(entry.get("host"), f"{where}.host", limit=253),
-                   _line(entry.get("node_id"), f"{where}.node_id", limit=128), cpus, speed)
-
 
 @dataclass(frozen=True)
 class MetaCluster:
     """The Ray cluster the last run played on: its nodes at the start, and
     the driver's Python and Ray (Ray refuses nodes with others)."""
 
-    python: str
-    ray: str
-    nodes: tuple[MetaNode, ...]
+    python: Annotated[str, msgspec.Meta(max_length=100)]
+    ray: Annotated[str, msgspec.Meta(max_length=100)]
+    nodes: Annotated[tuple[MetaNode, ...], msgspec.Meta(max_length=MAX_NODES)]
 
     def line(self) -> str:
         """The run's line at the start, e.g. ``cluster: 2 nodes, 6 CPUs (head 4, w1 2); Python 3.12.3, Ray 2.60.0``."""
@@ -170,15 +142,6 @@ class MetaCluster:
 
     def to_json(self) -> dict[str, Any]:
         return {"python": self.python, "ray": self.ray, "nodes": [node.to_json() for node in self.nodes]}
-
-    @classmethod
-    def from_json(cls, value: Any) -> MetaCluster:
-        value = _mapping(value, "cluster")
-        nodes = _list(value.get("nodes"), "cluster.nodes")
-        if len(nodes) > MAX_NODES:
-            raise MetaError(f"cluster.nodes: {len(nodes)} nodes, over the {MAX_NODES} a file may list")
-        return cls(_line(value.get("python"), "cluster.python", limit=100), _line(value.get("ray"), "cluster.ray", limit=100),
-                   tuple(MetaNode.from_json(node, f"cluster.nodes[{i}]") for i, node in enumerate(nodes)))
 
 
 @dataclass(frozen=True)
@@ -268,42 +231,14 @@ class TournamentMeta:
 
     @classmethod
     def from_json(cls, data: Any) -> TournamentMeta:
-        """The record a ``tournament.json`` holds; :class:`MetaError` (one
-        line naming the key) when it is not one the arena writes."""
-        data = _mapping(data, "the file")
-        bots = _bots(data, "bots")
-        departed = _bots(data, "departed")
-        names = [bot.name for bot in bots]
-        if len(set(names)) != len(names):
-            raise MetaError("bots: a bot is named twice")
+        """The record a ``tournament.json`` holds, given as Python values
+        (:func:`read_meta` decodes the file's bytes); :class:`MetaError`
+        (one line naming the key) when it is not one the arena writes."""
         try:
-            stages = tuple(Stage.from_json(_mapping(entry, "stages")) for entry in _list(data.get("stages") or [], "stages"))
-            pairings = tuple(pairings_from_json(data.get("pairings") or []))
-        except ValueError as exc:
-            raise MetaError(f"stages or pairings: {exc}") from None
-        if len(pairings) > MAX_FIELD:
-            raise MetaError(f"pairings: more than {MAX_FIELD} rounds")
-        for pairing in pairings:
-            if (problem := pairing_problem(pairing, len(stages))) is not None:
-                raise ForgedPairing(f"pairings: {problem}")
-        try:
-            competition, unsaid = Competition.from_json(data, names, stages)
-        except ValueError as exc:
-            raise MetaError(str(exc)) from None
-        seeding = tuple(_text(n, "seeding", limit=100) for n in _list(data.get("seeding") or [], "seeding"))
-        try:
-            time_control = None if data.get("time_control") is None else TimeControl.from_json(data["time_control"])
-        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
-            raise MetaError(f"sprt or time_control: {exc}") from None
-        return cls(
-            name=_text(data.get("name", ""), "name", limit=MAX_TEXT),
-            description=_text(data.get("description") or "", "description", limit=MAX_TEXT),
-            bots=bots, departed=departed, competition=competition, time_control=time_control,
-            games=None if data.get("games") is None else _whole(data["games"], "games", 0, 10**9),
-            seeding=seeding, pairings=pairings,
-            cluster=None if data.get("cluster") is None else MetaCluster.from_json(data["cluster"]),
-            unsaid=unsaid,
-        )
+            entry = msgspec.convert(data, _MetaEntry)
+        except msgspec.ValidationError as exc:
+            raise MetaError(_where_first(exc)) from None
+        return entry.meta()
 
     def with_pairing(self, seeding: Sequence[str], pairing: Pairing) -> TournamentMeta:
         """This record with one more round paired (and the seeding it was paired from)."""
@@ -327,9 +262,11 @@ def read_meta(directory: Path) -> TournamentMeta | None:
             return None
         raise MetaError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
-        return TournamentMeta.from_json(json.loads(data))
+        return _decode(data).meta()
     except ForgedPairing as exc:
         raise ForgedPairing(f"{path}: {exc}") from None
+    except msgspec.ValidationError as exc:
+        raise MetaError(f"{path}: {_where_first(exc)}") from None
     except (ValueError, RecursionError) as exc:
         problem = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         raise MetaError(f"{path}: {problem}") from None
@@ -366,27 +303,71 @@ def _layout(data: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-# -- checks of each kind of field -------------------------------------------------------
+# -- the file as msgspec decodes it ----------------------------------------------------
 
 
-#: The checks of :mod:`arena.base.json_checks`, each refusal a :class:`MetaError`.
-_mapping, _list = partial(mapping, error=MetaError), partial(listed, error=MetaError)
-_text, _whole = partial(text, error=MetaError), partial(whole, error=MetaError)
+class _MetaEntry(CompetitionEntry, frozen=True):
+    """``tournament.json`` as its keys are typed: the competition's
+    (:class:`CompetitionEntry`), and the record's own.  A key of a later
+    version is ignored; null stands for a list left empty."""
+
+    name: Annotated[str, msgspec.Meta(max_length=MAX_TEXT)] = ""
+    description: Annotated[str, msgspec.Meta(max_length=MAX_TEXT)] | None = None
+    time_control: TimeControl | None = None
+    games: Annotated[int, msgspec.Meta(ge=0, le=10**9)] | None = None
+    bots: Annotated[tuple[MetaBot, ...], msgspec.Meta(max_length=MAX_BOTS)] | None = None
+    departed: Annotated[tuple[MetaBot, ...], msgspec.Meta(max_length=MAX_BOTS)] | None = None
+    seeding: tuple[BotName, ...] | None = None
+    pairings: Annotated[tuple[Pairing, ...], msgspec.Meta(max_length=MAX_FIELD)] | None = None
+    cluster: MetaCluster | None = None
+
+    def meta(self) -> TournamentMeta:
+        """The record, checked for what no type says: a bot named twice,
+        pairings out of order or forged, the competition's own checks, a
+        cluster's names that would not print as they are."""
+        bots = self.bots or ()
+        names = [bot.name for bot in bots]
+        if len(set(names)) != len(names):
+            raise MetaError("bots: a bot is named twice")
+        try:
+            competition, unsaid = self.competition(names)
+        except ValueError as exc:
+            raise MetaError(str(exc)) from None
+        pairings = self.pairings or ()
+        if [pairing.round for pairing in pairings] != list(range(1, len(pairings) + 1)):
+            raise MetaError("pairings: must number their rounds 1, 2, 3, ...")
+        for pairing in pairings:
+            if (problem := pairing_problem(pairing, len(competition.stages))) is not None:
+                raise ForgedPairing(f"pairings: {problem}")
+        if self.cluster is not None:
+            _printable(self.cluster)
+        return TournamentMeta(
+            name=self.name, description=self.description or "", bots=bots, departed=self.departed or (),
+            competition=competition, time_control=self.time_control, games=self.games,
+            seeding=self.seeding or (), pairings=pairings, cluster=self.cluster, unsaid=unsaid,
+        )
 
 
-def _line(value: Any, where: str, *, limit: int) -> str:
+_decode = msgspec.json.Decoder(_MetaEntry).decode
+
+
+def _where_first(exc: msgspec.ValidationError) -> str:
+    """msgspec's ``Expected `int`, got `str` - at `$.bots[0].seats```
+    as the arena's other refusals read: ``bots[0].seats: Expected ...``."""
+    problem, at, where = str(exc).rpartition(" - at `$")
+    if not at:
+        return where
+    return f"{where.rstrip('`').lstrip('.')}: {problem}"
+
+
+def _printable(cluster: MetaCluster) -> None:
     """Text printed as it is (a host name at the start of a run): printable, one line."""
-    text = _text(value, where, limit=limit)
-    if not text.isprintable():
-        raise MetaError(f"{where}: must be printable text, got {short(value)}")
-    return text
-
-
-def _bots(data: Mapping[str, Any], key: str) -> tuple[MetaBot, ...]:
-    entries = _list(data.get(key) or [], key)
-    if len(entries) > MAX_BOTS:
-        raise MetaError(f"{key}: {len(entries)} bots, over the {MAX_BOTS} a tournament may have")
-    return tuple(MetaBot.from_json(entry, f"{key}[{i}]") for i, entry in enumerate(entries))
+    named = [("cluster.python", cluster.python), ("cluster.ray", cluster.ray)]
+    for i, node in enumerate(cluster.nodes):
+        named += [(f"cluster.nodes[{i}].host", node.host), (f"cluster.nodes[{i}].node_id", node.node_id)]
+    for where, text in named:
+        if not text.isprintable():
+            raise MetaError(f"{where}: must be printable text, got {text[:60]!r}")
 
 
 def _suite_from_records(records: Sequence[GameRecord], count: int) -> tuple[Opening, ...]:

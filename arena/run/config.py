@@ -579,7 +579,7 @@ def _stage(section: YamlMapping, format: str, field_size: int, top: int | None =
     else:
         stage = Stage(format, rounds=section.positive_int("rounds", 1), top=top,
                       bye=section.choice("bye", tuple(BYE_SCORES)) if format == "swiss" else "win")
-    # The checks tournament.json's stages get too (Stage.from_json), against the field here.
+    # The checks tournament.json's stages get too (StageEntry.stage), against the field here.
     problem = stage_problem(stage, field_size)
     if problem is not None:
         raise section.error(problem[1], problem[0])
