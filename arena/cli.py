@@ -32,6 +32,7 @@ from arena.check import (CHECK_FORMATS, DEFAULT_GAMES, DEFAULT_REFERENCE, ONE_BO
                          check_bot, check_tournament, render_checks)
 from arena.game.clock import TimeControl, parse_time_control
 from arena.game.records import GameRecord, schedule_key
+from arena.formats.competition import SEEDS
 from arena.live.endings import HOLD_S
 from arena.results.forfeits import describe_forfeit, forfeit_lines
 from arena.results.games import RESULTS, GameFilter, render_games, select_games
@@ -685,7 +686,7 @@ def match(
     ),
     tc: str = typer.Option("5+0.1", "--tc", help="Time control: '5+0.1' (seconds, initial+increment) or 'move 0.5'."),
     concurrency: int = typer.Option(None, "--concurrency", "-j", min=1, help="Games at once (default: 1; on Ray, the cluster's CPUs)."),
-    seed: int = typer.Option(None, "--seed", help="Seed of the start positions and the bots' randomness (default: drawn at random, and printed)."),
+    seed: int = typer.Option(None, "--seed", min=SEEDS.start, max=SEEDS.stop - 1, help="Seed of the start positions and the bots' randomness (default: drawn at random, and printed)."),
     output: Path = typer.Option(None, "--output", "-o", help="Keep the records in this directory, as 'arena run' does: the same command resumes, 'arena standings' reads it."),
     new: bool = typer.Option(False, "--new", help="When --output holds another test (other bots, settings or SPRT), start this one in DIR-2 (DIR-3, ...) instead of refusing; the same command resumes it there."),
     startup_timeout: float = typer.Option(STARTUP_TIMEOUT_S, "--startup-timeout", min=0.1, help="Seconds each bot has to answer 'hello'."),

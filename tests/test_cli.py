@@ -254,6 +254,12 @@ def test_standings_errors(tmp_path, played):
 
 
 
+def test_match_refuses_a_seed_tournament_json_cannot_hold(tmp_path):
+    out = tmp_path / "m"
+    ran = arena("match", "python -m bots.random", "python -m bots.random", "-n", "2", "-o", out, "--seed", str(1 << 63))
+    assert ran.exit_code == 2 and "--seed" in ran.err and not out.exists()
+
+
 def test_a_command_starts_without_pydantic(played):
     # typer from 0.29 imports pydantic and builds an adapter for every option at each command's start: a
     # sixth of a second of CPU that a command answered from the index spends three times over.

@@ -369,6 +369,7 @@ def test_missing_bot_key(tmp_path: Path, key: str) -> None:
         ("seed: 1.0", "seed: must be an integer, got number '1.0'"),
         ("seed: false", "seed: must be an integer, got boolean 'false'"),
         ("seed:", "seed: must be an integer, got null ''"),
+        ("seed: 9223372036854775808", "seed: must be from -9223372036854775808 to 9223372036854775807, got 9223372036854775808"),
         ("time_margin: -0.1", "time_margin: must be not negative, got -0.1"),
         ("time_margin: fast", "time_margin: must be a number of seconds, got string 'fast'"),
         ("startup_timeout: 0", "startup_timeout: must be positive, got 0"),

@@ -6,6 +6,7 @@ and written back byte for byte."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import shutil
 from pathlib import Path
 
@@ -96,3 +97,19 @@ def test_keys_of_a_later_version_are_ignored_and_null_lists_read_empty(tmp_path)
     assert meta.names == ["b1", "b2"] and meta.pairings == meta.seeding == meta.departed == ()
     assert meta.competition.rules.ranking == "trueskill" and meta.unsaid.game_ids and meta.unsaid.format
     assert meta.description == ""
+
+
+@pytest.mark.parametrize("seed", [-(1 << 63), -12, (1 << 63) - 1])
+def test_every_seed_a_tournament_file_may_give_reads_back(tmp_path, seed):
+    # The YAML reader takes the same range (tests/test_config.py): a run whose seed tournament.json could not
+    # hold would not resume.
+    meta = read_meta(CURRENT)
+    assert meta is not None
+    written = replace(meta, competition=replace(meta.competition, seed=seed))
+    assert write_meta(tmp_path, written)
+    assert read_meta(tmp_path).competition.seed == seed
+
+
+def test_a_seed_past_64_bits_is_refused_in_one_line(tmp_path):
+    with pytest.raises(MetaError, match=r"seed: Expected `int` <= 9223372036854775807"):
+        read_meta(forged(tmp_path, seed=1 << 63))

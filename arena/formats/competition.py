@@ -37,6 +37,9 @@ __all__ = ["FIXED_FORMATS", "FORMATS", "GAME_IDS", "MAX_SUITE", "RANKINGS", "STA
 
 #: The formats whose schedule is fixed in advance.
 FIXED_FORMATS = ("round-robin", "gauntlet", "reference")
+#: The tournament seeds a file may give: what ``tournament.json`` holds (msgspec's 64-bit integers).
+SEEDS = range(-(1 << 63), 1 << 63)
+
 #: The formats a tournament file may name (``stages:`` is the staged one).
 FORMATS = (*FIXED_FORMATS, "swiss", "knockout", "adaptive")
 #: The format of a tournament given as ``stages:``.
@@ -217,7 +220,7 @@ class CompetitionEntry(msgspec.Struct, frozen=True):
     here too."""
 
     game: str
-    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
+    seed: Annotated[int, msgspec.Meta(ge=SEEDS.start, le=SEEDS.stop - 1)] | None = None
     format: Literal[FORMATS + (STAGED,)] | None = None  # type: ignore[valid-type]
     rounds: Annotated[int, msgspec.Meta(ge=1, le=MAX_FIELD)] = 1
     reference: tuple[BotName, ...] | None = None

@@ -43,7 +43,7 @@ from arena.bot.submission import (
 from arena.base.text import safe
 from arena.game.clock import MARGIN_MS, TimeControl, parse_time_control
 from arena.game.openings import Opening, OpeningError, load_suite, random_suite
-from arena.formats.competition import FORMATS, RANKINGS, STAGED, Competition, Rules
+from arena.formats.competition import FORMATS, RANKINGS, SEEDS, STAGED, Competition, Rules
 from arena.formats.stages import BYE_SCORES, STAGE_FORMATS, Stage, stage_problem
 from arena.results.sprt import SPRT_MODELS, SprtConfig
 from arena.run.option_reader import OptionMapping
@@ -438,6 +438,8 @@ def _tournament(fields: YamlMapping, path: Path | None, base_dir: Path) -> Tourn
     )
     game = _game(fields)
     seed = fields.integer("seed", 0)
+    if seed not in SEEDS:  # (tournament.json could not hold it: the run would not resume)
+        raise fields.error(f"must be from {SEEDS.start} to {SEEDS.stop - 1}, got {seed}", "seed")
     submission_limits = _submission_limits(fields)
     bots, time_odds = _bots(fields, base_dir, _limits(fields, Limits()), _sandbox(fields, "none"), submission_limits)
     format = _format(fields)
