@@ -23,7 +23,7 @@ import pytest
 
 from builders import arena as arena_here
 from league_model import (
-    BOT_SOURCE, ROOT, arena, arena_command, archived_of, canonical, format_settings, lines_of, outcomes, records_of,
+    BOT_SOURCE, ROOT, arena_command, archived_of, canonical, format_settings, lines_of, outcomes, records_of,
     report_ranking, wait_for_session, write_bot, write_league, arena_env,
 )
 
@@ -162,6 +162,7 @@ def test_a_lost_game_of_a_knockout_match_decided_in_its_tie_breaks_is_played_aga
     assert outcomes(tmp_path / "out") == before
 
 
+@pytest.mark.usefixtures("in_repo_root")  # python -m bots.random_bot
 def test_a_lost_game_of_a_decided_sprt_match_is_played_again(tmp_path):
     """Found by the model (seed 2020, sprt): a line of a match whose SPRT is
     decided, deleted; the test was still decided without its game pair, so
@@ -172,7 +173,7 @@ def test_a_lost_game_of_a_decided_sprt_match_is_played_again(tmp_path):
     (tmp_path / "a.py").write_text(BOT_SOURCE.format(salt=0))
     command = ["match", f"python {tmp_path / 'a.py'}", "python -m bots.random_bot", "-g", "yoxii", "-n", "60",
                "--seed", "1", "--sprt", "elo0=-200,elo1=-100", "-o", tmp_path / "m"]
-    ok(arena(*command))
+    ok(arena_here(*command))
     before = outcomes(tmp_path / "m")
     games = tmp_path / "m" / "games.jsonl"
     lines = lines_of(games)
@@ -184,8 +185,7 @@ def test_a_lost_game_of_a_decided_sprt_match_is_played_again(tmp_path):
     else:
         pytest.fail("every game of this match is needed to decide its SPRT")
 
-    resumed = arena(*command)
-    ok(resumed)
+    ok(arena_here(*command))
     assert outcomes(tmp_path / "m") == before
 
 
@@ -397,7 +397,7 @@ def test_a_match_resumed_with_another_sprt_is_refused_in_one_line(tmp_path, firs
         (tmp_path / f"{name}.py").write_text(BOT_SOURCE.format(salt=salt))
 
     def match(sprt: str):
-        return arena("match", f"python {tmp_path / 'a.py'}", f"python {tmp_path / 'b.py'}", "-g", "yoxii",
+        return arena_here("match", f"python {tmp_path / 'a.py'}", f"python {tmp_path / 'b.py'}", "-g", "yoxii",
                      "-n", "16", "--seed", "1", "--sprt", sprt, "-o", tmp_path / "m")
 
     ok(match(first))
