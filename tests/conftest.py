@@ -125,7 +125,6 @@ MODULE_MARKS: dict[str, tuple[str, ...]] = {
 
 #: Tests that need Ray outside the Ray modules (by name, with or without parameters).
 RAY_TESTS: dict[str, set[str]] = {
-    "test_large_fields": {"test_a_swiss_on_ray_connects_once_and_plays_the_games_the_local_executor_plays"},
     "test_benchmarks": {"test_a_benchmark_runs_at_its_quick_size[ray_vs_local]"},
 }
 

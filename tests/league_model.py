@@ -1,5 +1,10 @@
 """A model of a league under disruption, driven through the ``arena`` command.
 
+A run that is stopped is a process of its own (its signals are what is
+checked); a run left to finish, the reference's every run among them, is
+the same command in this process (:func:`arena_run_here`), which saves each
+the interpreter's start-up and the arena's import.
+
 A *league* is a directory holding a tournament file, one small deterministic
 bot per file (``bots/<name>.py``: its moves follow from the game's seed and
 the ``SALT`` written in it, so a game played again gives the same game) and
@@ -34,6 +39,8 @@ and ``scripts/league_soak.py`` (random events, for as long as you like).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import html.parser
 import json
 import os
@@ -50,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.base.processes import descendants
 from arena.results.game_index import INDEX_FILE
 from builders import ROOT, tournament_file
 
@@ -157,6 +165,36 @@ def arena(*args: object, timeout: float = 300) -> Result:
     return arena_killed(args, None, lambda t: False, timeout)
 
 
+def arena_run_here(*args: object) -> Result:
+    """``arena ARGS`` to the end in this process, as a run no signal stops is
+    driven (the same command, its games played by the same workers and bots):
+    a process of its own would add the interpreter's start-up and the
+    arena's import, most of a run's CPU here.  From the repository, as
+    :func:`arena` runs (``python -m bots.greedy`` is found there); the
+    processes it started that are still there :data:`OUTLIVE_S` after it
+    ended are killed and named in :attr:`Result.outlived`."""
+    before = set(descendants([os.getpid()]))
+    with contextlib.chdir(ROOT):
+        result = arena_here(*args)
+    end = time.monotonic() + OUTLIVE_S
+    while (left := set(descendants([os.getpid()])) - before) and time.monotonic() < end:
+        time.sleep(0.02)
+    result.outlived += [f"{pid} ({_command_line(pid)})" for pid in left]
+    for pid in left:
+        _kill(pid)
+    return result
+
+
+@functools.cache
+def start_up_s() -> float:
+    """The seconds (wall) a process of the arena takes before it reads its
+    command: measured once, since a run driven in this process does not pay
+    it, and the moment a process is stopped is drawn from such a run's length."""
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import arena.cli"], cwd=ROOT, env=arena_env(), check=True)
+    return time.monotonic() - start
+
+
 #: How long the processes an arena started may outlive it (a worker
 #: outlives a ``kill -9`` of the arena by a moment, holding the lock).
 OUTLIVE_S = 10.0
@@ -213,18 +251,24 @@ def wait_for_session(sid: int, timeout: float = 15.0) -> list[str]:
     end = time.monotonic() + timeout
     while (left := _session(sid)) and time.monotonic() < end:
         time.sleep(0.02)
-    described = []
+    described = [f"{pid} ({_command_line(pid)})" for pid in left]
     for pid in left:
-        try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
-            described.append(f"{pid} ({command})")
-        except OSError:
-            pass
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill(pid)
     return described
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return "gone"
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _session(sid: int) -> list[int]:
@@ -623,16 +667,16 @@ class Driver:
                  and any(n == name and r["versions"][c] not in kept for c, n in r["players"].items())]
         if not stale:
             return
-        result = arena(*league.command())
+        result = arena_run_here(*league.command())
         self.log.runs += 1
         if result.exit_code != 2 or "changed since" not in result.err:
             raise Violation(f"after '{step}', a plain run of the reference was not refused for the changed bot "
                             f"(exit {result.exit_code}): {_last_line(result.err)}")
 
     def _run_reference(self, flags: tuple[str, ...]) -> None:
-        result = arena(*self.reference.command(*flags))
+        result = arena_run_here(*self.reference.command(*flags))
         self.log.runs += 1
-        self.duration = max(0.3, result.seconds)
+        self.duration = max(0.3, result.seconds) + start_up_s()
         self._check_exit(result, None, ["the reference's run"])
         if result.exit_code != 0:
             raise Violation(f"the reference's uninterrupted run ({' '.join(map(str, flags)) or 'no flags'}) "
@@ -657,7 +701,7 @@ class Driver:
                 if not result.signalled:
                     signum = None
             else:
-                result = arena(*command)
+                result = arena_run_here(*command)
             self.log.runs += 1
             self._remember()
             what = " ".join(str(c) for c in command[2:]) if self.fmt != "sprt" else "the same match"

@@ -12,6 +12,7 @@ import pytest
 
 import arena.cli as cli
 import arena.progress as progress
+import arena.run.tournament as tournament
 from arena.formats.schedule import FixedSchedule, make_schedule
 from arena.results.game_index import INDEX_FILE
 from arena.results.standings import RunningLeader, StandingsFold
@@ -51,8 +52,12 @@ def _league(directory, rounds, left, outcome=_outcome, **settings):
 
 
 def _run(monkeypatch, path, limit=None):
-    """``arena run`` of ``path``, its games ending at once as :func:`_outcome` says."""
+    """``arena run`` of ``path``, its games ending at once as :func:`_outcome`
+    says, and its bots taken as started: with no game played, the pre-flight's
+    start of every bot (a fork and a bot process each, every run) would be
+    most of the CPU of these tests, and it is tests/test_preflight.py's."""
     monkeypatch.setattr(cli, "run_tournament", functools.partial(run_tournament, executor=InstantExecutor(_outcome, limit)))
+    monkeypatch.setattr(tournament, "preflight", lambda config, names, logs_dir: [])
     ran = arena("run", path)
     assert ran.exit_code == 0, ran.err
     return ran

@@ -584,9 +584,9 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     stored = [json.loads(line) for line in lines]  # every line parses
     assert kept < 40, "the interrupt came too late to test anything"
 
-    resumed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
-    assert resumed.returncode == 0, resumed.stderr
-    assert f"resuming: {kept} of 40 games already in" in resumed.stderr
+    resumed = arena("run", path)  # the stop was the process's; the resume is the same command in this one
+    assert resumed.exit_code == 0, resumed.err
+    assert f"resuming: {kept} of 40 games already in" in resumed.err
     final = records(tmp_path / "out")
     ids = [r["game_id"] for r in final]
     assert len(ids) == len(set(ids)) == 40

@@ -333,35 +333,3 @@ def test_a_bot_knocked_out_that_no_longer_starts_does_not_stop_the_final(tmp_pat
     assert played(final) == 2
     assert outcomes(out) == {r["game_id"]: (tuple(r["players"].values()), r["winner"], r["reason"]) for r in whole}
     assert "did not start" not in final.err
-
-
-def test_a_swiss_on_ray_connects_once_and_plays_the_games_the_local_executor_plays(tmp_path):
-    import needs
-
-    needs.module("ray", "pip install -e '.[ray]'")
-    from raytest import _AUTH
-
-    body = "format: swiss\nrounds: 3\nconcurrency: 2\n"
-    local = field(tmp_path / "local", BOTS7[:5], body)
-    on_ray = field(tmp_path / "ray", BOTS7[:5], body + "executor: ray\n")
-    assert played(arena("run", local)) == 12
-    # A process of its own, which counts its connections: Ray does not go back to
-    # the state it was in before a first ray.init, and forks of this process follow.
-    script = (
-        "import json, sys, ray\n"
-        "from arena.run.config import load_config\n"
-        "from arena.run.tournament import run_tournament\n"
-        "connects, init = [], ray.init\n"
-        "ray.init = lambda *a, **k: connects.append(1) or init(*a, **k)\n"
-        "summary = run_tournament(load_config(sys.argv[1]))\n"
-        "print(json.dumps({'played': summary.played, 'connects': len(connects), 'after': ray.is_initialized()}))\n"
-    )
-    env = {**os.environ, **{k: v for k, v in _AUTH.items() if v is not None}, "PYTHONPATH": str(ROOT)}
-    env.pop("RAY_AUTH_TOKEN_PATH", None)
-    result = subprocess.run([sys.executable, "-c", script, str(on_ray)], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    # One connection for the three rounds, closed at the end.
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"played": 12, "connects": 1, "after": False}
-    assert meta(tmp_path / "ray" / "out")["pairings"] == meta(tmp_path / "local" / "out")["pairings"]
-    assert outcomes(tmp_path / "ray" / "out") == outcomes(tmp_path / "local" / "out")

@@ -23,7 +23,7 @@ import pytest
 
 from builders import arena as arena_here
 from league_model import (
-    BOT_SOURCE, ROOT, arena, arena_command, archived_of, canonical, format_settings, lines_of, outcomes, records_of,
+    BOT_SOURCE, ROOT, arena_command, archived_of, canonical, format_settings, lines_of, outcomes, records_of,
     report_ranking, wait_for_session, write_bot, write_league, arena_env,
 )
 
@@ -162,6 +162,7 @@ def test_a_lost_game_of_a_knockout_match_decided_in_its_tie_breaks_is_played_aga
     assert outcomes(tmp_path / "out") == before
 
 
+@pytest.mark.usefixtures("in_repo_root")  # python -m bots.random_bot
 def test_a_lost_game_of_a_decided_sprt_match_is_played_again(tmp_path):
     """Found by the model (seed 2020, sprt): a line of a match whose SPRT is
     decided, deleted; the test was still decided without its game pair, so
@@ -172,7 +173,7 @@ def test_a_lost_game_of_a_decided_sprt_match_is_played_again(tmp_path):
     (tmp_path / "a.py").write_text(BOT_SOURCE.format(salt=0))
     command = ["match", f"python {tmp_path / 'a.py'}", "python -m bots.random_bot", "-g", "yoxii", "-n", "60",
                "--seed", "1", "--sprt", "elo0=-200,elo1=-100", "-o", tmp_path / "m"]
-    ok(arena(*command))
+    ok(arena_here(*command))
     before = outcomes(tmp_path / "m")
     games = tmp_path / "m" / "games.jsonl"
     lines = lines_of(games)
@@ -184,8 +185,7 @@ def test_a_lost_game_of_a_decided_sprt_match_is_played_again(tmp_path):
     else:
         pytest.fail("every game of this match is needed to decide its SPRT")
 
-    resumed = arena(*command)
-    ok(resumed)
+    ok(arena_here(*command))
     assert outcomes(tmp_path / "m") == before
 
 
@@ -220,6 +220,68 @@ def test_a_champion_taken_out_of_the_file_is_not_ranked_at_all(cup, tmp_path):
         assert champion not in ranking_rows(table.out)
         ok(arena_here("report", target, "-o", tmp_path / "report.html"))
         assert champion not in report_ranking((tmp_path / "report.html").read_text())
+
+
+#: ann, a bot of the model (league_model.BOT_SOURCE) that says its SALT on
+#: stderr at each game (its game's log keeps it) and, as its first game
+#: ends, edits its own file: SALT 0 becomes 1, a new version, mid-run.
+SELF_EDITING = BOT_SOURCE.replace(
+    "        rng = random.Random(f\"{{SALT}}:{{message.get('seed')}}\")\n",
+    "        rng = random.Random(f\"{{SALT}}:{{message.get('seed')}}\")\n"
+    "        print('salt', SALT, file=sys.stderr, flush=True)\n",
+).replace(
+    "    elif kind == \"quit\":\n",
+    "    elif kind == 'game_over' and SALT == 0 and not globals().get('EDITED'):\n"
+    "        EDITED = True\n"
+    "        here = os.path.abspath(__file__)\n"
+    "        text = open(here).read().replace('SALT = 0' + chr(10), 'SALT = 1' + chr(10), 1)\n"
+    "        open(here + '.new', 'w').write(text)\n"
+    "        os.replace(here + '.new', here)\n"
+    "    elif kind == \"quit\":\n",
+)
+
+
+def salts_that_played(out: Path, bot: str) -> dict[str, str]:
+    """By game of ``bot``: the SALT it said in that game's log."""
+    found = {}
+    for record in records_of(out):
+        if bot in record["players"].values():
+            log = (out / "logs" / bot / "games" / f"{record['game_id']}.log").read_text()
+            found[record["game_id"]] = re.search(r"^salt (-?\d+)$", log, re.M)[1]
+    return found
+
+
+def versions_of(out: Path, bot: str) -> set[str]:
+    """The versions of ``bot`` its records name."""
+    return {r["versions"][colour] for r in records_of(out) for colour, name in r["players"].items() if name == bot}
+
+
+def test_a_bot_edited_mid_run_plays_the_run_as_it_started_and_the_next_run_as_edited(tmp_path):
+    """The rounds of a Swiss are played by the same worker and bot processes
+    (LocalExecutor.session): a bot keeps the files it started with, whose
+    version the run recorded at its start (docs/tournaments.md).  So a bot
+    whose file changes mid-run plays the rest of the run as it started, under
+    the version recorded; the next run finds the change and, asked to
+    replay it, plays its games as the edited bot, under the new version: no
+    worker keeps a bot from one run to the next.  One worker, so that the
+    bot process it keeps plays every game of the run."""
+    path = write_league(tmp_path, ["ann", "bob", "cy", "dee"], format_settings("swiss", rounds=3), concurrency=1)
+    (tmp_path / "bots" / "ann.py").write_text(SELF_EDITING.format(salt=0))
+    ok(arena_here("run", path))
+    out = tmp_path / "out"
+    started = {bot["name"]: bot["version"] for bot in json.loads((out / "tournament.json").read_text())["bots"]}
+    assert "SALT = 1\n" in (tmp_path / "bots" / "ann.py").read_text()  # edited in its first game
+    assert {r["round"] for r in records_of(out) if "ann" in r["players"].values()} == {1, 2, 3}
+    assert set(salts_that_played(out, "ann").values()) == {"0"}  # every round by the process it started
+    assert versions_of(out, "ann") == {started["ann"]}
+
+    stopped = arena_here("run", path)
+    assert stopped.exit_code == 2 and "'ann'" in stopped.err and "changed" in stopped.err, stopped.err
+    ok(arena_here("run", path, "--replay", "ann"))
+    edited = {bot["name"]: bot["version"] for bot in json.loads((out / "tournament.json").read_text())["bots"]}
+    assert edited["ann"] != started["ann"]
+    assert set(salts_that_played(out, "ann").values()) == {"1"}
+    assert versions_of(out, "ann") == {edited["ann"]}
 
 
 def round_cards(page: str) -> dict[int, str]:
@@ -335,7 +397,7 @@ def test_a_match_resumed_with_another_sprt_is_refused_in_one_line(tmp_path, firs
         (tmp_path / f"{name}.py").write_text(BOT_SOURCE.format(salt=salt))
 
     def match(sprt: str):
-        return arena("match", f"python {tmp_path / 'a.py'}", f"python {tmp_path / 'b.py'}", "-g", "yoxii",
+        return arena_here("match", f"python {tmp_path / 'a.py'}", f"python {tmp_path / 'b.py'}", "-g", "yoxii",
                      "-n", "16", "--seed", "1", "--sprt", sprt, "-o", tmp_path / "m")
 
     ok(match(first))

@@ -25,7 +25,7 @@ import pytest
 from arena.live.server import serve
 from arena.live.state import LiveState
 from arena.results.report import INLINE_GAMES
-from builders import BOTS, ROOT, tournament_file
+from builders import BOTS, ROOT, arena, tournament_file
 from builders import until as _until
 
 #: A browser is asked less often than a file is looked at.
@@ -201,8 +201,7 @@ def test_a_running_knockout_seen_live(browser, tmp_path):
 def test_a_team_page_shows_its_stderr_as_text(browser, tmp_path, inline_games):
     file = tournament_file(tmp_path, ("ann", "bob"), cmds={"ann": SLOW.replace("0.06", "0"), "bob": SLOW.replace("0.06", "0")},
                            cwd=None, rounds=1)
-    assert subprocess.run([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT, capture_output=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode == 0
+    assert arena("run", file).exit_code == 0  # (in this process: what is watched is its results)
     ready: list[str] = []
     stop = threading.Event()
     server = threading.Thread(target=serve, args=(LiveState(tmp_path / "out", bot="ann", inline_games=inline_games),
@@ -236,8 +235,7 @@ def test_the_page_follows_the_results_by_their_changes_alone(browser, tmp_path):
     stream sends, and ends as the page the server builds (its data, its standings)."""
     file = tournament_file(tmp_path, ("ann", "bob", "cy"), cmds={b: SLOW.replace("0.1", "0") for b in ("ann", "bob", "cy")},
                            cwd=None, rounds=1)
-    assert subprocess.run([sys.executable, "-m", "arena", "run", str(file)], cwd=ROOT, capture_output=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode == 0
+    assert arena("run", file).exit_code == 0  # (in this process: what is watched is its results)
     log = tmp_path / "out" / "games.jsonl"
     lines = log.read_bytes().splitlines(keepends=True)
     log.write_bytes(b"".join(lines[:2]))

@@ -24,7 +24,7 @@ from arena.run.config import ConfigError, load_config
 from arena.run.ray_executor import LOCAL_RAY
 from arena.formats.schedule import make_schedule
 from arena.run.tournament import run_tournament
-from builders import BOTS, RANDOM_SCRIPT, ROOT, arena, assert_one_line_error, records
+from builders import BOTS, RANDOM_SCRIPT, ROOT, arena, assert_one_line_error, league_file, records
 from raytest import MARK, QUIET, RANDOM, marked, marked_tournament, niceness_watch, played, ranking, ray_runtime, wait_until_gone
 
 
@@ -451,3 +451,37 @@ def test_a_match_on_ray_says_its_cluster_and_keeps_it(tmp_path, local_ray, monke
     line = f"cluster: 1 node, 2 CPUs ({socket.gethostname()} 2); Python {platform.python_version()}, Ray {local_ray.__version__}"
     assert line in ran.err.splitlines()
     assert json.loads((out / "tournament.json").read_text())["cluster"]["nodes"][0]["host"] == socket.gethostname()
+
+
+def test_a_swiss_connects_once_and_plays_the_games_the_local_executor_plays(tmp_path, local_ray):
+    """The rounds of a Swiss share one connection (LocalExecutor.session's
+    Ray counterpart), closed at the end, and pair and play as locally.  The
+    run is a driver of its own, on this module's Ray: Ray does not go back to
+    the state it was in before a first ray.init, so only a fresh process can
+    count its connections (and forks of this one follow it)."""
+    body = "format: swiss\nrounds: 3\nconcurrency: 2\n"
+    bots = [f"bot{i}" for i in range(1, 6)]
+    local = league_file(tmp_path / "local", bots, body, name="field", concurrency=None, seed=5)
+    address = local_ray.get_runtime_context().gcs_address
+    on_ray = league_file(tmp_path / "ray", bots, body + f"executor: ray\nray: {{address: '{address}'}}\n",
+                         name="field", concurrency=None, seed=5)
+    ran = arena("run", local)
+    assert ran.exit_code == 0, ran.err
+    script = (
+        "import json, sys, ray\n"
+        "from arena.run.config import load_config\n"
+        "from arena.run.tournament import run_tournament\n"
+        "connects, init = [], ray.init\n"
+        "ray.init = lambda *a, **k: connects.append(1) or init(*a, **k)\n"
+        "summary = run_tournament(load_config(sys.argv[1]))\n"
+        "print(json.dumps({'played': summary.played, 'connects': len(connects), 'after': ray.is_initialized()}))\n"
+    )
+    # (the token of this module's Ray is in os.environ while it runs: see raytest.ray_runtime)
+    result = subprocess.run([sys.executable, "-c", script, str(on_ray)], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    # One connection for the three rounds, closed at the end.
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"played": 12, "connects": 1, "after": False}
+    meta = {side: json.loads((tmp_path / side / "out" / "tournament.json").read_text()) for side in ("local", "ray")}
+    assert meta["ray"]["pairings"] == meta["local"]["pairings"]
+    assert played(records(tmp_path / "ray" / "out")) == played(records(tmp_path / "local" / "out"))

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from typer.testing import Result
 
 import needs
 from arena.results.show import frames, game_heading
@@ -48,7 +49,7 @@ from arena.run.remote_tokens import make_token, read_tokens, token_owner
 from arena.run.results_dir import VersionChanged, read_results
 from arena.run.tournament import run_tournament
 from arena.run.yaml_reader import ConfigError
-from builders import ROOT
+from builders import ROOT, arena as arena_here
 from hostile_clients import Attack
 from relay import Proxy
 
@@ -166,7 +167,7 @@ def test_bridged_bots_play_the_games_and_standings_of_the_same_bots_played_local
     # Read back from the results directory (tournament.json keeps which bots were remote), as arena standings does.
     assert [b.name for b in read_results(tmp_path / "results").standings().bots if b.remote] in (["c", "d"], ["d", "c"])
     report = arena("report", "results", "-o", "report.html", cwd=tmp_path)  # the live view's ranking is the report's
-    assert report.returncode == 0, report.stderr
+    assert report.exit_code == 0, report.err
     page = (tmp_path / "report.html").read_text()
     assert "c (remote)" in page and "(remote): plays from another machine (arena connect)" in page
     # The lines docs/remote.md quotes.
@@ -681,27 +682,34 @@ def test_a_token_is_shown_once_and_only_its_digest_is_kept(tmp_path):
     assert token_owner(read_tokens(path), token) is None and token_owner(read_tokens(path), renewed) == "team-x"
 
 
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {name: value for name, value in os.environ.items() if name != "TOTEM_TOKEN"}
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=60,
-                          env={**env, "PYTHONPATH": str(ROOT)})
+def arena(*args: str, cwd: Path) -> Result:
+    """``arena ARGS`` from ``cwd``, in this process (a process of its own adds
+    the arena's import to commands that start no bridge), with no
+    TOTEM_TOKEN of the environment's."""
+    token = os.environ.pop("TOTEM_TOKEN", None)
+    try:
+        with contextlib.chdir(cwd):
+            return arena_here(*args)
+    finally:
+        if token is not None:
+            os.environ["TOTEM_TOKEN"] = token
 
 
 def test_the_commands_make_a_token_and_refuse_a_bridge_that_cannot_run(tmp_path):
     (tmp_path / "cup.yaml").write_text(f"game: oxono\ntime_control: 5+0.1\nbots:\n  - {{name: a, cmd: {RANDOM_CMD}}}\n"
                                        "  - {name: team-x, remote: true}\n")
     made = arena("remote", "token", "team-x", "--tournament", "cup.yaml", cwd=tmp_path)
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.strip()
-    assert token_owner(read_tokens(tmp_path / "cup.tokens"), token) == "team-x" and "shown this once" in made.stderr
+    assert made.exit_code == 0, made.err
+    token = made.out.strip()
+    assert token_owner(read_tokens(tmp_path / "cup.tokens"), token) == "team-x" and "shown this once" in made.err
     missing = arena("connect", "ws://127.0.0.1:1/", "--token", token, "--", "./nobot", cwd=tmp_path)
-    assert missing.returncode == 2 and "the bot cannot start: ./nobot not found" in missing.stderr
+    assert missing.exit_code == 2 and "the bot cannot start: ./nobot not found" in missing.err
     tokenless = arena("connect", "ws://127.0.0.1:1/", "--", *RANDOM_BOT, cwd=tmp_path)
-    assert tokenless.returncode == 2 and "no token: pass --token TOKEN or set TOTEM_TOKEN" in tokenless.stderr
+    assert tokenless.exit_code == 2 and "no token: pass --token TOKEN or set TOTEM_TOKEN" in tokenless.err
     checked = arena("check", "cup.yaml", "-n", "2", cwd=tmp_path)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "all 1 bots passed 2 games each against the random bot (1 remote, not checked here)" in checked.stdout
-    assert "not checked here: a remote bot runs on its author's" in checked.stdout
+    assert checked.exit_code == 0, checked.out + checked.err
+    assert "all 1 bots passed 2 games each against the random bot (1 remote, not checked here)" in checked.out
+    assert "not checked here: a remote bot runs on its author's" in checked.out
 
 
 def test_a_remote_bot_is_named_without_a_command_and_needs_a_port(tmp_path):
