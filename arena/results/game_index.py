@@ -248,11 +248,14 @@ def record_of(line: IndexedLine, directory: Path, key: bytes | None = None) -> G
     return record
 
 
-def entry_record(line: IndexedLine, directory: Path) -> GameRecord:
+def entry_record(line: IndexedLine, directory: Path, times: Sequence[float] | None = None) -> GameRecord:
     """The record of an entry this arena made (sealed, or just made of a
-    line it checked), as it is; ``ValueError`` when it is no record."""
+    line it checked), as it is, with its moves' ``times`` when they are
+    known (else those the entry holds); ``ValueError`` when it is no record."""
     try:  # (msgspec, in C: json.loads and GameRecord(**data) took most of a read through the index)
-        record, times = _decode_entry(line.record or ""), _decode_times(line.record or "").t
+        record = _decode_entry(line.record or "")
+        if times is None:
+            times = _decode_times(line.record or "").t
     except msgspec.MsgspecError:  # a field msgspec types otherwise (a score of 1.5): read as Python reads it
         data = json.loads(line.record or "null")
         try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from array import array
 import signal
 import threading
 from collections.abc import Callable, Generator, Iterator
@@ -29,7 +30,7 @@ from pathlib import Path
 from arena.base.stop_signals import STOP_SIGNALS
 from arena.bot.reaper import set_parent_death_signal
 from arena.game.records import GameRecord, MAX_RECORD_BYTES
-from arena.results.game_index import IndexedLine, entry_record, entry_seal
+from arena.results.game_index import IndexedLine, entry_record, entry_seal, move_times_of
 from arena.results.game_log import LogLine, LogLines
 
 __all__ = ["FORK_BYTES", "JudgedLines"]
@@ -93,9 +94,9 @@ class JudgedLines:
                         self.good_bytes, self.tail, self.torn = batch
                         ended = True
                         continue
-                    for row in batch:
+                    for *row, times in batch:
                         entry = IndexedLine(*row)
-                        yield entry, entry_record(entry, self._directory) if entry.record is not None else None
+                        yield entry, None if times is None else entry_record(entry, self._directory, _times(times))
                         start, number = entry.offset + entry.length + 1, entry.number + 1
         finally:
             if not ended:
@@ -119,8 +120,10 @@ class JudgedLines:
                 lines = LogLines(self._fd, MAX_RECORD_BYTES, self._start, self._number)
                 batch: list[tuple[object, ...]] = []
                 for line in lines:
-                    entry = self._judge(line)[0]
-                    batch.append(tuple(entry._replace(seal=entry_seal(self._key, entry))))
+                    entry, record = self._judge(line)
+                    # (its moves' times as the bytes they are held in: the reader need not parse them from the entry)
+                    times = array("d", move_times_of(record)).tobytes() if record is not None else None
+                    batch.append((*entry._replace(seal=entry_seal(self._key, entry)), times))
                     if len(batch) == BATCH_LINES:
                         pickle.dump(batch, pipe, protocol=pickle.HIGHEST_PROTOCOL)
                         batch = []
@@ -129,6 +132,12 @@ class JudgedLines:
             status = 0
         finally:
             os._exit(status)  # (nothing of the reader's runs here: no cleanup, no SQLite connection closed)
+
+
+def _times(data: bytes) -> array[float]:
+    times = array("d")
+    times.frombytes(data)
+    return times
 
 
 def _may_fork() -> bool:
