@@ -122,6 +122,17 @@ def test_a_child_that_dies_leaves_the_rest_of_the_lines_to_the_reader(config, mo
     assert f"{GAMES_FILE}:{bad}: skipped an unreadable record" in "\n".join(forked[1][1])
 
 
+def test_a_reader_that_cannot_fork_reads_alone(config, monkeypatch):
+    messy_log(config)
+    alone = read_with(config.output, monkeypatch, 1 << 60)
+
+    def fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(judged_lines.os, "fork", fork)
+    assert read_with(config.output, monkeypatch, 0) == alone
+
+
 def test_a_reader_that_stops_early_ends_its_child(config, monkeypatch, forks):
     write_games(config, 60)
     monkeypatch.setattr(judged_lines, "FORK_BYTES", 0)

@@ -77,7 +77,13 @@ class JudgedLines:
     def _forked(self) -> Iterator[tuple[IndexedLine, GameRecord | None]]:
         read_end, write_end = os.pipe()
         parent = os.getpid()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # (no memory or process left for a child: read alone)
+            os.close(read_end)
+            os.close(write_end)
+            yield from self._here(self._start, self._number)
+            return
         if pid == 0:  # (the child: never returns)
             os.close(read_end)
             self._child(write_end, parent)
@@ -101,7 +107,10 @@ class JudgedLines:
         finally:
             if not ended:
                 os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:  # (reaped by someone else)
+                pass
         if not ended:
             yield from self._here(start, number)
 
