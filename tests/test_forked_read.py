@@ -5,7 +5,11 @@ read in one process says, it says the same, to the line numbers."""
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -162,3 +166,36 @@ def test_a_short_log_or_a_reader_of_several_threads_forks_no_child(config, monke
         done.set()
         other.join()
     assert not forks
+
+
+def test_the_child_dies_with_a_reader_killed_by_kill_9(config):
+    write_games(config, 60)
+    code = ("import sys, time\nfrom pathlib import Path\n"
+            "from arena.results import judged_lines, store\njudged_lines.FORK_BYTES = 0\n"
+            "class Slow(store.ResultsStore):\n"
+            "    def _judge(self, line):\n"
+            "        time.sleep(0.5)\n"  # (the child too: it lives until its reader is killed)
+            "        return super()._judge(line)\n"
+            "Slow(Path(sys.argv[1])).load()\n")
+    reader = subprocess.Popen([sys.executable, "-c", code, str(config.output)], env={**os.environ, "PYTHONPATH": ":".join(sys.path)})
+    try:
+        children = Path(f"/proc/{reader.pid}/task/{reader.pid}/children")
+        deadline = time.monotonic() + 60
+        while not children.read_text().split() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(children.read_text().split()[0])
+    finally:
+        reader.kill()
+        reader.wait()
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie no one reaped yet does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
