@@ -12,18 +12,18 @@ record again from its entry (as a read through the index does, without the
 checks the child made) and folds it.  Everything else stays in this
 process, in the log's order: the line numbers of the warnings, the second
 records of a game, the index written by its one writer, the torn last line
-the child found.  The child writes nothing and holds nothing but the log;
-it dies with this process, and if it dies first, this process judges the
-rest of the lines itself.
+the child found.  The child writes nothing but its pipe and opens no
+file; it dies with this process, and if it dies first, this process
+judges the rest of the lines itself.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
-from array import array
 import signal
 import threading
+from array import array
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
@@ -51,9 +51,9 @@ class JudgedLines:
     (in a forked child for a long stretch, see the module's doc) into its
     entry and its record; the child seals its entries with ``key``, the
     index's, when there is one (a seal made in this process would be half
-    the time saved).  Once
-    iterated, :attr:`good_bytes`, :attr:`tail` and :attr:`torn` tell where
-    the complete lines end and what follows them, as :class:`LogLines` does."""
+    the time saved).  Once iterated, :attr:`good_bytes`, :attr:`tail` and
+    :attr:`torn` tell where the complete lines end and what follows them,
+    as :class:`LogLines` does."""
 
     def __init__(self, fd: int, start: int, first_number: int, judge: Judge, directory: Path,
                  key: bytes | None) -> None:
@@ -144,6 +144,7 @@ class JudgedLines:
 
 
 def _times(data: bytes) -> array[float]:
+    """The move times the child sent as bytes."""
     times = array("d")
     times.frombytes(data)
     return times
