@@ -155,13 +155,14 @@ def test_a_rewritten_or_torn_log_is_read_as_it_is_now(config):
     assert len(ResultsStore(config.output).load().records) == 10
 
 
-def test_kill_9_while_the_index_is_built_loses_nothing(config):
+@pytest.mark.parametrize("fork_bytes", [1 << 60, 0], ids=["alone", "with a child judging the lines"])
+def test_kill_9_while_the_index_is_built_loses_nothing(config, fork_bytes):
     """A reader killed at any instant of building the index: the next one
     reads every game, as from the log alone."""
     write_games(config, 240)
     want = [r.to_json() for r in ResultsStore(config.output).load().records]
     code = (f"import os, sys\nsys.path[:0] = {sys.path!r}\n"
-            "from arena.results import store\nstore.INDEX_BATCH = 3\n"
+            f"from arena.results import judged_lines, store\nstore.INDEX_BATCH = 3\njudged_lines.FORK_BYTES = {fork_bytes}\n"
             "while True:\n"
             "    os.unlink(os.path.join(sys.argv[1], 'index.sqlite'))\n"
             "    store.ResultsStore(sys.argv[1]).load()\n")

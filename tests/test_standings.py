@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from arena.formats.competition import Rules
 from arena.game.records import GameRecord, MoveRecord
 from arena.formats.scoring import Tally
-from arena.results.standings import DRAW_PROBABILITY, INITIAL_MU, INITIAL_SIGMA, RunningLeader, compute_standings
+from arena.results.standings import (DRAW_PROBABILITY, INITIAL_MU, INITIAL_SIGMA, RunningLeader, _rating, compute_standings,
+                                     rating_env)
 from builders import better_seed, record, start, tournament
 
 BOTS = ("alpha", "beta", "gamma")
@@ -202,6 +203,19 @@ def test_no_games():
     assert standings.game is None and standings.total_games == 0 and standings.by_color == {}
     # Equal ratings and scores: ranked by name.
     assert [b.name for b in standings.bots] == ["a", "b"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(-1e6, 1e6), st.floats(1e-9, 1e6))
+def test_a_rating_made_without_trueskills_checks_is_trueskills_to_the_bit(mu: float, sigma: float):
+    env = rating_env()
+    made, theirs = _rating(env, mu, sigma), env.create_rating(mu, sigma)
+    assert type(made) is type(theirs) and vars(made) == vars(theirs) and (made.mu, made.sigma) == (theirs.mu, theirs.sigma)
+
+
+def test_a_rating_of_no_spread_is_refused_as_trueskill_refuses_it():
+    with pytest.raises(ValueError, match="greater than 0"):
+        _rating(rating_env(), 25.0, 0.0)
 
 
 def test_global_trueskill_environment_is_left_alone():

@@ -41,7 +41,7 @@ from arena.base.loaded_on_use import LoadedOnUse
 from arena.game.records import GameRecord, MAX_RECORD_BYTES, MoveRecord
 from arena.results.seals import seal, user_key
 
-__all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "LazyMoves", "LogPlace", "GameIndex", "IndexMoved", "IndexUnusable"]
+__all__ = ["INDEX_FILE", "INDEX_VERSION", "IndexedLine", "entry_record", "entry_seal", "LazyMoves", "LogPlace", "GameIndex", "IndexMoved", "IndexUnusable"]
 
 INDEX_FILE = "index.sqlite"
 #: Raised whenever what the index holds, or how a line is judged, changes: an index of another version is rebuilt.
@@ -234,29 +234,43 @@ def record_of(line: IndexedLine, directory: Path, key: bytes | None = None) -> G
     """The record an entry holds: as it is when its seal is this user's
     (``key``: this arena checked it when it wrote it), else checked as a
     line of the log is; ``ValueError`` when it cannot be right."""
-    sealed = (key is not None and line.seal is not None
-              and hmac.compare_digest(line.seal, seal(key, (line.record or "").encode(), _SEALED_ENTRY)))
-    if sealed:
-        try:  # (msgspec, in C: json.loads and GameRecord(**data) took most of a read through the index)
-            record, times = _decode_entry(line.record or ""), _decode_times(line.record or "").t
-        except msgspec.MsgspecError:  # a field msgspec types otherwise (a score of 1.5): read as Python reads it
-            data = json.loads(line.record or "null")
-            try:
-                times = data.pop("t")
-                record = GameRecord(**data)
-            except (AttributeError, KeyError, TypeError) as exc:  # no record at all: the index is rebuilt
-                raise ValueError(f"no record ({exc})") from None
-        record._line = None  # (msgspec fills a private field from the entry as any other)
-    else:
-        data = json.loads(line.record or "null")
-        times = data.pop("t", None) if isinstance(data, dict) else None
-        if not (isinstance(times, list) and all(type(t) in (int, float) and 0 <= t < math.inf for t in times)):
-            raise ValueError("move times")
-        record = GameRecord.from_json(data)
-        if len(times) > engine.get_game(record.game).max_game_length:
-            raise ValueError("move times")
+    if (key is not None and line.seal is not None
+            and hmac.compare_digest(line.seal, seal(key, (line.record or "").encode(), _SEALED_ENTRY))):
+        return entry_record(line, directory)
+    data = json.loads(line.record or "null")
+    times = data.pop("t", None) if isinstance(data, dict) else None
+    if not (isinstance(times, list) and all(type(t) in (int, float) and 0 <= t < math.inf for t in times)):
+        raise ValueError("move times")
+    record = GameRecord.from_json(data)
+    if len(times) > engine.get_game(record.game).max_game_length:
+        raise ValueError("move times")
     record.moves = LazyMoves(directory, line.offset, line.length, record.game_id, times)
     return record
+
+
+def entry_record(line: IndexedLine, directory: Path, times: Sequence[float] | None = None) -> GameRecord:
+    """The record of an entry this arena made (sealed, or just made of a
+    line it checked), as it is, with its moves' ``times`` when they are
+    known (else those the entry holds); ``ValueError`` when it is no record."""
+    try:  # (msgspec, in C: json.loads and GameRecord(**data) took most of a read through the index)
+        record = _decode_entry(line.record or "")
+        if times is None:
+            times = _decode_times(line.record or "").t
+    except msgspec.MsgspecError:  # a field msgspec types otherwise (a score of 1.5): read as Python reads it
+        data = json.loads(line.record or "null")
+        try:
+            times = data.pop("t")
+            record = GameRecord(**data)
+        except (AttributeError, KeyError, TypeError) as exc:  # no record at all: the index is rebuilt
+            raise ValueError(f"no record ({exc})") from None
+    record._line = None  # (msgspec fills a private field from the entry as any other)
+    record.moves = LazyMoves(directory, line.offset, line.length, record.game_id, times)
+    return record
+
+
+def entry_seal(key: bytes | None, line: IndexedLine) -> bytes | None:
+    """The seal of the record an entry holds, under ``key`` (none without a key or a record)."""
+    return seal(key, line.record.encode(), _SEALED_ENTRY) if key is not None and line.record is not None else None
 
 
 class GameIndex:
@@ -390,10 +404,10 @@ class GameIndex:
             state = dict(db.execute("SELECT key, value FROM state"))
             if state.get("covered") and state.get("log") != log:
                 raise IndexMoved()
-            key = self.key
+            # (an entry sealed already was sealed with this key: see JudgedLines)
             db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?, ?, ?, ?)",
                            [(e.offset, e.number, e.length, e.game, e.record, e.problem,
-                             seal(key, e.record.encode(), _SEALED_ENTRY) if key is not None and e.record is not None else None) for e in lines])
+                             e.seal if e.seal is not None else entry_seal(self.key, e)) for e in lines])
             if not isinstance(state.get("covered"), int) or state["covered"] < covered:
                 db.executemany("UPDATE state SET value = ? WHERE key = ?",
                                [(covered, "covered"), (log, "log"), (_last_line_hash(log_fd, covered), "last")])

@@ -719,9 +719,25 @@ def _rate_1vs1(
     if not 0 < w < 1:
         return trueskill.rate_1vs1(winner, loser, drawn=drawn, env=env)
     return (
-        env.create_rating(winner.mu + var_w / c * v, math.sqrt(var_w * (1 - var_w / c2 * w))),
-        env.create_rating(loser.mu - var_l / c * v, math.sqrt(var_l * (1 - var_l / c2 * w))),
+        _rating(env, winner.mu + var_w / c * v, math.sqrt(var_w * (1 - var_w / c2 * w))),
+        _rating(env, loser.mu - var_l / c * v, math.sqrt(var_l * (1 - var_l / c2 * w))),
     )
+
+
+def _rating(env: trueskill.TrueSkill, mu: float, sigma: float) -> trueskill.Rating:
+    """``env.create_rating(mu, sigma)``: the same precision and precision
+    times mean (what a rating holds), to the bit, without the checks of
+    what it was given on the way (two ratings a game: a first read of a
+    league rates a million)."""
+    if not sigma:
+        return env.create_rating(mu, sigma)  # (raises as it always did)
+    rating = _bare_rating(trueskill.Rating)
+    rating.pi = pi = sigma ** -2  # (Gaussian.__init__'s arithmetic)
+    rating.tau = pi * mu
+    return rating
+
+
+_bare_rating = trueskill.Rating.__new__
 
 
 @functools.lru_cache(maxsize=8)

@@ -55,6 +55,7 @@ from arena.game.records import GameRecord, MAX_RECORD_BYTES, timestamp
 from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexMoved, IndexUnusable, LazyMoves, LogPlace,
                                       Shared, indexed, move_times_of, record_of)
 from arena.results.game_log import CHUNK_BYTES, LogLine, LogLines, last_lines
+from arena.results.judged_lines import JudgedLines
 
 __all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "LogRewritten", "StoreError", "LoadedResults", "CurrentRun", "current_run", "write_atomically"]
 
@@ -282,36 +283,42 @@ class ResultsStore:
             if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
                 result.add(record, self.games_path, entry.number)
 
-        def read(line: LogLine, record: GameRecord | None, problem: str | None, other: str | None) -> None:
+        def read(entry: IndexedLine, record: GameRecord | None) -> None:
             nonlocal last
-            if line.offset < start:
+            if entry.offset < start:
                 return
-            last = line.number
-            self._hand_out(line, record, problem, other, game, result)
+            last = entry.number
+            self._hand_out(entry, record, entry.problem, entry.game, game, result)
 
         lines = self._catch_up(index, fd, covered, read)
         self._note_tail(fd, lines, last, result)
         return result
 
     def _catch_up(self, index: GameIndex, fd: int, covered: int,
-                  read: Callable[[LogLine, GameRecord | None, str | None, str | None], None]) -> LogLines:
+                  read: Callable[[IndexedLine, GameRecord | None], None]) -> JudgedLines:
         """Add the lines of the log past what ``index`` covers, a batch at a
         time (a first read of a long log holds one batch, not the log),
-        each handed to ``read`` once it is judged (with its record, or why
-        it is none, and the game it names)."""
-        lines = LogLines(fd, MAX_RECORD_BYTES, covered, index.last_number(covered) + 1 if covered else 1)
+        each handed to ``read`` once it is judged (its entry, with why it is
+        no record and the game it names, and its record if it is one)."""
+        lines = JudgedLines(fd, covered, index.last_number(covered) + 1 if covered else 1, self._judge,
+                            self.directory, index.key)
         batch: list[IndexedLine] = []
-        for line in lines:
-            check()
-            record, problem, other = self._judged(line)
-            times = self._moves_left(record, line)
-            batch.append(indexed(line.number, line.offset, line.length, other, record, problem, times))
-            read(line, record, problem, other)
-            if len(batch) == INDEX_BATCH:
-                index.add(batch, fd, line.offset + line.length + 1)
-                batch = []
+        with closing(iter(lines)) as judged:  # (stopped early, as by a reader that raises: its child ends at once)
+            for entry, record in judged:
+                check()
+                batch.append(entry)
+                read(entry, record)
+                if len(batch) == INDEX_BATCH:
+                    index.add(batch, fd, entry.offset + entry.length + 1)
+                    batch = []
         index.add(batch, fd, lines.good_bytes)
         return lines
+
+    def _judge(self, line: LogLine) -> tuple[IndexedLine, GameRecord | None]:
+        """The entry of ``line`` in the index, and its record (its moves left in the log) if it holds one."""
+        record, problem, other = self._judged(line)
+        times = self._moves_left(record, line)
+        return indexed(line.number, line.offset, line.length, other, record, problem, times), record
 
     def _from_log(self, fd: int, game: str | None, start: int, number: int, empty: LoadedResults) -> LoadedResults:
         result = empty.anew()
@@ -334,14 +341,14 @@ class ResultsStore:
         record.moves = LazyMoves(self.directory, line.offset, line.length, record.game_id, times)
         return times
 
-    def _hand_out(self, line: LogLine, record: GameRecord | None, problem: str | None, other: str | None,
+    def _hand_out(self, line: LogLine | IndexedLine, record: GameRecord | None, problem: str | None, other: str | None,
                   game: str | None, result: LoadedResults) -> None:
         """A line parsed from the log (its moves left there), into ``result``
         (for a reader of ``game``): its record, or its warning."""
         if self._kept(line.number, other, problem, game, result.warnings) and record is not None:
             result.add(record, self.games_path, line.number)
 
-    def _note_tail(self, fd: int, lines: LogLines, last: int, result: LoadedResults) -> None:
+    def _note_tail(self, fd: int, lines: LogLines | JudgedLines, last: int, result: LoadedResults) -> None:
         """Note where the complete lines end (the last is line ``last``), and a torn line after them."""
         result.good_bytes = lines.good_bytes
         result.place = LogPlace.of(fd, lines.good_bytes, last)
