@@ -31,11 +31,11 @@ def _won_by_seat_0(spec):
                       versions=dict(zip(("pink", "black"), spec.versions)) or None)
 
 
-def _league(directory, rounds, left, *, names=("a", "b", "c", "d")):
-    """A league of 4 bots over ``rounds`` rounds whose directory holds its
+def _league(directory, rounds, left, *, names=("a", "b", "c", "d"), bots=("a", "b", "c", "d")):
+    """A league of ``bots`` over ``rounds`` rounds whose directory holds its
     games, by the bots ``names`` and their versions now, but the last ``left``."""
     directory.mkdir()
-    config = load_config(tournament_file(directory, ("a", "b", "c", "d"), rounds=rounds, seed=5))
+    config = load_config(tournament_file(directory, bots, rounds=rounds, seed=5))
     config.output.mkdir()
     versions = {"gone": "v1", **{name: fp.version for name, fp in RunPlan(config, config.output).fingerprints.items()}}
     played = make_schedule(replace(config.competition, names=names), versions)
@@ -223,3 +223,27 @@ def test_a_first_resume_refuses_a_game_of_another_tournament_as_a_read_of_every_
             _open(config)
         said[way] = str(raised.value)
     assert said["first"] == said["whole"] and "does not schedule" in said["first"]
+
+
+def test_a_first_resume_reads_the_ids_of_bots_named_as_ids_are_written(tmp_path, monkeypatch):
+    """Bots whose names hold what an id's parts are cut at (``-``, ``-g``
+    and a number): a first resume counts their games from the index as a
+    read of every record sorts them."""
+    decoded = counted_decodes(monkeypatch)
+    bots = ("a-g1", "a-g1-g2", "b-1", "r1")
+    planned = {}
+    for way in ("first", "whole"):
+        shutil.rmtree(tmp_path / "league", ignore_errors=True)
+        config, played = _league(tmp_path / "league", 3, 10, names=bots, bots=bots)
+        _run(config, limit=2)
+        ResultsStore(config.output).load()  # (the index covers every line)
+        _forget(config)
+        decoded.clear()
+        with pytest.MonkeyPatch.context() as patched:
+            if way == "whole":
+                _read_whole(patched)
+            plan, loaded = _open(config)
+        if way == "first":
+            assert not decoded and isinstance(plan.kept, KeptRecords)
+        planned[way] = (loaded.warnings, [(r.game_id, r.index) for r in plan.kept], pending_specs(plan.schedule, plan.kept))
+    assert planned["first"] == planned["whole"] and planned["first"][2]

@@ -82,9 +82,11 @@ class KeptResume:
     #: While a first read folds the games in: per round, a byte for each of its games, 1 for those kept
     #: (the round's count and :attr:`open_ids` are made of them when the read ends: :meth:`read_on`).
     _marks: dict[int, bytearray] | None = field(default=None, repr=False, compare=False)
-    #: What :meth:`take` made of the parts of the ids it read (see :meth:`_round_of`, :meth:`_slot`), and of versions.
+    #: What :meth:`take` made of the parts of the ids it read (see :meth:`_round_of`, :meth:`_pair_of`,
+    #: :meth:`_games_of`), and of versions.
     _rounds: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
-    _slots: dict[str, tuple[int, str, str] | None] = field(default_factory=dict, repr=False, compare=False)
+    _pairs: dict[str, tuple[int, str, str] | None] = field(default_factory=dict, repr=False, compare=False)
+    _games: dict[str, tuple[int, int, str]] = field(default_factory=dict, repr=False, compare=False)
     _played: dict[tuple[str, str], tuple[tuple[str, str, None], ...] | None] = field(default_factory=dict, repr=False,
                                                                                   compare=False)
 
@@ -155,7 +157,8 @@ class KeptResume:
 
     def __getstate__(self) -> dict[str, Any]:
         # (the schedule made again from the competition; what a first read used, read again by the next first read)
-        return {**self.__dict__, "_fixed": None, "_marks": None, "_rounds": {}, "_slots": {}, "_played": {}}
+        return {**self.__dict__, "_fixed": None, "_marks": None, "_rounds": {}, "_pairs": {}, "_games": {},
+                "_played": {}}
 
     def take(self, game: tuple[Any, ...]) -> bool:
         """Fold in a game from what the index holds of its line (a row of
@@ -167,18 +170,22 @@ class KeptResume:
         _, _, game_id, seed, seats, shape, versions = game
         if type(game_id) is not str or self._marks is None:
             return False
-        # (a million ids: the round's part and the pair's read once each, not the whole id parsed every time)
+        # (a million ids: each round's part and pair's read once, not the whole id parsed every time;
+        # the part before the first "-" is the round's, after the last "-g" the game's: neither can hold one)
         head, _, rest = game_id.partition("-")
+        pair, _, k = rest.rpartition("-g")
         round_ = self._rounds[head] if head in self._rounds else self._rounds.setdefault(head, self._round_of(head))
-        slot = self._slots[rest] if rest in self._slots else self._slots.setdefault(rest, self._slot(rest))
-        if (not round_ or slot is None or seats != slot[1] or shape != slot[2]
+        place = self._pairs[pair] if pair in self._pairs else self._pairs.setdefault(pair, self._pair_of(pair))
+        slot = (self._games or self._games_of()).get(k)
+        if (not round_ or place is None or slot is None or seats != place[1 + slot[1]] or shape != slot[2]
                 or seed != game_seed(self.competition.seed, game_id)):
             return False
+        within = place[0] + slot[0]
         played = () if versions is None else self._versions_of(seats, versions)
         marks = self._marks.get(round_) or self._marked(round_)
-        if played is None or marks[slot[0]]:
+        if played is None or marks[within]:
             return False
-        marks[slot[0]] = 1
+        marks[within] = 1
         for key in played:
             self.versions[key] += 1
         return True
@@ -188,17 +195,26 @@ class KeptResume:
         parsed = parse_game_id(f"{head}-a~b-g1")
         return parsed[0] if parsed is not None and 1 <= parsed[0] <= self.competition.rounds else 0
 
-    def _slot(self, rest: str) -> tuple[int, str, str] | None:
-        """Where the game ``rest`` names (an id's part after its round) is
-        among its round's, and the seats and shape its line holds (see
-        :func:`text_of`, :func:`shape_text`); None when the schedule holds no such game."""
+    def _pair_of(self, pair: str) -> tuple[int, str, str] | None:
+        """Where the games of ``pair`` (an id's ``a~b``) start among their
+        round's, and the seats their lines hold, its first bot on seat 0 and
+        on seat 1 (see :func:`text_of`); None when the schedule holds no such pair."""
         schedule = self._schedule()
-        within = schedule.index_of(f"r1-{rest}")
-        if within is None:
+        first = schedule.index_of(f"r1-{pair}-g1")
+        if first is None:
             return None
-        spec = schedule[within]
-        return within, text_of(list(spec.players)), shape_text(spec.game, spec.opening, spec.opening_moves, None)
+        players = list(schedule[first].players)
+        return first, text_of(players), text_of(players[::-1])
 
+    def _games_of(self) -> dict[str, tuple[int, int, str]]:
+        """Each game of a pair in a round, by its ``k`` as an id writes it:
+        its place among the pair's, its first bot's seat and the shape its
+        line holds (see :func:`shape_text`)."""
+        schedule = self._schedule()
+        for k in range(1, min(2 * len(self.competition.suite()), len(schedule)) + 1):
+            spec = schedule[k - 1]  # (the first pair's, in the first round)
+            self._games[str(k)] = (k - 1, (k - 1) % 2, shape_text(spec.game, spec.opening, spec.opening_moves, None))
+        return self._games
     def _versions_of(self, seats: str, versions: object) -> tuple[tuple[str, str, None], ...] | None:
         """Each bot (of ``seats``) and the version that played, as :attr:`versions`
         counts them, from the ``versions`` a line holds; None when that is not
