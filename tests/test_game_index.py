@@ -295,3 +295,33 @@ def test_an_entry_sealed_with_this_users_key_that_is_no_record_rebuilds_the_inde
     loaded = ResultsStore(config.output).load()
     assert "damaged" in rebuilt_line(loaded.warnings)[0]
     assert [r.to_json() for r in loaded.records] == [r.to_json() for r in written]
+
+
+def test_the_index_holds_what_a_resume_sorts_each_game_by(config):
+    """Beside each record, what a resume sorts it by without making it
+    (:meth:`GameIndex.games`): its id, seed, players in seat order, game,
+    opening and forfeit's reason, and versions in seat order; None for a
+    line that is no record."""
+    from arena.base import safe_files
+    from arena.results.game_index import GameIndex
+
+    records = write_games(config, 12)
+    with open(config.output / "games.jsonl", "ab") as log:
+        log.write(b"not a record\n")
+    ResultsStore(config.output).load()
+    fd = safe_files.open_file(config.output, "games.jsonl", os.O_RDONLY)
+    index = GameIndex(config.output)
+    try:
+        rows = list(index.games(fd, index.open(fd)))
+        assert index.entry(rows[3][1]).record is not None and index.entry(rows[-1][1]).problem
+    finally:
+        index.close()
+        os.close(fd)
+    assert rows[-1][2:] == (None,) * 5 and [row[0] for row in rows] == list(range(1, 14))
+    for record, row in zip(records, rows):
+        reason = record.reason if record.forfeit_by is not None else None
+        versions = None if record.versions is None else [record.versions[c] for c in record.players]
+        assert row[2:4] == (record.game_id, record.seed)
+        assert [json.loads(text) if text is not None else None for text in row[4:]] == [
+            list(record.players.values()), [record.game, record.opening, list(record.opening_moves), reason], versions]
+    assert any(json.loads(row[5])[3] for row in rows[:12])  # (a forfeit among them)

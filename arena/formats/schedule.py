@@ -23,6 +23,7 @@ from typing import overload
 from arena.formats.competition import Competition
 from arena.formats.game_pairs import add_game_pair, game_seed, pair_game
 from arena.game.records import GameRecord, GameSpec, pair_id, parse_game_id
+from arena.game.records import game_id as id_in_pair
 
 __all__ = ["FixedSchedule", "ScheduledGames", "make_schedule", "pairings", "schedule_size"]
 
@@ -231,6 +232,12 @@ class FixedSchedule(Sequence[GameSpec]):
         a, b = self._pairs[position]
         return pair_game(self.competition, round_ + 1, pair_id(a, b), (a, b), self._suite[j], j, seat, index,
                          self.versions)
+
+    def game_id_at(self, index: int) -> str:
+        """The id of the game at ``index`` (its spec not made)."""
+        round_, within = divmod(index, self.per_round)
+        position, k = divmod(within, 2 * len(self._suite))
+        return id_in_pair(round_ + 1, pair_id(*self._pairs[position]), k + 1)
 
     def index_of(self, game_id: str) -> int | None:
         """The place in this schedule of the game ``game_id`` names; None when it holds no such id."""

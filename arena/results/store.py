@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable, Container, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import engine
 from arena.base import safe_files
@@ -57,7 +58,8 @@ from arena.results.game_index import (INDEX_FILE, GameIndex, IndexedLine, IndexM
 from arena.results.game_log import CHUNK_BYTES, LogLine, LogLines, last_lines
 from arena.results.judged_lines import JudgedLines
 
-__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "LogRewritten", "StoreError", "LoadedResults", "CurrentRun", "current_run", "write_atomically"]
+__all__ = ["ResultsStore", "ResultsConflict", "StoreBusy", "LogRewritten", "StoreError", "LoadedResults", "CurrentRun", "TakeGame",
+           "current_run", "write_atomically"]
 
 GAMES_FILE = "games.jsonl"
 REPLACED_FILE = "replaced.jsonl"
@@ -70,6 +72,12 @@ LOCK_PATIENCE_S = 0.5
 INDEX_BATCH = 10_000
 #: Longest time a record written to games.jsonl waits for its fdatasync.
 SYNC_INTERVAL_S = 1.0
+
+
+#: A reader of games that takes a record from what the index holds of its
+#: line (a row of :meth:`GameIndex.games`), the record not made: True when
+#: it took it, False for the record to be made and handed on.
+TakeGame = Callable[[tuple[Any, ...]], bool]
 
 
 class ResultsConflict(Exception):
@@ -114,6 +122,8 @@ class LoadedResults:
     #: Where each record goes instead of :attr:`records`, which then keeps
     #: none (nor their ids: ``seen_before`` is the sink's, kept up to date).
     into: Callable[[GameRecord], None] | None = field(default=None, repr=False)
+    #: With :attr:`into`, what is offered each record of the index first, before it is made (see :data:`TakeGame`).
+    take: TakeGame | None = field(default=None, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)
     _handed: bool = field(default=False, repr=False)
     #: The values the records held repeat, held once (a reader taking each record as it comes holds none).
@@ -131,7 +141,7 @@ class LoadedResults:
 
     def anew(self) -> LoadedResults:
         """An empty read asked as this one (a read started again)."""
-        return LoadedResults(seen_before=self.seen_before, into=self.into)
+        return LoadedResults(seen_before=self.seen_before, into=self.into, take=self.take)
 
     @property
     def handed(self) -> bool:
@@ -177,7 +187,7 @@ class ResultsStore:
     # -- reading (safe at any time, also while a run is writing) -------------
 
     def load(self, game: str | None = None, *, since: LogPlace | None = None, seen: Container[str] = frozenset(),
-             into: Callable[[GameRecord], None] | None = None) -> LoadedResults:
+             into: Callable[[GameRecord], None] | None = None, take: TakeGame | None = None) -> LoadedResults:
         """Every readable record, with a warning naming the line of each one
         skipped: a line that is not a record :meth:`GameRecord.from_json`
         accepts (it checks every field), however it is broken, never raises.
@@ -189,7 +199,10 @@ class ResultsStore:
         :class:`LogRewritten` when the log no longer starts as it was read.
         ``into`` takes each record as it is read, in the log's order (and
         may raise to stop the read), instead of the records returned: a
-        reader of a million games need not hold them."""
+        reader of a million games need not hold them.  ``take`` (with
+        ``into``) is offered what the index holds of each record's line
+        first, and the record is made only when it does not take it (see
+        :data:`TakeGame`): a reader of a million games need not make them."""
         result = LoadedResults()
         try:
             fd = safe_files.open_file(self.directory, GAMES_FILE, os.O_RDONLY)
@@ -204,7 +217,7 @@ class ResultsStore:
         try:
             if since is not None and not since.still_in(fd):
                 raise LogRewritten()
-            return self._load(fd, game, since, LoadedResults(seen_before=seen, into=into))
+            return self._load(fd, game, since, LoadedResults(seen_before=seen, into=into, take=take))
         except OSError as exc:
             raise store_error(exc, "read", self.games_path) from None
         finally:
@@ -275,13 +288,20 @@ class ResultsStore:
         if index.rebuilt is not None:
             result.warnings.append(f"{rebuilt_note(self.directory)} from {GAMES_FILE}, as {index.rebuilt}")
         last = number
-        for entry in index.lines(fd, covered, start):
-            check()
-            last = entry.number
-            record = self._indexed_record(entry, index) if entry.record is not None else None
-            other = record.game if record is not None else entry.game  # (the record's is checked)
-            if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
-                result.add(record, self.games_path, entry.number)
+        take = result.take if result.into is not None else None
+        if take is not None:
+            for row in index.games(fd, covered, start):
+                check()
+                last = row[0]
+                if take(row):
+                    result._handed = True  # (taken: a read started again would offer it twice)
+                else:
+                    self._hand_entry(index.entry(row[1]), index, game, result)
+        else:
+            for entry in index.lines(fd, covered, start):
+                check()
+                last = entry.number
+                self._hand_entry(entry, index, game, result)
 
         def read(entry: IndexedLine, record: GameRecord | None) -> None:
             nonlocal last
@@ -293,6 +313,13 @@ class ResultsStore:
         lines = self._catch_up(index, fd, covered, read)
         self._note_tail(fd, lines, last, result)
         return result
+
+    def _hand_entry(self, entry: IndexedLine, index: GameIndex, game: str | None, result: LoadedResults) -> None:
+        """An entry of the index, into ``result`` (for a reader of ``game``): its record, or its warning."""
+        record = self._indexed_record(entry, index) if entry.record is not None else None
+        other = record.game if record is not None else entry.game  # (the record's is checked)
+        if self._kept(entry.number, other, entry.problem, game, result.warnings) and record is not None:
+            result.add(record, self.games_path, entry.number)
 
     def _catch_up(self, index: GameIndex, fd: int, covered: int,
                   read: Callable[[IndexedLine, GameRecord | None], None]) -> JudgedLines:
@@ -398,7 +425,7 @@ class ResultsStore:
     # -- writing (one run at a time) ----------------------------------------
 
     def open_for_run(self, game: str, *, since: LogPlace | None = None, seen: Container[str] = frozenset(),
-                     into: Callable[[GameRecord], None] | None = None) -> LoadedResults:
+                     into: Callable[[GameRecord], None] | None = None, take: TakeGame | None = None) -> LoadedResults:
         """Lock the directory, empty the bots' scratch directories of the
         last run (so that a disk a bot filled does not stay full), and
         return the records of ``game`` there (or those after ``since``,
@@ -417,7 +444,7 @@ class ResultsStore:
         # place is removed, so the bots' directories are made in a real one.
         empty_directory(self.scratch_dir)
         self._finish_replace()
-        return self.load(game, since=since, seen=seen, into=into)
+        return self.load(game, since=since, seen=seen, into=into, take=take)
 
     def start_appending(self, loaded: LoadedResults) -> None:
         """Cut the torn tail :meth:`open_for_run` found and get ready to append."""

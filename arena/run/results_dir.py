@@ -142,9 +142,11 @@ class RunPlan:
     def open(self, store: ResultsStore) -> LoadedResults:
         """Open ``store`` for the run (:meth:`ResultsStore.open_for_run`) and
         :meth:`decide` it: carried on from what the index keeps of a resume
-        over the games added since, where it can be (its records, not read,
-        are then empty: :attr:`kept` reads them when looked at), else from
-        every record, keeping that for the next resume (:meth:`remember`).
+        over the games added since, or, where it keeps nothing, from every
+        game folded in from what the index holds of it, few records made
+        (its records, not read, are then empty: :attr:`kept` reads them when
+        looked at; that is kept for the next resume: :meth:`remember`); a
+        run that needs the records before its first game reads them all.
         See :mod:`arena.run.resume_read`."""
         try:  # (before the lock: an unreadable file is said after it, as a read of every record says it)
             meta = read_meta(store.directory)
@@ -152,9 +154,13 @@ class RunPlan:
             meta = None
         game, question = self.config.competition.game, self._question(meta.game_ids(True) if meta is not None else None)
         kept = recall(store.directory, question) if question is not None else None
+        first = question is not None and not isinstance(kept, KeptResume)
+        if first:  # (nothing kept: every game folded in from the start, few records made)
+            kept = KeptResume.anew(replace(self.config.competition, game_ids="names"))
         if isinstance(kept, KeptResume):
             try:
-                loaded = store.open_for_run(game, since=kept.place, seen=kept, into=kept.add)
+                loaded = store.open_for_run(game, since=kept.place, seen=kept, into=kept.add,
+                                            take=kept.take if first else None)
             except LogRewritten:
                 kept, loaded = None, store.load(game)
         else:
