@@ -241,6 +241,16 @@ SELF_EDITING = BOT_SOURCE.replace(
 )
 
 
+#: ann as :data:`SELF_EDITING`, whose process then exits (as a crash between
+#: games would): its next game in that worker starts the edited files.
+SELF_EDITING_THEN_EXITING = SELF_EDITING.replace(
+    "        os.replace(here + '.new', here)\n",
+    "        os.replace(here + '.new', here)\n"
+    "        sys.exit(0)\n",
+)
+assert SELF_EDITING_THEN_EXITING != SELF_EDITING
+
+
 def salts_that_played(out: Path, bot: str) -> dict[str, str]:
     """By game of ``bot``: the SALT it said in that game's log."""
     found = {}
@@ -282,6 +292,42 @@ def test_a_bot_edited_mid_run_plays_the_run_as_it_started_and_the_next_run_as_ed
     assert edited["ann"] != started["ann"]
     assert set(salts_that_played(out, "ann").values()) == {"1"}
     assert versions_of(out, "ann") == {edited["ann"]}
+
+
+def test_a_bot_edited_mid_run_plays_no_game_of_the_run_as_edited_whatever_the_worker(tmp_path):
+    """With two workers, a bot's process may start after its files changed
+    (the other worker's first start of it, a restart after a crash or to
+    make room; here at least the restart, as ann exits once edited): such a
+    start is refused, so each game of the run is either played by a process
+    started before the edit, under the version recorded, or a
+    startup_failure forfeit that names the change; the next run plays
+    those as the edited bot."""
+    path = write_league(tmp_path, ["ann", "bob", "cy", "dee"], format_settings("swiss", rounds=3), concurrency=2)
+    (tmp_path / "bots" / "ann.py").write_text(SELF_EDITING_THEN_EXITING.format(salt=0))
+    ok(arena_here("run", path))
+    out = tmp_path / "out"
+    started = {bot["name"]: bot["version"] for bot in json.loads((out / "tournament.json").read_text())["bots"]}
+    assert "SALT = 1\n" in (tmp_path / "bots" / "ann.py").read_text()
+    assert versions_of(out, "ann") == {started["ann"]}
+    refused = set()
+    for record in records_of(out):
+        if "ann" not in record["players"].values():
+            continue
+        if record.get("forfeit_by") and record["players"][record["forfeit_by"]] == "ann":
+            assert record["reason"] == "startup_failure", record
+            assert record["detail"].startswith(
+                f"its files changed since the run started (version {started['ann']} recorded, now "), record
+            refused.add(record["game_id"])
+            continue
+        log = (out / "logs" / "ann" / "games" / f"{record['game_id']}.log").read_text()
+        assert re.findall(r"^salt (-?\d+)$", log, re.M) == ["0"], record["game_id"]  # the files the run recorded
+    assert refused  # ann's restart after its edit, at least
+
+    ok(arena_here("run", path, "--replay", "ann"))
+    edited = {bot["name"]: bot["version"] for bot in json.loads((out / "tournament.json").read_text())["bots"]}
+    assert versions_of(out, "ann") == {edited["ann"]} != {started["ann"]}
+    assert set(salts_that_played(out, "ann").values()) == {"1"}
+    assert refused <= set(salts_that_played(out, "ann"))  # each refused game played now
 
 
 def round_cards(page: str) -> dict[int, str]:

@@ -26,6 +26,7 @@ from arena.bot.player import BotPlayer
 from arena.bot.process import BotProcess
 from arena.bot.sandbox import bwrap_command
 from arena.bot.spec import BotConfig
+from arena.bot.submission import SubmissionLimits
 from arena.bot.version import Fingerprint, describe_change, fingerprint
 from arena.check import check_one
 from arena.run.config import ConfigError, check_programs, load_config
@@ -414,3 +415,26 @@ def test_submission_limits_are_read_like_limits(tmp_path):
                      ("3", "submission_limits: must be a mapping")):
         with pytest.raises(ConfigError, match=why.replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
             load_config(league(tmp_path, extra=f"submission_limits: {bad}\n"))
+
+
+def test_a_start_checks_a_submission_against_its_recorded_version_within_its_limits(tmp_path):
+    """arena.bot.version.changed_since, what a worker asks before it starts a
+    bot: None while the folder is the version recorded; one line naming
+    both versions once it changed, or the limit once it outgrew one; a
+    declared version is taken at its word."""
+    folder = team(tmp_path / "subs", "team-x")
+    bot = BotConfig(name="team-x", cmd=(sys.executable, "bot.py"), options={}, cwd=folder, env={}, source=folder)
+    limits = SubmissionLimits(folder_files=5)
+    recorded = fingerprint(bot, limits).version
+    assert version.changed_since(bot, recorded, limits) is None
+    (folder / "notes.txt").write_text("a file the bot wrote into its folder\n")
+    now = fingerprint(bot, limits).version
+    assert version.changed_since(bot, recorded, limits) == (
+        f"its files changed since the run started (version {recorded} recorded, now {now}): "
+        "the next run plays this game as the new version")
+    for number in range(5):
+        (folder / f"more{number}.txt").write_text("x\n")
+    assert version.changed_since(bot, recorded, limits) == (
+        f"its files can no longer be read since the run started (version {recorded} recorded): "
+        "it holds more than 5 files and folders (folder_files)")
+    assert version.changed_since(replace(bot, version="2"), "2", limits) is None

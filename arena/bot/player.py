@@ -23,6 +23,8 @@ from arena.bot.sandbox import Confinement
 from arena.bot.spec import QUIT_GRACE_S, STARTUP_TIMEOUT_S, BotConfig
 from arena.bot.protocol_log import ProtocolLog
 from arena.bot.stderr_log import StderrLog
+from arena.bot.submission import SubmissionLimits
+from arena.bot.version import changed_since
 from arena.base.text import clean_text
 from arena.bot.process import (
     ArenaWriteError,
@@ -62,6 +64,7 @@ class BotPlayer:
         scratch_dir: Path | None = None,
         hidden: tuple[Path, ...] = (),
         spin: bool = False,
+        submission_limits: SubmissionLimits = SubmissionLimits(),
     ) -> None:
         self.command = command
         self.game = game
@@ -93,6 +96,12 @@ class BotPlayer:
         self.compact_turns = False
         #: Processes started so far (1 when one process played every game).
         self.starts = 0
+        #: The version the game about to be played is recorded under
+        #: (``GameSpec.versions``), None for any: a process is started for it
+        #: only while the bot's files still make that version, fingerprinted
+        #: within ``submission_limits`` (:func:`~arena.bot.version.changed_since`).
+        self.recorded_version: str | None = None
+        self.submission_limits = submission_limits
 
     @property
     def name(self) -> str:
@@ -114,6 +123,7 @@ class BotPlayer:
         self.starts += 1
         if self.command.problem is not None:  # a submission that cannot run at all (a broken manifest)
             raise Forfeit("startup_failure", self.command.problem)
+        self._check_version()  # before the launch: files the record does not name never run
         process: BotProcess | RemoteBotProcess
         if self.command.remote is not None:
             process = RemoteBotProcess(self.name, self.command.remote, self.protocol_log)
@@ -147,9 +157,23 @@ class BotPlayer:
         if message.get("type") == "error":
             process.kill()
             raise Forfeit("startup_failure", f"refused to start: {clean_text(message.get('message', ''))}")
+        try:
+            # Again once it answered: files changed between the check and their reading by the program are caught.
+            self._check_version()
+        except Forfeit:
+            process.kill()
+            raise
         self._take_ready(message)
         self.process = process
         return process
+
+    def _check_version(self) -> None:
+        """Raise a ``startup_failure`` :class:`Forfeit` if the bot's files are
+        no longer the version the game is recorded under (:attr:`recorded_version`)."""
+        if self.recorded_version is not None:
+            changed = changed_since(self.command, self.recorded_version, self.submission_limits)
+            if changed is not None:
+                raise Forfeit("startup_failure", changed)
 
     def _greet(self, process: BotProcess | RemoteBotProcess, deadline: float) -> dict[str, Any]:
         """Send ``hello`` and read the answer (``ready``, or ``error``).  A

@@ -45,7 +45,7 @@ from arena.bot.submission import (
 )
 from arena.base.text import safe
 
-__all__ = ["Fingerprint", "fingerprint", "describe_change"]
+__all__ = ["Fingerprint", "fingerprint", "describe_change", "changed_since"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,24 @@ def fingerprint(bot: BotConfig, limits: SubmissionLimits = SubmissionLimits()) -
         {"cmd": cmd, "options": bot.options, "env": env, "files": files}, sort_keys=True, default=str
     ).encode()).hexdigest()[:8]
     return Fingerprint(bot.version or digest, bot.version, cmd, bot.options, env, files)
+
+
+def changed_since(bot: BotConfig, recorded: str, limits: SubmissionLimits = SubmissionLimits()) -> str | None:
+    """Why a process of ``bot`` must not start for a game recorded under
+    version ``recorded``: its files make another version now, or its folder
+    can no longer be read within ``limits``; None when they are still
+    ``recorded``.  A declared version is taken at its word, and a remote
+    bot's files are on its author's machine: neither is read again."""
+    if bot.version is not None or bot.remote is not None:
+        return None
+    try:
+        now = fingerprint(bot, limits).version
+    except SubmissionProblem as exc:
+        return f"its files can no longer be read since the run started (version {recorded} recorded): {exc}"
+    if now == recorded:
+        return None
+    return (f"its files changed since the run started (version {recorded} recorded, now {now}): "
+            "the next run plays this game as the new version")
 
 
 def describe_change(old: Fingerprint | None, new: Fingerprint) -> str:

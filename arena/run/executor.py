@@ -155,9 +155,10 @@ class LocalExecutor:
     def session(self) -> Iterator[None]:
         """Keep the workers, and their bots, from run to run (the rounds of a
         Swiss): starting them again each round cost a start of every bot a
-        round.  A bot keeps the files it started with until the session ends
-        (the version a run records is the one it found at its start), unless
-        it is restarted for a game (it crashed, or a worker made room).  At the
+        round.  A bot keeps the files it started with until the session ends;
+        one started again for a game (it crashed, or a worker made room) is
+        started only while its files are the version the run recorded at its
+        start (:class:`~arena.run.pool.BotPool`).  At the
         end the workers quit, and their bots with them; at once, on an
         exception (a stop signal between rounds)."""
         self._kept = _Workers(self)

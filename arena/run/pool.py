@@ -60,7 +60,11 @@ class BotPool:
     ``scratch_dir/<name>.<tag>`` (a temporary one when ``scratch_dir`` is
     None); a sandboxed bot sees neither the results directory nor the logs
     nor the tournament file.  Each record it plays names ``played_on`` (see
-    :func:`here`) and ``time_scale``, what ``config``'s clocks were scaled by."""
+    :func:`here`) and ``time_scale``, what ``config``'s clocks were scaled by.
+    With ``check_versions``, a bot is started for a game (its first start or
+    a restart) only while its files are still the version the game's spec
+    names, the one its record will; else it forfeits the game as a
+    ``startup_failure`` (:func:`~arena.bot.version.changed_since`)."""
 
     def __init__(
         self,
@@ -72,8 +76,11 @@ class BotPool:
         feed: LiveFeed | None = None,
         played_on: dict[str, str | int | float] | None = None,
         time_scale: float | None = None,
+        check_versions: bool = True,
     ) -> None:
         self.config = config
+        #: Start a bot for a game only while its files are the version the game's spec names (see :meth:`play`).
+        self.check_versions = check_versions
         self.played_on = played_on
         #: What ``config``'s clocks were scaled by (recorded in each game), or None.
         self.time_scale = time_scale
@@ -107,12 +114,17 @@ class BotPool:
                 scratch_dir=self.scratch_dir / f"{name}.{self.tag}" if self.scratch_dir is not None else None,
                 hidden=self.hidden,
                 spin=self.spin,
+                submission_limits=self.config.submission_limits,
             )
         self.players[name] = player
         return player
 
     def play(self, spec: GameSpec) -> GameRecord:
         seats = [self.player(name, keep=spec.players) for name in spec.players]
+        if self.check_versions and spec.versions:
+            # The record names these versions: a bot whose files changed since is not started for it.
+            for seat, version in zip(seats, spec.versions):
+                seat.recorded_version = version
         # Each bot's stderr during the game goes to the game's own file.
         logged = list({id(seat): seat for seat in seats}.values())
         for seat in logged:

@@ -189,6 +189,9 @@ class GameActor:
         speed, scale = conditions.speed(node_id, self.config.competition.game)
         self.pool = BotPool(scaled(self.config, scale) if scale is not None else self.config, self.logs_dir, tag=tag,
                             scratch_dir=scratch, feed=LiveFeed(None, tag), time_scale=scale,
+                            # A node's copy of a bot differs by design (its own build, a working_dir
+                            # shipped without what .gitignore lists): its fingerprint is not the driver's.
+                            check_versions=False,
                             played_on=here(node_id=node_id, actor=number, **({} if speed is None else {"speed": speed})))
         self.stopping = False
         self.dropping = False
