@@ -313,14 +313,14 @@ def test_what_a_bot_writes_to_dev_shm_goes_with_it(tmp_path, sandbox):
 
 
 def test_a_worker_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_path):
-    flag = tmp_path / "stopped-once"
-    config = load_config(hostile_tournament(tmp_path, ["stop_worker.py", str(flag)]))
+    flag = tmp_path / "stopped"
+    config = load_config(hostile_tournament(tmp_path, ["stop_worker.py", str(tmp_path)]))
     summary = run_tournament(config, executor=LocalExecutor(config, concurrency=2, game_deadline=3))
     assert flag.exists()  # it did stop its worker
     assert summary.played == 12
     records = strict_records(config.output)
     assert len({r["game_id"] for r in records}) == 12
-    assert all(r["forfeit_by"] is None for r in records)
+    assert all(r["forfeit_by"] is None for r in records), [(r["game_id"], r["reason"], r.get("detail")) for r in records if r["forfeit_by"]]
 
 
 def test_a_game_that_stalls_twice_is_given_up_after_every_other_game(tmp_path):

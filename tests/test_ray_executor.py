@@ -132,8 +132,8 @@ def test_a_killed_actor_loses_only_its_game_and_takes_its_bots(tmp_path, local_r
 def test_an_actor_stopped_by_its_bot_is_killed_and_its_game_played_again(tmp_path, local_ray):
     from arena.run.ray_executor import RayExecutor
 
-    flag = tmp_path / "stopped-once"  # the first bot process to stop its actor leaves this
-    bots = {"hostile": f"[python, {BOTS / 'stop_worker.py'}, '{flag}']", "steady": "python -m bots.random_bot"}
+    flag = tmp_path / "stopped"  # the first bot process to stop its actor leaves this
+    bots = {"hostile": f"[python, {BOTS / 'stop_worker.py'}, '{tmp_path}']", "steady": "python -m bots.random_bot"}
     config = load_config(marked_tournament(tmp_path, bots))
     executor = RayExecutor(config, config.output / "logs", game_deadline=5)
     summary = run_tournament(config, executor=executor)
