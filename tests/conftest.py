@@ -125,7 +125,8 @@ MODULE_MARKS: dict[str, tuple[str, ...]] = {
 
 #: Tests that need Ray outside the Ray modules (by name, with or without parameters).
 RAY_TESTS: dict[str, set[str]] = {
-    "test_benchmarks": {"test_a_benchmark_runs_at_its_quick_size[ray_vs_local]"},
+    "test_benchmarks": {"test_a_benchmark_runs_at_its_quick_size[ray_vs_local]",
+                        "test_a_benchmark_runs_at_its_quick_size[calibration]"},
 }
 
 #: The slow tests of the other modules: a function's name marks all its

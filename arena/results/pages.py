@@ -17,9 +17,8 @@ destination cleans and cuts it, then escaped.
 from __future__ import annotations
 
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from arena.base.text import safe
@@ -46,8 +45,16 @@ def _html_text(text: str) -> Markup:
     return Markup(safe(text, "html"))
 
 
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
+
 @cache
 def _environment() -> Environment:
+    # Jinja2 imported when a page is first drawn: most commands draw none, and its import is a tenth of
+    # the start of a command answered from the index.
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     env = Environment(
         loader=PackageLoader(__package__, "templates"),
         autoescape=True,

@@ -31,8 +31,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, fields
 from typing import Any
 
-from jinja2.utils import htmlsafe_json_dumps
-
 import engine
 from arena.game.positions import start_state
 from arena.game.records import GameRecord, MoveRecord, schedule_key
@@ -271,6 +269,8 @@ def script_json(data: Any) -> str:
     info can end it, and ASCII, so no text read from a results file (a lone
     surrogate among them) can stop the page being written; the script shows
     it all as text (``textContent``), never as markup."""
+    from jinja2.utils import htmlsafe_json_dumps  # (Jinja2 loaded only by what writes a page: see arena.results.pages)
+
     return str(htmlsafe_json_dumps(data, **SCRIPT_JSON))
 
 
