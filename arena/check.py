@@ -494,8 +494,8 @@ def _warnings(walk: _Walk, before: Fingerprint | None, after: Fingerprint | None
                          f"{STDERR_WARN_BYTES // 1024} KiB: a game's log keeps its first and last 32 KiB)"))
     if before is not None and after is not None and after.files != before.files:
         warnings.append(("leaves its own folder as it is",
-                         f"wrote into its own folder ({describe_change(before, after)}): its version would "
-                         "change on the next run; write to $TMPDIR instead"))
+                         f"wrote into its own folder ({describe_change(before, after)}): a new version of it "
+                         "as it plays, so a run forfeits its later starts; write to $TMPDIR instead"))
     return warnings
 
 

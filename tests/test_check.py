@@ -511,7 +511,8 @@ def test_check_warns_of_a_chatty_bot_and_one_writing_into_its_folder_in_every_fo
     assert plain.exit_code == 0, plain.stdout + plain.stderr
     rows = table_rows(plain.stdout)
     assert rows["good"][6] == "-" and re.fullmatch(r"warning: wrote \d+ KiB to stderr in one game \(over 64 KiB: .*", rows["chatty"][6])
-    assert rows["team-w"][6].startswith("warning: wrote into its own folder (state.txt added): its version would change")
+    assert rows["team-w"][6].startswith("warning: wrote into its own folder (state.txt added): a new version of it as it plays, "
+                                       "so a run forfeits its later starts")
     assert plain.stdout.splitlines()[-2:] == ["warnings for 2 of 3 bots: chatty, team-w",
                                                "all 3 bots passed 1 games each against the random bot"]
     (team / "state.txt").unlink()
