@@ -26,6 +26,7 @@ import msgspec
 from typer.testing import CliRunner, Result
 
 import engine
+from arena.base.processes import proc_stat
 from arena.bot.limits import Limits
 from arena.bot.player import BotPlayer
 from arena.bot.spec import BotConfig
@@ -520,6 +521,12 @@ def until(check: Callable[[], Any], seconds: float = 5.0, what: str = "", every:
             return value
         time.sleep(every)
     raise AssertionError(f"not within {seconds} s: {what}" if what else f"not within {seconds} s")
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not ended (a zombie no one reaped yet has)."""
+    stat = proc_stat(pid)
+    return stat is not None and stat[0] != "Z"
 
 
 def arena(*args: object) -> Result:

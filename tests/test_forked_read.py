@@ -8,16 +8,15 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
-from pathlib import Path
 
 import pytest
 
+from arena.base.processes import children
 from arena.results import judged_lines
 from arena.results.game_index import INDEX_FILE
 from arena.results.store import GAMES_FILE, ResultsStore
 from arena.run.standings_read import read_standings
-from builders import tournament
+from builders import running, tournament, until
 from test_game_index import write_games
 from test_standings_read import shown
 
@@ -179,23 +178,8 @@ def test_the_child_dies_with_a_reader_killed_by_kill_9(config):
             "Slow(Path(sys.argv[1])).load()\n")
     reader = subprocess.Popen([sys.executable, "-c", code, str(config.output)], env={**os.environ, "PYTHONPATH": ":".join(sys.path)})
     try:
-        children = Path(f"/proc/{reader.pid}/task/{reader.pid}/children")
-        deadline = time.monotonic() + 60
-        while not children.read_text().split() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        child = int(children.read_text().split()[0])
+        child = until(lambda: children(reader.pid), 60, "the reader forked its child", every=0.05)[0]
     finally:
         reader.kill()
         reader.wait()
-    deadline = time.monotonic() + 10
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child)
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie no one reaped yet does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+    until(lambda: not running(child), 10, "the child died with its reader", every=0.05)

@@ -21,8 +21,8 @@ from arena.bot.process import (
     StartError,
     WriteTimeout,
 )
-from builders import BOTS, bot_cmd
-from conftest import SOON, group_members, proc_stat, soon
+from builders import BOTS, bot_cmd, running
+from conftest import SOON, group_members, soon
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaked_processes"),
@@ -56,12 +56,6 @@ def wait_until(condition: Callable[[], bool], timeout: float = SOON) -> bool:
             return False
         time.sleep(0.02)
     return True
-
-
-def running(pid: int) -> bool:
-    """Exists and is not a zombie."""
-    stat = proc_stat(pid)
-    return stat is not None and stat[0] != "Z"
 
 
 # --- lines ---

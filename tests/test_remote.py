@@ -49,7 +49,7 @@ from arena.run.remote_tokens import make_token, read_tokens, token_owner
 from arena.run.results_dir import VersionChanged, read_results
 from arena.run.tournament import run_tournament
 from arena.run.yaml_reader import ConfigError
-from builders import ROOT, arena as arena_here
+from builders import ROOT, arena as arena_here, running, until
 from hostile_clients import Attack
 from relay import Proxy
 
@@ -863,14 +863,4 @@ def test_the_listener_runs_in_a_process_of_its_own_that_ends_with_the_run(tmp_pa
     pid = int(run.stdout.readline())
     run.kill()
     run.wait()
-    end = time.monotonic() + 10
-    while running(pid) and time.monotonic() < end:
-        time.sleep(0.05)
-    assert not running(pid)
-
-
-def running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    until(lambda: not running(pid), 10, "the listener ended with its run")

@@ -19,7 +19,7 @@ from arena.game.clock import TimeControl
 from arena.run.executor import game_deadline_s
 from arena.run.preflight import preflight_deadline_s
 from arena.run.supervised import Lost, child_deadline_s, reply, start_child, supervise
-from builders import ROOT, tournament
+from builders import ROOT, running, tournament
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaked_processes"),
@@ -68,13 +68,6 @@ def _echo(conn) -> None:
         reply(conn, _upper, message.decode())
 
 
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_every_job_gets_its_child_s_answer():
     answers = supervise(_upper, {"a": ("x",), "b": ("y",), "c": ("z",)}, kind="test", doing="testing it",
                         at_once=2, deadline_s=30)
@@ -107,7 +100,7 @@ def test_a_child_silent_past_its_deadline_is_killed_with_every_bot_it_started(tm
         "fine": b"FINE",
     }
     bot, its_child = (int(pid) for pid in (tmp_path / "pids").read_text().split())
-    assert not alive(bot) and not alive(its_child)
+    assert not running(bot) and not running(its_child)
 
 
 def _stop_unless_fine(name: str, pids: Path) -> bytes:
@@ -129,7 +122,7 @@ def test_a_child_that_dies_is_named_at_once_and_its_bots_killed(tmp_path, how, s
     assert time.monotonic() - started < 10  # not the deadline
     assert plain == {"x": Lost(f"the arena's process testing it died ({status}; a bot that kills its parent does that)")}
     bot, its_child = (int(pid) for pid in (tmp_path / "pids").read_text().split())
-    assert not alive(bot) and not alive(its_child)
+    assert not running(bot) and not running(its_child)
     signals = supervise(_die_after_starting_a_bot, {"x": (tmp_path / "pids", how)}, kind="test", doing="testing it",
                         at_once=1, deadline_s=60, signal_names=True)
     assert signals["x"] == Lost(f"the arena's process testing it died ({named}; a bot that kills its parent does that)")

@@ -69,6 +69,7 @@ class Stage:
             entry["max_games"] = self.max_games
         return entry
 
+
 class _Settle(msgspec.Struct, frozen=True):
     """An adaptive stage's stop rule as ``tournament.json`` holds it (``settle``)."""
 

@@ -215,6 +215,7 @@ class KeptResume:
             spec = schedule[k - 1]  # (the first pair's, in the first round)
             self._games[str(k)] = (k - 1, (k - 1) % 2, shape_text(spec.game, spec.opening, spec.opening_moves, None))
         return self._games
+
     def _versions_of(self, seats: str, versions: object) -> tuple[tuple[str, str, None], ...] | None:
         """Each bot (of ``seats``) and the version that played, as :attr:`versions`
         counts them, from the ``versions`` a line holds; None when that is not
